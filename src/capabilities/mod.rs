@@ -1,0 +1,58 @@
+//! The capabilities: one file each, one uniform signature. A capability reads a [`Ctx`] and
+//! returns an [`Answer`]; `Answer::default()` means "nothing to say". The registry below says
+//! which capabilities run, in order, for each hook subcommand — adding a capability is a new
+//! file plus one line here.
+
+use crate::config::Config;
+use crate::env::Env;
+use crate::hooks::Hook;
+use crate::protocol::{Answer, HookInput};
+use crate::state::{Scope, Store};
+
+/// Everything a capability may look at.
+pub struct Ctx<'a> {
+    pub hook: Hook,
+    pub input: &'a HookInput,
+    pub env: &'a Env,
+    /// The clock for this invocation (pinned by `OMC_NOW_MS`).
+    pub now_ms: i64,
+    /// The session's scope (or the session-less one).
+    pub scope: Scope,
+    /// `None` when no project root could be resolved: stateful capabilities then do nothing.
+    pub store: Option<Store>,
+    pub config: Config,
+}
+
+/// A named capability entry point.
+pub struct Capability {
+    pub name: &'static str,
+    pub run: fn(&Ctx<'_>) -> Answer,
+}
+
+/// Which capabilities run for which hook subcommand, in the order their answers are merged.
+/// A subcommand with no entry is a no-op (its capability is not built yet).
+const REGISTRY: &[(&str, &[Capability])] = &[];
+
+/// The capabilities of a hook subcommand.
+pub fn for_hook(name: &str) -> &'static [Capability] {
+    REGISTRY
+        .iter()
+        .find(|(hook, _)| *hook == name)
+        .map_or(&[], |(_, caps)| caps)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registry_names_real_hooks_once() {
+        for (i, (name, _)) in REGISTRY.iter().enumerate() {
+            assert!(crate::hooks::find(name).is_some(), "{name} is not a hook");
+            assert!(
+                REGISTRY[i + 1..].iter().all(|(n, _)| n != name),
+                "{name} registered twice"
+            );
+        }
+    }
+}

@@ -1,0 +1,117 @@
+//! The command line: hook subcommands (run by Claude Code) and the commands for the person at
+//! the keyboard. `--help` and `--version` answer before anything else is read.
+//!
+//! Each human command lives in its own file and is registered in [`COMMANDS`]; hook
+//! subcommands come from [`crate::hooks::HOOKS`].
+
+use crate::env::Env;
+use std::ffi::OsString;
+
+/// A human-facing command: name, one-line summary, detailed help, entry point.
+pub struct Command {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub help: &'static str,
+    pub run: fn(&[String], &Env) -> i32,
+}
+
+/// Human commands, in the order `help` lists them.
+pub const COMMANDS: &[Command] = &[Command {
+    name: "manifest",
+    summary: "print the hooks.json manifest compiled into this binary",
+    help: "Usage: omc-hooks manifest\n\nPrints the hooks.json this binary was built with.",
+    run: |_, _| {
+        print!("{}", crate::hooks::MANIFEST);
+        0
+    },
+}];
+
+/// Parses `args` (without the program name) and runs the chosen subcommand.
+pub fn run(args: Vec<OsString>) -> i32 {
+    let args: Vec<String> = args
+        .into_iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let Some(first) = args.first().map(String::as_str) else {
+        print!("{}", usage());
+        return 2;
+    };
+    match first {
+        "-h" | "--help" | "help" => {
+            match args.get(1).map(String::as_str) {
+                Some(name) => match help_for(name) {
+                    Some(h) => println!("{h}"),
+                    None => {
+                        eprintln!("omc-hooks: no such command '{name}'. Try 'omc-hooks help'.");
+                        return 2;
+                    }
+                },
+                None => print!("{}", usage()),
+            }
+            return 0;
+        }
+        "-V" | "--version" | "version" => {
+            println!("omc-hooks {}", env!("CARGO_PKG_VERSION"));
+            return 0;
+        }
+        _ => {}
+    }
+    let rest = &args[1..];
+    if let Some(hook) = crate::hooks::find(first) {
+        if rest.iter().any(|a| a == "-h" || a == "--help") {
+            println!("{}", hook_help(hook));
+            return 0;
+        }
+        return crate::dispatch::run_hook(hook, Env::from_process());
+    }
+    if let Some(cmd) = COMMANDS.iter().find(|c| c.name == first) {
+        if rest.iter().any(|a| a == "-h" || a == "--help") {
+            println!("{}", cmd.help);
+            return 0;
+        }
+        return (cmd.run)(rest, &Env::from_process());
+    }
+    eprintln!("omc-hooks: unknown command '{first}'. Run 'omc-hooks help' for the list.");
+    2
+}
+
+fn hook_help(hook: crate::hooks::Hook) -> String {
+    format!(
+        "Usage: omc-hooks {name} < payload.json\n\n\
+         Hook subcommand for Claude Code's {event} event. Reads one JSON payload on stdin and\n\
+         prints nothing or one JSON object. Always exits 0; diagnostics go to stderr.\n\
+         Switches: DISABLE_OMC=1 turns it off, OMC_SKIP_HOOKS={name} skips it,\n\
+         OMC_NOW_MS pins the clock, OMC_STATE_DIR moves the state directory.",
+        name = hook.name,
+        event = hook.event
+    )
+}
+
+fn help_for(name: &str) -> Option<String> {
+    if let Some(h) = crate::hooks::find(name) {
+        return Some(hook_help(h));
+    }
+    COMMANDS
+        .iter()
+        .find(|c| c.name == name)
+        .map(|c| c.help.to_string())
+}
+
+fn usage() -> String {
+    let mut s = format!(
+        "omc-hooks {} — persistent modes, skill guards and memory for Claude Code\n\n\
+         Usage: omc-hooks <command> [args]\n\nCommands:\n",
+        env!("CARGO_PKG_VERSION")
+    );
+    for c in COMMANDS {
+        s.push_str(&format!("  {:<22} {}\n", c.name, c.summary));
+    }
+    s.push_str(
+        "\nHook subcommands (run by Claude Code through hooks.json; read a payload on stdin):\n",
+    );
+    for h in crate::hooks::HOOKS {
+        s.push_str(&format!("  {:<22} {}\n", h.name, h.event));
+    }
+    s.push_str("\n'omc-hooks help <command>' shows a command's details.\n");
+    s
+}

@@ -1,0 +1,114 @@
+//! Runs one hook subcommand: stdin → decode → capabilities → one answer on stdout.
+//!
+//! This is where the wire contract (§3) is enforced for every subcommand alike: the kill
+//! switches, the bounded read, the internal deadline, panics caught, exit code 0, and nothing
+//! or one JSON object on stdout. Capabilities only ever see a [`Ctx`] and return an [`Answer`].
+
+use crate::capabilities::{self, Ctx};
+use crate::config::Config;
+use crate::env::Env;
+use crate::hooks::Hook;
+use crate::protocol::stdin::{self, Payload};
+use crate::protocol::{Answer, HookInput, output};
+use crate::state::{Scope, Store, root};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// Runs `hook` against the process's stdin and prints its answer. Always returns 0.
+pub fn run_hook(hook: Hook, env: Env) -> i32 {
+    if env.hook_skipped(hook.name) {
+        if env.debug {
+            crate::diag!("{} skipped by DISABLE_OMC / OMC_SKIP_HOOKS", hook.name);
+        }
+        return 0;
+    }
+    let started = Instant::now();
+    let (tx, rx) = mpsc::channel();
+    let worker = std::thread::Builder::new()
+        .name(hook.name.into())
+        .spawn(move || {
+            let result = catch_unwind(AssertUnwindSafe(|| handle(hook, &env, started)));
+            let _ = tx.send(result);
+        });
+    if let Err(e) = worker {
+        crate::diag!("{}: cannot start worker thread: {e}; no-op", hook.name);
+        return 0;
+    }
+    match rx.recv_timeout(hook.deadline) {
+        Ok(Ok(value)) => output::emit(value.as_ref()),
+        Ok(Err(_)) => crate::diag!("{}: internal error (panic); no-op", hook.name),
+        Err(_) => crate::diag!(
+            "{}: internal deadline of {} ms passed; no-op",
+            hook.name,
+            hook.deadline.as_millis()
+        ),
+    }
+    0
+}
+
+/// Reads, decodes and decides. Returns the encoded answer, or `None` for a no-op.
+fn handle(hook: Hook, env: &Env, started: Instant) -> Option<serde_json::Value> {
+    // Leave at least half the budget for the work itself.
+    let wait = (hook.deadline / 2).min(Duration::from_millis(1_000));
+    let bytes = match stdin::read_payload(std::io::stdin(), stdin::MAX_PAYLOAD_BYTES, wait) {
+        Payload::Complete(b) => b,
+        Payload::TimedOut(b) => {
+            // stdin never closed: use what arrived if it is a whole object, else give up.
+            if HookInput::decode(&b).is_err() {
+                crate::diag!(
+                    "{}: stdin not closed after {} ms; no-op",
+                    hook.name,
+                    started.elapsed().as_millis()
+                );
+                return None;
+            }
+            b
+        }
+        Payload::TooLarge => {
+            crate::diag!(
+                "{}: payload larger than {} bytes; no-op",
+                hook.name,
+                stdin::MAX_PAYLOAD_BYTES
+            );
+            return None;
+        }
+        Payload::Failed(e) => {
+            crate::diag!("{}: cannot read stdin: {e}; no-op", hook.name);
+            return None;
+        }
+    };
+    let input = match HookInput::decode(&bytes) {
+        Ok(i) => i,
+        Err(e) => {
+            crate::diag!("{}: {e}; no-op", hook.name);
+            return None;
+        }
+    };
+    decide(hook, env, &input).encode(hook.event)
+}
+
+/// Runs the capabilities registered for `hook` on a decoded payload and merges their answers.
+/// Public for tests and for the demo, which replay payloads without a process boundary.
+pub fn decide(hook: Hook, env: &Env, input: &HookInput) -> Answer {
+    let now_ms = env.now_ms();
+    let store = root::resolve(env, input.cwd.as_deref()).map(|r| Store::new(r, now_ms));
+    let config = store.as_ref().map(Config::load).unwrap_or_default();
+    let ctx = Ctx {
+        hook,
+        input,
+        env,
+        now_ms,
+        scope: Scope::for_session(input.session_id.as_deref()),
+        store,
+        config,
+    };
+    let mut answer = Answer::default();
+    for cap in capabilities::for_hook(hook.name) {
+        match catch_unwind(AssertUnwindSafe(|| (cap.run)(&ctx))) {
+            Ok(a) => answer.merge(a),
+            Err(_) => crate::diag!("{}: capability {} panicked; skipped", hook.name, cap.name),
+        }
+    }
+    answer
+}

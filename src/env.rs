@@ -1,0 +1,158 @@
+//! The process environment, read once.
+//!
+//! Capabilities never call `std::env` themselves: they see this table, which tests fill by
+//! hand. That keeps every switch uniform across subcommands and every test hermetic.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// The switches and locations the contract (§3, §4) lets the environment set.
+#[derive(Debug, Clone, Default)]
+pub struct Env {
+    /// `DISABLE_OMC` is `1` or `true` (any case): every subcommand is a no-op.
+    pub disabled: bool,
+    /// `OMC_SKIP_HOOKS=name,name`: hook subcommands (as named in hooks.json) to skip.
+    pub skip_hooks: Vec<String>,
+    /// `OMC_TEAM_WORKER` is non-empty: keyword activation is off for this process.
+    pub team_worker: bool,
+    /// `OMC_NOW_MS`: the pinned clock, milliseconds since the epoch.
+    pub now_ms: Option<i64>,
+    /// `OMC_STATE_DIR`: an absolute directory that replaces `<project>/.omc`.
+    pub state_dir: Option<PathBuf>,
+    /// `CLAUDE_PROJECT_DIR`, as Claude Code exports it to every hook.
+    pub project_dir: Option<PathBuf>,
+    /// The process's working directory, the last fallback for the project root.
+    pub process_cwd: Option<PathBuf>,
+    /// `OMC_DEBUG`: extra diagnostics on stderr.
+    pub debug: bool,
+    /// Anything else a capability may look up by name (for example `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`).
+    pub extra: HashMap<String, String>,
+}
+
+/// Variables copied into [`Env::extra`] because some capability reads them.
+const EXTRA_VARS: &[&str] = &[
+    "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP",
+    "CLAUDE_CONFIG_DIR",
+    "HOME",
+    "OMC_RALPH_HARD_MAX",
+];
+
+impl Env {
+    /// Reads the real process environment.
+    pub fn from_process() -> Env {
+        let get = |k: &str| std::env::var_os(k).map(os_to_string);
+        let mut extra = HashMap::new();
+        for name in EXTRA_VARS {
+            if let Some(v) = get(name) {
+                extra.insert((*name).to_string(), v);
+            }
+        }
+        Env::from_lookup(|k| get(k), std::env::current_dir().ok(), extra)
+    }
+
+    /// Builds the table from any lookup function; used by tests and by [`Env::from_process`].
+    pub fn from_lookup(
+        get: impl Fn(&str) -> Option<String>,
+        process_cwd: Option<PathBuf>,
+        extra: HashMap<String, String>,
+    ) -> Env {
+        let truthy = |v: Option<String>| {
+            v.map(|s| {
+                let s = s.trim().to_ascii_lowercase();
+                s == "1" || s == "true"
+            })
+            .unwrap_or(false)
+        };
+        let abs_dir = |v: Option<String>| {
+            v.filter(|s| !s.trim().is_empty())
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+        };
+        Env {
+            disabled: truthy(get("DISABLE_OMC")),
+            skip_hooks: get("OMC_SKIP_HOOKS")
+                .map(|s| {
+                    s.split(',')
+                        .map(|t| t.trim().to_string())
+                        .filter(|t| !t.is_empty())
+                        .collect()
+                })
+                .unwrap_or_default(),
+            team_worker: get("OMC_TEAM_WORKER").is_some_and(|s| !s.trim().is_empty()),
+            now_ms: get("OMC_NOW_MS").and_then(|s| s.trim().parse::<i64>().ok()),
+            state_dir: abs_dir(get("OMC_STATE_DIR")),
+            project_dir: abs_dir(get("CLAUDE_PROJECT_DIR")),
+            process_cwd,
+            debug: truthy(get("OMC_DEBUG")),
+            extra,
+        }
+    }
+
+    /// Milliseconds since the epoch: the pinned clock if set, else the system clock.
+    pub fn now_ms(&self) -> i64 {
+        self.now_ms.unwrap_or_else(|| {
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map(|d| d.as_millis() as i64)
+                .unwrap_or(0)
+        })
+    }
+
+    /// Whether the named hook subcommand is switched off by `DISABLE_OMC` or `OMC_SKIP_HOOKS`.
+    pub fn hook_skipped(&self, name: &str) -> bool {
+        self.disabled || self.skip_hooks.iter().any(|s| s == name)
+    }
+
+    /// A variable copied into [`Env::extra`].
+    pub fn var(&self, name: &str) -> Option<&str> {
+        self.extra.get(name).map(String::as_str)
+    }
+}
+
+fn os_to_string(s: OsString) -> String {
+    s.to_string_lossy().into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env_of(pairs: &[(&str, &str)]) -> Env {
+        let map: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Env::from_lookup(|k| map.get(k).cloned(), None, HashMap::new())
+    }
+
+    #[test]
+    fn disable_accepts_one_and_true_in_any_case() {
+        for v in ["1", "true", "TRUE", " True "] {
+            assert!(env_of(&[("DISABLE_OMC", v)]).disabled, "{v}");
+        }
+        for v in ["0", "false", "yes", ""] {
+            assert!(!env_of(&[("DISABLE_OMC", v)]).disabled, "{v}");
+        }
+    }
+
+    #[test]
+    fn skip_hooks_is_a_trimmed_comma_list() {
+        let env = env_of(&[("OMC_SKIP_HOOKS", " stop , ,pre-tool-use")]);
+        assert!(env.hook_skipped("stop"));
+        assert!(env.hook_skipped("pre-tool-use"));
+        assert!(!env.hook_skipped("session-start"));
+    }
+
+    #[test]
+    fn relative_state_dir_is_ignored() {
+        assert!(env_of(&[("OMC_STATE_DIR", "rel/dir")]).state_dir.is_none());
+        assert!(env_of(&[("OMC_STATE_DIR", "/abs")]).state_dir.is_some());
+    }
+
+    #[test]
+    fn pinned_clock_wins() {
+        assert_eq!(env_of(&[("OMC_NOW_MS", "1234")]).now_ms(), 1234);
+    }
+}

@@ -1,0 +1,119 @@
+//! The hook subcommands: their names (as in hooks.json), the Claude Code event each serves, and
+//! their time budgets. The manifest itself is embedded so the binary and the file it ships
+//! cannot disagree unnoticed (a test checks both directions).
+
+use std::time::Duration;
+
+/// The manifest shipped at the repository root, compiled in.
+pub const MANIFEST: &str = include_str!("../hooks.json");
+
+/// One hook subcommand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hook {
+    /// The subcommand name, as it appears in hooks.json and in `OMC_SKIP_HOOKS`.
+    pub name: &'static str,
+    /// The Claude Code event it answers.
+    pub event: &'static str,
+    /// The internal deadline: past it the hook answers with a no-op. Well under the manifest
+    /// timeout, and for SessionEnd under the client's 1.5 s shared budget.
+    pub deadline: Duration,
+}
+
+const DEFAULT_DEADLINE: Duration = Duration::from_millis(2_500);
+
+/// Every hook subcommand, in lifecycle order.
+pub const HOOKS: [Hook; 10] = [
+    hook("session-start", "SessionStart", DEFAULT_DEADLINE),
+    hook("user-prompt-submit", "UserPromptSubmit", DEFAULT_DEADLINE),
+    hook("pre-tool-use", "PreToolUse", DEFAULT_DEADLINE),
+    hook("post-tool-use", "PostToolUse", DEFAULT_DEADLINE),
+    hook(
+        "post-tool-use-failure",
+        "PostToolUseFailure",
+        DEFAULT_DEADLINE,
+    ),
+    hook("subagent-start", "SubagentStart", DEFAULT_DEADLINE),
+    hook("subagent-stop", "SubagentStop", DEFAULT_DEADLINE),
+    hook("pre-compact", "PreCompact", DEFAULT_DEADLINE),
+    hook("stop", "Stop", DEFAULT_DEADLINE),
+    hook("session-end", "SessionEnd", Duration::from_millis(900)),
+];
+
+const fn hook(name: &'static str, event: &'static str, deadline: Duration) -> Hook {
+    Hook {
+        name,
+        event,
+        deadline,
+    }
+}
+
+pub fn find(name: &str) -> Option<Hook> {
+    HOOKS.iter().copied().find(|h| h.name == name)
+}
+
+/// The (event, subcommand, timeout seconds) triples the manifest declares.
+pub fn manifest_commands() -> Result<Vec<(String, String, f64)>, String> {
+    let v: serde_json::Value = serde_json::from_str(MANIFEST).map_err(|e| e.to_string())?;
+    let events = v
+        .get("hooks")
+        .and_then(|h| h.as_object())
+        .ok_or("manifest has no hooks object")?;
+    let mut out = Vec::new();
+    for (event, groups) in events {
+        for group in groups.as_array().ok_or("event entry is not an array")? {
+            for handler in group
+                .get("hooks")
+                .and_then(|h| h.as_array())
+                .ok_or("group has no hooks array")?
+            {
+                let command = handler
+                    .get("command")
+                    .and_then(|c| c.as_str())
+                    .ok_or("handler has no command")?;
+                let sub = command
+                    .split_whitespace()
+                    .last()
+                    .ok_or("empty command")?
+                    .to_string();
+                let timeout = handler
+                    .get("timeout")
+                    .and_then(|t| t.as_f64())
+                    .unwrap_or(600.0);
+                out.push((event.clone(), sub, timeout));
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn manifest_and_subcommands_agree() {
+        let cmds = manifest_commands().unwrap();
+        for (event, sub, timeout) in &cmds {
+            let h = find(sub).unwrap_or_else(|| panic!("manifest names unknown subcommand {sub}"));
+            assert_eq!(h.event, event, "{sub} is mapped under the wrong event");
+            assert!(
+                h.deadline.as_secs_f64() * 2.0 <= *timeout,
+                "{sub}: internal deadline must be well under the manifest timeout"
+            );
+        }
+        for h in HOOKS {
+            assert!(
+                cmds.iter().any(|(_, s, _)| s == h.name),
+                "hook subcommand {} is missing from hooks.json",
+                h.name
+            );
+        }
+    }
+
+    #[test]
+    fn commands_reach_the_binary_through_the_plugin_root() {
+        let v: serde_json::Value = serde_json::from_str(MANIFEST).unwrap();
+        let text = v.to_string();
+        assert!(text.contains("${CLAUDE_PLUGIN_ROOT}/target/release/omc-hooks"));
+    }
+}

@@ -1,0 +1,234 @@
+//! Tolerant decoding of a hook payload.
+//!
+//! The payload is parsed as a generic JSON value first and each field is then picked out by
+//! name, with the camelCase aliases OMC accepts. A field of the wrong type is treated as absent
+//! rather than failing the whole payload: one odd field must not turn a hook into a no-op for
+//! everything else, and unknown fields and events are simply ignored.
+
+use serde_json::{Map, Value};
+
+/// The fields of a hook payload that omc-hooks reads. Everything is optional.
+#[derive(Debug, Clone, Default)]
+pub struct HookInput {
+    pub hook_event_name: Option<String>,
+    pub session_id: Option<String>,
+    pub transcript_path: Option<String>,
+    pub cwd: Option<String>,
+    pub permission_mode: Option<String>,
+    pub prompt: Option<String>,
+    pub tool_name: Option<String>,
+    pub tool_input: Option<Value>,
+    pub tool_response: Option<Value>,
+    pub tool_use_id: Option<String>,
+    pub error: Option<String>,
+    pub is_interrupt: bool,
+    pub stop_hook_active: bool,
+    pub last_assistant_message: Option<String>,
+    /// The first of the stop-reason spellings that is present (`stop_reason`, `stopReason`, …).
+    pub stop_reason: Option<String>,
+    /// `user_requested` / `userRequested` on Stop.
+    pub user_requested: bool,
+    pub agent_id: Option<String>,
+    pub agent_type: Option<String>,
+    pub agent_transcript_path: Option<String>,
+    /// SessionStart `source`.
+    pub source: Option<String>,
+    /// PreCompact `trigger`.
+    pub trigger: Option<String>,
+    pub custom_instructions: Option<String>,
+    /// SessionEnd `reason`.
+    pub reason: Option<String>,
+    pub background_tasks: Vec<Value>,
+    pub model: Option<String>,
+    /// The whole decoded object, for capabilities that need a field not listed here.
+    pub raw: Map<String, Value>,
+}
+
+/// Why a payload could not be decoded. Every variant leads to a no-op.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DecodeError {
+    Empty,
+    NotJson(String),
+    NotAnObject,
+}
+
+impl std::fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DecodeError::Empty => write!(f, "empty payload"),
+            DecodeError::NotJson(e) => write!(f, "payload is not JSON: {e}"),
+            DecodeError::NotAnObject => write!(f, "payload is not a JSON object"),
+        }
+    }
+}
+
+impl HookInput {
+    /// Decodes a payload. Leading and trailing whitespace (and a UTF-8 BOM) are fine.
+    pub fn decode(bytes: &[u8]) -> Result<HookInput, DecodeError> {
+        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Err(DecodeError::Empty);
+        }
+        let value: Value =
+            serde_json::from_slice(bytes).map_err(|e| DecodeError::NotJson(e.to_string()))?;
+        match value {
+            Value::Object(map) => Ok(HookInput::from_map(map)),
+            _ => Err(DecodeError::NotAnObject),
+        }
+    }
+
+    /// Picks the known fields out of a decoded object.
+    pub fn from_map(raw: Map<String, Value>) -> HookInput {
+        let s = |keys: &[&str]| str_field(&raw, keys);
+        let b = |keys: &[&str]| bool_field(&raw, keys);
+        let v = |keys: &[&str]| {
+            keys.iter()
+                .find_map(|k| raw.get(*k).filter(|v| !v.is_null()).cloned())
+        };
+        HookInput {
+            hook_event_name: s(&["hook_event_name", "hookEventName"]),
+            session_id: s(&["session_id", "sessionId", "sessionid"]),
+            transcript_path: s(&["transcript_path", "transcriptPath"]),
+            cwd: s(&["cwd", "directory"]),
+            permission_mode: s(&["permission_mode", "permissionMode"]),
+            prompt: s(&["prompt"]).or_else(|| prompt_fallback(&raw)),
+            tool_name: s(&["tool_name", "toolName"]),
+            tool_input: v(&["tool_input", "toolInput"]),
+            tool_response: v(&["tool_response", "toolResponse", "toolOutput"]),
+            tool_use_id: s(&["tool_use_id", "toolUseId"]),
+            error: s(&["error"]),
+            is_interrupt: b(&["is_interrupt", "isInterrupt"]),
+            stop_hook_active: b(&["stop_hook_active", "stopHookActive"]),
+            last_assistant_message: s(&["last_assistant_message", "lastAssistantMessage"]),
+            stop_reason: s(&[
+                "stop_reason",
+                "stopReason",
+                "end_turn_reason",
+                "endTurnReason",
+            ]),
+            user_requested: b(&["user_requested", "userRequested"]),
+            agent_id: s(&["agent_id", "agentId"]),
+            agent_type: s(&["agent_type", "agentType"]),
+            agent_transcript_path: s(&["agent_transcript_path", "agentTranscriptPath"]),
+            source: s(&["source"]),
+            trigger: s(&["trigger"]),
+            custom_instructions: s(&["custom_instructions", "customInstructions"]),
+            reason: s(&["reason"]),
+            background_tasks: raw
+                .get("background_tasks")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default(),
+            model: s(&["model"]),
+            raw,
+        }
+    }
+
+    /// A string field of `tool_input`, if present.
+    pub fn tool_input_str(&self, key: &str) -> Option<&str> {
+        self.tool_input.as_ref()?.get(key)?.as_str()
+    }
+}
+
+fn str_field(raw: &Map<String, Value>, keys: &[&str]) -> Option<String> {
+    keys.iter()
+        .find_map(|k| raw.get(*k).and_then(Value::as_str).map(str::to_string))
+}
+
+fn bool_field(raw: &Map<String, Value>, keys: &[&str]) -> bool {
+    keys.iter().any(|k| match raw.get(*k) {
+        Some(Value::Bool(b)) => *b,
+        Some(Value::String(s)) => s.eq_ignore_ascii_case("true"),
+        _ => false,
+    })
+}
+
+/// OMC's fallbacks for the prompt text: `message.content`, then the text of `parts[]`.
+fn prompt_fallback(raw: &Map<String, Value>) -> Option<String> {
+    if let Some(content) = raw.get("message").and_then(|m| m.get("content")) {
+        match content {
+            Value::String(s) => return Some(s.clone()),
+            Value::Array(items) => {
+                let text = join_text_parts(items);
+                if !text.is_empty() {
+                    return Some(text);
+                }
+            }
+            _ => {}
+        }
+    }
+    let parts = raw.get("parts")?.as_array()?;
+    let text = join_text_parts(parts);
+    (!text.is_empty()).then_some(text)
+}
+
+fn join_text_parts(items: &[Value]) -> String {
+    items
+        .iter()
+        .filter_map(|p| match p {
+            Value::String(s) => Some(s.as_str()),
+            other => other.get("text").and_then(Value::as_str),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_fields_and_events_are_ignored_on_purpose() {
+        let input = HookInput::decode(
+            br#"{"hook_event_name":"SomethingNew","session_id":"s1","brand_new":{"x":1}}"#,
+        )
+        .unwrap();
+        assert_eq!(input.hook_event_name.as_deref(), Some("SomethingNew"));
+        assert_eq!(input.session_id.as_deref(), Some("s1"));
+    }
+
+    #[test]
+    fn camel_case_aliases_are_read() {
+        let input = HookInput::decode(
+            br#"{"sessionId":"a","toolName":"Bash","toolInput":{"command":"ls"},"toolResponse":{"ok":true},"transcriptPath":"/t","directory":"/p"}"#,
+        )
+        .unwrap();
+        assert_eq!(input.session_id.as_deref(), Some("a"));
+        assert_eq!(input.tool_name.as_deref(), Some("Bash"));
+        assert_eq!(input.tool_input_str("command"), Some("ls"));
+        assert!(input.tool_response.is_some());
+        assert_eq!(input.transcript_path.as_deref(), Some("/t"));
+        assert_eq!(input.cwd.as_deref(), Some("/p"));
+    }
+
+    #[test]
+    fn a_field_of_the_wrong_type_is_absent_not_fatal() {
+        let input =
+            HookInput::decode(br#"{"session_id":42,"prompt":"hi","stop_hook_active":"yes"}"#)
+                .unwrap();
+        assert_eq!(input.session_id, None);
+        assert_eq!(input.prompt.as_deref(), Some("hi"));
+        assert!(!input.stop_hook_active);
+    }
+
+    #[test]
+    fn prompt_falls_back_to_message_content_and_parts() {
+        let a = HookInput::decode(br#"{"message":{"content":"from message"}}"#).unwrap();
+        assert_eq!(a.prompt.as_deref(), Some("from message"));
+        let b = HookInput::decode(br#"{"parts":[{"type":"text","text":"one"},"two"]}"#).unwrap();
+        assert_eq!(b.prompt.as_deref(), Some("one two"));
+    }
+
+    #[test]
+    fn bad_payloads_are_errors() {
+        assert_eq!(HookInput::decode(b"  \n").unwrap_err(), DecodeError::Empty);
+        assert_eq!(
+            HookInput::decode(b"[1]").unwrap_err(),
+            DecodeError::NotAnObject
+        );
+        assert!(matches!(
+            HookInput::decode(b"{\"a\":").unwrap_err(),
+            DecodeError::NotJson(_)
+        ));
+    }
+}

@@ -1,0 +1,94 @@
+//! The shapes of the state files shared by more than one capability.
+//!
+//! Core fields keep OMC's names (`active`, `session_id`, `started_at`, `last_checked_at`,
+//! `iteration`, `max_iterations`, `prompt`, `project_path`) so a project coming from OMC stays
+//! readable; fields this crate does not know are kept in `extra` and written back unchanged.
+//! Each file has a JSON Schema in `state-schema/`; the tests validate written files against it.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// The schema version this build writes.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// `<mode>-state.json`: one persistent mode's run in one session.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ModeState {
+    /// 0 for files written by OMC (which have no version).
+    #[serde(default)]
+    pub schema_version: u32,
+    #[serde(default)]
+    pub mode: String,
+    pub active: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project_path: Option<String>,
+    /// The sanitised user request that started the run.
+    #[serde(default)]
+    pub prompt: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_checked_at: Option<String>,
+    #[serde(default)]
+    pub iteration: u32,
+    #[serde(default)]
+    pub max_iterations: u32,
+    /// Stop blocks in a row within the current turn (reset by a new prompt).
+    #[serde(default)]
+    pub consecutive_blocks: u32,
+    /// Mode-reported progress: autopilot phase, team phase, pipeline stage name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<String>,
+    /// Set when the run ended: `completed`, `cancelled`, `max_iterations`, `stale`, …
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_at: Option<String>,
+    /// Set by SessionEnd when the run outlives its session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suspended_at: Option<String>,
+    /// Everything else (mode-specific counters, OMC's own fields), kept as found.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl ModeState {
+    /// A fresh, active run.
+    pub fn start(
+        mode: &str,
+        session_id: Option<&str>,
+        project: &str,
+        prompt: &str,
+        now_iso: &str,
+        max_iterations: u32,
+    ) -> ModeState {
+        ModeState {
+            schema_version: SCHEMA_VERSION,
+            mode: mode.to_string(),
+            active: true,
+            session_id: session_id.map(str::to_string),
+            project_path: Some(project.to_string()),
+            prompt: prompt.to_string(),
+            started_at: Some(now_iso.to_string()),
+            last_checked_at: Some(now_iso.to_string()),
+            iteration: 1,
+            max_iterations,
+            consecutive_blocks: 0,
+            phase: None,
+            ended_reason: None,
+            ended_at: None,
+            suspended_at: None,
+            extra: Map::new(),
+        }
+    }
+
+    /// Marks the run ended for `reason` at `now_iso`.
+    pub fn end(&mut self, reason: &str, now_iso: &str) {
+        self.active = false;
+        self.ended_reason = Some(reason.to_string());
+        self.ended_at = Some(now_iso.to_string());
+        self.last_checked_at = Some(now_iso.to_string());
+    }
+}

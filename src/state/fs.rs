@@ -1,0 +1,241 @@
+//! The file primitives every state write goes through: directories created without following
+//! symlinks, atomic replacement, advisory locks with a bounded wait, and quarantine.
+
+use std::fs::{self, File, OpenOptions, TryLockError};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// State files are small; anything larger is not ours and is treated as corrupt.
+pub const MAX_STATE_FILE_BYTES: u64 = 8 * 1024 * 1024;
+
+/// How long a read-modify-write waits for another hook process to finish its own.
+pub const LOCK_WAIT: Duration = Duration::from_secs(2);
+
+/// Creates `base/rel` one component at a time (mode 0700), refusing to pass through a symlink
+/// at any level below `base`, and refusing a `base` that is itself a symlink.
+pub fn ensure_dir(base: &Path, rel: &Path) -> io::Result<PathBuf> {
+    reject_symlink(base)?;
+    if !base.exists() {
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(base)?;
+    }
+    let mut dir = base.to_path_buf();
+    for comp in rel.components() {
+        let std::path::Component::Normal(name) = comp else {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "state path component is not a plain name",
+            ));
+        };
+        dir.push(name);
+        match fs::symlink_metadata(&dir) {
+            Ok(m) if m.file_type().is_symlink() => return Err(symlink_error(&dir)),
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::AlreadyExists,
+                    format!("{} exists and is not a directory", dir.display()),
+                ));
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                match fs::DirBuilder::new().mode(0o700).create(&dir) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                        reject_symlink(&dir)?;
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(dir)
+}
+
+/// `Err` if `path` is a symlink. A missing path is fine.
+pub fn reject_symlink(path: &Path) -> io::Result<()> {
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => Err(symlink_error(path)),
+        _ => Ok(()),
+    }
+}
+
+fn symlink_error(path: &Path) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::PermissionDenied,
+        format!("refusing to follow a symlink at {}", path.display()),
+    )
+}
+
+/// Reads a file that must be a regular file (not a symlink) of bounded size.
+/// `Ok(None)` when it does not exist.
+pub fn read_regular(path: &Path) -> io::Result<Option<Vec<u8>>> {
+    let meta = match fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    if meta.file_type().is_symlink() {
+        return Err(symlink_error(path));
+    }
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "not a regular file",
+        ));
+    }
+    let mut buf = Vec::new();
+    File::open(path)?
+        .take(MAX_STATE_FILE_BYTES + 1)
+        .read_to_end(&mut buf)?;
+    Ok(Some(buf))
+}
+
+/// Replaces `path` atomically with `bytes`: a temporary file in the same directory, written,
+/// fsynced, renamed over the target, then the directory fsynced. Mode 0600. A symlink at the
+/// target is replaced, never followed.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = path
+        .parent()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no parent directory"))?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".tmp-")
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))
+        .tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    File::open(dir)?.sync_all()
+}
+
+/// An exclusive advisory lock on a sibling lock file, released on drop.
+pub struct Lock {
+    _file: File,
+}
+
+/// Takes the lock for `target` (`.<name>.lock` beside it), waiting at most [`LOCK_WAIT`].
+pub fn lock_for(target: &Path) -> io::Result<Lock> {
+    let name = target
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no file name"))?;
+    let lock_path = target.with_file_name(format!(".{}.lock", name.to_string_lossy()));
+    reject_symlink(&lock_path)?;
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .open(&lock_path)?;
+    let started = Instant::now();
+    let mut pause = Duration::from_micros(200);
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(Lock { _file: file }),
+            Err(TryLockError::WouldBlock) if started.elapsed() < LOCK_WAIT => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(10));
+            }
+            Err(TryLockError::WouldBlock) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    format!("timed out waiting for {}", lock_path.display()),
+                ));
+            }
+            Err(TryLockError::Error(e)) => return Err(e),
+        }
+    }
+}
+
+/// Moves a corrupt file aside to `<name>.corrupt-<stamp>` and returns the new path.
+pub fn quarantine(path: &Path, stamp: &str) -> io::Result<PathBuf> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no file name"))?
+        .to_string_lossy()
+        .into_owned();
+    let mut aside = path.with_file_name(format!("{name}.corrupt-{stamp}"));
+    let mut n = 1;
+    while aside.exists() {
+        aside = path.with_file_name(format!("{name}.corrupt-{stamp}-{n}"));
+        n += 1;
+    }
+    fs::rename(path, &aside)?;
+    Ok(aside)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn atomic_write_is_0600_and_replaces() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("f.json");
+        write_atomic(&p, b"one").unwrap();
+        write_atomic(&p, b"two").unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"two");
+        assert_eq!(
+            fs::metadata(&p).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        let leftovers: Vec<_> = fs::read_dir(t.path())
+            .unwrap()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().starts_with(".tmp-"))
+            .collect();
+        assert!(leftovers.is_empty());
+    }
+
+    #[test]
+    fn atomic_write_replaces_a_planted_symlink_instead_of_following_it() {
+        let t = tempfile::tempdir().unwrap();
+        let outside = t.path().join("outside.txt");
+        fs::write(&outside, b"precious").unwrap();
+        let p = t.path().join("f.json");
+        std::os::unix::fs::symlink(&outside, &p).unwrap();
+        write_atomic(&p, b"new").unwrap();
+        assert_eq!(fs::read(&outside).unwrap(), b"precious");
+        assert!(!fs::symlink_metadata(&p).unwrap().file_type().is_symlink());
+    }
+
+    #[test]
+    fn ensure_dir_refuses_symlinked_components() {
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().join("base");
+        fs::create_dir(&base).unwrap();
+        let elsewhere = t.path().join("elsewhere");
+        fs::create_dir(&elsewhere).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, base.join("state")).unwrap();
+        assert!(ensure_dir(&base, Path::new("state/sessions")).is_err());
+        assert!(!elsewhere.join("sessions").exists());
+        assert!(ensure_dir(&base, Path::new("../x")).is_err());
+    }
+
+    #[test]
+    fn reading_a_symlink_is_refused() {
+        let t = tempfile::tempdir().unwrap();
+        fs::write(t.path().join("real"), b"x").unwrap();
+        std::os::unix::fs::symlink(t.path().join("real"), t.path().join("link")).unwrap();
+        assert!(read_regular(&t.path().join("link")).is_err());
+        assert_eq!(read_regular(&t.path().join("missing")).unwrap(), None);
+    }
+
+    #[test]
+    fn quarantine_never_overwrites_an_earlier_one() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("s.json");
+        fs::write(&p, b"bad1").unwrap();
+        let a = quarantine(&p, "X").unwrap();
+        fs::write(&p, b"bad2").unwrap();
+        let b = quarantine(&p, "X").unwrap();
+        assert_ne!(a, b);
+        assert_eq!(fs::read(a).unwrap(), b"bad1");
+        assert_eq!(fs::read(b).unwrap(), b"bad2");
+    }
+}

@@ -1,0 +1,352 @@
+//! Everything that touches `.omc/`. Nothing else in the crate reads or writes project files.
+//!
+//! A [`Store`] is the resolved root of one project. Files are named by [`StateFile`], which can
+//! only be built from validated pieces (a checked session id, a plain file name), so no path is
+//! ever made from a raw payload value. Reads treat a missing, unreadable or corrupt file as
+//! absent — corrupt ones are moved aside first. Writes are atomic; read-modify-writes hold an
+//! advisory lock.
+
+pub mod files;
+pub mod fs;
+pub mod root;
+pub mod session;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::io;
+use std::path::{Path, PathBuf};
+
+pub use root::Root;
+pub use session::SessionId;
+
+/// Which state directory a file belongs to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    /// `.omc/state/sessions/<id>/`
+    Session(SessionId),
+    /// `.omc/state/` — only for payloads without a valid session id.
+    Global,
+    /// `.omc/` itself (notepad, project memory, session summaries, config).
+    Omc,
+}
+
+impl Scope {
+    /// The session scope for a raw id, or the session-less scope when it is missing or invalid.
+    pub fn for_session(raw: Option<&str>) -> Scope {
+        raw.and_then(SessionId::parse)
+            .map_or(Scope::Global, Scope::Session)
+    }
+
+    pub fn session_id(&self) -> Option<&SessionId> {
+        match self {
+            Scope::Session(id) => Some(id),
+            _ => None,
+        }
+    }
+
+    fn rel_dir(&self) -> PathBuf {
+        match self {
+            Scope::Session(id) => Path::new("state/sessions").join(id.as_str()),
+            Scope::Global => PathBuf::from("state"),
+            Scope::Omc => PathBuf::new(),
+        }
+    }
+}
+
+/// A file inside `.omc/`: a scope, optional plain subdirectories and a plain file name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateFile {
+    rel_dir: PathBuf,
+    name: String,
+}
+
+impl StateFile {
+    /// `name` must be a plain file name (`[A-Za-z0-9][A-Za-z0-9._-]*`, no `..`).
+    pub fn new(scope: &Scope, name: &str) -> Option<StateFile> {
+        plain_name(name).then(|| StateFile {
+            rel_dir: scope.rel_dir(),
+            name: name.to_string(),
+        })
+    }
+
+    /// A file in a plain subdirectory of the scope, e.g. `checkpoints/<stamp>.json`.
+    pub fn nested(scope: &Scope, subdir: &str, name: &str) -> Option<StateFile> {
+        (plain_name(subdir) && plain_name(name)).then(|| StateFile {
+            rel_dir: scope.rel_dir().join(subdir),
+            name: name.to_string(),
+        })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+fn plain_name(name: &str) -> bool {
+    let b = name.as_bytes();
+    !b.is_empty()
+        && b.len() <= 255
+        && b[0].is_ascii_alphanumeric()
+        && !name.contains("..")
+        && b.iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-'))
+}
+
+/// What a read-modify-write decides to do with the file.
+pub enum Change<T> {
+    Keep,
+    Write(T),
+    Remove,
+}
+
+/// One project's state.
+#[derive(Debug, Clone)]
+pub struct Store {
+    root: Root,
+    now_ms: i64,
+}
+
+impl Store {
+    pub fn new(root: Root, now_ms: i64) -> Store {
+        Store { root, now_ms }
+    }
+
+    pub fn project(&self) -> &Path {
+        &self.root.project
+    }
+
+    pub fn omc_dir(&self) -> &Path {
+        &self.root.omc
+    }
+
+    /// The absolute path of a state file (for display; capabilities do not open it themselves).
+    pub fn path(&self, file: &StateFile) -> PathBuf {
+        self.root.omc.join(&file.rel_dir).join(&file.name)
+    }
+
+    /// The directory of a scope, if it exists.
+    pub fn dir(&self, scope: &Scope) -> PathBuf {
+        self.root.omc.join(scope.rel_dir())
+    }
+
+    /// Reads and decodes a file. Missing → `None`. Corrupt (not JSON, or not the expected
+    /// shape) → moved aside to `<name>.corrupt-<stamp>` and `None`.
+    pub fn read<T: DeserializeOwned>(&self, file: &StateFile) -> Option<T> {
+        let path = self.path(file);
+        match fs::read_regular(&path) {
+            Ok(None) => None,
+            Ok(Some(bytes)) => self.decode_or_quarantine(&path, &bytes),
+            Err(e) => {
+                crate::diag!("cannot read {}: {e}", path.display());
+                None
+            }
+        }
+    }
+
+    /// Reads a file's raw text (for person-edited files such as the notepad).
+    pub fn read_text(&self, file: &StateFile) -> Option<String> {
+        let path = self.path(file);
+        match fs::read_regular(&path) {
+            Ok(Some(bytes)) => Some(String::from_utf8_lossy(&bytes).into_owned()),
+            Ok(None) => None,
+            Err(e) => {
+                crate::diag!("cannot read {}: {e}", path.display());
+                None
+            }
+        }
+    }
+
+    fn decode_or_quarantine<T: DeserializeOwned>(&self, path: &Path, bytes: &[u8]) -> Option<T> {
+        let error = if bytes.len() as u64 > fs::MAX_STATE_FILE_BYTES {
+            "file too large".to_string()
+        } else {
+            match serde_json::from_slice::<T>(bytes) {
+                Ok(v) => return Some(v),
+                Err(e) => e.to_string(),
+            }
+        };
+        match fs::quarantine(path, &crate::time::stamp(self.now_ms)) {
+            Ok(aside) => crate::diag!(
+                "corrupt state file {} ({error}); moved aside to {}",
+                path.display(),
+                aside.display()
+            ),
+            Err(e) => crate::diag!(
+                "corrupt state file {} ({error}); could not move it aside: {e}",
+                path.display()
+            ),
+        }
+        None
+    }
+
+    /// Writes a value atomically (pretty-printed JSON, mode 0600).
+    pub fn write<T: Serialize>(&self, file: &StateFile, value: &T) -> io::Result<()> {
+        let mut bytes = serde_json::to_vec_pretty(value)?;
+        bytes.push(b'\n');
+        self.write_bytes(file, &bytes)
+    }
+
+    /// Writes raw bytes atomically.
+    pub fn write_bytes(&self, file: &StateFile, bytes: &[u8]) -> io::Result<()> {
+        let dir = fs::ensure_dir(&self.root.omc, &file.rel_dir)?;
+        fs::write_atomic(&dir.join(&file.name), bytes)
+    }
+
+    /// Removes a file if present (never a directory, never through a symlinked directory).
+    pub fn remove(&self, file: &StateFile) -> io::Result<()> {
+        let mut dir = self.root.omc.clone();
+        fs::reject_symlink(&dir)?;
+        for comp in file.rel_dir.components() {
+            dir.push(comp);
+            fs::reject_symlink(&dir)?;
+        }
+        let path = dir.join(&file.name);
+        match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        }
+    }
+
+    /// Read-modify-write under the file's lock. `f` sees the current value (or `None`) and
+    /// returns what to do plus a result for the caller.
+    pub fn update<T, R>(
+        &self,
+        file: &StateFile,
+        f: impl FnOnce(Option<T>) -> (Change<T>, R),
+    ) -> io::Result<R>
+    where
+        T: Serialize + DeserializeOwned,
+    {
+        let dir = fs::ensure_dir(&self.root.omc, &file.rel_dir)?;
+        let path = dir.join(&file.name);
+        let _lock = fs::lock_for(&path)?;
+        let current = self.read(file);
+        let (change, result) = f(current);
+        match change {
+            Change::Keep => {}
+            Change::Write(v) => {
+                let mut bytes = serde_json::to_vec_pretty(&v)?;
+                bytes.push(b'\n');
+                fs::write_atomic(&path, &bytes)?;
+            }
+            Change::Remove => self.remove(file)?,
+        }
+        Ok(result)
+    }
+
+    /// Lists the plain file names in a scope's directory (empty if it does not exist).
+    pub fn list(&self, scope: &Scope, subdir: Option<&str>) -> Vec<String> {
+        let mut dir = self.dir(scope);
+        if let Some(s) = subdir {
+            if !plain_name(s) {
+                return Vec::new();
+            }
+            dir.push(s);
+        }
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            return Vec::new();
+        };
+        let mut names: Vec<String> = entries
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|n| plain_name(n))
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// The valid session ids that have a state directory.
+    pub fn sessions(&self) -> Vec<SessionId> {
+        let Ok(entries) = std::fs::read_dir(self.root.omc.join("state/sessions")) else {
+            return Vec::new();
+        };
+        let mut ids: Vec<SessionId> = entries
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter_map(|n| SessionId::parse(&n))
+            .collect();
+        ids.sort();
+        ids
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Debug, Serialize, Deserialize, PartialEq)]
+    struct Counter {
+        n: u64,
+    }
+
+    fn store(dir: &Path) -> Store {
+        Store::new(
+            Root {
+                project: dir.to_path_buf(),
+                omc: dir.join(".omc"),
+            },
+            1_000,
+        )
+    }
+
+    #[test]
+    fn file_names_must_be_plain() {
+        let s = Scope::Global;
+        assert!(StateFile::new(&s, "ralph-state.json").is_some());
+        for bad in ["", "../x", "a/b", ".hidden", "a..b", "x y"] {
+            assert!(StateFile::new(&s, bad).is_none(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn invalid_session_ids_use_the_global_scope() {
+        assert_eq!(Scope::for_session(Some("../../x")), Scope::Global);
+        assert_eq!(Scope::for_session(None), Scope::Global);
+        assert!(matches!(Scope::for_session(Some("abc")), Scope::Session(_)));
+    }
+
+    #[test]
+    fn update_round_trips_and_removes() {
+        let t = tempfile::tempdir().unwrap();
+        let st = store(t.path());
+        let f = StateFile::new(&Scope::for_session(Some("s1")), "c.json").unwrap();
+        for _ in 0..3 {
+            st.update(&f, |c: Option<Counter>| {
+                (
+                    Change::Write(Counter {
+                        n: c.map_or(1, |c| c.n + 1),
+                    }),
+                    (),
+                )
+            })
+            .unwrap();
+        }
+        assert_eq!(st.read::<Counter>(&f), Some(Counter { n: 3 }));
+        assert!(t.path().join(".omc/state/sessions/s1/c.json").is_file());
+        st.update(&f, |_: Option<Counter>| (Change::Remove, ()))
+            .unwrap();
+        assert_eq!(st.read::<Counter>(&f), None);
+    }
+
+    #[test]
+    fn corrupt_file_is_quarantined_and_absent() {
+        let t = tempfile::tempdir().unwrap();
+        let st = store(t.path());
+        let f = StateFile::new(&Scope::Global, "c.json").unwrap();
+        std::fs::create_dir_all(t.path().join(".omc/state")).unwrap();
+        std::fs::write(t.path().join(".omc/state/c.json"), b"{not json").unwrap();
+        assert_eq!(st.read::<Counter>(&f), None);
+        let names = st.list(&Scope::Global, None);
+        assert!(
+            names.iter().any(|n| n.starts_with("c.json.corrupt-")),
+            "{names:?}"
+        );
+        // A schema-invalid (wrong shape) file is treated the same way.
+        std::fs::write(t.path().join(".omc/state/c.json"), b"{\"n\":\"x\"}").unwrap();
+        assert_eq!(st.read::<Counter>(&f), None);
+        assert!(!t.path().join(".omc/state/c.json").exists());
+    }
+}

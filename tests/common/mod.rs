@@ -1,0 +1,290 @@
+//! The test builder: a throw-away project, a payload, environment switches, and assertions on
+//! the answer and the state files.
+//!
+//! ```ignore
+//! Hook::new("stop").project(&p).payload(json!({..})).run().expect_block("[RALPH");
+//! ```
+
+
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_omc-hooks");
+
+/// A throw-away project directory with a `.git` marker.
+pub struct Project {
+    pub dir: tempfile::TempDir,
+}
+
+impl Project {
+    pub fn new() -> Project {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir(dir.path().join(".git")).expect(".git");
+        Project { dir }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn omc(&self) -> PathBuf {
+        self.path().join(".omc")
+    }
+
+    pub fn session_dir(&self, sid: &str) -> PathBuf {
+        self.omc().join("state/sessions").join(sid)
+    }
+
+    /// Writes a JSON file relative to the project.
+    pub fn write_json(&self, rel: &str, value: &Value) {
+        let p = self.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, serde_json::to_vec_pretty(value).unwrap()).unwrap();
+    }
+
+    /// Reads a JSON file relative to the project, if present.
+    pub fn read_json(&self, rel: &str) -> Option<Value> {
+        let bytes = std::fs::read(self.path().join(rel)).ok()?;
+        Some(serde_json::from_slice(&bytes).expect("state file is valid JSON"))
+    }
+
+    /// Every file under the project (relative paths), `.git` excluded.
+    pub fn files(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        walk(self.path(), self.path(), &mut out);
+        out.sort();
+        out
+    }
+}
+
+fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        let rel = p.strip_prefix(base).unwrap().to_string_lossy().into_owned();
+        if rel == ".git" {
+            continue;
+        }
+        if e.file_type().map(|t| t.is_dir()).unwrap_or(false) {
+            walk(base, &p, out);
+        } else {
+            out.push(rel);
+        }
+    }
+}
+
+/// One invocation of a hook subcommand.
+pub struct Hook {
+    sub: String,
+    stdin: Vec<u8>,
+    env: Vec<(String, String)>,
+    cwd: Option<PathBuf>,
+    close_stdin: bool,
+}
+
+/// What a hook process did.
+#[derive(Debug)]
+pub struct Outcome {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+    pub elapsed: Duration,
+}
+
+impl Hook {
+    pub fn new(sub: &str) -> Hook {
+        Hook {
+            sub: sub.to_string(),
+            stdin: Vec::new(),
+            env: vec![("OMC_NOW_MS".into(), "1796305500000".into())],
+            cwd: None,
+            close_stdin: true,
+        }
+    }
+
+    pub fn payload(mut self, v: Value) -> Hook {
+        self.stdin = serde_json::to_vec(&v).unwrap();
+        self
+    }
+
+    pub fn stdin(mut self, bytes: impl Into<Vec<u8>>) -> Hook {
+        self.stdin = bytes.into();
+        self
+    }
+
+    pub fn env(mut self, k: &str, v: &str) -> Hook {
+        self.env.retain(|(key, _)| key != k);
+        self.env.push((k.into(), v.into()));
+        self
+    }
+
+    pub fn now(self, ms: i64) -> Hook {
+        self.env("OMC_NOW_MS", &ms.to_string())
+    }
+
+    pub fn cwd(mut self, dir: &Path) -> Hook {
+        self.cwd = Some(dir.to_path_buf());
+        self
+    }
+
+    /// Keeps stdin open after writing the payload (a client that never closes it).
+    pub fn keep_stdin_open(mut self) -> Hook {
+        self.close_stdin = false;
+        self
+    }
+
+    #[track_caller]
+    pub fn run(self) -> Outcome {
+        let mut cmd = Command::new(BIN);
+        cmd.arg(&self.sub)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .env_remove("OMC_STATE_DIR")
+            .env_remove("DISABLE_OMC")
+            .env_remove("OMC_SKIP_HOOKS")
+            .env_remove("OMC_TEAM_WORKER");
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        if let Some(d) = &self.cwd {
+            cmd.current_dir(d);
+        }
+        let started = Instant::now();
+        let mut child = cmd.spawn().expect("spawn omc-hooks");
+        let mut stdin = child.stdin.take().unwrap();
+        let data = self.stdin.clone();
+        let keep_open = !self.close_stdin;
+        let writer = std::thread::spawn(move || {
+            // The hook may stop reading early (size cap); a broken pipe is expected then.
+            let _ = stdin.write_all(&data);
+            if keep_open {
+                std::thread::sleep(Duration::from_secs(20));
+            }
+            drop(stdin);
+        });
+        let out = child.wait_with_output().expect("wait");
+        let elapsed = started.elapsed();
+        if self.close_stdin {
+            let _ = writer.join();
+        }
+        Outcome {
+            code: out.status.code(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            elapsed,
+        }
+    }
+}
+
+impl Outcome {
+    /// Exit 0 and stdout is empty or exactly one JSON object and a newline.
+    #[track_caller]
+    pub fn expect_valid(&self) -> &Outcome {
+        assert_eq!(self.code, Some(0), "exit code; stderr: {}", self.stderr);
+        if !self.stdout.is_empty() {
+            assert!(self.stdout.ends_with('\n'), "stdout must end with a newline");
+            let body = self.stdout.trim_end_matches('\n');
+            assert!(!body.contains('\n'), "one line of JSON: {body}");
+            let v: Value = serde_json::from_str(body).expect("stdout is JSON");
+            assert!(v.is_object(), "stdout is a JSON object: {body}");
+        }
+        self
+    }
+
+    #[track_caller]
+    pub fn expect_noop(&self) -> &Outcome {
+        self.expect_valid();
+        assert_eq!(self.stdout, "", "expected no output; stderr: {}", self.stderr);
+        self
+    }
+
+    pub fn json(&self) -> Value {
+        if self.stdout.trim().is_empty() {
+            return Value::Null;
+        }
+        serde_json::from_str(self.stdout.trim()).expect("stdout is JSON")
+    }
+
+    /// The `additionalContext`, or "" when absent.
+    pub fn context(&self) -> String {
+        self.json()["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    }
+
+    #[track_caller]
+    pub fn expect_block(&self, needle: &str) -> &Outcome {
+        self.expect_valid();
+        let v = self.json();
+        assert_eq!(v["decision"], "block", "expected a block, got {v}");
+        assert!(v.get("continue").is_none(), "a block never carries continue");
+        let reason = v["reason"].as_str().unwrap_or("");
+        assert!(reason.contains(needle), "reason lacks {needle:?}: {reason}");
+        self
+    }
+
+    #[track_caller]
+    pub fn expect_context(&self, needle: &str) -> &Outcome {
+        self.expect_valid();
+        let ctx = self.context();
+        assert!(ctx.contains(needle), "context lacks {needle:?}: {ctx}");
+        self
+    }
+}
+
+/// A minimal payload of `event` for a session in `project`.
+pub fn payload(event: &str, sid: &str, project: &Path) -> Value {
+    json!({
+        "session_id": sid,
+        "transcript_path": project.join("transcript.jsonl"),
+        "cwd": project,
+        "hook_event_name": event,
+        "permission_mode": "default",
+    })
+}
+
+/// The recorded fixtures from the real client: (file name, payload).
+pub fn fixtures() -> Vec<(String, Value)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/claude-code");
+    let mut out = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(&dir) {
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".json") {
+                let v: Value = serde_json::from_slice(&std::fs::read(e.path()).unwrap())
+                    .unwrap_or_else(|err| panic!("fixture {name}: {err}"));
+                out.push((name, v));
+            }
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+/// The hook subcommands and their events, read from the shipped manifest.
+pub fn manifest_hooks() -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("hooks.json"))
+        .unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let mut out = Vec::new();
+    for (event, groups) in v["hooks"].as_object().unwrap() {
+        for g in groups.as_array().unwrap() {
+            for h in g["hooks"].as_array().unwrap() {
+                let cmd = h["command"].as_str().unwrap();
+                out.push((
+                    event.clone(),
+                    cmd.split_whitespace().last().unwrap().to_string(),
+                ));
+            }
+        }
+    }
+    out
+}

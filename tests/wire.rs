@@ -1,0 +1,130 @@
+//! The wire contract (§3) for every hook subcommand the manifest names: whatever arrives on
+//! stdin, the hook exits 0 promptly with nothing or one JSON object on stdout.
+
+use crate::common::{Hook, Project, fixtures, manifest_hooks, payload};
+use serde_json::json;
+use std::time::Duration;
+
+/// Well inside the shortest manifest timeout (2 s for SessionEnd is the client's budget; the
+/// others are 5 s or more). This bounds a hang, it does not measure speed.
+const PROMPT: Duration = Duration::from_secs(4);
+
+fn hooks() -> Vec<(String, String)> {
+    let h = manifest_hooks();
+    assert!(h.len() >= 10, "manifest lists every event");
+    h
+}
+
+#[test]
+fn recorded_fixtures_are_answered_validly_by_every_hook() {
+    let fx = fixtures();
+    assert!(
+        fx.len() >= 10,
+        "tests/fixtures/claude-code holds a recorded payload per event"
+    );
+    let p = Project::new();
+    for (_, sub) in hooks() {
+        for (name, mut v) in fx.clone() {
+            // Point the recorded payload at the throw-away project.
+            v["cwd"] = json!(p.path());
+            let out = Hook::new(&sub).payload(v).cwd(p.path()).run();
+            out.expect_valid();
+            assert!(out.elapsed < PROMPT, "{sub} on {name} took {:?}", out.elapsed);
+        }
+    }
+}
+
+#[test]
+fn empty_garbage_and_truncated_input_are_no_ops() {
+    let p = Project::new();
+    let full = serde_json::to_string(&payload("Stop", "s1", p.path())).unwrap();
+    let truncated = &full[..full.len() / 2];
+    let inputs: Vec<Vec<u8>> = vec![
+        b"".to_vec(),
+        b"   \n".to_vec(),
+        b"not json at all".to_vec(),
+        b"[1,2,3]".to_vec(),
+        b"\"a string\"".to_vec(),
+        b"null".to_vec(),
+        vec![0xff, 0xfe, 0x00, 0x9f],
+        truncated.as_bytes().to_vec(),
+    ];
+    for (_, sub) in hooks() {
+        for input in &inputs {
+            Hook::new(&sub)
+                .stdin(input.clone())
+                .cwd(p.path())
+                .run()
+                .expect_noop();
+        }
+    }
+    assert!(p.files().is_empty(), "bad input wrote {:?}", p.files());
+}
+
+#[test]
+fn twenty_megabytes_of_input_is_answered_promptly() {
+    let p = Project::new();
+    let mut big = payload("UserPromptSubmit", "s1", p.path());
+    big["prompt"] = json!("ralph ".repeat(20 * 1024 * 1024 / 6));
+    let bytes = serde_json::to_vec(&big).unwrap();
+    assert!(bytes.len() >= 20 * 1024 * 1024);
+    for (_, sub) in hooks() {
+        let out = Hook::new(&sub).stdin(bytes.clone()).cwd(p.path()).run();
+        out.expect_noop();
+        assert!(out.elapsed < PROMPT, "{sub} took {:?}", out.elapsed);
+        assert!(out.stderr.contains("larger than"), "{sub}: {}", out.stderr);
+    }
+}
+
+#[test]
+fn a_stdin_that_never_closes_does_not_hold_the_hook() {
+    let p = Project::new();
+    for (_, sub) in hooks() {
+        let out = Hook::new(&sub)
+            .stdin(b"{\"session_id\":".to_vec())
+            .keep_stdin_open()
+            .cwd(p.path())
+            .run();
+        out.expect_noop();
+        assert!(out.elapsed < PROMPT, "{sub} took {:?}", out.elapsed);
+    }
+}
+
+#[test]
+fn kill_switches_turn_every_hook_off() {
+    let p = Project::new();
+    for (event, sub) in hooks() {
+        let v = payload(&event, "s1", p.path());
+        for (k, val) in [
+            ("DISABLE_OMC", "1"),
+            ("DISABLE_OMC", "TRUE"),
+            ("OMC_SKIP_HOOKS", &format!("other,{sub}")),
+        ] {
+            let out = Hook::new(&sub).payload(v.clone()).env(k, val).run();
+            out.expect_noop();
+        }
+    }
+}
+
+#[test]
+fn unknown_subcommand_is_an_error_for_people_not_a_hook() {
+    let out = std::process::Command::new(crate::common::BIN)
+        .arg("no-such-thing")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("omc-hooks help"));
+}
+
+#[test]
+fn help_and_version_answer_without_reading_stdin() {
+    for args in [vec!["--help"], vec!["--version"], vec!["stop", "--help"]] {
+        let out = std::process::Command::new(crate::common::BIN)
+            .args(&args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert!(!out.stdout.is_empty(), "{args:?}");
+    }
+}
