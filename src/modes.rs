@@ -41,6 +41,28 @@ pub fn state_file_name(mode: &str) -> String {
     format!("{mode}-state.json")
 }
 
+/// The hard ceiling on ralph's iterations, whatever the configuration says.
+pub const RALPH_HARD_MAX: u32 = 500;
+
+/// The iteration (reinforcement) limit a new run of `mode` starts with: project configuration
+/// (`<mode>.max_iterations` in `.omc/config.json`) or the built-in default, never above the
+/// hard maximum.
+pub fn max_iterations(mode: &str, config: &crate::config::Config) -> u32 {
+    let default = match mode {
+        "ralph" => 100,
+        "ultrawork" => 50,
+        "autopilot" | "team" | "ralplan" => 30,
+        "pipeline" => 20,
+        "ultraqa" => 10,
+        _ => 20,
+    };
+    config
+        .u32_at(&format!("{mode}/max_iterations"))
+        .filter(|n| *n > 0)
+        .unwrap_or(default)
+        .min(RALPH_HARD_MAX)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

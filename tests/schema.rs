@@ -115,7 +115,11 @@ fn check(root: &Value, s: &Value, v: &Value, at: &str, errors: &mut Vec<String>)
                     e.is_empty()
                 })
                 .count();
-            let ok = if key == "anyOf" { passing >= 1 } else { passing == 1 };
+            let ok = if key == "anyOf" {
+                passing >= 1
+            } else {
+                passing == 1
+            };
             if !ok {
                 errors.push(format!("{at}: {key} matched {passing} alternatives"));
             }

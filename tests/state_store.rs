@@ -89,7 +89,10 @@ fn concurrent_updates_from_many_processes_lose_nothing() {
 #[test]
 fn a_corrupt_state_file_is_quarantined_and_the_next_write_succeeds() {
     let p = Project::new();
-    p.write_json(".omc/state/sessions/s1/tally.json", &serde_json::json!({"n": "not a number"}));
+    p.write_json(
+        ".omc/state/sessions/s1/tally.json",
+        &serde_json::json!({"n": "not a number"}),
+    );
     let st = store_at(p.path());
     let f = StateFile::new(&Scope::for_session(Some("s1")), "tally.json").unwrap();
     let n = st

@@ -29,7 +29,11 @@ fn recorded_fixtures_are_answered_validly_by_every_hook() {
             v["cwd"] = json!(p.path());
             let out = Hook::new(&sub).payload(v).cwd(p.path()).run();
             out.expect_valid();
-            assert!(out.elapsed < PROMPT, "{sub} on {name} took {:?}", out.elapsed);
+            assert!(
+                out.elapsed < PROMPT,
+                "{sub} on {name} took {:?}",
+                out.elapsed
+            );
         }
     }
 }

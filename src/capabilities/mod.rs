@@ -3,6 +3,10 @@
 //! which capabilities run, in order, for each hook subcommand — adding a capability is a new
 //! file plus one line here.
 
+pub mod cancel;
+pub mod skill_guard;
+pub mod subagents;
+
 use crate::config::Config;
 use crate::env::Env;
 use crate::hooks::Hook;

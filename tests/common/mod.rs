@@ -5,7 +5,6 @@
 //! Hook::new("stop").project(&p).payload(json!({..})).run().expect_block("[RALPH");
 //! ```
 
-
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -189,7 +188,10 @@ impl Outcome {
     pub fn expect_valid(&self) -> &Outcome {
         assert_eq!(self.code, Some(0), "exit code; stderr: {}", self.stderr);
         if !self.stdout.is_empty() {
-            assert!(self.stdout.ends_with('\n'), "stdout must end with a newline");
+            assert!(
+                self.stdout.ends_with('\n'),
+                "stdout must end with a newline"
+            );
             let body = self.stdout.trim_end_matches('\n');
             assert!(!body.contains('\n'), "one line of JSON: {body}");
             let v: Value = serde_json::from_str(body).expect("stdout is JSON");
@@ -201,7 +203,11 @@ impl Outcome {
     #[track_caller]
     pub fn expect_noop(&self) -> &Outcome {
         self.expect_valid();
-        assert_eq!(self.stdout, "", "expected no output; stderr: {}", self.stderr);
+        assert_eq!(
+            self.stdout, "",
+            "expected no output; stderr: {}",
+            self.stderr
+        );
         self
     }
 
@@ -225,7 +231,10 @@ impl Outcome {
         self.expect_valid();
         let v = self.json();
         assert_eq!(v["decision"], "block", "expected a block, got {v}");
-        assert!(v.get("continue").is_none(), "a block never carries continue");
+        assert!(
+            v.get("continue").is_none(),
+            "a block never carries continue"
+        );
         let reason = v["reason"].as_str().unwrap_or("");
         assert!(reason.contains(needle), "reason lacks {needle:?}: {reason}");
         self
@@ -271,8 +280,8 @@ pub fn fixtures() -> Vec<(String, Value)> {
 
 /// The hook subcommands and their events, read from the shipped manifest.
 pub fn manifest_hooks() -> Vec<(String, String)> {
-    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("hooks.json"))
-        .unwrap();
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("hooks.json")).unwrap();
     let v: Value = serde_json::from_str(&text).unwrap();
     let mut out = Vec::new();
     for (event, groups) in v["hooks"].as_object().unwrap() {
