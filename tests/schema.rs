@@ -70,39 +70,39 @@ fn check(root: &Value, s: &Value, v: &Value, at: &str, errors: &mut Vec<String>)
             return;
         }
     }
-    if let Some(e) = s.get("enum").and_then(Value::as_array) {
-        if !e.contains(v) {
-            errors.push(format!("{at}: {v} not in {e:?}"));
-        }
+    if let Some(e) = s.get("enum").and_then(Value::as_array)
+        && !e.contains(v)
+    {
+        errors.push(format!("{at}: {v} not in {e:?}"));
     }
-    if let Some(c) = s.get("const") {
-        if c != v {
-            errors.push(format!("{at}: expected {c}, got {v}"));
-        }
+    if let Some(c) = s.get("const")
+        && c != v
+    {
+        errors.push(format!("{at}: expected {c}, got {v}"));
     }
     if let Some(n) = v.as_f64() {
-        if let Some(min) = s.get("minimum").and_then(Value::as_f64) {
-            if n < min {
-                errors.push(format!("{at}: {n} < minimum {min}"));
-            }
+        if let Some(min) = s.get("minimum").and_then(Value::as_f64)
+            && n < min
+        {
+            errors.push(format!("{at}: {n} < minimum {min}"));
         }
-        if let Some(max) = s.get("maximum").and_then(Value::as_f64) {
-            if n > max {
-                errors.push(format!("{at}: {n} > maximum {max}"));
-            }
+        if let Some(max) = s.get("maximum").and_then(Value::as_f64)
+            && n > max
+        {
+            errors.push(format!("{at}: {n} > maximum {max}"));
         }
     }
     if let Some(text) = v.as_str() {
         let len = text.chars().count() as u64;
-        if let Some(min) = s.get("minLength").and_then(Value::as_u64) {
-            if len < min {
-                errors.push(format!("{at}: shorter than {min}"));
-            }
+        if let Some(min) = s.get("minLength").and_then(Value::as_u64)
+            && len < min
+        {
+            errors.push(format!("{at}: shorter than {min}"));
         }
-        if let Some(max) = s.get("maxLength").and_then(Value::as_u64) {
-            if len > max {
-                errors.push(format!("{at}: longer than {max}"));
-            }
+        if let Some(max) = s.get("maxLength").and_then(Value::as_u64)
+            && len > max
+        {
+            errors.push(format!("{at}: longer than {max}"));
         }
     }
     for key in ["anyOf", "oneOf"] {
