@@ -37,6 +37,7 @@ const EXTRA_VARS: &[&str] = &[
     "CLAUDE_CONFIG_DIR",
     "HOME",
     "OMC_RALPH_HARD_MAX",
+    "PATH",
 ];
 
 impl Env {
