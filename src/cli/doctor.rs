@@ -63,13 +63,8 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
     r.line(
         "manifest",
         format!(
-            "{} hook subcommands built in ({})",
-            crate::hooks::HOOKS.len(),
-            crate::hooks::HOOKS
-                .iter()
-                .map(|h| h.name)
-                .collect::<Vec<_>>()
-                .join(", ")
+            "hooks.json built in: {} hook subcommands",
+            crate::hooks::HOOKS.len()
         ),
     );
     check_plugin(&mut r, exe.as_deref());
@@ -292,7 +287,17 @@ fn check_settings(
             continue;
         }
         match resolve_program(program, env) {
-            Some(p) if is_executable(&p) => status.push(format!("{program} (ok)")),
+            Some(p) if is_executable(&p) => {
+                status.push(format!("{program} (ok)"));
+                let this = std::env::current_exe().and_then(|e| e.canonicalize()).ok();
+                if p.canonicalize().ok() != this {
+                    r.notes.push(format!(
+                        "{} runs {program}, not this binary; 'omc-hooks doctor' from that \
+                         binary checks its version",
+                        path.display()
+                    ));
+                }
+            }
             _ => {
                 status.push(format!("{program} (MISSING)"));
                 r.problem(
