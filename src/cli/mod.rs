@@ -4,6 +4,8 @@
 //! Each human command lives in its own file and is registered in [`COMMANDS`]; hook
 //! subcommands come from [`crate::hooks::HOOKS`].
 
+pub mod demo;
+
 use crate::env::Env;
 use std::ffi::OsString;
 
@@ -16,15 +18,23 @@ pub struct Command {
 }
 
 /// Human commands, in the order `help` lists them.
-pub const COMMANDS: &[Command] = &[Command {
-    name: "manifest",
-    summary: "print the hooks.json manifest compiled into this binary",
-    help: "Usage: omc-hooks manifest\n\nPrints the hooks.json this binary was built with.",
-    run: |_, _| {
-        print!("{}", crate::hooks::MANIFEST);
-        0
+pub const COMMANDS: &[Command] = &[
+    Command {
+        name: "demo",
+        summary: "replay a scripted session through the real hooks and show each state change",
+        help: demo::HELP,
+        run: demo::run,
     },
-}];
+    Command {
+        name: "manifest",
+        summary: "print the hooks.json manifest compiled into this binary",
+        help: "Usage: omc-hooks manifest\n\nPrints the hooks.json this binary was built with.",
+        run: |_, _| {
+            print!("{}", crate::hooks::MANIFEST);
+            0
+        },
+    },
+];
 
 /// Parses `args` (without the program name) and runs the chosen subcommand.
 pub fn run(args: Vec<OsString>) -> i32 {
