@@ -6,6 +6,8 @@
 
 mod cli;
 mod common;
+mod e2e;
+mod e2e_foundation;
 mod schema;
 mod state_store;
 mod wire;

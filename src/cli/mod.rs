@@ -6,6 +6,7 @@
 
 mod args;
 mod cancel;
+pub mod demo;
 mod doctor;
 mod install;
 mod runs;
@@ -54,6 +55,12 @@ pub const COMMANDS: &[Command] = &[
         summary: "remove exactly the hooks install added",
         help: install::UNINSTALL_HELP,
         run: install::run_uninstall,
+    },
+    Command {
+        name: "demo",
+        summary: "replay a scripted session through the real hooks and show each state change",
+        help: demo::HELP,
+        run: demo::run,
     },
     Command {
         name: "manifest",
