@@ -637,6 +637,25 @@ fn status_marks_stale_runs_and_expired_guards() {
     assert_eq!(v["sessions"][0]["modes"][0]["stale_in_ms"], 0);
     assert_eq!(v["sessions"][0]["skill_guards"][0]["expired"], true);
     w.run(&["status", "--yaml"]).code(2);
+    // A state file that does not parse is named, and left where it is.
+    std::fs::write(
+        w.project.session_dir("old").join("team-state.json"),
+        "{oops",
+    )
+    .unwrap();
+    let out = w.run(&["status"]);
+    out.ok();
+    assert!(
+        out.stdout.contains("unreadable   team-state.json"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        w.project
+            .session_dir("old")
+            .join("team-state.json")
+            .exists()
+    );
 }
 
 // ---------------------------------------------------------------- cancel

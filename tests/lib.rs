@@ -7,6 +7,7 @@
 mod cli;
 mod common;
 mod e2e;
+mod e2e_cli;
 mod e2e_foundation;
 mod schema;
 mod state_store;

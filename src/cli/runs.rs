@@ -108,6 +108,7 @@ impl SessionView {
         !self.active.is_empty()
             || !self.suspended.is_empty()
             || !self.guards.is_empty()
+            || !self.unreadable.is_empty()
             || self
                 .failure
                 .as_ref()

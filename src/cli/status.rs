@@ -108,6 +108,7 @@ fn session_json(v: &SessionView, now: i64) -> Value {
             "age_ms": f.timestamp_ms.map(|t| now - t),
         })),
         "suspended": v.suspended.iter().map(|r| run_json(r, now)).collect::<Vec<_>>(),
+        "unreadable": v.unreadable,
     })
 }
 
@@ -200,6 +201,13 @@ fn render_text(store: &Store, views: &[SessionView], now: i64) -> String {
                 f.retry_count,
                 ago(f.timestamp_ms, now),
                 one_line(&f.error, 80)
+            ));
+        }
+        if !v.unreadable.is_empty() {
+            s.push_str(&format!(
+                "  {:<13}{} (not valid; 'omc-hooks doctor' says what to do)\n",
+                "unreadable",
+                v.unreadable.join(", ")
             ));
         }
         for r in &v.suspended {
