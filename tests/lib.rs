@@ -6,5 +6,6 @@
 
 mod common;
 mod schema;
+mod skills;
 mod state_store;
 mod wire;
