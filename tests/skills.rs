@@ -291,3 +291,52 @@ fn a_corrupt_or_foreign_stack_never_blocks() {
     invoke(&p, "plan", "toolu_1", T0);
     assert_eq!(names(&p), ["plan"]);
 }
+
+#[test]
+fn the_recorded_client_payloads_drive_the_guard() {
+    let p = Project::new();
+    p.write_json(
+        ".omc/config.json",
+        &json!({"skills":{"protection":{"demo":"medium","forky":"light"}}}),
+    );
+    let fixture = |name: &str| {
+        let (_, mut v) = crate::common::fixtures()
+            .into_iter()
+            .find(|(n, _)| n == name)
+            .unwrap_or_else(|| panic!("fixture {name}"));
+        v["cwd"] = json!(p.path());
+        v
+    };
+    let sid = fixture("PreToolUse-Skill.json")["session_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let rel = format!(".omc/state/sessions/{sid}/skill-active-state.json");
+    let run = |sub: &str, name: &str| Hook::new(sub).payload(fixture(name)).run();
+
+    run("pre-tool-use", "PreToolUse-Skill.json").expect_context("[SKILL GUARD: demo (medium)]");
+    run("post-tool-use", "PostToolUse-Skill.json").expect_noop();
+    let v = p
+        .read_json(&rel)
+        .expect("guard kept after the inline PostToolUse");
+    assert_valid("skill-active-state", &v);
+    assert_eq!(v["stack"][0]["tool_use_id"], "toolu_e2e_0009");
+    assert!(v["stack"][0]["loaded_at"].is_string());
+    run("stop", "Stop.json").expect_block("[SKILL ACTIVE: demo]");
+
+    // The forked skill's recorded PostToolUse (its agent finished) releases its own guard only.
+    let mut pre = fixture("PreToolUse-Skill.json");
+    pre["tool_input"] = json!({"skill": "forky", "args": "some args"});
+    pre["tool_use_id"] = json!("toolu_e2e_0013");
+    Hook::new("pre-tool-use").payload(pre).run().expect_valid();
+    let v = p.read_json(&rel).unwrap();
+    assert_eq!(v["stack"][1]["args"], "some args");
+    run("post-tool-use", "PostToolUse-Skill-fork.json").expect_noop();
+    let v = p.read_json(&rel).unwrap();
+    assert_valid("skill-active-state", &v);
+    assert_eq!(v["stack"].as_array().unwrap().len(), 1);
+    assert_eq!(v["stack"][0]["skill_name"], "demo");
+
+    run("session-end", "SessionEnd.json").expect_noop();
+    assert!(p.read_json(&rel).is_none());
+}
