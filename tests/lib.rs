@@ -9,6 +9,8 @@ mod common;
 mod e2e;
 mod e2e_cli;
 mod e2e_foundation;
+mod e2e_skills;
 mod schema;
+mod skills;
 mod state_store;
 mod wire;

@@ -35,7 +35,17 @@ pub struct Capability {
 
 /// Which capabilities run for which hook subcommand, in the order their answers are merged.
 /// A subcommand with no entry is a no-op (its capability is not built yet).
-const REGISTRY: &[(&str, &[Capability])] = &[];
+const REGISTRY: &[(&str, &[Capability])] = &[
+    ("pre-tool-use", &[skill_guard::PRE_TOOL_USE]),
+    ("post-tool-use", &[skill_guard::POST_TOOL_USE]),
+    (
+        "post-tool-use-failure",
+        &[skill_guard::POST_TOOL_USE_FAILURE],
+    ),
+    // Until the combined Stop decision lands: it calls `skill_guard::stop_block` itself.
+    ("stop", &[skill_guard::STOP]),
+    ("session-end", &[skill_guard::SESSION_END]),
+];
 
 /// The capabilities of a hook subcommand.
 pub fn for_hook(name: &str) -> &'static [Capability] {
