@@ -482,13 +482,12 @@ fn seed_busy_project(w: &World) {
         "ralph-state.json",
         ralph("s1", NOW - 30 * MIN, NOW - 10 * MIN, 3),
     );
-    w.seed(
-        Some("s1"),
-        "skill-active-state.json",
-        json!({"stack": [{"skill": "plan", "level": "medium", "started_at": iso(NOW - 5 * MIN),
-                          "expires_at": iso(NOW + 10 * MIN), "reinforcements": 2,
-                          "max_reinforcements": 5}]}),
-    );
+    let guards = json!({"schema_version": 1, "session_id": "s1", "stack": [
+        {"skill_name": "plan", "level": "medium", "started_at": iso(NOW - 5 * MIN),
+         "expires_at": iso(NOW + 10 * MIN), "stale_ttl_ms": 15 * MIN,
+         "reinforcement_count": 2, "max_reinforcements": 5}]});
+    assert_valid("skill-active-state", &guards);
+    w.seed(Some("s1"), "skill-active-state.json", guards);
     w.seed(
         Some("s1"),
         "last-tool-error.json",

@@ -50,7 +50,8 @@ pub(super) struct Guard {
 
 impl Guard {
     pub(super) fn is_expired(&self, now: i64) -> bool {
-        self.expires_ms.is_some_and(|t| t <= now)
+        // As the skill-guard capability reads it: an unreadable expiry has lapsed.
+        self.expires_ms.is_none_or(|t| t <= now)
             || matches!((self.reinforcements, self.max_reinforcements), (Some(r), Some(m)) if r >= m)
     }
 }
