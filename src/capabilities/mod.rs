@@ -4,8 +4,10 @@
 //! file plus one line here.
 
 pub mod cancel;
+pub mod persistent_mode;
 pub mod skill_guard;
 pub mod subagents;
+pub mod tool_failure;
 
 use crate::config::Config;
 use crate::env::Env;
@@ -35,7 +37,29 @@ pub struct Capability {
 
 /// Which capabilities run for which hook subcommand, in the order their answers are merged.
 /// A subcommand with no entry is a no-op (its capability is not built yet).
-const REGISTRY: &[(&str, &[Capability])] = &[];
+const REGISTRY: &[(&str, &[Capability])] = &[
+    (
+        "stop",
+        &[Capability {
+            name: "persistent_mode",
+            run: persistent_mode::stop,
+        }],
+    ),
+    (
+        "post-tool-use-failure",
+        &[Capability {
+            name: "tool_failure",
+            run: tool_failure::record,
+        }],
+    ),
+    (
+        "post-tool-use",
+        &[Capability {
+            name: "tool_failure clear",
+            run: tool_failure::clear,
+        }],
+    ),
+];
 
 /// The capabilities of a hook subcommand.
 pub fn for_hook(name: &str) -> &'static [Capability] {
