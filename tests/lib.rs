@@ -7,4 +7,6 @@
 mod common;
 mod schema;
 mod state_store;
+mod stop;
+mod tool_failure;
 mod wire;

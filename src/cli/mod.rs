@@ -7,6 +7,8 @@
 use crate::env::Env;
 use std::ffi::OsString;
 
+pub mod mode;
+
 /// A human-facing command: name, one-line summary, detailed help, entry point.
 pub struct Command {
     pub name: &'static str,
@@ -16,15 +18,23 @@ pub struct Command {
 }
 
 /// Human commands, in the order `help` lists them.
-pub const COMMANDS: &[Command] = &[Command {
-    name: "manifest",
-    summary: "print the hooks.json manifest compiled into this binary",
-    help: "Usage: omc-hooks manifest\n\nPrints the hooks.json this binary was built with.",
-    run: |_, _| {
-        print!("{}", crate::hooks::MANIFEST);
-        0
+pub const COMMANDS: &[Command] = &[
+    Command {
+        name: "manifest",
+        summary: "print the hooks.json manifest compiled into this binary",
+        help: "Usage: omc-hooks manifest\n\nPrints the hooks.json this binary was built with.",
+        run: |_, _| {
+            print!("{}", crate::hooks::MANIFEST);
+            0
+        },
     },
-}];
+    Command {
+        name: "mode",
+        summary: "record a persistent mode's phase, test result or stage; show the runs",
+        help: mode::HELP,
+        run: mode::run,
+    },
+];
 
 /// Parses `args` (without the program name) and runs the chosen subcommand.
 pub fn run(args: Vec<OsString>) -> i32 {
