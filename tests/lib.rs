@@ -5,6 +5,8 @@
 //! state files.
 
 mod common;
+mod e2e;
+mod e2e_foundation;
 mod schema;
 mod state_store;
 mod stop;

@@ -223,27 +223,27 @@ fn the_highest_priority_live_run_decides() {
 fn consecutive_blocks_continue_up_to_the_clients_cap_then_hand_back() {
     let p = Project::new();
     seed(&p, "s1", "ralph", json!({}));
-    // The first Stop of a turn, then six more while Claude Code continues because of them.
+    // The first Stop of a turn, then seven more while Claude Code continues because of them.
     reason(&stop(&p, json!({})));
-    for n in 2..=7 {
+    for n in 2..=8 {
         let out = stop(&p, json!({"stop_hook_active": true}));
         assert!(reason(&out).starts_with(&format!("[RALPH LOOP - ITERATION {}/100]", n + 1)));
         assert_eq!(state(&p, "s1", "ralph")["consecutive_blocks"], n);
     }
-    // The eighth would be the client's cap: hand back, say so, keep the run.
+    // Claude Code would ignore a ninth block: hand back, say so, keep the run.
     let out = stop(&p, json!({"stop_hook_active": true}));
     expect_allowed(&out);
     assert_eq!(
         system_message(&out),
-        "omc-hooks: ralph paused after 7 continuations in a row (Claude Code allows 8). The task is not finished: \
+        "omc-hooks: ralph paused after 8 continuations in a row (Claude Code allows 8). The task is not finished: \
          the run stays active and resumes with your next message. Type cancelomc to end it instead."
     );
     let s = state(&p, "s1", "ralph");
     assert_eq!(s["active"], true);
-    assert_eq!(s["iteration"], 8);
+    assert_eq!(s["iteration"], 9);
     assert_eq!(s["consecutive_blocks"], 0);
     // The next prompt's first Stop continues again.
-    assert!(reason(&stop(&p, json!({}))).starts_with("[RALPH LOOP - ITERATION 9/100]"));
+    assert!(reason(&stop(&p, json!({}))).starts_with("[RALPH LOOP - ITERATION 10/100]"));
 }
 
 #[test]
@@ -260,11 +260,12 @@ fn the_block_cap_follows_the_clients_setting_and_resets_on_a_new_turn() {
     // A stale count from an earlier turn does not matter: stop_hook_active is false.
     reason(&run(false));
     reason(&run(true));
+    reason(&run(true));
     let out = run(true);
     expect_allowed(&out);
     assert!(
         system_message(&out)
-            .contains("paused after 2 continuations in a row (Claude Code allows 3)")
+            .contains("paused after 3 continuations in a row (Claude Code allows 3)")
     );
 }
 

@@ -4,10 +4,11 @@
 //! Each human command lives in its own file and is registered in [`COMMANDS`]; hook
 //! subcommands come from [`crate::hooks::HOOKS`].
 
+pub mod demo;
+pub mod mode;
+
 use crate::env::Env;
 use std::ffi::OsString;
-
-pub mod mode;
 
 /// A human-facing command: name, one-line summary, detailed help, entry point.
 pub struct Command {
@@ -19,6 +20,12 @@ pub struct Command {
 
 /// Human commands, in the order `help` lists them.
 pub const COMMANDS: &[Command] = &[
+    Command {
+        name: "demo",
+        summary: "replay a scripted session through the real hooks and show each state change",
+        help: demo::HELP,
+        run: demo::run,
+    },
     Command {
         name: "manifest",
         summary: "print the hooks.json manifest compiled into this binary",

@@ -35,11 +35,12 @@ pub fn block_cap(env_value: Option<&str>) -> u32 {
         .unwrap_or(DEFAULT_BLOCK_CAP)
 }
 
-/// Whether one more block is worth issuing after `blocks_so_far` in a row. Claude Code ends
-/// the turn itself once the cap is reached and the model never sees that last reason, so the
-/// run hands control back one block early, with a note, instead of being cut off silently.
+/// Whether one more block will be honoured after `blocks_so_far` in a row. Claude Code honours
+/// `cap` consecutive blocks and ignores the next one (tests/e2e/FINDINGS.md §7: 8 honoured by
+/// default, `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=3` → 3). At that Stop the run hands control back
+/// itself, with a note, rather than being cut off silently with its counters advanced.
 pub fn may_block(blocks_so_far: u32, cap: u32) -> bool {
-    blocks_so_far.saturating_add(1) < cap
+    blocks_so_far < cap
 }
 
 /// What the facts of this Stop are, gathered once.
@@ -418,14 +419,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_cap_hands_back_one_block_early() {
+    fn the_cap_allows_exactly_the_blocks_the_client_honours() {
         assert_eq!(block_cap(None), 8);
         assert_eq!(block_cap(Some("3")), 3);
         assert_eq!(block_cap(Some("0")), 8);
         assert_eq!(block_cap(Some("many")), 8);
         let allowed = (0..20).take_while(|n| may_block(*n, 8)).count();
-        assert_eq!(allowed, 7);
-        assert!(!may_block(0, 1));
+        assert_eq!(allowed, 8);
+        assert!(may_block(0, 1));
+        assert!(!may_block(1, 1));
     }
 
     #[test]
