@@ -7,6 +7,7 @@
 mod common;
 mod e2e;
 mod e2e_foundation;
+mod e2e_stop;
 mod schema;
 mod state_store;
 mod stop;
