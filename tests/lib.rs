@@ -7,8 +7,10 @@
 mod common;
 mod e2e;
 mod e2e_foundation;
+mod e2e_skills;
 mod e2e_stop;
 mod schema;
+mod skills;
 mod state_store;
 mod stop;
 mod tool_failure;

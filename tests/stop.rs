@@ -831,3 +831,28 @@ fn mode_cli_shows_the_runs() {
          s1  pipeline  iteration 1/20  stage 1/2  fix the flaky parser tests\n"
     );
 }
+
+#[test]
+fn skill_guards_rank_after_persistent_modes() {
+    let p = Project::new();
+    seed(&p, "s1", "ralph", json!({}));
+    Hook::new("pre-tool-use")
+        .payload(json!({
+            "session_id": "s1", "cwd": p.path(), "hook_event_name": "PreToolUse",
+            "tool_name": "Skill", "tool_input": {"skill": "plan"}, "tool_use_id": "toolu_1",
+        }))
+        .cwd(p.path())
+        .run()
+        .expect_valid();
+    assert!(p.session_dir("s1").join("skill-active-state.json").exists());
+    assert!(reason(&stop(&p, json!({}))).starts_with("[RALPH LOOP"));
+    seed(
+        &p,
+        "s1",
+        "ralph",
+        json!({"active": false, "ended_reason": "cancelled"}),
+    );
+    assert!(reason(&stop(&p, json!({}))).contains("[SKILL ACTIVE: plan]"));
+    // A hold pauses the guard too.
+    expect_allowed(&stop(&p, json!({"stop_reason": "rate_limit"})));
+}

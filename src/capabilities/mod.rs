@@ -38,6 +38,28 @@ pub struct Capability {
 /// Which capabilities run for which hook subcommand, in the order their answers are merged.
 /// A subcommand with no entry is a no-op (its capability is not built yet).
 const REGISTRY: &[(&str, &[Capability])] = &[
+    ("pre-tool-use", &[skill_guard::PRE_TOOL_USE]),
+    (
+        "post-tool-use",
+        &[
+            skill_guard::POST_TOOL_USE,
+            Capability {
+                name: "tool_failure clear",
+                run: tool_failure::clear,
+            },
+        ],
+    ),
+    (
+        "post-tool-use-failure",
+        &[
+            skill_guard::POST_TOOL_USE_FAILURE,
+            Capability {
+                name: "tool_failure",
+                run: tool_failure::record,
+            },
+        ],
+    ),
+    // Persistent modes first; with none to continue it asks `skill_guard::stop_block`.
     (
         "stop",
         &[Capability {
@@ -45,20 +67,7 @@ const REGISTRY: &[(&str, &[Capability])] = &[
             run: persistent_mode::stop,
         }],
     ),
-    (
-        "post-tool-use-failure",
-        &[Capability {
-            name: "tool_failure",
-            run: tool_failure::record,
-        }],
-    ),
-    (
-        "post-tool-use",
-        &[Capability {
-            name: "tool_failure clear",
-            run: tool_failure::clear,
-        }],
-    ),
+    ("session-end", &[skill_guard::SESSION_END]),
 ];
 
 /// The capabilities of a hook subcommand.
