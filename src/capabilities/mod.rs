@@ -4,8 +4,10 @@
 //! file plus one line here.
 
 pub mod cancel;
+pub mod persistent_mode;
 pub mod skill_guard;
 pub mod subagents;
+pub mod tool_failure;
 
 use crate::config::Config;
 use crate::env::Env;
@@ -37,13 +39,34 @@ pub struct Capability {
 /// A subcommand with no entry is a no-op (its capability is not built yet).
 const REGISTRY: &[(&str, &[Capability])] = &[
     ("pre-tool-use", &[skill_guard::PRE_TOOL_USE]),
-    ("post-tool-use", &[skill_guard::POST_TOOL_USE]),
+    (
+        "post-tool-use",
+        &[
+            skill_guard::POST_TOOL_USE,
+            Capability {
+                name: "tool_failure clear",
+                run: tool_failure::clear,
+            },
+        ],
+    ),
     (
         "post-tool-use-failure",
-        &[skill_guard::POST_TOOL_USE_FAILURE],
+        &[
+            skill_guard::POST_TOOL_USE_FAILURE,
+            Capability {
+                name: "tool_failure",
+                run: tool_failure::record,
+            },
+        ],
     ),
-    // Until the combined Stop decision lands: it calls `skill_guard::stop_block` itself.
-    ("stop", &[skill_guard::STOP]),
+    // Persistent modes first; with none to continue it asks `skill_guard::stop_block`.
+    (
+        "stop",
+        &[Capability {
+            name: "persistent_mode",
+            run: persistent_mode::stop,
+        }],
+    ),
     ("session-end", &[skill_guard::SESSION_END]),
 ];
 
