@@ -52,6 +52,14 @@ pub const RALPH_HARD_MAX: u32 = 500;
 /// What the model writes in its final message when the task is truly finished.
 pub const COMPLETION_TOKEN: &str = "<omc-complete/>";
 
+/// Whether a final message declares completion: the token, tolerant of spacing inside the tag.
+/// The one check every capability uses (persistent modes end, the top skill guard is released).
+pub fn declares_completion(message: &str) -> bool {
+    message.contains(COMPLETION_TOKEN)
+        || message.contains("<omc-complete />")
+        || message.contains("<omc-complete></omc-complete>")
+}
+
 /// How a mode's progress is reported, and so how its run can end besides the completion token.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Progress {

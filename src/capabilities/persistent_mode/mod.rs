@@ -9,7 +9,9 @@
 pub mod guards;
 
 use super::{Ctx, skill_guard, tool_failure};
-use crate::modes::{self, COMPLETION_TOKEN, PersistentMode, Progress, REGISTRY};
+use crate::modes::{
+    self, COMPLETION_TOKEN, PersistentMode, Progress, REGISTRY, declares_completion,
+};
 use crate::protocol::Answer;
 use crate::state::files::ModeState;
 use crate::state::{Change, Scope, StateFile, Store};
@@ -161,13 +163,6 @@ fn named(mut state: ModeState, spec: &PersistentMode) -> ModeState {
         state.mode = spec.name.to_string();
     }
     state
-}
-
-/// The completion token, tolerant of spacing inside the tag.
-fn declares_completion(message: &str) -> bool {
-    message.contains(COMPLETION_TOKEN)
-        || message.contains("<omc-complete />")
-        || message.contains("<omc-complete></omc-complete>")
 }
 
 enum Standing {

@@ -42,7 +42,7 @@ use serde_json::Value;
 use stack::{Guard, SkillStack};
 
 /// What the model writes in its final message when the running skill's workflow is done.
-pub const COMPLETION_TOKEN: &str = "<omc-complete/>";
+pub use crate::modes::COMPLETION_TOKEN;
 
 const STOP_TEMPLATE: &str = include_str!("../../../templates/skill-guard/stop.md");
 const STARTED_TEMPLATE: &str = include_str!("../../../templates/skill-guard/started.md");
@@ -207,7 +207,7 @@ pub fn stop_block(ctx: &Ctx<'_>) -> Option<String> {
         .input
         .last_assistant_message
         .as_deref()
-        .is_some_and(|m| m.contains(COMPLETION_TOKEN));
+        .is_some_and(crate::modes::declares_completion);
     let now = ctx.now_ms;
     let r = store.update(&file, |s: Option<SkillStack>| {
         let Some(mut s) = s else {
