@@ -5,6 +5,7 @@
 //! state files.
 
 mod common;
+mod keyword_table;
 mod schema;
 mod state_store;
 mod wire;

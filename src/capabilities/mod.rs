@@ -4,6 +4,7 @@
 //! file plus one line here.
 
 pub mod cancel;
+pub mod keywords;
 pub mod skill_guard;
 pub mod subagents;
 
@@ -35,7 +36,19 @@ pub struct Capability {
 
 /// Which capabilities run for which hook subcommand, in the order their answers are merged.
 /// A subcommand with no entry is a no-op (its capability is not built yet).
-const REGISTRY: &[(&str, &[Capability])] = &[];
+const REGISTRY: &[(&str, &[Capability])] = &[(
+    "user-prompt-submit",
+    &[
+        Capability {
+            name: "keywords.reset_turn",
+            run: keywords::reset_turn,
+        },
+        Capability {
+            name: "keywords",
+            run: keywords::on_prompt,
+        },
+    ],
+)];
 
 /// The capabilities of a hook subcommand.
 pub fn for_hook(name: &str) -> &'static [Capability] {

@@ -5,6 +5,8 @@
 //! subcommands come from [`crate::hooks::HOOKS`].
 
 use crate::env::Env;
+
+pub mod detect;
 use std::ffi::OsString;
 
 /// A human-facing command: name, one-line summary, detailed help, entry point.
@@ -16,15 +18,23 @@ pub struct Command {
 }
 
 /// Human commands, in the order `help` lists them.
-pub const COMMANDS: &[Command] = &[Command {
-    name: "manifest",
-    summary: "print the hooks.json manifest compiled into this binary",
-    help: "Usage: omc-hooks manifest\n\nPrints the hooks.json this binary was built with.",
-    run: |_, _| {
-        print!("{}", crate::hooks::MANIFEST);
-        0
+pub const COMMANDS: &[Command] = &[
+    Command {
+        name: "manifest",
+        summary: "print the hooks.json manifest compiled into this binary",
+        help: "Usage: omc-hooks manifest\n\nPrints the hooks.json this binary was built with.",
+        run: |_, _| {
+            print!("{}", crate::hooks::MANIFEST);
+            0
+        },
     },
-}];
+    Command {
+        name: "detect",
+        summary: "show what a prompt would activate, and why (touches no state)",
+        help: detect::HELP,
+        run: detect::run,
+    },
+];
 
 /// Parses `args` (without the program name) and runs the chosen subcommand.
 pub fn run(args: Vec<OsString>) -> i32 {
