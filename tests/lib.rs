@@ -6,6 +6,7 @@
 
 mod common;
 mod keyword_table;
+mod keywords;
 mod schema;
 mod state_store;
 mod wire;

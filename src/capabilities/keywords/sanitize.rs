@@ -542,37 +542,35 @@ fn inline_rules(b: &mut Blanker<'_>) {
 }
 
 fn inline_code(b: &mut Blanker<'_>, base: usize, line: &str) {
+    // the backtick runs of the line, and for each the next run of the same length, so a span
+    // is found without rescanning the line (linear even for hostile input)
     let bytes = line.as_bytes();
+    let mut runs: Vec<(usize, usize)> = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
-        if bytes[i] != b'`' {
+        if bytes[i] == b'`' {
+            let n = bytes[i..].iter().take_while(|c| **c == b'`').count();
+            runs.push((i, n));
+            i += n;
+        } else {
             i += 1;
-            continue;
         }
-        let n = bytes[i..].iter().take_while(|c| **c == b'`').count();
-        let open_end = i + n;
-        // find a closing run of exactly n backticks
-        let mut j = open_end;
-        let mut close = None;
-        while j < bytes.len() {
-            if bytes[j] == b'`' {
-                let m = bytes[j..].iter().take_while(|c| **c == b'`').count();
-                if m == n {
-                    close = Some(j + m);
-                    break;
-                }
-                j += m;
-            } else {
-                j += 1;
+    }
+    let mut next_same = vec![None; runs.len()];
+    let mut seen: HashMap<usize, usize> = HashMap::new();
+    for k in (0..runs.len()).rev() {
+        next_same[k] = seen.insert(runs[k].1, k);
+    }
+    let mut k = 0;
+    while k < runs.len() {
+        match next_same[k] {
+            Some(j) => {
+                let (s, _) = runs[k];
+                let (e, n) = runs[j];
+                b.blank(base + s, base + e + n, "inline-code");
+                k = j + 1;
             }
-        }
-        match close {
-            Some(e) => {
-                b.blank(base + i, base + e, "inline-code");
-                i = e;
-            }
-            // an unmatched run: no later run of that length exists on this line
-            None => i = open_end,
+            None => k += 1,
         }
     }
 }
@@ -750,6 +748,18 @@ mod tests {
         let s = sanitize(p);
         assert_eq!(s.blanked_by(17, 22), Some("tag-block"));
         assert_eq!(s.blanked_by(p.len() - 5, p.len()), None);
+    }
+
+    #[test]
+    fn unmatched_backtick_runs_stay_linear() {
+        let mut p = String::new();
+        for n in 1..1_500 {
+            p.push_str(&"`".repeat(n));
+            p.push_str(" x ");
+        }
+        let s = sanitize(&p);
+        assert_eq!(s.text.len(), p.len());
+        assert_eq!(kept("a `b` c ``d` e`` f"), "a c f");
     }
 
     #[test]
