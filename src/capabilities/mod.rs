@@ -36,19 +36,30 @@ pub struct Capability {
 
 /// Which capabilities run for which hook subcommand, in the order their answers are merged.
 /// A subcommand with no entry is a no-op (its capability is not built yet).
-const REGISTRY: &[(&str, &[Capability])] = &[(
-    "user-prompt-submit",
-    &[
-        Capability {
-            name: "keywords.reset_turn",
-            run: keywords::reset_turn,
-        },
-        Capability {
-            name: "keywords",
-            run: keywords::on_prompt,
-        },
-    ],
-)];
+const REGISTRY: &[(&str, &[Capability])] = &[
+    (
+        "user-prompt-submit",
+        &[
+            Capability {
+                name: "keywords.reset_turn",
+                run: keywords::reset_turn,
+            },
+            Capability {
+                name: "keywords",
+                run: keywords::on_prompt,
+            },
+        ],
+    ),
+    ("pre-tool-use", &[skill_guard::PRE_TOOL_USE]),
+    ("post-tool-use", &[skill_guard::POST_TOOL_USE]),
+    (
+        "post-tool-use-failure",
+        &[skill_guard::POST_TOOL_USE_FAILURE],
+    ),
+    // Until the combined Stop decision lands: it calls `skill_guard::stop_block` itself.
+    ("stop", &[skill_guard::STOP]),
+    ("session-end", &[skill_guard::SESSION_END]),
+];
 
 /// The capabilities of a hook subcommand.
 pub fn for_hook(name: &str) -> &'static [Capability] {
