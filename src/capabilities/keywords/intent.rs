@@ -4,10 +4,11 @@
 //! bounded windows around the match (a clause, a sentence, a line, never more than a few hundred
 //! bytes), so judging a match costs the same wherever it is and detection stays linear.
 //!
-//! Order: boundaries (checked on the raw prompt) → quotes → negation → informational →
-//! question → the keyword as a subject → the keyword as a modifier → invocation shapes →
-//! plain mention. A prompt that fits no invocation shape activates nothing unless the alias is
-//! a coined word (see [`super::lexicon::Gate`]).
+//! Order: boundaries (checked on the raw prompt) → quotes → informational → question →
+//! cancel phrase (`stop ralph`) → negation → alternatives → reported speech → the keyword as a
+//! subject → as a modifier → as a setting → as a topic → invocation shapes → plain mention.
+//! A prompt that fits no invocation shape activates nothing unless the alias is a coined word
+//! (see [`super::lexicon::Gate`]); where a prompt is ambiguous, nothing activates.
 
 use super::lexicon::{Alias, Gate, needs_task, takes_topic};
 
@@ -1034,16 +1035,60 @@ const REPORTING: &[&str] = &[
 ];
 
 /// CJK directives right after a keyword (`ralph로`, `ラルフで`, `ralph模式`).
-const CJK_IMMEDIATE: &[&str] = &[
-    "로",
-    "으로",
-    "で",
-    "を使",
-    "を起動",
-    "を実行",
+const CJK_IMMEDIATE: &[&str] = &["로", "으로", "で", "を使", "を起動", "を実行", "模式"];
+
+/// Right after a keyword, these make it a modifier (`랄프의 상태`, `ラルフのバグ`, `拉尔夫的代码`).
+const CJK_MODIFIER_PARTICLES: &[&str] = &["의", "の", "的"];
+
+/// Nouns that, as the next word, make a keyword a modifier (`랄프 관련 코드`, `ラルフ 関連`).
+const CJK_MODIFIER_NOUNS: &[&str] = &[
+    "관련",
+    "코드",
+    "상태",
+    "파일",
+    "기능",
+    "설정",
+    "문서",
+    "버그",
+    "関連",
+    "コード",
+    "状態",
+    "ファイル",
+    "機能",
+    "設定",
+    "バグ",
+    "相关",
+    "代码",
+    "状态",
+    "文件",
+    "功能",
+    "设置",
+    "错误",
+];
+
+/// CJK verbs that start or use a mode (a subset of [`CJK_NEAR`]).
+const CJK_ACTIVATE: &[&str] = &[
+    "켜",
+    "실행",
+    "시작",
+    "돌려",
+    "돌리",
+    "써줘",
+    "써 줘",
+    "써서",
+    "사용",
+    "起動",
+    "開始",
+    "実行",
+    "使って",
+    "使用",
+    "启动",
+    "开始",
+    "运行",
+    "执行",
+    "모드",
+    "モード",
     "模式",
-    "를",
-    "을",
 ];
 
 /// CJK directives within a few characters after a keyword.
@@ -1327,11 +1372,8 @@ pub fn judge(site: &Site<'_>) -> Verdict {
     let sw1 = sentence_words.get(1);
     let modal_question =
         is(sw0, &["can", "could", "would", "will", "shall"]) && !is(sw1, &["you", "u", "we"]);
-    let do_question = is(sw0, &["do"])
-        && is(
-            sw1,
-            &["you", "i", "we", "they", "these", "those", "people", "it"],
-        );
+    let do_question =
+        is(sw0, &["do"]) && is(sw1, &["you", "i", "we", "they", "these", "those", "people"]);
     let question = matches!(terminator, Some('?' | '？'))
         || (is(sw0, QUESTION_STARTS) && !sentence_words.is_empty())
         || do_question
@@ -1340,7 +1382,14 @@ pub fn judge(site: &Site<'_>) -> Verdict {
         let (_, p) = strip_leadins(&sentence_words);
         p
     };
-    let question_blocked = question && !(polite || polite_sentence) && !(explicit && command_pos);
+    // "ultrathink: is this queue correct?" — the question is the task, not about the mode
+    let question_is_task = command_pos
+        && sentence_words.len() == cb_words.len()
+        && !crate::modes::is_persistent(name)
+        && gate != Gate::Prefix
+        && !words(sentence_after).is_empty();
+    let excused = polite || polite_sentence || question_is_task || (explicit && command_pos);
+    let question_blocked = question && !excused;
     if question_blocked {
         return no("question");
     }
@@ -1442,6 +1491,15 @@ pub fn judge(site: &Site<'_>) -> Verdict {
         && gate != Gate::Prefix
         && let Some(body) = colon.strip_prefix(':').or_else(|| colon.strip_prefix('：'))
         && body.lines().next().is_some_and(|l| !l.trim().is_empty())
+        && (!crate::modes::is_persistent(name) || {
+            // a persistent run needs a task, not a remark: "ralph: fix …", not "ralph: the hook …"
+            let line = body.lines().next().unwrap_or("");
+            words(line)
+                .iter()
+                .take(12)
+                .any(|w| TASK_VERBS.contains(&w.as_str()))
+                || CJK_NEAR.iter().any(|m| line.contains(m))
+        })
     {
         return yes("colon-directive");
     }
@@ -1457,14 +1515,19 @@ pub fn judge(site: &Site<'_>) -> Verdict {
             .iter()
             .map(String::as_str)
             .find(|w| !soft.contains(w));
-        let ends_here = sentence_after.trim().is_empty();
         let ok = match first {
             Some(w) if TASK_VERBS.contains(&w) => true,
             Some("this" | "it" | "that" | "these" | "those" | "everything") => true,
             Some("about" | "through" | "over" | "on") => takes_topic(name),
+            // "code review the changes": the alias is itself a verb phrase
+            Some("the" | "my" | "our" | "all" | "every" | "each") => {
+                !crate::modes::is_persistent(name)
+            }
             _ => false,
         };
-        if ok || !needs_task(name) || (ends_here && gate == Gate::Mention && first.is_none()) {
+        // a context-only mode needs no task: "ultrathink", "TDD please"
+        let bare = first.is_none() && !crate::modes::is_persistent(name) && gate != Gate::Command;
+        if ok || !needs_task(name) || bare {
             return yes("leading-imperative");
         }
     }
@@ -1512,10 +1575,25 @@ pub fn judge(site: &Site<'_>) -> Verdict {
             return yes("trailing-tag");
         }
     }
-    // CJK directives
+    // CJK directives; the verb ends a Korean or Japanese sentence, so a keyword that opens
+    // its sentence is judged by the whole sentence
     let imm = rest_after.trim_start_matches(' ');
+    let next_token: String = imm.chars().take_while(|c| !c.is_whitespace()).collect();
+    if CJK_MODIFIER_PARTICLES
+        .iter()
+        .any(|p| rest_after.starts_with(p))
+        || CJK_MODIFIER_NOUNS.iter().any(|n| next_token.starts_with(n))
+    {
+        return no("noun-phrase");
+    }
+    let whole_sentence: String = sentence_after.chars().take(60).collect();
+    // as an object (`랄프를 …`, `ラルフを …`) only a verb that starts a mode counts: `랄프를 켜줘`,
+    // not `랄프를 삭제해줘`
+    let object = ["를", "을", "を"].iter().any(|p| rest_after.starts_with(p));
+    let near: &[&str] = if object { CJK_ACTIVATE } else { CJK_NEAR };
     if CJK_IMMEDIATE.iter().any(|m| imm.starts_with(m))
-        || CJK_NEAR.iter().any(|m| near_after.contains(m))
+        || near.iter().any(|m| near_after.contains(m))
+        || (command_pos && near.iter().any(|m| whole_sentence.contains(m)))
         || CJK_BEFORE
             .iter()
             .any(|m| near_before.trim_end().ends_with(m))

@@ -619,59 +619,60 @@ fn is_path_char(c: char) -> bool {
 /// Tokens with a directory separator: `src/ralph/`, `./x`, `~/.omc/state/…`, `docs/コードレビュー.md`.
 /// A lone leading slash (`/ralph`, `/oh-my-claudecode:ralph`) is a command, not a path.
 fn paths(b: &mut Blanker<'_>, base: usize, line: &str) {
-    let chars: Vec<(usize, char)> = line.char_indices().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        if !is_path_char(chars[i].1) {
-            i += 1;
+    let is_sep = |c: char| c == '/' || c == '\\';
+    let mut it = line.char_indices().peekable();
+    while let Some((start, c)) = it.next() {
+        if !is_path_char(c) {
             continue;
         }
-        let mut j = i;
-        while j < chars.len() && is_path_char(chars[j].1) {
-            j += 1;
-        }
-        let run = &chars[i..j];
-        let seps: Vec<usize> = (0..run.len())
-            .filter(|k| run[*k].1 == '/' || run[*k].1 == '\\')
-            .collect();
-        let is_command = seps.len() == 1 && seps[0] == 0;
-        let has_segment = seps
-            .iter()
-            .any(|k| *k > 0 && run[*k - 1].1 != '/' && run[*k - 1].1 != '\\')
-            || seps.len() >= 2;
-        if !seps.is_empty() && !is_command && has_segment {
-            let last = *seps.last().unwrap();
-            // the final name: ASCII name chars, or a (CJK-capable) stem with an extension
-            let tail = &run[last + 1..];
-            let ascii = tail
-                .iter()
-                .take_while(|(_, c)| c.is_ascii() && is_path_char(*c))
-                .count();
-            let stem = tail
-                .iter()
-                .take_while(|(_, c)| c.is_alphanumeric() || *c == '_' || *c == '-')
-                .count();
-            let mut with_ext = 0;
-            if stem > 0 && tail.get(stem).is_some_and(|(_, c)| *c == '.') {
-                let ext = tail[stem + 1..]
-                    .iter()
-                    .take_while(|(_, c)| c.is_ascii_alphanumeric())
-                    .count();
-                if (1..=8).contains(&ext) {
-                    with_ext = stem + 1 + ext;
-                }
+        // one run of path characters: where its separators are, and where it ends
+        let mut end = start + c.len_utf8();
+        let mut seps = usize::from(is_sep(c));
+        let mut last_sep = is_sep(c).then_some(start);
+        let mut segment_before_sep = false;
+        let mut prev = c;
+        while let Some(&(k, d)) = it.peek() {
+            if !is_path_char(d) {
+                break;
             }
-            let keep = ascii.max(with_ext);
-            let end_idx = last + 1 + keep;
-            let start_off = run[0].0;
-            let end_off = if end_idx < run.len() {
-                run[end_idx].0
-            } else {
-                chars.get(j).map_or(line.len(), |(o, _)| *o)
-            };
-            b.blank(base + start_off, base + end_off, "path");
+            if is_sep(d) {
+                seps += 1;
+                segment_before_sep |= !is_sep(prev);
+                last_sep = Some(k);
+            }
+            prev = d;
+            end = k + d.len_utf8();
+            it.next();
         }
-        i = j;
+        let Some(last) = last_sep else { continue };
+        let is_command = seps == 1 && is_sep(c);
+        if is_command || !(segment_before_sep || seps >= 2) {
+            continue;
+        }
+        // the final name: ASCII name characters, or a (CJK-capable) stem with an extension
+        let tail = &line[last + 1..end];
+        let ascii: usize = tail
+            .chars()
+            .take_while(|c| c.is_ascii() && is_path_char(*c))
+            .map(char::len_utf8)
+            .sum();
+        let stem: usize = tail
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '-')
+            .map(char::len_utf8)
+            .sum();
+        let mut with_ext = 0;
+        if stem > 0 && tail[stem..].starts_with('.') {
+            let ext = tail[stem + 1..]
+                .bytes()
+                .take_while(u8::is_ascii_alphanumeric)
+                .count();
+            if (1..=8).contains(&ext) {
+                with_ext = stem + 1 + ext;
+            }
+        }
+        let keep = ascii.max(with_ext);
+        b.blank(base + start, base + last + 1 + keep, "path");
     }
 }
 

@@ -55,14 +55,12 @@ fn automaton() -> &'static AhoCorasick {
 
 /// The first 20 lines name at least two review verdicts: a pasted review template.
 fn review_seed(prompt: &str) -> bool {
-    let head: String = prompt
+    let start: String = prompt.chars().take(4_000).collect();
+    let head = start
         .lines()
         .take(20)
         .collect::<Vec<_>>()
         .join("\n")
-        .chars()
-        .take(4_000)
-        .collect::<String>()
         .to_lowercase();
     let verdicts = [
         &["approve"][..],
