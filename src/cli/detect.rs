@@ -13,8 +13,8 @@ use std::io::Read;
 pub const HELP: &str = "Usage: omc-hooks detect [--json] [PROMPT...]\n\n\
 Shows which magic keywords PROMPT would activate and, for every candidate, the matched text,\n\
 its byte offset, whether it activated and the rule that decided. Reads the prompt from stdin\n\
-when none is given. Touches no state; names disabled in .omc/config.json are reported as such.\n\n\
-  --json   print one JSON object instead of the table";
+when none is given. Touches no state; names disabled in .omc/config.json are reported as such.\n\n  \
+--json   print one JSON object instead of the table";
 
 /// Runs the command.
 pub fn run(args: &[String], env: &Env) -> i32 {
