@@ -346,3 +346,31 @@ fn detect_reports_the_verdict_and_the_deciding_rules_without_touching_state() {
     assert_eq!(v["candidates"][0]["rule"], "disabled-by-config");
     assert_eq!(p.files(), vec![".omc/config.json".to_string()]);
 }
+
+#[test]
+fn a_pasted_stop_reason_from_our_own_stop_hook_activates_nothing() {
+    let p = Project::new();
+    for (sid, text) in [
+        ("a", "ralph fix the parser"),
+        ("b", "autopilot build the CLI"),
+        ("c", "ulw refactor the auth module"),
+        ("d", "ralplan design the cache"),
+    ] {
+        prompt(&p, sid, text).run().expect_valid();
+        let mut stop = payload("Stop", sid, p.path());
+        stop["stop_hook_active"] = json!(false);
+        stop["last_assistant_message"] = json!("still working");
+        let out = Hook::new("stop").payload(stop).run();
+        let reason = out.json()["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert!(!reason.is_empty(), "{text}: the Stop side blocks");
+        for pasted in [
+            reason.clone(),
+            format!("Stop hook feedback:\n{reason}\n\nwhy?"),
+        ] {
+            prompt(&p, sid, &pasted).run().expect_noop();
+        }
+    }
+}

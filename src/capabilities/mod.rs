@@ -5,8 +5,10 @@
 
 pub mod cancel;
 pub mod keywords;
+pub mod persistent_mode;
 pub mod skill_guard;
 pub mod subagents;
+pub mod tool_failure;
 
 use crate::config::Config;
 use crate::env::Env;
@@ -51,13 +53,34 @@ const REGISTRY: &[(&str, &[Capability])] = &[
         ],
     ),
     ("pre-tool-use", &[skill_guard::PRE_TOOL_USE]),
-    ("post-tool-use", &[skill_guard::POST_TOOL_USE]),
+    (
+        "post-tool-use",
+        &[
+            skill_guard::POST_TOOL_USE,
+            Capability {
+                name: "tool_failure clear",
+                run: tool_failure::clear,
+            },
+        ],
+    ),
     (
         "post-tool-use-failure",
-        &[skill_guard::POST_TOOL_USE_FAILURE],
+        &[
+            skill_guard::POST_TOOL_USE_FAILURE,
+            Capability {
+                name: "tool_failure",
+                run: tool_failure::record,
+            },
+        ],
     ),
-    // Until the combined Stop decision lands: it calls `skill_guard::stop_block` itself.
-    ("stop", &[skill_guard::STOP]),
+    // Persistent modes first; with none to continue it asks `skill_guard::stop_block`.
+    (
+        "stop",
+        &[Capability {
+            name: "persistent_mode",
+            run: persistent_mode::stop,
+        }],
+    ),
     ("session-end", &[skill_guard::SESSION_END]),
 ];
 

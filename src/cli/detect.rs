@@ -8,7 +8,8 @@ use crate::config::Config;
 use crate::env::Env;
 use crate::state::{Store, root};
 use serde_json::json;
-use std::io::Read;
+use std::fmt::Write as _;
+use std::io::{Read, Write as _};
 
 pub const HELP: &str = "Usage: omc-hooks detect [--json] [PROMPT...]\n\n\
 Shows which magic keywords PROMPT would activate and, for every candidate, the matched text,\n\
@@ -67,19 +68,20 @@ pub fn run(args: &[String], env: &Env) -> i32 {
             "candidates": candidates,
             "unreported": det.unreported,
         });
-        println!("{out}");
-        return 0;
+        return print(&format!("{out}\n"));
     }
+    let mut text = String::new();
     if det.modes.is_empty() {
-        println!("verdict: nothing activated");
+        text.push_str("verdict: nothing activated\n");
     } else {
-        println!("verdict: {}", keywords::header(&det.modes));
+        let _ = writeln!(text, "verdict: {}", keywords::header(&det.modes));
     }
     if det.candidates.is_empty() {
-        println!("no keyword candidates");
+        text.push_str("no keyword candidates\n");
     }
     for c in &det.candidates {
-        println!(
+        let _ = writeln!(
+            text,
             "  {:<16} {:<24} at {:<6} {:<10} {}: {}",
             c.name,
             format!("{:?}", c.matched),
@@ -90,7 +92,14 @@ pub fn run(args: &[String], env: &Env) -> i32 {
         );
     }
     if det.unreported > 0 {
-        println!("  … and {} more candidates not shown", det.unreported);
+        let _ = writeln!(text, "  … and {} more candidates not shown", det.unreported);
     }
+    print(&text)
+}
+
+/// Writes to stdout; a closed pipe (`detect … | head`) is not an error worth a panic.
+fn print(text: &str) -> i32 {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
     0
 }

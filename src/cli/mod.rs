@@ -10,6 +10,7 @@ pub mod demo;
 pub mod detect;
 mod doctor;
 mod install;
+pub mod mode;
 mod runs;
 mod settings;
 mod status;
@@ -83,6 +84,12 @@ pub const COMMANDS: &[Command] = &[
             print!("{}", crate::hooks::MANIFEST);
             0
         },
+    },
+    Command {
+        name: "mode",
+        summary: "record a persistent mode's phase, test result or stage; show the runs",
+        help: mode::HELP,
+        run: mode::run,
     },
 ];
 
