@@ -104,3 +104,27 @@ fn cancelomc_in_a_later_turn_ends_the_run() {
     assert_eq!(s["active"], false);
     assert_eq!(s["ended_reason"], "cancelled");
 }
+
+#[test]
+fn a_keyword_run_is_enforced_from_the_first_stop_without_a_skill_call() {
+    let sb = Sandbox::new();
+    let run = sb.claude(
+        plugin_dir(),
+        "ralph fix the failing parser test",
+        Scenario::new()
+            .reply_text("I changed the tokenizer; more work remains.")
+            .reply_text("The parser is fixed and the tests pass.\n<omc-complete/>")
+            .reply_text("unexpected extra turn"),
+        None,
+    );
+    run.assert_success();
+    let d = run.diagnostics();
+    assert_eq!(run.main_loop_requests().len(), 2, "{d}");
+    assert_eq!(run.unused_replies, 1, "{d}");
+    let back = run.new_text(1);
+    assert!(back.contains("Stop hook feedback:\n[RALPH LOOP"), "{back}");
+    assert!(back.contains("ralph fix the failing parser test"), "{back}");
+    let s = ralph_state(&run, &run.session_id).unwrap();
+    assert_eq!(s["active"], false);
+    assert_eq!(s["ended_reason"], "completed");
+}
