@@ -4,6 +4,7 @@
 //! file plus one line here.
 
 pub mod cancel;
+pub mod keywords;
 pub mod persistent_mode;
 pub mod skill_guard;
 pub mod subagents;
@@ -38,6 +39,19 @@ pub struct Capability {
 /// Which capabilities run for which hook subcommand, in the order their answers are merged.
 /// A subcommand with no entry is a no-op (its capability is not built yet).
 const REGISTRY: &[(&str, &[Capability])] = &[
+    (
+        "user-prompt-submit",
+        &[
+            Capability {
+                name: "keywords.reset_turn",
+                run: keywords::reset_turn,
+            },
+            Capability {
+                name: "keywords",
+                run: keywords::on_prompt,
+            },
+        ],
+    ),
     ("pre-tool-use", &[skill_guard::PRE_TOOL_USE]),
     (
         "post-tool-use",

@@ -7,6 +7,7 @@
 mod args;
 mod cancel;
 pub mod demo;
+pub mod detect;
 mod doctor;
 mod install;
 pub mod mode;
@@ -27,6 +28,12 @@ pub struct Command {
 
 /// Human commands, in the order `help` lists them.
 pub const COMMANDS: &[Command] = &[
+    Command {
+        name: "detect",
+        summary: "show what a prompt would activate, and why (touches no state)",
+        help: detect::HELP,
+        run: detect::run,
+    },
     Command {
         name: "status",
         summary: "what is running in this project: modes, skill guards, failures",
