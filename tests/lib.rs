@@ -5,6 +5,7 @@
 //! state files.
 
 mod common;
+mod memory;
 mod schema;
 mod state_store;
 mod wire;

@@ -4,6 +4,7 @@
 //! file plus one line here.
 
 pub mod cancel;
+pub mod memory;
 pub mod skill_guard;
 pub mod subagents;
 
@@ -35,7 +36,34 @@ pub struct Capability {
 
 /// Which capabilities run for which hook subcommand, in the order their answers are merged.
 /// A subcommand with no entry is a no-op (its capability is not built yet).
-const REGISTRY: &[(&str, &[Capability])] = &[];
+const REGISTRY: &[(&str, &[Capability])] = &[
+    (
+        "session-start",
+        &[cap("session-memory", memory::session_start::run)],
+    ),
+    (
+        "user-prompt-submit",
+        &[cap("resume", memory::resume::on_prompt)],
+    ),
+    (
+        "post-tool-use",
+        &[
+            cap("edits", memory::edits::record),
+            cap("todos", memory::todos::record),
+        ],
+    ),
+    ("subagent-start", &[cap("subagents", subagents::start)]),
+    ("subagent-stop", &[cap("subagents", subagents::stop)]),
+    ("pre-compact", &[cap("checkpoint", memory::checkpoint::run)]),
+    (
+        "session-end",
+        &[cap("session-end", memory::session_end::run)],
+    ),
+];
+
+const fn cap(name: &'static str, run: fn(&Ctx<'_>) -> Answer) -> Capability {
+    Capability { name, run }
+}
 
 /// The capabilities of a hook subcommand.
 pub fn for_hook(name: &str) -> &'static [Capability] {
