@@ -27,6 +27,9 @@ pub struct Env {
     pub process_cwd: Option<PathBuf>,
     /// `OMC_DEBUG`: extra diagnostics on stderr.
     pub debug: bool,
+    /// `OMC_TRACE_FILE`: an absolute file to which every hook invocation appends one JSON line
+    /// (subcommand, decoded event and session, outcome). For debugging and the real-client tests.
+    pub trace_file: Option<PathBuf>,
     /// Anything else a capability may look up by name (for example `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`).
     pub extra: HashMap<String, String>,
 }
@@ -37,6 +40,7 @@ const EXTRA_VARS: &[&str] = &[
     "CLAUDE_CONFIG_DIR",
     "HOME",
     "OMC_RALPH_HARD_MAX",
+    "PATH",
 ];
 
 impl Env {
@@ -86,6 +90,9 @@ impl Env {
             project_dir: abs_dir(get("CLAUDE_PROJECT_DIR")),
             process_cwd,
             debug: truthy(get("OMC_DEBUG")),
+            trace_file: get("OMC_TRACE_FILE")
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute()),
             extra,
         }
     }

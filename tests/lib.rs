@@ -4,8 +4,14 @@
 //! the real-client suite in `e2e`, the real Claude Code client) and asserts the answer and the
 //! state files.
 
+mod cli;
 mod common;
+mod e2e;
+mod e2e_cli;
+mod e2e_foundation;
+mod e2e_skills;
 mod memory;
 mod schema;
+mod skills;
 mod state_store;
 mod wire;

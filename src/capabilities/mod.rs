@@ -45,19 +45,30 @@ const REGISTRY: &[(&str, &[Capability])] = &[
         "user-prompt-submit",
         &[cap("resume", memory::resume::on_prompt)],
     ),
+    ("pre-tool-use", &[skill_guard::PRE_TOOL_USE]),
     (
         "post-tool-use",
         &[
+            skill_guard::POST_TOOL_USE,
             cap("edits", memory::edits::record),
             cap("todos", memory::todos::record),
         ],
     ),
+    (
+        "post-tool-use-failure",
+        &[skill_guard::POST_TOOL_USE_FAILURE],
+    ),
     ("subagent-start", &[cap("subagents", subagents::start)]),
     ("subagent-stop", &[cap("subagents", subagents::stop)]),
     ("pre-compact", &[cap("checkpoint", memory::checkpoint::run)]),
+    // Until the combined Stop decision lands: it calls `skill_guard::stop_block` itself.
+    ("stop", &[skill_guard::STOP]),
     (
         "session-end",
-        &[cap("session-end", memory::session_end::run)],
+        &[
+            skill_guard::SESSION_END,
+            cap("session-end", memory::session_end::run),
+        ],
     ),
 ];
 
