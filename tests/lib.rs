@@ -9,6 +9,7 @@ mod common;
 mod e2e;
 mod e2e_cli;
 mod e2e_foundation;
+mod e2e_memory;
 mod e2e_skills;
 mod memory;
 mod schema;

@@ -129,6 +129,10 @@ fn same_project(state: &ModeState, store: &Store) -> bool {
     state.project_path.as_deref().is_none_or(|p| {
         let trim = |s: &str| s.trim_end_matches('/').to_string();
         trim(p) == trim(&store.project().to_string_lossy())
+            || matches!(
+                (std::fs::canonicalize(p), std::fs::canonicalize(store.project())),
+                (Ok(a), Ok(b)) if a == b
+            )
     })
 }
 
