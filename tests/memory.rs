@@ -650,3 +650,38 @@ fn old_suspended_runs_are_not_offered_and_other_projects_runs_never() {
     );
     assert!(!p.session_dir("new").join("ralph-state.json").exists());
 }
+
+#[test]
+fn project_memory_add_keeps_unknown_keys_and_never_clobbers_a_broken_file() {
+    use omc_hooks::capabilities::memory::project_memory::{Kind, add};
+    use omc_hooks::state::{Root, Store};
+    let p = Project::new();
+    let store = Store::new(
+        Root {
+            project: p.path().to_path_buf(),
+            omc: p.omc(),
+        },
+        NOW,
+    );
+    p.write_json(
+        ".omc/project-memory.json",
+        &json!({"userDirectives": [{"directive": "from OMC"}]}),
+    );
+    assert!(add(&store, Kind::Directive, "Never push to main", "user", NOW).unwrap());
+    assert!(add(&store, Kind::Fact, "Uses pnpm", "user", NOW).unwrap());
+    assert!(
+        !add(&store, Kind::Fact, "Uses pnpm", "user", NOW).unwrap(),
+        "deduplicated"
+    );
+    let v = p.read_json(".omc/project-memory.json").unwrap();
+    assert_valid("project-memory", &v);
+    assert_eq!(v["userDirectives"][0]["directive"], "from OMC");
+    assert_eq!(v["directives"][0]["text"], "Never push to main");
+    assert_eq!(v["facts"][0]["added_at"], iso(NOW));
+    std::fs::write(p.omc().join("project-memory.json"), "{ half-edited").unwrap();
+    assert!(add(&store, Kind::Fact, "x", "user", NOW).is_err());
+    assert_eq!(
+        std::fs::read_to_string(p.omc().join("project-memory.json")).unwrap(),
+        "{ half-edited"
+    );
+}
