@@ -685,3 +685,46 @@ fn project_memory_add_keeps_unknown_keys_and_never_clobbers_a_broken_file() {
         "{ half-edited"
     );
 }
+
+#[test]
+fn a_session_that_records_nothing_leaves_no_omc_directory() {
+    let p = Project::new();
+    run(
+        "session-start",
+        &p,
+        with(
+            payload("SessionStart", "s1", p.path()),
+            json!({"source": "startup"}),
+        ),
+    )
+    .expect_noop();
+    run(
+        "user-prompt-submit",
+        &p,
+        with(
+            payload("UserPromptSubmit", "s1", p.path()),
+            json!({"prompt": "hello"}),
+        ),
+    )
+    .expect_noop();
+    end_session(&p, "s1", NOW);
+    assert!(!p.omc().exists(), "{:?}", p.files());
+    // With a state directory, the summary is written even for a quiet session.
+    std::fs::create_dir_all(p.omc()).unwrap();
+    run(
+        "session-start",
+        &p,
+        with(
+            payload("SessionStart", "s2", p.path()),
+            json!({"source": "startup"}),
+        ),
+    )
+    .expect_noop();
+    end_session(&p, "s2", NOW + MIN);
+    let s = p.read_json(".omc/sessions/s2.json").unwrap();
+    assert_valid("session-summary", &s);
+    assert_eq!(
+        s["duration_ms"], MIN,
+        "from session.json's start to the end"
+    );
+}

@@ -4,7 +4,8 @@
 //! scans other sessions.
 //!
 //! * `.omc/sessions/<id>.json`: duration, runs with their iterations, failures, subagents,
-//!   edits (`state-schema/session-summary.schema.json`).
+//!   edits (`state-schema/session-summary.schema.json`) — in a project that has `.omc/`; a
+//!   session that recorded nothing in a project without one leaves no trace.
 //! * Unfinished runs are **suspended**: `active` stays `true` and `suspended_at` is set, and
 //!   the run is listed in the suspended-run index (see [`super::resume`]).
 //! * Transient files removed: `subagents.json` (subagents die with the session; they are in
@@ -79,6 +80,10 @@ pub fn run(ctx: &Ctx<'_>) -> Answer {
     let (Some(store), Some(sid)) = (&ctx.store, ctx.scope.session_id()) else {
         return Answer::default();
     };
+    if !store.omc_dir().is_dir() {
+        // Nothing was ever recorded for this project: leave no `.omc/` behind just to say so.
+        return Answer::default();
+    }
     let now = crate::time::iso(ctx.now_ms);
 
     let runs = suspend(store, &ctx.scope, &now);
@@ -142,9 +147,14 @@ fn summarise(ctx: &Ctx<'_>, store: &Store, runs: &[ModeState], now: &str) -> Sum
     let scope = &ctx.scope;
     let marker: Option<session_start::Marker> =
         StateFile::new(scope, session_start::MARKER).and_then(|f| store.read(&f));
+    let tracked = subagents::tracked(ctx);
+    // Without a marker (the project had no `.omc/` when the session started), the earliest
+    // thing the session is known to have started stands in.
     let started_at = marker.map(|m| m.started_at).or_else(|| {
         runs.iter()
             .filter_map(|r| r.started_at.clone())
+            .chain(tracked.agents.iter().map(|a| a.started_at.clone()))
+            .filter(|s| crate::time::parse_iso(s).is_some())
             .min_by_key(|s| crate::time::parse_iso(s).unwrap_or(i64::MAX))
     });
     let duration_ms = started_at
@@ -152,7 +162,6 @@ fn summarise(ctx: &Ctx<'_>, store: &Store, runs: &[ModeState], now: &str) -> Sum
         .and_then(crate::time::parse_iso)
         .map(|t| (ctx.now_ms - t).max(0));
 
-    let tracked = subagents::tracked(ctx);
     let mut by_type = BTreeMap::new();
     for a in &tracked.agents {
         let t = if a.agent_type.is_empty() {

@@ -10,7 +10,7 @@
 //!
 //! A section that does not fit is cut with a marker, and sections left out entirely are named
 //! in a closing line. It also records `session.json` (first start, last start, source), which
-//! SessionEnd uses for the session's duration.
+//! SessionEnd uses for the session's duration — but never creates `.omc/` to do so.
 
 use super::{checkpoint, clip, mode_states, notepad, project_memory, render, resume, run_label};
 use crate::capabilities::Ctx;
@@ -124,11 +124,16 @@ fn restored(s: &ModeState) -> String {
     )
 }
 
-/// Records the start in `session.json` (only for a valid session id).
+/// Records the start in `session.json` (only for a valid session id, and only in a project
+/// that already has a state directory: starting a session must not create `.omc/` — it would
+/// show up in the git status Claude Code snapshots for the model right after this hook).
 fn mark(ctx: &Ctx<'_>, store: &Store, source: &str) {
     let Some(sid) = ctx.scope.session_id() else {
         return;
     };
+    if !store.omc_dir().is_dir() {
+        return;
+    }
     let Some(file) = StateFile::new(&ctx.scope, MARKER) else {
         return;
     };
