@@ -34,6 +34,10 @@ pub struct Env {
     pub extra: HashMap<String, String>,
 }
 
+/// The key under which [`Env::from_process`] records this binary's own path in [`Env::extra`]
+/// (not an environment variable): texts that tell the model to run `omc-hooks …` use it.
+pub const EXE_VAR: &str = "omc-hooks:exe";
+
 /// Variables copied into [`Env::extra`] because some capability reads them.
 const EXTRA_VARS: &[&str] = &[
     "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP",
@@ -52,6 +56,9 @@ impl Env {
             if let Some(v) = get(name) {
                 extra.insert((*name).to_string(), v);
             }
+        }
+        if let Ok(exe) = std::env::current_exe() {
+            extra.insert(EXE_VAR.to_string(), exe.to_string_lossy().into_owned());
         }
         Env::from_lookup(|k| get(k), std::env::current_dir().ok(), extra)
     }

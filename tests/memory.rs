@@ -477,13 +477,16 @@ fn session_end_summarises_suspends_and_cleans_up() {
     assert_eq!(idx["runs"][0]["session_id"], "s1");
 
     let files = p.files();
-    for gone in ["subagents.json", "last-tool-error.json"] {
-        assert!(
-            !files.iter().any(|f| f.ends_with(gone)),
-            "{gone} removed: {files:?}"
-        );
-    }
-    for kept in ["edits.json", "todos.json", "session.json"] {
+    assert!(
+        !files.iter().any(|f| f.ends_with("subagents.json")),
+        "subagents.json removed: {files:?}"
+    );
+    for kept in [
+        "edits.json",
+        "todos.json",
+        "session.json",
+        "last-tool-error.json",
+    ] {
         assert!(
             files.iter().any(|f| f.ends_with(kept)),
             "{kept} kept: {files:?}"

@@ -239,11 +239,12 @@ fn a_failed_skill_call_releases_its_guard() {
     invoke(&p, "plan", "toolu_1", T0);
     let mut v = skill_call(&p, "PostToolUseFailure", "plan", "toolu_1");
     v["error"] = json!("Unknown skill: plan");
+    // The guard says nothing; tool-failure escalation records the failure as for any tool.
     Hook::new("post-tool-use-failure")
         .now(T0 + 1000)
         .payload(v)
         .run()
-        .expect_noop();
+        .expect_context("[TOOL ERROR - RETRY 1] Tool \"Skill\" failed.");
     assert!(stack(&p).is_none());
 }
 

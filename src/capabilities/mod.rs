@@ -5,8 +5,10 @@
 
 pub mod cancel;
 pub mod memory;
+pub mod persistent_mode;
 pub mod skill_guard;
 pub mod subagents;
+pub mod tool_failure;
 
 use crate::config::Config;
 use crate::env::Env;
@@ -50,19 +52,35 @@ const REGISTRY: &[(&str, &[Capability])] = &[
         "post-tool-use",
         &[
             skill_guard::POST_TOOL_USE,
+            Capability {
+                name: "tool_failure clear",
+                run: tool_failure::clear,
+            },
             cap("edits", memory::edits::record),
             cap("todos", memory::todos::record),
         ],
     ),
     (
         "post-tool-use-failure",
-        &[skill_guard::POST_TOOL_USE_FAILURE],
+        &[
+            skill_guard::POST_TOOL_USE_FAILURE,
+            Capability {
+                name: "tool_failure",
+                run: tool_failure::record,
+            },
+        ],
+    ),
+    // Persistent modes first; with none to continue it asks `skill_guard::stop_block`.
+    (
+        "stop",
+        &[Capability {
+            name: "persistent_mode",
+            run: persistent_mode::stop,
+        }],
     ),
     ("subagent-start", &[cap("subagents", subagents::start)]),
     ("subagent-stop", &[cap("subagents", subagents::stop)]),
     ("pre-compact", &[cap("checkpoint", memory::checkpoint::run)]),
-    // Until the combined Stop decision lands: it calls `skill_guard::stop_block` itself.
-    ("stop", &[skill_guard::STOP]),
     (
         "session-end",
         &[

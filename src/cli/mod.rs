@@ -9,6 +9,7 @@ mod cancel;
 pub mod demo;
 mod doctor;
 mod install;
+pub mod mode;
 mod runs;
 mod settings;
 mod status;
@@ -76,6 +77,12 @@ pub const COMMANDS: &[Command] = &[
             print!("{}", crate::hooks::MANIFEST);
             0
         },
+    },
+    Command {
+        name: "mode",
+        summary: "record a persistent mode's phase, test result or stage; show the runs",
+        help: mode::HELP,
+        run: mode::run,
     },
 ];
 

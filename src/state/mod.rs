@@ -11,6 +11,7 @@ pub mod fs;
 pub mod root;
 pub mod session;
 mod text;
+pub mod transcript;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;

@@ -9,9 +9,10 @@
 //! * Unfinished runs are **suspended**: `active` stays `true` and `suspended_at` is set, and
 //!   the run is listed in the suspended-run index (see [`super::resume`]).
 //! * Transient files removed: `subagents.json` (subagents die with the session; they are in
-//!   the summary) and `last-tool-error.json` (its 60 s retry window cannot span sessions).
-//!   Kept: mode states, `edits.json`, `todos.json`, `session.json` and checkpoints, which a
-//!   `claude --resume` of this session still needs.
+//!   the summary). Kept: mode states, `edits.json`, `todos.json`, `session.json` and
+//!   checkpoints, which a `claude --resume` of this session still needs, and
+//!   `last-tool-error.json`, which belongs to the tool-failure capability (its 60 s windows
+//!   make an old record harmless).
 
 use super::{checkpoint, clip, edits, mode_states, resume, session_start};
 use crate::capabilities::{Ctx, subagents};
@@ -106,12 +107,10 @@ pub fn run(ctx: &Ctx<'_>) -> Answer {
         None => crate::diag!("session-end: session id too long for a summary file name"),
     }
 
-    for name in [subagents::FILE, TOOL_ERROR_FILE] {
-        if let Some(f) = StateFile::new(&ctx.scope, name)
-            && let Err(e) = store.remove(&f)
-        {
-            crate::diag!("session-end: cannot remove {name}: {e}");
-        }
+    if let Some(f) = StateFile::new(&ctx.scope, subagents::FILE)
+        && let Err(e) = store.remove(&f)
+    {
+        crate::diag!("session-end: cannot remove {}: {e}", subagents::FILE);
     }
     Answer::default()
 }
