@@ -5,6 +5,7 @@
 
 pub mod cancel;
 pub mod keywords;
+pub mod memory;
 pub mod persistent_mode;
 pub mod skill_guard;
 pub mod subagents;
@@ -40,16 +41,15 @@ pub struct Capability {
 /// A subcommand with no entry is a no-op (its capability is not built yet).
 const REGISTRY: &[(&str, &[Capability])] = &[
     (
+        "session-start",
+        &[cap("session-memory", memory::session_start::run)],
+    ),
+    (
         "user-prompt-submit",
         &[
-            Capability {
-                name: "keywords.reset_turn",
-                run: keywords::reset_turn,
-            },
-            Capability {
-                name: "keywords",
-                run: keywords::on_prompt,
-            },
+            cap("keywords.reset_turn", keywords::reset_turn),
+            cap("resume", memory::resume::on_prompt),
+            cap("keywords", keywords::on_prompt),
         ],
     ),
     ("pre-tool-use", &[skill_guard::PRE_TOOL_USE]),
@@ -57,32 +57,35 @@ const REGISTRY: &[(&str, &[Capability])] = &[
         "post-tool-use",
         &[
             skill_guard::POST_TOOL_USE,
-            Capability {
-                name: "tool_failure clear",
-                run: tool_failure::clear,
-            },
+            cap("tool_failure clear", tool_failure::clear),
+            cap("edits", memory::edits::record),
+            cap("todos", memory::todos::record),
         ],
     ),
     (
         "post-tool-use-failure",
         &[
             skill_guard::POST_TOOL_USE_FAILURE,
-            Capability {
-                name: "tool_failure",
-                run: tool_failure::record,
-            },
+            cap("tool_failure", tool_failure::record),
         ],
     ),
     // Persistent modes first; with none to continue it asks `skill_guard::stop_block`.
+    ("stop", &[cap("persistent_mode", persistent_mode::stop)]),
+    ("subagent-start", &[cap("subagents", subagents::start)]),
+    ("subagent-stop", &[cap("subagents", subagents::stop)]),
+    ("pre-compact", &[cap("checkpoint", memory::checkpoint::run)]),
     (
-        "stop",
-        &[Capability {
-            name: "persistent_mode",
-            run: persistent_mode::stop,
-        }],
+        "session-end",
+        &[
+            skill_guard::SESSION_END,
+            cap("session-end", memory::session_end::run),
+        ],
     ),
-    ("session-end", &[skill_guard::SESSION_END]),
 ];
+
+const fn cap(name: &'static str, run: fn(&Ctx<'_>) -> Answer) -> Capability {
+    Capability { name, run }
+}
 
 /// The capabilities of a hook subcommand.
 pub fn for_hook(name: &str) -> &'static [Capability] {

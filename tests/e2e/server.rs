@@ -529,10 +529,12 @@ fn respond(req: &Req, state: &Arc<Mutex<State>>) -> (&'static str, &'static str,
         .and_then(Value::as_array)
         .map(|a| !a.is_empty())
         .unwrap_or(false);
+    // The client merges the compaction prompt into the last user message when the
+    // conversation ended on a tool result, so the marker need not lead the text.
     rec.compaction = rec
         .last_user_text()
-        .trim_start()
-        .starts_with(COMPACT_MARKER);
+        .lines()
+        .any(|l| l.trim_start().starts_with(COMPACT_MARKER));
     let reply = if rec.compaction {
         Reply::Text(COMPACT_SUMMARY.to_owned())
     } else if has_tools && rec.agent_id.is_some() {
