@@ -152,22 +152,25 @@ fn a_cancelled_run_is_not_continued_on_the_next_turn() {
     assert_eq!(run.main_loop_requests().len(), 3, "{}", run.diagnostics());
     assert_eq!(ralph(&sb)["active"], true);
 
-    // What `cancelomc` and `omc-hooks cancel` do (the keyword capability calls the same
-    // function); replace with the prompt "cancelomc" once keywords is on main.
-    let store = omc_hooks::state::Store::new(
-        omc_hooks::state::Root {
-            project: sb.project(),
-            omc: sb.project().join(".omc"),
-        },
-        now_ms(),
+    // The user cancels on the next turn; that turn itself is not continued.
+    let cancel = sb.claude(
+        plugin_dir(),
+        "cancelomc",
+        Scenario::new().reply_text(MORE).reply_text("unexpected"),
+        Some(SID),
     );
-    let scope = omc_hooks::state::Scope::for_session(Some(SID));
-    let c = omc_hooks::capabilities::cancel::cancel_scope(
-        &store,
-        &scope,
-        &omc_hooks::time::iso(now_ms()),
+    cancel.assert_success();
+    assert_eq!(
+        cancel.main_loop_requests().len(),
+        1,
+        "{}",
+        cancel.diagnostics()
     );
-    assert_eq!(c.modes, vec!["ralph"]);
+    assert!(
+        cancel.shown_text(0).contains("ralph"),
+        "the cancel context names the run"
+    );
+    assert_eq!(ralph(&sb)["active"], false);
 
     let next = sb.claude(
         plugin_dir(),

@@ -6,6 +6,7 @@
 
 mod cli;
 mod common;
+mod demo;
 mod e2e;
 mod e2e_cli;
 mod e2e_foundation;
