@@ -8,16 +8,7 @@ use serde_json::{Value, json};
 use std::path::Path;
 use std::process::Command;
 
-const SKILL: &str =
-    "---\nname: demo\ndescription: A demo skill for the tests.\n---\n\nSay hello.\n";
-
-fn trace(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("trace line is JSON"))
-        .collect()
-}
+use crate::e2e_foundation::{SKILL, trace};
 
 /// Runs the CLI in the sandbox's project with the sandbox's HOME.
 #[track_caller]

@@ -8,11 +8,11 @@ use serde_json::{Value, json};
 use std::path::Path;
 
 /// A project skill the scripted model invokes.
-const SKILL: &str =
+pub const SKILL: &str =
     "---\nname: demo\ndescription: A demo skill for the tests.\n---\n\nSay hello.\n";
 
 /// The trace lines (`OMC_TRACE_FILE`) written by the hooks.
-fn trace(path: &Path) -> Vec<Value> {
+pub fn trace(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
         .unwrap_or_default()
         .lines()
