@@ -5,6 +5,7 @@
 //! state files.
 
 mod common;
+mod hardening;
 mod schema;
 mod state_store;
 mod wire;
