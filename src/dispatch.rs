@@ -21,34 +21,80 @@ pub fn run_hook(hook: Hook, env: Env) -> i32 {
         if env.debug {
             crate::diag!("{} skipped by DISABLE_OMC / OMC_SKIP_HOOKS", hook.name);
         }
+        trace(&env, hook, &Traced::default(), "skipped");
         return 0;
     }
+    let trace_file = env.trace_file.clone();
     let started = Instant::now();
     let (tx, rx) = mpsc::channel();
     let worker = std::thread::Builder::new()
         .name(hook.name.into())
         .spawn(move || {
-            let result = catch_unwind(AssertUnwindSafe(|| handle(hook, &env, started)));
-            let _ = tx.send(result);
+            let mut seen = Traced::default();
+            let result = catch_unwind(AssertUnwindSafe(|| handle(hook, &env, started, &mut seen)));
+            let _ = tx.send((result, seen));
         });
     if let Err(e) = worker {
         crate::diag!("{}: cannot start worker thread: {e}; no-op", hook.name);
         return 0;
     }
-    match rx.recv_timeout(hook.deadline) {
-        Ok(Ok(value)) => output::emit(value.as_ref()),
-        Ok(Err(_)) => crate::diag!("{}: internal error (panic); no-op", hook.name),
-        Err(_) => crate::diag!(
-            "{}: internal deadline of {} ms passed; no-op",
-            hook.name,
-            hook.deadline.as_millis()
-        ),
+    let (outcome, seen) = match rx.recv_timeout(hook.deadline) {
+        Ok((Ok(value), seen)) => {
+            output::emit(value.as_ref());
+            (if value.is_some() { "answer" } else { "noop" }, seen)
+        }
+        Ok((Err(_), seen)) => {
+            crate::diag!("{}: internal error (panic); no-op", hook.name);
+            ("panic", seen)
+        }
+        Err(_) => {
+            crate::diag!(
+                "{}: internal deadline of {} ms passed; no-op",
+                hook.name,
+                hook.deadline.as_millis()
+            );
+            ("deadline", Traced::default())
+        }
+    };
+    if let Some(path) = trace_file {
+        write_trace(&path, hook, &seen, outcome);
     }
     0
 }
 
+/// What the worker learned about the payload, for the trace.
+#[derive(Default)]
+struct Traced {
+    event: Option<String>,
+    session_id: Option<String>,
+}
+
+fn trace(env: &Env, hook: Hook, seen: &Traced, outcome: &str) {
+    if let Some(path) = &env.trace_file {
+        write_trace(path, hook, seen, outcome);
+    }
+}
+
+/// Appends one JSON line to the trace file (`OMC_TRACE_FILE`); failures are ignored.
+fn write_trace(path: &std::path::Path, hook: Hook, seen: &Traced, outcome: &str) {
+    use std::io::Write;
+    let line = serde_json::json!({
+        "hook": hook.name,
+        "event": seen.event,
+        "session_id": seen.session_id,
+        "outcome": outcome,
+    });
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path);
+    if let Ok(mut f) = file {
+        let _ = f.write_all(format!("{line}\n").as_bytes());
+    }
+}
+
 /// Reads, decodes and decides. Returns the encoded answer, or `None` for a no-op.
-fn handle(hook: Hook, env: &Env, started: Instant) -> Option<serde_json::Value> {
+fn handle(hook: Hook, env: &Env, started: Instant, seen: &mut Traced) -> Option<serde_json::Value> {
     // Leave at least half the budget for the work itself.
     let wait = (hook.deadline / 2).min(Duration::from_millis(1_000));
     let bytes = match stdin::read_payload(std::io::stdin(), stdin::MAX_PAYLOAD_BYTES, wait) {
@@ -85,6 +131,8 @@ fn handle(hook: Hook, env: &Env, started: Instant) -> Option<serde_json::Value> 
             return None;
         }
     };
+    seen.event = input.hook_event_name.clone();
+    seen.session_id = input.session_id.clone();
     decide(hook, env, &input).encode(hook.event)
 }
 

@@ -27,9 +27,16 @@ pub struct Env {
     pub process_cwd: Option<PathBuf>,
     /// `OMC_DEBUG`: extra diagnostics on stderr.
     pub debug: bool,
+    /// `OMC_TRACE_FILE`: an absolute file to which every hook invocation appends one JSON line
+    /// (subcommand, decoded event and session, outcome). For debugging and the real-client tests.
+    pub trace_file: Option<PathBuf>,
     /// Anything else a capability may look up by name (for example `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`).
     pub extra: HashMap<String, String>,
 }
+
+/// The key under which [`Env::from_process`] records this binary's own path in [`Env::extra`]
+/// (not an environment variable): texts that tell the model to run `omc-hooks …` use it.
+pub const EXE_VAR: &str = "omc-hooks:exe";
 
 /// Variables copied into [`Env::extra`] because some capability reads them.
 const EXTRA_VARS: &[&str] = &[
@@ -37,6 +44,7 @@ const EXTRA_VARS: &[&str] = &[
     "CLAUDE_CONFIG_DIR",
     "HOME",
     "OMC_RALPH_HARD_MAX",
+    "PATH",
 ];
 
 impl Env {
@@ -48,6 +56,9 @@ impl Env {
             if let Some(v) = get(name) {
                 extra.insert((*name).to_string(), v);
             }
+        }
+        if let Ok(exe) = std::env::current_exe() {
+            extra.insert(EXE_VAR.to_string(), exe.to_string_lossy().into_owned());
         }
         Env::from_lookup(|k| get(k), std::env::current_dir().ok(), extra)
     }
@@ -86,6 +97,9 @@ impl Env {
             project_dir: abs_dir(get("CLAUDE_PROJECT_DIR")),
             process_cwd,
             debug: truthy(get("OMC_DEBUG")),
+            trace_file: get("OMC_TRACE_FILE")
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute()),
             extra,
         }
     }

@@ -1,7 +1,12 @@
 //! The mode registry: every name the product knows, in one place.
 //!
 //! Keyword names follow the contract's priority chain (§5); persistent modes (§6) are the ones
-//! the Stop hook keeps working. A registry invariant test pins the order and the membership.
+//! the Stop hook keeps working. For each persistent mode the registry says where it ranks on
+//! Stop, which text continues it, what limits it starts with, and how its run ends besides the
+//! completion token (a reported phase, test status or stage). Registry invariants are tests.
+
+use crate::state::files::ModeState;
+use serde_json::Value;
 
 /// The fourteen keyword names, in the contract's priority chain.
 pub const KEYWORD_CHAIN: [&str; 14] = [
@@ -44,18 +49,129 @@ pub fn state_file_name(mode: &str) -> String {
 /// The hard ceiling on ralph's iterations, whatever the configuration says.
 pub const RALPH_HARD_MAX: u32 = 500;
 
+/// What the model writes in its final message when the task is truly finished.
+pub const COMPLETION_TOKEN: &str = "<omc-complete/>";
+
+/// Whether a final message declares completion: the token, tolerant of spacing inside the tag.
+/// The one check every capability uses (persistent modes end, the top skill guard is released).
+pub fn declares_completion(message: &str) -> bool {
+    message.contains(COMPLETION_TOKEN)
+        || message.contains("<omc-complete />")
+        || message.contains("<omc-complete></omc-complete>")
+}
+
+/// How a mode's progress is reported, and so how its run can end besides the completion token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    /// Nothing to report: only the completion token (or a cancel, or a limit) ends the run.
+    TokenOnly,
+    /// `omc-hooks mode phase <mode> <phase>`; a terminal phase ends the run.
+    Phases {
+        phases: &'static [&'static str],
+        terminal: &'static [&'static str],
+    },
+    /// `omc-hooks mode tests <mode> passing|failing`; all tests passing ends the run, and a
+    /// failing report starts the next QA cycle.
+    Tests,
+    /// `omc-hooks mode stage <mode> <k>/<n>|done`; moving past the last stage ends the run.
+    Stages,
+}
+
+/// One persistent mode.
+#[derive(Debug)]
+pub struct PersistentMode {
+    pub name: &'static str,
+    /// The Stop continuation text, `templates/stop/<mode>.md`.
+    pub template: &'static str,
+    /// Stop continuations a new run allows (`max_iterations`) unless configured otherwise.
+    pub default_max: u32,
+    pub progress: Progress,
+}
+
+const AUTOPILOT_PHASES: &[&str] = &[
+    "expansion",
+    "planning",
+    "execution",
+    "qa",
+    "validation",
+    "complete",
+];
+const TEAM_PHASES: &[&str] = &[
+    "plan",
+    "prd",
+    "exec",
+    "verify",
+    "fix",
+    "complete",
+    "failed",
+    "cancelled",
+];
+
+/// ultraqa's default number of QA cycles before it gives up with tests still failing.
+pub const ULTRAQA_MAX_CYCLES: u32 = 10;
+
+/// The persistent modes in Stop priority order (the same order as [`PERSISTENT`]).
+pub const REGISTRY: [PersistentMode; 7] = [
+    PersistentMode {
+        name: "ralph",
+        template: include_str!("../templates/stop/ralph.md"),
+        default_max: 100,
+        progress: Progress::TokenOnly,
+    },
+    PersistentMode {
+        name: "autopilot",
+        template: include_str!("../templates/stop/autopilot.md"),
+        default_max: 30,
+        progress: Progress::Phases {
+            phases: AUTOPILOT_PHASES,
+            terminal: &["complete"],
+        },
+    },
+    PersistentMode {
+        name: "ultrawork",
+        template: include_str!("../templates/stop/ultrawork.md"),
+        default_max: 50,
+        progress: Progress::TokenOnly,
+    },
+    PersistentMode {
+        name: "ultraqa",
+        template: include_str!("../templates/stop/ultraqa.md"),
+        default_max: 30,
+        progress: Progress::Tests,
+    },
+    PersistentMode {
+        name: "ralplan",
+        template: include_str!("../templates/stop/ralplan.md"),
+        default_max: 30,
+        progress: Progress::TokenOnly,
+    },
+    PersistentMode {
+        name: "team",
+        template: include_str!("../templates/stop/team.md"),
+        default_max: 30,
+        progress: Progress::Phases {
+            phases: TEAM_PHASES,
+            terminal: &["complete", "failed", "cancelled"],
+        },
+    },
+    PersistentMode {
+        name: "pipeline",
+        template: include_str!("../templates/stop/pipeline.md"),
+        default_max: 20,
+        progress: Progress::Stages,
+    },
+];
+
+/// The registry entry of a persistent mode.
+pub fn persistent(name: &str) -> Option<&'static PersistentMode> {
+    REGISTRY.iter().find(|m| m.name == name)
+}
+
 /// The iteration (reinforcement) limit a new run of `mode` starts with: project configuration
 /// (`<mode>.max_iterations` in `.omc/config.json`) or the built-in default, never above the
 /// hard maximum.
 pub fn max_iterations(mode: &str, config: &crate::config::Config) -> u32 {
-    let default = match mode {
-        "ralph" => 100,
-        "ultrawork" => 50,
-        "autopilot" | "team" | "ralplan" => 30,
-        "pipeline" => 20,
-        "ultraqa" => 10,
-        _ => 20,
-    };
+    let default = persistent(mode).map_or(20, |m| m.default_max);
     config
         .u32_at(&format!("{mode}/max_iterations"))
         .filter(|n| *n > 0)
@@ -63,9 +179,141 @@ pub fn max_iterations(mode: &str, config: &crate::config::Config) -> u32 {
         .min(RALPH_HARD_MAX)
 }
 
+/// The limit a run is held to: its own `max_iterations` (or the default when the file has
+/// none, as OMC's files may not), never above `hard_max`.
+pub fn effective_max(state: &ModeState, config: &crate::config::Config, hard_max: u32) -> u32 {
+    let own = match state.max_iterations {
+        0 => max_iterations(&state.mode, config),
+        n => n,
+    };
+    own.min(hard_max).max(1)
+}
+
+/// The hard maximum in force: [`RALPH_HARD_MAX`], or a lower `OMC_RALPH_HARD_MAX`.
+pub fn hard_max(env_value: Option<&str>) -> u32 {
+    env_value
+        .and_then(|v| v.trim().parse::<u32>().ok())
+        .filter(|n| *n > 0)
+        .map_or(RALPH_HARD_MAX, |n| n.min(RALPH_HARD_MAX))
+}
+
+/// Normalises a reported phase: lowercase, and `team-exec` is `exec` (OMC's spelling).
+pub fn normalize_phase(mode: &str, phase: &str) -> String {
+    let p = phase.trim().to_ascii_lowercase().replace([' ', '_'], "-");
+    let p = match (mode, p.strip_prefix("team-")) {
+        ("team", Some(rest)) => rest.to_string(),
+        _ => p,
+    };
+    match p.as_str() {
+        "completed" | "done" => "complete".into(),
+        "canceled" => "cancelled".into(),
+        "executing" => "exec".into(),
+        "planning" if mode == "team" => "plan".into(),
+        "verification" | "verifying" if mode == "team" => "verify".into(),
+        "fixing" if mode == "team" => "fix".into(),
+        _ => p,
+    }
+}
+
+/// The phase a run reported (`phase`, or OMC's `current_phase`), normalised.
+pub fn phase_of(state: &ModeState) -> Option<String> {
+    state
+        .phase
+        .clone()
+        .or_else(|| str_extra(state, "current_phase"))
+        .filter(|p| !p.trim().is_empty())
+        .map(|p| normalize_phase(&state.mode, &p))
+}
+
+/// ultraqa: the current QA cycle (1-based) and the cycle limit.
+pub fn cycles_of(state: &ModeState) -> (u32, u32) {
+    let cycle = u32_extra(state, "cycle").filter(|c| *c > 0).unwrap_or(1);
+    let max = u32_extra(state, "max_cycles")
+        .filter(|c| *c > 0)
+        .unwrap_or(ULTRAQA_MAX_CYCLES);
+    (cycle, max)
+}
+
+/// pipeline: the current stage (1-based) and the number of stages, when reported.
+pub fn stages_of(state: &ModeState) -> Option<(u32, u32)> {
+    if let (Some(k), Some(n)) = (u32_extra(state, "stage"), u32_extra(state, "stage_count")) {
+        return Some((k, n));
+    }
+    // OMC's shape: a 0-based `current_stage` into a `stages` array.
+    let n = state.extra.get("stages")?.as_array()?.len() as u32;
+    let k = u32_extra(state, "current_stage").unwrap_or(0) + 1;
+    Some((k, n))
+}
+
+/// Why the run is over by its own measure (a terminal phase, all tests passing, past the last
+/// stage), or `None` while it still has work. The completion token, cancel and the limits are
+/// handled by the Stop decision, not here.
+pub fn finished(state: &ModeState) -> Option<&'static str> {
+    let spec = persistent(&state.mode)?;
+    match spec.progress {
+        Progress::TokenOnly => None,
+        Progress::Phases { terminal, .. } => {
+            let phase = phase_of(state)?;
+            let why = match phase.as_str() {
+                "complete" => "completed",
+                "failed" => "failed",
+                _ => "cancelled",
+            };
+            terminal.contains(&phase.as_str()).then_some(why)
+        }
+        Progress::Tests => {
+            (state.extra.get("all_passing") == Some(&Value::Bool(true))).then_some("tests_passing")
+        }
+        Progress::Stages => {
+            let (k, n) = stages_of(state)?;
+            (n > 0 && k > n).then_some("completed")
+        }
+    }
+}
+
+fn str_extra(state: &ModeState, key: &str) -> Option<String> {
+    state.extra.get(key)?.as_str().map(str::to_string)
+}
+
+fn u32_extra(state: &ModeState, key: &str) -> Option<u32> {
+    state
+        .extra
+        .get(key)?
+        .as_u64()
+        .and_then(|n| u32::try_from(n).ok())
+}
+
+/// Fills `{{name}}` placeholders in a template. Unknown placeholders are left as they are
+/// (the template tests check none survive).
+pub fn fill(template: &str, vars: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(template.len() + 256);
+    let mut rest = template;
+    while let Some(start) = rest.find("{{") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        match after.find("}}") {
+            Some(end) => {
+                let key = &after[..end];
+                match vars.iter().find(|(k, _)| *k == key) {
+                    Some((_, v)) => out.push_str(v),
+                    None => out.push_str(&rest[start..start + 2 + end + 2]),
+                }
+                rest = &after[end + 2..];
+            }
+            None => {
+                out.push_str(&rest[start..]);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out.trim_end().to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn cancel_heads_the_chain_and_names_are_unique() {
@@ -83,5 +331,89 @@ mod tests {
             in_chain,
             vec![&"ralph", &"autopilot", &"ultrawork", &"ralplan"]
         );
+    }
+
+    #[test]
+    fn registry_follows_the_stop_priority_order() {
+        let names: Vec<_> = REGISTRY.iter().map(|m| m.name).collect();
+        assert_eq!(names, PERSISTENT.to_vec());
+        for m in &REGISTRY {
+            assert!(m.default_max > 0 && m.default_max <= RALPH_HARD_MAX);
+            let header = format!("[{}", m.name.to_ascii_uppercase());
+            assert!(m.template.starts_with(&header), "{}", m.name);
+            for needle in [
+                "{{iteration}}/{{max}}",
+                "{{task}}",
+                "{{complete}}",
+                "cancelomc",
+            ] {
+                assert!(m.template.contains(needle), "{} lacks {needle}", m.name);
+            }
+            if m.progress != Progress::TokenOnly {
+                assert!(m.template.contains("{{bin}} mode "), "{}", m.name);
+            }
+        }
+    }
+
+    #[test]
+    fn ralph_defaults_to_100_and_the_hard_max_caps_configuration() {
+        let c = crate::config::Config::default();
+        assert_eq!(max_iterations("ralph", &c), 100);
+        let big = crate::config::Config::from_value(json!({"ralph":{"max_iterations":9999}}));
+        assert_eq!(max_iterations("ralph", &big), RALPH_HARD_MAX);
+        assert_eq!(hard_max(Some("40")), 40);
+        assert_eq!(hard_max(Some("9999")), RALPH_HARD_MAX);
+        assert_eq!(hard_max(Some("x")), RALPH_HARD_MAX);
+        let mut s = ModeState::start("ralph", Some("s1"), "/p", "t", "t0", 0);
+        assert_eq!(effective_max(&s, &c, RALPH_HARD_MAX), 100);
+        s.max_iterations = 10_000;
+        assert_eq!(effective_max(&s, &c, RALPH_HARD_MAX), RALPH_HARD_MAX);
+    }
+
+    fn state(mode: &str, extra: Value) -> ModeState {
+        let mut s = ModeState::start(mode, Some("s1"), "/p", "t", "t0", 10);
+        if let Value::Object(m) = extra {
+            s.extra = m;
+        }
+        s
+    }
+
+    #[test]
+    fn each_mode_ends_by_its_own_measure() {
+        assert_eq!(finished(&state("ralph", json!({}))), None);
+        let mut a = state("autopilot", json!({}));
+        assert_eq!(finished(&a), None);
+        a.phase = Some("execution".into());
+        assert_eq!(finished(&a), None);
+        a.phase = Some("Complete".into());
+        assert_eq!(finished(&a), Some("completed"));
+        // OMC's field name.
+        let a = state("autopilot", json!({"current_phase": "complete"}));
+        assert_eq!(finished(&a), Some("completed"));
+        let t = state("team", json!({"current_phase": "team-exec"}));
+        assert_eq!(finished(&t), None);
+        let t = state("team", json!({"current_phase": "team-failed"}));
+        assert_eq!(finished(&t), Some("failed"));
+        assert_eq!(
+            finished(&state("ultraqa", json!({"all_passing": false}))),
+            None
+        );
+        assert_eq!(
+            finished(&state("ultraqa", json!({"all_passing": true}))),
+            Some("tests_passing")
+        );
+        let p = state("pipeline", json!({"stage": 3, "stage_count": 3}));
+        assert_eq!(finished(&p), None);
+        let p = state("pipeline", json!({"stage": 4, "stage_count": 3}));
+        assert_eq!(finished(&p), Some("completed"));
+        let omc = state("pipeline", json!({"current_stage": 1, "stages": [{}, {}]}));
+        assert_eq!(finished(&omc), None);
+        let omc = state("pipeline", json!({"current_stage": 2, "stages": [{}, {}]}));
+        assert_eq!(finished(&omc), Some("completed"));
+    }
+
+    #[test]
+    fn fill_replaces_known_placeholders_only() {
+        assert_eq!(fill("a {{x}} b {{y}} {{", &[("x", "1")]), "a 1 b {{y}} {{");
     }
 }

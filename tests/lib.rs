@@ -4,8 +4,23 @@
 //! the real-client suite in `e2e`, the real Claude Code client) and asserts the answer and the
 //! state files.
 
+mod cli;
 mod common;
+mod demo;
+mod e2e;
+mod e2e_cli;
+mod e2e_foundation;
+mod e2e_keywords;
+mod e2e_memory;
+mod e2e_skills;
+mod e2e_stop;
 mod hardening;
+mod keyword_table;
+mod keywords;
+mod memory;
 mod schema;
+mod skills;
 mod state_store;
+mod stop;
+mod tool_failure;
 mod wire;

@@ -4,8 +4,12 @@
 //! file plus one line here.
 
 pub mod cancel;
+pub mod keywords;
+pub mod memory;
+pub mod persistent_mode;
 pub mod skill_guard;
 pub mod subagents;
+pub mod tool_failure;
 
 use crate::config::Config;
 use crate::env::Env;
@@ -35,7 +39,53 @@ pub struct Capability {
 
 /// Which capabilities run for which hook subcommand, in the order their answers are merged.
 /// A subcommand with no entry is a no-op (its capability is not built yet).
-const REGISTRY: &[(&str, &[Capability])] = &[];
+const REGISTRY: &[(&str, &[Capability])] = &[
+    (
+        "session-start",
+        &[cap("session-memory", memory::session_start::run)],
+    ),
+    (
+        "user-prompt-submit",
+        &[
+            cap("keywords.reset_turn", keywords::reset_turn),
+            cap("resume", memory::resume::on_prompt),
+            cap("keywords", keywords::on_prompt),
+        ],
+    ),
+    ("pre-tool-use", &[skill_guard::PRE_TOOL_USE]),
+    (
+        "post-tool-use",
+        &[
+            skill_guard::POST_TOOL_USE,
+            cap("tool_failure clear", tool_failure::clear),
+            cap("edits", memory::edits::record),
+            cap("todos", memory::todos::record),
+        ],
+    ),
+    (
+        "post-tool-use-failure",
+        &[
+            skill_guard::POST_TOOL_USE_FAILURE,
+            cap("tool_failure", tool_failure::record),
+        ],
+    ),
+    // Persistent modes first; with none to continue it asks `skill_guard::stop_block`.
+    ("stop", &[cap("persistent_mode", persistent_mode::stop)]),
+    ("subagent-start", &[cap("subagents", subagents::start)]),
+    ("subagent-stop", &[cap("subagents", subagents::stop)]),
+    ("pre-compact", &[cap("checkpoint", memory::checkpoint::run)]),
+    (
+        "session-end",
+        &[
+            skill_guard::SESSION_END,
+            cap("session-end", memory::session_end::run),
+        ],
+    ),
+];
+
+const fn cap(name: &'static str, run: fn(&Ctx<'_>) -> Answer) -> Capability {
+    Capability { name, run }
+}
 
 /// The capabilities of a hook subcommand.
 pub fn for_hook(name: &str) -> &'static [Capability] {

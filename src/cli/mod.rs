@@ -4,6 +4,17 @@
 //! Each human command lives in its own file and is registered in [`COMMANDS`]; hook
 //! subcommands come from [`crate::hooks::HOOKS`].
 
+mod args;
+mod cancel;
+pub mod demo;
+pub mod detect;
+mod doctor;
+mod install;
+pub mod mode;
+mod runs;
+mod settings;
+mod status;
+
 use crate::env::Env;
 use std::ffi::OsString;
 
@@ -16,15 +27,71 @@ pub struct Command {
 }
 
 /// Human commands, in the order `help` lists them.
-pub const COMMANDS: &[Command] = &[Command {
-    name: "manifest",
-    summary: "print the hooks.json manifest compiled into this binary",
-    help: "Usage: omc-hooks manifest\n\nPrints the hooks.json this binary was built with.",
-    run: |_, _| {
-        print!("{}", crate::hooks::MANIFEST);
-        0
+pub const COMMANDS: &[Command] = &[
+    Command {
+        name: "detect",
+        summary: "show what a prompt would activate, and why (touches no state)",
+        help: detect::HELP,
+        run: detect::run,
     },
-}];
+    Command {
+        name: "status",
+        summary: "what is running in this project: modes, skill guards, failures",
+        help: status::HELP,
+        run: status::run,
+    },
+    Command {
+        name: "cancel",
+        summary: "end the active runs of a session (or --all)",
+        help: cancel::HELP,
+        run: cancel::run,
+    },
+    Command {
+        name: "doctor",
+        summary: "check the installation and the state directory; say how to fix",
+        help: doctor::HELP,
+        run: doctor::run,
+    },
+    Command {
+        name: "install",
+        summary: "add the hooks to .claude/settings.json (or --user)",
+        help: install::INSTALL_HELP,
+        run: install::run_install,
+    },
+    Command {
+        name: "uninstall",
+        summary: "remove exactly the hooks install added",
+        help: install::UNINSTALL_HELP,
+        run: install::run_uninstall,
+    },
+    Command {
+        name: "demo",
+        summary: "replay a scripted session through the real hooks and show each state change",
+        help: demo::HELP,
+        run: demo::run,
+    },
+    Command {
+        name: "manifest",
+        summary: "print the hooks.json manifest compiled into this binary",
+        help: "Usage: omc-hooks manifest\n\nPrints the hooks.json this binary was built with.",
+        run: |args, _| {
+            if let Some(a) = args.first() {
+                eprintln!(
+                    "omc-hooks manifest: unexpected argument '{a}'\n\nUsage: omc-hooks manifest"
+                );
+                return 2;
+            }
+            print!("{}", crate::hooks::MANIFEST);
+            0
+        },
+    },
+    Command {
+        name: "mode",
+        summary: "record a persistent mode's phase, test result or stage; show the runs",
+        help: mode::HELP,
+        run: mode::run,
+    },
+];
 
 /// Parses `args` (without the program name) and runs the chosen subcommand.
 pub fn run(args: Vec<OsString>) -> i32 {

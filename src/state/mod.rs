@@ -10,6 +10,8 @@ pub mod files;
 pub mod fs;
 pub mod root;
 pub mod session;
+mod text;
+pub mod transcript;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;

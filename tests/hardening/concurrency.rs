@@ -283,7 +283,7 @@ fn store_updates_from_several_sessions_at_once_lose_nothing() {
             "{sid} in the shared ledger"
         );
     }
-    kit::check_tree(p.path(), &[], CLEAN);
+    kit::check_tree(p.path(), &[], kit::STORE);
     kit::assert_no_cross_session_leak(p.path(), &SIDS);
     eprintln!(
         "concurrency/store: {} processes × {rounds} rounds × 2 files, {} updates, none lost",

@@ -362,12 +362,21 @@ pub struct Expect {
     pub allow_corrupt: bool,
     /// Symlinks are allowed (the test planted them); they are never followed.
     pub allow_links: bool,
+    /// JSON files no schema describes are allowed (the test wrote them through the store).
+    pub foreign_json: bool,
 }
 
 pub const CLEAN: Expect = Expect {
     allow_temp: false,
     allow_corrupt: false,
     allow_links: false,
+    foreign_json: false,
+};
+
+/// For tests that write their own files through the store.
+pub const STORE: Expect = Expect {
+    foreign_json: true,
+    ..CLEAN
 };
 
 /// The invariants of a project after hooks ran on it:
@@ -375,8 +384,9 @@ pub const CLEAN: Expect = Expect {
 ///   there itself);
 /// * no symlink anywhere under `.omc` (the binary never makes one), unless the test planted
 ///   some — those are skipped, never followed;
-/// * every `*.json` under `.omc` parses, and is valid against its schema when
-///   `state-schema/` has one for it;
+/// * every `*.json` under `.omc` parses and is valid against the schema in `state-schema/`
+///   that describes it (see [`schema_for`]); one no schema describes is an error unless the
+///   test wrote it itself;
 /// * no `*.corrupt-*` (a torn write would be quarantined by the next reader and so hidden);
 /// * no temporary file, unless allowed.
 #[track_caller]
@@ -432,8 +442,12 @@ pub fn check_tree(project: &Path, keep: &[&str], expect: Expect) -> Tree {
                         String::from_utf8_lossy(&bytes[..bytes.len().min(300)])
                     )
                 });
-                if let Some(schema) = schema_for(&rel) {
-                    crate::schema::assert_valid(&schema, &v);
+                match schema_for(&rel) {
+                    Some(schema) => crate::schema::assert_valid(&schema, &v),
+                    None => assert!(
+                        expect.foreign_json,
+                        "{rel}: written without a schema in state-schema/"
+                    ),
                 }
                 tree.json_files += 1;
             }
@@ -449,32 +463,66 @@ pub fn check_tree(project: &Path, keep: &[&str], expect: Expect) -> Tree {
     tree
 }
 
-/// The schema that names a state file, when `state-schema/` has one: `<mode>-state.json` →
-/// `mode-state`; otherwise the file's stem, then its directory's name in the singular
-/// (`checkpoints/x.json` → `checkpoint`, `sessions/<id>.json` → `session`).
+/// The schema that describes a state file. Each schema's `title` opens with the file it
+/// describes (`<mode>-state.json — …`, `checkpoints/<stamp>.json — …`,
+/// `.omc/sessions/<session_id>.json — …`); a title naming a path from `.omc/` matches that
+/// path, any other matches the end of the file's path, `<…>` standing for one name or part of
+/// one. The most specific match wins. New schemas are picked up without touching this suite.
 pub fn schema_for(rel: &str) -> Option<String> {
-    let path = Path::new(rel);
-    let name = path.file_name()?.to_str()?;
-    let stem = name.strip_suffix(".json")?;
-    let mut candidates = Vec::new();
-    if let Some(mode) = stem.strip_suffix("-state")
-        && omc_hooks::modes::is_persistent(mode)
-    {
-        candidates.push("mode-state".to_string());
+    static PATTERNS: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
+    let patterns = PATTERNS.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("state-schema");
+        let mut out = Vec::new();
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let file = e.file_name().to_string_lossy().into_owned();
+            let Some(name) = file.strip_suffix(".schema.json") else {
+                continue;
+            };
+            let v: Value = serde_json::from_slice(&std::fs::read(e.path()).unwrap()).unwrap();
+            let title = v["title"].as_str().unwrap_or_default();
+            let pattern = title.split_whitespace().next().unwrap_or_default();
+            if pattern.ends_with(".json") {
+                out.push((pattern.to_string(), name.to_string()));
+            }
+        }
+        // Most specific first: anchored at .omc, then more path segments, then fewer
+        // placeholders (`skill-active-state.json` before `<mode>-state.json`).
+        out.sort_by_key(|(p, _)| {
+            (
+                !p.starts_with(".omc/"),
+                std::cmp::Reverse(p.matches('/').count()),
+                p.matches('<').count(),
+            )
+        });
+        out
+    });
+    let segs: Vec<&str> = rel.split('/').collect();
+    patterns
+        .iter()
+        .find(|(pattern, _)| {
+            let pat: Vec<&str> = pattern.split('/').collect();
+            if pattern.starts_with(".omc/") && pat.len() != segs.len() {
+                return false;
+            }
+            pat.len() <= segs.len()
+                && pat
+                    .iter()
+                    .rev()
+                    .zip(segs.iter().rev())
+                    .all(|(p, s)| segment_matches(p, s))
+        })
+        .map(|(_, name)| name.clone())
+}
+
+/// `p` with at most one `<…>` placeholder standing for a non-empty part of `s`.
+fn segment_matches(p: &str, s: &str) -> bool {
+    match (p.find('<'), p.find('>')) {
+        (Some(a), Some(b)) if a < b => {
+            let (pre, post) = (&p[..a], &p[b + 1..]);
+            s.len() > pre.len() + post.len() && s.starts_with(pre) && s.ends_with(post)
+        }
+        _ => p == s,
     }
-    candidates.push(stem.to_string());
-    if let Some(dir) = path
-        .parent()
-        .and_then(Path::file_name)
-        .and_then(|d| d.to_str())
-    {
-        candidates.push(dir.trim_end_matches('s').to_string());
-        candidates.push(format!("{}-summary", dir.trim_end_matches('s')));
-    }
-    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("state-schema");
-    candidates
-        .into_iter()
-        .find(|c| base.join(format!("{c}.schema.json")).is_file())
 }
 
 /// Files of one session never mention another session's id: its state directory and its

@@ -1,0 +1,252 @@
+//! The words that name a mode: every alias of the fourteen keyword names, in every script we
+//! recognise, with how much evidence each needs before it activates anything.
+//!
+//! A coined word (`ultrathink`, `deslop`) is hardly ever typed except to invoke its mode, so a
+//! plain mention is enough. A word that is also ordinary English or a proper noun (`ralph`,
+//! `autopilot`, `code review`) needs an explicit invocation shape. The persistent modes always
+//! need one, whatever the alias: a false positive there starts a loop that refuses to stop.
+
+use crate::modes::is_persistent;
+
+/// How much evidence an alias needs (see [`super::intent`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gate {
+    /// Any mention that no suppressing rule catches activates.
+    Mention,
+    /// Needs an invocation shape: a command at the head of a clause, a verb such as `use`, a
+    /// colon directive, an instrument (`with ralph`), a trailing tag, a CJK directive.
+    Explicit,
+    /// Only a command at the head of a clause (`think hard about …`, `test-first: …`): the words
+    /// are too common to trust anywhere else.
+    Command,
+    /// Only with an explicit prefix (`/cancel`, `/analyze`): not a candidate otherwise.
+    Prefix,
+}
+
+/// One spelling of a keyword name.
+#[derive(Debug, Clone, Copy)]
+pub struct Alias {
+    pub text: &'static str,
+    pub name: &'static str,
+    pub gate: Gate,
+    /// Words that, right after the alias, give it another meaning (`랄프로렌` is Ralph Lauren,
+    /// `코드리뷰어` a reviewer).
+    pub not_before: &'static [&'static str],
+}
+
+impl Alias {
+    /// Written in a script without spaces between words: no word-boundary checks apply.
+    pub fn is_cjk(&self) -> bool {
+        !self.text.is_ascii()
+    }
+
+    /// The gate actually applied: persistent modes never activate on a plain mention.
+    pub fn effective_gate(&self) -> Gate {
+        match self.gate {
+            Gate::Mention if is_persistent(self.name) => Gate::Explicit,
+            g => g,
+        }
+    }
+}
+
+const fn a(text: &'static str, name: &'static str, gate: Gate) -> Alias {
+    Alias {
+        text,
+        name,
+        gate,
+        not_before: &[],
+    }
+}
+
+const fn an(
+    text: &'static str,
+    name: &'static str,
+    gate: Gate,
+    not_before: &'static [&'static str],
+) -> Alias {
+    Alias {
+        text,
+        name,
+        gate,
+        not_before,
+    }
+}
+
+use Gate::{Command, Explicit, Mention, Prefix};
+
+const LAUREN_KO: &[&str] = &["로렌", " 로렌"];
+const LAUREN_JA: &[&str] = &["ローレン", "・ローレン"];
+const LAUREN_ZH: &[&str] = &["劳伦", "·劳伦", "・劳伦"];
+const REVIEWER_KO: &[&str] = &["어"];
+const REVIEWER_JA: &[&str] = &["ア"];
+
+/// Every alias. ASCII aliases are matched case-insensitively; multi-word aliases with one space
+/// or a hyphen, as listed.
+pub const ALIASES: &[Alias] = &[
+    // cancel
+    a("cancelomc", "cancel", Explicit),
+    a("stopomc", "cancel", Explicit),
+    a("cancel", "cancel", Prefix),
+    // ralph
+    a("ralph", "ralph", Explicit),
+    an("랄프", "ralph", Explicit, LAUREN_KO),
+    an("ラルフ", "ralph", Explicit, LAUREN_JA),
+    an("拉尔夫", "ralph", Explicit, LAUREN_ZH),
+    // autopilot
+    a("autopilot", "autopilot", Explicit),
+    a("auto-pilot", "autopilot", Explicit),
+    a("auto pilot", "autopilot", Explicit),
+    a("오토파일럿", "autopilot", Explicit),
+    a("オートパイロット", "autopilot", Explicit),
+    a("自动驾驶", "autopilot", Explicit),
+    // ultrawork
+    a("ultrawork", "ultrawork", Explicit),
+    a("ulw", "ultrawork", Explicit),
+    a("울트라워크", "ultrawork", Explicit),
+    a("ウルトラワーク", "ultrawork", Explicit),
+    a("超级工作", "ultrawork", Explicit),
+    // ccg
+    a("ccg", "ccg", Explicit),
+    a("claude-codex-gemini", "ccg", Mention),
+    a("씨씨지", "ccg", Explicit),
+    a("シーシージー", "ccg", Explicit),
+    // ralplan
+    a("ralplan", "ralplan", Explicit),
+    a("랄플랜", "ralplan", Explicit),
+    a("ラルプラン", "ralplan", Explicit),
+    a("拉尔夫计划", "ralplan", Explicit),
+    // deep-interview
+    a("deep-interview", "deep-interview", Mention),
+    a("deepinterview", "deep-interview", Mention),
+    a("deep interview", "deep-interview", Explicit),
+    a("딥인터뷰", "deep-interview", Mention),
+    a("딥 인터뷰", "deep-interview", Explicit),
+    a("ディープインタビュー", "deep-interview", Mention),
+    a("深度访谈", "deep-interview", Explicit),
+    // ai-slop-cleaner
+    a("ai-slop-cleaner", "ai-slop-cleaner", Mention),
+    a("deslop", "ai-slop-cleaner", Mention),
+    a("de-slop", "ai-slop-cleaner", Mention),
+    a("anti-slop", "ai-slop-cleaner", Explicit),
+    a("ai-slop", "ai-slop-cleaner", Explicit),
+    a("ai slop", "ai-slop-cleaner", Explicit),
+    // tdd
+    a("tdd", "tdd", Explicit),
+    a("test-first", "tdd", Command),
+    a("test first", "tdd", Command),
+    a("테스트퍼스트", "tdd", Explicit),
+    a("테스트 퍼스트", "tdd", Explicit),
+    a("テストファースト", "tdd", Explicit),
+    a("テスト ファースト", "tdd", Explicit),
+    a("测试驱动", "tdd", Explicit),
+    // code-review
+    a("code review", "code-review", Explicit),
+    a("code-review", "code-review", Explicit),
+    an("코드리뷰", "code-review", Explicit, REVIEWER_KO),
+    an("코드 리뷰", "code-review", Explicit, REVIEWER_KO),
+    an("コードレビュー", "code-review", Explicit, REVIEWER_JA),
+    an("コード レビュー", "code-review", Explicit, REVIEWER_JA),
+    a("代码审查", "code-review", Explicit),
+    // security-review
+    a("security review", "security-review", Explicit),
+    a("security-review", "security-review", Explicit),
+    an("보안리뷰", "security-review", Explicit, REVIEWER_KO),
+    an("보안 리뷰", "security-review", Explicit, REVIEWER_KO),
+    an(
+        "セキュリティレビュー",
+        "security-review",
+        Explicit,
+        REVIEWER_JA,
+    ),
+    an(
+        "セキュリティーレビュー",
+        "security-review",
+        Explicit,
+        REVIEWER_JA,
+    ),
+    a("安全审查", "security-review", Explicit),
+    // ultrathink
+    a("ultrathink", "ultrathink", Mention),
+    a("think hard", "ultrathink", Command),
+    a("think deeply", "ultrathink", Command),
+    a("울트라씽크", "ultrathink", Mention),
+    a("ウルトラシンク", "ultrathink", Mention),
+    // deepsearch
+    a("deepsearch", "deepsearch", Mention),
+    a("deep-search", "deepsearch", Mention),
+    a("deep search", "deepsearch", Explicit),
+    a("딥서치", "deepsearch", Mention),
+    a("딥 서치", "deepsearch", Explicit),
+    a("ディープサーチ", "deepsearch", Mention),
+    a("ディープ サーチ", "deepsearch", Explicit),
+    a("深度搜索", "deepsearch", Explicit),
+    // analyze
+    a("deep-analyze", "analyze", Mention),
+    a("deepanalyze", "analyze", Mention),
+    a("deep analyze", "analyze", Explicit),
+    a("analyze", "analyze", Prefix),
+    a("딥분석", "analyze", Mention),
+    a("딥 분석", "analyze", Explicit),
+    a("ディープアナライズ", "analyze", Mention),
+    a("深度分析", "analyze", Explicit),
+];
+
+/// Names whose activation does not need a task after the keyword (`cancelomc` alone is a
+/// complete request; `ralph` alone is not).
+pub fn needs_task(name: &str) -> bool {
+    name != "cancel"
+}
+
+/// Names for which `about …` / `through …` after the keyword is a task (`think hard about X`).
+pub fn takes_topic(name: &str) -> bool {
+    matches!(name, "ultrathink" | "analyze" | "deepsearch")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::modes::KEYWORD_CHAIN;
+
+    #[test]
+    fn every_alias_names_a_chain_entry_and_every_name_has_an_alias() {
+        for al in ALIASES {
+            assert!(KEYWORD_CHAIN.contains(&al.name), "{}", al.name);
+            assert_eq!(al.text, al.text.to_lowercase(), "aliases are lowercase");
+            let first = al.text.chars().next().unwrap();
+            let last = al.text.chars().last().unwrap();
+            assert!(
+                first.is_alphanumeric() && last.is_alphanumeric(),
+                "{}",
+                al.text
+            );
+        }
+        for name in KEYWORD_CHAIN {
+            assert!(ALIASES.iter().any(|al| al.name == name), "{name}");
+        }
+    }
+
+    #[test]
+    fn aliases_are_unique() {
+        let mut texts: Vec<_> = ALIASES.iter().map(|a| a.text).collect();
+        texts.sort();
+        let n = texts.len();
+        texts.dedup();
+        assert_eq!(texts.len(), n);
+    }
+
+    #[test]
+    fn persistent_modes_have_cjk_forms_and_never_trust_a_mention() {
+        for name in ["ralph", "autopilot", "ultrawork", "ralplan"] {
+            let forms: Vec<_> = ALIASES.iter().filter(|a| a.name == name).collect();
+            for script in [0xAC00..=0xD7A3u32, 0x30A0..=0x30FF, 0x4E00..=0x9FFF] {
+                assert!(
+                    forms
+                        .iter()
+                        .any(|a| a.text.chars().any(|c| script.contains(&(c as u32)))),
+                    "{name} lacks a form in {script:?}"
+                );
+            }
+            assert!(forms.iter().all(|a| a.effective_gate() != Gate::Mention));
+        }
+    }
+}

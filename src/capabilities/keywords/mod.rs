@@ -1,0 +1,310 @@
+//! Magic keywords (contract §5), on UserPromptSubmit.
+//!
+//! A prompt is scanned for the fourteen keyword names ([`lexicon`]) after the parts that are
+//! not the user talking are blanked ([`sanitize`]); each match is judged by named rules
+//! ([`intent`]); precision comes first, because a false positive starts a loop that refuses to
+//! stop. What is detected is injected as context (a header line, each mode's instructions from
+//! `templates/modes/`, the request), and each persistent mode detected gets a fresh run in the
+//! session's `<mode>-state.json`, enforced from the first Stop on. `cancel` ends every run and
+//! skill guard of the session, alone.
+//!
+//! Re-activating a mode that is already running restarts it: iteration 1, the new request as
+//! its prompt, a fresh iteration budget. The user typed an explicit invocation with (usually) a
+//! new task, and the old budget belongs to the old task.
+
+pub mod intent;
+pub mod lexicon;
+pub mod sanitize;
+pub mod scan;
+
+pub use scan::{Candidate, Detection, detect};
+
+use super::Ctx;
+use super::cancel::{Cancelled, cancel_scope};
+use crate::config::Config;
+use crate::modes::{PERSISTENT, is_persistent, max_iterations, state_file_name};
+use crate::protocol::Answer;
+use crate::state::files::ModeState;
+use crate::state::{Change, StateFile, Store};
+
+/// The whole context stays under this many characters (the encoder truncates at 9 500).
+pub const CONTEXT_BUDGET: usize = 9_000;
+/// The request echoed in the context is cut here (less when the instructions are long).
+const REQUEST_ECHO_MAX: usize = 2_000;
+/// A run's stored `prompt` is cut here.
+pub const STORED_PROMPT_MAX: usize = 500;
+
+/// UserPromptSubmit: detect, activate, inject.
+pub fn on_prompt(ctx: &Ctx<'_>) -> Answer {
+    let Some(prompt) = ctx.input.prompt.as_deref().filter(|p| !p.trim().is_empty()) else {
+        return Answer::default();
+    };
+    let det = detect(prompt, &ctx.config.disabled_keywords());
+    if det.modes.is_empty() {
+        return Answer::default();
+    }
+    let now_iso = crate::time::iso(ctx.now_ms);
+    if det.cancel() {
+        // Cancelling is always safe, so it works for team workers too.
+        let done = ctx
+            .store
+            .as_ref()
+            .map(|store| cancel_scope(store, &ctx.scope, &now_iso))
+            .unwrap_or_default();
+        return Answer::context(render_cancel(&done));
+    }
+    if ctx.env.team_worker {
+        return Answer::default();
+    }
+    let request = sanitize::strip_echoes(prompt);
+    if let Some(store) = &ctx.store {
+        for mode in det.modes.iter().filter(|m| is_persistent(m)) {
+            start_run(ctx, store, mode, &request, &now_iso);
+        }
+    }
+    Answer::context(render_context(&det.modes, &ctx.config, &request))
+}
+
+/// UserPromptSubmit: a new prompt starts a new turn, so every active run's count of Stop
+/// blocks within the turn goes back to 0.
+pub fn reset_turn(ctx: &Ctx<'_>) -> Answer {
+    let Some(store) = &ctx.store else {
+        return Answer::default();
+    };
+    for mode in PERSISTENT {
+        let Some(file) = StateFile::new(&ctx.scope, &state_file_name(mode)) else {
+            continue;
+        };
+        let needs = store
+            .read::<ModeState>(&file)
+            .is_some_and(|s| s.active && s.consecutive_blocks > 0);
+        if !needs {
+            continue;
+        }
+        let res = store.update(&file, |s: Option<ModeState>| match s {
+            Some(mut s) if s.active && s.consecutive_blocks > 0 => {
+                s.consecutive_blocks = 0;
+                (Change::Write(s), ())
+            }
+            _ => (Change::Keep, ()),
+        });
+        if let Err(e) = res {
+            crate::diag!("reset consecutive_blocks of {mode}: {e}");
+        }
+    }
+    Answer::default()
+}
+
+/// Writes a fresh run of `mode` (restarting one that is already active).
+fn start_run(ctx: &Ctx<'_>, store: &Store, mode: &str, request: &str, now_iso: &str) {
+    let Some(file) = StateFile::new(&ctx.scope, &state_file_name(mode)) else {
+        return;
+    };
+    let state = ModeState::start(
+        mode,
+        ctx.scope.session_id().map(|s| s.as_str()),
+        &store.project().display().to_string(),
+        &stored_prompt(request),
+        now_iso,
+        max_iterations(mode, &ctx.config),
+    );
+    if let Err(e) = store.update(&file, |_: Option<ModeState>| (Change::Write(state), ())) {
+        crate::diag!("cannot start {mode}: {e}");
+    }
+}
+
+/// The request as stored in a run: hook output removed, at most 500 characters.
+pub fn stored_prompt(request: &str) -> String {
+    if request.trim().is_empty() {
+        return "(prompt omitted: pasted hook output)".to_string();
+    }
+    cut(request, STORED_PROMPT_MAX, "...")
+}
+
+fn cut(text: &str, max: usize, marker: &str) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let keep = max.saturating_sub(marker.chars().count());
+    let mut s: String = text.chars().take(keep).collect();
+    s.push_str(marker);
+    s
+}
+
+/// A mode's instructions, from `templates/modes/<name>.md`.
+pub fn template(name: &str) -> &'static str {
+    match name {
+        "cancel" => include_str!("../../../templates/modes/cancel.md"),
+        "ralph" => include_str!("../../../templates/modes/ralph.md"),
+        "autopilot" => include_str!("../../../templates/modes/autopilot.md"),
+        "ultrawork" => include_str!("../../../templates/modes/ultrawork.md"),
+        "ccg" => include_str!("../../../templates/modes/ccg.md"),
+        "ralplan" => include_str!("../../../templates/modes/ralplan.md"),
+        "deep-interview" => include_str!("../../../templates/modes/deep-interview.md"),
+        "ai-slop-cleaner" => include_str!("../../../templates/modes/ai-slop-cleaner.md"),
+        "tdd" => include_str!("../../../templates/modes/tdd.md"),
+        "code-review" => include_str!("../../../templates/modes/code-review.md"),
+        "security-review" => include_str!("../../../templates/modes/security-review.md"),
+        "ultrathink" => include_str!("../../../templates/modes/ultrathink.md"),
+        "deepsearch" => include_str!("../../../templates/modes/deepsearch.md"),
+        "analyze" => include_str!("../../../templates/modes/analyze.md"),
+        _ => "",
+    }
+}
+
+const REQUEST: &str = include_str!("../../../templates/keywords/request.md");
+
+/// `[MAGIC KEYWORD: RALPH]` or `[MAGIC KEYWORDS DETECTED: RALPH, TDD]`.
+pub fn header(modes: &[&str]) -> String {
+    let names: Vec<String> = modes.iter().map(|m| m.to_uppercase()).collect();
+    match names.as_slice() {
+        [one] => format!("[MAGIC KEYWORD: {one}]"),
+        _ => format!("[MAGIC KEYWORDS DETECTED: {}]", names.join(", ")),
+    }
+}
+
+/// The context for detected (non-cancel) modes, in chain order.
+pub fn render_context(modes: &[&str], config: &Config, request: &str) -> String {
+    let mut out = header(modes);
+    for m in modes {
+        out.push_str("\n\n");
+        out.push_str(
+            template(m)
+                .trim_end()
+                .replace("{{max_iterations}}", &max_iterations(m, config).to_string())
+                .as_str(),
+        );
+    }
+    let frame = REQUEST.trim_end().replace("{{request}}", "");
+    let room = CONTEXT_BUDGET
+        .saturating_sub(out.chars().count() + frame.chars().count() + 2)
+        .min(REQUEST_ECHO_MAX);
+    let request = request.trim();
+    if !request.is_empty() && room >= 80 {
+        out.push_str("\n\n");
+        out.push_str(
+            &REQUEST
+                .trim_end()
+                .replace("{{request}}", &cut(request, room, " …[truncated]")),
+        );
+    }
+    out
+}
+
+/// The context after a cancel: what was ended.
+pub fn render_cancel(done: &Cancelled) -> String {
+    let mut what = String::new();
+    if !done.modes.is_empty() {
+        what.push_str(&format!("Ended: {}.", done.modes.join(", ")));
+    }
+    if done.skill_guards {
+        if !what.is_empty() {
+            what.push(' ');
+        }
+        what.push_str("Skill guards released.");
+    }
+    if what.is_empty() {
+        what.push_str("Nothing was running, so nothing changed.");
+    }
+    format!(
+        "{}\n\n{}",
+        header(&["cancel"]),
+        template("cancel")
+            .trim_end()
+            .replace("{{cancelled}}", &what)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::modes::KEYWORD_CHAIN;
+
+    #[test]
+    fn every_name_has_a_template_and_persistent_ones_say_how_to_end() {
+        for name in KEYWORD_CHAIN {
+            assert!(!template(name).trim().is_empty(), "{name}");
+            if is_persistent(name) {
+                let t = template(name);
+                assert!(t.contains("`<omc-complete/>`"), "{name}: completion token");
+                assert!(t.contains("`cancelomc`"), "{name}: how to cancel");
+                assert!(t.contains("{{max_iterations}}"), "{name}: the budget");
+            }
+        }
+        assert!(template("autopilot").contains("omc-hooks mode phase autopilot <phase>"));
+    }
+
+    #[test]
+    fn headers() {
+        assert_eq!(header(&["ralph"]), "[MAGIC KEYWORD: RALPH]");
+        assert_eq!(
+            header(&["ralph", "tdd"]),
+            "[MAGIC KEYWORDS DETECTED: RALPH, TDD]"
+        );
+    }
+
+    #[test]
+    fn all_modes_at_once_stay_within_budget() {
+        let all: Vec<&str> = KEYWORD_CHAIN[1..].to_vec();
+        let ctx = render_context(&all, &Config::default(), &"x".repeat(50_000));
+        assert!(ctx.chars().count() <= CONTEXT_BUDGET, "{}", ctx.len());
+        assert!(ctx.contains("User request"));
+    }
+
+    /// Compares `got` with `snapshots/<name>`; `OMC_UPDATE_SNAPSHOTS=1` rewrites the file.
+    #[track_caller]
+    fn snapshot(name: &str, got: &str) {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("src/capabilities/keywords/snapshots")
+            .join(name);
+        if std::env::var_os("OMC_UPDATE_SNAPSHOTS").is_some() {
+            std::fs::write(&path, format!("{got}\n")).unwrap();
+        }
+        let want = std::fs::read_to_string(&path).unwrap_or_default();
+        assert_eq!(
+            got,
+            want.trim_end(),
+            "{name} changed (OMC_UPDATE_SNAPSHOTS=1 to accept)"
+        );
+    }
+
+    #[test]
+    fn ralph_context_snapshot() {
+        let got = render_context(&["ralph"], &Config::default(), "ralph fix the tests");
+        snapshot("ralph-context.txt", &got);
+    }
+
+    #[test]
+    fn multi_context_snapshot() {
+        let got = render_context(
+            &["autopilot", "tdd"],
+            &Config::from_value(serde_json::json!({"autopilot": {"max_iterations": 12}})),
+            "autopilot build the CLI, tdd",
+        );
+        snapshot("autopilot-tdd-context.txt", &got);
+    }
+
+    #[test]
+    fn cancel_snapshot() {
+        let done = Cancelled {
+            modes: vec!["ralph".into(), "ultrawork".into()],
+            skill_guards: true,
+        };
+        assert_eq!(
+            render_cancel(&done),
+            "[MAGIC KEYWORD: CANCEL]\n\nCANCEL: the user asked to stop the omc-hooks runs of \
+             this session. Ended: ralph, ultrawork. Skill guards released.\nStop the current \
+             workflow and do not resume it unless the user asks again."
+        );
+        assert!(render_cancel(&Cancelled::default()).contains("Nothing was running"));
+    }
+
+    #[test]
+    fn stored_prompt_is_capped() {
+        let long = "x".repeat(2_000);
+        let s = stored_prompt(&long);
+        assert_eq!(s.chars().count(), STORED_PROMPT_MAX);
+        assert!(s.ends_with("..."));
+        assert!(stored_prompt("  ").starts_with("(prompt omitted"));
+    }
+}

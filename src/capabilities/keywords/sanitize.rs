@@ -1,0 +1,772 @@
+//! Blanks out the parts of a prompt that are not the user talking: code, quotes of other
+//! text, URLs, paths, pasted transcripts, diffs, hook output.
+//!
+//! The result has exactly the byte length of the prompt (removed bytes become spaces, newlines
+//! stay), so a match found in the prompt can be looked up here by offset, and every blanked
+//! byte remembers which rule blanked it — `omc-hooks detect` reports that rule. Every pass is a
+//! single forward scan (the tag pass adds a sort), so the whole thing is linear in the prompt.
+
+use std::collections::HashMap;
+
+/// The sanitiser's rules, in the order they are applied. The first rule that blanks a byte is
+/// the one reported for it.
+pub const RULES: &[(&str, &str)] = &[
+    (
+        "hook-echo",
+        "pasted hook output ([MAGIC KEYWORD: …], [RALPH LOOP …], Stop hook feedback, User request)",
+    ),
+    ("html-comment", "inside an HTML comment <!-- … -->"),
+    ("fenced-code", "inside a fenced code block"),
+    ("diff-line", "a line of a diff"),
+    (
+        "shell-line",
+        "a shell-transcript line ($ …, ❯ …, user@host:~$ …)",
+    ),
+    ("block-quote", "a block-quote line (> …)"),
+    ("table-row", "a Markdown table row"),
+    (
+        "transcript-line",
+        "a pasted chat or Claude Code transcript line (Assistant:, ⏺ …)",
+    ),
+    ("tag-block", "inside an XML/HTML tag block <tag>…</tag>"),
+    ("inline-code", "inside inline code `…`"),
+    ("url", "part of a URL"),
+    ("path", "part of a file path"),
+];
+
+/// The id (index + 1) of a rule name.
+fn id(name: &str) -> u8 {
+    RULES
+        .iter()
+        .position(|(n, _)| *n == name)
+        .map_or(0, |i| i as u8 + 1)
+}
+
+/// A prompt with everything that is not the user talking blanked out.
+#[derive(Debug, Clone)]
+pub struct Sanitized {
+    /// Same length as the prompt; blanked bytes are spaces (newlines kept).
+    pub text: String,
+    /// Per byte: 0 = kept, otherwise the id of the rule that blanked it.
+    rule: Vec<u8>,
+}
+
+impl Sanitized {
+    /// The rule that blanked any byte of `start..end`, if one did.
+    pub fn blanked_by(&self, start: usize, end: usize) -> Option<&'static str> {
+        let end = end.min(self.rule.len());
+        self.rule
+            .get(start..end)?
+            .iter()
+            .find(|r| **r != 0)
+            .map(|r| RULES[*r as usize - 1].0)
+    }
+}
+
+/// Blanks the prompt. See the module documentation.
+pub fn sanitize(prompt: &str) -> Sanitized {
+    let mut b = Blanker {
+        src: prompt,
+        bytes: prompt.as_bytes().to_vec(),
+        rule: vec![0; prompt.len()],
+    };
+    hook_echoes(&mut b);
+    html_comments(&mut b);
+    line_rules(&mut b);
+    tag_blocks(&mut b);
+    inline_rules(&mut b);
+    let text = String::from_utf8(b.bytes).unwrap_or_else(|_| " ".repeat(prompt.len()));
+    Sanitized { text, rule: b.rule }
+}
+
+/// The prompt without pasted hook output: what is stored as a run's `prompt` and echoed back
+/// in the context. Whitespace-only lines collapse; the text is trimmed.
+pub fn strip_echoes(prompt: &str) -> String {
+    let mut b = Blanker {
+        src: prompt,
+        bytes: prompt.as_bytes().to_vec(),
+        rule: vec![0; prompt.len()],
+    };
+    hook_echoes(&mut b);
+    let mut out = String::with_capacity(prompt.len());
+    let mut blank_run = 0;
+    for (start, line) in lines(prompt) {
+        let end = start + line.len();
+        if b.rule[start..end].iter().any(|r| *r != 0) {
+            continue;
+        }
+        let l = line.trim_end();
+        if l.trim().is_empty() {
+            blank_run += 1;
+            if blank_run > 1 {
+                continue;
+            }
+        } else {
+            blank_run = 0;
+        }
+        out.push_str(l);
+        out.push('\n');
+    }
+    out.trim().to_string()
+}
+
+struct Blanker<'a> {
+    src: &'a str,
+    bytes: Vec<u8>,
+    rule: Vec<u8>,
+}
+
+impl Blanker<'_> {
+    fn blank(&mut self, start: usize, end: usize, rule: &str) {
+        let mut start = start.min(self.src.len());
+        let mut end = end.min(self.src.len());
+        while !self.src.is_char_boundary(start) {
+            start -= 1;
+        }
+        while !self.src.is_char_boundary(end) {
+            end += 1;
+        }
+        let rid = id(rule);
+        for i in start..end {
+            if self.bytes[i] != b'\n' {
+                self.bytes[i] = b' ';
+            }
+            if self.rule[i] == 0 {
+                self.rule[i] = rid;
+            }
+        }
+    }
+}
+
+/// `(offset, line)` for every line, the line without its `\n`.
+fn lines(s: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut off = 0;
+    s.split_inclusive('\n').map(move |l| {
+        let start = off;
+        off += l.len();
+        (start, l.strip_suffix('\n').unwrap_or(l))
+    })
+}
+
+/// Box-drawing and bullet marks Claude Code puts in front of hook output and transcript lines.
+fn strip_ui_marks(l: &str) -> &str {
+    l.trim_start_matches(|c: char| c.is_whitespace() || "⎿●⏺│└├>".contains(c))
+}
+
+const ECHO_TAGS: &[&str] = &[
+    "MAGIC",
+    "RALPH",
+    "AUTOPILOT",
+    "ULTRAWORK",
+    "ULTRAQA",
+    "ULTRAPILOT",
+    "ULTRAGOAL",
+    "RALPLAN",
+    "TEAM",
+    "PIPELINE",
+    "SWARM",
+    "SKILL",
+    "TOOL",
+    "CANCEL",
+    "CCG",
+    "TDD",
+    "CODE",
+    "SECURITY",
+    "ULTRATHINK",
+    "DEEPSEARCH",
+    "ANALYZE",
+    "ANALYSIS",
+    "DEEP-INTERVIEW",
+    "AI-SLOP-CLEANER",
+    "OMC",
+    "OMC-HOOKS",
+    "PROJECT",
+    "CHECKPOINT",
+    "NOTEPAD",
+];
+
+const ECHO_PREFIXES: &[&str] = &[
+    "stop hook feedback",
+    "stop hook blocking error",
+    "stop hook error",
+    "stop hook stopped continuation",
+    "stop says:",
+    "userpromptsubmit hook",
+    "userpromptsubmit:",
+    "pretooluse:",
+    "posttooluse:",
+    "sessionstart:",
+    "sessionstart hook",
+    "subagentstop",
+    "skill: oh-my-claudecode:",
+    "skill: oh-my-codex:",
+    "skill: omc",
+];
+
+/// What kind of hook-output header a line is.
+#[derive(PartialEq)]
+enum Echo {
+    None,
+    /// `[MAGIC KEYWORD…]`: our own UserPromptSubmit context, which has blank lines inside.
+    Magic,
+    Other,
+}
+
+fn echo_header(line: &str) -> Echo {
+    let l = strip_ui_marks(line);
+    if let Some(rest) = l.strip_prefix('[') {
+        let word: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_uppercase() || *c == '-')
+            .collect();
+        if word.len() >= 3 && ECHO_TAGS.contains(&word.as_str()) {
+            return if word == "MAGIC" {
+                Echo::Magic
+            } else {
+                Echo::Other
+            };
+        }
+        return Echo::None;
+    }
+    let head: String = l.chars().take(40).collect::<String>().to_lowercase();
+    if ECHO_PREFIXES.iter().any(|p| head.starts_with(p)) {
+        return Echo::Other;
+    }
+    Echo::None
+}
+
+fn is_request_label(line: &str) -> bool {
+    let l = strip_ui_marks(line);
+    l.len() >= 13
+        && l.is_char_boundary(12)
+        && l[..12].eq_ignore_ascii_case("user request")
+        && l.trim_end().ends_with(':')
+}
+
+fn is_task_line(line: &str) -> bool {
+    let l = strip_ui_marks(line).to_ascii_lowercase();
+    [
+        "task:",
+        "original task:",
+        "original request:",
+        "current objective:",
+    ]
+    .iter()
+    .any(|p| l.starts_with(p))
+}
+
+/// Pasted hook output. A header line starts a block that runs to the next blank line; our own
+/// `[MAGIC KEYWORD…]` context (which has blank lines inside) runs through its `User request:`
+/// payload, or to the end when it has none. Once any header was seen, later `Task:` lines are
+/// hook output too. A `User request…:` label and its payload are dropped anywhere.
+fn hook_echoes(b: &mut Blanker<'_>) {
+    let all: Vec<(usize, &str)> = lines(b.src).collect();
+    let mut seen_header = false;
+    let mut i = 0;
+    while i < all.len() {
+        let (start, line) = all[i];
+        let kind = echo_header(line);
+        if kind == Echo::None {
+            if is_request_label(line) || (seen_header && is_task_line(line)) {
+                let mut j = i;
+                if is_request_label(line) {
+                    // the label, then its payload up to a blank line
+                    j += 1;
+                    while j < all.len() && !all[j].1.trim().is_empty() {
+                        j += 1;
+                    }
+                    j -= 1;
+                }
+                let end = all[j].0 + all[j].1.len();
+                b.blank(start, end, "hook-echo");
+                i = j + 1;
+                continue;
+            }
+            i += 1;
+            continue;
+        }
+        seen_header = true;
+        let mut j = i + 1;
+        if kind == Echo::Magic {
+            // through the User request payload, else to the end
+            let mut end_at = all.len();
+            let mut k = j;
+            while k < all.len() {
+                if is_request_label(all[k].1) {
+                    let mut m = k + 1;
+                    while m < all.len() && !all[m].1.trim().is_empty() {
+                        m += 1;
+                    }
+                    end_at = m;
+                    break;
+                }
+                if echo_header(all[k].1) != Echo::None {
+                    end_at = k;
+                    break;
+                }
+                k += 1;
+            }
+            j = end_at;
+        } else {
+            while j < all.len() && !all[j].1.trim().is_empty() {
+                j += 1;
+            }
+        }
+        let last = j - 1;
+        b.blank(start, all[last].0 + all[last].1.len(), "hook-echo");
+        i = j;
+    }
+}
+
+/// `<!-- … -->`, across lines; an unclosed comment runs to the end.
+fn html_comments(b: &mut Blanker<'_>) {
+    let src = b.src;
+    let mut from = 0;
+    while let Some(p) = src[from..].find("<!--") {
+        let start = from + p;
+        let end = src[start + 4..]
+            .find("-->")
+            .map_or(src.len(), |q| start + 4 + q + 3);
+        b.blank(start, end, "html-comment");
+        from = end;
+        if from >= src.len() {
+            break;
+        }
+    }
+}
+
+fn is_shell_line(t: &str) -> bool {
+    for p in ["$ ", "% ", "❯ ", "➜ ", "λ ", ">>> ", "PS> "] {
+        if t.starts_with(p) {
+            return true;
+        }
+    }
+    if t.starts_with("PS ")
+        && let Some(gt) = t.find("> ")
+    {
+        return gt < 120;
+    }
+    // user@host:~/dir$ command
+    let first = t.split(' ').next().unwrap_or("");
+    first.len() > 2
+        && (first.ends_with('$') || first.ends_with('#'))
+        && (first.contains('@') || first.contains(':'))
+}
+
+fn is_diff_header(t: &str) -> bool {
+    t.starts_with("diff --git ")
+        || t.starts_with("--- a/")
+        || t.starts_with("+++ b/")
+        || t.starts_with("--- /dev/null")
+        || t.starts_with("+++ /dev/null")
+        || t.starts_with("@@ -")
+        || (t.starts_with("index ") && t[6..].contains(".."))
+}
+
+/// Line-level rules: fenced code, diffs, shell lines, block quotes, tables, transcripts.
+fn line_rules(b: &mut Blanker<'_>) {
+    let src = b.src;
+    let mut fence: Option<(char, usize)> = None;
+    let mut in_diff = false;
+    for (start, line) in lines(src) {
+        let end = start + line.len();
+        let t = line.trim_start();
+        // fenced code
+        let fence_open = |t: &str| -> Option<(char, usize)> {
+            let c = t.chars().next()?;
+            if c != '`' && c != '~' {
+                return None;
+            }
+            let n = t.chars().take_while(|x| *x == c).count();
+            (n >= 3).then_some((c, n))
+        };
+        if let Some((c, n)) = fence {
+            b.blank(start, end, "fenced-code");
+            if let Some((c2, n2)) = fence_open(t)
+                && c2 == c
+                && n2 >= n
+                && t.trim_end().chars().all(|x| x == c)
+            {
+                fence = None;
+            }
+            continue;
+        }
+        if let Some(f) = fence_open(t) {
+            fence = Some(f);
+            b.blank(start, end, "fenced-code");
+            continue;
+        }
+        // diffs
+        if is_diff_header(t) {
+            in_diff = true;
+            b.blank(start, end, "diff-line");
+            continue;
+        }
+        if in_diff {
+            let body = line.starts_with([' ', '+', '-', '\\'])
+                || t.starts_with("new file mode")
+                || t.starts_with("deleted file mode")
+                || t.starts_with("similarity index")
+                || t.starts_with("rename ")
+                || t.starts_with("index ");
+            if body && !line.trim().is_empty() {
+                b.blank(start, end, "diff-line");
+                continue;
+            }
+            in_diff = false;
+        }
+        if t.starts_with('+')
+            || (t.starts_with('-') && t[1..].starts_with(|c: char| !c.is_whitespace() && c != '-'))
+        {
+            b.blank(start, end, "diff-line");
+            continue;
+        }
+        if is_shell_line(t) {
+            b.blank(start, end, "shell-line");
+            continue;
+        }
+        if t.starts_with('>') {
+            b.blank(start, end, "block-quote");
+            continue;
+        }
+        if t.starts_with('|') && t.matches('|').count() >= 2 {
+            b.blank(start, end, "table-row");
+            continue;
+        }
+        let ui = ["⏺", "●", "⎿", "│", "╭", "╰", "✻", "※"];
+        let roles = ["Human:", "Assistant:", "User:", "Claude:", "AI:", "System:"];
+        if ui.iter().any(|m| t.starts_with(m)) || roles.iter().any(|r| t.starts_with(r)) {
+            b.blank(start, end, "transcript-line");
+        }
+    }
+}
+
+fn tag_name(s: &str) -> &str {
+    let n = s
+        .bytes()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'-' || *c == b':')
+        .count();
+    &s[..n]
+}
+
+/// `<tag …>…</tag>` blocks and lone tags. Closing tags are indexed first, so finding a block's
+/// end is a binary search rather than a rescan.
+fn tag_blocks(b: &mut Blanker<'_>) {
+    let src = b.src;
+    let bytes = src.as_bytes();
+    let mut closers: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
+    let mut opens: Vec<(usize, usize, String, bool)> = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'<' {
+            i += 1;
+            continue;
+        }
+        let rest = &src[i + 1..];
+        let (closing, name_at) = if rest.starts_with('/') {
+            (true, i + 2)
+        } else {
+            (false, i + 1)
+        };
+        let name = tag_name(&src[name_at.min(src.len())..]);
+        if name.is_empty() || !name.as_bytes()[0].is_ascii_alphabetic() {
+            i += 1;
+            continue;
+        }
+        let after = name_at + name.len();
+        // the tag ends at the next '>' within 300 bytes, before any other '<'
+        let window = &src[after..floor_boundary(src, (after + 300).min(src.len()))];
+        let Some(gt) = window
+            .find(['>', '<'])
+            .filter(|p| window.as_bytes()[*p] == b'>')
+        else {
+            i += 1;
+            continue;
+        };
+        let first = src[after..].chars().next().unwrap_or(' ');
+        if !(first == '>' || first == '/' || first.is_whitespace()) {
+            i += 1;
+            continue;
+        }
+        let end = after + gt + 1;
+        let lname = name.to_ascii_lowercase();
+        if closing {
+            closers.entry(lname).or_default().push((i, end));
+        } else {
+            let self_closing = src[..end].ends_with("/>");
+            opens.push((i, end, lname, self_closing));
+        }
+        i = end;
+    }
+    let mut covered = 0;
+    for (start, end, name, self_closing) in opens {
+        if start < covered {
+            continue;
+        }
+        let block_end = if self_closing {
+            end
+        } else {
+            closers
+                .get(&name)
+                .and_then(|v| {
+                    let k = v.partition_point(|(s, _)| *s < end);
+                    v.get(k).map(|(_, e)| *e)
+                })
+                .unwrap_or(end)
+        };
+        b.blank(start, block_end, "tag-block");
+        covered = block_end;
+    }
+    for v in closers.values() {
+        for (s, e) in v {
+            b.blank(*s, *e, "tag-block");
+        }
+    }
+}
+
+fn floor_boundary(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// Inline code, URLs and paths, line by line.
+fn inline_rules(b: &mut Blanker<'_>) {
+    let src = b.src;
+    for (start, line) in lines(src) {
+        inline_code(b, start, line);
+        urls(b, start, line);
+        paths(b, start, line);
+    }
+}
+
+fn inline_code(b: &mut Blanker<'_>, base: usize, line: &str) {
+    // the backtick runs of the line, and for each the next run of the same length, so a span
+    // is found without rescanning the line (linear even for hostile input)
+    let bytes = line.as_bytes();
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'`' {
+            let n = bytes[i..].iter().take_while(|c| **c == b'`').count();
+            runs.push((i, n));
+            i += n;
+        } else {
+            i += 1;
+        }
+    }
+    let mut next_same = vec![None; runs.len()];
+    let mut seen: HashMap<usize, usize> = HashMap::new();
+    for k in (0..runs.len()).rev() {
+        next_same[k] = seen.insert(runs[k].1, k);
+    }
+    let mut k = 0;
+    while k < runs.len() {
+        match next_same[k] {
+            Some(j) => {
+                let (s, _) = runs[k];
+                let (e, n) = runs[j];
+                b.blank(base + s, base + e + n, "inline-code");
+                k = j + 1;
+            }
+            None => k += 1,
+        }
+    }
+}
+
+fn urls(b: &mut Blanker<'_>, base: usize, line: &str) {
+    let bytes = line.as_bytes();
+    let stop = |c: u8| c.is_ascii_whitespace() || b")>]\"'`<".contains(&c);
+    let mut from = 0;
+    while let Some(p) = line[from..].find("://") {
+        let at = from + p;
+        let mut s = at;
+        while s > 0
+            && at - s < 24
+            && (bytes[s - 1].is_ascii_alphanumeric() || b"+.-".contains(&bytes[s - 1]))
+        {
+            s -= 1;
+        }
+        let mut e = at + 3;
+        while e < bytes.len() && !stop(bytes[e]) {
+            e += 1;
+        }
+        if at - s >= 2 {
+            b.blank(base + s, base + e, "url");
+        }
+        from = e.max(at + 3);
+    }
+    let mut from = 0;
+    while let Some(p) = line[from..].find("www.") {
+        let at = from + p;
+        let token_start = at == 0 || !bytes[at - 1].is_ascii_alphanumeric();
+        let mut e = at + 4;
+        while e < bytes.len() && !stop(bytes[e]) {
+            e += 1;
+        }
+        if token_start {
+            b.blank(base + at, base + e, "url");
+        }
+        from = e;
+    }
+}
+
+fn is_path_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "_.-~/\\@+%=".contains(c) || (!c.is_ascii() && c.is_alphanumeric())
+}
+
+/// Tokens with a directory separator: `src/ralph/`, `./x`, `~/.omc/state/…`, `docs/コードレビュー.md`.
+/// A lone leading slash (`/ralph`, `/oh-my-claudecode:ralph`) is a command, not a path.
+fn paths(b: &mut Blanker<'_>, base: usize, line: &str) {
+    let is_sep = |c: char| c == '/' || c == '\\';
+    let mut it = line.char_indices().peekable();
+    while let Some((start, c)) = it.next() {
+        if !is_path_char(c) {
+            continue;
+        }
+        // one run of path characters: where its separators are, and where it ends
+        let mut end = start + c.len_utf8();
+        let mut seps = usize::from(is_sep(c));
+        let mut last_sep = is_sep(c).then_some(start);
+        let mut segment_before_sep = false;
+        let mut prev = c;
+        while let Some(&(k, d)) = it.peek() {
+            if !is_path_char(d) {
+                break;
+            }
+            if is_sep(d) {
+                seps += 1;
+                segment_before_sep |= !is_sep(prev);
+                last_sep = Some(k);
+            }
+            prev = d;
+            end = k + d.len_utf8();
+            it.next();
+        }
+        let Some(last) = last_sep else { continue };
+        let is_command = seps == 1 && is_sep(c);
+        if is_command || !(segment_before_sep || seps >= 2) {
+            continue;
+        }
+        // the final name: ASCII name characters, or a (CJK-capable) stem with an extension
+        let tail = &line[last + 1..end];
+        let ascii: usize = tail
+            .chars()
+            .take_while(|c| c.is_ascii() && is_path_char(*c))
+            .map(char::len_utf8)
+            .sum();
+        let stem: usize = tail
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '-')
+            .map(char::len_utf8)
+            .sum();
+        let mut with_ext = 0;
+        if stem > 0 && tail[stem..].starts_with('.') {
+            let ext = tail[stem + 1..]
+                .bytes()
+                .take_while(u8::is_ascii_alphanumeric)
+                .count();
+            if (1..=8).contains(&ext) {
+                with_ext = stem + 1 + ext;
+            }
+        }
+        let keep = ascii.max(with_ext);
+        b.blank(base + start, base + last + 1 + keep, "path");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kept(p: &str) -> String {
+        sanitize(p)
+            .text
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn length_and_newlines_are_preserved() {
+        let p = "a `ralph` b\n```\nralph\n```\n<!-- x\ny -->z 랄프 https://x.y/ralph";
+        let s = sanitize(p);
+        assert_eq!(s.text.len(), p.len());
+        assert_eq!(s.text.matches('\n').count(), p.matches('\n').count());
+    }
+
+    #[test]
+    fn code_comments_urls_and_paths_are_blanked() {
+        assert_eq!(kept("use `ralph` now"), "use now");
+        assert_eq!(kept("x\n```sh\nralph fix\n```\ny"), "x y");
+        assert_eq!(kept("a <!-- ralph: note --> b"), "a b");
+        assert_eq!(kept("see https://github.com/x/ralph?q=1 ok"), "see ok");
+        assert_eq!(kept("open src/ralph/mod.rs and ./ralph"), "open and");
+        assert_eq!(kept("/ralph fix the tests"), "/ralph fix the tests");
+        assert_eq!(
+            kept("/oh-my-claudecode:ralph issue"),
+            "/oh-my-claudecode:ralph issue"
+        );
+        assert_eq!(kept("docs/コードレビュー.mdを読んで"), "を読んで");
+        assert_eq!(
+            kept("src/auth.tsをコードレビューして"),
+            "をコードレビューして"
+        );
+    }
+
+    #[test]
+    fn lines_that_are_not_the_user_talking() {
+        assert_eq!(kept("> ralph fix it\nok"), "ok");
+        assert_eq!(kept("log:\n$ ralph fix parser\ndone"), "log: done");
+        assert_eq!(kept("| ralph | loop |\n|---|---|\nx"), "x");
+        assert_eq!(
+            kept("diff --git a/x b/x\n@@ -1 +1 @@\n+ ralph fix parser\n-old\nafter"),
+            "after"
+        );
+        assert_eq!(kept("+ autopilot build me an app"), "");
+        assert_eq!(kept("- ralph fix the tests"), "- ralph fix the tests");
+        assert_eq!(kept("Assistant: ralph this\nme"), "me");
+    }
+
+    #[test]
+    fn hook_output_is_blanked() {
+        let p = "Investigate:\n\n[MAGIC KEYWORD: RALPH]\n\nRALPH mode is on.\n\nUser request:\nralph fix parser\n\nwhy?";
+        assert_eq!(kept(p), "Investigate: why?");
+        let p = "[RALPH LOOP - ITERATION 2/100] Work is NOT done.\nTask: previous task\n\nrun ralph on x";
+        assert_eq!(kept(p), "run ralph on x");
+        let p = "Stop hook feedback:\n[RALPH LOOP 3/100] keep going\nTask: ralph";
+        assert_eq!(kept(p), "");
+        assert_eq!(strip_echoes(p), "");
+        let p = "[RALPH LOOP 2/100] Work is NOT done.\nTask: old\n\nrun ralph on 새 작업";
+        assert_eq!(strip_echoes(p), "run ralph on 새 작업");
+    }
+
+    #[test]
+    fn tag_blocks_are_blanked_and_blame_is_reported() {
+        let p = "<system-reminder>ralph fix</system-reminder> go <Button> ralph";
+        assert_eq!(kept(p), "go ralph");
+        let s = sanitize(p);
+        assert_eq!(s.blanked_by(17, 22), Some("tag-block"));
+        assert_eq!(s.blanked_by(p.len() - 5, p.len()), None);
+    }
+
+    #[test]
+    fn unmatched_backtick_runs_stay_linear() {
+        let mut p = String::new();
+        for n in 1..1_500 {
+            p.push_str(&"`".repeat(n));
+            p.push_str(" x ");
+        }
+        let s = sanitize(&p);
+        assert_eq!(s.text.len(), p.len());
+        assert_eq!(kept("a `b` c ``d` e`` f"), "a c f");
+    }
+
+    #[test]
+    fn a_megabyte_is_fine() {
+        let p = "ralph `x` src/a/b https://x.y <b>z</b>\n".repeat(30_000);
+        let s = sanitize(&p);
+        assert_eq!(s.text.len(), p.len());
+    }
+}

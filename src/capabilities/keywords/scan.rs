@@ -1,0 +1,317 @@
+//! Finding the candidates and deciding the modes: one Aho-Corasick pass over the prompt for
+//! every alias at once, then each match judged on bounded windows ([`super::intent`]).
+
+use super::intent::{self, Site, Verdict};
+use super::lexicon::{ALIASES, Gate};
+use super::sanitize::{self, Sanitized};
+use crate::modes::KEYWORD_CHAIN;
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use std::sync::OnceLock;
+
+/// At most this many matches are judged: a prompt that names modes thousands of times is pasted
+/// material, and the bound keeps a hostile prompt cheap.
+const MAX_JUDGED: usize = 4_096;
+/// At most this many candidates are kept for reporting.
+const MAX_REPORTED: usize = 200;
+
+/// One match and what was decided about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Candidate {
+    pub name: &'static str,
+    /// The text as typed (prefix included).
+    pub matched: String,
+    /// Byte offset in the prompt.
+    pub offset: usize,
+    pub activated: bool,
+    pub rule: &'static str,
+}
+
+/// What a prompt asks for.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Detection {
+    /// The names acted on, in chain order. `["cancel"]` alone when cancel was asked for.
+    pub modes: Vec<&'static str>,
+    pub candidates: Vec<Candidate>,
+    /// Candidates beyond the report limit, or never judged.
+    pub unreported: usize,
+}
+
+impl Detection {
+    pub fn cancel(&self) -> bool {
+        self.modes.first() == Some(&"cancel")
+    }
+}
+
+fn automaton() -> &'static AhoCorasick {
+    static AC: OnceLock<AhoCorasick> = OnceLock::new();
+    AC.get_or_init(|| {
+        AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(ALIASES.iter().map(|a| a.text))
+            .expect("the alias table builds")
+    })
+}
+
+/// The first 20 lines name at least two review verdicts: a pasted review template.
+fn review_seed(prompt: &str) -> bool {
+    let start: String = prompt.chars().take(4_000).collect();
+    let head = start
+        .lines()
+        .take(20)
+        .collect::<Vec<_>>()
+        .join("\n")
+        .to_lowercase();
+    let verdicts = [
+        &["approve"][..],
+        &["request-changes", "request changes"],
+        &["merge-ready", "merge ready"],
+        &["blocked"],
+    ];
+    verdicts
+        .iter()
+        .filter(|alts| alts.iter().any(|a| head.contains(a)))
+        .count()
+        >= 2
+}
+
+/// The whole prompt is a request to stop: `stop`, `cancel that`, `stop ralph`, `abort the loop`.
+fn bare_cancel(sanitized: &str) -> Option<usize> {
+    let trimmed = sanitized.trim();
+    if trimmed.is_empty() || trimmed.len() > 80 || trimmed.contains('?') {
+        return None;
+    }
+    let ws: Vec<String> = trimmed
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let mut i = 0;
+    while ws
+        .get(i)
+        .is_some_and(|w| matches!(w.as_str(), "please" | "ok" | "okay" | "now"))
+    {
+        i += 1;
+    }
+    if !ws
+        .get(i)
+        .is_some_and(|w| matches!(w.as_str(), "cancel" | "stop" | "abort" | "halt"))
+    {
+        return None;
+    }
+    let allowed = [
+        "it",
+        "that",
+        "this",
+        "now",
+        "please",
+        "all",
+        "everything",
+        "the",
+        "omc",
+        "loop",
+        "loops",
+        "run",
+        "runs",
+        "mode",
+        "modes",
+        "ralph",
+        "autopilot",
+        "ultrawork",
+        "ulw",
+        "ralplan",
+        "ultraqa",
+        "team",
+        "pipeline",
+        "session",
+        "right",
+        "immediately",
+    ];
+    ws[i + 1..]
+        .iter()
+        .all(|w| allowed.contains(&w.as_str()))
+        .then(|| sanitized.len() - sanitized.trim_start().len())
+}
+
+/// Detects what `prompt` asks for. `disabled` names (from project configuration) are reported
+/// but not acted on; `cancel` cannot be disabled.
+pub fn detect(prompt: &str, disabled: &[String]) -> Detection {
+    let clean: Sanitized = sanitize::sanitize(prompt);
+    let seed = review_seed(prompt);
+    let mut det = Detection::default();
+    let mut active: Vec<&'static str> = Vec::new();
+    let mut judged = 0usize;
+
+    for m in automaton().find_iter(prompt) {
+        let alias = &ALIASES[m.pattern().as_usize()];
+        let (start, end) = (m.start(), m.end());
+        let boundary = intent::boundary(prompt, start, end, alias);
+        let prefix = boundary.ok().flatten();
+        if alias.gate == Gate::Prefix && prefix.is_none() {
+            continue;
+        }
+        if active.contains(&alias.name) {
+            continue;
+        }
+        if judged >= MAX_JUDGED {
+            det.unreported += 1;
+            continue;
+        }
+        judged += 1;
+        let shown_from = prefix.unwrap_or(start);
+        let verdict = if let Some(rule) = clean.blanked_by(start, end) {
+            Verdict {
+                activated: false,
+                rule,
+            }
+        } else {
+            match boundary {
+                Err(rule) => Verdict {
+                    activated: false,
+                    rule,
+                },
+                Ok(prefix) => intent::judge(&Site {
+                    text: &clean.text,
+                    start,
+                    end,
+                    prefix,
+                    alias,
+                    raw: prompt,
+                    review_seed: seed,
+                }),
+            }
+        };
+        // "stop ralph" names ralph but asks for cancel
+        let name = if verdict.rule == "cancel-phrase" {
+            "cancel"
+        } else {
+            alias.name
+        };
+        if verdict.activated {
+            active.push(name);
+        }
+        if det.candidates.len() < MAX_REPORTED {
+            det.candidates.push(Candidate {
+                name,
+                matched: prompt[shown_from..end].to_string(),
+                offset: shown_from,
+                activated: verdict.activated,
+                rule: verdict.rule,
+            });
+        } else {
+            det.unreported += 1;
+        }
+    }
+
+    if !active.contains(&"cancel")
+        && let Some(off) = bare_cancel(&clean.text)
+    {
+        active.push("cancel");
+        det.candidates.push(Candidate {
+            name: "cancel",
+            matched: prompt.trim().to_string(),
+            offset: off,
+            activated: true,
+            rule: "bare-cancel",
+        });
+    }
+
+    // configuration, then cancel's exclusivity
+    for c in det.candidates.iter_mut().filter(|c| c.activated) {
+        if c.name != "cancel" && disabled.iter().any(|d| d == c.name) {
+            c.activated = false;
+            c.rule = "disabled-by-config";
+        }
+    }
+    let cancel = det
+        .candidates
+        .iter()
+        .any(|c| c.activated && c.name == "cancel");
+    if cancel {
+        for c in det
+            .candidates
+            .iter_mut()
+            .filter(|c| c.activated && c.name != "cancel")
+        {
+            c.activated = false;
+            c.rule = "cancel-exclusive";
+        }
+    }
+    det.modes = KEYWORD_CHAIN
+        .iter()
+        .copied()
+        .filter(|n| det.candidates.iter().any(|c| c.activated && c.name == *n))
+        .collect();
+    det
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn modes(p: &str) -> Vec<&'static str> {
+        detect(p, &[]).modes
+    }
+
+    #[test]
+    fn explicit_invocations_activate() {
+        assert_eq!(modes("ralph fix the tests"), vec!["ralph"]);
+        assert_eq!(modes("/ralph fix the tests"), vec!["ralph"]);
+        assert_eq!(modes("ralph: fix the parser"), vec!["ralph"]);
+        assert_eq!(modes("use ralph to fix the parser"), vec!["ralph"]);
+        assert_eq!(modes("ralph this"), vec!["ralph"]);
+    }
+
+    #[test]
+    fn mentions_do_not() {
+        for p in [
+            "what is ralph?",
+            "don't use autopilot",
+            "add an autopilot toggle",
+            "look at src/ralph/mod.rs",
+            "rename ralph_count",
+            "inspect ralph-state.json",
+            "`ralph fix the tests`",
+        ] {
+            assert!(modes(p).is_empty(), "{p}: {:?}", detect(p, &[]).candidates);
+        }
+    }
+
+    #[test]
+    fn cancel_is_exclusive_and_cannot_be_disabled() {
+        let d = detect("cancelomc and ultrathink", &["cancel".into()]);
+        assert_eq!(d.modes, vec!["cancel"]);
+        assert!(
+            d.candidates
+                .iter()
+                .any(|c| c.name == "ultrathink" && c.rule == "cancel-exclusive")
+        );
+    }
+
+    #[test]
+    fn disabled_names_are_reported() {
+        let d = detect("ralph fix the tests", &["ralph".into()]);
+        assert!(d.modes.is_empty());
+        assert_eq!(d.candidates[0].rule, "disabled-by-config");
+    }
+
+    #[test]
+    fn chain_order_and_dedup() {
+        assert_eq!(
+            modes("tdd: fix the parser, then ralph this. use tdd again"),
+            vec!["ralph", "tdd"]
+        );
+    }
+
+    #[test]
+    fn a_megabyte_prompt_is_handled() {
+        let mut p = "what is ralph? see src/ralph/x.rs and `ultrawork` then ".repeat(20_000);
+        p.push_str("\nralph fix the tests");
+        assert!(p.len() > 1_000_000);
+        let d = detect(&p, &[]);
+        // the one real invocation sits past the judging bound: precision over recall
+        assert!(d.unreported > 0);
+        let q = "lorem ipsum dolor sit amet ".repeat(40_000) + "\nralph fix the tests";
+        assert_eq!(detect(&q, &[]).modes, vec!["ralph"]);
+    }
+}

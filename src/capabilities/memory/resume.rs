@@ -1,0 +1,420 @@
+//! Runs that outlive their session: the suspended-run index, and resuming on one word.
+//!
+//! A run is **suspended** when SessionEnd finds it unfinished: its state file keeps
+//! `active: true` and gains `suspended_at`. The Stop capability leaves suspended runs alone
+//! (they belong to no live session). Two ways back:
+//! * the same session comes back (`claude --resume <id>`, or any SessionStart with that id):
+//!   its runs are un-suspended without asking ([`unsuspend_own`]);
+//! * a new session in the same project is told at SessionStart ([`offers`]) and, when the
+//!   user's whole prompt is the resume word ([`request`]: `omc resume` or `resume`, optionally
+//!   followed by a mode name), UserPromptSubmit re-binds the run to the new session
+//!   ([`on_prompt`]): the state file is copied into the new session's directory with the new
+//!   `session_id`, `suspended_at` cleared and the iteration kept, and the old one is ended with
+//!   `ended_reason: "resumed"`. The next Stop continues it.
+//!
+//! SessionEnd also records each suspended run in `.omc/state/suspended-runs.json`, newest
+//! last, at most [`MAX_INDEX`] entries, so finding them costs a handful of reads whatever the
+//! number of session directories. Every entry is checked against its state file before use.
+
+use super::{clip, render, run_label};
+use crate::capabilities::Ctx;
+use crate::modes::{is_persistent, state_file_name};
+use crate::protocol::Answer;
+use crate::state::files::{ModeState, SCHEMA_VERSION};
+use crate::state::{Change, Scope, SessionId, StateFile, Store};
+use serde::{Deserialize, Serialize};
+use std::io;
+
+/// `.omc/state/suspended-runs.json`.
+pub const INDEX: &str = "suspended-runs.json";
+/// Entries kept in the index.
+pub const MAX_INDEX: usize = 20;
+/// Suspended runs older than this are no longer offered (7 days).
+pub const OFFER_MAX_AGE_MS: i64 = 7 * 24 * 60 * 60 * 1000;
+/// Runs listed at SessionStart.
+pub const MAX_OFFERS: usize = 3;
+
+const SUSPENDED: &str = include_str!("../../../templates/memory/suspended.md");
+const RESUMED: &str = include_str!("../../../templates/memory/resumed.md");
+const NOTHING: &str = include_str!("../../../templates/memory/resume-nothing.md");
+const BUSY: &str = include_str!("../../../templates/memory/resume-busy.md");
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Index {
+    #[serde(default)]
+    pub schema_version: u32,
+    /// Oldest first.
+    #[serde(default)]
+    pub runs: Vec<Suspended>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Suspended {
+    pub session_id: String,
+    pub mode: String,
+    pub prompt: String,
+    pub iteration: u32,
+    pub max_iterations: u32,
+    pub suspended_at: String,
+}
+
+impl Suspended {
+    pub fn of(state: &ModeState, session: &SessionId, now_iso: &str) -> Suspended {
+        Suspended {
+            session_id: session.to_string(),
+            mode: state.mode.clone(),
+            prompt: clip(&state.prompt, 200),
+            iteration: state.iteration,
+            max_iterations: state.max_iterations,
+            suspended_at: state
+                .suspended_at
+                .clone()
+                .unwrap_or_else(|| now_iso.to_string()),
+        }
+    }
+}
+
+fn index_file() -> Option<StateFile> {
+    StateFile::new(&Scope::Global, INDEX)
+}
+
+/// Records newly suspended runs (replacing older entries for the same session and mode).
+pub fn note(store: &Store, runs: &[Suspended]) -> io::Result<()> {
+    let Some(f) = index_file() else { return Ok(()) };
+    if runs.is_empty() {
+        return Ok(());
+    }
+    store.update(&f, |cur: Option<Index>| {
+        let mut idx = cur.unwrap_or_default();
+        idx.schema_version = SCHEMA_VERSION;
+        idx.runs.retain(|r| {
+            !runs
+                .iter()
+                .any(|n| n.session_id == r.session_id && n.mode == r.mode)
+        });
+        idx.runs.extend(runs.iter().cloned());
+        let surplus = idx.runs.len().saturating_sub(MAX_INDEX);
+        idx.runs.drain(..surplus);
+        (Change::Write(idx), ())
+    })
+}
+
+/// Drops index entries matching `keep == false`; writes only when something goes.
+fn prune_index(store: &Store, keep: impl Fn(&Suspended) -> bool) {
+    let Some(f) = index_file() else { return };
+    let Some(idx) = store.read::<Index>(&f) else {
+        return;
+    };
+    if idx.runs.iter().all(&keep) {
+        return;
+    }
+    let result = store.update(&f, |cur: Option<Index>| match cur {
+        Some(mut idx) => {
+            idx.runs.retain(&keep);
+            (Change::Write(idx), ())
+        }
+        None => (Change::Keep, ()),
+    });
+    if let Err(e) = result {
+        crate::diag!("suspended-run index not updated: {e}");
+    }
+}
+
+/// The session's state file for `mode`.
+fn mode_file(session: &SessionId, mode: &str) -> Option<StateFile> {
+    StateFile::new(&Scope::Session(session.clone()), &state_file_name(mode))
+}
+
+fn same_project(state: &ModeState, store: &Store) -> bool {
+    state.project_path.as_deref().is_none_or(|p| {
+        let trim = |s: &str| s.trim_end_matches('/').to_string();
+        trim(p) == trim(&store.project().to_string_lossy())
+            || matches!(
+                (std::fs::canonicalize(p), std::fs::canonicalize(store.project())),
+                (Ok(a), Ok(b)) if a == b
+            )
+    })
+}
+
+/// Suspended runs of *other* sessions still waiting, newest first, checked against their
+/// state files. Entries that no longer hold are removed from the index.
+pub fn offers(ctx: &Ctx<'_>, store: &Store) -> Vec<Suspended> {
+    let Some(idx) = index_file().and_then(|f| store.read::<Index>(&f)) else {
+        return Vec::new();
+    };
+    let own = ctx.scope.session_id().map(SessionId::as_str);
+    let mut valid = Vec::new();
+    let mut gone = Vec::new();
+    for r in idx.runs.iter().rev() {
+        if Some(r.session_id.as_str()) == own {
+            continue;
+        }
+        let fresh = crate::time::parse_iso(&r.suspended_at)
+            .is_some_and(|t| ctx.now_ms - t <= OFFER_MAX_AGE_MS);
+        let holds = fresh
+            && is_persistent(&r.mode)
+            && SessionId::parse(&r.session_id)
+                .and_then(|sid| mode_file(&sid, &r.mode))
+                .and_then(|f| store.read::<ModeState>(&f))
+                .is_some_and(|s| s.active && s.suspended_at.is_some() && same_project(&s, store));
+        if holds {
+            valid.push(r.clone());
+        } else {
+            gone.push((r.session_id.clone(), r.mode.clone()));
+        }
+    }
+    if !gone.is_empty() {
+        prune_index(store, |r| {
+            !gone.iter().any(|(s, m)| *s == r.session_id && *m == r.mode)
+        });
+    }
+    valid
+}
+
+/// The SessionStart text about waiting runs, or `None`.
+pub fn offers_text(offers: &[Suspended]) -> Option<String> {
+    if offers.is_empty() {
+        return None;
+    }
+    let lines: Vec<String> = offers
+        .iter()
+        .take(MAX_OFFERS)
+        .map(|r| {
+            let when = crate::time::parse_iso(&r.suspended_at)
+                .map_or_else(|| r.suspended_at.clone(), crate::time::human);
+            format!(
+                "- [{}] iteration {}/{} — session {}, suspended {when}. Task: \"{}\"",
+                run_label(&r.mode),
+                r.iteration,
+                r.max_iterations,
+                r.session_id,
+                clip(&r.prompt, 200)
+            )
+        })
+        .collect();
+    Some(render(SUSPENDED.trim_end(), &[("runs", &lines.join("\n"))]))
+}
+
+/// SessionStart: this session is live again, so its suspended runs are too. Returns the
+/// modes un-suspended.
+pub fn unsuspend_own(ctx: &Ctx<'_>, store: &Store) -> Vec<String> {
+    let Some(sid) = ctx.scope.session_id() else {
+        return Vec::new();
+    };
+    let now = crate::time::iso(ctx.now_ms);
+    let mut out = Vec::new();
+    for (file, state) in super::mode_states(store, &ctx.scope) {
+        if !(state.active && state.suspended_at.is_some()) {
+            continue;
+        }
+        let r = store.update(&file, |cur: Option<ModeState>| match cur {
+            Some(mut s) if s.active && s.suspended_at.is_some() => {
+                s.suspended_at = None;
+                s.last_checked_at = Some(now.clone());
+                s.consecutive_blocks = 0;
+                (Change::Write(s), true)
+            }
+            _ => (Change::Keep, false),
+        });
+        match r {
+            Ok(true) => out.push(state.mode.clone()),
+            Ok(false) => {}
+            Err(e) => crate::diag!("session-start: cannot resume {}: {e}", file.name()),
+        }
+    }
+    if !out.is_empty() {
+        prune_index(store, |r| r.session_id != sid.as_str());
+    }
+    out
+}
+
+/// The resume word: `Some(None)` for "the newest run", `Some(Some(mode))` for one mode.
+/// Only the whole prompt counts: `omc resume`, `resume`, either followed by a persistent
+/// mode name; case, surrounding space and a final `.` or `!` do not matter.
+pub fn request(prompt: &str) -> Option<Option<&'static str>> {
+    let p = prompt.trim().trim_end_matches(['.', '!']).to_lowercase();
+    let words: Vec<&str> = p.split_whitespace().collect();
+    let rest = match words.as_slice() {
+        ["omc", "resume", rest @ ..] | ["resume", rest @ ..] => rest,
+        _ => return None,
+    };
+    match rest {
+        [] => Some(None),
+        [mode] => crate::modes::PERSISTENT
+            .iter()
+            .find(|m| *m == mode)
+            .map(|m| Some(*m)),
+        _ => None,
+    }
+}
+
+/// Why a run could not be re-bound.
+enum Refused {
+    Busy,
+    Gone,
+}
+
+/// UserPromptSubmit: on the resume word, re-binds the newest suspended run(s) of another
+/// session to this one and says so.
+pub fn on_prompt(ctx: &Ctx<'_>) -> Answer {
+    let Some(wanted) = ctx.input.prompt.as_deref().and_then(request) else {
+        return Answer::default();
+    };
+    let (Some(store), Some(to)) = (&ctx.store, ctx.scope.session_id()) else {
+        return Answer::default();
+    };
+    let offers: Vec<Suspended> = offers(ctx, store)
+        .into_iter()
+        .filter(|r| wanted.is_none_or(|m| r.mode == m))
+        .collect();
+    let Some(from) = offers.first().map(|r| r.session_id.clone()) else {
+        let what = wanted.map_or(String::new(), |m| format!(" {m}"));
+        return Answer::context(render(NOTHING.trim_end(), &[("mode", &what)]));
+    };
+    let now = crate::time::iso(ctx.now_ms);
+    let mut texts = Vec::new();
+    for r in offers.iter().filter(|r| r.session_id == from) {
+        let Some(from_sid) = SessionId::parse(&r.session_id) else {
+            continue;
+        };
+        match rebind(store, &from_sid, to, &r.mode, &now) {
+            Ok(state) => texts.push(render(
+                RESUMED.trim_end(),
+                &[
+                    ("label", &run_label(&r.mode)),
+                    ("from", &r.session_id),
+                    ("iteration", &state.iteration.to_string()),
+                    ("max", &state.max_iterations.to_string()),
+                    ("task", &clip(&state.prompt, 1_000)),
+                ],
+            )),
+            Err(Refused::Busy) => texts.push(render(
+                BUSY.trim_end(),
+                &[("mode", &r.mode), ("from", &r.session_id)],
+            )),
+            Err(Refused::Gone) => {}
+        }
+    }
+    prune_index(store, |r| r.session_id != from);
+    if texts.is_empty() {
+        return Answer::context(render(NOTHING.trim_end(), &[("mode", "")]));
+    }
+    Answer::context(texts.join("\n\n"))
+}
+
+/// Moves a suspended run of `from` into session `to`. The new state is written first, so a
+/// crash in between leaves a duplicate rather than losing the run.
+fn rebind(
+    store: &Store,
+    from: &SessionId,
+    to: &SessionId,
+    mode: &str,
+    now_iso: &str,
+) -> Result<ModeState, Refused> {
+    let (Some(src), Some(dst)) = (mode_file(from, mode), mode_file(to, mode)) else {
+        return Err(Refused::Gone);
+    };
+    let project = store.project().to_string_lossy().into_owned();
+    let outcome = store.update(&src, |cur: Option<ModeState>| {
+        let Some(old) = cur.filter(|s| s.active && s.suspended_at.is_some()) else {
+            return (Change::Keep, Err(Refused::Gone));
+        };
+        let mut new = old.clone();
+        new.session_id = Some(to.to_string());
+        new.project_path = Some(project.clone());
+        new.suspended_at = None;
+        new.last_checked_at = Some(now_iso.to_string());
+        new.consecutive_blocks = 0;
+        new.extra
+            .insert("resumed_from".into(), from.to_string().into());
+        new.extra.insert("resumed_at".into(), now_iso.into());
+        let placed = store.update(&dst, |existing: Option<ModeState>| match existing {
+            Some(e) if e.active => (Change::Keep, false),
+            _ => (Change::Write(new.clone()), true),
+        });
+        match placed {
+            Ok(true) => {
+                let mut ended = old;
+                ended.end("resumed", now_iso);
+                ended
+                    .extra
+                    .insert("resumed_into".into(), to.to_string().into());
+                (Change::Write(ended), Ok(new))
+            }
+            Ok(false) => (Change::Keep, Err(Refused::Busy)),
+            Err(e) => {
+                crate::diag!("resume: cannot write {}: {e}", dst.name());
+                (Change::Keep, Err(Refused::Gone))
+            }
+        }
+    });
+    outcome.unwrap_or_else(|e| {
+        crate::diag!("resume: {e}");
+        Err(Refused::Gone)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_resume_word() {
+        assert_eq!(request("resume"), Some(None));
+        assert_eq!(request("  OMC Resume. "), Some(None));
+        assert_eq!(request("omc resume ralph"), Some(Some("ralph")));
+        assert_eq!(request("resume ultrawork!"), Some(Some("ultrawork")));
+        assert_eq!(request("resume the work on the parser"), None);
+        assert_eq!(request("please resume"), None);
+        assert_eq!(request("resume tdd"), None);
+        assert_eq!(request("how do I resume?"), None);
+    }
+
+    #[test]
+    fn texts_are_pinned() {
+        let r = Suspended {
+            session_id: "old-1".into(),
+            mode: "ralph".into(),
+            prompt: "fix the tests".into(),
+            iteration: 3,
+            max_iterations: 100,
+            suspended_at: "2026-12-02T13:45:00.000Z".into(),
+        };
+        assert_eq!(
+            offers_text(std::slice::from_ref(&r)).unwrap(),
+            "[SUSPENDED RUN] An unfinished run from an earlier session in this project is waiting:\n\
+             - [RALPH LOOP] iteration 3/100 — session old-1, suspended 2026-12-02 13:45 UTC. Task: \"fix the tests\"\n\
+             It is resumed — re-bound to this session, iteration kept — only when the user's whole \
+             message is `omc resume` (or `resume`; `omc resume <mode>` picks one run). Do not resume \
+             it yourself. Mention it to the user if it bears on their request; otherwise focus on \
+             what they ask."
+        );
+        assert_eq!(offers_text(&[]), None);
+        assert_eq!(
+            render(
+                RESUMED.trim_end(),
+                &[
+                    ("label", "RALPH LOOP"),
+                    ("from", "old-1"),
+                    ("iteration", "3"),
+                    ("max", "100"),
+                    ("task", "fix")
+                ]
+            ),
+            "[RALPH LOOP RESUMED] Re-bound to this session from session old-1; iteration 3/100.\n\
+             Task: fix\n\
+             Continue the task from where it stopped; the run keeps going at each stop until it is \
+             done. Put <omc-complete/> in your final message when the task is really complete; the \
+             user can stop the run with `cancelomc`."
+        );
+        assert_eq!(
+            render(NOTHING.trim_end(), &[("mode", " ralph")]),
+            "[OMC RESUME] There is no suspended ralph run to resume in this project. Tell the user so."
+        );
+        assert_eq!(
+            render(BUSY.trim_end(), &[("mode", "ralph"), ("from", "old-1")]),
+            "[OMC RESUME] A ralph run is already active in this session, so the suspended one from \
+             session old-1 was left as it is."
+        );
+    }
+}

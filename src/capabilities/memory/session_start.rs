@@ -1,0 +1,267 @@
+//! SessionStart (`startup`, `resume`, `clear`, `compact`): hand the model what it must not
+//! lose, within [`BUDGET`] characters, most important first:
+//!
+//! 1. this session's active runs (`[RALPH LOOP RESTORED] …`) — a session that starts again
+//!    first takes its suspended runs back ([`resume::unsuspend_own`]);
+//! 2. after a compaction, the newest checkpoint;
+//! 3. otherwise, suspended runs of earlier sessions and the word that resumes them;
+//! 4. the notepad's Priority Context;
+//! 5. project memory.
+//!
+//! A section that does not fit is cut with a marker, and sections left out entirely are named
+//! in a closing line. It also records `session.json` (first start, last start, source), which
+//! SessionEnd uses for the session's duration — but never creates `.omc/` to do so.
+
+use super::{checkpoint, clip, mode_states, notepad, project_memory, render, resume, run_label};
+use crate::capabilities::Ctx;
+use crate::protocol::Answer;
+use crate::protocol::output::truncate_chars;
+use crate::state::files::{ModeState, SCHEMA_VERSION};
+use crate::state::{Change, StateFile, Store};
+use serde::{Deserialize, Serialize};
+
+/// The most characters SessionStart adds to the context.
+pub const BUDGET: usize = 6_000;
+/// Room kept for the closing "left out" line when sections must go.
+const NOTICE_RESERVE: usize = 300;
+/// A section is cut rather than left out only if at least this much of it fits.
+const MIN_CUT: usize = 200;
+/// The Priority Context shown at most (it "should stay short").
+const MAX_PRIORITY_CHARS: usize = 2_000;
+/// An active run untouched this long is stale (as on Stop) and is not announced.
+const STALE_MS: i64 = 2 * 60 * 60 * 1000;
+
+/// `session.json` in the session scope.
+pub const MARKER: &str = "session.json";
+
+const RESTORED: &str = include_str!("../../../templates/memory/restored.md");
+const PRIORITY: &str = include_str!("../../../templates/memory/priority-context.md");
+const OMITTED: &str = include_str!("../../../templates/memory/budget-omitted.md");
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Marker {
+    #[serde(default)]
+    pub schema_version: u32,
+    #[serde(default)]
+    pub session_id: String,
+    pub started_at: String,
+    pub last_start_at: String,
+    #[serde(default)]
+    pub last_source: String,
+    #[serde(default)]
+    pub starts: u32,
+}
+
+/// SessionStart entry point.
+pub fn run(ctx: &Ctx<'_>) -> Answer {
+    let Some(store) = &ctx.store else {
+        return Answer::default();
+    };
+    let source = ctx.input.source.as_deref().unwrap_or("startup");
+    resume::unsuspend_own(ctx, store);
+    mark(ctx, store, source);
+
+    let mut sections: Vec<(&'static str, String)> = Vec::new();
+    for (_, s) in mode_states(store, &ctx.scope) {
+        if live(&s, ctx) {
+            sections.push(("restored runs", restored(&s)));
+        }
+    }
+    if source == "compact" {
+        if let Some(cp) = checkpoint::latest(store, &ctx.scope) {
+            sections.push(("checkpoint", checkpoint::context(&cp)));
+        }
+    } else if let Some(text) = resume::offers_text(&resume::offers(ctx, store)) {
+        sections.push(("suspended runs", text));
+    }
+    if let Some(text) = notepad::read(store) {
+        let p = notepad::priority_context(&text);
+        if !p.is_empty() {
+            let p = truncate_chars(&p, MAX_PRIORITY_CHARS);
+            sections.push(("notepad", render(PRIORITY.trim_end(), &[("text", &p)])));
+        }
+    }
+    if let Some(text) = project_memory::section(store) {
+        sections.push(("project memory", text));
+    }
+    let text = assemble(&sections, BUDGET);
+    if text.is_empty() {
+        Answer::default()
+    } else {
+        Answer::context(text)
+    }
+}
+
+/// Active, not suspended, this session's, and touched within [`STALE_MS`].
+fn live(s: &ModeState, ctx: &Ctx<'_>) -> bool {
+    let own = ctx.scope.session_id().map(|id| id.as_str());
+    let last = [s.last_checked_at.as_deref(), s.started_at.as_deref()]
+        .into_iter()
+        .flatten()
+        .filter_map(crate::time::parse_iso)
+        .max();
+    s.active
+        && s.suspended_at.is_none()
+        && (s.session_id.is_none() || s.session_id.as_deref() == own)
+        && last.is_some_and(|t| ctx.now_ms - t <= STALE_MS)
+}
+
+fn restored(s: &ModeState) -> String {
+    let started = s
+        .started_at
+        .as_deref()
+        .and_then(crate::time::parse_iso)
+        .map_or_else(|| "earlier".to_string(), crate::time::human);
+    render(
+        RESTORED.trim_end(),
+        &[
+            ("label", &run_label(&s.mode)),
+            ("iteration", &s.iteration.to_string()),
+            ("max", &s.max_iterations.to_string()),
+            ("started", &started),
+            ("task", &clip(&s.prompt, 1_000)),
+        ],
+    )
+}
+
+/// Records the start in `session.json` (only for a valid session id, and only in a project
+/// that already has a state directory: starting a session must not create `.omc/` — it would
+/// show up in the git status Claude Code snapshots for the model right after this hook).
+fn mark(ctx: &Ctx<'_>, store: &Store, source: &str) {
+    let Some(sid) = ctx.scope.session_id() else {
+        return;
+    };
+    if !store.omc_dir().is_dir() {
+        return;
+    }
+    let Some(file) = StateFile::new(&ctx.scope, MARKER) else {
+        return;
+    };
+    let now = crate::time::iso(ctx.now_ms);
+    let source = clip(source, 40);
+    let r = store.update(&file, |cur: Option<Marker>| {
+        let mut m = cur.unwrap_or_else(|| Marker {
+            started_at: now.clone(),
+            ..Marker::default()
+        });
+        m.schema_version = SCHEMA_VERSION;
+        m.session_id = sid.to_string();
+        m.last_start_at = now.clone();
+        m.last_source = source.clone();
+        m.starts += 1;
+        (Change::Write(m), ())
+    });
+    if let Err(e) = r {
+        crate::diag!("session-start: cannot record the session: {e}");
+    }
+}
+
+/// Joins sections within `budget` characters: whole while they fit, the first that does not
+/// fit is cut (if enough of it fits), the rest are named in a closing line.
+pub fn assemble(sections: &[(&str, String)], budget: usize) -> String {
+    const SEP: &str = "\n\n";
+    let total: usize = sections
+        .iter()
+        .map(|(_, t)| t.chars().count())
+        .sum::<usize>()
+        + SEP.len() * sections.len().saturating_sub(1);
+    if total <= budget {
+        return sections
+            .iter()
+            .map(|(_, t)| t.as_str())
+            .collect::<Vec<_>>()
+            .join(SEP);
+    }
+    let limit = budget.saturating_sub(NOTICE_RESERVE);
+    let mut parts: Vec<String> = Vec::new();
+    let mut used = 0;
+    let mut omitted: Vec<&str> = Vec::new();
+    for (name, text) in sections {
+        let sep = if parts.is_empty() { 0 } else { SEP.len() };
+        let room = limit.saturating_sub(used + sep);
+        let n = text.chars().count();
+        if n <= room {
+            parts.push(text.clone());
+            used += sep + n;
+        } else if room >= MIN_CUT {
+            parts.push(truncate_chars(text, room));
+            used += sep + room;
+        } else {
+            omitted.push(name);
+        }
+    }
+    if !omitted.is_empty() {
+        let notice = render(
+            OMITTED.trim_end(),
+            &[
+                ("count", &omitted.len().to_string()),
+                ("sections", &omitted.join(", ")),
+            ],
+        );
+        parts.push(truncate_chars(&notice, NOTICE_RESERVE - SEP.len()));
+    }
+    parts.join(SEP)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn len(s: &str) -> usize {
+        s.chars().count()
+    }
+
+    #[test]
+    fn everything_fits_unchanged() {
+        let s = vec![("a", "one".to_string()), ("b", "two".to_string())];
+        assert_eq!(assemble(&s, 100), "one\n\ntwo");
+    }
+
+    #[test]
+    fn budget_is_respected_first_sections_win() {
+        let s = vec![
+            ("modes", "M".repeat(3_000)),
+            ("checkpoint", "C".repeat(4_000)),
+            ("notepad", "N".repeat(500)),
+        ];
+        let out = assemble(&s, BUDGET);
+        assert!(len(&out) <= BUDGET, "{}", len(&out));
+        assert!(out.starts_with(&"M".repeat(3_000)));
+        assert!(out.contains("…[truncated]"));
+        assert!(out.ends_with(
+            "[OMC] 1 more section(s) left out to stay within the context budget (notepad). Full text: .omc/notepad.md, .omc/project-memory.json, .omc/state/sessions/<id>/checkpoints/."
+        ));
+    }
+
+    #[test]
+    fn a_huge_first_section_is_cut_and_still_within_budget() {
+        let s = vec![("modes", "é".repeat(50_000)), ("x", "y".repeat(10))];
+        let out = assemble(&s, BUDGET);
+        assert!(len(&out) <= BUDGET);
+        assert!(out.contains("left out") && out.contains("(x)"));
+    }
+
+    #[test]
+    fn restored_text_is_pinned() {
+        let s = ModeState::start(
+            "ralph",
+            Some("s1"),
+            "/p",
+            "fix the tests",
+            "2026-12-02T13:45:00.000Z",
+            100,
+        );
+        assert_eq!(
+            restored(&s),
+            "[RALPH LOOP RESTORED] Iteration 1/100, started 2026-12-02 13:45 UTC.\n\
+             Task: fix the tests\n\
+             This run is still active in this session. Prioritize the user's newest request; when \
+             there is none, keep working on the task. Put <omc-complete/> in your final message when \
+             it is really complete; the user can stop the run with `cancelomc`."
+        );
+        assert_eq!(
+            render(PRIORITY.trim_end(), &[("text", "Use pnpm.")]),
+            "[NOTEPAD — PRIORITY CONTEXT] From .omc/notepad.md, written for every session:\nUse pnpm."
+        );
+    }
+}

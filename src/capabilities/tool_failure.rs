@@ -1,0 +1,241 @@
+//! Tool-failure escalation (contract §8).
+//!
+//! PostToolUseFailure records the failure in the session's `last-tool-error.json`, counting
+//! repeated failures of the same tool within a minute, and answers with guidance that escalates
+//! at the fifth failure. A later success of that tool (PostToolUse) clears the record. Stop
+//! reads the same file, in the same scope, through [`fresh_guidance`] — so the guidance the
+//! model sees after a failure is also at the head of a persistent mode's continuation.
+
+use super::Ctx;
+use crate::protocol::Answer;
+use crate::state::{Change, StateFile};
+use serde::{Deserialize, Serialize};
+
+/// The record's file name in the session (or session-less) state directory.
+pub const FILE: &str = "last-tool-error.json";
+
+/// Failures of the same tool closer together than this count as retries.
+pub const RETRY_WINDOW_MS: i64 = 60_000;
+
+/// From this many failures on, the guidance says to stop retrying.
+pub const ESCALATE_AT: u32 = 5;
+
+const PREVIEW_CHARS: usize = 200;
+const ERROR_CHARS: usize = 500;
+
+const RETRY: &str = include_str!("../../templates/tool-failure/retry.md");
+const ESCALATE: &str = include_str!("../../templates/tool-failure/escalate.md");
+
+/// `last-tool-error.json`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct ToolError {
+    #[serde(default)]
+    pub schema_version: u32,
+    pub tool_name: String,
+    #[serde(default)]
+    pub tool_input_preview: String,
+    #[serde(default)]
+    pub error: String,
+    /// RFC 3339, as every timestamp in `.omc/`.
+    pub timestamp: String,
+    #[serde(default)]
+    pub retry_count: u32,
+}
+
+impl ToolError {
+    fn at_ms(&self) -> Option<i64> {
+        crate::time::parse_iso(&self.timestamp)
+    }
+
+    /// The guidance for this record: analyse-fix-continue, or stop-retrying from the fifth.
+    pub fn guidance(&self) -> String {
+        let count = self.retry_count.max(1).to_string();
+        let template = if self.retry_count >= ESCALATE_AT {
+            ESCALATE
+        } else {
+            RETRY
+        };
+        crate::modes::fill(
+            template,
+            &[
+                ("tool", &self.tool_name),
+                ("count", &count),
+                ("error", &self.error),
+            ],
+        )
+    }
+}
+
+/// PostToolUseFailure: record the failure and answer with guidance.
+pub fn record(ctx: &Ctx<'_>) -> Answer {
+    let input = ctx.input;
+    if input.is_interrupt {
+        return Answer::default();
+    }
+    let (Some(tool), Some(error)) = (input.tool_name.as_deref(), input.error.as_deref()) else {
+        return Answer::default();
+    };
+    let tool = tool.trim();
+    if tool.is_empty() || is_noise(error) {
+        return Answer::default();
+    }
+    let (Some(store), Some(file)) = (ctx.store.as_ref(), StateFile::new(&ctx.scope, FILE)) else {
+        return Answer::default();
+    };
+    let preview = match &input.tool_input {
+        None => String::new(),
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(v) => v.to_string(),
+    };
+    let now = ctx.now_ms;
+    let result = store.update(&file, |prev: Option<ToolError>| {
+        let retry_count = match prev {
+            Some(p) if p.tool_name == tool && within_window(p.at_ms(), now) => {
+                p.retry_count.max(1).saturating_add(1)
+            }
+            _ => 1,
+        };
+        let rec = ToolError {
+            schema_version: crate::state::files::SCHEMA_VERSION,
+            tool_name: tool.to_string(),
+            tool_input_preview: clip(&preview, PREVIEW_CHARS),
+            error: clip(error.trim(), ERROR_CHARS),
+            timestamp: crate::time::iso(now),
+            retry_count,
+        };
+        (Change::Write(rec.clone()), rec)
+    });
+    match result {
+        Ok(rec) => Answer::context(rec.guidance()),
+        Err(e) => {
+            crate::diag!("tool-failure: cannot record the failure of {tool}: {e}");
+            Answer::default()
+        }
+    }
+}
+
+/// PostToolUse: a success of the failing tool clears the record.
+pub fn clear(ctx: &Ctx<'_>) -> Answer {
+    let (Some(store), Some(file), Some(tool)) = (
+        ctx.store.as_ref(),
+        StateFile::new(&ctx.scope, FILE),
+        ctx.input.tool_name.as_deref(),
+    ) else {
+        return Answer::default();
+    };
+    // Most tool calls follow no failure: do not create directories or take locks for them.
+    if !store.path(&file).exists() {
+        return Answer::default();
+    }
+    let tool = tool.trim();
+    let cleared = store.update(&file, |prev: Option<ToolError>| match prev {
+        Some(p) if p.tool_name == tool => (Change::Remove, ()),
+        _ => (Change::Keep, ()),
+    });
+    if let Err(e) = cleared {
+        crate::diag!("tool-failure: cannot clear the record for {tool}: {e}");
+    }
+    Answer::default()
+}
+
+/// The guidance for a failure at most [`RETRY_WINDOW_MS`] old, for the head of a Stop reason.
+pub fn fresh_guidance(ctx: &Ctx<'_>) -> Option<String> {
+    let store = ctx.store.as_ref()?;
+    let rec: ToolError = store.read(&StateFile::new(&ctx.scope, FILE)?)?;
+    within_window(rec.at_ms(), ctx.now_ms).then(|| rec.guidance())
+}
+
+fn within_window(at: Option<i64>, now: i64) -> bool {
+    at.is_some_and(|t| (0..=RETRY_WINDOW_MS).contains(&(now - t)))
+}
+
+/// Failures that are not the tool's fault: the user declined or interrupted it. Claude Code
+/// reports those with fixed texts; they must not count towards an escalation.
+fn is_noise(error: &str) -> bool {
+    let e = error.trim();
+    if e.is_empty() {
+        return true;
+    }
+    const USER_STOPPED: [&str; 5] = [
+        "The user doesn't want to proceed with this tool use",
+        "The user doesn't want to take this action right now",
+        "[Request interrupted by user",
+        "Request interrupted by user",
+        "Interrupted by user",
+    ];
+    USER_STOPPED.iter().any(|p| e.starts_with(p))
+        || (e.starts_with("Permission to use ") && e.contains(" has been denied"))
+}
+
+/// Cuts `text` to at most `max` characters, marking a cut with `...`.
+fn clip(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut s: String = text.chars().take(max - 3).collect();
+    s.push_str("...");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(n: u32) -> ToolError {
+        ToolError {
+            schema_version: 1,
+            tool_name: "Bash".into(),
+            tool_input_preview: "{\"command\":\"npm test\"}".into(),
+            error: "Exit code 1\nnpm ERR! missing script: test".into(),
+            timestamp: "2026-12-02T13:45:00.000Z".into(),
+            retry_count: n,
+        }
+    }
+
+    #[test]
+    fn guidance_texts_are_pinned() {
+        assert_eq!(
+            rec(2).guidance(),
+            "[TOOL ERROR - RETRY 2] Tool \"Bash\" failed. Analyse the error, fix what caused it, and continue working.\n\
+             Error: Exit code 1\nnpm ERR! missing script: test"
+        );
+        assert_eq!(
+            rec(5).guidance(),
+            "[TOOL ERROR - ALTERNATIVE APPROACH NEEDED] Tool \"Bash\" has failed 5 times — stop retrying the same approach. \
+             Step back: try a different command or tool, check prerequisites (dependencies, paths, permissions, configuration), \
+             or ask the user for guidance.\n\
+             Last error: Exit code 1\nnpm ERR! missing script: test"
+        );
+    }
+
+    #[test]
+    fn clipping_marks_the_cut_and_respects_the_limit() {
+        assert_eq!(clip("short", 200), "short");
+        let c = clip(&"é".repeat(300), 200);
+        assert_eq!(c.chars().count(), 200);
+        assert!(c.ends_with("..."));
+    }
+
+    #[test]
+    fn user_refusals_are_noise_real_errors_are_not() {
+        assert!(is_noise(""));
+        assert!(is_noise("  "));
+        assert!(is_noise(
+            "The user doesn't want to proceed with this tool use. The tool use was rejected."
+        ));
+        assert!(is_noise("[Request interrupted by user for tool use]"));
+        assert!(is_noise(
+            "Permission to use Bash with command rm -rf x has been denied."
+        ));
+        assert!(!is_noise("Exit code 1"));
+        assert!(!is_noise("Connection refused"));
+    }
+
+    #[test]
+    fn the_window_is_inclusive_and_never_in_the_future() {
+        assert!(within_window(Some(0), 60_000));
+        assert!(!within_window(Some(0), 60_001));
+        assert!(!within_window(Some(10), 0));
+        assert!(!within_window(None, 0));
+    }
+}

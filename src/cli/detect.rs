@@ -1,0 +1,105 @@
+//! `omc-hooks detect [--json] "<prompt>"`: what a prompt would activate, and why, without
+//! touching any state. The prompt comes from the arguments (joined by spaces) or, when there
+//! are none, from stdin. The project's configuration is read (for disabled names), never
+//! written.
+
+use crate::capabilities::keywords::{self, intent};
+use crate::config::Config;
+use crate::env::Env;
+use crate::state::{Store, root};
+use serde_json::json;
+use std::fmt::Write as _;
+use std::io::{Read, Write as _};
+
+pub const HELP: &str = "Usage: omc-hooks detect [--json] [PROMPT...]\n\n\
+Shows which magic keywords PROMPT would activate and, for every candidate, the matched text,\n\
+its byte offset, whether it activated and the rule that decided. Reads the prompt from stdin\n\
+when none is given. Touches no state; names disabled in .omc/config.json are reported as such.\n\n  \
+--json   print one JSON object instead of the table";
+
+/// Runs the command.
+pub fn run(args: &[String], env: &Env) -> i32 {
+    let mut json_out = false;
+    let mut words = Vec::new();
+    let mut rest_are_words = false;
+    for a in args {
+        match a.as_str() {
+            "--json" if !rest_are_words => json_out = true,
+            "--" if !rest_are_words => rest_are_words = true,
+            s if s.starts_with("--") && !rest_are_words => {
+                eprintln!("omc-hooks detect: unknown option {s}. See 'omc-hooks help detect'.");
+                return 2;
+            }
+            s => words.push(s.to_string()),
+        }
+    }
+    let prompt = if words.is_empty() {
+        let mut buf = Vec::new();
+        if let Err(e) = std::io::stdin().take(16 << 20).read_to_end(&mut buf) {
+            eprintln!("omc-hooks detect: cannot read stdin: {e}");
+            return 2;
+        }
+        String::from_utf8_lossy(&buf).into_owned()
+    } else {
+        words.join(" ")
+    };
+    let config = root::resolve(env, None)
+        .map(|r| Config::load(&Store::new(r, env.now_ms())))
+        .unwrap_or_default();
+    let det = keywords::detect(&prompt, &config.disabled_keywords());
+    if json_out {
+        let candidates: Vec<_> = det
+            .candidates
+            .iter()
+            .map(|c| {
+                json!({
+                    "name": c.name,
+                    "matched": c.matched,
+                    "offset": c.offset,
+                    "activated": c.activated,
+                    "rule": c.rule,
+                    "why": intent::describe(c.rule),
+                })
+            })
+            .collect();
+        let out = json!({
+            "modes": det.modes,
+            "cancel": det.cancel(),
+            "candidates": candidates,
+            "unreported": det.unreported,
+        });
+        return print(&format!("{out}\n"));
+    }
+    let mut text = String::new();
+    if det.modes.is_empty() {
+        text.push_str("verdict: nothing activated\n");
+    } else {
+        let _ = writeln!(text, "verdict: {}", keywords::header(&det.modes));
+    }
+    if det.candidates.is_empty() {
+        text.push_str("no keyword candidates\n");
+    }
+    for c in &det.candidates {
+        let _ = writeln!(
+            text,
+            "  {:<16} {:<24} at {:<6} {:<10} {}: {}",
+            c.name,
+            format!("{:?}", c.matched),
+            c.offset,
+            if c.activated { "ACTIVATED" } else { "ignored" },
+            c.rule,
+            intent::describe(c.rule)
+        );
+    }
+    if det.unreported > 0 {
+        let _ = writeln!(text, "  … and {} more candidates not shown", det.unreported);
+    }
+    print(&text)
+}
+
+/// Writes to stdout; a closed pipe (`detect … | head`) is not an error worth a panic.
+fn print(text: &str) -> i32 {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+    0
+}

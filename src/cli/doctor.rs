@@ -1,0 +1,531 @@
+//! `omc-hooks doctor`: checks the installation and the project's state, and says how to fix
+//! each problem. Exit 0 when healthy, 1 when a problem was found. Read-only.
+
+use super::args::{parse, usage_error};
+use super::runs;
+use super::settings;
+use crate::env::Env;
+use std::collections::BTreeSet;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant, SystemTime};
+
+pub(super) const HELP: &str = "\
+Usage: omc-hooks doctor
+
+Checks, and says how to fix:
+  * this binary's version, and the plugin checkout it sits in (hooks.json, plugin.json);
+  * where the hooks are installed — <project>/.claude/settings.json, settings.local.json,
+    ~/.claude/settings.json — and whether their commands reach an existing executable;
+  * the project's state directory: corrupt files moved aside (*.corrupt-*), temporary files
+    left by an interrupted write (.tmp-*), unreadable state files, stale active runs;
+  * the Claude Code version, if `claude` is on PATH.
+Exit status 0 when healthy, 1 when a problem was found. Changes nothing.";
+
+/// How long `claude --version` may take.
+const CLAUDE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A temporary file younger than this may belong to a write in progress.
+const TMP_GRACE: Duration = Duration::from_secs(60);
+
+#[derive(Default)]
+struct Report {
+    lines: Vec<(String, String)>,
+    notes: Vec<String>,
+    problems: Vec<(String, String)>,
+}
+
+impl Report {
+    fn line(&mut self, key: &str, text: impl Into<String>) {
+        self.lines.push((key.to_string(), text.into()));
+    }
+    fn problem(&mut self, what: impl Into<String>, fix: impl Into<String>) {
+        self.problems.push((what.into(), fix.into()));
+    }
+}
+
+pub(super) fn run(args: &[String], env: &Env) -> i32 {
+    if let Err(e) = parse(args, &[], &[], false) {
+        return usage_error("doctor", HELP, &e);
+    }
+    let mut r = Report::default();
+    let exe = std::env::current_exe().and_then(|p| p.canonicalize()).ok();
+    r.line(
+        "binary",
+        format!(
+            "omc-hooks {} ({})",
+            env!("CARGO_PKG_VERSION"),
+            exe.as_deref()
+                .map_or("location unknown".into(), |p| p.display().to_string())
+        ),
+    );
+    r.line(
+        "manifest",
+        format!(
+            "hooks.json built in: {} hook subcommands",
+            crate::hooks::HOOKS.len()
+        ),
+    );
+    check_plugin(&mut r, exe.as_deref());
+    let root = crate::state::root::resolve(env, None);
+    let mut installs: Vec<(PathBuf, BTreeSet<String>)> = Vec::new();
+    if let Some(root) = &root {
+        let dir = root.project.join(".claude");
+        check_settings(
+            &mut r,
+            env,
+            "project",
+            &dir.join("settings.json"),
+            "",
+            &mut installs,
+        );
+        check_settings(
+            &mut r,
+            env,
+            "local",
+            &dir.join("settings.local.json"),
+            "",
+            &mut installs,
+        );
+    }
+    match settings::user_settings(env) {
+        Some(p) => check_settings(&mut r, env, "user", &p, " --user", &mut installs),
+        None => r.line(
+            "user",
+            "no HOME or CLAUDE_CONFIG_DIR set; user settings not checked",
+        ),
+    }
+    let programs: BTreeSet<&String> = installs.iter().flat_map(|(_, p)| p).collect();
+    if programs.len() > 1 {
+        r.problem(
+            format!(
+                "the settings files run different omc-hooks binaries ({}), so every hook runs more than once",
+                programs
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            "keep one: 'omc-hooks uninstall' (or 'uninstall --user') where you do not want it",
+        );
+    }
+    if installs.is_empty() {
+        r.notes.push(
+            "no settings file installs the hooks: that is fine if you load the checkout with \
+             'claude --plugin-dir'; otherwise run 'omc-hooks install' (or 'install --user')"
+                .into(),
+        );
+    } else {
+        r.notes.push(
+            "installed through settings: do not also load the checkout with --plugin-dir, or \
+             each hook runs twice"
+                .into(),
+        );
+    }
+    match &root {
+        Some(root) => check_state(&mut r, env, root),
+        None => r.line("state", "cannot tell which project this is (no usable cwd)"),
+    }
+    check_claude(&mut r, env);
+    if env.disabled {
+        r.notes
+            .push("DISABLE_OMC is set in this shell: every hook started from it is a no-op".into());
+    }
+    if !env.skip_hooks.is_empty() {
+        r.notes.push(format!(
+            "OMC_SKIP_HOOKS skips: {}",
+            env.skip_hooks.join(", ")
+        ));
+    }
+    print!("{}", render(&r));
+    i32::from(!r.problems.is_empty())
+}
+
+fn render(r: &Report) -> String {
+    let mut s = String::from("omc-hooks doctor\n\n");
+    for (k, v) in &r.lines {
+        s.push_str(&format!("  {k:<9} {v}\n"));
+    }
+    if !r.notes.is_empty() {
+        s.push_str("\nNotes:\n");
+        for n in &r.notes {
+            s.push_str(&format!("  - {n}\n"));
+        }
+    }
+    if r.problems.is_empty() {
+        s.push_str("\nNo problems found.\n");
+    } else {
+        let n = r.problems.len();
+        s.push_str(&format!(
+            "\n{n} problem{} found:\n",
+            if n == 1 { "" } else { "s" }
+        ));
+        for (i, (what, fix)) in r.problems.iter().enumerate() {
+            s.push_str(&format!("  {}. {what}\n     fix: {fix}\n", i + 1));
+        }
+    }
+    s
+}
+
+/// The plugin checkout this binary is built in, if any: the nearest ancestor holding both
+/// `hooks.json` and `.claude-plugin/plugin.json`.
+fn check_plugin(r: &mut Report, exe: Option<&Path>) {
+    let Some(checkout) = exe.and_then(|e| {
+        e.ancestors().skip(1).find(|a| {
+            a.join("hooks.json").is_file() && a.join(".claude-plugin/plugin.json").is_file()
+        })
+    }) else {
+        r.line("plugin", "this binary is not inside a plugin checkout");
+        return;
+    };
+    let mut facts = Vec::new();
+    match std::fs::read_to_string(checkout.join("hooks.json")) {
+        Ok(t) if t == crate::hooks::MANIFEST => facts.push("hooks.json matches this build".into()),
+        Ok(_) => {
+            facts.push("hooks.json differs from this build".into());
+            r.problem(
+                format!(
+                    "{}/hooks.json has changed since this binary was built",
+                    checkout.display()
+                ),
+                "rebuild: cargo build --release",
+            );
+        }
+        Err(e) => facts.push(format!("hooks.json unreadable: {e}")),
+    }
+    let plugin_version = std::fs::read(checkout.join(".claude-plugin/plugin.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        .and_then(|v| {
+            v.get("version")
+                .and_then(|x| x.as_str())
+                .map(str::to_string)
+        });
+    match plugin_version {
+        Some(v) if v == env!("CARGO_PKG_VERSION") => facts.push(format!("plugin.json {v}")),
+        Some(v) => {
+            facts.push(format!("plugin.json {v}"));
+            r.problem(
+                format!(
+                    "plugin.json says version {v} but this binary is {}",
+                    env!("CARGO_PKG_VERSION")
+                ),
+                "rebuild from this checkout: cargo build --release",
+            );
+        }
+        None => facts.push("plugin.json has no version".into()),
+    }
+    let release = checkout.join("target/release/omc-hooks");
+    if !is_executable(&release) {
+        r.notes.push(format!(
+            "{} does not exist yet: 'claude --plugin-dir {}' needs 'cargo build --release' first",
+            release.display(),
+            checkout.display()
+        ));
+    }
+    r.line(
+        "plugin",
+        format!("checkout {} ({})", checkout.display(), facts.join("; ")),
+    );
+}
+
+fn is_executable(p: &Path) -> bool {
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// Resolves a command's program as `sh` would find it (PATH for a bare name).
+fn resolve_program(program: &str, env: &Env) -> Option<PathBuf> {
+    if program.contains('/') {
+        return Some(PathBuf::from(program));
+    }
+    find_on_path(program, env)
+}
+
+fn find_on_path(name: &str, env: &Env) -> Option<PathBuf> {
+    env.var("PATH")?
+        .split(':')
+        .filter(|d| !d.is_empty())
+        .map(|d| Path::new(d).join(name))
+        .find(|p| is_executable(p))
+}
+
+fn check_settings(
+    r: &mut Report,
+    env: &Env,
+    key: &str,
+    path: &Path,
+    flag: &str,
+    installs: &mut Vec<(PathBuf, BTreeSet<String>)>,
+) {
+    if !path.exists() {
+        r.line(key, format!("{}: no such file", path.display()));
+        return;
+    }
+    let file = match settings::load(path) {
+        Ok(f) => f,
+        Err(e) => {
+            r.line(key, format!("{}: {e}", path.display()));
+            r.problem(
+                format!("{} is {e}, so Claude Code cannot use it", path.display()),
+                "repair the JSON (an earlier settings.json.bak-* beside it may help)",
+            );
+            return;
+        }
+    };
+    let ours = settings::find_ours(&file.value);
+    if ours.is_empty() {
+        r.line(key, format!("{}: omc-hooks not installed", path.display()));
+        return;
+    }
+    let subs: BTreeSet<&str> = ours.iter().map(|f| f.sub).collect();
+    let programs: BTreeSet<String> = ours.iter().map(|f| f.program.clone()).collect();
+    let mut status = Vec::new();
+    for program in &programs {
+        if program.contains("${") || program.contains("$(") {
+            status.push(format!("{program} (contains variables; not checked)"));
+            continue;
+        }
+        match resolve_program(program, env) {
+            Some(p) if is_executable(&p) => {
+                status.push(format!("{program} (ok)"));
+                let this = std::env::current_exe().and_then(|e| e.canonicalize()).ok();
+                if p.canonicalize().ok() != this {
+                    r.notes.push(format!(
+                        "{} runs {program}, not this binary; 'omc-hooks doctor' from that \
+                         binary checks its version",
+                        path.display()
+                    ));
+                }
+            }
+            _ => {
+                status.push(format!("{program} (MISSING)"));
+                r.problem(
+                    format!(
+                        "the hooks in {} run {program}, which is not an existing executable, so \
+                         none of them runs",
+                        path.display()
+                    ),
+                    format!(
+                        "run 'omc-hooks install{flag}' with the binary you want to use, or \
+                         'omc-hooks uninstall{flag}' to remove the entries"
+                    ),
+                );
+            }
+        }
+    }
+    let missing: Vec<&str> = crate::hooks::HOOKS
+        .iter()
+        .map(|h| h.name)
+        .filter(|n| !subs.contains(n))
+        .collect();
+    if !missing.is_empty() {
+        r.problem(
+            format!(
+                "{} lacks the hooks {} (an older or partial install)",
+                path.display(),
+                missing.join(", ")
+            ),
+            format!("run 'omc-hooks install{flag}' again"),
+        );
+    }
+    r.line(
+        key,
+        format!(
+            "{}: installed, {} of {} hooks, running {}",
+            path.display(),
+            subs.len(),
+            crate::hooks::HOOKS.len(),
+            status.join(", ")
+        ),
+    );
+    installs.push((path.to_path_buf(), programs));
+}
+
+/// Files in the state directory that need a person: moved-aside corrupt files and temporary
+/// files an interrupted write left behind. Symlinks are not followed.
+fn walk(dir: &Path, depth: usize, corrupt: &mut Vec<PathBuf>, temps: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let Ok(ft) = e.file_type() else { continue };
+        let name = e.file_name().to_string_lossy().into_owned();
+        if ft.is_dir() && depth < 6 {
+            walk(&e.path(), depth + 1, corrupt, temps);
+        } else if ft.is_file() {
+            if name.contains(".corrupt-") {
+                corrupt.push(e.path());
+            } else if name.starts_with(".tmp-") {
+                let old = e
+                    .metadata()
+                    .and_then(|m| m.modified())
+                    .ok()
+                    .and_then(|t| SystemTime::now().duration_since(t).ok())
+                    .is_some_and(|age| age > TMP_GRACE);
+                if old {
+                    temps.push(e.path());
+                }
+            }
+        }
+    }
+}
+
+fn list_some(paths: &[PathBuf]) -> String {
+    let mut s: Vec<String> = paths
+        .iter()
+        .take(5)
+        .map(|p| p.display().to_string())
+        .collect();
+    if paths.len() > 5 {
+        s.push(format!("and {} more", paths.len() - 5));
+    }
+    s.join(", ")
+}
+
+fn check_state(r: &mut Report, env: &Env, root: &crate::state::Root) {
+    if !root.omc.exists() {
+        r.line(
+            "state",
+            format!(
+                "{}: none yet (created by the first hook)",
+                root.omc.display()
+            ),
+        );
+        return;
+    }
+    if std::fs::symlink_metadata(&root.omc).is_ok_and(|m| m.file_type().is_symlink()) {
+        r.problem(
+            format!(
+                "{} is a symlink; the hooks refuse to write through it",
+                root.omc.display()
+            ),
+            "replace it with a real directory (or set OMC_STATE_DIR to the directory you mean)",
+        );
+    }
+    let store = crate::state::Store::new(root.clone(), env.now_ms());
+    let now = env.now_ms();
+    let views = runs::scan(&store);
+    let sessions = views.iter().filter(|v| v.id().is_some()).count();
+    let mut active = 0;
+    for v in &views {
+        for run in &v.active {
+            active += 1;
+            if run.is_stale(now) {
+                let how = match v.id() {
+                    Some(id) => format!("omc-hooks cancel --session {id}"),
+                    None => "omc-hooks cancel --all".into(),
+                };
+                r.problem(
+                    format!(
+                        "{} has a stale {} run (no activity for over 2 h); Stop ignores it but it \
+                         is still marked active",
+                        v.label(),
+                        run.mode
+                    ),
+                    format!("end it: {how}"),
+                );
+            }
+        }
+        for name in &v.unreadable {
+            r.problem(
+                format!("{}: {name} is not a valid state file", v.label()),
+                "the next hook moves it aside and treats it as absent; delete it if you do not need it",
+            );
+        }
+    }
+    let (mut corrupt, mut temps) = (Vec::new(), Vec::new());
+    walk(&root.omc, 0, &mut corrupt, &mut temps);
+    corrupt.sort();
+    temps.sort();
+    if !corrupt.is_empty() {
+        r.problem(
+            format!(
+                "{} corrupt state file(s) were moved aside: {}",
+                corrupt.len(),
+                list_some(&corrupt)
+            ),
+            "read them if you want to know what went wrong, then delete them (the hooks already \
+             treat them as absent)",
+        );
+    }
+    if !temps.is_empty() {
+        r.problem(
+            format!(
+                "{} temporary file(s) left by an interrupted write: {}",
+                temps.len(),
+                list_some(&temps)
+            ),
+            "delete them; they are never read",
+        );
+    }
+    r.line(
+        "state",
+        format!(
+            "{}: {sessions} session(s), {active} active run(s), {} corrupt file(s)",
+            root.omc.display(),
+            corrupt.len()
+        ),
+    );
+}
+
+fn check_claude(r: &mut Report, env: &Env) {
+    let Some(claude) = find_on_path("claude", env) else {
+        r.line(
+            "claude",
+            "not found on PATH (Claude Code's version not checked)",
+        );
+        return;
+    };
+    let child = Command::new(&claude)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn();
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) => {
+            r.line(
+                "claude",
+                format!("{}: cannot run it: {e}", claude.display()),
+            );
+            return;
+        }
+    };
+    let started = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if started.elapsed() < CLAUDE_TIMEOUT => {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                r.line(
+                    "claude",
+                    format!(
+                        "{}: '--version' did not answer within {} s",
+                        claude.display(),
+                        CLAUDE_TIMEOUT.as_secs()
+                    ),
+                );
+                return;
+            }
+        }
+    }
+    let out = child
+        .wait_with_output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    let first = out.lines().next().unwrap_or("").to_string();
+    r.line(
+        "claude",
+        if first.is_empty() {
+            format!("{} (no version printed)", claude.display())
+        } else {
+            format!("{first} ({})", claude.display())
+        },
+    );
+}

@@ -1,0 +1,362 @@
+//! `omc-hooks mode …`: the model (or a person) records a persistent mode's progress — the
+//! autopilot or team phase, ultraqa's test result, the pipeline stage — and can show the runs.
+//! The Stop texts document these commands; reporting the mode's own end (phase `complete`,
+//! tests passing, past the last stage) ends the run here and now.
+
+use crate::env::Env;
+use crate::modes::{self, Progress, REGISTRY};
+use crate::state::files::ModeState;
+use crate::state::{Change, Scope, SessionId, StateFile, Store, root};
+use serde_json::Value;
+
+pub const HELP: &str = "\
+Usage: omc-hooks mode <command> [--session ID]
+
+Records a persistent mode's progress (the Stop continuation texts say when), or shows runs.
+
+  omc-hooks mode show                          the active runs (of one session with --session)
+  omc-hooks mode phase autopilot <phase>       expansion, planning, execution, qa, validation,
+                                               complete (ends the run)
+  omc-hooks mode phase team <phase>            plan, prd, exec, verify, fix; complete, failed
+                                               or cancelled end the run
+  omc-hooks mode tests ultraqa passing|failing passing ends the run; failing starts the next
+                                               QA cycle
+  omc-hooks mode stage pipeline <k>/<n>|done   now on stage k of n; done (or k = n+1) ends
+                                               the run
+
+The session: --session ID, else the one session of this project with an active run of that
+mode. The project is found as the hooks find it: CLAUDE_PROJECT_DIR, else the nearest ancestor
+of the current directory holding .omc/ or .git, else the current directory.
+Exit status: 0 done, 1 nothing to update (the message says why), 2 usage error.";
+
+/// Entry point for `omc-hooks mode`.
+pub fn run(args: &[String], env: &Env) -> i32 {
+    match run_inner(args, env) {
+        Ok(msg) => {
+            println!("{msg}");
+            0
+        }
+        Err(Failure::Usage(msg)) => {
+            eprintln!("omc-hooks mode: {msg}\nRun 'omc-hooks mode --help' for the commands.");
+            2
+        }
+        Err(Failure::Refused(msg)) => {
+            eprintln!("omc-hooks mode: {msg}");
+            1
+        }
+    }
+}
+
+enum Failure {
+    Usage(String),
+    Refused(String),
+}
+
+fn usage(msg: impl Into<String>) -> Failure {
+    Failure::Usage(msg.into())
+}
+
+fn refused(msg: impl Into<String>) -> Failure {
+    Failure::Refused(msg.into())
+}
+
+/// A progress report, validated before any state is touched.
+enum Report {
+    Phase(String),
+    Tests(bool),
+    Stage(u32, u32),
+    StagesDone,
+}
+
+fn run_inner(args: &[String], env: &Env) -> Result<String, Failure> {
+    let mut session: Option<String> = None;
+    let mut words: Vec<&str> = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if a == "--session" {
+            session = Some(
+                it.next()
+                    .ok_or_else(|| usage("--session needs a session id"))?
+                    .clone(),
+            );
+        } else if let Some(v) = a.strip_prefix("--session=") {
+            session = Some(v.to_string());
+        } else {
+            words.push(a.as_str());
+        }
+    }
+    let session = match session {
+        Some(raw) => Some(SessionId::parse(raw.trim()).ok_or_else(|| {
+            usage(format!(
+                "'{raw}' is not a session id (letters, digits, '_' and '-')"
+            ))
+        })?),
+        None => None,
+    };
+    let root = root::resolve(env, None).ok_or_else(|| {
+        refused("cannot tell which project this is: run it from inside the project")
+    })?;
+    let store = Store::new(root, env.now_ms());
+
+    let (verb, rest) = words
+        .split_first()
+        .ok_or_else(|| usage("which command? show, phase, tests or stage"))?;
+    if *verb == "show" {
+        if !rest.is_empty() {
+            return Err(usage("show takes no arguments"));
+        }
+        return Ok(show(&store, session.as_ref()));
+    }
+    let [mode, value] = rest else {
+        return Err(usage(format!("{verb} needs a mode and a value")));
+    };
+    let spec = modes::persistent(mode)
+        .ok_or_else(|| usage(format!("'{mode}' is not a persistent mode")))?;
+    let report = parse_report(verb, spec.name, spec.progress, value)?;
+    let scope = pick_scope(&store, spec.name, session)?;
+    apply(&store, &scope, spec.name, report, env.now_ms())
+}
+
+fn parse_report(
+    verb: &str,
+    mode: &str,
+    progress: Progress,
+    value: &str,
+) -> Result<Report, Failure> {
+    let wrong = |what: &str| {
+        let which: Vec<&str> = REGISTRY
+            .iter()
+            .filter(|m| {
+                matches!(
+                    (what, m.progress),
+                    ("phase", Progress::Phases { .. })
+                        | ("tests", Progress::Tests)
+                        | ("stage", Progress::Stages)
+                )
+            })
+            .map(|m| m.name)
+            .collect();
+        usage(format!(
+            "{mode} does not report a {what}; {what} is for {}",
+            which.join(", ")
+        ))
+    };
+    match verb {
+        "phase" => {
+            let Progress::Phases { phases, .. } = progress else {
+                return Err(wrong("phase"));
+            };
+            let phase = modes::normalize_phase(mode, value);
+            if !phases.contains(&phase.as_str()) {
+                return Err(usage(format!(
+                    "'{value}' is not one of {mode}'s phases: {}",
+                    phases.join(", ")
+                )));
+            }
+            Ok(Report::Phase(phase))
+        }
+        "tests" => {
+            if progress != Progress::Tests {
+                return Err(wrong("tests"));
+            }
+            match value.trim_start_matches('-') {
+                "passing" | "pass" | "passed" => Ok(Report::Tests(true)),
+                "failing" | "fail" | "failed" => Ok(Report::Tests(false)),
+                _ => Err(usage(format!("'{value}': say passing or failing"))),
+            }
+        }
+        "stage" => {
+            if progress != Progress::Stages {
+                return Err(wrong("stage"));
+            }
+            if value == "done" {
+                return Ok(Report::StagesDone);
+            }
+            let parsed = value.split_once('/').and_then(|(k, n)| {
+                Some((k.trim().parse::<u32>().ok()?, n.trim().parse::<u32>().ok()?))
+            });
+            match parsed {
+                Some((k, n)) if n > 0 && (1..=n + 1).contains(&k) => Ok(Report::Stage(k, n)),
+                _ => Err(usage(format!(
+                    "'{value}': give the stage as k/n (stage k of n, 1 ≤ k ≤ n), or done"
+                ))),
+            }
+        }
+        other => Err(usage(format!(
+            "unknown command '{other}'; one of show, phase, tests, stage"
+        ))),
+    }
+}
+
+fn mode_file(scope: &Scope, mode: &str) -> Option<StateFile> {
+    StateFile::new(scope, &modes::state_file_name(mode))
+}
+
+fn is_live(s: &ModeState) -> bool {
+    s.active && s.suspended_at.is_none()
+}
+
+/// `--session`, else the single scope of this project with an active run of `mode`.
+fn pick_scope(store: &Store, mode: &str, session: Option<SessionId>) -> Result<Scope, Failure> {
+    if let Some(id) = session {
+        return Ok(Scope::Session(id));
+    }
+    let mut found: Vec<Scope> = store
+        .sessions()
+        .into_iter()
+        .map(Scope::Session)
+        .chain([Scope::Global])
+        .filter(|scope| {
+            mode_file(scope, mode)
+                .and_then(|f| store.read::<ModeState>(&f))
+                .is_some_and(|s| is_live(&s))
+        })
+        .collect();
+    match found.len() {
+        1 => Ok(found.remove(0)),
+        0 => Err(refused(format!(
+            "no active {mode} run in {}. Start one with a prompt such as '{mode} <task>'.",
+            store.project().display()
+        ))),
+        _ => {
+            let ids: Vec<String> = found
+                .iter()
+                .map(|s| {
+                    s.session_id()
+                        .map_or("(no session)".into(), |i| i.to_string())
+                })
+                .collect();
+            Err(usage(format!(
+                "several sessions have an active {mode} run ({}); pass --session ID",
+                ids.join(", ")
+            )))
+        }
+    }
+}
+
+fn apply(
+    store: &Store,
+    scope: &Scope,
+    mode: &str,
+    report: Report,
+    now_ms: i64,
+) -> Result<String, Failure> {
+    let file = mode_file(scope, mode).ok_or_else(|| refused("bad state file name"))?;
+    let now_iso = crate::time::iso(now_ms);
+    let where_ = scope
+        .session_id()
+        .map_or("no session".to_string(), |i| format!("session {i}"));
+    let outcome = store.update(&file, |s: Option<ModeState>| {
+        let Some(mut s) = s.filter(is_live) else {
+            return (
+                Change::Keep,
+                Err(format!("no active {mode} run in {where_}")),
+            );
+        };
+        s.mode = mode.to_string();
+        let said = match report {
+            Report::Phase(ref p) => {
+                s.phase = Some(p.clone());
+                s.extra.remove("current_phase");
+                format!("phase {p}")
+            }
+            Report::Tests(true) => {
+                s.extra.insert("all_passing".into(), Value::Bool(true));
+                "tests passing".to_string()
+            }
+            Report::Tests(false) => {
+                let (cycle, max_cycles) = modes::cycles_of(&s);
+                s.extra.insert("all_passing".into(), Value::Bool(false));
+                s.extra.insert("cycle".into(), (cycle + 1).into());
+                s.extra.insert("max_cycles".into(), max_cycles.into());
+                format!("tests failing; cycle {}/{max_cycles} next", cycle + 1)
+            }
+            Report::Stage(k, n) => {
+                s.extra.insert("stage".into(), k.into());
+                s.extra.insert("stage_count".into(), n.into());
+                format!("stage {k}/{n}")
+            }
+            Report::StagesDone => {
+                let n = modes::stages_of(&s).map_or(1, |(_, n)| n.max(1));
+                s.extra.insert("stage".into(), (n + 1).into());
+                s.extra.insert("stage_count".into(), n.into());
+                "all stages done".to_string()
+            }
+        };
+        s.last_checked_at = Some(now_iso.clone());
+        let msg = match modes::finished(&s) {
+            Some(why) => {
+                s.end(why, &now_iso);
+                format!("{mode}: {said} — run finished ({where_})")
+            }
+            None => format!("{mode}: {said} ({where_})"),
+        };
+        (Change::Write(s), Ok(msg))
+    });
+    match outcome {
+        Ok(Ok(msg)) => Ok(msg),
+        Ok(Err(msg)) => Err(refused(msg)),
+        Err(e) => Err(refused(format!(
+            "cannot update {}: {e}",
+            store.path(&file).display()
+        ))),
+    }
+}
+
+/// One line per active run: where, mode, iteration, progress, task.
+fn show(store: &Store, session: Option<&SessionId>) -> String {
+    let scopes: Vec<Scope> = match session {
+        Some(id) => vec![Scope::Session(id.clone())],
+        None => store
+            .sessions()
+            .into_iter()
+            .map(Scope::Session)
+            .chain([Scope::Global])
+            .collect(),
+    };
+    let mut lines = Vec::new();
+    for scope in &scopes {
+        for spec in &REGISTRY {
+            let Some(mut s) = mode_file(scope, spec.name).and_then(|f| store.read::<ModeState>(&f))
+            else {
+                continue;
+            };
+            if !is_live(&s) {
+                continue;
+            }
+            s.mode = spec.name.to_string();
+            let mut line = format!(
+                "{}  {}  iteration {}/{}",
+                scope
+                    .session_id()
+                    .map_or("(no session)".into(), |i| i.to_string()),
+                spec.name,
+                s.iteration,
+                s.max_iterations
+            );
+            match spec.progress {
+                Progress::Phases { .. } => {
+                    line += &format!("  phase {}", modes::phase_of(&s).unwrap_or("-".into()))
+                }
+                Progress::Tests => {
+                    let (c, m) = modes::cycles_of(&s);
+                    line += &format!("  cycle {c}/{m}");
+                }
+                Progress::Stages => {
+                    if let Some((k, n)) = modes::stages_of(&s) {
+                        line += &format!("  stage {k}/{n}");
+                    }
+                }
+                Progress::TokenOnly => {}
+            }
+            let task: String = s.prompt.chars().take(60).collect();
+            line += &format!("  {task}");
+            lines.push(line);
+        }
+    }
+    if lines.is_empty() {
+        format!("no active runs in {}", store.project().display())
+    } else {
+        lines.join("\n")
+    }
+}

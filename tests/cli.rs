@@ -1,0 +1,948 @@
+//! The commands for people — install/uninstall, status, cancel, doctor — driven through the
+//! real binary with HOME, CLAUDE_CONFIG_DIR and PATH pointed at throw-away directories and the
+//! working directory in a throw-away project.
+
+use crate::common::{BIN, Project};
+use crate::schema::assert_valid;
+use serde_json::{Value, json};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const NOW: i64 = 1_796_305_500_000;
+const MIN: i64 = 60_000;
+
+fn iso(ms: i64) -> String {
+    omc_hooks::time::iso(ms)
+}
+
+/// A project, a home directory and an empty PATH directory, all temporary.
+struct World {
+    project: Project,
+    home: tempfile::TempDir,
+    path_dir: tempfile::TempDir,
+    config_dir: Option<PathBuf>,
+}
+
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl World {
+    fn new() -> World {
+        World {
+            project: Project::new(),
+            home: tempfile::tempdir().unwrap(),
+            path_dir: tempfile::tempdir().unwrap(),
+            config_dir: None,
+        }
+    }
+
+    fn p(&self) -> &Path {
+        self.project.path()
+    }
+
+    fn project_settings(&self) -> PathBuf {
+        self.p().join(".claude/settings.json")
+    }
+
+    fn user_settings(&self) -> PathBuf {
+        match &self.config_dir {
+            Some(d) => d.join("settings.json"),
+            None => self.home.path().join(".claude/settings.json"),
+        }
+    }
+
+    #[track_caller]
+    fn run_in(&self, cwd: &Path, args: &[&str]) -> Out {
+        let mut cmd = Command::new(BIN);
+        cmd.args(args)
+            .current_dir(cwd)
+            .env("HOME", self.home.path())
+            .env("PATH", self.path_dir.path())
+            .env("OMC_NOW_MS", NOW.to_string())
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .env_remove("OMC_STATE_DIR")
+            .env_remove("DISABLE_OMC")
+            .env_remove("OMC_SKIP_HOOKS");
+        if let Some(d) = &self.config_dir {
+            cmd.env("CLAUDE_CONFIG_DIR", d);
+        }
+        let out = cmd.output().expect("run omc-hooks");
+        Out {
+            code: out.status.code().expect("exit code"),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    #[track_caller]
+    fn run(&self, args: &[&str]) -> Out {
+        self.run_in(self.p(), args)
+    }
+
+    /// Seeds a state file under `.omc/state/sessions/<sid>/` (or `.omc/state/` for `None`).
+    fn seed(&self, sid: Option<&str>, name: &str, v: Value) {
+        let rel = match sid {
+            Some(s) => format!(".omc/state/sessions/{s}/{name}"),
+            None => format!(".omc/state/{name}"),
+        };
+        self.project.write_json(&rel, &v);
+    }
+
+    fn state(&self, sid: &str, name: &str) -> Value {
+        self.project
+            .read_json(&format!(".omc/state/sessions/{sid}/{name}"))
+            .unwrap_or(Value::Null)
+    }
+}
+
+impl Out {
+    #[track_caller]
+    fn ok(&self) -> &Out {
+        assert_eq!(
+            self.code, 0,
+            "stdout: {}\nstderr: {}",
+            self.stdout, self.stderr
+        );
+        self
+    }
+
+    #[track_caller]
+    fn code(&self, code: i32) -> &Out {
+        assert_eq!(
+            self.code, code,
+            "stdout: {}\nstderr: {}",
+            self.stdout, self.stderr
+        );
+        self
+    }
+}
+
+fn this_binary() -> String {
+    Path::new(BIN)
+        .canonicalize()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The `"<binary>" <sub>` commands our entries carry, per event, read from a settings value.
+fn our_commands(v: &Value) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for (event, groups) in v["hooks"].as_object().into_iter().flatten() {
+        for g in groups.as_array().unwrap() {
+            for h in g["hooks"].as_array().unwrap() {
+                let c = h["command"].as_str().unwrap_or("");
+                if c.contains("omc-hooks\" ") {
+                    out.push((event.clone(), c.to_string()));
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn read(p: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
+}
+
+fn backups(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().contains("settings.json.bak-"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// A typical settings file in Claude Code's own format (2-space pretty JSON, final newline),
+/// with a hook of the user's on an event we also use.
+const TYPICAL: &str = r#"{
+  "$schema": "https://json.schemastore.org/claude-code-settings.json",
+  "permissions": {
+    "allow": [
+      "Bash(npm run lint)",
+      "Read(~/.zshrc)"
+    ],
+    "deny": []
+  },
+  "env": {
+    "FOO": "bär"
+  },
+  "model": "opus",
+  "hooks": {
+    "Stop": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "notify-send done"
+          }
+        ]
+      }
+    ],
+    "PreToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "~/bin/guard.sh",
+            "timeout": 30
+          }
+        ]
+      }
+    ]
+  },
+  "includeCoAuthoredBy": false
+}
+"#;
+
+// ---------------------------------------------------------------- install / uninstall
+
+#[test]
+fn install_then_uninstall_gives_back_the_same_bytes() {
+    let w = World::new();
+    let settings = w.project_settings();
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(&settings, TYPICAL).unwrap();
+
+    let out = w.run(&["install"]);
+    out.ok();
+    assert!(out.stdout.contains("10 hooks added"), "{}", out.stdout);
+
+    // Every manifest hook is there, with this binary's absolute path, timeouts and matchers
+    // as in the manifest; the user's own hooks and settings are kept.
+    let v = read(&settings);
+    let exe = this_binary();
+    let ours = our_commands(&v);
+    assert_eq!(ours.len(), 10, "{ours:?}");
+    for (event, sub) in crate::common::manifest_hooks() {
+        assert!(
+            ours.contains(&(event.clone(), format!("\"{exe}\" {sub}"))),
+            "{event} {sub} missing: {ours:?}"
+        );
+    }
+    assert_eq!(
+        v["hooks"]["Stop"][0]["hooks"][0]["command"],
+        "notify-send done"
+    );
+    assert_eq!(v["hooks"]["Stop"][1]["hooks"][0]["timeout"], 10);
+    assert_eq!(v["hooks"]["PreToolUse"][0]["matcher"], "Bash");
+    assert_eq!(v["hooks"]["PreToolUse"][1]["matcher"], "Skill");
+    assert_eq!(v["model"], "opus");
+    assert_eq!(v["env"]["FOO"], "bär");
+    // Key order is kept: the user's keys first, in their order.
+    let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        [
+            "$schema",
+            "permissions",
+            "env",
+            "model",
+            "hooks",
+            "includeCoAuthoredBy"
+        ]
+    );
+
+    // The backup holds the file as it was.
+    let baks = backups(settings.parent().unwrap());
+    assert_eq!(baks.len(), 1);
+    assert_eq!(std::fs::read_to_string(&baks[0]).unwrap(), TYPICAL);
+
+    // A second install changes nothing (and makes no backup).
+    let installed = std::fs::read(&settings).unwrap();
+    let again = w.run(&["install"]);
+    again.ok();
+    assert!(
+        again.stdout.contains("already installed"),
+        "{}",
+        again.stdout
+    );
+    assert_eq!(std::fs::read(&settings).unwrap(), installed);
+    assert_eq!(backups(settings.parent().unwrap()).len(), 1);
+
+    // Uninstall: byte-for-byte the original, with a backup of the installed file.
+    let out = w.run(&["uninstall"]);
+    out.ok();
+    assert!(out.stdout.contains("Removed 10"), "{}", out.stdout);
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), TYPICAL);
+    let baks = backups(settings.parent().unwrap());
+    assert_eq!(baks.len(), 2);
+    assert!(baks.iter().any(|b| std::fs::read(b).unwrap() == installed));
+
+    // Uninstalling again finds nothing to do.
+    let out = w.run(&["uninstall"]);
+    out.ok();
+    assert!(out.stdout.contains("not installed"), "{}", out.stdout);
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), TYPICAL);
+}
+
+#[test]
+fn four_space_and_one_line_files_keep_their_layout() {
+    for original in [
+        TYPICAL.replace("  ", "    "),
+        r#"{"model":"opus","hooks":{"Stop":[{"hooks":[{"type":"command","command":"x"}]}]}}"#
+            .to_string(),
+    ] {
+        let w = World::new();
+        let settings = w.project_settings();
+        std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+        std::fs::write(&settings, &original).unwrap();
+        w.run(&["install"]).ok();
+        assert_eq!(our_commands(&read(&settings)).len(), 10);
+        w.run(&["uninstall"]).ok();
+        assert_eq!(std::fs::read_to_string(&settings).unwrap(), original);
+    }
+}
+
+#[test]
+fn install_from_a_subdirectory_targets_the_project_root() {
+    let w = World::new();
+    let sub = w.p().join("src/deep");
+    std::fs::create_dir_all(&sub).unwrap();
+    w.run_in(&sub, &["install"]).ok();
+    assert_eq!(our_commands(&read(&w.project_settings())).len(), 10);
+    assert!(!sub.join(".claude").exists());
+    // A new file: no backup, 2-space JSON with a final newline.
+    let text = std::fs::read_to_string(w.project_settings()).unwrap();
+    assert!(
+        text.starts_with("{\n  \"hooks\": {\n    \"SessionStart\""),
+        "{text}"
+    );
+    assert!(text.ends_with("}\n"));
+    assert!(backups(&w.p().join(".claude")).is_empty());
+    // Uninstall leaves an empty object (the file itself is not deleted).
+    w.run_in(&sub, &["uninstall"]).ok();
+    assert_eq!(
+        std::fs::read_to_string(w.project_settings()).unwrap(),
+        "{}\n"
+    );
+}
+
+#[test]
+fn user_install_honours_home_and_claude_config_dir() {
+    let mut w = World::new();
+    let existing =
+        json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "mine"}]}]}});
+    std::fs::create_dir_all(w.home.path().join(".claude")).unwrap();
+    std::fs::write(
+        w.user_settings(),
+        serde_json::to_string_pretty(&existing).unwrap(),
+    )
+    .unwrap();
+    w.run(&["install", "--user"]).ok();
+    let v = read(&w.user_settings());
+    assert_eq!(our_commands(&v).len(), 10);
+    assert_eq!(v["hooks"]["Stop"][0]["hooks"][0]["command"], "mine");
+    assert!(
+        !w.project_settings().exists(),
+        "--user must not touch the project"
+    );
+
+    let cfg = tempfile::tempdir().unwrap();
+    w.config_dir = Some(cfg.path().join("claude-config"));
+    w.run(&["install", "--user"]).ok();
+    assert_eq!(
+        our_commands(&read(&cfg.path().join("claude-config/settings.json"))).len(),
+        10
+    );
+    w.run(&["uninstall", "--user"]).ok();
+    assert_eq!(
+        read(&cfg.path().join("claude-config/settings.json")),
+        json!({})
+    );
+    // The HOME one is untouched by the CLAUDE_CONFIG_DIR runs.
+    assert_eq!(
+        our_commands(&read(&w.home.path().join(".claude/settings.json"))).len(),
+        10
+    );
+}
+
+#[test]
+fn project_option_and_usage_errors() {
+    let w = World::new();
+    let other = Project::new();
+    w.run(&["install", "--project", other.path().to_str().unwrap()])
+        .ok();
+    assert_eq!(
+        our_commands(&read(&other.path().join(".claude/settings.json"))).len(),
+        10
+    );
+    assert!(!w.project_settings().exists());
+
+    let out = w.run(&["install", "--user", "--project", "."]);
+    out.code(2);
+    assert!(out.stderr.contains("choose one"), "{}", out.stderr);
+    assert!(out.stderr.contains("Usage: omc-hooks install"));
+    let out = w.run(&["uninstall", "--frobnicate"]);
+    out.code(2);
+    assert!(out.stderr.contains("unknown option '--frobnicate'"));
+    assert!(out.stderr.contains("Usage: omc-hooks uninstall"));
+    let out = w.run(&["install", "--project", "/no/such/dir"]);
+    out.code(1);
+    assert!(out.stderr.contains("not a directory"), "{}", out.stderr);
+}
+
+#[test]
+fn invalid_json_is_refused_and_left_untouched() {
+    let w = World::new();
+    let settings = w.project_settings();
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let broken = "{\n  \"model\": \"opus\",\n}\n";
+    std::fs::write(&settings, broken).unwrap();
+    for cmd in ["install", "uninstall"] {
+        let out = w.run(&[cmd]);
+        out.code(1);
+        assert!(out.stderr.contains("not valid JSON"), "{}", out.stderr);
+        assert!(out.stderr.contains("nothing was changed"), "{}", out.stderr);
+        assert_eq!(std::fs::read_to_string(&settings).unwrap(), broken);
+    }
+    assert!(backups(settings.parent().unwrap()).is_empty());
+    // Valid JSON of the wrong shape is refused too.
+    std::fs::write(&settings, "[1, 2]\n").unwrap();
+    w.run(&["install"]).code(1);
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), "[1, 2]\n");
+}
+
+#[test]
+fn reinstall_from_a_moved_binary_replaces_the_old_entries() {
+    let w = World::new();
+    let old_dir = tempfile::tempdir().unwrap();
+    let old = old_dir.path().join("omc-hooks");
+    std::fs::copy(BIN, &old).unwrap();
+    let st = Command::new(&old)
+        .arg("install")
+        .current_dir(w.p())
+        .env("HOME", w.home.path())
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .output()
+        .unwrap();
+    assert!(st.status.success());
+    let old_path = old.canonicalize().unwrap();
+    assert!(
+        our_commands(&read(&w.project_settings()))
+            .iter()
+            .all(|(_, c)| c.starts_with(&format!("\"{}\"", old_path.display())))
+    );
+    let out = w.run(&["install"]);
+    out.ok();
+    assert!(out.stdout.contains("10 updated"), "{}", out.stdout);
+    let ours = our_commands(&read(&w.project_settings()));
+    assert_eq!(ours.len(), 10);
+    let exe = this_binary();
+    assert!(
+        ours.iter()
+            .all(|(_, c)| c.starts_with(&format!("\"{exe}\"")))
+    );
+}
+
+#[test]
+fn a_symlinked_settings_file_is_written_through() {
+    let w = World::new();
+    let dotfiles = tempfile::tempdir().unwrap();
+    let real = dotfiles.path().join("claude-settings.json");
+    std::fs::write(&real, TYPICAL).unwrap();
+    std::fs::create_dir_all(w.home.path().join(".claude")).unwrap();
+    std::os::unix::fs::symlink(&real, w.user_settings()).unwrap();
+    w.run(&["install", "--user"]).ok();
+    assert!(
+        std::fs::symlink_metadata(w.user_settings())
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(our_commands(&read(&real)).len(), 10);
+    w.run(&["uninstall", "--user"]).ok();
+    assert_eq!(std::fs::read_to_string(&real).unwrap(), TYPICAL);
+}
+
+// ---------------------------------------------------------------- status
+
+fn ralph(sid: &str, started: i64, checked: i64, iteration: u32) -> Value {
+    json!({
+        "schema_version": 1, "mode": "ralph", "active": true, "session_id": sid,
+        "prompt": "fix the flaky tests", "started_at": iso(started),
+        "last_checked_at": iso(checked), "iteration": iteration, "max_iterations": 100
+    })
+}
+
+fn seed_busy_project(w: &World) {
+    w.seed(
+        Some("s1"),
+        "ralph-state.json",
+        ralph("s1", NOW - 30 * MIN, NOW - 10 * MIN, 3),
+    );
+    let guards = json!({"schema_version": 1, "session_id": "s1", "stack": [
+        {"skill_name": "plan", "level": "medium", "started_at": iso(NOW - 5 * MIN),
+         "expires_at": iso(NOW + 10 * MIN), "stale_ttl_ms": 15 * MIN,
+         "reinforcement_count": 2, "max_reinforcements": 5}]});
+    assert_valid("skill-active-state", &guards);
+    w.seed(Some("s1"), "skill-active-state.json", guards);
+    w.seed(
+        Some("s1"),
+        "last-tool-error.json",
+        json!({"tool_name": "Bash", "error": "npm ERR! missing script: tset",
+               "retry_count": 3, "timestamp": iso(NOW - 2 * MIN)}),
+    );
+    w.seed(
+        Some("s2"),
+        "autopilot-state.json",
+        json!({"schema_version": 1, "mode": "autopilot", "active": true, "session_id": "s2",
+               "prompt": "build the CLI", "started_at": iso(NOW - 200 * MIN),
+               "last_checked_at": iso(NOW - 150 * MIN), "iteration": 4, "max_iterations": 30,
+               "suspended_at": iso(NOW - 150 * MIN)}),
+    );
+    // An ended run and an empty session show nothing.
+    w.seed(
+        Some("s3"),
+        "ultrawork-state.json",
+        json!({"schema_version": 1, "mode": "ultrawork", "active": false, "prompt": "x",
+               "started_at": iso(NOW - 60 * MIN), "iteration": 2, "max_iterations": 50,
+               "ended_reason": "completed", "ended_at": iso(NOW - 50 * MIN)}),
+    );
+    std::fs::create_dir_all(w.project.session_dir("s4")).unwrap();
+}
+
+#[test]
+fn status_on_an_empty_project_says_so() {
+    let w = World::new();
+    let out = w.run(&["status"]);
+    out.ok();
+    assert_eq!(
+        out.stdout,
+        format!("No active runs in {}.\n", w.p().display())
+    );
+    let out = w.run(&["status", "--json"]);
+    out.ok();
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["active"], false);
+    assert_eq!(v["sessions"], json!([]));
+    assert!(!w.project.omc().exists(), "status must not create .omc");
+}
+
+#[test]
+fn status_shows_modes_guards_failures_and_suspended_runs() {
+    let w = World::new();
+    seed_busy_project(&w);
+    let out = w.run(&["status"]);
+    out.ok();
+    let t = &out.stdout;
+    assert!(t.contains("session s1"), "{t}");
+    assert!(t.contains("session s2"), "{t}");
+    assert!(
+        !t.contains("session s3") && !t.contains("session s4"),
+        "{t}"
+    );
+    let line = |needle: &str| {
+        t.lines()
+            .find(|l| l.trim_start().starts_with(needle))
+            .unwrap_or_else(|| panic!("no line starting with {needle:?}:\n{t}"))
+            .to_string()
+    };
+    let r = line("ralph");
+    for part in [
+        "iter 3/100",
+        "started 30m 00s ago",
+        "stale in 1h 50m",
+        "\"fix the flaky tests\"",
+    ] {
+        assert!(r.contains(part), "{part:?} in {r:?}");
+    }
+    let g = line("skill guard");
+    for part in [
+        "plan (medium)",
+        "10m 00s left",
+        "3 of 5 reinforcements left",
+    ] {
+        assert!(g.contains(part), "{part:?} in {g:?}");
+    }
+    let f = line("last failure");
+    assert!(
+        f.contains("Bash failed 3× (last 2m 00s ago): npm ERR! missing script: tset"),
+        "{f}"
+    );
+    let s = line("suspended");
+    for part in ["autopilot", "iter 4/30", "\"build the CLI\""] {
+        assert!(s.contains(part), "{part:?} in {s:?}");
+    }
+    // Nothing was changed by looking.
+    assert_eq!(
+        w.state("s1", "ralph-state.json"),
+        ralph("s1", NOW - 30 * MIN, NOW - 10 * MIN, 3)
+    );
+
+    let out = w.run(&["status", "--json"]);
+    out.ok();
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["active"], true);
+    assert_eq!(v["project"], w.p().to_str().unwrap());
+    let sessions = v["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 2);
+    let s1 = &sessions[0];
+    assert_eq!(s1["session_id"], "s1");
+    let m = &s1["modes"][0];
+    assert_eq!(m["mode"], "ralph");
+    assert_eq!(m["iteration"], 3);
+    assert_eq!(m["max_iterations"], 100);
+    assert_eq!(m["age_ms"], 30 * MIN);
+    assert_eq!(m["stale"], false);
+    assert_eq!(m["stale_in_ms"], 110 * MIN);
+    let g = &s1["skill_guards"][0];
+    assert_eq!(g["skill"], "plan");
+    assert_eq!(g["expires_in_ms"], 10 * MIN);
+    assert_eq!(g["reinforcements_left"], 3);
+    assert_eq!(s1["last_failure"]["retry_count"], 3);
+    assert_eq!(s1["last_failure"]["age_ms"], 2 * MIN);
+    let s2 = &sessions[1];
+    assert_eq!(s2["session_id"], "s2");
+    assert_eq!(s2["modes"], json!([]));
+    assert_eq!(s2["suspended"][0]["mode"], "autopilot");
+}
+
+#[test]
+fn status_marks_stale_runs_and_expired_guards() {
+    let w = World::new();
+    w.seed(
+        Some("old"),
+        "ralph-state.json",
+        ralph("old", NOW - 300 * MIN, NOW - 121 * MIN, 9),
+    );
+    w.seed(
+        Some("old"),
+        "skill-active-state.json",
+        json!({"stack": [{"skill": "deep-interview", "expires_at": iso(NOW - MIN)}]}),
+    );
+    let out = w.run(&["status"]);
+    out.ok();
+    assert!(
+        out.stdout.contains("STALE (ignored by Stop)"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("expired"), "{}", out.stdout);
+    let v: Value = serde_json::from_str(&w.run(&["status", "--json"]).stdout).unwrap();
+    assert_eq!(v["active"], false);
+    assert_eq!(v["sessions"][0]["modes"][0]["stale"], true);
+    assert_eq!(v["sessions"][0]["modes"][0]["stale_in_ms"], 0);
+    assert_eq!(v["sessions"][0]["skill_guards"][0]["expired"], true);
+    w.run(&["status", "--yaml"]).code(2);
+    // A state file that does not parse is named, and left where it is.
+    std::fs::write(
+        w.project.session_dir("old").join("team-state.json"),
+        "{oops",
+    )
+    .unwrap();
+    let out = w.run(&["status"]);
+    out.ok();
+    assert!(
+        out.stdout.contains("unreadable   team-state.json"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        w.project
+            .session_dir("old")
+            .join("team-state.json")
+            .exists()
+    );
+}
+
+// ---------------------------------------------------------------- cancel
+
+#[track_caller]
+fn assert_cancelled(w: &World, sid: &str, mode: &str) {
+    let v = w.state(sid, &format!("{mode}-state.json"));
+    assert_eq!(v["active"], false, "{v}");
+    assert_eq!(v["ended_reason"], "cancelled", "{v}");
+    assert_eq!(v["ended_at"], iso(NOW));
+    assert_valid("mode-state", &v);
+}
+
+#[test]
+fn cancel_with_one_active_session_cancels_it() {
+    let w = World::new();
+    w.seed(
+        Some("only"),
+        "ralph-state.json",
+        ralph("only", NOW - MIN, NOW - MIN, 2),
+    );
+    w.seed(
+        Some("only"),
+        "skill-active-state.json",
+        json!({"stack": [{"skill": "plan"}]}),
+    );
+    w.seed(
+        Some("done"),
+        "ultrawork-state.json",
+        json!({"schema_version": 1, "mode": "ultrawork", "active": false, "prompt": "",
+               "started_at": iso(NOW), "iteration": 1, "max_iterations": 5}),
+    );
+    let out = w.run(&["cancel"]);
+    out.ok();
+    assert_eq!(
+        out.stdout,
+        "Cancelled in session only: ralph; skill guards released.\n"
+    );
+    assert_cancelled(&w, "only", "ralph");
+    assert!(
+        !w.project
+            .session_dir("only")
+            .join("skill-active-state.json")
+            .exists()
+    );
+    let out = w.run(&["cancel"]);
+    out.ok();
+    assert!(
+        out.stdout.starts_with("Nothing to cancel"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn cancel_with_several_sessions_asks_which() {
+    let w = World::new();
+    w.seed(
+        Some("a1"),
+        "ralph-state.json",
+        ralph("a1", NOW - MIN, NOW - MIN, 2),
+    );
+    w.seed(
+        Some("b2"),
+        "ralph-state.json",
+        ralph("b2", NOW - MIN, NOW - MIN, 5),
+    );
+    let out = w.run(&["cancel"]);
+    out.code(1);
+    assert!(
+        out.stderr.contains("2 sessions have something active"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("--session ID") && out.stderr.contains("--all"));
+    assert!(out.stderr.contains("a1") && out.stderr.contains("b2"));
+    assert_eq!(w.state("a1", "ralph-state.json")["active"], true);
+    assert_eq!(w.state("b2", "ralph-state.json")["active"], true);
+
+    let out = w.run(&["cancel", "--session", "b2"]);
+    out.ok();
+    assert_eq!(out.stdout, "Cancelled in session b2: ralph.\n");
+    assert_cancelled(&w, "b2", "ralph");
+    assert_eq!(w.state("a1", "ralph-state.json")["active"], true);
+}
+
+#[test]
+fn cancel_all_reaches_every_session_and_the_session_less_state() {
+    let w = World::new();
+    w.seed(
+        Some("a1"),
+        "ralph-state.json",
+        ralph("a1", NOW - MIN, NOW - MIN, 2),
+    );
+    w.seed(
+        Some("b2"),
+        "ultrawork-state.json",
+        json!({"schema_version": 1, "mode": "ultrawork", "active": true, "prompt": "go",
+               "started_at": iso(NOW), "iteration": 1, "max_iterations": 50}),
+    );
+    w.seed(None, "autopilot-state.json", {
+        let mut v = ralph("x", NOW, NOW, 1);
+        v["mode"] = json!("autopilot");
+        v.as_object_mut().unwrap().remove("session_id");
+        v
+    });
+    let out = w.run(&["cancel", "--all"]);
+    out.ok();
+    assert!(
+        out.stdout
+            .contains("Cancelled in no session (session-less state): autopilot."),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("Cancelled in session a1: ralph."));
+    assert!(out.stdout.contains("Cancelled in session b2: ultrawork."));
+    assert_cancelled(&w, "a1", "ralph");
+    assert_cancelled(&w, "b2", "ultrawork");
+    let g = w
+        .project
+        .read_json(".omc/state/autopilot-state.json")
+        .unwrap();
+    assert_eq!(g["ended_reason"], "cancelled");
+    let out = w.run(&["cancel", "--all"]);
+    out.ok();
+    assert!(
+        out.stdout.starts_with("Nothing to cancel"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn cancel_refuses_bad_and_unknown_sessions() {
+    let w = World::new();
+    w.seed(Some("a1"), "ralph-state.json", ralph("a1", NOW, NOW, 1));
+    let out = w.run(&["cancel", "--session", "../../etc"]);
+    out.code(1);
+    assert!(out.stderr.contains("is not a session id"), "{}", out.stderr);
+    let out = w.run(&["cancel", "--session", "nope"]);
+    out.code(1);
+    assert!(out.stderr.contains("no session 'nope'"), "{}", out.stderr);
+    w.run(&["cancel", "--all", "--session", "a1"]).code(2);
+    w.run(&["cancel", "a1"]).code(2);
+    assert_eq!(w.state("a1", "ralph-state.json")["active"], true);
+}
+
+// ---------------------------------------------------------------- doctor
+
+/// A fake `claude` on PATH that prints a version.
+fn fake_claude(w: &World, body: &str) {
+    let p = w.path_dir.path().join("claude");
+    std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn doctor_is_happy_with_a_fresh_install() {
+    let w = World::new();
+    fake_claude(&w, "echo '2.1.999 (Claude Code)'");
+    w.run(&["install"]).ok();
+    w.seed(
+        Some("s1"),
+        "ralph-state.json",
+        ralph("s1", NOW - MIN, NOW - MIN, 1),
+    );
+    let out = w.run(&["doctor"]);
+    out.ok();
+    let t = &out.stdout;
+    assert!(
+        t.contains(&format!("omc-hooks {}", env!("CARGO_PKG_VERSION"))),
+        "{t}"
+    );
+    assert!(t.contains("installed, 10 of 10 hooks"), "{t}");
+    assert!(t.contains(&format!("{} (ok)", this_binary())), "{t}");
+    assert!(t.contains("2.1.999 (Claude Code)"), "{t}");
+    assert!(
+        t.contains("1 session(s), 1 active run(s), 0 corrupt file(s)"),
+        "{t}"
+    );
+    assert!(t.contains("No problems found."), "{t}");
+}
+
+#[test]
+fn doctor_finds_a_corrupt_file_and_a_broken_install() {
+    let w = World::new();
+    // A broken user install: the binary it names is gone.
+    std::fs::create_dir_all(w.home.path().join(".claude")).unwrap();
+    let mut v = json!({});
+    for (event, sub) in crate::common::manifest_hooks() {
+        v["hooks"][event] = json!([{"hooks": [
+            {"type": "command", "command": format!("\"/gone/bin/omc-hooks\" {sub}")}]}]);
+    }
+    std::fs::write(w.user_settings(), serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    // A corrupt state file moved aside by a hook, an orphan temp file, a stale run, a lock.
+    let dir = w.project.session_dir("s1");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("ralph-state.json.corrupt-20261202T000000000Z"),
+        "{oops",
+    )
+    .unwrap();
+    std::fs::write(dir.join(".ralph-state.json.lock"), "").unwrap();
+    let tmp = std::fs::File::create(dir.join(".tmp-abc123")).unwrap();
+    tmp.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(3600))
+        .unwrap();
+    w.seed(
+        Some("s2"),
+        "ralph-state.json",
+        ralph("s2", NOW - 300 * MIN, NOW - 200 * MIN, 4),
+    );
+
+    let out = w.run(&["doctor"]);
+    out.code(1);
+    let t = &out.stdout;
+    assert!(t.contains("/gone/bin/omc-hooks (MISSING)"), "{t}");
+    assert!(t.contains("which is not an existing executable"), "{t}");
+    assert!(t.contains("fix: run 'omc-hooks install --user'"), "{t}");
+    assert!(
+        t.contains("ralph-state.json.corrupt-20261202T000000000Z"),
+        "{t}"
+    );
+    assert!(t.contains(".tmp-abc123"), "{t}");
+    assert!(t.contains("session s2 has a stale ralph run"), "{t}");
+    assert!(
+        t.contains("fix: end it: omc-hooks cancel --session s2"),
+        "{t}"
+    );
+    assert!(!t.contains(".lock"), "lock files are fine: {t}");
+    assert!(t.contains("4 problems found"), "{t}");
+    assert!(t.contains("not found on PATH"), "{t}");
+    // Doctor changes nothing.
+    assert!(
+        dir.join("ralph-state.json.corrupt-20261202T000000000Z")
+            .exists()
+    );
+    assert_eq!(w.state("s2", "ralph-state.json")["active"], true);
+}
+
+#[test]
+fn doctor_reports_an_unreadable_settings_file_and_a_hung_claude() {
+    let w = World::new();
+    fake_claude(&w, "exec /bin/sleep 30");
+    std::fs::create_dir_all(w.p().join(".claude")).unwrap();
+    std::fs::write(w.project_settings(), "{ nope").unwrap();
+    let started = std::time::Instant::now();
+    let out = w.run(&["doctor"]);
+    out.code(1);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(25),
+        "claude --version must time out"
+    );
+    assert!(out.stdout.contains("not valid JSON"), "{}", out.stdout);
+    assert!(out.stdout.contains("did not answer"), "{}", out.stdout);
+    w.run(&["doctor", "--fix"]).code(2);
+}
+
+// ---------------------------------------------------------------- help
+
+#[test]
+fn every_command_has_help_and_unknown_ones_fail() {
+    let w = World::new();
+    for cmd in [
+        "install",
+        "uninstall",
+        "status",
+        "cancel",
+        "doctor",
+        "manifest",
+    ] {
+        let a = w.run(&["help", cmd]);
+        a.ok();
+        assert!(
+            a.stdout.starts_with(&format!("Usage: omc-hooks {cmd}")),
+            "{}",
+            a.stdout
+        );
+        let b = w.run(&[cmd, "--help"]);
+        b.ok();
+        assert_eq!(a.stdout, b.stdout);
+        assert!(w.run(&["help"]).stdout.contains(&format!("  {cmd} ")));
+    }
+    for (_, sub) in crate::common::manifest_hooks() {
+        let out = w.run(&["help", &sub]);
+        out.ok();
+        assert!(out.stdout.starts_with(&format!("Usage: omc-hooks {sub}")));
+    }
+    let out = w.run(&["frobnicate"]);
+    out.code(2);
+    assert!(out.stderr.contains("unknown command 'frobnicate'"));
+}

@@ -1,0 +1,130 @@
+//! Magic keywords in the real Claude Code client (contract §5): `ralph fix …` reaches the model
+//! as UserPromptSubmit context and starts a run on disk; a question about ralph injects nothing;
+//! `cancelomc` typed in a later turn of the same session (`--resume`) ends the run.
+//!
+//! The Stop hook is skipped in these runs (`OMC_SKIP_HOOKS=stop`): what is tested here is the
+//! prompt side, independent of how the Stop side then enforces the run.
+
+use crate::e2e::{Run, Sandbox, Scenario, plugin_dir};
+use serde_json::Value;
+
+const CONTEXT: &str = "UserPromptSubmit hook additional context: [MAGIC KEYWORD: RALPH]";
+
+fn scenario(reply: &str) -> Scenario {
+    Scenario::new()
+        .reply_text(reply)
+        .env("OMC_SKIP_HOOKS", "stop")
+}
+
+fn ralph_state(run: &Run, sid: &str) -> Option<Value> {
+    let p = run
+        .omc_dir()
+        .join("state/sessions")
+        .join(sid)
+        .join("ralph-state.json");
+    let v: Value = serde_json::from_slice(&std::fs::read(p).ok()?).unwrap();
+    crate::schema::assert_valid("mode-state", &v);
+    Some(v)
+}
+
+#[test]
+fn ralph_fix_injects_the_ralph_context_and_starts_a_run() {
+    let sb = Sandbox::new();
+    let run = sb.claude(
+        plugin_dir(),
+        "ralph fix the failing parser test",
+        scenario("Working on it."),
+        None,
+    );
+    run.assert_success();
+    let shown = run.shown_text(0);
+    assert!(shown.contains(CONTEXT), "{}", run.diagnostics());
+    assert!(shown.contains("`<omc-complete/>`"), "{shown}");
+    assert!(
+        shown.contains("User request (as typed; the prompt itself stays authoritative):\nralph fix the failing parser test"),
+        "{shown}"
+    );
+    let s = ralph_state(&run, &run.session_id).expect("ralph-state.json for the session");
+    assert_eq!(s["active"], true);
+    assert_eq!(s["iteration"], 1);
+    assert_eq!(s["session_id"], run.session_id.as_str());
+    assert_eq!(s["prompt"], "ralph fix the failing parser test");
+}
+
+#[test]
+fn a_question_about_ralph_injects_nothing() {
+    let sb = Sandbox::new();
+    let run = sb.claude(
+        plugin_dir(),
+        "what is ralph?",
+        scenario("A persistent loop mode."),
+        None,
+    );
+    run.assert_success();
+    let all = run.all_shown_text();
+    assert!(!all.contains("[MAGIC KEYWORD"), "{all}");
+    assert!(
+        !all.contains("UserPromptSubmit hook additional context"),
+        "{all}"
+    );
+    assert!(
+        !run.omc_dir()
+            .join("state/sessions")
+            .join(&run.session_id)
+            .join("ralph-state.json")
+            .exists()
+    );
+}
+
+#[test]
+fn cancelomc_in_a_later_turn_ends_the_run() {
+    let sb = Sandbox::new();
+    let first = sb.claude(
+        plugin_dir(),
+        "ralph fix the failing parser test",
+        scenario("Started."),
+        None,
+    );
+    first.assert_success();
+    let sid = first.session_id.clone();
+    assert_eq!(ralph_state(&first, &sid).unwrap()["active"], true);
+
+    let second = sb.claude(plugin_dir(), "cancelomc", scenario("Stopped."), Some(&sid));
+    second.assert_success();
+    assert_eq!(second.session_id, sid, "--resume keeps the session");
+    let news = second.new_text(0);
+    let shown = second.shown_text(0);
+    assert!(
+        shown.contains("UserPromptSubmit hook additional context: [MAGIC KEYWORD: CANCEL]"),
+        "{}",
+        second.diagnostics()
+    );
+    assert!(shown.contains("Ended: ralph."), "{shown}\n--- new: {news}");
+    let s = ralph_state(&second, &sid).unwrap();
+    assert_eq!(s["active"], false);
+    assert_eq!(s["ended_reason"], "cancelled");
+}
+
+#[test]
+fn a_keyword_run_is_enforced_from_the_first_stop_without_a_skill_call() {
+    let sb = Sandbox::new();
+    let run = sb.claude(
+        plugin_dir(),
+        "ralph fix the failing parser test",
+        Scenario::new()
+            .reply_text("I changed the tokenizer; more work remains.")
+            .reply_text("The parser is fixed and the tests pass.\n<omc-complete/>")
+            .reply_text("unexpected extra turn"),
+        None,
+    );
+    run.assert_success();
+    let d = run.diagnostics();
+    assert_eq!(run.main_loop_requests().len(), 2, "{d}");
+    assert_eq!(run.unused_replies, 1, "{d}");
+    let back = run.new_text(1);
+    assert!(back.contains("Stop hook feedback:\n[RALPH LOOP"), "{back}");
+    assert!(back.contains("ralph fix the failing parser test"), "{back}");
+    let s = ralph_state(&run, &run.session_id).unwrap();
+    assert_eq!(s["active"], false);
+    assert_eq!(s["ended_reason"], "completed");
+}

@@ -1,0 +1,376 @@
+//! Keyword detection and mode activation through the real binary (`user-prompt-submit`) and
+//! the `detect` command: the context, the state files (schema-checked), cancel, configuration
+//! and the team-worker switch.
+
+use crate::common::{BIN, Hook, Project, payload};
+use crate::schema::assert_valid;
+use serde_json::{Value, json};
+use std::process::{Command, Stdio};
+
+const NOW_ISO: &str = "2026-12-03T13:45:00.000Z";
+
+fn prompt(p: &Project, sid: &str, text: &str) -> Hook {
+    let mut v = payload("UserPromptSubmit", sid, p.path());
+    v["prompt"] = json!(text);
+    Hook::new("user-prompt-submit").payload(v)
+}
+
+fn ralph_state(p: &Project) -> Option<Value> {
+    p.read_json(".omc/state/sessions/s1/ralph-state.json")
+}
+
+#[test]
+fn ralph_fix_activates_with_header_instructions_and_a_valid_state() {
+    let p = Project::new();
+    let out = prompt(&p, "s1", "ralph fix the tests").run();
+    out.expect_context("[MAGIC KEYWORD: RALPH]\n\nRALPH mode is on")
+        .expect_context("`<omc-complete/>`")
+        .expect_context("`cancelomc`")
+        .expect_context(
+            "User request (as typed; the prompt itself stays authoritative):\nralph fix the tests",
+        );
+    assert!(out.context().starts_with("[MAGIC KEYWORD: RALPH]\n"));
+    assert_eq!(
+        out.json()["hookSpecificOutput"]["hookEventName"],
+        "UserPromptSubmit"
+    );
+    let s = ralph_state(&p).expect("ralph-state.json written");
+    assert_valid("mode-state", &s);
+    assert_eq!(s["active"], true);
+    assert_eq!(s["mode"], "ralph");
+    assert_eq!(s["iteration"], 1);
+    assert_eq!(s["max_iterations"], 100);
+    assert_eq!(s["consecutive_blocks"], 0);
+    assert_eq!(s["prompt"], "ralph fix the tests");
+    assert_eq!(s["session_id"], "s1");
+    assert_eq!(s["started_at"], NOW_ISO);
+    assert_eq!(s["project_path"], p.path().display().to_string());
+    // no other mode was started
+    assert_eq!(
+        p.files()
+            .iter()
+            .filter(|f| f.ends_with("-state.json"))
+            .count(),
+        1,
+        "{:?}",
+        p.files()
+    );
+}
+
+#[test]
+fn questions_and_mentions_inject_nothing_and_write_nothing() {
+    let p = Project::new();
+    for text in [
+        "what is ralph?",
+        "don't use autopilot",
+        "add an autopilot toggle",
+        "look at src/ralph/mod.rs",
+        "[MAGIC KEYWORD: RALPH]\n\nUser request:\nralph fix parser",
+        "hello there",
+    ] {
+        prompt(&p, "s1", text).run().expect_noop();
+    }
+    assert!(
+        p.files().iter().all(|f| !f.ends_with("-state.json")),
+        "{:?}",
+        p.files()
+    );
+}
+
+#[test]
+fn several_modes_share_one_header_and_only_persistent_ones_get_state() {
+    let p = Project::new();
+    let out = prompt(&p, "s1", "ralph fix the parser with tdd").run();
+    out.expect_context("[MAGIC KEYWORDS DETECTED: RALPH, TDD]")
+        .expect_context("TDD mode: test first.");
+    let ctx = out.context();
+    assert!(ctx.find("RALPH mode").unwrap() < ctx.find("TDD mode").unwrap());
+    assert!(ralph_state(&p).is_some());
+    assert!(!p.session_dir("s1").join("tdd-state.json").exists());
+
+    let out = prompt(&p, "s2", "ultrathink about the race condition").run();
+    out.expect_context("[MAGIC KEYWORD: ULTRATHINK]");
+    assert!(
+        !p.session_dir("s2").exists(),
+        "context-only modes write nothing"
+    );
+}
+
+#[test]
+fn every_persistent_keyword_mode_starts_a_run() {
+    let p = Project::new();
+    for (text, mode, max) in [
+        ("autopilot build a todo CLI", "autopilot", 30),
+        ("ulw refactor the auth module", "ultrawork", 50),
+        ("ralplan fix issue #2053", "ralplan", 30),
+        ("랄프 켜줘", "ralph", 100),
+    ] {
+        let sid = format!("s-{mode}");
+        prompt(&p, &sid, text)
+            .run()
+            .expect_context(&format!("[MAGIC KEYWORD: {}]", mode.to_uppercase()));
+        let s = p
+            .read_json(&format!(".omc/state/sessions/{sid}/{mode}-state.json"))
+            .unwrap_or_else(|| panic!("{mode} state"));
+        assert_valid("mode-state", &s);
+        assert_eq!(s["mode"], mode);
+        assert_eq!(s["max_iterations"], max);
+        assert_eq!(s["prompt"], text);
+    }
+}
+
+#[test]
+fn reactivating_a_running_mode_restarts_it() {
+    let p = Project::new();
+    p.write_json(
+        ".omc/state/sessions/s1/ralph-state.json",
+        &json!({"schema_version":1,"mode":"ralph","active":true,"prompt":"old task",
+                "started_at":"2026-12-01T00:00:00.000Z","iteration":7,"max_iterations":100,
+                "consecutive_blocks":3}),
+    );
+    prompt(&p, "s1", "/ralph fix the parser")
+        .run()
+        .expect_context("[MAGIC KEYWORD: RALPH]");
+    let s = ralph_state(&p).unwrap();
+    assert_valid("mode-state", &s);
+    assert_eq!(s["iteration"], 1);
+    assert_eq!(s["prompt"], "/ralph fix the parser");
+    assert_eq!(s["started_at"], NOW_ISO);
+    assert_eq!(s["consecutive_blocks"], 0);
+}
+
+#[test]
+fn a_new_prompt_resets_the_block_count_of_active_runs_only() {
+    let p = Project::new();
+    let base = json!({"schema_version":1,"active":true,"prompt":"t",
+        "started_at":"2026-12-01T00:00:00.000Z","iteration":4,"max_iterations":100,
+        "consecutive_blocks":5,"custom_field":"kept"});
+    let mut ralph = base.clone();
+    ralph["mode"] = json!("ralph");
+    let mut done = base.clone();
+    done["mode"] = json!("autopilot");
+    done["active"] = json!(false);
+    p.write_json(".omc/state/sessions/s1/ralph-state.json", &ralph);
+    p.write_json(".omc/state/sessions/s1/autopilot-state.json", &done);
+    prompt(&p, "s1", "how is it going?").run().expect_noop();
+    let s = ralph_state(&p).unwrap();
+    assert_valid("mode-state", &s);
+    assert_eq!(s["consecutive_blocks"], 0);
+    assert_eq!(s["iteration"], 4, "only the block count changes");
+    assert_eq!(s["custom_field"], "kept");
+    let a = p
+        .read_json(".omc/state/sessions/s1/autopilot-state.json")
+        .unwrap();
+    assert_eq!(a["consecutive_blocks"], 5, "an ended run is left alone");
+}
+
+#[test]
+fn cancel_ends_runs_and_skill_guards_in_the_hook_itself() {
+    let p = Project::new();
+    prompt(&p, "s1", "ralph fix the tests").run();
+    prompt(&p, "s1", "ulw refactor the cache").run();
+    p.write_json(
+        ".omc/state/sessions/s1/skill-active-state.json",
+        &json!({"stack":[{"skill_name":"plan"}]}),
+    );
+    let out = prompt(&p, "s1", "cancelomc").run();
+    out.expect_context("[MAGIC KEYWORD: CANCEL]")
+        .expect_context("Ended: ralph, ultrawork.")
+        .expect_context("Skill guards released.");
+    let s = ralph_state(&p).unwrap();
+    assert_valid("mode-state", &s);
+    assert_eq!(s["active"], false);
+    assert_eq!(s["ended_reason"], "cancelled");
+    assert_eq!(s["ended_at"], NOW_ISO);
+    let u = p
+        .read_json(".omc/state/sessions/s1/ultrawork-state.json")
+        .unwrap();
+    assert_eq!(u["active"], false);
+    assert!(!p.session_dir("s1").join("skill-active-state.json").exists());
+
+    // a second cancel finds nothing, and says so
+    prompt(&p, "s1", "stop")
+        .run()
+        .expect_context("Nothing was running, so nothing changed.");
+}
+
+#[test]
+fn cancel_is_exclusive_and_leaves_other_sessions_alone() {
+    let p = Project::new();
+    prompt(&p, "s1", "ralph fix the tests").run();
+    prompt(&p, "other", "ralph fix the docs").run();
+    let out = prompt(&p, "s1", "cancelomc, then ultrathink about what went wrong").run();
+    assert!(!out.context().contains("ULTRATHINK"), "{}", out.context());
+    assert_eq!(ralph_state(&p).unwrap()["active"], false);
+    let other = p
+        .read_json(".omc/state/sessions/other/ralph-state.json")
+        .unwrap();
+    assert_eq!(other["active"], true);
+}
+
+#[test]
+fn configuration_disables_names_but_never_cancel() {
+    let p = Project::new();
+    p.write_json(
+        ".omc/config.json",
+        &json!({"keywords":{"disabled":["ralph","cancel"]},"autopilot":{"max_iterations":9}}),
+    );
+    prompt(&p, "s1", "ralph fix the tests").run().expect_noop();
+    assert!(ralph_state(&p).is_none());
+    prompt(&p, "s1", "autopilot build a todo CLI")
+        .run()
+        .expect_context("at most 9 continuations");
+    let a = p
+        .read_json(".omc/state/sessions/s1/autopilot-state.json")
+        .unwrap();
+    assert_eq!(a["max_iterations"], 9);
+    prompt(&p, "s1", "cancelomc")
+        .run()
+        .expect_context("Ended: autopilot.");
+}
+
+#[test]
+fn team_workers_activate_nothing_but_can_still_cancel() {
+    let p = Project::new();
+    prompt(&p, "s1", "ralph fix the tests")
+        .env("OMC_TEAM_WORKER", "1")
+        .run()
+        .expect_noop();
+    assert!(ralph_state(&p).is_none());
+    prompt(&p, "s1", "ralph fix the tests").run();
+    prompt(&p, "s1", "cancelomc")
+        .env("OMC_TEAM_WORKER", "worker-2")
+        .run()
+        .expect_context("Ended: ralph.");
+    assert_eq!(ralph_state(&p).unwrap()["active"], false);
+}
+
+#[test]
+fn pasted_hook_output_is_not_stored_as_the_task() {
+    let p = Project::new();
+    let text = "[RALPH LOOP - ITERATION 2/100] Work is NOT done.\nTask: previous task\n\nrun ralph on the new parser";
+    prompt(&p, "s1", text)
+        .run()
+        .expect_context("[MAGIC KEYWORD: RALPH]");
+    let s = ralph_state(&p).unwrap();
+    assert_eq!(s["prompt"], "run ralph on the new parser");
+    let long = format!("/ralph do all of this:\n{}", "x".repeat(2_000));
+    let out = prompt(&p, "s1", &long).run();
+    let s = ralph_state(&p).unwrap();
+    assert_eq!(s["prompt"].as_str().unwrap().chars().count(), 500);
+    assert!(out.context().chars().count() < 9_000);
+}
+
+#[test]
+fn a_payload_without_a_session_uses_the_session_less_path() {
+    let p = Project::new();
+    let mut v = payload("UserPromptSubmit", "s1", p.path());
+    v.as_object_mut().unwrap().remove("session_id");
+    v["prompt"] = json!("ralph fix the tests");
+    Hook::new("user-prompt-submit")
+        .payload(v)
+        .run()
+        .expect_context("[MAGIC KEYWORD: RALPH]");
+    let s = p
+        .read_json(".omc/state/ralph-state.json")
+        .expect("session-less state");
+    assert_valid("mode-state", &s);
+    assert!(s.get("session_id").is_none());
+}
+
+fn detect(args: &[&str], stdin: &str, cwd: &std::path::Path) -> (i32, String) {
+    let mut child = Command::new(BIN)
+        .arg("detect")
+        .args(args)
+        .current_dir(cwd)
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("OMC_STATE_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn detect_reports_the_verdict_and_the_deciding_rules_without_touching_state() {
+    let p = Project::new();
+    let (code, out) = detect(
+        &["--json", "ralph fix the tests. what is autopilot?"],
+        "",
+        p.path(),
+    );
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    assert_eq!(v["modes"], json!(["ralph"]));
+    assert_eq!(v["cancel"], false);
+    let c = v["candidates"].as_array().unwrap();
+    assert_eq!(c[0]["name"], "ralph");
+    assert_eq!(c[0]["matched"], "ralph");
+    assert_eq!(c[0]["offset"], 0);
+    assert_eq!(c[0]["activated"], true);
+    assert_eq!(c[0]["rule"], "leading-imperative");
+    assert_eq!(c[1]["name"], "autopilot");
+    assert_eq!(c[1]["activated"], false);
+    assert_eq!(c[1]["rule"], "informational");
+    assert!(!c[1]["why"].as_str().unwrap().is_empty());
+
+    // stdin when no prompt argument; the human table
+    let (code, out) = detect(&[], "look at `ralph`\n/ultrawork fix it", p.path());
+    assert_eq!(code, 0);
+    assert!(out.contains("verdict: [MAGIC KEYWORD: ULTRAWORK]"), "{out}");
+    assert!(out.contains("inline-code"), "{out}");
+    assert!(out.contains("explicit-prefix"), "{out}");
+    assert!(!p.omc().exists(), "detect wrote {:?}", p.files());
+
+    // disabled names are reported as such
+    p.write_json(
+        ".omc/config.json",
+        &json!({"keywords":{"disabled":["tdd"]}}),
+    );
+    let (_, out) = detect(&["--json", "tdd: fix the parser"], "", p.path());
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["modes"], json!([]));
+    assert_eq!(v["candidates"][0]["rule"], "disabled-by-config");
+    assert_eq!(p.files(), vec![".omc/config.json".to_string()]);
+}
+
+#[test]
+fn a_pasted_stop_reason_from_our_own_stop_hook_activates_nothing() {
+    let p = Project::new();
+    for (sid, text) in [
+        ("a", "ralph fix the parser"),
+        ("b", "autopilot build the CLI"),
+        ("c", "ulw refactor the auth module"),
+        ("d", "ralplan design the cache"),
+    ] {
+        prompt(&p, sid, text).run().expect_valid();
+        let mut stop = payload("Stop", sid, p.path());
+        stop["stop_hook_active"] = json!(false);
+        stop["last_assistant_message"] = json!("still working");
+        let out = Hook::new("stop").payload(stop).run();
+        let reason = out.json()["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert!(!reason.is_empty(), "{text}: the Stop side blocks");
+        for pasted in [
+            reason.clone(),
+            format!("Stop hook feedback:\n{reason}\n\nwhy?"),
+        ] {
+            prompt(&p, sid, &pasted).run().expect_noop();
+        }
+    }
+}

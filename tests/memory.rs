@@ -1,0 +1,733 @@
+//! Compaction, memory and runs that outlive their session (contract §9), through the real
+//! binary with a pinned clock: edits and todos recorded on PostToolUse, the PreCompact
+//! checkpoint and notepad entry, SessionStart's budgeted context, subagent tracking,
+//! SessionEnd's summary and suspension, and resuming on the documented word.
+
+use crate::common::{Hook, Project, payload};
+use crate::schema::assert_valid;
+use serde_json::{Value, json};
+
+const NOW: i64 = 1_796_305_500_000; // 2026-12-03 13:45 UTC
+const MIN: i64 = 60_000;
+
+fn iso(ms: i64) -> String {
+    omc_hooks::time::iso(ms)
+}
+
+fn ralph(p: &Project, sid: &str, iteration: u32) -> Value {
+    json!({
+        "schema_version": 1, "mode": "ralph", "active": true, "session_id": sid,
+        "project_path": p.path(), "prompt": "fix the flaky parser tests",
+        "started_at": iso(NOW - 30 * MIN), "last_checked_at": iso(NOW - MIN),
+        "iteration": iteration, "max_iterations": 100, "consecutive_blocks": 2
+    })
+}
+
+fn seed_ralph(p: &Project, sid: &str, iteration: u32) {
+    p.write_json(
+        &format!(".omc/state/sessions/{sid}/ralph-state.json"),
+        &ralph(p, sid, iteration),
+    );
+}
+
+fn with(mut v: Value, extra: Value) -> Value {
+    for (k, x) in extra.as_object().unwrap() {
+        v[k] = x.clone();
+    }
+    v
+}
+
+fn run(sub: &str, p: &Project, v: Value) -> crate::common::Outcome {
+    let out = Hook::new(sub).payload(v).cwd(p.path()).run();
+    out.expect_valid();
+    out
+}
+
+fn edit(p: &Project, sid: &str, tool: &str, input: Value, response: Value) {
+    run(
+        "post-tool-use",
+        p,
+        with(
+            payload("PostToolUse", sid, p.path()),
+            json!({"tool_name": tool, "tool_input": input, "tool_response": response}),
+        ),
+    )
+    .expect_noop();
+}
+
+#[test]
+fn edits_are_recorded_with_line_counts_and_paths_never_opened() {
+    let p = Project::new();
+    let f = p.path().join("hello.txt");
+    // The real client's Write then Edit (tests/fixtures/claude-code/PostToolUse-{Write,Edit}).
+    edit(
+        &p,
+        "s1",
+        "Write",
+        json!({"file_path": f, "content": "one\ntwo\n"}),
+        json!({"type": "create", "filePath": f, "content": "one\ntwo\n", "structuredPatch": [], "originalFile": null}),
+    );
+    edit(
+        &p,
+        "s1",
+        "Edit",
+        json!({"file_path": f, "old_string": "two", "new_string": "three", "replace_all": false}),
+        json!({"filePath": f, "originalFile": "one\ntwo\n"}),
+    );
+    // A hostile path is data: stored, never opened or created.
+    edit(
+        &p,
+        "s1",
+        "Write",
+        json!({"file_path": "../../../etc/evil", "content": "x"}),
+        json!({}),
+    );
+    edit(
+        &p,
+        "s1",
+        "Bash",
+        json!({"command": "ls"}),
+        json!({"stdout": ""}),
+    );
+
+    let e = p.read_json(".omc/state/sessions/s1/edits.json").unwrap();
+    assert_valid("edits", &e);
+    let files = e["files"].as_array().unwrap();
+    assert_eq!(files.len(), 2);
+    assert_eq!(files[0]["path"], json!(f));
+    assert_eq!(
+        (files[0]["added"].as_u64(), files[0]["removed"].as_u64()),
+        (Some(3), Some(1))
+    );
+    assert_eq!(files[0]["edits"], 2);
+    assert_eq!(files[1]["path"], "../../../etc/evil");
+    assert!(!f.exists(), "the edited file is never created or opened");
+}
+
+#[test]
+fn todos_follow_todowrite_latest_wins() {
+    let p = Project::new();
+    let todo = |items: Value| {
+        edit(&p, "s1", "TodoWrite", json!({"todos": items}), json!({}));
+    };
+    todo(json!([{"content": "a", "status": "pending", "activeForm": "A"}]));
+    todo(
+        json!([{"content": "write tests", "status": "in_progress", "activeForm": "Writing"},
+                {"content": "ship", "status": "completed", "activeForm": "Shipping"}]),
+    );
+    let t = p.read_json(".omc/state/sessions/s1/todos.json").unwrap();
+    assert_valid("todos", &t);
+    assert_eq!(t["items"].as_array().unwrap().len(), 2);
+    assert_eq!(t["items"][0]["content"], "write tests");
+}
+
+const USER_NOTEPAD: &str = "# Notepad\n\n## Priority Context\nAlways run `cargo test` before claiming done.\n<!-- a comment the model need not see -->\n\n## Working Memory\n\n### 2026-11-01 08:00 UTC\nancient entry\n\n### my own heading\nkept\n\n## MANUAL\n  Hand-written,   odd   spacing\t\n\n```\n## not a heading\n```\nno trailing newline";
+
+fn precompact_project() -> Project {
+    let p = Project::new();
+    seed_ralph(&p, "s1", 3);
+    p.write_json(
+        ".omc/state/sessions/s1/skill-active-state.json",
+        &json!({"schema_version": 1, "stack": [{"skill_name": "plan", "level": "medium",
+            "started_at": iso(NOW - MIN), "expires_at": iso(NOW + 10 * MIN)}]}),
+    );
+    p.write_json(
+        ".omc/state/sessions/s1/last-tool-error.json",
+        &json!({"schema_version": 1, "tool_name": "Bash", "tool_input_preview": "cargo test",
+            "error": "Exit code 101\ntest failed", "timestamp": iso(NOW - MIN), "retry_count": 2}),
+    );
+    edit(
+        &p,
+        "s1",
+        "Edit",
+        json!({"file_path": "src/parser.rs", "old_string": "a\nb", "new_string": "a\nc\nd"}),
+        json!({}),
+    );
+    edit(
+        &p,
+        "s1",
+        "TodoWrite",
+        json!({"todos": [{"content": "fix parser", "status": "in_progress"},
+        {"content": "done thing", "status": "completed"}]}),
+        json!({}),
+    );
+    std::fs::write(p.omc().join("notepad.md"), USER_NOTEPAD).unwrap();
+    p
+}
+
+#[test]
+fn precompact_writes_a_checkpoint_a_notepad_entry_and_a_short_message() {
+    let p = precompact_project();
+    let out = run(
+        "pre-compact",
+        &p,
+        with(
+            payload("PreCompact", "s1", p.path()),
+            json!({"trigger": "manual", "custom_instructions": null}),
+        ),
+    );
+    let v = out.json();
+    assert_eq!(
+        v.as_object().unwrap().len(),
+        1,
+        "PreCompact answers only systemMessage: {v}"
+    );
+    let msg = v["systemMessage"].as_str().unwrap();
+    assert!(
+        msg.contains("ralph 3/100") && msg.contains("1 open todo"),
+        "{msg}"
+    );
+
+    let dir = p.session_dir("s1").join("checkpoints");
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(names.len(), 1);
+    assert_eq!(names[0].to_string_lossy(), "20261203T134500000Z.json");
+    let cp: Value = serde_json::from_slice(&std::fs::read(dir.join(&names[0])).unwrap()).unwrap();
+    assert_valid("checkpoint", &cp);
+    assert_eq!(cp["active_modes"][0]["mode"], "ralph");
+    assert_eq!(cp["active_modes"][0]["iteration"], 3);
+    assert_eq!(
+        cp["active_modes"][0]["prompt"],
+        "fix the flaky parser tests"
+    );
+    assert_eq!(cp["skill_guards"][0]["name"], "plan");
+    assert_eq!(cp["last_tool_error"]["tool_name"], "Bash");
+    assert_eq!(cp["last_tool_error"]["retry_count"], 2);
+    assert_eq!(cp["edited_files"][0]["path"], "src/parser.rs");
+    assert_eq!(cp["edited_files"][0]["added"], 2);
+    assert_eq!(cp["open_todos"].as_array().unwrap().len(), 1);
+
+    // The notepad: only Working Memory changed; everything else byte-for-byte.
+    let text = std::fs::read_to_string(p.omc().join("notepad.md")).unwrap();
+    let manual_at = USER_NOTEPAD.find("## MANUAL").unwrap();
+    assert!(
+        text.ends_with(&USER_NOTEPAD[manual_at..]),
+        "MANUAL untouched:\n{text}"
+    );
+    let wm_at = USER_NOTEPAD.find("## Working Memory").unwrap();
+    assert!(
+        text.starts_with(&USER_NOTEPAD[..wm_at]),
+        "Priority Context untouched"
+    );
+    assert!(
+        !text.contains("ancient entry"),
+        "entries older than 7 days are pruned"
+    );
+    assert!(
+        text.contains("### my own heading\nkept"),
+        "undated entries are a person's"
+    );
+    assert!(text.contains("### 2026-12-03 13:45 UTC\nCompaction (manual) in session s1."));
+    assert!(text.contains("- Edited: src/parser.rs (+2 -1)"));
+}
+
+#[test]
+fn precompact_creates_the_notepad_and_keeps_ten_checkpoints() {
+    let p = Project::new();
+    seed_ralph(&p, "s1", 1);
+    for i in 0..12 {
+        Hook::new("pre-compact")
+            .payload(with(
+                payload("PreCompact", "s1", p.path()),
+                json!({"trigger": "auto"}),
+            ))
+            .cwd(p.path())
+            .now(NOW + i * 1000)
+            .run()
+            .expect_valid();
+    }
+    let n = std::fs::read_dir(p.session_dir("s1").join("checkpoints"))
+        .unwrap()
+        .count();
+    assert_eq!(n, 10);
+    let text = std::fs::read_to_string(p.omc().join("notepad.md")).unwrap();
+    assert!(text.starts_with("# Notepad\n\n## Priority Context\n"));
+    assert!(text.contains("## MANUAL"));
+    assert_eq!(text.matches("Compaction (auto)").count(), 12);
+}
+
+#[test]
+fn session_start_after_compact_restores_the_run_and_the_checkpoint() {
+    let p = precompact_project();
+    run(
+        "pre-compact",
+        &p,
+        with(
+            payload("PreCompact", "s1", p.path()),
+            json!({"trigger": "manual"}),
+        ),
+    );
+    let out = run(
+        "session-start",
+        &p,
+        with(
+            payload("SessionStart", "s1", p.path()),
+            json!({"source": "compact"}),
+        ),
+    );
+    let ctx = out.context();
+    assert_eq!(
+        out.json()["hookSpecificOutput"]["hookEventName"],
+        "SessionStart"
+    );
+    let restored = ctx
+        .find("[RALPH LOOP RESTORED] Iteration 3/100")
+        .expect(&ctx);
+    let checkpoint = ctx.find("[CHECKPOINT BEFORE COMPACTION]").expect(&ctx);
+    let notepad = ctx.find("[NOTEPAD — PRIORITY CONTEXT]").expect(&ctx);
+    assert!(
+        restored < checkpoint && checkpoint < notepad,
+        "most important first: {ctx}"
+    );
+    assert!(ctx.contains("Task: fix the flaky parser tests"));
+    assert!(ctx.contains("- Edited files: src/parser.rs (+2 -1)"));
+    assert!(ctx.contains("- [in_progress] fix parser"));
+    assert!(ctx.contains("Always run `cargo test`"));
+    assert!(!ctx.contains("a comment the model need not see"));
+    let m = p.read_json(".omc/state/sessions/s1/session.json").unwrap();
+    assert_valid("session", &m);
+    assert_eq!(m["last_source"], "compact");
+}
+
+#[test]
+fn session_start_respects_the_budget_and_marks_what_it_cut() {
+    let p = Project::new();
+    seed_ralph(&p, "s1", 2);
+    let big = "Remember this. ".repeat(400); // 6000 chars of Priority Context
+    std::fs::create_dir_all(p.omc()).unwrap();
+    std::fs::write(
+        p.omc().join("notepad.md"),
+        format!("## Priority Context\n{big}\n"),
+    )
+    .unwrap();
+    let facts: Vec<Value> = (0..40)
+        .map(|i| json!({"text": format!("fact number {i} {}", "x".repeat(300))}))
+        .collect();
+    p.write_json(
+        ".omc/project-memory.json",
+        &json!({"schema_version": 1, "facts": facts,
+        "directives": [{"text": "Never push to main", "priority": "high"}]}),
+    );
+    let out = run(
+        "session-start",
+        &p,
+        with(
+            payload("SessionStart", "s1", p.path()),
+            json!({"source": "startup"}),
+        ),
+    );
+    let ctx = out.context();
+    assert!(ctx.chars().count() <= 6_000, "{}", ctx.chars().count());
+    assert!(ctx.starts_with("[RALPH LOOP RESTORED]"));
+    // Priority Context is capped, then project memory is cut to what is left — its
+    // directives (listed first) survive the cut.
+    assert_eq!(
+        ctx.matches("…[truncated]").count(),
+        2,
+        "both cuts are marked: {ctx}"
+    );
+    let pm = ctx
+        .find("[PROJECT MEMORY]")
+        .expect("project memory present");
+    assert!(ctx[pm..].contains("- Directive: Never push to main"));
+    assert!(ctx.ends_with("…[truncated]"));
+}
+
+#[test]
+fn session_start_shows_project_memory_directives_first() {
+    let p = Project::new();
+    p.write_json(
+        ".omc/project-memory.json",
+        &json!({"facts": [{"text": "Uses pnpm"}],
+        "directives": [{"text": "Never push to main"}]}),
+    );
+    let ctx = run(
+        "session-start",
+        &p,
+        with(
+            payload("SessionStart", "s9", p.path()),
+            json!({"source": "startup"}),
+        ),
+    )
+    .context();
+    assert_eq!(
+        ctx,
+        "[PROJECT MEMORY] Durable facts and standing directives for this project (.omc/project-memory.json). Follow the directives unless the user says otherwise.\n- Directive: Never push to main\n- Uses pnpm"
+    );
+    // A broken, person-edited file is ignored and left in place (never quarantined).
+    std::fs::write(p.omc().join("project-memory.json"), "{ oops").unwrap();
+    run(
+        "session-start",
+        &p,
+        with(
+            payload("SessionStart", "s9", p.path()),
+            json!({"source": "startup"}),
+        ),
+    )
+    .expect_noop();
+    assert_eq!(
+        std::fs::read_to_string(p.omc().join("project-memory.json")).unwrap(),
+        "{ oops"
+    );
+}
+
+#[test]
+fn subagents_are_tracked_and_an_unmatched_stop_changes_nothing() {
+    let p = Project::new();
+    let ev = |sub: &str, event: &str, id: &str, ty: &str| {
+        run(
+            sub,
+            &p,
+            with(
+                payload(event, "s1", p.path()),
+                json!({"agent_id": id, "agent_type": ty}),
+            ),
+        )
+        .expect_noop();
+    };
+    // Compaction's SubagentStop (agent_type "") with no start: no file appears.
+    ev("subagent-stop", "SubagentStop", "compact1", "");
+    assert!(!p.session_dir("s1").join("subagents.json").exists());
+    ev("subagent-start", "SubagentStart", "a1", "general-purpose");
+    ev("subagent-start", "SubagentStart", "a1", "general-purpose");
+    ev("subagent-start", "SubagentStart", "a2", "Explore");
+    ev("subagent-stop", "SubagentStop", "a1", "general-purpose");
+    ev("subagent-stop", "SubagentStop", "zzz", "");
+    let s = p
+        .read_json(".omc/state/sessions/s1/subagents.json")
+        .unwrap();
+    assert_valid("subagents", &s);
+    assert_eq!(s["agents"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        (s["total_started"].as_u64(), s["total_stopped"].as_u64()),
+        (Some(2), Some(1))
+    );
+    assert_eq!(s["agents"][0]["status"], "completed");
+    assert_eq!(s["agents"][1]["status"], "running");
+}
+
+fn end_session(p: &Project, sid: &str, now: i64) {
+    Hook::new("session-end")
+        .payload(with(
+            payload("SessionEnd", sid, p.path()),
+            json!({"reason": "other"}),
+        ))
+        .cwd(p.path())
+        .now(now)
+        .run()
+        .expect_noop();
+}
+
+#[test]
+fn session_end_summarises_suspends_and_cleans_up() {
+    let p = precompact_project();
+    Hook::new("session-start")
+        .payload(with(
+            payload("SessionStart", "s1", p.path()),
+            json!({"source": "startup"}),
+        ))
+        .cwd(p.path())
+        .now(NOW - 20 * MIN)
+        .run()
+        .expect_valid();
+    run(
+        "subagent-start",
+        &p,
+        with(
+            payload("SubagentStart", "s1", p.path()),
+            json!({"agent_id": "a1", "agent_type": "Explore"}),
+        ),
+    );
+    p.write_json(
+        ".omc/state/sessions/s1/ultrawork-state.json",
+        &with(
+            ralph(&p, "s1", 4),
+            json!({"mode": "ultrawork", "active": false, "ended_reason": "completed"}),
+        ),
+    );
+    end_session(&p, "s1", NOW);
+
+    let s = p.read_json(".omc/sessions/s1.json").unwrap();
+    assert_valid("session-summary", &s);
+    assert_eq!(s["duration_ms"], 20 * MIN);
+    assert_eq!(s["reason"], "other");
+    assert_eq!(s["iterations"], 7);
+    assert_eq!(s["suspended"], json!(["ralph"]));
+    assert_eq!(s["modes"][0]["suspended"], true);
+    assert_eq!(s["modes"][1]["ended_reason"], "completed");
+    assert_eq!(s["failures"][0]["tool_name"], "Bash");
+    assert_eq!(s["subagents"]["started"], 1);
+    assert_eq!(s["subagents"]["running_at_end"], 1);
+    assert_eq!(s["subagents"]["by_type"]["Explore"], 1);
+    assert_eq!(s["edits"], json!({"files": 1, "added": 2, "removed": 1}));
+
+    let r = p
+        .read_json(".omc/state/sessions/s1/ralph-state.json")
+        .unwrap();
+    assert_valid("mode-state", &r);
+    assert_eq!(r["active"], true, "suspended, not deleted");
+    assert_eq!(r["suspended_at"], iso(NOW));
+    assert_eq!(r["iteration"], 3);
+    let idx = p.read_json(".omc/state/suspended-runs.json").unwrap();
+    assert_valid("suspended-runs", &idx);
+    assert_eq!(idx["runs"][0]["session_id"], "s1");
+
+    let files = p.files();
+    assert!(
+        !files.iter().any(|f| f.ends_with("subagents.json")),
+        "subagents.json removed: {files:?}"
+    );
+    for kept in [
+        "edits.json",
+        "todos.json",
+        "session.json",
+        "last-tool-error.json",
+    ] {
+        assert!(
+            files.iter().any(|f| f.ends_with(kept)),
+            "{kept} kept: {files:?}"
+        );
+    }
+}
+
+#[test]
+fn a_new_session_is_told_and_the_word_resumes_the_run_in_it() {
+    let p = Project::new();
+    seed_ralph(&p, "old", 7);
+    end_session(&p, "old", NOW - 60 * MIN);
+
+    let ctx = run(
+        "session-start",
+        &p,
+        with(
+            payload("SessionStart", "new", p.path()),
+            json!({"source": "startup"}),
+        ),
+    )
+    .context();
+    assert!(ctx.starts_with("[SUSPENDED RUN]"), "{ctx}");
+    assert!(ctx.contains("- [RALPH LOOP] iteration 7/100 — session old, suspended 2026-12-03 12:45 UTC. Task: \"fix the flaky parser tests\""));
+    assert!(ctx.contains("`omc resume`"));
+
+    // An ordinary prompt does nothing.
+    run(
+        "user-prompt-submit",
+        &p,
+        with(
+            payload("UserPromptSubmit", "new", p.path()),
+            json!({"prompt": "resume the parser work"}),
+        ),
+    )
+    .expect_noop();
+    assert!(!p.session_dir("new").join("ralph-state.json").exists());
+
+    let out = run(
+        "user-prompt-submit",
+        &p,
+        with(
+            payload("UserPromptSubmit", "new", p.path()),
+            json!({"prompt": "omc resume"}),
+        ),
+    );
+    let ctx = out.context();
+    assert!(
+        ctx.starts_with(
+            "[RALPH LOOP RESUMED] Re-bound to this session from session old; iteration 7/100."
+        ),
+        "{ctx}"
+    );
+    let new = p
+        .read_json(".omc/state/sessions/new/ralph-state.json")
+        .unwrap();
+    assert_valid("mode-state", &new);
+    assert_eq!(new["session_id"], "new");
+    assert_eq!(new["active"], true);
+    assert_eq!(new["iteration"], 7);
+    assert_eq!(new["consecutive_blocks"], 0);
+    assert_eq!(new["last_checked_at"], iso(NOW));
+    assert!(new.get("suspended_at").is_none());
+    assert_eq!(new["resumed_from"], "old");
+    let old = p
+        .read_json(".omc/state/sessions/old/ralph-state.json")
+        .unwrap();
+    assert_valid("mode-state", &old);
+    assert_eq!(
+        (old["active"].as_bool(), old["ended_reason"].as_str()),
+        (Some(false), Some("resumed"))
+    );
+    let idx = p.read_json(".omc/state/suspended-runs.json").unwrap();
+    assert_valid("suspended-runs", &idx);
+    assert!(idx["runs"].as_array().unwrap().is_empty());
+
+    // Nothing left: the word says so, and a third session is told nothing.
+    let again = run(
+        "user-prompt-submit",
+        &p,
+        with(
+            payload("UserPromptSubmit", "third", p.path()),
+            json!({"prompt": "resume"}),
+        ),
+    );
+    assert_eq!(
+        again.context(),
+        "[OMC RESUME] There is no suspended run to resume in this project. Tell the user so."
+    );
+    run(
+        "session-start",
+        &p,
+        with(
+            payload("SessionStart", "fourth", p.path()),
+            json!({"source": "startup"}),
+        ),
+    )
+    .expect_noop();
+}
+
+#[test]
+fn resuming_the_same_session_continues_without_asking() {
+    let p = Project::new();
+    seed_ralph(&p, "s1", 5);
+    end_session(&p, "s1", NOW - 5 * 60 * MIN);
+    let out = run(
+        "session-start",
+        &p,
+        with(
+            payload("SessionStart", "s1", p.path()),
+            json!({"source": "resume"}),
+        ),
+    );
+    assert!(
+        out.context()
+            .starts_with("[RALPH LOOP RESTORED] Iteration 5/100"),
+        "{}",
+        out.context()
+    );
+    let r = p
+        .read_json(".omc/state/sessions/s1/ralph-state.json")
+        .unwrap();
+    assert_valid("mode-state", &r);
+    assert!(r.get("suspended_at").is_none());
+    assert_eq!(r["last_checked_at"], iso(NOW));
+    assert_eq!(r["session_id"], "s1");
+    let idx = p.read_json(".omc/state/suspended-runs.json").unwrap();
+    assert!(idx["runs"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn old_suspended_runs_are_not_offered_and_other_projects_runs_never() {
+    let p = Project::new();
+    seed_ralph(&p, "week-old", 1);
+    end_session(&p, "week-old", NOW - 8 * 24 * 60 * MIN);
+    p.write_json(
+        ".omc/state/sessions/elsewhere/ralph-state.json",
+        &with(
+            ralph(&p, "elsewhere", 1),
+            json!({"project_path": "/some/other/project"}),
+        ),
+    );
+    end_session(&p, "elsewhere", NOW - MIN);
+    run(
+        "session-start",
+        &p,
+        with(
+            payload("SessionStart", "new", p.path()),
+            json!({"source": "startup"}),
+        ),
+    )
+    .expect_noop();
+    let out = run(
+        "user-prompt-submit",
+        &p,
+        with(
+            payload("UserPromptSubmit", "new", p.path()),
+            json!({"prompt": "omc resume"}),
+        ),
+    );
+    assert!(
+        out.context()
+            .starts_with("[OMC RESUME] There is no suspended run")
+    );
+    assert!(!p.session_dir("new").join("ralph-state.json").exists());
+}
+
+#[test]
+fn project_memory_add_keeps_unknown_keys_and_never_clobbers_a_broken_file() {
+    use omc_hooks::capabilities::memory::project_memory::{Kind, add};
+    use omc_hooks::state::{Root, Store};
+    let p = Project::new();
+    let store = Store::new(
+        Root {
+            project: p.path().to_path_buf(),
+            omc: p.omc(),
+        },
+        NOW,
+    );
+    p.write_json(
+        ".omc/project-memory.json",
+        &json!({"userDirectives": [{"directive": "from OMC"}]}),
+    );
+    assert!(add(&store, Kind::Directive, "Never push to main", "user", NOW).unwrap());
+    assert!(add(&store, Kind::Fact, "Uses pnpm", "user", NOW).unwrap());
+    assert!(
+        !add(&store, Kind::Fact, "Uses pnpm", "user", NOW).unwrap(),
+        "deduplicated"
+    );
+    let v = p.read_json(".omc/project-memory.json").unwrap();
+    assert_valid("project-memory", &v);
+    assert_eq!(v["userDirectives"][0]["directive"], "from OMC");
+    assert_eq!(v["directives"][0]["text"], "Never push to main");
+    assert_eq!(v["facts"][0]["added_at"], iso(NOW));
+    std::fs::write(p.omc().join("project-memory.json"), "{ half-edited").unwrap();
+    assert!(add(&store, Kind::Fact, "x", "user", NOW).is_err());
+    assert_eq!(
+        std::fs::read_to_string(p.omc().join("project-memory.json")).unwrap(),
+        "{ half-edited"
+    );
+}
+
+#[test]
+fn a_session_that_records_nothing_leaves_no_omc_directory() {
+    let p = Project::new();
+    run(
+        "session-start",
+        &p,
+        with(
+            payload("SessionStart", "s1", p.path()),
+            json!({"source": "startup"}),
+        ),
+    )
+    .expect_noop();
+    run(
+        "user-prompt-submit",
+        &p,
+        with(
+            payload("UserPromptSubmit", "s1", p.path()),
+            json!({"prompt": "hello"}),
+        ),
+    )
+    .expect_noop();
+    end_session(&p, "s1", NOW);
+    assert!(!p.omc().exists(), "{:?}", p.files());
+    // With a state directory, the summary is written even for a quiet session.
+    std::fs::create_dir_all(p.omc()).unwrap();
+    run(
+        "session-start",
+        &p,
+        with(
+            payload("SessionStart", "s2", p.path()),
+            json!({"source": "startup"}),
+        ),
+    )
+    .expect_noop();
+    end_session(&p, "s2", NOW + MIN);
+    let s = p.read_json(".omc/sessions/s2.json").unwrap();
+    assert_valid("session-summary", &s);
+    assert_eq!(
+        s["duration_ms"], MIN,
+        "from session.json's start to the end"
+    );
+}
