@@ -13,6 +13,6 @@
 mod concurrency;
 mod crash;
 mod hostile;
-mod kit;
+pub mod kit;
 mod props;
 mod readonly;

@@ -10,6 +10,7 @@ mod demo;
 mod e2e;
 mod e2e_cli;
 mod e2e_foundation;
+mod e2e_hardening;
 mod e2e_keywords;
 mod e2e_memory;
 mod e2e_skills;
