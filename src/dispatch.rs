@@ -131,6 +131,7 @@ fn handle(hook: Hook, env: &Env, started: Instant, seen: &mut Traced) -> Option<
             return None;
         }
     };
+    drop(bytes); // the payload is decoded: hold a large prompt once, not twice
     seen.event = input.hook_event_name.clone();
     seen.session_id = input.session_id.clone();
     decide(hook, env, &input).encode(hook.event)

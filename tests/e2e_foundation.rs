@@ -204,3 +204,26 @@ fn a_plugin_with_nothing_to_say_does_not_change_what_the_model_is_sent() {
         assert_eq!(a, b, "request {i} differs with the plugin loaded");
     }
 }
+
+#[test]
+fn the_real_client_validates_the_plugin_with_nothing_to_refuse() {
+    let sb = Sandbox::new();
+    let out = std::process::Command::new(crate::e2e::client_bin())
+        .args(["plugin", "validate", ".", "--profile", "directory"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("HOME", sb.home())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("Validation passed"), "{text}");
+    assert!(
+        text.contains("These checks found nothing to report"),
+        "the plugin-directory profile found something:\n{text}"
+    );
+}

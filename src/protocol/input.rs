@@ -40,7 +40,8 @@ pub struct HookInput {
     pub reason: Option<String>,
     pub background_tasks: Vec<Value>,
     pub model: Option<String>,
-    /// The whole decoded object, for capabilities that need a field not listed here.
+    /// The rest of the decoded object: every field not picked out above (those are moved out,
+    /// not copied, so a 1 MB prompt is held once), for capabilities that need something else.
     pub raw: Map<String, Value>,
 }
 
@@ -77,49 +78,71 @@ impl HookInput {
         }
     }
 
-    /// Picks the known fields out of a decoded object.
-    pub fn from_map(raw: Map<String, Value>) -> HookInput {
-        let s = |keys: &[&str]| str_field(&raw, keys);
-        let b = |keys: &[&str]| bool_field(&raw, keys);
-        let v = |keys: &[&str]| {
-            keys.iter()
-                .find_map(|k| raw.get(*k).filter(|v| !v.is_null()).cloned())
+    /// Moves the known fields out of a decoded object; what is left stays in `raw`.
+    pub fn from_map(mut raw: Map<String, Value>) -> HookInput {
+        let mut s = |keys: &[&str]| take_str(&mut raw, keys);
+        let hook_event_name = s(&["hook_event_name", "hookEventName"]);
+        let session_id = s(&["session_id", "sessionId", "sessionid"]);
+        let transcript_path = s(&["transcript_path", "transcriptPath"]);
+        let cwd = s(&["cwd", "directory"]);
+        let permission_mode = s(&["permission_mode", "permissionMode"]);
+        let prompt = s(&["prompt"]);
+        let tool_name = s(&["tool_name", "toolName"]);
+        let tool_use_id = s(&["tool_use_id", "toolUseId"]);
+        let error = s(&["error"]);
+        let last_assistant_message = s(&["last_assistant_message", "lastAssistantMessage"]);
+        let stop_reason = s(&[
+            "stop_reason",
+            "stopReason",
+            "end_turn_reason",
+            "endTurnReason",
+        ]);
+        let agent_id = s(&["agent_id", "agentId"]);
+        let agent_type = s(&["agent_type", "agentType"]);
+        let agent_transcript_path = s(&["agent_transcript_path", "agentTranscriptPath"]);
+        let source = s(&["source"]);
+        let trigger = s(&["trigger"]);
+        let custom_instructions = s(&["custom_instructions", "customInstructions"]);
+        let reason = s(&["reason"]);
+        let model = s(&["model"]);
+        let prompt = prompt.or_else(|| prompt_fallback(&raw));
+        let tool_input = take_value(&mut raw, &["tool_input", "toolInput"]);
+        let tool_response = take_value(&mut raw, &["tool_response", "toolResponse", "toolOutput"]);
+        let background_tasks = match raw.remove("background_tasks") {
+            Some(Value::Array(a)) => a,
+            Some(other) => {
+                raw.insert("background_tasks".into(), other);
+                Vec::new()
+            }
+            None => Vec::new(),
         };
+        let b = |keys: &[&str]| bool_field(&raw, keys);
         HookInput {
-            hook_event_name: s(&["hook_event_name", "hookEventName"]),
-            session_id: s(&["session_id", "sessionId", "sessionid"]),
-            transcript_path: s(&["transcript_path", "transcriptPath"]),
-            cwd: s(&["cwd", "directory"]),
-            permission_mode: s(&["permission_mode", "permissionMode"]),
-            prompt: s(&["prompt"]).or_else(|| prompt_fallback(&raw)),
-            tool_name: s(&["tool_name", "toolName"]),
-            tool_input: v(&["tool_input", "toolInput"]),
-            tool_response: v(&["tool_response", "toolResponse", "toolOutput"]),
-            tool_use_id: s(&["tool_use_id", "toolUseId"]),
-            error: s(&["error"]),
             is_interrupt: b(&["is_interrupt", "isInterrupt"]),
             stop_hook_active: b(&["stop_hook_active", "stopHookActive"]),
-            last_assistant_message: s(&["last_assistant_message", "lastAssistantMessage"]),
-            stop_reason: s(&[
-                "stop_reason",
-                "stopReason",
-                "end_turn_reason",
-                "endTurnReason",
-            ]),
             user_requested: b(&["user_requested", "userRequested"]),
-            agent_id: s(&["agent_id", "agentId"]),
-            agent_type: s(&["agent_type", "agentType"]),
-            agent_transcript_path: s(&["agent_transcript_path", "agentTranscriptPath"]),
-            source: s(&["source"]),
-            trigger: s(&["trigger"]),
-            custom_instructions: s(&["custom_instructions", "customInstructions"]),
-            reason: s(&["reason"]),
-            background_tasks: raw
-                .get("background_tasks")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default(),
-            model: s(&["model"]),
+            hook_event_name,
+            session_id,
+            transcript_path,
+            cwd,
+            permission_mode,
+            prompt,
+            tool_name,
+            tool_input,
+            tool_response,
+            tool_use_id,
+            error,
+            last_assistant_message,
+            stop_reason,
+            agent_id,
+            agent_type,
+            agent_transcript_path,
+            source,
+            trigger,
+            custom_instructions,
+            reason,
+            background_tasks,
+            model,
             raw,
         }
     }
@@ -130,9 +153,23 @@ impl HookInput {
     }
 }
 
-fn str_field(raw: &Map<String, Value>, keys: &[&str]) -> Option<String> {
-    keys.iter()
-        .find_map(|k| raw.get(*k).and_then(Value::as_str).map(str::to_string))
+/// Moves out the first of `keys` holding a string. A field of another type stays in `raw`.
+fn take_str(raw: &mut Map<String, Value>, keys: &[&str]) -> Option<String> {
+    let key = keys
+        .iter()
+        .find(|k| raw.get(**k).is_some_and(Value::is_string))?;
+    match raw.remove(*key) {
+        Some(Value::String(s)) => Some(s),
+        _ => None,
+    }
+}
+
+/// Moves out the first of `keys` holding a non-null value.
+fn take_value(raw: &mut Map<String, Value>, keys: &[&str]) -> Option<Value> {
+    let key = keys
+        .iter()
+        .find(|k| raw.get(**k).is_some_and(|v| !v.is_null()))?;
+    raw.remove(*key)
 }
 
 fn bool_field(raw: &Map<String, Value>, keys: &[&str]) -> bool {

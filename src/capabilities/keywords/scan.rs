@@ -5,7 +5,7 @@ use super::intent::{self, Site, Verdict};
 use super::lexicon::{ALIASES, Gate};
 use super::sanitize::{self, Sanitized};
 use crate::modes::KEYWORD_CHAIN;
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use std::sync::OnceLock;
 
 /// At most this many matches are judged: a prompt that names modes thousands of times is pasted
@@ -45,7 +45,10 @@ impl Detection {
 fn automaton() -> &'static AhoCorasick {
     static AC: OnceLock<AhoCorasick> = OnceLock::new();
     AC.get_or_init(|| {
+        // A contiguous NFA: built in microseconds, still a linear scan. The default would pick
+        // a DFA here, whose construction alone costs a hook process a few milliseconds.
         AhoCorasickBuilder::new()
+            .kind(Some(AhoCorasickKind::ContiguousNFA))
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::LeftmostLongest)
             .build(ALIASES.iter().map(|a| a.text))

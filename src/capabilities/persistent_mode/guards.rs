@@ -75,7 +75,7 @@ pub fn reason_hold(input: &HookInput) -> Option<Hold> {
         .last_assistant_message
         .as_deref()
         .filter(|m| m.trim_start().to_ascii_lowercase().starts_with("api error"));
-    let error = input.raw.get("error").and_then(Value::as_str);
+    let error = input.error.as_deref();
     [
         input.stop_reason.as_deref(),
         input.reason.as_deref(),
