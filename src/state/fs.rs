@@ -5,7 +5,8 @@ use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{self, Read, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::sync::mpsc;
+use std::time::Duration;
 
 /// State files are small; anything larger is not ours and is treated as corrupt.
 pub const MAX_STATE_FILE_BYTES: u64 = 8 * 1024 * 1024;
@@ -131,23 +132,33 @@ pub fn lock_for(target: &Path) -> io::Result<Lock> {
         .truncate(false)
         .mode(0o600)
         .open(&lock_path)?;
-    let started = Instant::now();
-    let mut pause = Duration::from_micros(200);
-    loop {
-        match file.try_lock() {
-            Ok(()) => return Ok(Lock { _file: file }),
-            Err(TryLockError::WouldBlock) if started.elapsed() < LOCK_WAIT => {
-                std::thread::sleep(pause);
-                pause = (pause * 2).min(Duration::from_millis(10));
-            }
-            Err(TryLockError::WouldBlock) => {
-                return Err(io::Error::new(
-                    io::ErrorKind::TimedOut,
-                    format!("timed out waiting for {}", lock_path.display()),
-                ));
-            }
-            Err(TryLockError::Error(e)) => return Err(e),
-        }
+    // Fast path: no contention.
+    match file.try_lock() {
+        Ok(()) => return Ok(Lock { _file: file }),
+        Err(TryLockError::WouldBlock) => {}
+        Err(TryLockError::Error(e)) => return Err(e),
+    }
+    // Contended: wait in the kernel, not by polling. A poller sleeps through the moment the
+    // lock is free and loses it to whoever asks next; with 16 processes updating one file on a
+    // loaded 2-core machine, polling starved some waiters past LOCK_WAIT (lost updates). The
+    // blocking wait runs on a helper thread so it can be abandoned at the deadline; the helper
+    // holds a clone of the same open file, so if it gets the lock after we gave up, the lock
+    // goes away with the helper's clone and our `file` (both closed by then or right after).
+    let waiter = file.try_clone()?;
+    let (tx, rx) = mpsc::sync_channel(1);
+    std::thread::Builder::new()
+        .name("state-lock".into())
+        .spawn(move || {
+            let got = waiter.lock();
+            let _ = tx.send(got);
+        })?;
+    match rx.recv_timeout(LOCK_WAIT) {
+        Ok(Ok(())) => Ok(Lock { _file: file }),
+        Ok(Err(e)) => Err(e),
+        Err(_) => Err(io::Error::new(
+            io::ErrorKind::TimedOut,
+            format!("timed out waiting for {}", lock_path.display()),
+        )),
     }
 }
 
@@ -224,6 +235,24 @@ mod tests {
         std::os::unix::fs::symlink(t.path().join("real"), t.path().join("link")).unwrap();
         assert!(read_regular(&t.path().join("link")).is_err());
         assert_eq!(read_regular(&t.path().join("missing")).unwrap(), None);
+    }
+
+    #[test]
+    fn a_contended_lock_is_handed_over_when_released() {
+        let t = tempfile::tempdir().unwrap();
+        let target = t.path().join("s.json");
+        let first = lock_for(&target).unwrap();
+        let releaser = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            drop(first);
+        });
+        let started = std::time::Instant::now();
+        let second = lock_for(&target).expect("the lock after its release");
+        assert!(started.elapsed() < LOCK_WAIT);
+        releaser.join().unwrap();
+        drop(second);
+        // Free again: the helper thread kept nothing.
+        drop(lock_for(&target).unwrap());
     }
 
     #[test]

@@ -134,7 +134,7 @@ impl Store {
     /// Reads and decodes a file. Missing → `None`. Corrupt (not JSON, or not the expected
     /// shape) → moved aside to `<name>.corrupt-<stamp>` and `None`.
     pub fn read<T: DeserializeOwned>(&self, file: &StateFile) -> Option<T> {
-        let path = self.path(file);
+        let path = self.checked_path(file)?;
         match fs::read_regular(&path) {
             Ok(None) => None,
             Ok(Some(bytes)) => self.decode_or_quarantine(&path, &bytes),
@@ -147,12 +147,37 @@ impl Store {
 
     /// Reads a file's raw text (for person-edited files such as the notepad).
     pub fn read_text(&self, file: &StateFile) -> Option<String> {
-        let path = self.path(file);
+        let path = self.checked_path(file)?;
         match fs::read_regular(&path) {
             Ok(Some(bytes)) => Some(String::from_utf8_lossy(&bytes).into_owned()),
             Ok(None) => None,
             Err(e) => {
                 crate::diag!("cannot read {}: {e}", path.display());
+                None
+            }
+        }
+    }
+
+    /// The directory `rel` below the state root, provided neither the root nor any component
+    /// below it is a symlink. Reads and listings go through here, as writes go through
+    /// [`fs::ensure_dir`], so a link planted in `.omc/` is never followed: not to read another
+    /// directory's state, and not to quarantine (rename) a file there.
+    fn checked_dir(&self, rel: &Path) -> io::Result<PathBuf> {
+        let mut dir = self.root.omc.clone();
+        fs::reject_symlink(&dir)?;
+        for comp in rel.components() {
+            dir.push(comp);
+            fs::reject_symlink(&dir)?;
+        }
+        Ok(dir)
+    }
+
+    /// A file's path for reading, or `None` (with a diagnostic) when a symlink is in the way.
+    fn checked_path(&self, file: &StateFile) -> Option<PathBuf> {
+        match self.checked_dir(&file.rel_dir) {
+            Ok(dir) => Some(dir.join(&file.name)),
+            Err(e) => {
+                crate::diag!("cannot read {}: {e}", self.path(file).display());
                 None
             }
         }
@@ -196,13 +221,7 @@ impl Store {
 
     /// Removes a file if present (never a directory, never through a symlinked directory).
     pub fn remove(&self, file: &StateFile) -> io::Result<()> {
-        let mut dir = self.root.omc.clone();
-        fs::reject_symlink(&dir)?;
-        for comp in file.rel_dir.components() {
-            dir.push(comp);
-            fs::reject_symlink(&dir)?;
-        }
-        let path = dir.join(&file.name);
+        let path = self.checked_dir(&file.rel_dir)?.join(&file.name);
         match std::fs::remove_file(&path) {
             Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
             _ => Ok(()),
@@ -238,13 +257,16 @@ impl Store {
 
     /// Lists the plain file names in a scope's directory (empty if it does not exist).
     pub fn list(&self, scope: &Scope, subdir: Option<&str>) -> Vec<String> {
-        let mut dir = self.dir(scope);
+        let mut rel = scope.rel_dir();
         if let Some(s) = subdir {
             if !plain_name(s) {
                 return Vec::new();
             }
-            dir.push(s);
+            rel.push(s);
         }
+        let Ok(dir) = self.checked_dir(&rel) else {
+            return Vec::new();
+        };
         let Ok(entries) = std::fs::read_dir(&dir) else {
             return Vec::new();
         };
@@ -260,7 +282,10 @@ impl Store {
 
     /// The valid session ids that have a state directory.
     pub fn sessions(&self) -> Vec<SessionId> {
-        let Ok(entries) = std::fs::read_dir(self.root.omc.join("state/sessions")) else {
+        let Ok(dir) = self.checked_dir(Path::new("state/sessions")) else {
+            return Vec::new();
+        };
+        let Ok(entries) = std::fs::read_dir(dir) else {
             return Vec::new();
         };
         let mut ids: Vec<SessionId> = entries
@@ -331,6 +356,36 @@ mod tests {
         st.update(&f, |_: Option<Counter>| (Change::Remove, ()))
             .unwrap();
         assert_eq!(st.read::<Counter>(&f), None);
+    }
+
+    #[test]
+    fn reads_and_listings_do_not_follow_a_symlinked_directory() {
+        let t = tempfile::tempdir().unwrap();
+        let outside = t.path().join("outside");
+        std::fs::create_dir_all(outside.join("state/sessions/s1")).unwrap();
+        std::fs::write(outside.join("state/sessions/s1/c.json"), b"{\"n\":7}").unwrap();
+        std::fs::write(outside.join("state/sessions/s1/bad.json"), b"{oops").unwrap();
+        let project = t.path().join("p");
+        std::fs::create_dir(&project).unwrap();
+        std::os::unix::fs::symlink(&outside, project.join(".omc")).unwrap();
+        let st = store(&project);
+        let scope = Scope::for_session(Some("s1"));
+        assert_eq!(
+            st.read::<Counter>(&StateFile::new(&scope, "c.json").unwrap()),
+            None
+        );
+        assert_eq!(
+            st.read_text(&StateFile::new(&scope, "c.json").unwrap()),
+            None
+        );
+        // A corrupt file out there is not "quarantined" (renamed) either.
+        assert_eq!(
+            st.read::<Counter>(&StateFile::new(&scope, "bad.json").unwrap()),
+            None
+        );
+        assert!(outside.join("state/sessions/s1/bad.json").exists());
+        assert!(st.list(&scope, None).is_empty());
+        assert!(st.sessions().is_empty());
     }
 
     #[test]

@@ -1,0 +1,87 @@
+//! What both fuzz targets share: one throw-away project on a RAM filesystem, the environment a
+//! hook sees (project pinned as Claude Code pins it, clock pinned), and the checks on an answer.
+//! Any panic — even one the dispatcher would catch and turn into a no-op — aborts the run,
+//! because libfuzzer-sys turns panics into crashes: a caught panic is still a bug.
+
+use omc_hooks::dispatch;
+use omc_hooks::env::Env;
+use omc_hooks::hooks::Hook;
+use omc_hooks::protocol::HookInput;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::Path;
+
+/// The project is emptied every this many runs so state stays small and runs stay fast.
+const RESET_EVERY: u64 = 512;
+
+pub struct Harness {
+    dir: tempfile::TempDir,
+    env: Env,
+    runs: u64,
+}
+
+impl Harness {
+    pub fn new() -> Harness {
+        // fuzz/run.sh points this at a directory it removes afterwards.
+        let base = match std::env::var_os("OMC_FUZZ_SCRATCH") {
+            Some(d) => d.into(),
+            None if Path::new("/dev/shm").is_dir() => Path::new("/dev/shm").to_path_buf(),
+            None => std::env::temp_dir(),
+        };
+        let dir = tempfile::Builder::new()
+            .prefix("omc-fuzz-")
+            .tempdir_in(base)
+            .expect("scratch project");
+        std::fs::create_dir(dir.path().join(".git")).expect(".git");
+        let project = dir.path().to_string_lossy().into_owned();
+        let env = Env::from_lookup(
+            |k| match k {
+                "CLAUDE_PROJECT_DIR" => Some(project.clone()),
+                "OMC_NOW_MS" => Some("1796305500000".into()),
+                _ => None,
+            },
+            Some(dir.path().to_path_buf()),
+            HashMap::new(),
+        );
+        Harness { dir, env, runs: 0 }
+    }
+
+    #[allow(dead_code)] // used by one of the two targets
+    pub fn project(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Decides `input` for `hook` and checks the encoded answer's shape.
+    pub fn decide(&mut self, hook: Hook, input: &HookInput) {
+        self.runs += 1;
+        if self.runs % RESET_EVERY == 0 {
+            let _ = std::fs::remove_dir_all(self.dir.path().join(".omc"));
+        }
+        let answer = dispatch::decide(hook, &self.env, input);
+        if let Some(v) = answer.encode(hook.event) {
+            check_shape(hook.event, &v);
+        }
+    }
+}
+
+/// Only the keys Claude Code reads; a block only on Stop/SubagentStop; never `continue`.
+fn check_shape(event: &str, v: &Value) {
+    let obj = v.as_object().expect("answer is an object");
+    assert!(!obj.is_empty(), "empty answer object");
+    for k in obj.keys() {
+        assert!(
+            ["decision", "reason", "hookSpecificOutput", "systemMessage"].contains(&k.as_str()),
+            "unexpected key {k}"
+        );
+    }
+    if obj.contains_key("decision") {
+        assert!(matches!(event, "Stop" | "SubagentStop"), "block on {event}");
+        assert_eq!(obj["decision"], "block");
+        assert!(obj["reason"].is_string());
+    }
+    if let Some(s) = obj.get("hookSpecificOutput") {
+        assert_eq!(s["hookEventName"], event);
+    }
+    // One line on the wire.
+    assert!(!serde_json::to_string(v).unwrap().contains('\n'));
+}
