@@ -12,10 +12,14 @@ use crate::protocol::stdin::{self, Payload};
 use crate::protocol::{Answer, HookInput, output};
 use crate::state::{Scope, Store, root};
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// Runs `hook` against the process's stdin and prints its answer. Always returns 0.
+///
+/// The work runs on the main thread. A watchdog thread ends the process with a no-op when the
+/// hook's deadline passes (a stdin that never closes, a wedged file system, a runaway
+/// computation). The two agree through `gate`: whoever takes it first decides whether an
+/// answer is printed, so the watchdog never cuts a half-written answer.
 pub fn run_hook(hook: Hook, env: Env) -> i32 {
     if env.hook_skipped(hook.name) {
         if env.debug {
@@ -24,40 +28,52 @@ pub fn run_hook(hook: Hook, env: Env) -> i32 {
         trace(&env, hook, &Traced::default(), "skipped");
         return 0;
     }
-    let trace_file = env.trace_file.clone();
-    let started = Instant::now();
-    let (tx, rx) = mpsc::channel();
-    let worker = std::thread::Builder::new()
-        .name(hook.name.into())
-        .spawn(move || {
-            let mut seen = Traced::default();
-            let result = catch_unwind(AssertUnwindSafe(|| handle(hook, &env, started, &mut seen)));
-            let _ = tx.send((result, seen));
-        });
-    if let Err(e) = worker {
-        crate::diag!("{}: cannot start worker thread: {e}; no-op", hook.name);
+    let gate = Arc::new(Mutex::new(false));
+    let watchdog = {
+        let gate = Arc::clone(&gate);
+        let trace_file = env.trace_file.clone();
+        std::thread::Builder::new()
+            .name("deadline".into())
+            .spawn(move || {
+                std::thread::sleep(hook.deadline);
+                let answered = gate.lock().unwrap_or_else(PoisonError::into_inner);
+                if !*answered {
+                    crate::diag!(
+                        "{}: internal deadline of {} ms passed; no-op",
+                        hook.name,
+                        hook.deadline.as_millis()
+                    );
+                    if let Some(path) = trace_file {
+                        write_trace(&path, hook, &Traced::default(), "deadline");
+                    }
+                    // Exit while holding the gate: the main thread can no longer print.
+                    std::process::exit(0);
+                }
+            })
+    };
+    if let Err(e) = watchdog {
+        crate::diag!(
+            "{}: cannot start the deadline watchdog: {e}; no-op",
+            hook.name
+        );
         return 0;
     }
-    let (outcome, seen) = match rx.recv_timeout(hook.deadline) {
-        Ok((Ok(value), seen)) => {
+    let mut seen = Traced::default();
+    let result = catch_unwind(AssertUnwindSafe(|| handle(hook, &env, &mut seen)));
+    let mut answered = gate.lock().unwrap_or_else(PoisonError::into_inner);
+    *answered = true;
+    let outcome = match result {
+        Ok(value) => {
             output::emit(value.as_ref());
-            (if value.is_some() { "answer" } else { "noop" }, seen)
-        }
-        Ok((Err(_), seen)) => {
-            crate::diag!("{}: internal error (panic); no-op", hook.name);
-            ("panic", seen)
+            if value.is_some() { "answer" } else { "noop" }
         }
         Err(_) => {
-            crate::diag!(
-                "{}: internal deadline of {} ms passed; no-op",
-                hook.name,
-                hook.deadline.as_millis()
-            );
-            ("deadline", Traced::default())
+            crate::diag!("{}: internal error (panic); no-op", hook.name);
+            "panic"
         }
     };
-    if let Some(path) = trace_file {
-        write_trace(&path, hook, &seen, outcome);
+    if let Some(path) = &env.trace_file {
+        write_trace(path, hook, &seen, outcome);
     }
     0
 }
@@ -94,23 +110,9 @@ fn write_trace(path: &std::path::Path, hook: Hook, seen: &Traced, outcome: &str)
 }
 
 /// Reads, decodes and decides. Returns the encoded answer, or `None` for a no-op.
-fn handle(hook: Hook, env: &Env, started: Instant, seen: &mut Traced) -> Option<serde_json::Value> {
-    // Leave at least half the budget for the work itself.
-    let wait = (hook.deadline / 2).min(Duration::from_millis(1_000));
-    let bytes = match stdin::read_payload(std::io::stdin(), stdin::MAX_PAYLOAD_BYTES, wait) {
+fn handle(hook: Hook, env: &Env, seen: &mut Traced) -> Option<serde_json::Value> {
+    let bytes = match stdin::read_capped(std::io::stdin().lock(), stdin::MAX_PAYLOAD_BYTES) {
         Payload::Complete(b) => b,
-        Payload::TimedOut(b) => {
-            // stdin never closed: use what arrived if it is a whole object, else give up.
-            if HookInput::decode(&b).is_err() {
-                crate::diag!(
-                    "{}: stdin not closed after {} ms; no-op",
-                    hook.name,
-                    started.elapsed().as_millis()
-                );
-                return None;
-            }
-            b
-        }
         Payload::TooLarge => {
             crate::diag!(
                 "{}: payload larger than {} bytes; no-op",

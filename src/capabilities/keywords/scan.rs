@@ -45,10 +45,10 @@ impl Detection {
 fn automaton() -> &'static AhoCorasick {
     static AC: OnceLock<AhoCorasick> = OnceLock::new();
     AC.get_or_init(|| {
-        // A contiguous NFA: built in microseconds, still a linear scan. The default would pick
+        // A noncontiguous NFA: the cheapest to build, still a linear scan. The default would pick
         // a DFA here, whose construction alone costs a hook process a few milliseconds.
         AhoCorasickBuilder::new()
-            .kind(Some(AhoCorasickKind::ContiguousNFA))
+            .kind(Some(AhoCorasickKind::NoncontiguousNFA))
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::LeftmostLongest)
             .build(ALIASES.iter().map(|a| a.text))
