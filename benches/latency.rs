@@ -423,7 +423,33 @@ fn main() {
         stats(&w)
     };
 
+    // Keyword detection alone, in-process, on a 1 MB prompt (the contract's linearity case).
+    let detect_1mb = {
+        let prompt = "please look at the parser and tell me what changed in the last commit. "
+            .repeat(1 << 20 >> 6);
+        let mut w: Vec<Sample> = (0..20)
+            .map(|_| {
+                let t = Instant::now();
+                let d = omc_hooks::capabilities::keywords::detect(&prompt, &[]);
+                std::hint::black_box(d);
+                Sample {
+                    wall_us: t.elapsed().as_secs_f64() * 1e6,
+                    maxrss_kb: 0,
+                }
+            })
+            .collect();
+        w.sort_by(|a, b| a.wall_us.partial_cmp(&b.wall_us).unwrap());
+        (stats(&w), prompt.len())
+    };
+
     println!("runs per case: {runs}; binary: {BIN}");
+    println!(
+        "keyword detection alone, in-process, {} byte prompt: median {:.1} ms (p10–p90 {:.1}–{:.1})",
+        detect_1mb.1,
+        detect_1mb.0.0 / 1000.0,
+        detect_1mb.0.1 / 1000.0,
+        detect_1mb.0.2 / 1000.0
+    );
     println!(
         "one durable atomic write (fsync file + rename + fsync dir), in-process: median {:.2} ms (p10–p90 {:.2}–{:.2})",
         durable.0 / 1000.0,
