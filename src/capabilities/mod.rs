@@ -52,11 +52,14 @@ const REGISTRY: &[(&str, &[Capability])] = &[
             cap("keywords", keywords::on_prompt),
         ],
     ),
-    ("pre-tool-use", &[skill_guard::PRE_TOOL_USE]),
+    (
+        "pre-tool-use",
+        &[cap("skill-guard", skill_guard::on_pre_tool_use)],
+    ),
     (
         "post-tool-use",
         &[
-            skill_guard::POST_TOOL_USE,
+            cap("skill-guard", skill_guard::on_post_tool_use),
             cap("tool_failure clear", tool_failure::clear),
             cap("edits", memory::edits::record),
             cap("todos", memory::todos::record),
@@ -65,7 +68,7 @@ const REGISTRY: &[(&str, &[Capability])] = &[
     (
         "post-tool-use-failure",
         &[
-            skill_guard::POST_TOOL_USE_FAILURE,
+            cap("skill-guard", skill_guard::on_post_tool_use_failure),
             cap("tool_failure", tool_failure::record),
         ],
     ),
@@ -77,7 +80,7 @@ const REGISTRY: &[(&str, &[Capability])] = &[
     (
         "session-end",
         &[
-            skill_guard::SESSION_END,
+            cap("skill-guard", skill_guard::on_session_end),
             cap("session-end", memory::session_end::run),
         ],
     ),

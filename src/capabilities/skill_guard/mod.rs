@@ -47,30 +47,6 @@ pub use crate::modes::COMPLETION_TOKEN;
 const STOP_TEMPLATE: &str = include_str!("../../../templates/skill-guard/stop.md");
 const STARTED_TEMPLATE: &str = include_str!("../../../templates/skill-guard/started.md");
 
-/// The registry entries of this capability.
-pub const PRE_TOOL_USE: super::Capability = super::Capability {
-    name: "skill-guard",
-    run: on_pre_tool_use,
-};
-pub const POST_TOOL_USE: super::Capability = super::Capability {
-    name: "skill-guard",
-    run: on_post_tool_use,
-};
-pub const POST_TOOL_USE_FAILURE: super::Capability = super::Capability {
-    name: "skill-guard",
-    run: on_post_tool_use_failure,
-};
-pub const SESSION_END: super::Capability = super::Capability {
-    name: "skill-guard",
-    run: on_session_end,
-};
-/// Stand-alone Stop entry, until the combined Stop decision (persistent modes first, then
-/// [`stop_block`]) replaces it.
-pub const STOP: super::Capability = super::Capability {
-    name: "skill-guard",
-    run: on_stop,
-};
-
 fn stack_file(scope: &Scope) -> Option<StateFile> {
     StateFile::new(scope, SKILL_STACK_FILE)
 }
@@ -226,11 +202,6 @@ pub fn stop_block(ctx: &Ctx<'_>) -> Option<String> {
             None
         }
     }
-}
-
-/// Stop, on its own (see [`STOP`]).
-pub fn on_stop(ctx: &Ctx<'_>) -> Answer {
-    stop_block(ctx).map(Answer::block).unwrap_or_default()
 }
 
 /// SessionEnd: the session's guards end with it.

@@ -71,7 +71,7 @@ impl Fixture {
             "stop",
             now_ms,
             json!({"last_assistant_message": last}),
-            on_stop,
+            |ctx| stop_block(ctx).map(Answer::block).unwrap_or_default(),
         )
         .block
     }
