@@ -125,28 +125,38 @@ pub(super) fn find_ours(settings: &Value) -> Vec<Found> {
     let Some(hooks) = settings.get("hooks").and_then(Value::as_object) else {
         return out;
     };
-    for (event, groups) in hooks {
-        for group in groups.as_array().into_iter().flatten() {
-            for handler in group
-                .get("hooks")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                if let Some(command) = handler.get("command").and_then(Value::as_str)
-                    && our_handler(handler).is_some()
-                    && let Some((program, sub)) = our_command(command)
-                {
-                    out.push(Found {
-                        event: event.clone(),
-                        sub,
-                        program,
-                    });
-                }
-            }
+    for (event, _, handler) in handlers(hooks) {
+        if let Some(command) = handler.get("command").and_then(Value::as_str)
+            && our_handler(handler).is_some()
+            && let Some((program, sub)) = our_command(command)
+        {
+            out.push(Found {
+                event: event.clone(),
+                sub,
+                program,
+            });
         }
     }
     out
+}
+
+/// Every handler of a `hooks` object (event → matcher groups → handlers) with its event and
+/// group, skipping entries of the wrong shape.
+fn handlers(hooks: &Map<String, Value>) -> impl Iterator<Item = (&String, &Value, &Value)> {
+    hooks.iter().flat_map(|(event, groups)| {
+        groups
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(move |group| {
+                group
+                    .get("hooks")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .map(move |handler| (event, group, handler))
+            })
+    })
 }
 
 /// One handler install wants: under `event`, in a group with `matcher`.
@@ -167,28 +177,19 @@ fn wanted(exe: &Path) -> Result<Vec<Wanted>, String> {
         .and_then(Value::as_object)
         .ok_or("embedded manifest has no hooks object")?;
     let mut out = Vec::new();
-    for (event, groups) in events {
-        for group in groups.as_array().into_iter().flatten() {
-            for handler in group
-                .get("hooks")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                let Some(sub) = our_handler(handler) else {
-                    return Err(format!("embedded manifest: unexpected handler {handler}"));
-                };
-                let mut handler = handler.clone();
-                handler["command"] = Value::String(command_for(exe, sub));
-                out.push(Wanted {
-                    event: event.clone(),
-                    matcher: group.get("matcher").cloned(),
-                    sub,
-                    handler,
-                    placed: false,
-                });
-            }
-        }
+    for (event, group, handler) in handlers(events) {
+        let Some(sub) = our_handler(handler) else {
+            return Err(format!("embedded manifest: unexpected handler {handler}"));
+        };
+        let mut handler = handler.clone();
+        handler["command"] = Value::String(command_for(exe, sub));
+        out.push(Wanted {
+            event: event.clone(),
+            matcher: group.get("matcher").cloned(),
+            sub,
+            handler,
+            placed: false,
+        });
     }
     Ok(out)
 }
