@@ -127,6 +127,23 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
         Some(root) => check_state(&mut r, env, root),
         None => r.line("state", "cannot tell which project this is (no usable cwd)"),
     }
+    let layers: Vec<serde_json::Value> = [
+        settings::user_settings(env),
+        root.as_ref()
+            .map(|r| r.project.join(".claude/settings.json")),
+        root.as_ref()
+            .map(|r| r.project.join(".claude/settings.local.json")),
+    ]
+    .into_iter()
+    .flatten()
+    .filter_map(|p| settings::load(&p).ok().map(|f| f.value()))
+    .collect();
+    let omc = super::omc::doctor(root.as_ref().map(|r| r.omc.as_path()), &layers);
+    if let Some(line) = omc.line {
+        r.line("omc", line);
+    }
+    r.notes.extend(omc.notes);
+    r.problems.extend(omc.problems);
     check_claude(&mut r, env);
     if env.disabled {
         r.notes
@@ -273,7 +290,7 @@ fn check_settings(
             return;
         }
     };
-    let ours = settings::find_ours(&file.value);
+    let ours = settings::find_ours(&file.value());
     if ours.is_empty() {
         r.line(key, format!("{}: omc-hooks not installed", path.display()));
         return;

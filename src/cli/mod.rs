@@ -11,6 +11,8 @@ pub mod detect;
 mod doctor;
 mod install;
 pub mod mode;
+mod omc;
+mod registry;
 mod runs;
 mod settings;
 mod status;
@@ -54,7 +56,7 @@ pub const COMMANDS: &[Command] = &[
     },
     Command {
         name: "install",
-        summary: "add the hooks to .claude/settings.json (or --user)",
+        summary: "add the hooks to a Claude Code settings file (--scope local|project|user)",
         help: install::INSTALL_HELP,
         run: install::run_install,
     },
