@@ -618,6 +618,10 @@ fn uninstall_one(path: &Path, o: &Opts, env: &Env) -> Result<bool, i32> {
         None => remove_our_statusline(&mut file),
     }
     .map_err(|e| fail("uninstall", &format!("{}: {e}", path.display())))?;
+    if let Some(r) = record {
+        merge::restore_empty_root(&mut file.edit, r)
+            .map_err(|e| fail("uninstall", &format!("{}: {e}", path.display())))?;
+    }
     let changed = file.edit.text() != original;
     if changed {
         if o.backup {

@@ -16,6 +16,7 @@ mod registry;
 mod runs;
 mod settings;
 mod status;
+mod status_all;
 
 use crate::env::Env;
 use std::ffi::OsString;
@@ -38,7 +39,7 @@ pub const COMMANDS: &[Command] = &[
     },
     Command {
         name: "status",
-        summary: "what is running in this project: modes, skill guards, failures",
+        summary: "what is running in this project (--all: every project), --watch to follow",
         help: status::HELP,
         run: status::run,
     },

@@ -274,7 +274,9 @@ pub(super) fn survey(omc_dir: &Path) -> Option<Survey> {
         if let Some((_, why)) = OMC_ONLY.iter().find(|(n, _)| *n == name) {
             seen_omc = true;
             s.not.push(format!("{r}: {why}"));
-        } else if name.ends_with(".lock") || name.ends_with(".reclaim.guard") {
+        } else if (name.ends_with(".lock") && !name.starts_with('.'))
+            || name.ends_with(".reclaim.guard")
+        {
             seen_omc = true;
             s.not
                 .push(format!("{r}: a lock file OMC left behind; safe to delete"));

@@ -8,14 +8,19 @@ use crate::time::{iso, short_duration};
 use serde_json::{Value, json};
 
 pub(super) const HELP: &str = "\
-Usage: omc-hooks status [--json]
+Usage: omc-hooks status [--all] [--json] [--watch [--interval SECS]]
 
 Shows, for the current project (the nearest directory holding .omc/ or .git), each session's
 active persistent modes (iteration/max, age, time until the run goes stale after 2 h without
 activity), running skill guards (time and reinforcements left), the last tool failure, and
 runs suspended at the end of a session.
 
-  --json    one JSON object instead of the table
+  --all            every project 'omc-hooks install' registered (in
+                   ~/.local/share/omc-hooks/installs.json): per run its session, agent, mode,
+                   iteration, last activity and whether it is suspended; projects that no
+                   longer exist are dropped from the registry
+  --json           one JSON object instead of the table (with --watch: one per line)
+  --watch          redraw every --interval seconds (default 2) until interrupted (Ctrl-C)
 
 Stop a run with 'omc-hooks cancel'.";
 
@@ -32,15 +37,67 @@ pub(super) fn open_store(command: &str, env: &Env) -> Result<Store, i32> {
 }
 
 pub(super) fn run(args: &[String], env: &Env) -> i32 {
-    let p = match parse(args, &["json"], &[], false) {
+    let p = match parse(args, &["json", "all", "watch"], &["interval"], false) {
         Ok(p) => p,
         Err(e) => return usage_error("status", HELP, &e),
     };
+    let interval = match p.value("interval").map(str::parse::<f64>) {
+        None => 2.0,
+        Some(Ok(s)) if s.is_finite() && s >= 0.05 && p.flag("watch") => s,
+        Some(Ok(_)) if !p.flag("watch") => {
+            return usage_error("status", HELP, "--interval goes with --watch");
+        }
+        _ => {
+            return usage_error(
+                "status",
+                HELP,
+                "--interval is a number of seconds, at least 0.05",
+            );
+        }
+    };
+    if !p.flag("watch") {
+        return once(&p, env, false);
+    }
+    let tty = std::io::IsTerminal::is_terminal(&std::io::stdout());
+    loop {
+        let code = once(&p, env, tty);
+        if code != 0 {
+            return code;
+        }
+        if std::io::Write::flush(&mut std::io::stdout()).is_err() {
+            return 0;
+        }
+        std::thread::sleep(std::time::Duration::from_secs_f64(interval));
+    }
+}
+
+/// One frame: the whole view, after clearing the screen when `clear` (a watched terminal).
+fn once(p: &super::args::Parsed, env: &Env, clear: bool) -> i32 {
+    let now = env.now_ms();
+    let watch = p.flag("watch");
+    if clear {
+        print!("\x1b[H\x1b[2J");
+    }
+    if p.flag("all") {
+        let all = match super::status_all::collect(env) {
+            Ok(a) => a,
+            Err(e) => return fail("status", &format!("cannot read the registry: {e}")),
+        };
+        let out = super::status_all::to_json(&all, now);
+        match (p.flag("json"), watch) {
+            (true, true) => println!("{out}"),
+            (true, false) => println!("{out:#}"),
+            (false, _) => print!("{}", super::status_all::render(&all, now)),
+        }
+        if watch && !p.flag("json") && !clear {
+            println!();
+        }
+        return 0;
+    }
     let store = match open_store("status", env) {
         Ok(s) => s,
         Err(code) => return code,
     };
-    let now = env.now_ms();
     let views: Vec<SessionView> = runs::scan(&store)
         .into_iter()
         .filter(|v| v.worth_showing(now))
@@ -56,10 +113,17 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
             "active": live,
             "sessions": views.iter().map(|v| session_json(v, now)).collect::<Vec<_>>(),
         });
-        println!("{out:#}");
+        if watch {
+            println!("{out}");
+        } else {
+            println!("{out:#}");
+        }
         return 0;
     }
     print!("{}", render_text(&store, &views, now));
+    if watch && !clear {
+        println!();
+    }
     0
 }
 

@@ -47,6 +47,18 @@ impl Record {
         this.is_some_and(|r| !r.created.iter().any(|c| c == ptr))
     }
 
+    /// Remembers the document's own text when it is an empty object written other than `{}`
+    /// (such as `{ }`), to give it back once uninstall empties it again.
+    fn note_empty_root(&mut self, edit: &Edit) {
+        if edit.len(&[]) == Some(0)
+            && let Some(raw) = edit.raw(&[]).filter(|r| *r != "{}")
+        {
+            self.empty_raw
+                .entry("/".into())
+                .or_insert_with(|| raw.to_string());
+        }
+    }
+
     fn note_created(&mut self, ptr: String) {
         if !self.created.contains(&ptr) {
             self.created.push(ptr);
@@ -195,6 +207,7 @@ pub(crate) fn install_hooks(
     let v = edit.value();
     let events: Vec<&str> = wanted.iter().map(|w| w.event.as_str()).collect();
     check_shape(&v, &events)?;
+    record.note_empty_root(edit);
     let mut merge = Merge::default();
     let mut strays = Vec::new();
     for h in handlers(&v) {
@@ -345,6 +358,7 @@ pub(crate) fn apply_change(
     if edit.get(&path(keys)).as_ref() == Some(&value) {
         return Ok(false);
     }
+    record.note_empty_root(edit);
     // The shortest prefix that does not exist yet is created whole.
     let missing = (1..=keys.len()).find(|n| edit.get(&path(&keys[..*n])).is_none());
     let (at, written) = match missing {
@@ -370,6 +384,14 @@ pub(crate) fn apply_change(
         }),
     }
     Ok(true)
+}
+
+/// Gives an emptied document back the text it had when it was empty before install.
+pub(crate) fn restore_empty_root(edit: &mut Edit, record: &Record) -> Result<(), EditError> {
+    match record.empty_raw.get("/") {
+        Some(raw) if edit.len(&[]) == Some(0) => edit.set_raw(&[], raw),
+        _ => Ok(()),
+    }
 }
 
 /// What reverting an install's changes did.
