@@ -747,3 +747,73 @@ fn status_watch_redraws_until_stopped() {
     let out = w.run(&["status", "--interval", "1"]);
     out.code(2);
 }
+
+// ---------------------------------------------------------------- coming from OMC
+
+#[test]
+fn doctor_says_what_of_an_omc_directory_carries_over() {
+    let w = World::new();
+    let omc = w.p().join(".omc");
+    let put =
+        |rel: &str, v: Value| write(&omc.join(rel), &serde_json::to_string_pretty(&v).unwrap());
+    // OMC's ralph state (no schema_version, OMC's own fields), its skill ledger, its HUD, a
+    // mode omc-hooks does not have, its per-session failure record, notepad and memory.
+    put(
+        "state/sessions/s1/ralph-state.json",
+        json!({"active": true, "iteration": 3, "max_iterations": 100, "started_at": omc_hooks::time::iso(NOW - MIN),
+               "last_checked_at": omc_hooks::time::iso(NOW - MIN), "prompt": "fix it", "session_id": "s1",
+               "linked_ultrawork": true, "awaiting_confirmation": true}),
+    );
+    put(
+        "state/sessions/s1/skill-active-state.json",
+        json!({"version": 2, "active_skills": {"plan": {"skill_name": "plan"}}}),
+    );
+    put("state/sessions/s1/hud-state.json", json!({"x": 1}));
+    put(
+        "state/sessions/s1/last-tool-error-state.json",
+        json!({"tool_name": "Bash"}),
+    );
+    put("state/ultragoal-state.json", json!({"active": true}));
+    put(
+        "project-memory.json",
+        json!({"version": "1.0.0", "techStack": {}, "customNotes": [{"content": "Requires LOCAL_API_BASE"}]}),
+    );
+    write(
+        &omc.join("notepad.md"),
+        "## Priority Context\nUse pnpm.\n\n## MANUAL\nmine\n",
+    );
+    write(&omc.join("notepad.md.lock"), "{}");
+    write(&omc.join("plans/p.md"), "# plan");
+    let before = snapshot(&omc);
+
+    let out = w.run(&["doctor"]);
+    let t = &out.stdout;
+    assert!(
+        t.contains("was written by oh-my-claudecode: 3 file(s) carry over, 6 do not"),
+        "{t}"
+    );
+    for part in [
+        "read here: state/sessions/s1/ralph-state.json: an active ralph run (iteration 3/100)",
+        "read here: project-memory.json: 1 facts and directives",
+        "read here: notepad.md: sections Priority Context, MANUAL",
+        "not used here: state/sessions/s1/skill-active-state.json: OMC's skill ledger",
+        "not used here: state/sessions/s1/hud-state.json: OMC's HUD; omc-hooks has 'omc-hooks statusline' instead",
+        "not used here: state/sessions/s1/last-tool-error-state.json",
+        "not used here: state/ultragoal-state.json: OMC's ultragoal mode",
+        "not used here: notepad.md.lock: a lock file OMC left behind",
+        "not used here: plans/: OMC's plans",
+    ] {
+        assert!(t.contains(part), "{part}\n{t}");
+    }
+    assert_eq!(snapshot(&omc), before, "doctor changes nothing");
+
+    // A project of omc-hooks' own is not taken for OMC's.
+    let w = World::new();
+    w.seed(
+        Some("s1"),
+        "ralph-state.json",
+        ralph("s1", NOW - MIN, NOW - MIN, 1),
+    );
+    let out = w.run(&["doctor"]);
+    assert!(!out.stdout.contains("oh-my-claudecode"), "{}", out.stdout);
+}

@@ -283,13 +283,6 @@ pub(super) fn survey(omc_dir: &Path) -> Option<Survey> {
         } else if name.ends_with(".marker") || name.ends_with("-stop-breaker.json") {
             seen_omc = true;
             s.not.push(format!("{r}: OMC's own marker"));
-        } else if let Some(mode) = name.strip_suffix("-state.json") {
-            let (omc, line) = mode_file(path, mode, &r);
-            seen_omc |= omc;
-            match line {
-                Ok(l) => s.carries.push(l),
-                Err(l) => s.not.push(l),
-            }
         } else if name == "skill-active-state.json" {
             match read::<SkillStack>(path) {
                 Some(_) => {}
@@ -300,6 +293,13 @@ pub(super) fn survey(omc_dir: &Path) -> Option<Survey> {
                          hook moves it aside as corrupt (invoke the skill again to guard it)"
                     ));
                 }
+            }
+        } else if let Some(mode) = name.strip_suffix("-state.json") {
+            let (omc, line) = mode_file(path, mode, &r);
+            seen_omc |= omc;
+            match line {
+                Ok(l) => s.carries.push(l),
+                Err(l) => s.not.push(l),
             }
         } else if name == "last-tool-error.json" {
             if read::<ToolError>(path).is_some() {
