@@ -20,6 +20,12 @@
 //! cannot be installed the harness panics: e2e tests never skip silently.
 //!
 //! Set `OMC_E2E_KEEP=1` to keep sandboxes (paths are printed) for debugging.
+//!
+//! `OMC_E2E_INSTALLED_BIN=/abs/path/omc-hooks` runs the suite against an installed binary
+//! (CI: the one `cargo install --path . --root <tmp>` made): wherever a scenario would load
+//! [`plugin_dir`](super::plugin::plugin_dir), that binary's `omc-hooks install` writes the hooks
+//! into the sandbox project's `.claude/settings.local.json` instead (HOME is the sandbox's), and
+//! no `--plugin-dir` is passed.
 
 #![allow(dead_code)]
 
@@ -466,6 +472,47 @@ fn scrub(name: &str) -> bool {
         || name == "DISABLE_AUTOUPDATER"
 }
 
+/// The installed binary the suite runs against, from `OMC_E2E_INSTALLED_BIN`. Panics on an
+/// unusable value: the switch never degrades silently to the plugin directory.
+pub fn installed_bin() -> Option<&'static Path> {
+    static BIN: OnceLock<Option<PathBuf>> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let b = PathBuf::from(std::env::var_os("OMC_E2E_INSTALLED_BIN")?);
+        let out = Command::new(&b)
+            .arg("--version")
+            .output()
+            .unwrap_or_else(|e| panic!("OMC_E2E_INSTALLED_BIN={}: {e}", b.display()));
+        assert!(
+            b.is_absolute() && out.status.success(),
+            "OMC_E2E_INSTALLED_BIN={} is not an absolute path to a working omc-hooks",
+            b.display()
+        );
+        Some(b)
+    })
+    .as_deref()
+}
+
+/// `<bin> install` in `project` with `home` as HOME: the hooks in its settings.local.json.
+fn install_hooks(bin: &Path, project: &Path, home: &Path) {
+    let out = Command::new(bin)
+        .arg("install")
+        .current_dir(project)
+        .env("HOME", home)
+        .env_remove("XDG_DATA_HOME")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("OMC_STATE_DIR")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the installed omc-hooks");
+    assert!(
+        out.status.success(),
+        "{} install failed: {}",
+        bin.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 pub fn claude_in(
     plugin_dir: &Path,
     project: &Path,
@@ -475,6 +522,11 @@ pub fn claude_in(
     resume: Option<&str>,
 ) -> Run {
     let bin = client_bin();
+    let installed =
+        installed_bin().filter(|_| scenario.plugin && plugin_dir == super::plugin::plugin_dir());
+    if let Some(b) = installed {
+        install_hooks(b, project, home);
+    }
     let server = ModelServer::start(scenario.replies.clone());
     server.push_subagent(scenario.subagent_replies.clone());
     if let Some(t) = &scenario.default_text {
@@ -487,7 +539,7 @@ pub fn claude_in(
         .args(["--output-format", "json"])
         // as root this needs IS_SANDBOX=1 (set below)
         .arg("--dangerously-skip-permissions");
-    if scenario.plugin {
+    if scenario.plugin && installed.is_none() {
         cmd.arg("--plugin-dir").arg(plugin_dir);
     }
     if let Some(id) = resume {
