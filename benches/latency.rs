@@ -327,7 +327,11 @@ fn main() {
             r.case = case.into();
             rows.push(r);
         };
-        reach("`subagent-stop`, binary spawned directly", BIN, &["subagent-stop"]);
+        reach(
+            "`subagent-stop`, binary spawned directly",
+            BIN,
+            &["subagent-stop"],
+        );
         let settings_cmd = format!("\"{BIN}\" subagent-stop");
         reach(
             "`subagent-stop`, `sh -c` of an installed settings entry",

@@ -613,7 +613,7 @@ fn the_gitignore_line_is_offered_and_added_only_on_request() {
     let out = w.run(&["install"]);
     assert!(
         out.stdout
-            .contains(".omc/ (omc-hooks' state) is not ignored"),
+            .contains(".omc/ and .claude/settings.local.json not ignored"),
         "{}",
         out.stdout
     );
@@ -622,13 +622,17 @@ fn the_gitignore_line_is_offered_and_added_only_on_request() {
     w.run(&["install", "--gitignore"]).ok();
     assert_eq!(
         std::fs::read_to_string(w.p().join(".gitignore")).unwrap(),
-        "target\n.omc/\n"
+        "target\n.omc/\n.claude/settings.local.json\n"
     );
     let out = w.run(&["install", "--gitignore"]);
     assert!(!out.stdout.contains("not ignored"), "{}", out.stdout);
-    assert_eq!(
-        std::fs::read_to_string(w.p().join(".gitignore")).unwrap(),
-        "target\n.omc/\n"
+    // The project scope's file is meant for git: only .omc/ is offered.
+    let w = World::new();
+    let out = w.run(&["install", "--scope", "project"]);
+    assert!(
+        out.stdout.contains("Git: .omc/ not ignored"),
+        "{}",
+        out.stdout
     );
 }
 

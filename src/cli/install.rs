@@ -35,7 +35,8 @@ looked up on PATH).
                    status line of yours is kept unless --force
   --disable-omc    switch off oh-my-claudecode's hooks for this scope when both would run (its
                    Stop loop and ours would fight); uninstall switches them back on
-  --gitignore      add '.omc/' to the project's .gitignore (otherwise install only says so)
+  --gitignore      add '.omc/' (and, for the local scope, '.claude/settings.local.json') to
+                   the project's .gitignore when git does not ignore them (else install says so)
   --backup         copy the settings file to <name>.omc-hooks.bak first (one, replaced)
 
 Every other byte of the file is kept. Installing twice changes nothing; after moving the
@@ -383,7 +384,7 @@ pub(super) fn run_install(args: &[String], env: &Env) -> i32 {
         println!("{n}");
     }
     if let Some(project) = &o.project {
-        gitignore(project, o.gitignore);
+        gitignore(project, scope, o.gitignore);
     }
     if changed {
         println!(
@@ -506,20 +507,32 @@ fn coexist(
     Ok(notes)
 }
 
-/// Says whether `.omc/` is ignored by git, and adds it to `.gitignore` when asked.
-fn gitignore(project: &Path, add: bool) {
+/// Says which of `.omc/` (the state) and, for the local scope, `.claude/settings.local.json`
+/// (this machine's file) git does not ignore, and adds them to `.gitignore` when asked.
+fn gitignore(project: &Path, scope: Scope, add: bool) {
     if !project.join(".git").exists() {
         return;
     }
-    if omc_ignored(project) {
+    let mut lines = vec![".omc/"];
+    if scope == Scope::Local {
+        lines.push(".claude/settings.local.json");
+    }
+    let missing: Vec<&str> = lines.into_iter().filter(|l| !ignored(project, l)).collect();
+    if missing.is_empty() {
         return;
     }
     let file = project.join(".gitignore");
     if !add {
         println!(
-            "Git: .omc/ (omc-hooks' state) is not ignored in {}. Add the line '.omc/' to \
-             .gitignore, or run install with --gitignore to have it added.",
-            project.display()
+            "Git: {} not ignored in {}. Add {} to .gitignore, or run install with --gitignore \
+             to have it done.",
+            missing.join(" and "),
+            project.display(),
+            if missing.len() == 1 {
+                "that line"
+            } else {
+                "those lines"
+            }
         );
         return;
     }
@@ -529,20 +542,22 @@ fn gitignore(project: &Path, add: bool) {
     } else {
         "\n"
     };
-    match std::fs::write(&file, format!("{old}{sep}.omc/\n")) {
-        Ok(()) => println!("Added '.omc/' to {}.", file.display()),
+    let added: String = missing.iter().map(|l| format!("{l}\n")).collect();
+    match std::fs::write(&file, format!("{old}{sep}{added}")) {
+        Ok(()) => println!("Added {} to {}.", missing.join(" and "), file.display()),
         Err(e) => eprintln!(
-            "omc-hooks install: cannot write {}: {e}; add the line '.omc/' yourself",
-            file.display()
+            "omc-hooks install: cannot write {}: {e}; add {} yourself",
+            file.display(),
+            missing.join(" and ")
         ),
     }
 }
 
-/// Whether git ignores `.omc/` in `project`: asked of git when it runs, else read from the
-/// project's `.gitignore`.
-fn omc_ignored(project: &Path) -> bool {
+/// Whether git ignores `rel` in `project`: asked of git when it runs, else read from the
+/// project's `.gitignore` (exact lines only).
+fn ignored(project: &Path, rel: &str) -> bool {
     let git = std::process::Command::new("git")
-        .args(["check-ignore", "-q", ".omc/"])
+        .args(["check-ignore", "-q", "--no-index", rel])
         .current_dir(project)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
@@ -551,11 +566,17 @@ fn omc_ignored(project: &Path) -> bool {
     match git.ok().and_then(|s| s.code()) {
         Some(0) => true,
         Some(1) => false,
-        _ => std::fs::read_to_string(project.join(".gitignore"))
-            .unwrap_or_default()
-            .lines()
-            .map(str::trim)
-            .any(|l| matches!(l, ".omc" | ".omc/" | "/.omc" | "/.omc/" | ".omc/*")),
+        _ => {
+            let bare = rel.trim_end_matches('/');
+            std::fs::read_to_string(project.join(".gitignore"))
+                .unwrap_or_default()
+                .lines()
+                .map(str::trim)
+                .any(|l| {
+                    let l = l.trim_start_matches('/');
+                    l == rel || l == bare || l == format!("{bare}/*")
+                })
+        }
     }
 }
 

@@ -511,6 +511,15 @@ fn install_hooks(bin: &Path, project: &Path, home: &Path) {
         bin.display(),
         String::from_utf8_lossy(&out.stderr)
     );
+    // As Claude Code does for the settings.local.json it creates: kept out of git (here in the
+    // sandbox's own .git/info/exclude), so the git status the model is shown is the same as
+    // with --plugin-dir.
+    let exclude = project.join(".git/info/exclude");
+    if let Ok(text) = std::fs::read_to_string(&exclude)
+        && !text.lines().any(|l| l == ".claude/settings.local.json")
+    {
+        let _ = std::fs::write(&exclude, format!("{text}\n.claude/settings.local.json\n"));
+    }
 }
 
 pub fn claude_in(
