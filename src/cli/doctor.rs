@@ -236,7 +236,8 @@ fn check_plugin(r: &mut Report, exe: Option<&Path>) {
     let release = checkout.join("target/release/omc-hooks");
     if !is_executable(&release) {
         r.notes.push(format!(
-            "{} does not exist yet: 'claude --plugin-dir {}' needs 'cargo build --release' first",
+            "{} does not exist yet: with 'claude --plugin-dir {}' the hooks run omc-hooks from \
+             PATH or ~/.cargo/bin instead ('cargo build --release' builds this checkout's)",
             release.display(),
             checkout.display()
         ));
