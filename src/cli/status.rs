@@ -55,49 +55,52 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
             );
         }
     };
-    if !p.flag("watch") {
-        return once(&p, env, false);
-    }
-    let tty = std::io::IsTerminal::is_terminal(&std::io::stdout());
+    let watch = p.flag("watch");
+    let tty = watch && std::io::IsTerminal::is_terminal(&std::io::stdout());
     loop {
-        let code = once(&p, env, tty);
-        if code != 0 {
-            return code;
-        }
-        if std::io::Write::flush(&mut std::io::stdout()).is_err() {
+        let frame = match once(&p, env, tty) {
+            Ok(f) => f,
+            Err(code) => return code,
+        };
+        // A reader that went away (`status --watch | head`) ends the watch quietly.
+        let mut out = std::io::stdout().lock();
+        if std::io::Write::write_all(&mut out, frame.as_bytes())
+            .and_then(|()| std::io::Write::flush(&mut out))
+            .is_err()
+            || !watch
+        {
             return 0;
         }
+        drop(out);
         std::thread::sleep(std::time::Duration::from_secs_f64(interval));
     }
 }
 
-/// One frame: the whole view, after clearing the screen when `clear` (a watched terminal).
-fn once(p: &super::args::Parsed, env: &Env, clear: bool) -> i32 {
+/// One frame: the whole view, starting by clearing the screen when `clear` (a watched
+/// terminal); `Err` holds the exit code of a failure already reported.
+fn once(p: &super::args::Parsed, env: &Env, clear: bool) -> Result<String, i32> {
+    use std::fmt::Write as _;
     let now = env.now_ms();
     let watch = p.flag("watch");
+    let mut s = String::new();
     if clear {
-        print!("\x1b[H\x1b[2J");
+        s.push_str("\x1b[H\x1b[2J");
     }
     if p.flag("all") {
-        let all = match super::status_all::collect(env) {
-            Ok(a) => a,
-            Err(e) => return fail("status", &format!("cannot read the registry: {e}")),
-        };
+        let all = super::status_all::collect(env)
+            .map_err(|e| fail("status", &format!("cannot read the registry: {e}")))?;
         let out = super::status_all::to_json(&all, now);
-        match (p.flag("json"), watch) {
-            (true, true) => println!("{out}"),
-            (true, false) => println!("{out:#}"),
-            (false, _) => print!("{}", super::status_all::render(&all, now)),
-        }
+        let _ = match (p.flag("json"), watch) {
+            (true, true) => writeln!(s, "{out}"),
+            (true, false) => writeln!(s, "{out:#}"),
+            (false, _) => write!(s, "{}", super::status_all::render(&all, now)),
+        };
         if watch && !p.flag("json") && !clear {
-            println!();
+            s.push('\n');
         }
-        return 0;
+        return Ok(s);
     }
-    let store = match open_store("status", env) {
-        Ok(s) => s,
-        Err(code) => return code,
-    };
+    let store = open_store("status", env)?;
     let views: Vec<SessionView> = runs::scan(&store)
         .into_iter()
         .filter(|v| v.worth_showing(now))
@@ -113,18 +116,18 @@ fn once(p: &super::args::Parsed, env: &Env, clear: bool) -> i32 {
             "active": live,
             "sessions": views.iter().map(|v| session_json(v, now)).collect::<Vec<_>>(),
         });
-        if watch {
-            println!("{out}");
+        let _ = if watch {
+            writeln!(s, "{out}")
         } else {
-            println!("{out:#}");
-        }
-        return 0;
+            writeln!(s, "{out:#}")
+        };
+        return Ok(s);
     }
-    print!("{}", render_text(&store, &views, now));
+    s.push_str(&render_text(&store, &views, now));
     if watch && !clear {
-        println!();
+        s.push('\n');
     }
-    0
+    Ok(s)
 }
 
 fn run_json(r: &Run, now: i64) -> Value {
