@@ -88,7 +88,11 @@ fn the_real_client_shows_the_line_idle_during_a_run_and_at_91_percent() {
     let tui = Tui::start(&sb, Some(plugin_dir()), &settings, &[]);
 
     // Start-up: no response yet, so no context figure; nothing runs.
-    tui.wait_for("the idle line", |s| status_row(s, |l| l == "omc").is_some(), WAIT);
+    tui.wait_for(
+        "the idle line",
+        |s| status_row(s, |l| l == "omc").is_some(),
+        WAIT,
+    );
 
     // A ralph run: the line follows the iteration in the state file. Wait until the loop has
     // gone quiet (no model request for 3 s, so the last status update has run), then compare.
@@ -151,7 +155,10 @@ fn the_real_client_shows_the_line_idle_during_a_run_and_at_91_percent() {
         assert_eq!(out.lines().count(), 1, "{out:?}");
     }
     let (first, _) = &runs[0];
-    assert!(first["context_window"]["used_percentage"].is_null(), "{first}");
+    assert!(
+        first["context_window"]["used_percentage"].is_null(),
+        "{first}"
+    );
     let ralph_run = runs
         .iter()
         .find(|(_, out)| out.contains("ralph"))

@@ -181,9 +181,7 @@ fn decide_colour(choice: Option<&str>, env: &PresentationEnv) -> Colour {
         Some("always") => true,
         Some(_) => false,
         None => {
-            !env.no_color
-                && !env.dumb_terminal
-                && (env.under_claude_code || env.stdout_terminal)
+            !env.no_color && !env.dumb_terminal && (env.under_claude_code || env.stdout_terminal)
         }
     };
     if on { Colour::On } else { Colour::Off }
@@ -516,8 +514,14 @@ mod tests {
         assert_eq!(context_percent(Some(&cw)), Some(76));
         let cw = json!({"context_window_size": 0, "current_usage": {"input_tokens": 5}});
         assert_eq!(context_percent(Some(&cw)), None);
-        assert_eq!(context_percent(Some(&json!({"used_percentage": 250}))), Some(100));
-        assert_eq!(context_percent(Some(&json!({"used_percentage": "91"}))), None);
+        assert_eq!(
+            context_percent(Some(&json!({"used_percentage": 250}))),
+            Some(100)
+        );
+        assert_eq!(
+            context_percent(Some(&json!({"used_percentage": "91"}))),
+            None
+        );
     }
 
     #[test]

@@ -39,7 +39,12 @@ impl Tui {
     /// (`~/.claude/settings.json`), `plugin` as `--plugin-dir`, and `env` added to the
     /// harness's offline environment. The model server answers every turn with its default
     /// text until told otherwise through [`Tui::server`].
-    pub fn start(sb: &Sandbox, plugin: Option<&Path>, settings: &Value, env: &[(&str, &str)]) -> Tui {
+    pub fn start(
+        sb: &Sandbox,
+        plugin: Option<&Path>,
+        settings: &Value,
+        env: &[(&str, &str)],
+    ) -> Tui {
         let bin = client_bin();
         let tmux_ok = Command::new("tmux")
             .arg("-V")
@@ -47,7 +52,10 @@ impl Tui {
             .stderr(Stdio::null())
             .status()
             .is_ok_and(|s| s.success());
-        assert!(tmux_ok, "E2E: the TUI tests need tmux on PATH (apt-get install tmux)");
+        assert!(
+            tmux_ok,
+            "E2E: the TUI tests need tmux on PATH (apt-get install tmux)"
+        );
         let server = ModelServer::start(Vec::new());
         let project = sb.project().canonicalize().unwrap();
         let home = sb.home();
@@ -87,7 +95,10 @@ impl Tui {
             ("LANG".into(), "C.UTF-8".into()),
             ("ANTHROPIC_BASE_URL".into(), server.base_url()),
             ("ANTHROPIC_API_KEY".into(), "test".into()),
-            ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC".into(), "1".into()),
+            (
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC".into(),
+                "1".into(),
+            ),
             ("IS_SANDBOX".into(), "1".into()),
             ("DISABLE_AUTOUPDATER".into(), "1".into()),
         ];
@@ -98,7 +109,10 @@ impl Tui {
         }
         script.push_str(&format!(" {}", shell_quote(&bin.to_string_lossy())));
         if let Some(p) = plugin {
-            script.push_str(&format!(" --plugin-dir {}", shell_quote(&p.to_string_lossy())));
+            script.push_str(&format!(
+                " --plugin-dir {}",
+                shell_quote(&p.to_string_lossy())
+            ));
         }
         script.push('\n');
         let run = sb.root().join("run-tui.sh");
