@@ -310,6 +310,28 @@ fn main() {
         rows.push(r);
     }
 
+    // The status line: a payload Claude Code sent (recorded), pointed at this session; the
+    // seeded state gives the full line (ralph, skill guard, recent failure, context figure).
+    {
+        let mut v: Value = serde_json::from_str(include_str!(
+            "../tests/fixtures/claude-code/statusline-context-91.json"
+        ))
+        .unwrap();
+        v["session_id"] = json!(SID);
+        v["cwd"] = json!(b.path());
+        v["workspace"]["current_dir"] = json!(b.path());
+        v["workspace"]["project_dir"] = json!(b.path());
+        let mut r = measure(
+            runs,
+            &b,
+            BIN,
+            &["statusline"],
+            &serde_json::to_vec(&v).unwrap(),
+        );
+        r.case = "`statusline` (status line command, not a hook)".into();
+        rows.push(r);
+    }
+
     // Scale: 10 000 session directories.
     {
         let mut big = Bench::new();

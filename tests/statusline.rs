@@ -295,3 +295,28 @@ fn never_fails_never_writes_never_more_than_one_line() {
     assert!(!l.contains("\x1b[2J"), "{l:?}");
     assert!(l.contains("Ba sh [2J failed 1×"), "{l:?}");
 }
+
+#[test]
+fn a_symlinked_state_directory_is_not_followed() {
+    // The hooks refuse a .omc (or a directory in it) that is a symlink; the line shows no state
+    // from there either.
+    let outside = Project::new();
+    let full = fixture("context-91");
+    ralph_at(&outside, &sid(&full), 3, 10);
+    let p = Project::new();
+    std::os::unix::fs::symlink(outside.omc(), p.omc()).unwrap();
+    assert_eq!(line(&statusline(&p, &full).run()), "omc · ctx 91%");
+    let q = Project::new();
+    std::fs::create_dir_all(q.omc().join("state")).unwrap();
+    std::os::unix::fs::symlink(
+        outside.omc().join("state/sessions"),
+        q.omc().join("state/sessions"),
+    )
+    .unwrap();
+    assert_eq!(line(&statusline(&q, &full).run()), "omc · ctx 91%");
+    // Without the link, the same state shows.
+    assert_eq!(
+        line(&statusline(&outside, &full).run()),
+        "ralph 3/10 · ctx 91%"
+    );
+}

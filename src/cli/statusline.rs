@@ -18,6 +18,7 @@ use crate::env::Env;
 use crate::state::{Scope, Store, root};
 use serde_json::Value;
 use std::io::{IsTerminal, Read, Write};
+use std::path::Path;
 use std::time::Duration;
 
 pub(super) const HELP: &str = "\
@@ -234,6 +235,11 @@ fn gather(payload: &Value, env: &Env) -> Facts {
     let now = env.now_ms();
     let store = Store::new(root, now);
     let scope = Scope::for_session(str_at(payload, &["session_id"]));
+    if let Err(e) = no_symlink_on_the_way(store.omc_dir(), &store.dir(&scope)) {
+        // The hooks refuse such a directory (they see no state there); so does the line.
+        crate::diag!("statusline: {e}");
+        return facts;
+    }
     let view: SessionView = runs::read_scope(&store, scope);
     facts.runs = view
         .active
@@ -256,6 +262,18 @@ fn gather(payload: &Value, env: &Env) -> Facts {
     });
     facts.unreadable = !view.unreadable.is_empty();
     facts
+}
+
+/// `Err` when `omc` or any directory between it and `dir` is a symlink: the state store never
+/// follows one, and a display must not show state the hooks would not see.
+fn no_symlink_on_the_way(omc: &Path, dir: &Path) -> std::io::Result<()> {
+    crate::state::fs::reject_symlink(omc)?;
+    let mut at = omc.to_path_buf();
+    for part in dir.strip_prefix(omc).into_iter().flat_map(Path::components) {
+        at.push(part);
+        crate::state::fs::reject_symlink(&at)?;
+    }
+    Ok(())
 }
 
 fn run_fact(r: &Run) -> RunFact {
