@@ -7,6 +7,7 @@
 mod cli;
 mod common;
 mod demo;
+mod docs;
 mod e2e;
 mod e2e_cli;
 mod e2e_foundation;
