@@ -345,10 +345,21 @@ fn pick_scope(
         .collect();
     match found.len() {
         1 => Ok(found.remove(0)),
-        0 => Err(refused(format!(
-            "no active {mode} run in {}. Start one with 'omc-hooks mode start {mode} <task>'.",
-            store.project().display()
-        ))),
+        0 => {
+            let how = if modes::KEYWORD_CHAIN.contains(&mode) {
+                format!(
+                    "a prompt such as '{mode} <task>', or with 'omc-hooks mode start {mode} <task>'"
+                )
+            } else {
+                format!(
+                    "'/omc-hooks:{mode} <task>' in Claude Code, or with 'omc-hooks mode start {mode} <task>'"
+                )
+            };
+            Err(refused(format!(
+                "no active {mode} run in {}. Start one with {how}.",
+                store.project().display()
+            )))
+        }
         _ => {
             let ids: Vec<String> = found
                 .iter()
