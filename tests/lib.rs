@@ -16,6 +16,7 @@ mod e2e_memory;
 mod e2e_skills;
 mod e2e_stop;
 mod hardening;
+mod honest;
 mod keyword_table;
 mod keywords;
 mod memory;

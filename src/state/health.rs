@@ -31,7 +31,8 @@ pub enum WriteProblem {
 }
 
 impl WriteProblem {
-    /// The cause of a failed write below the state directory `dir`.
+    /// The cause of a failed write below the state directory `dir`. The directory named is the
+    /// deepest one of `dir` and its ancestors that exists: where the write actually failed.
     pub fn from_io(e: &io::Error, dir: &Path) -> WriteProblem {
         if let Some(inner) = e.get_ref() {
             if let Some(SymlinkRefused(p)) = inner.downcast_ref::<SymlinkRefused>() {
@@ -41,7 +42,11 @@ impl WriteProblem {
                 return WriteProblem::NotADirectory(p.clone());
             }
         }
-        let dir = dir.to_path_buf();
+        let dir = dir
+            .ancestors()
+            .find(|a| a.exists())
+            .unwrap_or(dir)
+            .to_path_buf();
         match (e.raw_os_error(), e.kind()) {
             (Some(30), _) | (_, io::ErrorKind::ReadOnlyFilesystem) => WriteProblem::ReadOnly(dir),
             (Some(28 | 122), _)
@@ -199,7 +204,8 @@ mod tests {
 
     #[test]
     fn io_errors_map_to_causes() {
-        let d = Path::new("/p/.omc");
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path();
         let e = |code| io::Error::from_raw_os_error(code);
         assert_eq!(
             WriteProblem::from_io(&e(30), d),
@@ -212,6 +218,11 @@ mod tests {
         assert_eq!(
             WriteProblem::from_io(&e(13), d),
             WriteProblem::NoPermission(d.into())
+        );
+        // A state directory that does not exist yet: the failure is in its existing parent.
+        assert_eq!(
+            WriteProblem::from_io(&e(30), &d.join(".omc/state")),
+            WriteProblem::ReadOnly(d.into())
         );
         let link = io::Error::new(
             io::ErrorKind::PermissionDenied,

@@ -123,14 +123,14 @@ pub fn stop(ctx: &Ctx<'_>) -> Answer {
         .as_deref()
         .filter(|_| !completed)
         .and_then(|m| needs_input::hands_back(m, needs_input::Asker::PersistentMode));
-    if let (Some(top), Some(why)) = (live.first(), handed_back) {
-        if await_user(&facts, top) {
-            notes.push(modes::fill(
-                WAITING,
-                &[("what", top.name), ("how", why.how())],
-            ));
-            return with_notes(Answer::default(), notes);
-        }
+    if let (Some(top), Some(why)) = (live.first(), handed_back)
+        && await_user(&facts, top)
+    {
+        notes.push(modes::fill(
+            WAITING,
+            &[("what", top.name), ("how", why.how())],
+        ));
+        return with_notes(Answer::default(), notes);
     }
 
     for spec in live {

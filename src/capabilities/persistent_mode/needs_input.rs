@@ -102,13 +102,12 @@ fn last_sentence(line: &str) -> &str {
     let body = line.trim_end_matches(['?', '？']);
     let start = body
         .char_indices()
-        .filter(|(i, c)| {
+        .rev()
+        .find(|(i, c)| {
             matches!(c, '.' | '!' | '?' | '。' | '！' | '？' | ':')
                 && body[i + c.len_utf8()..].starts_with(' ')
         })
-        .map(|(i, c)| i + c.len_utf8())
-        .last()
-        .unwrap_or(0);
+        .map_or(0, |(i, c)| i + c.len_utf8());
     line[start..].trim()
 }
 
