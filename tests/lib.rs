@@ -11,6 +11,7 @@ mod e2e;
 mod e2e_cli;
 mod e2e_foundation;
 mod e2e_hardening;
+mod e2e_honest;
 mod e2e_keywords;
 mod e2e_memory;
 mod e2e_skills;
