@@ -133,6 +133,9 @@ fn the_ultraqa_slash_command_starts_a_run_the_stop_hook_continues() {
         first.contains("UserPromptSubmit hook additional context: [OMC-HOOKS COMMAND: ULTRAQA]\n\nULTRAQA mode is on"),
         "{first}"
     );
+    // `disable-model-invocation: true` keeps the command out of the model's skill list: only
+    // the user starts a run.
+    assert!(!first.contains("- omc-hooks:ultraqa:"), "{first}");
     assert_eq!(run.main_loop_requests().len(), 2, "{d}");
     assert!(
         run.new_text(1)

@@ -87,7 +87,7 @@ pub const COMMANDS: &[Command] = &[
     },
     Command {
         name: "mode",
-        summary: "record a persistent mode's phase, test result or stage; show the runs",
+        summary: "start a persistent mode's run, record its progress, show the runs",
         help: mode::HELP,
         run: mode::run,
     },
