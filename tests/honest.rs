@@ -191,6 +191,31 @@ fn a_read_only_project_says_the_mode_did_not_start_and_doctor_says_why() {
 }
 
 #[test]
+fn a_cancel_that_cannot_be_written_is_not_reported_as_done() {
+    let p = Project::new();
+    prompt(&p, "s1", "ralph fix the failing tests")
+        .run()
+        .expect_context("RALPH mode is on");
+    let Some(_ro) = read_only(&p.omc()) else {
+        return;
+    };
+    let out = prompt(&p, "s1", "cancelomc").run();
+    let ctx = out.context();
+    assert!(
+        ctx.contains("NOT ended: ralph (because ") && ctx.contains("is on a read-only filesystem)"),
+        "{ctx}"
+    );
+    assert!(!ctx.contains("Nothing was running"), "{ctx}");
+    let (code, _, err) = cli(p.path(), &["cancel"], &[]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("NOT cancelled in session s1: ralph (because "),
+        "{err}"
+    );
+    assert_eq!(state(&p, "s1", "ralph").unwrap()["active"], true);
+}
+
+#[test]
 fn a_symlinked_state_directory_is_refused_and_named() {
     let p = Project::new();
     let elsewhere = tempfile::tempdir().unwrap();

@@ -233,6 +233,12 @@ pub fn render_cancel(done: &Cancelled) -> String {
         }
         what.push_str("Skill guards released.");
     }
+    if !done.failed.is_empty() {
+        if !what.is_empty() {
+            what.push(' ');
+        }
+        what.push_str(&format!("NOT ended: {}.", done.failed.join("; ")));
+    }
     if what.is_empty() {
         what.push_str("Nothing was running, so nothing changed.");
     }
@@ -319,6 +325,7 @@ mod tests {
         let done = Cancelled {
             modes: vec!["ralph".into(), "ultrawork".into()],
             skill_guards: true,
+            failed: Vec::new(),
         };
         assert_eq!(
             render_cancel(&done),
