@@ -425,7 +425,7 @@ fn the_slash_commands_start_their_run_and_say_so() {
         .run();
     let ctx = out.context();
     assert!(
-        ctx.starts_with("[OMC-HOOKS COMMAND: ULTRAQA]\n\nULTRAQA mode is on: QA cycles on the task below until every test passes. Each time you try to stop before that, the Stop hook sends you back (at most 7 iterations; the run gives up after 10 failing cycles)."),
+        ctx.starts_with("[OMC-HOOKS COMMAND: ULTRAQA]\n\nULTRAQA mode is on: QA cycles on the user's task until every test passes. Each time you try to stop before that, the Stop hook sends you back (at most 7 iterations; the run gives up after 10 failing cycles)."),
         "{ctx}"
     );
     assert!(

@@ -106,6 +106,29 @@ mod tests {
     }
 
     #[test]
+    fn the_note_is_pinned() {
+        let problems = [
+            p("keyword", "unknown key (did you mean `keywords`?)"),
+            p("x", "y"),
+        ];
+        let got = crate::modes::fill(
+            TEMPLATE,
+            &[
+                ("path", "/p/.omc/config.json"),
+                ("count", "2"),
+                ("first", &problems[0].summary()),
+                ("more", " (and 1 more)"),
+            ],
+        );
+        assert_eq!(
+            got,
+            "omc-hooks: /p/.omc/config.json has 2 error(s) — `keyword`: unknown key (did you \
+             mean `keywords`?) (and 1 more). The hooks use the rest of the file; run `omc-hooks \
+             doctor` for every problem and its fix."
+        );
+    }
+
+    #[test]
     fn fingerprints_tell_sets_of_problems_apart() {
         let a = fingerprint(&[p("keyword", "unknown key")]);
         assert_eq!(a, fingerprint(&[p("keyword", "unknown key")]));

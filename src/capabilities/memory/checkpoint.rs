@@ -360,6 +360,17 @@ pub fn context(cp: &Checkpoint) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_checkpoint_that_was_not_written_says_so() {
+        let p = WriteProblem::DiskFull("/p/.omc".into());
+        assert_eq!(
+            not_saved(&p),
+            "omc-hooks checkpoint NOT saved before compaction, because the disk holding /p/.omc \
+             is full: after compaction the model gets no checkpoint of the active runs and work \
+             in flight (fix: free some space on that disk)."
+        );
+    }
     use serde_json::json;
 
     fn sample() -> Checkpoint {

@@ -134,6 +134,46 @@ mod tests {
         }
     }
 
+    /// Compares `got` with `snapshots/<name>`; `OMC_UPDATE_SNAPSHOTS=1` rewrites the file.
+    #[track_caller]
+    fn snapshot(name: &str, got: &str) {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("src/capabilities/persistent_mode/snapshots")
+            .join(name);
+        if std::env::var_os("OMC_UPDATE_SNAPSHOTS").is_some() {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, format!("{got}\n")).unwrap();
+        }
+        let want = std::fs::read_to_string(&path).unwrap_or_default();
+        assert_eq!(
+            got,
+            want.trim_end(),
+            "{name} changed (OMC_UPDATE_SNAPSHOTS=1 to accept)"
+        );
+    }
+
+    #[test]
+    fn the_command_texts_are_pinned() {
+        for (mode, template) in COMMAND_MODES {
+            let got = modes::fill(
+                template,
+                &[
+                    ("max_iterations", "30"),
+                    ("max_cycles", "10"),
+                    ("bin", "omc-hooks"),
+                    ("session_flag", " --session s1"),
+                ],
+            );
+            assert!(!got.contains("{{"), "{mode}: {got}");
+            snapshot(&format!("{mode}-command.txt"), &got);
+        }
+        let p = crate::state::health::WriteProblem::Symlink("/p/.omc/state".into());
+        snapshot(
+            "not-started-symlink.txt",
+            &start::not_started("ultraqa", &p),
+        );
+    }
+
     #[test]
     fn every_command_mode_is_persistent_and_its_text_says_how_to_end() {
         for (mode, text) in COMMAND_MODES {
