@@ -599,6 +599,20 @@ fn invalid_json_is_named_and_nothing_of_it_is_used() {
         status.contains("config.json has 1 error(s), first not valid JSON"),
         "{status}"
     );
+    // A symlinked file is not followed, and not mistaken for no configuration.
+    std::fs::remove_file(p.omc().join("config.json")).unwrap();
+    let real = p.path().join("elsewhere.json");
+    std::fs::write(&real, b"{}").unwrap();
+    std::os::unix::fs::symlink(&real, p.omc().join("config.json")).unwrap();
+    let (code, text, _) = cli(p.path(), &["doctor"], &[]);
+    assert_eq!(code, 1);
+    assert!(
+        text.contains(
+            "config.json: cannot be read (it must be a regular, readable file, not a symlink)"
+        ),
+        "{text}"
+    );
+    std::fs::remove_file(p.omc().join("config.json")).unwrap();
     // A valid file: doctor says so.
     p.write_json(".omc/config.json", &json!({"ralph": {"max_iterations": 5}}));
     let (_, text, _) = cli(p.path(), &["doctor"], &[]);

@@ -66,6 +66,21 @@ impl Config {
         };
         let path = store.path(&file);
         let Some(text) = store.read_text(&file) else {
+            // Present but unreadable (a symlink, a directory, no permission): say so rather
+            // than report "no configuration".
+            if std::fs::symlink_metadata(&path).is_ok() {
+                return Config {
+                    problems: vec![Problem {
+                        key: String::new(),
+                        problem:
+                            "cannot be read (it must be a regular, readable file, not a symlink)"
+                                .into(),
+                        fix: "replace it with a regular file; until then none of it is used".into(),
+                    }],
+                    path: Some(path),
+                    ..Config::default()
+                };
+            }
             return Config::default();
         };
         let mut config = Config {
