@@ -2,7 +2,7 @@
 //!
 //! Claude Code runs the `statusLine` command of its settings after each assistant message and on
 //! a few other changes, writes a JSON description of the session to its stdin (model, workspace,
-//! cost, context-window figures; tests/e2e/FINDINGS.md §11) and shows what it prints, ANSI
+//! cost, context-window figures; tests/e2e/FINDINGS.md §12) and shows what it prints, ANSI
 //! colours included, although stdout is a pipe. This command answers with the session's active
 //! persistent mode and its `iteration/max`, the running skill guard, a recent tool failure and
 //! the context fill; with none of the first three it prints a dim `omc` marker and the context
@@ -171,7 +171,7 @@ fn presentation_env() -> PresentationEnv {
         no_color: set("NO_COLOR"),
         dumb_terminal: std::env::var_os("TERM").is_some_and(|t| t == "dumb"),
         // Claude Code exports CLAUDECODE=1 to the commands it runs and renders the escape
-        // sequences of the status line although its stdout is a pipe (FINDINGS §11).
+        // sequences of the status line although its stdout is a pipe (FINDINGS §12).
         under_claude_code: set("CLAUDECODE"),
         stdout_terminal: std::io::stdout().is_terminal(),
     }

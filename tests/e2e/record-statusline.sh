@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Re-record tests/fixtures/claude-code/statusline-*.json from the real, pinned Claude Code
-# client (see tests/e2e/FINDINGS.md §11). The status line only runs in the interactive UI, so
+# client (see tests/e2e/FINDINGS.md §12). The status line only runs in the interactive UI, so
 # this runs the e2e test that drives the client in a tmux pane (tests/e2e_statusline.rs) and
 # lets it save the payloads it saw: at start-up (no context figure yet), during a ralph run,
 # and at 91 % context.
