@@ -320,3 +320,36 @@ fn a_symlinked_state_directory_is_not_followed() {
         "ralph 3/10 · ctx 91%"
     );
 }
+
+#[test]
+fn the_limit_is_the_one_stop_enforces_and_a_wait_for_the_user_shows() {
+    let p = Project::new();
+    let full = fixture("context-91");
+    let session = sid(&full);
+    // A file without a limit (as OMC writes them) gets the configured one; OMC_RALPH_HARD_MAX
+    // lowers every limit, running runs included — as the Stop hook and `status` count.
+    p.write_json(
+        &format!(".omc/state/sessions/{session}/ralph-state.json"),
+        &json!({"active": true, "session_id": session, "started_at": iso(NOW - 1000),
+                "last_checked_at": iso(NOW - 1000), "iteration": 3}),
+    );
+    p.write_json(
+        ".omc/config.json",
+        &json!({"ralph": {"max_iterations": 40}}),
+    );
+    assert_eq!(line(&statusline(&p, &full).run()), "ralph 3/40 · ctx 91%");
+    assert_eq!(
+        line(&statusline(&p, &full).env("OMC_RALPH_HARD_MAX", "7").run()),
+        "ralph 3/7 · ctx 91%"
+    );
+    // The model asked the user: the run waits for the answer.
+    ralph_at(&p, &session, 4, 10);
+    let f = p.session_dir(&session).join("ralph-state.json");
+    let mut v: Value = serde_json::from_slice(&std::fs::read(&f).unwrap()).unwrap();
+    v["awaiting_input_at"] = json!(iso(NOW - 2000));
+    std::fs::write(&f, v.to_string()).unwrap();
+    assert_eq!(
+        line(&statusline(&p, &full).run()),
+        "ralph 4/10 waiting for you · ctx 91%"
+    );
+}

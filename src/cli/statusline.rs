@@ -4,7 +4,8 @@
 //! a few other changes, writes a JSON description of the session to its stdin (model, workspace,
 //! cost, context-window figures; tests/e2e/FINDINGS.md §12) and shows what it prints, ANSI
 //! colours included, although stdout is a pipe. This command answers with the session's active
-//! persistent mode and its `iteration/max`, the running skill guard, a recent tool failure and
+//! persistent mode and its `iteration/max` (the limit the Stop hook enforces; `waiting for you`
+//! when the model handed the turn back), the running skill guard, a recent tool failure and
 //! the context fill; with none of the first three it prints a dim `omc` marker and the context
 //! figure, so an idle session shows almost nothing.
 //!
@@ -14,6 +15,7 @@
 //! and costs one process start plus a dozen small reads.
 
 use super::runs::{self, Guard, Run, SessionView};
+use crate::config::Config;
 use crate::env::Env;
 use crate::state::{Scope, Store, root};
 use serde_json::Value;
@@ -83,8 +85,11 @@ struct Facts {
 struct RunFact {
     mode: &'static str,
     iteration: u32,
+    /// The limit the Stop hook enforces (configuration and `OMC_RALPH_HARD_MAX` applied).
     max: u32,
     phase: Option<String>,
+    /// The model handed the turn back to the user; the run carries on after their answer.
+    waiting: bool,
 }
 
 #[derive(Debug, PartialEq)]
@@ -241,11 +246,14 @@ fn gather(payload: &Value, env: &Env) -> Facts {
         return facts;
     }
     let view: SessionView = runs::read_scope(&store, scope);
+    // Read quietly (no diagnostic, nothing written): only for the limit, so the line shows the
+    // same `iteration/max` as the Stop hook and `status`.
+    let config = Config::read(&store).with_env(env);
     facts.runs = view
         .active
         .iter()
         .filter(|r| !r.is_stale(now))
-        .map(run_fact)
+        .map(|r| run_fact(r, &config))
         .collect();
     facts.guard = view
         .guards
@@ -276,11 +284,12 @@ fn no_symlink_on_the_way(omc: &Path, dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-fn run_fact(r: &Run) -> RunFact {
+fn run_fact(r: &Run, config: &Config) -> RunFact {
     RunFact {
         mode: r.mode,
         iteration: r.state.iteration,
-        max: r.state.max_iterations,
+        max: crate::modes::effective_max(&r.state, config),
+        waiting: r.state.awaiting_input_at.is_some(),
         phase: r
             .state
             .phase
@@ -378,13 +387,12 @@ fn render(f: &Facts, colour: Colour) -> String {
     let mut parts: Vec<(String, Option<&str>)> = Vec::new();
     if let Some((first, rest)) = f.runs.split_first() {
         let mut text = paint(first.mode, Some(BOLD_CYAN), colour);
-        if first.max > 0 {
-            text.push_str(&format!(" {}/{}", first.iteration, first.max));
-        } else {
-            text.push_str(&format!(" {}", first.iteration));
-        }
+        text.push_str(&format!(" {}/{}", first.iteration, first.max));
         if let Some(p) = &first.phase {
             text.push_str(&format!(" ({p})"));
+        }
+        if first.waiting {
+            text.push_str(&paint(" waiting for you", Some(YELLOW), colour));
         }
         for r in rest {
             text.push_str(&format!(" +{}", r.mode));
@@ -440,6 +448,7 @@ mod tests {
             iteration,
             max,
             phase: None,
+            waiting: false,
         }
     }
 
@@ -472,6 +481,7 @@ mod tests {
                     iteration: 1,
                     max: 50,
                     phase: None,
+                    waiting: false,
                 },
             ],
             guard: Some(GuardFact {
@@ -497,13 +507,14 @@ mod tests {
     }
 
     #[test]
-    fn phase_and_unknown_limits() {
+    fn phase_and_waiting() {
         let f = Facts {
             runs: vec![RunFact {
                 mode: "autopilot",
                 iteration: 2,
-                max: 0,
+                max: 30,
                 phase: Some("execution".into()),
+                waiting: true,
             }],
             guard: Some(GuardFact {
                 skill: "deep-interview".into(),
@@ -513,8 +524,9 @@ mod tests {
         };
         assert_eq!(
             render(&f, Colour::Off),
-            "autopilot 2 (execution) · skill deep-interview"
+            "autopilot 2/30 (execution) waiting for you · skill deep-interview"
         );
+        assert!(render(&f, Colour::On).contains("\x1b[33m waiting for you\x1b[0m"));
     }
 
     #[test]
