@@ -14,6 +14,7 @@ pub mod mode;
 mod runs;
 mod settings;
 mod status;
+mod statusline;
 
 use crate::env::Env;
 use std::ffi::OsString;
@@ -39,6 +40,12 @@ pub const COMMANDS: &[Command] = &[
         summary: "what is running in this project: modes, skill guards, failures",
         help: status::HELP,
         run: status::run,
+    },
+    Command {
+        name: "statusline",
+        summary: "one line for Claude Code's status line: mode, iteration, guard, failures, context",
+        help: statusline::HELP,
+        run: statusline::run,
     },
     Command {
         name: "cancel",
