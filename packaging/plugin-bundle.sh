@@ -29,6 +29,7 @@ fi
 
 rm -rf "$out"
 mkdir -p "$out/.claude-plugin" "$out/bin"
+[ -d "$here/commands" ] && cp -R "$here/commands" "$out/commands"
 cp "$here/hooks.json" "$out/hooks.json"
 cp "$here/.claude-plugin/plugin.json" "$here/.claude-plugin/icon.png" "$out/.claude-plugin/"
 cp "$here/README.md" "$here/LICENSE" "$out/"

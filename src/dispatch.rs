@@ -136,6 +136,15 @@ fn handle(hook: Hook, env: &Env, seen: &mut Traced) -> Option<serde_json::Value>
     drop(bytes); // the payload is decoded: hold a large prompt once, not twice
     seen.event = input.hook_event_name.clone();
     seen.session_id = input.session_id.clone();
+    if !crate::hooks::serves(hook, input.hook_event_name.as_deref()) {
+        crate::diag!(
+            "{}: payload is for {}, not {}; no-op",
+            hook.name,
+            input.hook_event_name.as_deref().unwrap_or("?"),
+            hook.event
+        );
+        return None;
+    }
     decide(hook, env, &input).encode(hook.event)
 }
 
@@ -144,7 +153,11 @@ fn handle(hook: Hook, env: &Env, seen: &mut Traced) -> Option<serde_json::Value>
 pub fn decide(hook: Hook, env: &Env, input: &HookInput) -> Answer {
     let now_ms = env.now_ms();
     let store = root::resolve(env, input.cwd.as_deref()).map(|r| Store::new(r, now_ms));
-    let config = store.as_ref().map(Config::load).unwrap_or_default();
+    let config = store
+        .as_ref()
+        .map(Config::load)
+        .unwrap_or_default()
+        .with_env(env);
     let ctx = Ctx {
         hook,
         input,

@@ -17,6 +17,7 @@ mod runs;
 mod settings;
 mod status;
 mod status_all;
+mod statusline;
 
 use crate::env::Env;
 use std::ffi::OsString;
@@ -42,6 +43,12 @@ pub const COMMANDS: &[Command] = &[
         summary: "what is running in this project (--all: every project), --watch to follow",
         help: status::HELP,
         run: status::run,
+    },
+    Command {
+        name: "statusline",
+        summary: "one line for Claude Code's status line: mode, iteration, guard, failures, context",
+        help: statusline::HELP,
+        run: statusline::run,
     },
     Command {
         name: "cancel",
@@ -90,19 +97,52 @@ pub const COMMANDS: &[Command] = &[
     },
     Command {
         name: "mode",
-        summary: "record a persistent mode's phase, test result or stage; show the runs",
+        summary: "start a persistent mode's run, record its progress, show the runs",
         help: mode::HELP,
         run: mode::run,
     },
 ];
 
 /// Parses `args` (without the program name) and runs the chosen subcommand.
+///
+/// Exit codes depend on who is asking. Claude Code runs `omc-hooks <sub>` with the payload on
+/// stdin and treats exit 2 as "block": a mistyped or stale manifest entry must then cost one
+/// diagnostic line, never the agent. So when stdin is not a terminal (a hook invocation), an
+/// unknown subcommand, a missing one, or an unknown argument to a hook subcommand exits 0 with
+/// one line on stderr. A person at a terminal still gets usage errors and a non-zero status.
 pub fn run(args: Vec<OsString>) -> i32 {
     let args: Vec<String> = args
         .into_iter()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
+    let as_hook = !std::io::IsTerminal::is_terminal(&std::io::stdin());
+    if let Some(hook) = args.first().and_then(|a| crate::hooks::find(a)) {
+        let rest = &args[1..];
+        if rest.iter().any(|a| a == "-h" || a == "--help") {
+            return pipe_safe(|| {
+                println!("{}", hook_help(hook));
+                0
+            });
+        }
+        if let Some(extra) = rest.first() {
+            crate::diag!(
+                "{}: ignoring unexpected argument '{extra}'{}",
+                hook.name,
+                if rest.len() > 1 { " (and more)" } else { "" }
+            );
+        }
+        return crate::dispatch::run_hook(hook, Env::from_process());
+    }
+    pipe_safe(|| run_command(&args, as_hook))
+}
+
+/// A human command, `help` or `--version`.
+fn run_command(args: &[String], as_hook: bool) -> i32 {
     let Some(first) = args.first().map(String::as_str) else {
+        if as_hook {
+            crate::diag!("no subcommand given; nothing to do (run 'omc-hooks help' for the list)");
+            return 0;
+        }
         print!("{}", usage());
         return 2;
     };
@@ -127,13 +167,6 @@ pub fn run(args: Vec<OsString>) -> i32 {
         _ => {}
     }
     let rest = &args[1..];
-    if let Some(hook) = crate::hooks::find(first) {
-        if rest.iter().any(|a| a == "-h" || a == "--help") {
-            println!("{}", hook_help(hook));
-            return 0;
-        }
-        return crate::dispatch::run_hook(hook, Env::from_process());
-    }
     if let Some(cmd) = COMMANDS.iter().find(|c| c.name == first) {
         if rest.iter().any(|a| a == "-h" || a == "--help") {
             println!("{}", cmd.help);
@@ -141,8 +174,42 @@ pub fn run(args: Vec<OsString>) -> i32 {
         }
         return (cmd.run)(rest, &Env::from_process());
     }
+    if as_hook {
+        // Perhaps a hook subcommand of another version named in a stale manifest.
+        crate::diag!("unknown subcommand '{first}'; no-op (run 'omc-hooks help' for the list)");
+        return 0;
+    }
     eprintln!("omc-hooks: unknown command '{first}'. Run 'omc-hooks help' for the list.");
     2
+}
+
+/// Runs a command that prints for a person, treating a closed stdout (`omc-hooks status |
+/// head -0`) as the reader having seen enough: quiet, exit 0, instead of a panic and a
+/// backtrace. Any other panic is reported as an internal error.
+fn pipe_safe(f: impl FnOnce() -> i32) -> i32 {
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !is_broken_pipe(info.payload()) {
+            default_hook(info);
+        }
+    }));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    let _ = std::panic::take_hook();
+    match result {
+        Ok(code) => code,
+        Err(payload) if is_broken_pipe(payload.as_ref()) => 0,
+        Err(_) => 101,
+    }
+}
+
+/// Whether a panic payload is `print!`'s "failed printing to stdout: Broken pipe".
+fn is_broken_pipe(payload: &(dyn std::any::Any + Send)) -> bool {
+    let text = payload
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| payload.downcast_ref::<&str>().copied())
+        .unwrap_or("");
+    text.contains("Broken pipe") || text.contains("os error 32")
 }
 
 fn hook_help(hook: crate::hooks::Hook) -> String {
@@ -157,7 +224,16 @@ fn hook_help(hook: crate::hooks::Hook) -> String {
     )
 }
 
+const HELP_HELP: &str = "\
+Usage: omc-hooks help [command]
+
+Without a command, lists every command and hook subcommand. With one, shows its details
+(the same text as 'omc-hooks <command> --help').";
+
 fn help_for(name: &str) -> Option<String> {
+    if matches!(name, "help" | "-h" | "--help") {
+        return Some(HELP_HELP.to_string());
+    }
     if let Some(h) = crate::hooks::find(name) {
         return Some(hook_help(h));
     }
