@@ -25,7 +25,8 @@
 //! (CI: the one `cargo install --path . --root <tmp>` made): wherever a scenario would load
 //! [`plugin_dir`](super::plugin::plugin_dir), that binary's `omc-hooks install` writes the hooks
 //! into the sandbox project's `.claude/settings.local.json` instead (HOME is the sandbox's), and
-//! no `--plugin-dir` is passed.
+//! `--plugin-dir` gets [`commands_only_plugin`]: the plugin's slash commands without its hooks,
+//! so every hook that fires is the installed binary's, once.
 
 #![allow(dead_code)]
 
@@ -492,6 +493,37 @@ pub fn installed_bin() -> Option<&'static Path> {
     .as_deref()
 }
 
+/// The plugin with its slash commands (`commands/`) and no hooks: what `--plugin-dir` loads when
+/// the hooks come from an installed binary's settings entries.
+pub fn commands_only_plugin() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let checkout = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let dir = std::env::temp_dir().join(format!("omc-e2e-commands-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join(".claude-plugin")).unwrap();
+        let mut manifest: Value = serde_json::from_slice(
+            &std::fs::read(checkout.join(".claude-plugin/plugin.json")).unwrap(),
+        )
+        .unwrap();
+        manifest.as_object_mut().unwrap().remove("hooks");
+        manifest.as_object_mut().unwrap().remove("icon");
+        std::fs::write(
+            dir.join(".claude-plugin/plugin.json"),
+            serde_json::to_vec_pretty(&manifest).unwrap(),
+        )
+        .unwrap();
+        let commands = checkout.join("commands");
+        if commands.is_dir() {
+            std::fs::create_dir_all(dir.join("commands")).unwrap();
+            for e in std::fs::read_dir(&commands).unwrap().flatten() {
+                std::fs::copy(e.path(), dir.join("commands").join(e.file_name())).unwrap();
+            }
+        }
+        dir
+    })
+}
+
 /// `<bin> install` in `project` with `home` as HOME: the hooks in its settings.local.json.
 fn install_hooks(bin: &Path, project: &Path, home: &Path) {
     let out = Command::new(bin)
@@ -548,8 +580,11 @@ pub fn claude_in(
         .args(["--output-format", "json"])
         // as root this needs IS_SANDBOX=1 (set below)
         .arg("--dangerously-skip-permissions");
-    if scenario.plugin && installed.is_none() {
-        cmd.arg("--plugin-dir").arg(plugin_dir);
+    if scenario.plugin {
+        match installed {
+            None => cmd.arg("--plugin-dir").arg(plugin_dir),
+            Some(_) => cmd.arg("--plugin-dir").arg(commands_only_plugin()),
+        };
     }
     if let Some(id) = resume {
         cmd.args(["--resume", id]);
