@@ -347,6 +347,56 @@ fn main() {
         rows.push(r);
     }
 
+    // How the hook is reached. Claude Code runs a hook's command with `/bin/sh -c`; the
+    // manifest's command finds the binary inside that shell (hooks.rs `LAUNCHER`). Compared on
+    // `subagent-stop` (reads only): the binary spawned directly, the command an `install`ed
+    // settings entry gives the shell, and the manifest command finding the binary as a
+    // marketplace install (plugin `bin/omc-hooks`) and as a checkout (`target/release`).
+    if want("reach") {
+        let payload = b.payload(
+            "SubagentStop",
+            json!({"agent_id": "agent-1", "agent_type": "Explore", "stop_hook_active": false}),
+        );
+        let plugin = tempfile::tempdir().unwrap();
+        let launcher = omc_hooks::hooks::launcher("subagent-stop");
+        let mut reach = |case: &str, program: &str, args: &[&str]| {
+            let mut r = measure(runs, &b, program, args, &payload);
+            r.case = case.into();
+            rows.push(r);
+        };
+        reach(
+            "`subagent-stop`, binary spawned directly",
+            BIN,
+            &["subagent-stop"],
+        );
+        let settings_cmd = format!("\"{BIN}\" subagent-stop");
+        reach(
+            "`subagent-stop`, `sh -c` of an installed settings entry",
+            "/bin/sh",
+            &["-c", &settings_cmd],
+        );
+        for (rel, what) in [
+            ("bin/omc-hooks", "marketplace bundle, `bin/`"),
+            ("target/release/omc-hooks", "checkout, `target/release/`"),
+        ] {
+            let _ = std::fs::remove_dir_all(plugin.path().join("bin"));
+            let _ = std::fs::remove_dir_all(plugin.path().join("target"));
+            let link = plugin.path().join(rel);
+            std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+            std::os::unix::fs::symlink(BIN, &link).unwrap();
+            let cmd = launcher.replace("${CLAUDE_PLUGIN_ROOT}", &plugin.path().to_string_lossy());
+            reach(
+                &format!("`subagent-stop`, `sh -c` of the manifest command ({what})"),
+                "/bin/sh",
+                &["-c", &cmd],
+            );
+        }
+        let sh = measure(runs, &b, "/bin/sh", &["-c", "exit 0"], &payload);
+        let mut sh = sh;
+        sh.case = "`sh -c 'exit 0'` (the shell alone)".into();
+        rows.push(sh);
+    }
+
     // Scale: 10 000 session directories.
     if want("10 000 sessions") {
         let mut big = Bench::new();

@@ -46,6 +46,7 @@ const EXTRA_VARS: &[&str] = &[
     "HOME",
     "OMC_RALPH_HARD_MAX",
     "PATH",
+    "XDG_DATA_HOME",
 ];
 
 impl Env {

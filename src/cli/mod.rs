@@ -11,9 +11,12 @@ pub mod detect;
 mod doctor;
 mod install;
 pub mod mode;
+mod omc;
+mod registry;
 mod runs;
 mod settings;
 mod status;
+mod status_all;
 mod statusline;
 
 use crate::env::Env;
@@ -37,7 +40,7 @@ pub const COMMANDS: &[Command] = &[
     },
     Command {
         name: "status",
-        summary: "what is running in this project: modes, skill guards, failures",
+        summary: "what is running in this project (--all: every project), --watch to follow",
         help: status::HELP,
         run: status::run,
     },
@@ -61,7 +64,7 @@ pub const COMMANDS: &[Command] = &[
     },
     Command {
         name: "install",
-        summary: "add the hooks to .claude/settings.json (or --user)",
+        summary: "add the hooks to a Claude Code settings file (--scope local|project|user)",
         help: install::INSTALL_HELP,
         run: install::run_install,
     },
