@@ -3,7 +3,7 @@
 //! are none, from stdin. The project's configuration is read (for disabled names), never
 //! written.
 
-use crate::capabilities::keywords::{self, intent};
+use crate::capabilities::keywords::{self, rules};
 use crate::config::Config;
 use crate::env::Env;
 use crate::state::{Store, root};
@@ -58,7 +58,7 @@ pub fn run(args: &[String], env: &Env) -> i32 {
                     "offset": c.offset,
                     "activated": c.activated,
                     "rule": c.rule,
-                    "why": intent::describe(c.rule),
+                    "why": rules::describe(c.rule),
                 })
             })
             .collect();
@@ -88,7 +88,7 @@ pub fn run(args: &[String], env: &Env) -> i32 {
             c.offset,
             if c.activated { "ACTIVATED" } else { "ignored" },
             c.rule,
-            intent::describe(c.rule)
+            rules::describe(c.rule)
         );
     }
     if det.unreported > 0 {

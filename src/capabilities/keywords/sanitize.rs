@@ -8,37 +8,28 @@
 
 use std::collections::HashMap;
 
-/// The sanitiser's rules, in the order they are applied. The first rule that blanks a byte is
-/// the one reported for it.
-pub const RULES: &[(&str, &str)] = &[
-    (
-        "hook-echo",
-        "pasted hook output ([MAGIC KEYWORD: …], [RALPH LOOP …], Stop hook feedback, User request)",
-    ),
-    ("html-comment", "inside an HTML comment <!-- … -->"),
-    ("fenced-code", "inside a fenced code block"),
-    ("diff-line", "a line of a diff"),
-    (
-        "shell-line",
-        "a shell-transcript line ($ …, ❯ …, user@host:~$ …)",
-    ),
-    ("block-quote", "a block-quote line (> …)"),
-    ("table-row", "a Markdown table row"),
-    (
-        "transcript-line",
-        "a pasted chat or Claude Code transcript line (Assistant:, ⏺ …)",
-    ),
-    ("tag-block", "inside an XML/HTML tag block <tag>…</tag>"),
-    ("inline-code", "inside inline code `…`"),
-    ("url", "part of a URL"),
-    ("path", "part of a file path"),
+/// The sanitiser's rules, in the order they are applied; what each recognises is in
+/// [`super::rules::RULES`]. The first rule that blanks a byte is the one reported for it.
+pub const RULE_NAMES: &[&str] = &[
+    "hook-echo",
+    "html-comment",
+    "fenced-code",
+    "diff-line",
+    "shell-line",
+    "block-quote",
+    "table-row",
+    "transcript-line",
+    "tag-block",
+    "inline-code",
+    "url",
+    "path",
 ];
 
 /// The id (index + 1) of a rule name.
 fn id(name: &str) -> u8 {
-    RULES
+    RULE_NAMES
         .iter()
-        .position(|(n, _)| *n == name)
+        .position(|n| *n == name)
         .map_or(0, |i| i as u8 + 1)
 }
 
@@ -59,7 +50,7 @@ impl Sanitized {
             .get(start..end)?
             .iter()
             .find(|r| **r != 0)
-            .map(|r| RULES[*r as usize - 1].0)
+            .map(|r| RULE_NAMES[*r as usize - 1])
     }
 }
 

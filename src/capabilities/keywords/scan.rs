@@ -1,9 +1,13 @@
 //! Finding the candidates and deciding the modes: one Aho-Corasick pass over the prompt for
-//! every alias at once, then each match judged on bounded windows ([`super::intent`]).
+//! every alias and phrase at once, then each match judged on bounded windows by the rule table
+//! ([`super::rules`]); names joined into one command (`tdd and ralph: …`) are judged together.
 
-use super::intent::{self, Site, Verdict};
-use super::lexicon::{ALIASES, Gate};
+use super::lexicon::{ALIASES, Alias, Gate, Shape};
+use super::rules::{self, Effect, Verdict};
 use super::sanitize::{self, Sanitized};
+use super::scene::Site;
+use super::vocab::JOINERS;
+use super::{boundary, phrases};
 use crate::modes::KEYWORD_CHAIN;
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use std::sync::OnceLock;
@@ -136,70 +140,139 @@ fn bare_cancel(sanitized: &str) -> Option<usize> {
         .then(|| sanitized.len() - sanitized.trim_start().len())
 }
 
+/// A match that survived the boundary check, before it is judged.
+struct Pending {
+    alias: &'static Alias,
+    start: usize,
+    end: usize,
+    prefix: Option<usize>,
+    /// Decided before judging: a boundary or sanitiser rule.
+    decided: Option<&'static str>,
+}
+
+impl Pending {
+    fn head(&self) -> usize {
+        self.prefix.unwrap_or(self.start)
+    }
+}
+
+/// The text between two names joins them into one command: `and`, `with`, `+`, `,` … on one
+/// line (`tdd and ralph`, `ralph, with tdd`, `code review + ultrawork`).
+fn joins(gap: &str) -> bool {
+    gap.len() <= 24
+        && gap
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, ' ' | '\t' | ',' | '+' | '&' | '/'))
+        && gap
+            .split(|c: char| c.is_whitespace() || c == ',')
+            .filter(|w| !w.is_empty())
+            .all(|w| JOINERS.contains(&w.to_ascii_lowercase().as_str()))
+}
+
 /// Detects what `prompt` asks for. `disabled` names (from project configuration) are reported
 /// but not acted on; `cancel` cannot be disabled.
 pub fn detect(prompt: &str, disabled: &[String]) -> Detection {
     let clean: Sanitized = sanitize::sanitize(prompt);
     let seed = review_seed(prompt);
     let mut det = Detection::default();
-    let mut active: Vec<&'static str> = Vec::new();
-    let mut judged = 0usize;
 
+    // every match that is a word of its own (phrases: that the words around complete)
+    let mut pending: Vec<Pending> = Vec::new();
     for m in automaton().find_iter(prompt) {
         let alias = &ALIASES[m.pattern().as_usize()];
-        let (start, end) = (m.start(), m.end());
-        let boundary = intent::boundary(prompt, start, end, alias);
+        let boundary = boundary::boundary(prompt, m.start(), m.end(), alias);
+        let phrase = alias.shape != Shape::Name;
+        let (start, end) = if phrase {
+            if boundary.is_err() {
+                continue;
+            }
+            match phrases::extent(alias.shape, prompt, m.start(), m.end()) {
+                Some(span) => span,
+                None => continue,
+            }
+        } else {
+            (m.start(), m.end())
+        };
         let prefix = boundary.ok().flatten();
         if alias.gate == Gate::Prefix && prefix.is_none() {
             continue;
         }
-        if active.contains(&alias.name) {
-            continue;
-        }
-        if judged >= MAX_JUDGED {
+        if pending.len() >= MAX_JUDGED {
             det.unreported += 1;
             continue;
         }
-        judged += 1;
-        let shown_from = prefix.unwrap_or(start);
-        let verdict = if let Some(rule) = clean.blanked_by(start, end) {
-            Verdict {
-                activated: false,
+        let decided = clean.blanked_by(start, end).or(boundary.err());
+        pending.push(Pending {
+            alias,
+            start,
+            end,
+            prefix,
+            decided,
+        });
+    }
+
+    // names joined into one command are judged as one: the group's span, each its own gates
+    let mut group_of: Vec<(usize, usize)> = (0..pending.len()).map(|i| (i, i)).collect();
+    let mut i = 0;
+    while i < pending.len() {
+        let mut j = i;
+        while j + 1 < pending.len()
+            && [j, j + 1]
+                .iter()
+                .all(|&k| pending[k].decided.is_none() && pending[k].alias.shape == Shape::Name)
+            && pending[j].end <= pending[j + 1].head()
+            && joins(&clean.text[pending[j].end..pending[j + 1].head()])
+        {
+            j += 1;
+        }
+        for g in &mut group_of[i..=j] {
+            *g = (i, j);
+        }
+        i = j + 1;
+    }
+
+    let mut active: Vec<&'static str> = Vec::new();
+    for (k, p) in pending.iter().enumerate() {
+        if active.contains(&p.alias.name) {
+            continue;
+        }
+        let (first, last) = group_of[k];
+        let verdict = match p.decided {
+            Some(rule) => Verdict {
+                effect: Effect::Ignore,
                 rule,
-            }
-        } else {
-            match boundary {
-                Err(rule) => Verdict {
-                    activated: false,
-                    rule,
-                },
-                Ok(prefix) => intent::judge(&Site {
-                    text: &clean.text,
-                    start,
-                    end,
-                    prefix,
-                    alias,
-                    raw: prompt,
-                    review_seed: seed,
-                }),
-            }
+            },
+            None => rules::judge(&Site {
+                text: &clean.text,
+                start: pending[first].start,
+                end: pending[last].end,
+                prefix: pending[first].prefix,
+                alias: p.alias,
+                raw: prompt,
+                review_seed: seed,
+            }),
         };
         // "stop ralph" names ralph but asks for cancel
-        let name = if verdict.rule == "cancel-phrase" {
+        let name = if verdict.effect == Effect::Cancel {
             "cancel"
         } else {
-            alias.name
+            p.alias.name
         };
-        if verdict.activated {
+        let rule = if verdict.activated() && k != first {
+            "joined-modes"
+        } else {
+            verdict.rule
+        };
+        if verdict.activated() {
             active.push(name);
         }
         if det.candidates.len() < MAX_REPORTED {
             det.candidates.push(Candidate {
                 name,
-                matched: prompt[shown_from..end].to_string(),
-                offset: shown_from,
-                activated: verdict.activated,
-                rule: verdict.rule,
+                matched: prompt[p.head()..p.end].to_string(),
+                offset: p.head(),
+                activated: verdict.activated(),
+                rule,
             });
         } else {
             det.unreported += 1;
