@@ -23,7 +23,9 @@ struct Case {
 }
 
 fn cases(file: &str) -> Vec<Case> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(file);
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(file);
     let text = std::fs::read_to_string(&p).unwrap();
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -84,7 +86,13 @@ fn score(file: &str) -> Score {
             why.join(", ")
         ));
     }
-    let ratio = |a: usize, b: usize| if a + b == 0 { 1.0 } else { a as f64 / (a + b) as f64 };
+    let ratio = |a: usize, b: usize| {
+        if a + b == 0 {
+            1.0
+        } else {
+            a as f64 / (a + b) as f64
+        }
+    };
     let s = Score {
         prompts: cases.len(),
         exact,
@@ -124,7 +132,11 @@ fn corpus_precision_recall_and_exact_match() {
 #[test]
 fn heldout_precision_recall_and_exact_match() {
     let s = score("keyword-heldout.tsv");
-    assert!(s.prompts >= 100, "the held-out file has {} prompts", s.prompts);
+    assert!(
+        s.prompts >= 100,
+        "the held-out file has {} prompts",
+        s.prompts
+    );
     let exact_min = (s.prompts as f64 * 0.95).ceil() as usize;
     assert!(
         s.precision >= 0.97 && s.recall >= 0.95 && s.exact >= exact_min,

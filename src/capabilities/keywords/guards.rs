@@ -4,14 +4,15 @@
 //! names and phrases alike, so every alias gets the same guards.
 
 use super::cjk;
+use super::lexicon::Shape;
 use super::scene::Scene;
 use super::text::{
     back, fwd, has_seq, head_before_break, is, is_activation, strip_leadins, tail_after_break,
     words,
 };
 use super::vocab::{
-    COMPARISON, FILLERS, FINITE, GREETINGS, INFO_BEFORE, MODE_NOUNS, NEGATORS, NEGATORS_AFTER,
-    NOUNS, REPORTING, TASK_VERBS, TOPIC_WORDS,
+    COMPARISON, DEFERRALS, FILLERS, FINITE, GREETINGS, INFO_BEFORE, MODE_NOUNS, NEGATORS,
+    NEGATORS_AFTER, NOUNS, PLURAL_VERBS, REPORTING, TASK_VERBS, TOPIC_WORDS,
 };
 
 /// `code review` in a pasted review template (approve / request-changes / merge-ready).
@@ -92,8 +93,11 @@ pub(crate) fn alternative(s: &Scene) -> bool {
 /// Reported speech or an example: `my prompt was: …`, `e.g. …`.
 pub(crate) fn reported(s: &Scene) -> bool {
     let clause_start = s.head_pos - s.clause_before.len();
-    let pre = back(s.t, clause_start, 80).trim_end();
-    let label = pre.ends_with(':') || pre.ends_with('：');
+    let window = back(s.t, clause_start, 80);
+    let pre = window.trim_end();
+    // a label on the same line or the line right above, not one paragraphs away
+    let gap_lines = window[pre.len()..].matches('\n').count();
+    let label = (pre.ends_with(':') || pre.ends_with('：')) && gap_lines <= 1;
     let pre_words = words(pre);
     let last = &pre_words[pre_words.len().saturating_sub(4)..];
     let lower = pre.to_lowercase();
@@ -113,15 +117,32 @@ fn next_effective<'a>(s: &'a Scene) -> Option<&'a String> {
     }
 }
 
-/// The subject of a statement: `ralph keeps looping`, `랄프가 …`.
+/// The subject of a statement: `ralph keeps looping`, `랄프가 …`, `ralph and autopilot keep
+/// fighting` (modes joined by `and` take a plural verb).
 pub(crate) fn subject(s: &Scene) -> bool {
-    is(next_effective(s), FINITE) || cjk::subject(s)
+    let plural = s.site.joined && is(next_effective(s), PLURAL_VERBS);
+    is(next_effective(s), FINITE) || plural || cjk::subject(s)
 }
 
-/// A modifier: `an autopilot toggle`, `the ralph state`.
+/// A modifier: `an autopilot toggle`, `the ralph state`, `end to end tests`. (Other phrases
+/// end with their own noun or object: `build me a cli`, `e2e this feature`.)
 pub(crate) fn noun_phrase(s: &Scene) -> bool {
     let noun = |w: Option<&String>| is(w, NOUNS) && !is(w, TASK_VERBS);
-    !s.explicit && (noun(next_effective(s)) || noun(s.after_words.first()))
+    matches!(s.shape, Shape::Name | Shape::EndToEnd)
+        && !s.explicit
+        && (noun(next_effective(s)) || noun(s.after_words.first()))
+}
+
+/// Put off: `i want a cli eventually`, `clean up the dead code later`.
+pub(crate) fn deferred(s: &Scene) -> bool {
+    s.after_words
+        .iter()
+        .any(|w| DEFERRALS.contains(&w.as_str()))
+        || has_seq(&s.after_words, &["one", "day"])
+        || has_seq(&s.after_words, &["some", "day"])
+        || has_seq(&s.after_words, &["at", "some", "point"])
+        || has_seq(&s.after_words, &["in", "the", "future"])
+        || has_seq(&s.after_words, &["down", "the", "road"])
 }
 
 /// A setting: `enable autopilot by default`.

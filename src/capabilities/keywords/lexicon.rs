@@ -68,6 +68,24 @@ impl Alias {
         !self.text.is_ascii()
     }
 
+    /// A word made up for its mode (`ulw`, `ralplan`, `tdd`, `ultrathink`), not ordinary English
+    /// or a person's name (`ralph`, `autopilot`, `code review`).
+    pub fn coined(&self) -> bool {
+        self.shape == Shape::Name
+            && (self.gate == Gate::Mention
+                || matches!(
+                    self.text,
+                    "ulw"
+                        | "ultrawork"
+                        | "ralplan"
+                        | "ccg"
+                        | "tdd"
+                        | "fullsend"
+                        | "cancelomc"
+                        | "stopomc"
+                ))
+    }
+
     /// The gate actually applied: persistent modes never activate on a plain mention.
     pub fn effective_gate(&self) -> Gate {
         match self.gate {

@@ -12,8 +12,8 @@ use super::lexicon::Shape;
 use super::scene::Scene;
 use super::text::{back, fwd, is, tail_after_break};
 use super::vocab::{
-    CHECK_VERBS, CLEANUP_VERBS, CODE_NOUNS, DETERMINERS, NOUNS, PRODUCT_NOUNS, PRODUCT_STOPS,
-    SCOPE_WORDS, TASK_VERBS,
+    BUILD_VERBS, CLEANUP_VERBS, CODE_NOUNS, COMPOUND_HEADS, CORE_CLEANUP_VERBS, DETERMINERS, NOUNS,
+    PRODUCT_NOUNS, PRODUCT_STOPS, SCOPE_WORDS, TASK_VERBS,
 };
 
 /// Lowercase words of `s` with their byte spans (offset by `base`), up to the first character
@@ -48,11 +48,14 @@ fn product_after(t: &str, pos: usize, article_optional: bool) -> Option<usize> {
     for k in i..(i + 4).min(ws.len()) {
         let w = ws[k].2.as_str();
         if PRODUCT_NOUNS.contains(&w) {
+            // `a cli tool`, `an api server`: still a product; `a feature flag`: not one
             let mut end = ws[k].1;
             for next in ws.iter().skip(k + 1).take(2) {
                 let n = next.2.as_str();
-                if PRODUCT_NOUNS.contains(&n) || NOUNS.contains(&n) {
+                if PRODUCT_NOUNS.contains(&n) {
                     end = next.1;
+                } else if COMPOUND_HEADS.contains(&n) || NOUNS.contains(&n) {
+                    return None;
                 } else {
                     break;
                 }
@@ -82,35 +85,49 @@ pub(crate) fn extent(shape: Shape, t: &str, start: usize, end: usize) -> Option<
 }
 
 /// A code smell and the cleanup verb before it in its sentence: `clean up the dead code`,
-/// `dedupe the duplicated helpers`. `duplicate(d)` counts only for code (`duplicated helpers`,
-/// not `duplicate rows`).
+/// `dedupe the duplicated helpers`. Duplication counts only for code (`duplicated helpers`,
+/// `code duplication`, not `duplicate rows`); the vaguer smells (`tech debt`, `generated code`)
+/// only with OMC's own cleanup verbs (`clean up`, `refactor`, `simplify`, …), so `delete the
+/// generated code` stays a plain request.
 fn smell(t: &str, start: usize, end: usize) -> Option<(usize, usize)> {
     let word = t[start..end].to_ascii_lowercase();
     let mut end = end;
-    if word == "duplicate" || word == "duplicated" {
+    let strong = matches!(word.as_str(), "slop" | "dead code" | "unused code");
+    if word.starts_with("duplicat") {
         let ws = spans(fwd(t, end, 60), end);
-        let noun = ws
+        let before = spans(tail_after_break(back(t, start, 40), false), 0);
+        let code_before = before
+            .last()
+            .is_some_and(|w| matches!(w.2.as_str(), "code" | "logic"));
+        match ws
             .iter()
             .take(3)
-            .find(|w| CODE_NOUNS.contains(&w.2.as_str()))?;
-        end = noun.1;
+            .find(|w| CODE_NOUNS.contains(&w.2.as_str()))
+        {
+            Some(noun) => end = noun.1,
+            None if code_before => {}
+            None => return None,
+        }
     }
+    let verbs = if strong || word.starts_with("duplicat") {
+        CLEANUP_VERBS
+    } else {
+        CORE_CLEANUP_VERBS
+    };
     let sentence = tail_after_break(back(t, start, 120), true);
     let base = start - sentence.len();
-    let mut verb = None;
-    let mut at = 0;
     let bytes = sentence.as_bytes();
+    let mut verb = None;
     // the last cleanup verb of the sentence before the smell, as a word of its own
     for (i, c) in sentence.char_indices() {
-        if i < at || !c.is_ascii_alphabetic() || (i > 0 && bytes[i - 1].is_ascii_alphanumeric()) {
+        if !c.is_ascii_alphabetic() || (i > 0 && bytes[i - 1].is_ascii_alphanumeric()) {
             continue;
         }
         let w: String = sentence[i..]
             .chars()
             .take_while(|c| c.is_ascii_alphabetic() || *c == '-')
             .collect();
-        at = i + w.len();
-        if CLEANUP_VERBS.contains(&w.to_ascii_lowercase().as_str()) {
+        if verbs.contains(&w.to_ascii_lowercase().as_str()) {
             verb = Some(base + i);
         }
     }
@@ -151,9 +168,10 @@ pub(crate) fn handle_it_all(s: &Scene) -> bool {
         )
 }
 
-/// `end to end` ending an imperative clause (`take the reset flow end to end`), or opening a
-/// command before a colon (`end to end: …`); not a noun's modifier (`end to end tests`) nor the
-/// scope of a check (`test the checkout end to end`).
+/// `end to end` ending an imperative clause whose verb is a job to carry through (`take the
+/// reset flow end to end`), or opening a command before a colon (`end to end: …`); not a noun's
+/// modifier (`end to end tests`) nor the scope of a check (`test the checkout end to end`, `make
+/// sure it works end to end`).
 pub(crate) fn end_to_end(s: &Scene) -> bool {
     if s.shape != Shape::EndToEnd || is(s.prev_word(), DETERMINERS) {
         return false;
@@ -168,12 +186,10 @@ pub(crate) fn end_to_end(s: &Scene) -> bool {
         ]
         .contains(&w.as_str())
     });
-    let verb = s.sentence_rest().first().map(String::as_str);
-    ends_clause
-        && verb.is_some_and(|v| {
-            (TASK_VERBS.contains(&v) || matches!(v, "own" | "take" | "carry"))
-                && !CHECK_VERBS.contains(&v)
-        })
+    let rest = s.sentence_rest();
+    let verb = rest.first().map(String::as_str);
+    let make_sure = verb == Some("make") && is(rest.get(1), &["sure", "certain"]);
+    ends_clause && verb.is_some_and(|v| BUILD_VERBS.contains(&v)) && !make_sure
 }
 
 /// `e2e this` opening a command.

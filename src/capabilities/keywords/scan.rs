@@ -250,6 +250,7 @@ pub fn detect(prompt: &str, disabled: &[String]) -> Detection {
                 alias: p.alias,
                 raw: prompt,
                 review_seed: seed,
+                joined: first != last,
             }),
         };
         // "stop ralph" names ralph but asks for cancel

@@ -22,6 +22,8 @@ pub struct Site<'a> {
     pub raw: &'a str,
     /// The prompt's first lines look like a pasted review template.
     pub review_seed: bool,
+    /// One of several names joined in one command.
+    pub joined: bool,
 }
 
 /// A candidate in its surroundings.

@@ -9,12 +9,12 @@ use super::lexicon::{Gate, is_mode_word, needs_task, takes_topic};
 use super::scene::Scene;
 use super::text::{back, floor, fwd, is, is_activation, strip_leadins, words};
 use super::vocab::{
-    DETERMINERS, FILLERS, GREETINGS, OBJECTS, RELATIVES, SIGNOFFS, SOFTENERS, STATEMENT_VERBS,
-    TASK_VERBS, TOPIC_WORDS,
+    AUXILIARIES, DETERMINERS, FILLERS, GREETINGS, OBJECTS, RELATIVES, SIGNOFFS, SOFTENERS,
+    STATEMENT_VERBS, TASK_VERBS, TOPIC_WORDS, WH_WORDS,
 };
 
 /// Words skipped between a name and its task (`ralph now fix …`, `ulw and then migrate …`).
-const SOFT: &[&str] = &["please", "now", "and", "then", "just", "to"];
+const SOFT: &[&str] = &["please", "now", "and", "then", "just", "to", "first"];
 
 /// The first word after the name on its line, past [`SOFT`] words.
 fn first_task_word<'a>(s: &'a Scene) -> Option<&'a str> {
@@ -74,7 +74,8 @@ pub(crate) fn leading_imperative(s: &Scene) -> bool {
         return false;
     }
     match first_task_word(s) {
-        Some(w) if TASK_VERBS.contains(&w) => true,
+        // another mode's name continues the command: `ralplan first, then ralph …`
+        Some(w) if TASK_VERBS.contains(&w) || is_mode_word(w) => true,
         Some("about" | "through" | "over" | "on") => takes_topic(s.name) || !needs_task(s.name),
         _ => !needs_task(s.name),
     }
@@ -87,28 +88,62 @@ pub(crate) fn verb_object(s: &Scene) -> bool {
     if !opens_command(s) || s.gate == Gate::Command {
         return false;
     }
-    let Some(first) = first_task_word(s) else {
+    // the object follows the name in its clause (`ralph, the new guy, …` is an apposition)
+    let aw: Vec<&str> = s.after_words.iter().map(String::as_str).collect();
+    let Some(at) = aw.iter().position(|w| !SOFT.contains(w)) else {
         return false;
     };
-    let me = s.name == "deep-interview" && matches!(first, "me" | "us");
-    if !(OBJECTS.contains(&first) || me) {
+    let first = aw[at];
+    let second = aw.get(at + 1).copied();
+    let object = OBJECTS.contains(&first)
+        // `deep interview me`
+        || (s.name == "deep-interview" && matches!(first, "me" | "us"))
+        // `ralplan how we move auth`, not `ralph how does it work`
+        || (WH_WORDS.contains(&first) && second.is_some_and(|w| !AUXILIARIES.contains(&w)))
+        // `ccg on the schema design`, `tdd for the new endpoint`
+        || (matches!(first, "on" | "for" | "across" | "over")
+            && second.is_some_and(|w| OBJECTS.contains(&w)));
+    if !object {
         return false;
     }
-    let at = s
-        .line_after_words
-        .iter()
-        .position(|w| w == first)
-        .unwrap_or(0);
-    for w in s.line_after_words.iter().skip(at + 1).take(6) {
-        let w = w.as_str();
-        if RELATIVES.contains(&w) || TASK_VERBS.contains(&w) {
+    for (k, w) in aw.iter().enumerate().skip(at + 1).take(6) {
+        if RELATIVES.contains(w) || TASK_VERBS.contains(w) {
             break;
         }
-        if STATEMENT_VERBS.contains(&w) {
+        // `ralph the new hire pushed a bad commit`: a past tense with an object of its own
+        let past_with_object = w.len() > 3
+            && w.ends_with("ed")
+            && aw
+                .get(k + 1)
+                .is_some_and(|n| OBJECTS.contains(n) || matches!(*n, "over" | "up" | "out"));
+        if STATEMENT_VERBS.contains(w) || past_with_object {
             return false;
         }
     }
     true
+}
+
+/// A name heading its line, set off by a comma or a dash, with the task or its context after:
+/// `ulw, there are 23 failing tests`, `ralph with tdd please, the bug is in the date parser`.
+/// An ordinary word needs a softener in its clause (`ralph please, …`): `Ralph, the PM, …`
+/// addresses a person.
+pub(crate) fn heading(s: &Scene) -> bool {
+    if !opens_command(s) || s.gate == Gate::Command || !s.sentence_rest().is_empty() {
+        return false;
+    }
+    let softened = !s.after_words.is_empty();
+    if !s
+        .after_words
+        .iter()
+        .all(|w| SOFTENERS.contains(&w.as_str()))
+        || greeted(s)
+        || !(s.alias().coined() || softened)
+    {
+        return false;
+    }
+    let after_clause = s.rest_after()[s.clause_after.len()..].trim_start_matches([' ', '\t']);
+    let set_off = after_clause.starts_with([',', '—', '–']) || after_clause.starts_with("- ");
+    set_off && s.sa_words.len() > s.after_words.len()
 }
 
 /// The name is the whole sentence, with only lead-ins and softeners around it: `ulw`, `ok ulw`,
@@ -147,14 +182,32 @@ pub(crate) fn bare_keyword(s: &Scene) -> bool {
         .skip(1)
         .find(|l| !l.trim().is_empty())
         .unwrap_or("");
+    // a log line: `[10:32:01] …`, `2026-01-02 …`, `10:32 …` (not a numbered list: `1. …`)
+    let log_line = |l: &str| {
+        let l = l.trim_start();
+        let digits = l.bytes().take_while(u8::is_ascii_digit).count();
+        l.starts_with('[')
+            || (digits > 0 && l[digits..].starts_with(['-', ':', '/']) && l.len() > digits + 1)
+    };
     let pw = words(prev);
     let lone_names =
         |ws: &[String]| !ws.is_empty() && ws.len() <= 3 && ws.iter().all(|w| is_mode_word(w));
     !(prev.ends_with(':')
         || prev == "--"
+        || log_line(prev)
+        || log_line(next)
         || (!pw.is_empty() && pw.iter().all(|w| SIGNOFFS.contains(&w.as_str())))
         || lone_names(&pw)
         || lone_names(&words(next)))
+}
+
+/// A greeting or thanks in the sentence before an ordinary name: `thanks ralph` addresses a
+/// person (a coined name is never a person: `yo ulw, …`).
+fn greeted(s: &Scene) -> bool {
+    !s.alias().coined()
+        && s.sentence_words
+            .iter()
+            .any(|w| GREETINGS.contains(&w.as_str()))
 }
 
 /// Only at the head of a command do common words (`think hard`, `test first`) name a mode.

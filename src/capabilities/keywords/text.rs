@@ -112,14 +112,14 @@ pub(crate) fn strip_leadins(ws: &[String]) -> (usize, bool) {
                     2
                 }
             }
-            (Some("let"), Some("us" | "'s")) => 2,
+            (Some("let"), Some("us" | "'s")) | (Some("time"), Some("to")) => 2,
             (
                 Some(
                     "please" | "pls" | "plz" | "ok" | "okay" | "now" | "then" | "and" | "also"
                     | "so" | "alright" | "just" | "kindly" | "first" | "next" | "finally" | "right"
                     | "let's" | "lets" | "hey" | "claude" | "yes" | "yeah" | "sure" | "great"
                     | "good" | "thanks" | "cool" | "basically" | "actually" | "k" | "yep" | "fine"
-                    | "perfect" | "nice" | "oh" | "well" | "anyway" | "anyways" | "btw",
+                    | "perfect" | "nice" | "oh" | "well" | "anyway" | "anyways" | "btw" | "yo",
                 ),
                 _,
             ) => 1,

@@ -711,6 +711,7 @@ pub(crate) const RELATIVES: &[&str] = &[
 /// Words that may follow a mode name that is the whole sentence (`tdd please`, `ulw now`).
 pub(crate) const SOFTENERS: &[&str] = &[
     "please", "pls", "plz", "now", "mode", "again", "thanks", "thx", "ty", "asap", "ok", "okay",
+    "first",
 ];
 
 /// The last line before a lone name is a sign-off: the name signs the message.
@@ -785,28 +786,54 @@ pub(crate) const PRODUCT_STOPS: &[&str] = &[
     "comparison",
 ];
 
-/// Verbs after which `end to end` is the scope of a check, not a whole job
-/// (`test the checkout flow end to end`).
-pub(crate) const CHECK_VERBS: &[&str] = &[
-    "test",
-    "verify",
-    "check",
-    "validate",
-    "run",
-    "try",
-    "trace",
-    "debug",
-    "exercise",
-    "cover",
-    "measure",
-    "benchmark",
-    "encrypt",
-    "time",
-    "profile",
-    "review",
-    "audit",
-    "inspect",
-    "walk",
+/// Verbs whose job `end to end` can describe: a whole piece of work to carry through
+/// (`take the reset flow end to end`), not a check or an explanation (`test it end to end`,
+/// `explain the flow end to end`).
+pub(crate) const BUILD_VERBS: &[&str] = &[
+    "build",
+    "implement",
+    "do",
+    "take",
+    "ship",
+    "handle",
+    "own",
+    "deliver",
+    "finish",
+    "make",
+    "create",
+    "write",
+    "develop",
+    "get",
+    "wire",
+    "drive",
+    "carry",
+    "complete",
+    "code",
+    "set",
+    "port",
+    "migrate",
+    "add",
+    "fix",
+    "rebuild",
+    "rewrite",
+    "land",
+    "bring",
+    "tackle",
+    "work",
+    "knock",
+    "scaffold",
+    "bootstrap",
+    "prototype",
+    "integrate",
+];
+
+/// Nouns that, after a product noun, make it a modifier: `a feature flag`, `an api key`, `a
+/// bot token` are not products.
+pub(crate) const COMPOUND_HEADS: &[&str] = &[
+    "key", "keys", "token", "tokens", "flag", "flags", "error", "errors", "store", "account",
+    "prompt", "board", "call", "calls", "tag", "id", "manifest", "url", "name", "page", "link",
+    "config", "file", "secret", "version", "endpoint", "route", "layer", "logs", "log", "request",
+    "response", "client", "spec", "docs", "test", "tests", "icon", "idea", "ideas", "review",
 ];
 
 /// After `search the codebase` / `review code`, the words that continue the request (rather than
@@ -876,6 +903,19 @@ pub(crate) const CLEANUP_VERBS: &[&str] = &[
     "trim",
 ];
 
+/// OMC's own cleanup verbs: the only ones that make a vague smell (`tech debt`, `generated
+/// code`, `wrapper layers`) a request for ai-slop-cleaner.
+pub(crate) const CORE_CLEANUP_VERBS: &[&str] = &[
+    "clean",
+    "cleanup",
+    "refactor",
+    "simplify",
+    "dedupe",
+    "deduplicate",
+    "de-duplicate",
+    "prune",
+];
+
 /// Nouns that make `duplicated …` a code smell (`duplicated helpers`, not `duplicate rows`).
 pub(crate) const CODE_NOUNS: &[&str] = &[
     "code",
@@ -928,8 +968,62 @@ pub(crate) const CODE_NOUNS: &[&str] = &[
     "macros",
     "definitions",
     "routines",
-    "code paths",
     "paths",
     "branches",
     "imports",
+];
+
+/// Plural verbs: after modes joined by `and` they make the modes the subject
+/// (`ralph and autopilot keep fighting`).
+pub(crate) const PLURAL_VERBS: &[&str] = &[
+    "keep",
+    "fight",
+    "conflict",
+    "clash",
+    "overlap",
+    "interfere",
+    "differ",
+    "share",
+    "both",
+    "seem",
+    "look",
+    "need",
+    "behave",
+    "don't",
+    "do",
+    "aren't",
+    "are",
+    "have",
+    "were",
+    "work",
+    "loop",
+    "fail",
+    "break",
+    "hang",
+    "collide",
+    "compete",
+    "race",
+    "coexist",
+    "sound",
+    "feel",
+];
+
+/// Words that put a request off (`i want a cli eventually`).
+pub(crate) const DEFERRALS: &[&str] = &[
+    "eventually",
+    "someday",
+    "sometime",
+    "later",
+    "tomorrow",
+    "afterwards",
+];
+
+/// Words that open a clause the way a question would (`ralplan how we move auth`).
+pub(crate) const WH_WORDS: &[&str] = &["how", "what", "why", "where", "whether", "which", "when"];
+
+/// Auxiliaries: right after a wh-word they make a question (`how does it work`), not an object
+/// clause (`how we move auth`).
+pub(crate) const AUXILIARIES: &[&str] = &[
+    "does", "do", "did", "is", "are", "was", "were", "can", "could", "should", "would", "will",
+    "has", "have", "had", "am", "doesn't", "don't", "isn't", "aren't", "it's", "'s", "the",
 ];
