@@ -235,9 +235,10 @@ mod tests {
             Some("build me a cli")
         );
         assert_eq!(
-            ext(c, "make me a small react dashboard page now", "make me").as_deref(),
-            Some("make me a small react dashboard page")
+            ext(c, "make me a small rust cli tool now", "make me").as_deref(),
+            Some("make me a small rust cli tool")
         );
+        assert_eq!(ext(c, "make me a feature flag for x", "make me"), None);
         assert_eq!(ext(c, "make me a list of apps", "make me"), None);
         assert_eq!(ext(c, "make me a coffee", "make me"), None);
         assert_eq!(ext(c, "build me, an app", "build me"), None);
