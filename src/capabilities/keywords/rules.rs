@@ -94,6 +94,7 @@ pub const RULES: &[Rule] = &[
     rule("hook-echo", Sanitise, Ignore, "pasted hook output ([MAGIC KEYWORD: …], [RALPH LOOP …], Stop hook feedback, User request)", None),
     rule("html-comment", Sanitise, Ignore, "inside an HTML comment <!-- … -->", None),
     rule("fenced-code", Sanitise, Ignore, "inside a fenced code block", None),
+    rule("indented-code", Sanitise, Ignore, "inside a Markdown indented code block (4 spaces or a tab, after a blank line)", None),
     rule("diff-line", Sanitise, Ignore, "a line of a diff", None),
     rule("shell-line", Sanitise, Ignore, "a shell-transcript line ($ …, ❯ …, user@host:~$ …)", None),
     rule("block-quote", Sanitise, Ignore, "a block-quote line (> …)", None),

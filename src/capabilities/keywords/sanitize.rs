@@ -14,6 +14,7 @@ pub const RULE_NAMES: &[&str] = &[
     "hook-echo",
     "html-comment",
     "fenced-code",
+    "indented-code",
     "diff-line",
     "shell-line",
     "block-quote",
@@ -359,9 +360,22 @@ fn line_rules(b: &mut Blanker<'_>) {
     let src = b.src;
     let mut fence: Option<(char, usize)> = None;
     let mut in_diff = false;
+    // Markdown's indented code: 4 spaces or a tab, after a blank line that follows some text
+    let (mut seen_text, mut prev_blank, mut in_indented) = (false, false, false);
     for (start, line) in lines(src) {
         let end = start + line.len();
         let t = line.trim_start();
+        let blank_line = t.is_empty();
+        let indented = line.starts_with("    ") || line.starts_with('\t');
+        if fence.is_none() && !blank_line {
+            in_indented = indented && (in_indented || (prev_blank && seen_text));
+        }
+        prev_blank = blank_line;
+        if in_indented && !blank_line {
+            b.blank(start, end, "indented-code");
+            continue;
+        }
+        seen_text |= !blank_line;
         // fenced code
         let fence_open = |t: &str| -> Option<(char, usize)> {
             let c = t.chars().next()?;
@@ -691,6 +705,9 @@ mod tests {
     fn code_comments_urls_and_paths_are_blanked() {
         assert_eq!(kept("use `ralph` now"), "use now");
         assert_eq!(kept("x\n```sh\nralph fix\n```\ny"), "x y");
+        assert_eq!(kept("see:\n\n    ralph fix\n\n\tralph\nok"), "see: ok");
+        assert_eq!(kept("    ralph fix the tests"), "ralph fix the tests");
+        assert_eq!(kept("a\n    - ralph fix"), "a - ralph fix");
         assert_eq!(kept("a <!-- ralph: note --> b"), "a b");
         assert_eq!(kept("see https://github.com/x/ralph?q=1 ok"), "see ok");
         assert_eq!(kept("open src/ralph/mod.rs and ./ralph"), "open and");

@@ -101,7 +101,7 @@ pub(crate) fn verb_object(s: &Scene) -> bool {
         // `ralplan how we move auth`, not `ralph how does it work`
         || (WH_WORDS.contains(&first) && second.is_some_and(|w| !AUXILIARIES.contains(&w)))
         // `ccg on the schema design`, `tdd for the new endpoint`
-        || (matches!(first, "on" | "for" | "across" | "over")
+        || (matches!(first, "on" | "for" | "across" | "over" | "through")
             && second.is_some_and(|w| OBJECTS.contains(&w)));
     if !object {
         return false;
@@ -124,26 +124,47 @@ pub(crate) fn verb_object(s: &Scene) -> bool {
 }
 
 /// A name heading its line, set off by a comma or a dash, with the task or its context after:
-/// `ulw, there are 23 failing tests`, `ralph with tdd please, the bug is in the date parser`.
-/// An ordinary word needs a softener in its clause (`ralph please, …`): `Ralph, the PM, …`
-/// addresses a person.
+/// `ulw, there are 23 failing tests`, `ralph with tdd please, the bug is in the date parser`,
+/// `ralph — the deploy script fails on fresh machines, make it idempotent`. An ordinary word
+/// (`ralph`, `test first`) needs more than a comma: a softener (`ralph please, …`) or a dash
+/// and an imperative later in the sentence; `Ralph, the PM, wants …` addresses a person.
 pub(crate) fn heading(s: &Scene) -> bool {
-    if !opens_command(s) || s.gate == Gate::Command || !s.sentence_rest().is_empty() {
+    if !s.is_name() || !s.command_pos || !s.sentence_rest().is_empty() || greeted(s) {
         return false;
     }
-    let softened = !s.after_words.is_empty();
-    if !s
-        .after_words
+    let after = s.sentence_after;
+    let separators = |c: char| matches!(c, ',' | '—' | '–');
+    let dash = after.trim_start().starts_with(['—', '–']) || after.trim_start().starts_with("- ");
+    // leading clauses that hold only softeners (`, please —`), then the substance
+    let mut softened = false;
+    let mut substance: Vec<Vec<String>> = Vec::new();
+    for (k, clause) in after.split(separators).enumerate() {
+        let ws = words(&clause.replace(" - ", " "));
+        if substance.is_empty() && ws.iter().all(|w| SOFTENERS.contains(&w.as_str())) {
+            softened |= !ws.is_empty();
+            if k > 0 || !ws.is_empty() || clause.trim().is_empty() {
+                continue;
+            }
+        }
+        if k == 0 && !ws.is_empty() && !softened {
+            // words right after the name, in its own clause: not a heading
+            return false;
+        }
+        substance.push(ws);
+    }
+    let Some(first) = substance.first() else {
+        return false;
+    };
+    if first.is_empty() && substance.len() == 1 {
+        return false;
+    }
+    let imperative_later = substance
         .iter()
-        .all(|w| SOFTENERS.contains(&w.as_str()))
-        || greeted(s)
-        || !(s.alias().coined() || softened)
-    {
-        return false;
+        .any(|ws| ws.first().is_some_and(|w| TASK_VERBS.contains(&w.as_str())));
+    match s.gate {
+        Gate::Command => softened,
+        _ => s.alias().coined() || softened || (dash && imperative_later),
     }
-    let after_clause = s.rest_after()[s.clause_after.len()..].trim_start_matches([' ', '\t']);
-    let set_off = after_clause.starts_with([',', '—', '–']) || after_clause.starts_with("- ");
-    set_off && s.sa_words.len() > s.after_words.len()
 }
 
 /// The name is the whole sentence, with only lead-ins and softeners around it: `ulw`, `ok ulw`,

@@ -4,7 +4,7 @@
 //! Every window is bounded (a few hundred bytes), so judging one match costs the same wherever it
 //! sits in the prompt and detection stays linear.
 
-use super::vocab::{ACTIVATION_PAIRS, ACTIVATION_VERBS, FILLERS};
+use super::vocab::{ACTIVATION_PAIRS, ACTIVATION_VERBS, FILLERS, RECIPIENTS};
 
 /// The largest char boundary at or before `i`.
 pub(crate) fn floor(t: &str, mut i: usize) -> usize {
@@ -161,11 +161,21 @@ pub(crate) fn strip_leadins(ws: &[String]) -> (usize, bool) {
     }
 }
 
-/// `[verb] [fillers…]` (or `[verb pair] [fillers…]`) exactly: `use`, `run the`, `turn on`.
+/// `[verb] [fillers…]` (or `[verb pair] [fillers…]`) exactly: `use`, `run the`, `turn on`, `do
+/// a quick`; or `give|get <recipient> a [fillers…]`: `give this a`, `get the pr a`.
 pub(crate) fn is_activation(rest: &[String]) -> bool {
     let body = match rest {
         [a, b, tail @ ..] if ACTIVATION_PAIRS.iter().any(|p| p[0] == a && p[1] == b) => tail,
         [v, tail @ ..] if ACTIVATION_VERBS.contains(&v.as_str()) => tail,
+        [v, tail @ ..] if v == "give" || v == "get" => {
+            let Some(a) = tail.iter().position(|w| w == "a" || w == "an") else {
+                return false;
+            };
+            if a == 0 || a > 3 || !tail[..a].iter().all(|w| RECIPIENTS.contains(&w.as_str())) {
+                return false;
+            }
+            &tail[a..]
+        }
         _ => return false,
     };
     body.len() <= 3 && body.iter().all(|w| FILLERS.contains(&w.as_str()))
