@@ -12,8 +12,8 @@ use super::lexicon::Shape;
 use super::scene::Scene;
 use super::text::{back, fwd, is, tail_after_break};
 use super::vocab::{
-    BUILD_VERBS, CLEANUP_VERBS, CODE_NOUNS, COMPOUND_HEADS, CORE_CLEANUP_VERBS, DETERMINERS, NOUNS,
-    PRODUCT_NOUNS, PRODUCT_STOPS, SCOPE_WORDS, TASK_VERBS,
+    ARTICLES, BUILD_VERBS, CLEANUP_VERBS, CODE_NOUNS, COMPOUND_HEADS, CORE_CLEANUP_VERBS, NOUNS,
+    PRODUCT_NOUNS, PRODUCT_STOPS, SCOPE_WORDS, SMELL_TALK, TASK_VERBS,
 };
 
 /// Lowercase words of `s` with their byte spans (offset by `base`), up to the first character
@@ -109,6 +109,14 @@ fn smell(t: &str, start: usize, end: usize) -> Option<(usize, usize)> {
             None => return None,
         }
     }
+    // `dead code comments`, `tech debt tickets`: the smell names something else
+    let next = spans(fwd(t, end, 40), end);
+    if next
+        .first()
+        .is_some_and(|w| SMELL_TALK.contains(&w.2.as_str()))
+    {
+        return None;
+    }
     let verbs = if strong || word.starts_with("duplicat") {
         CLEANUP_VERBS
     } else {
@@ -158,7 +166,7 @@ pub(crate) fn product_wish(s: &Scene) -> bool {
 /// `handle it all`, ending its clause or before a colon (not `handle it all in one transaction`).
 pub(crate) fn handle_it_all(s: &Scene) -> bool {
     s.shape == Shape::HandleAll
-        && s.command_head()
+        && (s.command_head() || s.lead_rest() == ["you"])
         && tail_ok(
             s,
             &[
@@ -173,7 +181,8 @@ pub(crate) fn handle_it_all(s: &Scene) -> bool {
 /// modifier (`end to end tests`) nor the scope of a check (`test the checkout end to end`, `make
 /// sure it works end to end`).
 pub(crate) fn end_to_end(s: &Scene) -> bool {
-    if s.shape != Shape::EndToEnd || is(s.prev_word(), DETERMINERS) {
+    // `the end to end suite` (but `build this end to end`: `this` is the object)
+    if s.shape != Shape::EndToEnd || is(s.prev_word(), ARTICLES) {
         return false;
     }
     let colon = s.raw_after().trim_start().starts_with(':');

@@ -171,7 +171,7 @@ pub(crate) fn heading(s: &Scene) -> bool {
 /// `tdd please.`, `ralph` on the first line of a prompt. Not a greeting (`thanks ralph`), a
 /// heading, a list of names, or a name signing the message.
 pub(crate) fn bare_keyword(s: &Scene) -> bool {
-    if !s.is_name() || !matches!(s.gate, Gate::Explicit | Gate::Mention) {
+    if !s.is_name() || s.gate == Gate::Prefix {
         return false;
     }
     if !s.sentence_rest().is_empty()

@@ -1068,3 +1068,50 @@ pub(crate) const AUXILIARIES: &[&str] = &[
     "does", "do", "did", "is", "are", "was", "were", "can", "could", "should", "would", "will",
     "has", "have", "had", "am", "doesn't", "don't", "isn't", "aren't", "it's", "'s", "the",
 ];
+
+/// Articles and possessives: before `end to end` they make it a modifier (`the end to end
+/// suite`).
+pub(crate) const ARTICLES: &[&str] = &[
+    "a", "an", "the", "our", "my", "your", "their", "its", "his", "her",
+];
+
+/// Nouns after a smell that make it talk about the smell (`dead code comments`, `tech debt
+/// tickets`), not ask to remove it.
+pub(crate) const SMELL_TALK: &[&str] = &[
+    "comment",
+    "comments",
+    "detector",
+    "detection",
+    "warning",
+    "warnings",
+    "analysis",
+    "report",
+    "reports",
+    "ticket",
+    "tickets",
+    "checker",
+    "lint",
+    "linter",
+    "rule",
+    "rules",
+    "metric",
+    "metrics",
+    "count",
+    "list",
+    "notes",
+    "doc",
+    "docs",
+    "section",
+    "label",
+    "labels",
+    "issue",
+    "issues",
+    "backlog",
+    "board",
+    "budget",
+    "discussion",
+    "meeting",
+    "policy",
+    "tool",
+    "tooling",
+];
