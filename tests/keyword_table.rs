@@ -130,10 +130,6 @@ fn corpus_precision_recall_and_exact_match() {
 }
 
 #[test]
-fn blind4_tmp() {
-    score("keyword-blind4.tmp.tsv");
-}
-#[test]
 fn heldout_precision_recall_and_exact_match() {
     let s = score("keyword-heldout.tsv");
     assert!(
