@@ -116,10 +116,47 @@ fn score(file: &str) -> Score {
     s
 }
 
+/// Prompts under each `# --- group N …` header of the corpus, up to the next `# ---` header.
+fn group_sizes(file: &str) -> Vec<(String, usize)> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(file);
+    let mut out: Vec<(String, usize)> = Vec::new();
+    let mut current: Option<usize> = None;
+    for line in std::fs::read_to_string(p).unwrap().lines() {
+        if let Some(h) = line.strip_prefix("# --- ") {
+            current = h.starts_with("group ").then(|| {
+                let name = h.split(':').next().unwrap_or(h).to_string();
+                out.push((name, 0));
+                out.len() - 1
+            });
+        } else if !line.starts_with('#')
+            && !line.trim().is_empty()
+            && let Some(i) = current
+        {
+            out[i].1 += 1;
+        }
+    }
+    out
+}
+
 #[test]
 fn corpus_precision_recall_and_exact_match() {
     let s = score("keyword-prompts.tsv");
     assert!(s.prompts >= 400, "the corpus has {} prompts", s.prompts);
+    // issue 15: at least 30 prompts for each missed group, and as many non-invocations beside
+    let groups = group_sizes("keyword-prompts.tsv");
+    println!("issue-15 sections: {groups:?}");
+    for g in 1..=3 {
+        for kind in ["invocations", "non-invocations"] {
+            let name = format!("group {g} {kind}");
+            let n = groups
+                .iter()
+                .find(|(h, _)| *h == name)
+                .map_or(0, |(_, n)| *n);
+            assert!(n >= 30, "{name}: {n} prompts");
+        }
+    }
     assert!(
         s.precision >= 0.98 && s.recall >= 0.97,
         "precision {:.3} / recall {:.3} under 0.98 / 0.97:\n{}",

@@ -173,12 +173,22 @@ impl<'a> Scene<'a> {
     /// this queue correct?`).
     pub fn question_excused(&self) -> bool {
         let polite_sentence = strip_leadins(&self.sentence_words).1;
+        // modes joined in one question asked about themselves: `ralph and tdd: what order do
+        // they run in?`
+        let about_them = self.site.joined
+            && self.sa_words.iter().any(|w| {
+                matches!(
+                    w.as_str(),
+                    "they" | "them" | "their" | "both" | "either" | "each"
+                )
+            });
         let question_is_task = self.command_pos
             && self.sentence_words.len() == self.cb_words.len()
             && !self.persistent()
             && self.gate != Gate::Prefix
             && self.is_name()
-            && !self.sa_words.is_empty();
+            && !self.sa_words.is_empty()
+            && !about_them;
         self.polite || polite_sentence || question_is_task || (self.explicit && self.command_pos)
     }
 
