@@ -16,6 +16,7 @@ mod boundary;
 mod cjk;
 mod guards;
 pub mod lexicon;
+mod matcher;
 mod phrases;
 pub mod rules;
 pub mod sanitize;

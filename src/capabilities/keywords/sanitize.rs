@@ -26,12 +26,47 @@ pub const RULE_NAMES: &[&str] = &[
     "path",
 ];
 
-/// The id (index + 1) of a rule name.
-fn id(name: &str) -> u8 {
-    RULE_NAMES
-        .iter()
-        .position(|n| *n == name)
-        .map_or(0, |i| i as u8 + 1)
+/// A rule of [`RULE_NAMES`], by position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum R {
+    HookEcho,
+    HtmlComment,
+    FencedCode,
+    IndentedCode,
+    DiffLine,
+    ShellLine,
+    BlockQuote,
+    TableRow,
+    TranscriptLine,
+    TagBlock,
+    InlineCode,
+    Url,
+    Path,
+}
+
+impl R {
+    fn name(self) -> &'static str {
+        RULE_NAMES[self as usize]
+    }
+}
+
+/// A blanked range and the rule that blanked it.
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    start: usize,
+    end: usize,
+    rule: R,
+}
+
+/// Which rule blanked which bytes. Most prompts blank a few ranges, kept as a sorted list of
+/// disjoint spans (a per-byte mask would be a second copy of a megabyte prompt); a prompt that
+/// blanks very many small ranges switches to the per-byte mask, so memory stays bounded by the
+/// prompt's size either way.
+#[derive(Debug, Clone)]
+enum Blame {
+    Spans(Vec<Span>),
+    /// Per byte: 0 = kept, otherwise the rule's position + 1.
+    Bytes(Vec<u8>),
 }
 
 /// A prompt with everything that is not the user talking blanked out.
@@ -39,52 +74,56 @@ fn id(name: &str) -> u8 {
 pub struct Sanitized {
     /// Same length as the prompt; blanked bytes are spaces (newlines kept).
     pub text: String,
-    /// Per byte: 0 = kept, otherwise the id of the rule that blanked it.
-    rule: Vec<u8>,
+    blame: Blame,
 }
 
 impl Sanitized {
-    /// The rule that blanked any byte of `start..end`, if one did.
+    /// The rule that blanked the first blanked byte of `start..end`, if any byte is blanked.
     pub fn blanked_by(&self, start: usize, end: usize) -> Option<&'static str> {
-        let end = end.min(self.rule.len());
-        self.rule
-            .get(start..end)?
-            .iter()
-            .find(|r| **r != 0)
-            .map(|r| RULE_NAMES[*r as usize - 1])
+        match &self.blame {
+            Blame::Bytes(mask) => mask
+                .get(start..end.min(mask.len()))?
+                .iter()
+                .find(|r| **r != 0)
+                .map(|r| RULE_NAMES[usize::from(*r) - 1]),
+            Blame::Spans(spans) => {
+                let k = spans.partition_point(|s| s.end <= start);
+                spans
+                    .get(k)
+                    .filter(|s| s.start < end)
+                    .map(|s| s.rule.name())
+            }
+        }
     }
 }
 
 /// Blanks the prompt. See the module documentation.
 pub fn sanitize(prompt: &str) -> Sanitized {
-    let mut b = Blanker {
-        src: prompt,
-        bytes: prompt.as_bytes().to_vec(),
-        rule: vec![0; prompt.len()],
-    };
+    let mut b = Blanker::new(prompt, true);
     hook_echoes(&mut b);
     html_comments(&mut b);
     line_rules(&mut b);
     tag_blocks(&mut b);
     inline_rules(&mut b);
+    let blame = b.blame();
     let text = String::from_utf8(b.bytes).unwrap_or_else(|_| " ".repeat(prompt.len()));
-    Sanitized { text, rule: b.rule }
+    Sanitized { text, blame }
 }
 
 /// The prompt without pasted hook output: what is stored as a run's `prompt` and echoed back
 /// in the context. Whitespace-only lines collapse; the text is trimmed.
 pub fn strip_echoes(prompt: &str) -> String {
-    let mut b = Blanker {
-        src: prompt,
-        bytes: prompt.as_bytes().to_vec(),
-        rule: vec![0; prompt.len()],
-    };
+    let mut b = Blanker::new(prompt, false);
     hook_echoes(&mut b);
+    let blame = Sanitized {
+        text: String::new(),
+        blame: b.blame(),
+    };
     let mut out = String::with_capacity(prompt.len());
     let mut blank_run = 0;
     for (start, line) in lines(prompt) {
         let end = start + line.len();
-        if b.rule[start..end].iter().any(|r| *r != 0) {
+        if end > start && blame.blanked_by(start, end).is_some() {
             continue;
         }
         let l = line.trim_end();
@@ -104,12 +143,29 @@ pub fn strip_echoes(prompt: &str) -> String {
 
 struct Blanker<'a> {
     src: &'a str,
+    /// The text being blanked (empty when only the blame is wanted).
     bytes: Vec<u8>,
-    rule: Vec<u8>,
+    /// Blanked ranges in the order they were blanked, until there are too many…
+    spans: Vec<Span>,
+    /// … then the per-byte mask.
+    mask: Option<Vec<u8>>,
 }
 
-impl Blanker<'_> {
-    fn blank(&mut self, start: usize, end: usize, rule: &str) {
+impl<'a> Blanker<'a> {
+    fn new(src: &'a str, text: bool) -> Self {
+        Blanker {
+            src,
+            bytes: if text {
+                src.as_bytes().to_vec()
+            } else {
+                Vec::new()
+            },
+            spans: Vec::new(),
+            mask: None,
+        }
+    }
+
+    fn blank(&mut self, start: usize, end: usize, rule: R) {
         let mut start = start.min(self.src.len());
         let mut end = end.min(self.src.len());
         while !self.src.is_char_boundary(start) {
@@ -118,16 +174,94 @@ impl Blanker<'_> {
         while !self.src.is_char_boundary(end) {
             end += 1;
         }
-        let rid = id(rule);
-        for i in start..end {
-            if self.bytes[i] != b'\n' {
-                self.bytes[i] = b' ';
+        if start >= end {
+            return;
+        }
+        if !self.bytes.is_empty() {
+            for b in &mut self.bytes[start..end] {
+                if *b != b'\n' {
+                    *b = b' ';
+                }
             }
-            if self.rule[i] == 0 {
-                self.rule[i] = rid;
+        }
+        match &mut self.mask {
+            Some(mask) => mark(mask, start, end, rule),
+            None => {
+                self.spans.push(Span { start, end, rule });
+                // more spans than half the prompt's bytes' worth: the mask is smaller
+                if self.spans.len() * std::mem::size_of::<Span>() > self.src.len() / 2 + 4096 {
+                    let mut mask = vec![0; self.src.len()];
+                    for s in self.spans.drain(..) {
+                        mark(&mut mask, s.start, s.end, s.rule);
+                    }
+                    self.mask = Some(mask);
+                }
             }
         }
     }
+
+    /// Who blanked what: the mask, or the spans made disjoint (the first rule applied to a
+    /// byte keeps it).
+    fn blame(&mut self) -> Blame {
+        if let Some(mask) = self.mask.take() {
+            return Blame::Bytes(mask);
+        }
+        Blame::Spans(disjoint(std::mem::take(&mut self.spans)))
+    }
+}
+
+fn mark(mask: &mut [u8], start: usize, end: usize, rule: R) {
+    for m in &mut mask[start..end] {
+        if *m == 0 {
+            *m = rule as u8 + 1;
+        }
+    }
+}
+
+/// Overlapping spans, in the order they were applied, as sorted disjoint spans where each byte
+/// keeps the first rule applied to it. A sweep over the starts with a heap of open spans (by
+/// order of application): O(n log n).
+fn disjoint(spans: Vec<Span>) -> Vec<Span> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let mut by_start: Vec<usize> = (0..spans.len()).collect();
+    by_start.sort_by_key(|&k| (spans[k].start, k));
+    let mut open: BinaryHeap<Reverse<usize>> = BinaryHeap::new();
+    let mut out: Vec<Span> = Vec::new();
+    let mut next = 0;
+    let mut pos = 0;
+    loop {
+        while next < by_start.len() && spans[by_start[next]].start <= pos {
+            open.push(Reverse(by_start[next]));
+            next += 1;
+        }
+        while open.peek().is_some_and(|Reverse(k)| spans[*k].end <= pos) {
+            open.pop();
+        }
+        let Some(&Reverse(top)) = open.peek() else {
+            match by_start.get(next) {
+                Some(&k) => {
+                    pos = spans[k].start;
+                    continue;
+                }
+                None => break,
+            }
+        };
+        let upto = by_start
+            .get(next)
+            .map_or(spans[top].end, |&k| spans[top].end.min(spans[k].start));
+        let rule = spans[top].rule;
+        match out.last_mut() {
+            Some(last) if last.end == pos && last.rule == rule => last.end = upto,
+            _ => out.push(Span {
+                start: pos,
+                end: upto,
+                rule,
+            }),
+        }
+        pos = upto;
+    }
+    out
 }
 
 /// `(offset, line)` for every line, the line without its `\n`.
@@ -220,8 +354,7 @@ fn echo_header(line: &str) -> Echo {
         }
         return Echo::None;
     }
-    let head: String = l.chars().take(40).collect::<String>().to_lowercase();
-    if ECHO_PREFIXES.iter().any(|p| head.starts_with(p)) {
+    if ECHO_PREFIXES.iter().any(|p| starts_ci(l, p)) {
         return Echo::Other;
     }
     Echo::None
@@ -236,7 +369,7 @@ fn is_request_label(line: &str) -> bool {
 }
 
 fn is_task_line(line: &str) -> bool {
-    let l = strip_ui_marks(line).to_ascii_lowercase();
+    let l = strip_ui_marks(line);
     [
         "task:",
         "original task:",
@@ -244,7 +377,12 @@ fn is_task_line(line: &str) -> bool {
         "current objective:",
     ]
     .iter()
-    .any(|p| l.starts_with(p))
+    .any(|p| starts_ci(l, p))
+}
+
+/// `s` starts with the lowercase ASCII `prefix`, ignoring ASCII case.
+fn starts_ci(s: &str, prefix: &str) -> bool {
+    s.len() >= prefix.len() && s.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
 }
 
 /// Pasted hook output. A header line starts a block that runs to the next blank line; our own
@@ -270,7 +408,7 @@ fn hook_echoes(b: &mut Blanker<'_>) {
                     j -= 1;
                 }
                 let end = all[j].0 + all[j].1.len();
-                b.blank(start, end, "hook-echo");
+                b.blank(start, end, R::HookEcho);
                 i = j + 1;
                 continue;
             }
@@ -305,7 +443,7 @@ fn hook_echoes(b: &mut Blanker<'_>) {
             }
         }
         let last = j - 1;
-        b.blank(start, all[last].0 + all[last].1.len(), "hook-echo");
+        b.blank(start, all[last].0 + all[last].1.len(), R::HookEcho);
         i = j;
     }
 }
@@ -319,7 +457,7 @@ fn html_comments(b: &mut Blanker<'_>) {
         let end = src[start + 4..]
             .find("-->")
             .map_or(src.len(), |q| start + 4 + q + 3);
-        b.blank(start, end, "html-comment");
+        b.blank(start, end, R::HtmlComment);
         from = end;
         if from >= src.len() {
             break;
@@ -372,7 +510,7 @@ fn line_rules(b: &mut Blanker<'_>) {
         }
         prev_blank = blank_line;
         if in_indented && !blank_line {
-            b.blank(start, end, "indented-code");
+            b.blank(start, end, R::IndentedCode);
             continue;
         }
         seen_text |= !blank_line;
@@ -386,7 +524,7 @@ fn line_rules(b: &mut Blanker<'_>) {
             (n >= 3).then_some((c, n))
         };
         if let Some((c, n)) = fence {
-            b.blank(start, end, "fenced-code");
+            b.blank(start, end, R::FencedCode);
             if let Some((c2, n2)) = fence_open(t)
                 && c2 == c
                 && n2 >= n
@@ -398,13 +536,13 @@ fn line_rules(b: &mut Blanker<'_>) {
         }
         if let Some(f) = fence_open(t) {
             fence = Some(f);
-            b.blank(start, end, "fenced-code");
+            b.blank(start, end, R::FencedCode);
             continue;
         }
         // diffs
         if is_diff_header(t) {
             in_diff = true;
-            b.blank(start, end, "diff-line");
+            b.blank(start, end, R::DiffLine);
             continue;
         }
         if in_diff {
@@ -415,7 +553,7 @@ fn line_rules(b: &mut Blanker<'_>) {
                 || t.starts_with("rename ")
                 || t.starts_with("index ");
             if body && !line.trim().is_empty() {
-                b.blank(start, end, "diff-line");
+                b.blank(start, end, R::DiffLine);
                 continue;
             }
             in_diff = false;
@@ -423,25 +561,25 @@ fn line_rules(b: &mut Blanker<'_>) {
         if t.starts_with('+')
             || (t.starts_with('-') && t[1..].starts_with(|c: char| !c.is_whitespace() && c != '-'))
         {
-            b.blank(start, end, "diff-line");
+            b.blank(start, end, R::DiffLine);
             continue;
         }
         if is_shell_line(t) {
-            b.blank(start, end, "shell-line");
+            b.blank(start, end, R::ShellLine);
             continue;
         }
         if t.starts_with('>') {
-            b.blank(start, end, "block-quote");
+            b.blank(start, end, R::BlockQuote);
             continue;
         }
         if t.starts_with('|') && t.matches('|').count() >= 2 {
-            b.blank(start, end, "table-row");
+            b.blank(start, end, R::TableRow);
             continue;
         }
         let ui = ["⏺", "●", "⎿", "│", "╭", "╰", "✻", "※"];
         let roles = ["Human:", "Assistant:", "User:", "Claude:", "AI:", "System:"];
         if ui.iter().any(|m| t.starts_with(m)) || roles.iter().any(|r| t.starts_with(r)) {
-            b.blank(start, end, "transcript-line");
+            b.blank(start, end, R::TranscriptLine);
         }
     }
 }
@@ -463,9 +601,9 @@ fn tag_blocks(b: &mut Blanker<'_>) {
     let mut opens: Vec<(usize, usize, String, bool)> = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
-        if bytes[i] != b'<' {
-            i += 1;
-            continue;
+        match src[i..].find('<') {
+            Some(p) => i += p,
+            None => break,
         }
         let rest = &src[i + 1..];
         let (closing, name_at) = if rest.starts_with('/') {
@@ -519,12 +657,12 @@ fn tag_blocks(b: &mut Blanker<'_>) {
                 })
                 .unwrap_or(end)
         };
-        b.blank(start, block_end, "tag-block");
+        b.blank(start, block_end, R::TagBlock);
         covered = block_end;
     }
     for v in closers.values() {
         for (s, e) in v {
-            b.blank(*s, *e, "tag-block");
+            b.blank(*s, *e, R::TagBlock);
         }
     }
 }
@@ -547,6 +685,9 @@ fn inline_rules(b: &mut Blanker<'_>) {
 }
 
 fn inline_code(b: &mut Blanker<'_>, base: usize, line: &str) {
+    if !line.contains('`') {
+        return;
+    }
     // the backtick runs of the line, and for each the next run of the same length, so a span
     // is found without rescanning the line (linear even for hostile input)
     let bytes = line.as_bytes();
@@ -572,7 +713,7 @@ fn inline_code(b: &mut Blanker<'_>, base: usize, line: &str) {
             Some(j) => {
                 let (s, _) = runs[k];
                 let (e, n) = runs[j];
-                b.blank(base + s, base + e + n, "inline-code");
+                b.blank(base + s, base + e + n, R::InlineCode);
                 k = j + 1;
             }
             None => k += 1,
@@ -598,7 +739,7 @@ fn urls(b: &mut Blanker<'_>, base: usize, line: &str) {
             e += 1;
         }
         if at - s >= 2 {
-            b.blank(base + s, base + e, "url");
+            b.blank(base + s, base + e, R::Url);
         }
         from = e.max(at + 3);
     }
@@ -611,7 +752,7 @@ fn urls(b: &mut Blanker<'_>, base: usize, line: &str) {
             e += 1;
         }
         if token_start {
-            b.blank(base + at, base + e, "url");
+            b.blank(base + at, base + e, R::Url);
         }
         from = e;
     }
@@ -622,63 +763,85 @@ fn is_path_char(c: char) -> bool {
 }
 
 /// Tokens with a directory separator: `src/ralph/`, `./x`, `~/.omc/state/…`, `docs/コードレビュー.md`.
-/// A lone leading slash (`/ralph`, `/oh-my-claudecode:ralph`) is a command, not a path.
+/// A lone leading slash (`/ralph`, `/oh-my-claudecode:ralph`) is a command, not a path. Only the
+/// runs of path characters around a separator are looked at, so prose costs one search.
 fn paths(b: &mut Blanker<'_>, base: usize, line: &str) {
-    let is_sep = |c: char| c == '/' || c == '\\';
-    let mut it = line.char_indices().peekable();
-    while let Some((start, c)) = it.next() {
-        if !is_path_char(c) {
-            continue;
+    // the next `/` and the next `\`, each found with a fast single-byte search
+    let next = |c: char, from: usize| line[from..].find(c).map_or(line.len(), |p| from + p);
+    let (mut slash, mut backslash) = (next('/', 0), next('\\', 0));
+    let mut from = 0;
+    loop {
+        if slash < from {
+            slash = next('/', from);
         }
-        // one run of path characters: where its separators are, and where it ends
-        let mut end = start + c.len_utf8();
-        let mut seps = usize::from(is_sep(c));
-        let mut last_sep = is_sep(c).then_some(start);
-        let mut segment_before_sep = false;
-        let mut prev = c;
-        while let Some(&(k, d)) = it.peek() {
-            if !is_path_char(d) {
-                break;
-            }
-            if is_sep(d) {
-                seps += 1;
-                segment_before_sep |= !is_sep(prev);
-                last_sep = Some(k);
-            }
-            prev = d;
-            end = k + d.len_utf8();
-            it.next();
+        if backslash < from {
+            backslash = next('\\', from);
         }
-        let Some(last) = last_sep else { continue };
-        let is_command = seps == 1 && is_sep(c);
-        if is_command || !(segment_before_sep || seps >= 2) {
-            continue;
+        let sep = slash.min(backslash);
+        if sep >= line.len() {
+            break;
         }
-        // the final name: ASCII name characters, or a (CJK-capable) stem with an extension
-        let tail = &line[last + 1..end];
-        let ascii: usize = tail
-            .chars()
-            .take_while(|c| c.is_ascii() && is_path_char(*c))
-            .map(char::len_utf8)
-            .sum();
-        let stem: usize = tail
-            .chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '-')
-            .map(char::len_utf8)
-            .sum();
-        let mut with_ext = 0;
-        if stem > 0 && tail[stem..].starts_with('.') {
-            let ext = tail[stem + 1..]
-                .bytes()
-                .take_while(u8::is_ascii_alphanumeric)
-                .count();
-            if (1..=8).contains(&ext) {
-                with_ext = stem + 1 + ext;
-            }
-        }
-        let keep = ascii.max(with_ext);
-        b.blank(base + start, base + last + 1 + keep, "path");
+        let start = line[from..sep]
+            .char_indices()
+            .rev()
+            .take_while(|(_, c)| is_path_char(*c))
+            .last()
+            .map_or(sep, |(i, _)| from + i);
+        let end = line[sep..]
+            .char_indices()
+            .find(|(_, c)| !is_path_char(*c))
+            .map_or(line.len(), |(i, _)| sep + i);
+        path_run(b, base, line, start, end);
+        from = end;
     }
+}
+
+/// One run of path characters with a separator in it.
+fn path_run(b: &mut Blanker<'_>, base: usize, line: &str, start: usize, end: usize) {
+    let is_sep = |c: char| c == '/' || c == '\\';
+    let run = &line[start..end];
+    let Some(c) = run.chars().next() else { return };
+    let mut seps = 0;
+    let mut last_sep = None;
+    let mut segment_before_sep = false;
+    let mut prev: Option<char> = None;
+    for (k, d) in run.char_indices() {
+        if is_sep(d) {
+            seps += 1;
+            segment_before_sep |= prev.is_some_and(|p| !is_sep(p));
+            last_sep = Some(start + k);
+        }
+        prev = Some(d);
+    }
+    let Some(last) = last_sep else { return };
+    let is_command = seps == 1 && is_sep(c);
+    if is_command || !(segment_before_sep || seps >= 2) {
+        return;
+    }
+    // the final name: ASCII name characters, or a (CJK-capable) stem with an extension
+    let tail = &line[last + 1..end];
+    let ascii: usize = tail
+        .chars()
+        .take_while(|c| c.is_ascii() && is_path_char(*c))
+        .map(char::len_utf8)
+        .sum();
+    let stem: usize = tail
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '-')
+        .map(char::len_utf8)
+        .sum();
+    let mut with_ext = 0;
+    if stem > 0 && tail[stem..].starts_with('.') {
+        let ext = tail[stem + 1..]
+            .bytes()
+            .take_while(u8::is_ascii_alphanumeric)
+            .count();
+        if (1..=8).contains(&ext) {
+            with_ext = stem + 1 + ext;
+        }
+    }
+    let keep = ascii.max(with_ext);
+    b.blank(base + start, base + last + 1 + keep, R::Path);
 }
 
 #[cfg(test)]
@@ -769,6 +932,44 @@ mod tests {
         let s = sanitize(&p);
         assert_eq!(s.text.len(), p.len());
         assert_eq!(kept("a `b` c ``d` e`` f"), "a c f");
+    }
+
+    #[test]
+    fn the_first_rule_applied_to_a_byte_is_blamed() {
+        let sp = |start, end, rule| Span { start, end, rule };
+        // applied in this order: a wide span, then one inside it, then one overlapping its end
+        let d = disjoint(vec![
+            sp(10, 20, R::FencedCode),
+            sp(12, 14, R::InlineCode),
+            sp(18, 30, R::Url),
+            sp(40, 41, R::Path),
+        ]);
+        let got: Vec<_> = d.iter().map(|s| (s.start, s.end, s.rule.name())).collect();
+        assert_eq!(
+            got,
+            vec![(10, 20, "fenced-code"), (20, 30, "url"), (40, 41, "path")]
+        );
+        // a later span that starts earlier takes only the bytes nobody had
+        let d = disjoint(vec![sp(5, 8, R::Url), sp(0, 10, R::HookEcho)]);
+        let got: Vec<_> = d.iter().map(|s| (s.start, s.end, s.rule.name())).collect();
+        assert_eq!(
+            got,
+            vec![(0, 5, "hook-echo"), (5, 8, "url"), (8, 10, "hook-echo")]
+        );
+    }
+
+    #[test]
+    fn many_small_blanks_switch_to_the_byte_mask_with_the_same_answers() {
+        let p = "see a/b and `x` then ".repeat(5_000);
+        let s = sanitize(&p);
+        assert!(matches!(s.blame, Blame::Bytes(_)));
+        assert_eq!(s.blanked_by(4, 7), Some("path"));
+        assert_eq!(s.blanked_by(0, 3), None);
+        assert_eq!(s.blanked_by(12, 15), Some("inline-code"));
+        let short = sanitize("see a/b and `x` then");
+        assert!(matches!(short.blame, Blame::Spans(_)));
+        assert_eq!(short.blanked_by(4, 7), Some("path"));
+        assert_eq!(short.blanked_by(12, 15), Some("inline-code"));
     }
 
     #[test]

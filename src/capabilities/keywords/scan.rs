@@ -1,16 +1,14 @@
-//! Finding the candidates and deciding the modes: one Aho-Corasick pass over the prompt for
-//! every alias and phrase at once, then each match judged on bounded windows by the rule table
+//! Finding the candidates and deciding the modes: one pass over the prompt for every alias and
+//! phrase at once ([`super::matcher`]), then each match judged on bounded windows by the rule table
 //! ([`super::rules`]); names joined into one command (`tdd and ralph: …`) are judged together.
 
-use super::lexicon::{ALIASES, Alias, Gate, Shape};
+use super::lexicon::{Alias, Gate, Shape};
 use super::rules::{self, Effect, Verdict};
 use super::sanitize::{self, Sanitized};
 use super::scene::Site;
 use super::vocab::JOINERS;
-use super::{boundary, phrases};
+use super::{boundary, matcher, phrases};
 use crate::modes::KEYWORD_CHAIN;
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
-use std::sync::OnceLock;
 
 /// At most this many matches are judged: a prompt that names modes thousands of times is pasted
 /// material, and the bound keeps a hostile prompt cheap.
@@ -44,20 +42,6 @@ impl Detection {
     pub fn cancel(&self) -> bool {
         self.modes.first() == Some(&"cancel")
     }
-}
-
-fn automaton() -> &'static AhoCorasick {
-    static AC: OnceLock<AhoCorasick> = OnceLock::new();
-    AC.get_or_init(|| {
-        // A noncontiguous NFA: the cheapest to build, still a linear scan. The default would pick
-        // a DFA here, whose construction alone costs a hook process a few milliseconds.
-        AhoCorasickBuilder::new()
-            .kind(Some(AhoCorasickKind::NoncontiguousNFA))
-            .ascii_case_insensitive(true)
-            .match_kind(MatchKind::LeftmostLongest)
-            .build(ALIASES.iter().map(|a| a.text))
-            .expect("the alias table builds")
-    })
 }
 
 /// The first 20 lines name at least two review verdicts: a pasted review template.
@@ -178,20 +162,20 @@ pub fn detect(prompt: &str, disabled: &[String]) -> Detection {
 
     // every match that is a word of its own (phrases: that the words around complete)
     let mut pending: Vec<Pending> = Vec::new();
-    for m in automaton().find_iter(prompt) {
-        let alias = &ALIASES[m.pattern().as_usize()];
-        let boundary = boundary::boundary(prompt, m.start(), m.end(), alias);
+    for m in matcher::find_iter(prompt) {
+        let alias = m.alias;
+        let boundary = boundary::boundary(prompt, m.start, m.end, alias);
         let phrase = alias.shape != Shape::Name;
         let (start, end) = if phrase {
             if boundary.is_err() {
                 continue;
             }
-            match phrases::extent(alias.shape, prompt, m.start(), m.end()) {
+            match phrases::extent(alias.shape, prompt, m.start, m.end) {
                 Some(span) => span,
                 None => continue,
             }
         } else {
-            (m.start(), m.end())
+            (m.start, m.end)
         };
         let prefix = boundary.ok().flatten();
         if alias.gate == Gate::Prefix && prefix.is_none() {
