@@ -47,6 +47,29 @@ pub(crate) fn informational(s: &Scene) -> bool {
         || cjk::informational(s)
 }
 
+/// Asked, then taken back in the next sentence: `code review this? no, just look at line 4`,
+/// `I want a dashboard? no, just explain it`.
+pub(crate) fn retracted(s: &Scene) -> bool {
+    if !matches!(s.terminator, Some('?' | '？')) {
+        return false;
+    }
+    let after = &s.rest_after()[s.sentence_after.len()..];
+    let next = words(
+        after
+            .get(1..)
+            .unwrap_or("")
+            .split(['.', '!', '?', '\n'])
+            .next()
+            .unwrap_or(""),
+    );
+    is(
+        next.first(),
+        &[
+            "no", "nah", "nope", "never", "actually", "scratch", "wait", "hmm",
+        ],
+    )
+}
+
 /// Part of a question that is not itself a polite request.
 pub(crate) fn question(s: &Scene) -> bool {
     s.question() && !s.question_excused()

@@ -114,6 +114,7 @@ pub const RULES: &[Rule] = &[
     rule("quoted-invocation", Guard, Activate, "a quoted name used as a command (\"ralph\" fix …, run \"ralph\" on …)", Some(guards::quoted_invocation)),
     rule("quoted", Guard, Ignore, "inside quotation marks", Some(guards::quoted)),
     rule("informational", Guard, Ignore, "asks about the mode (what is / how do I / explain / vs / 뭐야 / とは / 什么)", Some(guards::informational)),
+    rule("retracted", Guard, Ignore, "asked, then taken back (code review this? no, …; I want a dashboard? no, just explain it)", Some(guards::retracted)),
     rule("question", Guard, Ignore, "part of a question (a polite request such as can you … ? still counts)", Some(guards::question)),
     rule("vocative", Guard, Ignore, "a person addressed (thanks ralph, hey ralph, …)", Some(guards::vocative)),
     rule("cancel-phrase", Guard, Cancel, "asks to stop a running mode (stop ralph, cancel the autopilot run, 랄프 꺼줘): acted on as cancel", Some(guards::cancel_phrase)),

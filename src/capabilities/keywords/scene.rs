@@ -182,12 +182,21 @@ impl<'a> Scene<'a> {
                     "they" | "them" | "their" | "both" | "either" | "each"
                 )
             });
+        // the question is the task when it is asked after a colon or reads as a question of its
+        // own (`deepsearch where do we parse the config?`), not `code review this?`
+        let own_question = self.raw_after().trim_start().starts_with([':', '：'])
+            || is(self.sa_words.first(), QUESTION_STARTS)
+            || is(
+                self.sa_words.first(),
+                &["do", "can", "could", "would", "will"],
+            );
         let question_is_task = self.command_pos
             && self.sentence_words.len() == self.cb_words.len()
             && !self.persistent()
             && self.gate != Gate::Prefix
             && self.is_name()
             && !self.sa_words.is_empty()
+            && own_question
             && !about_them;
         self.polite || polite_sentence || question_is_task || (self.explicit && self.command_pos)
     }

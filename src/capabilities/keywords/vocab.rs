@@ -307,7 +307,7 @@ pub(crate) const CODE_NOUNS: &[&str] = &[
     "implementation", "implementations", "wrapper", "wrappers", "abstraction", "abstractions",
     "constant", "constants", "handler", "handlers", "validation", "validators", "parsing", "checks",
     "snippets", "blocks", "files", "hooks", "interfaces", "traits", "macros", "definitions",
-    "routines", "paths", "branches", "imports",
+    "routines", "paths", "branches",
 ];
 
 /// Plural verbs: after modes joined by `and` they make the modes the subject
