@@ -364,6 +364,107 @@ mod tests {
         );
     }
 
+    /// Prompts assembled from aliases, phrase words, CJK, punctuation and code marks, in a fixed
+    /// pseudo-random order: every rule slices windows by byte offsets, and none may panic.
+    #[test]
+    fn assembled_prompts_never_panic() {
+        let mut tokens: Vec<&str> = super::super::lexicon::ALIASES
+            .iter()
+            .map(|a| a.text)
+            .collect();
+        tokens.extend([
+            " ",
+            " ",
+            " ",
+            "\n",
+            "\n\n",
+            ",",
+            ":",
+            "：",
+            "?",
+            "？",
+            ".",
+            "!",
+            "—",
+            "-",
+            "'",
+            "\"",
+            "“",
+            "”",
+            "`",
+            "```",
+            "    ",
+            "\t",
+            "/",
+            "\\",
+            "$",
+            "<b>",
+            "</b>",
+            "<!--",
+            "-->",
+            "> ",
+            "| ",
+            "+",
+            "&",
+            "the",
+            "this",
+            "me",
+            "a",
+            "an",
+            "fix",
+            "please",
+            "ok",
+            "no",
+            "don't",
+            "what is",
+            "i want",
+            "build",
+            "clean up",
+            "end",
+            "to",
+            "app",
+            "cli",
+            "helpers",
+            "code",
+            "and",
+            "with",
+            "then",
+            "thanks",
+            "é",
+            "😀",
+            "랄",
+            "を",
+            "的",
+            "로",
+            "ー",
+            "[MAGIC KEYWORD: RALPH]",
+            "User request:",
+            "Task:",
+            "https://x.y/",
+            "src/a/",
+            "e.g.",
+            "later",
+            "first",
+        ]);
+        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..1_000 {
+            let len = 1 + next() % 40;
+            let p: String = (0..len)
+                .map(|_| tokens[(next() % tokens.len() as u64) as usize])
+                .collect();
+            let d = detect(&p, &[]);
+            for c in &d.candidates {
+                assert!(p.is_char_boundary(c.offset), "{p:?}");
+            }
+        }
+    }
+
     #[test]
     fn a_megabyte_prompt_is_handled() {
         let mut p = "what is ralph? see src/ralph/x.rs and `ultrawork` then ".repeat(20_000);

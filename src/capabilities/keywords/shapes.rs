@@ -186,7 +186,8 @@ pub(crate) fn bare_keyword(s: &Scene) -> bool {
     let line_start = s.t[from..s.head_pos]
         .rfind('\n')
         .map_or(from, |i| from + i + 1);
-    let raw_line = &s.site.raw[line_start..s.head_pos];
+    // (offsets in the sanitised text need not be char boundaries of the prompt as typed)
+    let raw_line = &s.site.raw[floor(s.site.raw, line_start)..s.head_pos];
     if raw_line.trim_start().starts_with('#') {
         return false;
     }
