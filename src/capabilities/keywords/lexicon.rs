@@ -8,11 +8,11 @@
 //!
 //! Besides the names there are OMC's natural-language phrases (`build me a cli`, `search the
 //! codebase for …`, `clean up the dead code`): their fixed words are found with the names, and
-//! the [`Shape`] says what must complete them ([`super::phrases`]) and which rule judges them.
+//! the [`Shape`] says what must complete them (`phrases.rs`) and which rule judges them.
 
 use crate::modes::is_persistent;
 
-/// How much evidence an alias needs (see [`super::intent`]).
+/// How much evidence an alias needs (the rules in [`super::rules`] read it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Gate {
     /// Any mention that no suppressing rule catches activates.

@@ -3,7 +3,7 @@
 //! candidate and prints its line from here; `omc-hooks detect --rules` prints the whole table.
 //!
 //! Stages, in order: the sanitiser blanks what is not the user talking ([`super::sanitize`]);
-//! boundaries reject a match that is not a word of its own ([`super::boundary`]); then each
+//! boundaries reject a match that is not a word of its own (`boundary.rs`); then each
 //! candidate is judged by the `Guard` and `Shape` rows, top to bottom, the first that holds
 //! deciding ([`judge`]) — guards first, so every alias, name or phrase, gets the same guards;
 //! last, rules over the whole prompt ([`super::scan`]). A candidate that no row takes activates

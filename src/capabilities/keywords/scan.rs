@@ -1,5 +1,5 @@
 //! Finding the candidates and deciding the modes: one pass over the prompt for every alias and
-//! phrase at once ([`super::matcher`]), then each match judged on bounded windows by the rule table
+//! phrase at once (`matcher.rs`), then each match judged on bounded windows by the rule table
 //! ([`super::rules`]); names joined into one command (`tdd and ralph: …`) are judged together.
 
 use super::lexicon::{Alias, Gate, Shape};
