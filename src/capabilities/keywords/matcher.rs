@@ -77,12 +77,34 @@ pub(crate) struct Found {
     pub end: usize,
 }
 
-/// Every alias in `text`, in order.
-pub(crate) fn find_iter(text: &str) -> impl Iterator<Item = Found> + '_ {
-    let b = buckets();
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    std::iter::from_fn(move || {
+/// Words that can open a bare request to stop (`stop`, `abort`, `halt`; `cancel` is an alias).
+const STOP_WORDS: &[&[u8]] = &[b"stop", b"abort", b"halt"];
+
+/// The aliases of `text`, in order, with whether it has a word that can open a bare request to
+/// stop. Knowing there is neither, detection can skip the rest of its work.
+pub(crate) struct Scan<'a> {
+    text: &'a [u8],
+    at: usize,
+    /// `stop`, `abort` or `halt` was seen as a word so far.
+    pub stop_word: bool,
+}
+
+/// Every alias in `text`, in order (see [`Scan`]).
+pub(crate) fn find_iter(text: &str) -> Scan<'_> {
+    Scan {
+        text: text.as_bytes(),
+        at: 0,
+        stop_word: false,
+    }
+}
+
+impl Iterator for Scan<'_> {
+    type Item = Found;
+
+    fn next(&mut self) -> Option<Found> {
+        let b = buckets();
+        let bytes = self.text;
+        let mut i = self.at;
         while i < bytes.len() {
             let c = bytes[i];
             if c.is_ascii_alphabetic() {
@@ -91,18 +113,22 @@ pub(crate) fn find_iter(text: &str) -> impl Iterator<Item = Found> + '_ {
                     && let Some((k, end)) =
                         longest(bytes, i, &b.ascii[key(c, bytes.get(i + 1).copied())])
                 {
-                    let start = i;
-                    i = end;
+                    self.at = end;
                     return Some(Found {
                         alias: &ALIASES[usize::from(k)],
-                        start,
+                        start: i,
                         end,
                     });
                 }
+                let word_start = i;
                 // no alias starts inside a word
                 i += 1;
                 while i < bytes.len() && word_byte(bytes[i]) {
                     i += 1;
+                }
+                if at_word_start && !self.stop_word {
+                    let w = &bytes[word_start..i];
+                    self.stop_word = STOP_WORDS.iter().any(|s| w.eq_ignore_ascii_case(s));
                 }
                 continue;
             }
@@ -110,18 +136,18 @@ pub(crate) fn find_iter(text: &str) -> impl Iterator<Item = Found> + '_ {
                 && let Some((_, bucket)) = b.other.iter().find(|(f, _)| *f == c)
                 && let Some((k, end)) = longest(bytes, i, bucket)
             {
-                let start = i;
-                i = end;
+                self.at = end;
                 return Some(Found {
                     alias: &ALIASES[usize::from(k)],
-                    start,
+                    start: i,
                     end,
                 });
             }
             i += 1;
         }
+        self.at = bytes.len();
         None
-    })
+    }
 }
 
 #[cfg(test)]
@@ -149,6 +175,14 @@ mod tests {
             found("ralph_count ralph-state 用ralph修复"),
             vec!["ralph", "ralph", "ralph"]
         );
+    }
+
+    #[test]
+    fn stop_words_are_noticed() {
+        let mut s = find_iter("please Stop. ralph");
+        assert!(s.by_ref().count() == 1 && s.stop_word);
+        let mut s = find_iter("stopwatch, unstop, nonstop");
+        assert!(s.by_ref().count() == 0 && !s.stop_word);
     }
 
     #[test]

@@ -156,14 +156,15 @@ fn joins(gap: &str) -> bool {
 /// Detects what `prompt` asks for. `disabled` names (from project configuration) are reported
 /// but not acted on; `cancel` cannot be disabled.
 pub fn detect(prompt: &str, disabled: &[String]) -> Detection {
-    let clean: Sanitized = sanitize::sanitize(prompt);
-    let seed = review_seed(prompt);
     let mut det = Detection::default();
 
     // every match that is a word of its own (phrases: that the words around complete)
     let mut pending: Vec<Pending> = Vec::new();
-    for m in matcher::find_iter(prompt) {
+    let mut scan = matcher::find_iter(prompt);
+    let mut cancel_word = false;
+    for m in scan.by_ref() {
         let alias = m.alias;
+        cancel_word |= alias.text == "cancel";
         let boundary = boundary::boundary(prompt, m.start, m.end, alias);
         let phrase = alias.shape != Shape::Name;
         let (start, end) = if phrase {
@@ -185,15 +186,24 @@ pub fn detect(prompt: &str, disabled: &[String]) -> Detection {
             det.unreported += 1;
             continue;
         }
-        let decided = clean.blanked_by(start, end).or(boundary.err());
         pending.push(Pending {
             alias,
             start,
             end,
             prefix,
-            decided,
+            decided: boundary.err(),
         });
     }
+    // nothing to judge and no word a bare request to stop could open with: nothing to blank
+    if pending.is_empty() && !cancel_word && !scan.stop_word {
+        return det;
+    }
+    let clean: Sanitized = sanitize::sanitize(prompt);
+    for p in &mut pending {
+        // what the sanitiser blanked is reported before what the boundaries rejected
+        p.decided = clean.blanked_by(p.start, p.end).or(p.decided);
+    }
+    let seed = review_seed(prompt);
 
     // names joined into one command are judged as one: the group's span, each its own gates
     let mut group_of: Vec<(usize, usize)> = (0..pending.len()).map(|i| (i, i)).collect();
@@ -463,6 +473,13 @@ mod tests {
                 assert!(p.is_char_boundary(c.offset), "{p:?}");
             }
         }
+    }
+
+    #[test]
+    fn a_bare_stop_after_pasted_code_still_cancels() {
+        let p = format!("```\n{}```\nstop", "let x = parse(input);\n".repeat(20_000));
+        assert_eq!(modes(&p), vec!["cancel"]);
+        assert!(modes(&"nothing to see here. ".repeat(50_000)).is_empty());
     }
 
     #[test]
