@@ -12,36 +12,65 @@
 use super::lexicon::{ALIASES, Alias};
 use std::sync::OnceLock;
 
+/// An alias in a bucket: its index, and its first (up to) four bytes, lowercased, with the mask
+/// of the bytes that count — a cheap first test before comparing the whole alias.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    index: u16,
+    head: u32,
+    mask: u32,
+}
+
+impl Entry {
+    fn new(index: usize) -> Entry {
+        let text = ALIASES[index].text.as_bytes();
+        let n = text.len().min(4);
+        let mut head = [0u8; 4];
+        head[..n].copy_from_slice(&text[..n]);
+        let mut mask = [0u8; 4];
+        mask[..n].fill(0xFF);
+        Entry {
+            index: index as u16,
+            head: u32::from_le_bytes(head.map(|b| b.to_ascii_lowercase())),
+            mask: u32::from_le_bytes(mask),
+        }
+    }
+}
+
 /// The aliases, bucketed by what they start with, longest first in each bucket.
 struct Buckets {
     /// By lowercase first letter and second letter (or "not a letter"): see [`key`].
-    ascii: Vec<Vec<u16>>,
+    ascii: Vec<Vec<Entry>>,
+    /// Whether each of `ascii` has an entry: most words' buckets are empty, and this small table
+    /// says so without touching the buckets.
+    used: Vec<bool>,
     /// Aliases written in other scripts, by the first byte of their UTF-8 form.
-    other: Vec<(u8, Vec<u16>)>,
+    other: Vec<(u8, Vec<Entry>)>,
 }
 
 fn buckets() -> &'static Buckets {
     static B: OnceLock<Buckets> = OnceLock::new();
     B.get_or_init(|| {
-        let mut ascii: Vec<Vec<u16>> = vec![Vec::new(); 26 * 27];
-        let mut other: Vec<(u8, Vec<u16>)> = Vec::new();
+        let mut ascii: Vec<Vec<Entry>> = vec![Vec::new(); 26 * 27];
+        let mut other: Vec<(u8, Vec<Entry>)> = Vec::new();
         for (i, a) in ALIASES.iter().enumerate() {
             let first = a.text.as_bytes()[0];
             if first.is_ascii_alphabetic() {
-                ascii[key(first, a.text.as_bytes().get(1).copied())].push(i as u16);
+                ascii[key(first, a.text.as_bytes().get(1).copied())].push(Entry::new(i));
             } else {
                 match other.iter_mut().find(|(b, _)| *b == first) {
-                    Some((_, v)) => v.push(i as u16),
-                    None => other.push((first, vec![i as u16])),
+                    Some((_, v)) => v.push(Entry::new(i)),
+                    None => other.push((first, vec![Entry::new(i)])),
                 }
             }
         }
-        let by_len = |v: &mut Vec<u16>| {
-            v.sort_by_key(|&i| std::cmp::Reverse(ALIASES[usize::from(i)].text.len()));
+        let by_len = |v: &mut Vec<Entry>| {
+            v.sort_by_key(|e| std::cmp::Reverse(ALIASES[usize::from(e.index)].text.len()));
         };
         ascii.iter_mut().for_each(by_len);
         other.iter_mut().for_each(|(_, v)| by_len(v));
-        Buckets { ascii, other }
+        let used = ascii.iter().map(|v| !v.is_empty()).collect();
+        Buckets { ascii, used, other }
     })
 }
 
@@ -61,11 +90,24 @@ fn word_byte(b: u8) -> bool {
 
 /// The longest alias of `bucket` at `at` (ASCII case-insensitively).
 #[inline]
-fn longest(text: &[u8], at: usize, bucket: &[u16]) -> Option<(u16, usize)> {
-    bucket.iter().find_map(|&i| {
-        let pat = ALIASES[usize::from(i)].text.as_bytes();
+fn longest(text: &[u8], at: usize, bucket: &[Entry]) -> Option<(u16, usize)> {
+    if bucket.is_empty() {
+        return None;
+    }
+    // the next four bytes, letters lowercased (`| 0x20` lowercases exactly the ASCII letters
+    // among the bytes that can equal a lowercase letter; anything it lets through wrongly is
+    // caught by the full comparison)
+    let mut four = [0u8; 4];
+    let n = (text.len() - at).min(4);
+    four[..n].copy_from_slice(&text[at..at + n]);
+    let four = u32::from_le_bytes(four) | 0x2020_2020;
+    bucket.iter().find_map(|e| {
+        if (four & e.mask) != (e.head | (0x2020_2020 & e.mask)) {
+            return None;
+        }
+        let pat = ALIASES[usize::from(e.index)].text.as_bytes();
         let end = at + pat.len();
-        (end <= text.len() && text[at..end].eq_ignore_ascii_case(pat)).then_some((i, end))
+        (end <= text.len() && text[at..end].eq_ignore_ascii_case(pat)).then_some((e.index, end))
     })
 }
 
@@ -109,9 +151,10 @@ impl Iterator for Scan<'_> {
             let c = bytes[i];
             if c.is_ascii_alphabetic() {
                 let at_word_start = i == 0 || !word_byte(bytes[i - 1]);
+                let bucket = key(c, bytes.get(i + 1).copied());
                 if at_word_start
-                    && let Some((k, end)) =
-                        longest(bytes, i, &b.ascii[key(c, bytes.get(i + 1).copied())])
+                    && b.used[bucket]
+                    && let Some((k, end)) = longest(bytes, i, &b.ascii[bucket])
                 {
                     self.at = end;
                     return Some(Found {

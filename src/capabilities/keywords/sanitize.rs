@@ -178,10 +178,8 @@ impl<'a> Blanker<'a> {
             return;
         }
         if !self.bytes.is_empty() {
-            for b in &mut self.bytes[start..end] {
-                if *b != b'\n' {
-                    *b = b' ';
-                }
+            for run in self.bytes[start..end].split_mut(|b| *b == b'\n') {
+                run.fill(b' ');
             }
         }
         match &mut self.mask {
@@ -354,7 +352,10 @@ fn echo_header(line: &str) -> Echo {
         }
         return Echo::None;
     }
-    if ECHO_PREFIXES.iter().any(|p| starts_ci(l, p)) {
+    // (every prefix starts with s, u or p: most lines are ruled out by their first byte)
+    if l.starts_with(['s', 'S', 'u', 'U', 'p', 'P'])
+        && ECHO_PREFIXES.iter().any(|p| starts_ci(l, p))
+    {
         return Echo::Other;
     }
     Echo::None
@@ -362,7 +363,8 @@ fn echo_header(line: &str) -> Echo {
 
 fn is_request_label(line: &str) -> bool {
     let l = strip_ui_marks(line);
-    l.len() >= 13
+    l.starts_with(['u', 'U'])
+        && l.len() >= 13
         && l.is_char_boundary(12)
         && l[..12].eq_ignore_ascii_case("user request")
         && l.trim_end().ends_with(':')
@@ -466,9 +468,16 @@ fn html_comments(b: &mut Blanker<'_>) {
 }
 
 fn is_shell_line(t: &str) -> bool {
-    for p in ["$ ", "% ", "❯ ", "➜ ", "λ ", ">>> ", "PS> "] {
-        if t.starts_with(p) {
-            return true;
+    // the prompts start with `$`, `%`, `❯`/`➜` (0xE2…), `λ` (0xCE…), `>` or `P`
+    let prompt_like = t.starts_with(['$', '%', '>', 'P'])
+        || t.as_bytes()
+            .first()
+            .is_some_and(|b| *b == 0xE2 || *b == 0xCE);
+    if prompt_like {
+        for p in ["$ ", "% ", "❯ ", "➜ ", "λ ", ">>> ", "PS> "] {
+            if t.starts_with(p) {
+                return true;
+            }
         }
     }
     if t.starts_with("PS ")
@@ -484,13 +493,14 @@ fn is_shell_line(t: &str) -> bool {
 }
 
 fn is_diff_header(t: &str) -> bool {
-    t.starts_with("diff --git ")
-        || t.starts_with("--- a/")
-        || t.starts_with("+++ b/")
-        || t.starts_with("--- /dev/null")
-        || t.starts_with("+++ /dev/null")
-        || t.starts_with("@@ -")
-        || (t.starts_with("index ") && t[6..].contains(".."))
+    t.starts_with(['d', '-', '+', '@', 'i'])
+        && (t.starts_with("diff --git ")
+            || t.starts_with("--- a/")
+            || t.starts_with("+++ b/")
+            || t.starts_with("--- /dev/null")
+            || t.starts_with("+++ /dev/null")
+            || t.starts_with("@@ -")
+            || (t.starts_with("index ") && t[6..].contains("..")))
 }
 
 /// Line-level rules: fenced code, diffs, shell lines, block quotes, tables, transcripts.
@@ -578,7 +588,10 @@ fn line_rules(b: &mut Blanker<'_>) {
         }
         let ui = ["⏺", "●", "⎿", "│", "╭", "╰", "✻", "※"];
         let roles = ["Human:", "Assistant:", "User:", "Claude:", "AI:", "System:"];
-        if ui.iter().any(|m| t.starts_with(m)) || roles.iter().any(|r| t.starts_with(r)) {
+        let ui_line = t.as_bytes().first() == Some(&0xE2) && ui.iter().any(|m| t.starts_with(m));
+        let role_line =
+            t.starts_with(['H', 'A', 'U', 'C', 'S']) && roles.iter().any(|r| t.starts_with(r));
+        if ui_line || role_line {
             b.blank(start, end, R::TranscriptLine);
         }
     }
@@ -724,9 +737,14 @@ fn inline_code(b: &mut Blanker<'_>, base: usize, line: &str) {
 fn urls(b: &mut Blanker<'_>, base: usize, line: &str) {
     let bytes = line.as_bytes();
     let stop = |c: u8| c.is_ascii_whitespace() || b")>]\"'`<".contains(&c);
+    // `scheme://…`, found from its `:` (a single-byte search)
     let mut from = 0;
-    while let Some(p) = line[from..].find("://") {
+    while let Some(p) = line[from..].find(':') {
         let at = from + p;
+        if !bytes[at + 1..].starts_with(b"//") {
+            from = at + 1;
+            continue;
+        }
         let mut s = at;
         while s > 0
             && at - s < 24
@@ -743,9 +761,15 @@ fn urls(b: &mut Blanker<'_>, base: usize, line: &str) {
         }
         from = e.max(at + 3);
     }
+    // `www.…`, found from its `.`
     let mut from = 0;
-    while let Some(p) = line[from..].find("www.") {
-        let at = from + p;
+    while let Some(p) = line[from..].find('.') {
+        let dot = from + p;
+        if dot < from + 3 || &bytes[dot - 3..dot] != b"www" {
+            from = dot + 1;
+            continue;
+        }
+        let at = dot - 3;
         let token_start = at == 0 || !bytes[at - 1].is_ascii_alphanumeric();
         let mut e = at + 4;
         while e < bytes.len() && !stop(bytes[e]) {
