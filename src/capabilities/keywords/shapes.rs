@@ -14,7 +14,9 @@ use super::vocab::{
 };
 
 /// Words skipped between a name and its task (`ralph now fix …`, `ulw and then migrate …`).
-const SOFT: &[&str] = &["please", "now", "and", "then", "just", "to", "first"];
+const SOFT: &[&str] = &[
+    "please", "now", "and", "then", "just", "to", "first", "mode",
+];
 
 /// The first word after the name on its line, past [`SOFT`] words.
 fn first_task_word<'a>(s: &'a Scene) -> Option<&'a str> {
@@ -41,7 +43,12 @@ pub(crate) fn colon_directive(s: &Scene) -> bool {
     if !s.command_pos || s.gate == Gate::Prefix || !s.is_name() {
         return false;
     }
+    // `ralph: …`, `ralph mode: …`
     let colon = s.raw_after().trim_start_matches([' ', '\t']);
+    let colon = ["mode", "Mode", "MODE"]
+        .iter()
+        .find_map(|m| colon.strip_prefix(m))
+        .map_or(colon, |c| c.trim_start_matches([' ', '\t']));
     let Some(body) = colon.strip_prefix(':').or_else(|| colon.strip_prefix('：')) else {
         return false;
     };

@@ -221,6 +221,7 @@ pub(crate) const RELATIVES: &[&str] = &[
 pub(crate) const SOFTENERS: &[&str] = &[
     "please", "pls", "plz", "now", "mode", "again", "thanks", "thx", "ty", "asap", "ok", "okay",
     "first",
+    "on",
 ];
 
 /// The last line before a lone name is a sign-off: the name signs the message.
