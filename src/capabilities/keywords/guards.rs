@@ -11,7 +11,7 @@ use super::text::{
     words,
 };
 use super::vocab::{
-    COMPARISON, DEFERRALS, FILLERS, FINITE, GREETINGS, INFO_BEFORE, MODE_NOUNS, NEGATORS,
+    BANTER, COMPARISON, DEFERRALS, FILLERS, FINITE, GREETINGS, INFO_BEFORE, MODE_NOUNS, NEGATORS,
     NEGATORS_AFTER, NOUNS, PLURAL_VERBS, REPORTING, TASK_VERBS, TOPIC_WORDS,
 };
 
@@ -154,6 +154,16 @@ pub(crate) fn noun_phrase(s: &Scene) -> bool {
     matches!(s.shape, Shape::Name | Shape::EndToEnd)
         && !s.explicit
         && (noun(next_effective(s)) || noun(s.after_words.first()))
+}
+
+/// A wish said in jest: `i want an app like that too lol` (the ordinary-English phrases only:
+/// `ralph this lol` is still a request).
+pub(crate) fn banter(s: &Scene) -> bool {
+    matches!(s.shape, Shape::Wish | Shape::Creation | Shape::HandleAll)
+        && (s.sa_words.iter().any(|w| BANTER.contains(&w.as_str()))
+            || ["😂", "🤣", "😅", ":)", ":p", ":d"]
+                .iter()
+                .any(|m| s.sentence_after.to_lowercase().contains(m)))
 }
 
 /// Put off: `i want a cli eventually`, `clean up the dead code later`.

@@ -123,6 +123,7 @@ pub const RULES: &[Rule] = &[
     rule("reported", Guard, Ignore, "reported speech or an example (my prompt was: …, e.g. …)", Some(guards::reported)),
     rule("subject", Guard, Ignore, "the subject of a statement (ralph keeps looping, search code is slow, ralph and autopilot keep fighting)", Some(guards::subject)),
     rule("noun-phrase", Guard, Ignore, "used as a modifier (an autopilot toggle, the ralph state, end to end tests)", Some(guards::noun_phrase)),
+    rule("banter", Guard, Ignore, "an ordinary-English wish said in jest (i want an app like that too lol)", Some(guards::banter)),
     rule("deferred", Guard, Ignore, "put off (i want a cli eventually, clean up the dead code later)", Some(guards::deferred)),
     rule("setting", Guard, Ignore, "talks about a setting (enable autopilot by default)", Some(guards::setting)),
     rule("topic", Guard, Ignore, "the topic of something else (about ralph, called autopilot)", Some(guards::topic)),

@@ -354,3 +354,8 @@ pub(crate) const SMELL_TALK: &[&str] = &[
     "metrics", "count", "list", "notes", "doc", "docs", "section", "label", "labels", "issue",
     "issues", "backlog", "board", "budget", "discussion", "meeting", "policy", "tool", "tooling",
 ];
+
+/// Laughter that makes an ordinary wish a joke (`i want an app like that too lol`).
+pub(crate) const BANTER: &[&str] = &[
+    "lol", "lmao", "haha", "hahaha", "hehe", "jk", "rofl", "lul", "kidding", "joking",
+];
