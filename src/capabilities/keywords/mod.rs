@@ -12,6 +12,7 @@
 //! its prompt, a fresh iteration budget. The user typed an explicit invocation with (usually) a
 //! new task, and the old budget belongs to the old task.
 
+mod blame;
 mod boundary;
 mod cjk;
 mod guards;

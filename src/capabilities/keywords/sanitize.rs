@@ -6,6 +6,7 @@
 //! byte remembers which rule blanked it — `omc-hooks detect` reports that rule. Every pass is a
 //! single forward scan (the tag pass adds a sort), so the whole thing is linear in the prompt.
 
+use super::blame::{Blame, Recorder};
 use std::collections::HashMap;
 
 /// The sanitiser's rules, in the order they are applied; what each recognises is in
@@ -44,31 +45,6 @@ enum R {
     Path,
 }
 
-impl R {
-    fn name(self) -> &'static str {
-        RULE_NAMES[self as usize]
-    }
-}
-
-/// A blanked range and the rule that blanked it.
-#[derive(Debug, Clone, Copy)]
-struct Span {
-    start: usize,
-    end: usize,
-    rule: R,
-}
-
-/// Which rule blanked which bytes. Most prompts blank a few ranges, kept as a sorted list of
-/// disjoint spans (a per-byte mask would be a second copy of a megabyte prompt); a prompt that
-/// blanks very many small ranges switches to the per-byte mask, so memory stays bounded by the
-/// prompt's size either way.
-#[derive(Debug, Clone)]
-enum Blame {
-    Spans(Vec<Span>),
-    /// Per byte: 0 = kept, otherwise the rule's position + 1.
-    Bytes(Vec<u8>),
-}
-
 /// A prompt with everything that is not the user talking blanked out.
 #[derive(Debug, Clone)]
 pub struct Sanitized {
@@ -80,20 +56,9 @@ pub struct Sanitized {
 impl Sanitized {
     /// The rule that blanked the first blanked byte of `start..end`, if any byte is blanked.
     pub fn blanked_by(&self, start: usize, end: usize) -> Option<&'static str> {
-        match &self.blame {
-            Blame::Bytes(mask) => mask
-                .get(start..end.min(mask.len()))?
-                .iter()
-                .find(|r| **r != 0)
-                .map(|r| RULE_NAMES[usize::from(*r) - 1]),
-            Blame::Spans(spans) => {
-                let k = spans.partition_point(|s| s.end <= start);
-                spans
-                    .get(k)
-                    .filter(|s| s.start < end)
-                    .map(|s| s.rule.name())
-            }
-        }
+        self.blame
+            .first(start, end)
+            .map(|r| RULE_NAMES[usize::from(r)])
     }
 }
 
@@ -145,10 +110,7 @@ struct Blanker<'a> {
     src: &'a str,
     /// The text being blanked (empty when only the blame is wanted).
     bytes: Vec<u8>,
-    /// Blanked ranges in the order they were blanked, until there are too many…
-    spans: Vec<Span>,
-    /// … then the per-byte mask.
-    mask: Option<Vec<u8>>,
+    blame: Recorder,
 }
 
 impl<'a> Blanker<'a> {
@@ -160,8 +122,7 @@ impl<'a> Blanker<'a> {
             } else {
                 Vec::new()
             },
-            spans: Vec::new(),
-            mask: None,
+            blame: Recorder::new(src.len()),
         }
     }
 
@@ -182,84 +143,12 @@ impl<'a> Blanker<'a> {
                 run.fill(b' ');
             }
         }
-        match &mut self.mask {
-            Some(mask) => mark(mask, start, end, rule),
-            None => {
-                self.spans.push(Span { start, end, rule });
-                // more spans than half the prompt's bytes' worth: the mask is smaller
-                if self.spans.len() * std::mem::size_of::<Span>() > self.src.len() / 2 + 4096 {
-                    let mut mask = vec![0; self.src.len()];
-                    for s in self.spans.drain(..) {
-                        mark(&mut mask, s.start, s.end, s.rule);
-                    }
-                    self.mask = Some(mask);
-                }
-            }
-        }
+        self.blame.record(start, end, rule as u8);
     }
 
-    /// Who blanked what: the mask, or the spans made disjoint (the first rule applied to a
-    /// byte keeps it).
     fn blame(&mut self) -> Blame {
-        if let Some(mask) = self.mask.take() {
-            return Blame::Bytes(mask);
-        }
-        Blame::Spans(disjoint(std::mem::take(&mut self.spans)))
+        std::mem::replace(&mut self.blame, Recorder::new(0)).finish()
     }
-}
-
-fn mark(mask: &mut [u8], start: usize, end: usize, rule: R) {
-    for m in &mut mask[start..end] {
-        if *m == 0 {
-            *m = rule as u8 + 1;
-        }
-    }
-}
-
-/// Overlapping spans, in the order they were applied, as sorted disjoint spans where each byte
-/// keeps the first rule applied to it. A sweep over the starts with a heap of open spans (by
-/// order of application): O(n log n).
-fn disjoint(spans: Vec<Span>) -> Vec<Span> {
-    use std::cmp::Reverse;
-    use std::collections::BinaryHeap;
-    let mut by_start: Vec<usize> = (0..spans.len()).collect();
-    by_start.sort_by_key(|&k| (spans[k].start, k));
-    let mut open: BinaryHeap<Reverse<usize>> = BinaryHeap::new();
-    let mut out: Vec<Span> = Vec::new();
-    let mut next = 0;
-    let mut pos = 0;
-    loop {
-        while next < by_start.len() && spans[by_start[next]].start <= pos {
-            open.push(Reverse(by_start[next]));
-            next += 1;
-        }
-        while open.peek().is_some_and(|Reverse(k)| spans[*k].end <= pos) {
-            open.pop();
-        }
-        let Some(&Reverse(top)) = open.peek() else {
-            match by_start.get(next) {
-                Some(&k) => {
-                    pos = spans[k].start;
-                    continue;
-                }
-                None => break,
-            }
-        };
-        let upto = by_start
-            .get(next)
-            .map_or(spans[top].end, |&k| spans[top].end.min(spans[k].start));
-        let rule = spans[top].rule;
-        match out.last_mut() {
-            Some(last) if last.end == pos && last.rule == rule => last.end = upto,
-            _ => out.push(Span {
-                start: pos,
-                end: upto,
-                rule,
-            }),
-        }
-        pos = upto;
-    }
-    out
 }
 
 /// `(offset, line)` for every line, the line without its `\n`.
@@ -959,39 +848,15 @@ mod tests {
     }
 
     #[test]
-    fn the_first_rule_applied_to_a_byte_is_blamed() {
-        let sp = |start, end, rule| Span { start, end, rule };
-        // applied in this order: a wide span, then one inside it, then one overlapping its end
-        let d = disjoint(vec![
-            sp(10, 20, R::FencedCode),
-            sp(12, 14, R::InlineCode),
-            sp(18, 30, R::Url),
-            sp(40, 41, R::Path),
-        ]);
-        let got: Vec<_> = d.iter().map(|s| (s.start, s.end, s.rule.name())).collect();
-        assert_eq!(
-            got,
-            vec![(10, 20, "fenced-code"), (20, 30, "url"), (40, 41, "path")]
-        );
-        // a later span that starts earlier takes only the bytes nobody had
-        let d = disjoint(vec![sp(5, 8, R::Url), sp(0, 10, R::HookEcho)]);
-        let got: Vec<_> = d.iter().map(|s| (s.start, s.end, s.rule.name())).collect();
-        assert_eq!(
-            got,
-            vec![(0, 5, "hook-echo"), (5, 8, "url"), (8, 10, "hook-echo")]
-        );
-    }
-
-    #[test]
     fn many_small_blanks_switch_to_the_byte_mask_with_the_same_answers() {
         let p = "see a/b and `x` then ".repeat(5_000);
         let s = sanitize(&p);
-        assert!(matches!(s.blame, Blame::Bytes(_)));
+        assert!(s.blame.is_per_byte());
         assert_eq!(s.blanked_by(4, 7), Some("path"));
         assert_eq!(s.blanked_by(0, 3), None);
         assert_eq!(s.blanked_by(12, 15), Some("inline-code"));
         let short = sanitize("see a/b and `x` then");
-        assert!(matches!(short.blame, Blame::Spans(_)));
+        assert!(!short.blame.is_per_byte());
         assert_eq!(short.blanked_by(4, 7), Some("path"));
         assert_eq!(short.blanked_by(12, 15), Some("inline-code"));
     }
