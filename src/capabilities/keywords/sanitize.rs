@@ -2,9 +2,10 @@
 //! text, URLs, paths, pasted transcripts, diffs, hook output.
 //!
 //! The result has exactly the byte length of the prompt (removed bytes become spaces, newlines
-//! stay), so a match found in the prompt can be looked up here by offset, and every blanked
-//! byte remembers which rule blanked it — `omc-hooks detect` reports that rule. Every pass is a
-//! single forward scan (the tag pass adds a sort), so the whole thing is linear in the prompt.
+//! stay), so a match found in the prompt can be looked up here by offset, and the rule that
+//! blanked each byte is recorded (`blame.rs`) — `omc-hooks detect` reports that rule. Every pass
+//! is a single forward scan (the tag pass adds a sort), so the whole thing is linear in the
+//! prompt.
 
 use super::blame::{Blame, Recorder};
 use std::collections::HashMap;
