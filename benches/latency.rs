@@ -72,6 +72,18 @@ fn run_once(
     }
 }
 
+/// CPU time of the calling thread: on a shared machine, wall time also counts other tenants.
+#[allow(unsafe_code)]
+fn thread_cpu_ms() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec, which `ts` is.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 * 1e3 + ts.tv_nsec as f64 / 1e6
+}
+
 #[allow(unsafe_code)]
 fn unsafe_zeroed_rusage() -> libc::rusage {
     // SAFETY: rusage is a plain C struct of integers; all-zero is a valid value.
@@ -510,32 +522,63 @@ fn main() {
         stats(&w)
     });
 
-    // Keyword detection alone, in-process, on a 1 MB prompt (the contract's linearity case).
-    let detect_1mb = want("keyword detection").then(|| {
-        let prompt = "please look at the parser and tell me what changed in the last commit. "
-            .repeat(1 << 20 >> 6);
-        let mut w: Vec<Sample> = (0..20)
-            .map(|_| {
-                let t = Instant::now();
-                let d = omc_hooks::capabilities::keywords::detect(&prompt, &[]);
-                std::hint::black_box(d);
-                Sample {
-                    wall_us: t.elapsed().as_secs_f64() * 1e6,
-                    maxrss_kb: 0,
-                }
-            })
-            .collect();
-        w.sort_by(|a, b| a.wall_us.partial_cmp(&b.wall_us).unwrap());
-        (stats(&w), prompt.len())
-    });
+    // Keyword detection alone, in-process: the contract's 1 MB prose prompt (and 256 KB / 4 MB
+    // of the same, for linearity), and 1 MB of mixed material (prose, fenced code, paths, URLs,
+    // quotes, questions and mode mentions: every pass of the sanitiser and the judging bound).
+    let prose = |bytes: usize| {
+        "please look at the parser and tell me what changed in the last commit. ".repeat(bytes >> 6)
+    };
+    let mut mixed = String::new();
+    while mixed.len() < 1 << 20 {
+        mixed.push_str("please look at the parser and tell me what changed in the last commit.\n");
+        mixed.push_str("see src/ralph/mod.rs and `ultrawork` then <b>x</b> https://x.y/z\n");
+        mixed.push_str(
+            "```\nralph fix it\n```\n> quoted ralph line\nwhat is ralph? end to end tests\n",
+        );
+    }
+    let detect_cases = [
+        ("prose", prose(1 << 18)),
+        ("prose", prose(1 << 20)),
+        ("prose", prose(1 << 22)),
+        ("mixed", mixed),
+    ];
+    // (kind, bytes, wall stats, thread CPU median)
+    type DetectRow = (String, usize, (f64, f64, f64, i64), f64);
+    let detect_rows: Vec<DetectRow> = detect_cases
+        .iter()
+        .filter(|_| want("keyword detection"))
+        .map(|(kind, prompt)| {
+            let mut cpu = Vec::new();
+            let mut w: Vec<Sample> = (0..20)
+                .map(|_| {
+                    let (t, c) = (Instant::now(), thread_cpu_ms());
+                    let d = omc_hooks::capabilities::keywords::detect(prompt, &[]);
+                    std::hint::black_box(d);
+                    cpu.push(thread_cpu_ms() - c);
+                    Sample {
+                        wall_us: t.elapsed().as_secs_f64() * 1e6,
+                        maxrss_kb: 0,
+                    }
+                })
+                .collect();
+            w.sort_by(|a, b| a.wall_us.partial_cmp(&b.wall_us).unwrap());
+            cpu.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            (
+                kind.to_string(),
+                prompt.len(),
+                stats(&w),
+                cpu[cpu.len() / 2],
+            )
+        })
+        .collect();
 
     println!("runs per case: {runs}; binary: {BIN}");
-    if let Some(((median, p10, p90, _), len)) = detect_1mb {
+    for (kind, len, st, cpu) in &detect_rows {
         println!(
-            "keyword detection alone, in-process, {len} byte prompt: median {:.1} ms (p10–p90 {:.1}–{:.1})",
-            median / 1000.0,
-            p10 / 1000.0,
-            p90 / 1000.0
+            "keyword detection alone, in-process, {len} byte {kind} prompt: median {:.1} ms (p10–p90 {:.1}–{:.1}), thread CPU median {cpu:.1} ms",
+            st.0 / 1000.0,
+            st.1 / 1000.0,
+            st.2 / 1000.0
         );
     }
     if let Some((median, p10, p90, _)) = durable {

@@ -1,6 +1,7 @@
 //! Magic keywords in the real Claude Code client (contract §5): `ralph fix …` reaches the model
-//! as UserPromptSubmit context and starts a run on disk; a question about ralph injects nothing;
-//! `cancelomc` typed in a later turn of the same session (`--resume`) ends the run.
+//! as UserPromptSubmit context and starts a run on disk; so do a bare `ulw` and a name used as
+//! the verb of the request (`ralplan the schema change`); a question about ralph injects
+//! nothing; `cancelomc` typed in a later turn of the same session (`--resume`) ends the run.
 //!
 //! The Stop hook is skipped in these runs (`OMC_SKIP_HOOKS=stop`): what is tested here is the
 //! prompt side, independent of how the Stop side then enforces the run.
@@ -16,15 +17,63 @@ fn scenario(reply: &str) -> Scenario {
         .env("OMC_SKIP_HOOKS", "stop")
 }
 
-fn ralph_state(run: &Run, sid: &str) -> Option<Value> {
+fn mode_state(run: &Run, sid: &str, mode: &str) -> Option<Value> {
     let p = run
         .omc_dir()
         .join("state/sessions")
         .join(sid)
-        .join("ralph-state.json");
+        .join(format!("{mode}-state.json"));
     let v: Value = serde_json::from_slice(&std::fs::read(p).ok()?).unwrap();
     crate::schema::assert_valid("mode-state", &v);
     Some(v)
+}
+
+fn ralph_state(run: &Run, sid: &str) -> Option<Value> {
+    mode_state(run, sid, "ralph")
+}
+
+/// `prompt` alone starts `mode` in the real client: the model is shown the mode's header and
+/// the request, and the session's state holds an active run of it with the prompt as its task.
+fn starts_mode_in_the_real_client(prompt: &str, mode: &str) {
+    let sb = Sandbox::new();
+    let run = sb.claude(plugin_dir(), prompt, scenario("On it."), None);
+    run.assert_success();
+    let shown = run.shown_text(0);
+    let header = format!(
+        "UserPromptSubmit hook additional context: [MAGIC KEYWORD: {}]",
+        mode.to_uppercase()
+    );
+    assert!(shown.contains(&header), "{}", run.diagnostics());
+    assert!(shown.contains("`<omc-complete/>`"), "{shown}");
+    assert!(
+        shown.contains(&format!(
+            "User request (as typed; the prompt itself stays authoritative):\n{prompt}"
+        )),
+        "{shown}"
+    );
+    let s = mode_state(&run, &run.session_id, mode)
+        .unwrap_or_else(|| panic!("{mode}-state.json for the session\n{}", run.diagnostics()));
+    assert_eq!(s["active"], true);
+    assert_eq!(s["mode"], mode);
+    assert_eq!(s["iteration"], 1);
+    assert_eq!(s["session_id"], run.session_id.as_str());
+    assert_eq!(s["prompt"], prompt);
+    // nothing else was started
+    let others: Vec<_> = ["ralph", "autopilot", "ultrawork", "ralplan"]
+        .into_iter()
+        .filter(|m| *m != mode && mode_state(&run, &run.session_id, m).is_some())
+        .collect();
+    assert!(others.is_empty(), "{others:?}");
+}
+
+#[test]
+fn a_bare_ulw_starts_ultrawork() {
+    starts_mode_in_the_real_client("ulw", "ultrawork");
+}
+
+#[test]
+fn ralplan_used_as_the_verb_starts_ralplan() {
+    starts_mode_in_the_real_client("ralplan the schema change", "ralplan");
 }
 
 #[test]

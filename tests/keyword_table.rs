@@ -1,6 +1,12 @@
-//! The labelled prompt table (`tests/data/keyword-prompts.tsv`): every case must come out as
-//! labelled. Precision and recall over (prompt, mode) pairs are printed (`--nocapture`);
-//! precision must be 1.0 on the table.
+//! The labelled prompt files, scored: every prompt's expected modes against what detection
+//! returns. Precision and recall are over (prompt, mode) pairs; exact match is per prompt.
+//! `-- --nocapture` prints the scores and every prompt that differs.
+//!
+//! * `tests/data/keyword-prompts.tsv`, the corpus the rules were written against: fails under
+//!   precision 0.98 or recall 0.97.
+//! * `tests/data/keyword-heldout.tsv`, written before the recall work and never tuned against
+//!   (its header says how it scored then): fails under precision 0.97, recall 0.95, or exact
+//!   match below 95 % of its prompts.
 
 use omc_hooks::capabilities::keywords::detect;
 use std::collections::BTreeSet;
@@ -16,8 +22,10 @@ struct Case {
     expected: BTreeSet<String>,
 }
 
-fn cases() -> Vec<Case> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/keyword-prompts.tsv");
+fn cases(file: &str) -> Vec<Case> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(file);
     let text = std::fs::read_to_string(&p).unwrap();
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -26,7 +34,7 @@ fn cases() -> Vec<Case> {
         }
         let (prompt, labels) = line
             .rsplit_once('\t')
-            .unwrap_or_else(|| panic!("line {}: no TAB", i + 1));
+            .unwrap_or_else(|| panic!("{file} line {}: no TAB", i + 1));
         let expected = if labels.trim() == "-" {
             BTreeSet::new()
         } else {
@@ -41,11 +49,18 @@ fn cases() -> Vec<Case> {
     out
 }
 
-#[test]
-fn labelled_prompts_precision_and_recall() {
-    let cases = cases();
-    assert!(cases.len() >= 150, "the table has {} cases", cases.len());
-    let (mut tp, mut fp, mut fneg) = (0usize, 0usize, 0usize);
+/// Scores of one file.
+struct Score {
+    prompts: usize,
+    exact: usize,
+    precision: f64,
+    recall: f64,
+    failures: Vec<String>,
+}
+
+fn score(file: &str) -> Score {
+    let cases = cases(file);
+    let (mut tp, mut fp, mut fneg, mut exact) = (0usize, 0usize, 0usize, 0usize);
     let mut failures = Vec::new();
     for c in &cases {
         let det = detect(&c.prompt, &[]);
@@ -53,47 +68,120 @@ fn labelled_prompts_precision_and_recall() {
         tp += got.intersection(&c.expected).count();
         fp += got.difference(&c.expected).count();
         fneg += c.expected.difference(&got).count();
-        if got != c.expected {
-            let why: Vec<String> = det
-                .candidates
-                .iter()
-                .map(|k| format!("{}@{}:{}", k.name, k.offset, k.rule))
-                .collect();
-            failures.push(format!(
-                "line {}: {:?}\n    expected {:?}, got {:?} [{}]",
-                c.line,
-                c.prompt,
-                c.expected,
-                got,
-                why.join(", ")
-            ));
+        if got == c.expected {
+            exact += 1;
+            continue;
         }
+        let why: Vec<String> = det
+            .candidates
+            .iter()
+            .map(|k| format!("{}@{}:{}", k.name, k.offset, k.rule))
+            .collect();
+        failures.push(format!(
+            "{file} line {}: {:?}\n    expected {:?}, got {:?} [{}]",
+            c.line,
+            c.prompt,
+            c.expected,
+            got,
+            why.join(", ")
+        ));
     }
-    let precision = if tp + fp == 0 {
-        1.0
-    } else {
-        tp as f64 / (tp + fp) as f64
+    let ratio = |a: usize, b: usize| {
+        if a + b == 0 {
+            1.0
+        } else {
+            a as f64 / (a + b) as f64
+        }
     };
-    let recall = if tp + fneg == 0 {
-        1.0
-    } else {
-        tp as f64 / (tp + fneg) as f64
+    let s = Score {
+        prompts: cases.len(),
+        exact,
+        precision: ratio(tp, fp),
+        recall: ratio(tp, fneg),
+        failures,
     };
     println!(
-        "keyword table: {} prompts, {} expected activations; precision {:.3} ({} false positives), recall {:.3} ({} missed)",
-        cases.len(),
+        "{file}: {} prompts, {} expected activations; precision {:.3} ({fp} false positives), \
+         recall {:.3} ({fneg} missed), exact match {}/{}",
+        s.prompts,
         tp + fneg,
-        precision,
-        fp,
-        recall,
-        fneg
+        s.precision,
+        s.recall,
+        s.exact,
+        s.prompts
     );
+    for f in &s.failures {
+        println!("{f}");
+    }
+    s
+}
+
+/// Prompts under each `# --- group N …` header of the corpus, up to the next `# ---` header.
+fn group_sizes(file: &str) -> Vec<(String, usize)> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(file);
+    let mut out: Vec<(String, usize)> = Vec::new();
+    let mut current: Option<usize> = None;
+    for line in std::fs::read_to_string(p).unwrap().lines() {
+        if let Some(h) = line.strip_prefix("# --- ") {
+            current = h.starts_with("group ").then(|| {
+                let name = h.split(':').next().unwrap_or(h).to_string();
+                out.push((name, 0));
+                out.len() - 1
+            });
+        } else if !line.starts_with('#')
+            && !line.trim().is_empty()
+            && let Some(i) = current
+        {
+            out[i].1 += 1;
+        }
+    }
+    out
+}
+
+#[test]
+fn corpus_precision_recall_and_exact_match() {
+    let s = score("keyword-prompts.tsv");
+    assert!(s.prompts >= 400, "the corpus has {} prompts", s.prompts);
+    // issue 15: at least 30 prompts for each missed group, and as many non-invocations beside
+    let groups = group_sizes("keyword-prompts.tsv");
+    println!("issue-15 sections: {groups:?}");
+    for g in 1..=3 {
+        for kind in ["invocations", "non-invocations"] {
+            let name = format!("group {g} {kind}");
+            let n = groups
+                .iter()
+                .find(|(h, _)| *h == name)
+                .map_or(0, |(_, n)| *n);
+            assert!(n >= 30, "{name}: {n} prompts");
+        }
+    }
     assert!(
-        failures.is_empty(),
-        "{} of {} cases differ:\n{}",
-        failures.len(),
-        cases.len(),
-        failures.join("\n")
+        s.precision >= 0.98 && s.recall >= 0.97,
+        "precision {:.3} / recall {:.3} under 0.98 / 0.97:\n{}",
+        s.precision,
+        s.recall,
+        s.failures.join("\n")
     );
-    assert_eq!(precision, 1.0);
+}
+
+#[test]
+fn heldout_precision_recall_and_exact_match() {
+    let s = score("keyword-heldout.tsv");
+    assert!(
+        s.prompts >= 100,
+        "the held-out file has {} prompts",
+        s.prompts
+    );
+    let exact_min = (s.prompts as f64 * 0.95).ceil() as usize;
+    assert!(
+        s.precision >= 0.97 && s.recall >= 0.95 && s.exact >= exact_min,
+        "precision {:.3} / recall {:.3} / exact {}/{} under 0.97 / 0.95 / {exact_min}:\n{}",
+        s.precision,
+        s.recall,
+        s.exact,
+        s.prompts,
+        s.failures.join("\n")
+    );
 }

@@ -319,6 +319,75 @@ fn detect(args: &[&str], stdin: &str, cwd: &std::path::Path) -> (i32, String) {
 }
 
 #[test]
+fn detect_explains_the_issue_15_shapes_and_lists_every_rule() {
+    let p = Project::new();
+    for (prompt, mode, rule) in [
+        ("ulw", "ultrawork", "bare-keyword"),
+        ("ralplan the schema change", "ralplan", "verb-object"),
+        (
+            "build me a cli that renames photos",
+            "autopilot",
+            "creation-request",
+        ),
+        (
+            "clean up the dead code in the importer",
+            "ai-slop-cleaner",
+            "cleanup-smell",
+        ),
+        (
+            "search the codebase for unwrap calls",
+            "deepsearch",
+            "codebase-search",
+        ),
+    ] {
+        let (code, out) = detect(&["--json", prompt], "", p.path());
+        assert_eq!(code, 0);
+        let v: Value = serde_json::from_str(out.trim()).unwrap();
+        assert_eq!(v["modes"], json!([mode]), "{prompt}: {v}");
+        let c = &v["candidates"][0];
+        assert_eq!(c["rule"], rule, "{prompt}: {v}");
+        assert_eq!(c["stage"], "shape");
+        assert!(c["why"].as_str().unwrap().len() > 10, "{v}");
+    }
+    // joined modes: the first decides, the others are reported as joined
+    let (_, out) = detect(
+        &["--json", "tdd and ralph: add retry to the client"],
+        "",
+        p.path(),
+    );
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["modes"], json!(["ralph", "tdd"]));
+    assert_eq!(v["candidates"][0]["rule"], "colon-directive");
+    assert_eq!(v["candidates"][1]["rule"], "joined-modes");
+    // a phrase asked about activates nothing, and says why
+    let (_, out) = detect(&["I want a dashboard? no, just explain it"], "", p.path());
+    assert!(out.starts_with("verdict: nothing activated"), "{out}");
+    assert!(out.contains("retracted"), "{out}");
+
+    // the table: every rule once, in order, as text and JSON
+    let (code, out) = detect(&["--rules"], "", p.path());
+    assert_eq!(code, 0);
+    for name in [
+        "fenced-code",
+        "inside-word",
+        "negation",
+        "verb-object",
+        "cleanup-smell",
+    ] {
+        assert!(out.contains(name), "{name}: {out}");
+    }
+    let (_, out) = detect(&["--rules", "--json"], "", p.path());
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    let rows = v["rules"].as_array().unwrap();
+    assert!(rows.len() > 40);
+    assert_eq!(rows[0]["stage"], "sanitise");
+    assert_eq!(rows.last().unwrap()["name"], "cancel-exclusive");
+    let (code, _) = detect(&["--rules", "ralph fix it"], "", p.path());
+    assert_eq!(code, 2);
+    assert!(!p.omc().exists(), "detect wrote {:?}", p.files());
+}
+
+#[test]
 fn detect_reports_the_verdict_and_the_deciding_rules_without_touching_state() {
     let p = Project::new();
     let (code, out) = detect(

@@ -1,9 +1,9 @@
 //! `omc-hooks detect [--json] "<prompt>"`: what a prompt would activate, and why, without
 //! touching any state. The prompt comes from the arguments (joined by spaces) or, when there
 //! are none, from stdin. The project's configuration is read (for disabled names), never
-//! written.
+//! written. `omc-hooks detect --rules` prints the rule table every explanation comes from.
 
-use crate::capabilities::keywords::{self, intent};
+use crate::capabilities::keywords::{self, rules};
 use crate::config::Config;
 use crate::env::Env;
 use crate::state::{Store, root};
@@ -11,20 +11,24 @@ use serde_json::json;
 use std::fmt::Write as _;
 use std::io::{Read, Write as _};
 
-pub const HELP: &str = "Usage: omc-hooks detect [--json] [PROMPT...]\n\n\
+pub const HELP: &str = "Usage: omc-hooks detect [--json] [PROMPT...]\n       omc-hooks detect --rules [--json]\n\n\
 Shows which magic keywords PROMPT would activate and, for every candidate, the matched text,\n\
-its byte offset, whether it activated and the rule that decided. Reads the prompt from stdin\n\
-when none is given. Touches no state; names disabled in .omc/config.json are reported as such.\n\n  \
---json   print one JSON object instead of the table";
+its byte offset, whether it activated and the rule that decided (with what the rule\n\
+recognises). Reads the prompt from stdin when none is given. Touches no state; names disabled\n\
+in .omc/config.json are reported as such.\n\n  \
+--json    print one JSON object instead of the table\n  \
+--rules   print every rule, in the order they apply: stage, name, verdict, what it recognises";
 
 /// Runs the command.
 pub fn run(args: &[String], env: &Env) -> i32 {
     let mut json_out = false;
+    let mut list_rules = false;
     let mut words = Vec::new();
     let mut rest_are_words = false;
     for a in args {
         match a.as_str() {
             "--json" if !rest_are_words => json_out = true,
+            "--rules" if !rest_are_words => list_rules = true,
             "--" if !rest_are_words => rest_are_words = true,
             s if s.starts_with("--") && !rest_are_words => {
                 eprintln!("omc-hooks detect: unknown option {s}. See 'omc-hooks help detect'.");
@@ -32,6 +36,13 @@ pub fn run(args: &[String], env: &Env) -> i32 {
             }
             s => words.push(s.to_string()),
         }
+    }
+    if list_rules {
+        if !words.is_empty() {
+            eprintln!("omc-hooks detect: --rules takes no prompt. See 'omc-hooks help detect'.");
+            return 2;
+        }
+        return print(&rule_table(json_out));
     }
     let prompt = if words.is_empty() {
         let mut buf = Vec::new();
@@ -58,7 +69,8 @@ pub fn run(args: &[String], env: &Env) -> i32 {
                     "offset": c.offset,
                     "activated": c.activated,
                     "rule": c.rule,
-                    "why": intent::describe(c.rule),
+                    "stage": rules::find(c.rule).map(|r| r.stage.label()),
+                    "why": rules::describe(c.rule),
                 })
             })
             .collect();
@@ -88,13 +100,45 @@ pub fn run(args: &[String], env: &Env) -> i32 {
             c.offset,
             if c.activated { "ACTIVATED" } else { "ignored" },
             c.rule,
-            intent::describe(c.rule)
+            rules::describe(c.rule)
         );
     }
     if det.unreported > 0 {
         let _ = writeln!(text, "  … and {} more candidates not shown", det.unreported);
     }
     print(&text)
+}
+
+/// The rule table, as text (one rule a line) or JSON.
+fn rule_table(json_out: bool) -> String {
+    if json_out {
+        let rows: Vec<_> = rules::RULES
+            .iter()
+            .map(|r| {
+                json!({
+                    "name": r.name,
+                    "stage": r.stage.label(),
+                    "verdict": r.effect.label(),
+                    "recognises": r.recognises,
+                })
+            })
+            .collect();
+        return format!("{}\n", json!({ "rules": rows }));
+    }
+    let mut text = String::from(
+        "Rules in the order they apply; for a candidate, the first guard or shape that holds decides.\n",
+    );
+    for r in rules::RULES {
+        let _ = writeln!(
+            text,
+            "  {:<9} {:<20} {:<9} {}",
+            r.stage.label(),
+            r.name,
+            r.effect.label(),
+            r.recognises
+        );
+    }
+    text
 }
 
 /// Writes to stdout; a closed pipe (`detect … | head`) is not an error worth a panic.

@@ -5,10 +5,14 @@
 //! plain mention is enough. A word that is also ordinary English or a proper noun (`ralph`,
 //! `autopilot`, `code review`) needs an explicit invocation shape. The persistent modes always
 //! need one, whatever the alias: a false positive there starts a loop that refuses to stop.
+//!
+//! Besides the names there are OMC's natural-language phrases (`build me a cli`, `search the
+//! codebase for …`, `clean up the dead code`): their fixed words are found with the names, and
+//! the [`Shape`] says what must complete them (`phrases.rs`) and which rule judges them.
 
 use crate::modes::is_persistent;
 
-/// How much evidence an alias needs (see [`super::intent`]).
+/// How much evidence an alias needs (the rules in [`super::rules`] read it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Gate {
     /// Any mention that no suppressing rule catches activates.
@@ -23,7 +27,30 @@ pub enum Gate {
     Prefix,
 }
 
-/// One spelling of a keyword name.
+/// What kind of text an alias is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// A name of the mode (`ralph`, `ulw`, `code review`, `full auto`).
+    Name,
+    /// `build|create|make me a(n) <product>` (autopilot).
+    Creation,
+    /// `i want a(n) <product>` (autopilot).
+    Wish,
+    /// `handle it all` (autopilot).
+    HandleAll,
+    /// `end to end`, `end-to-end` (autopilot).
+    EndToEnd,
+    /// `e2e this` (autopilot).
+    E2eThis,
+    /// `search the codebase|code|files|project`, `find in code`, `find all files` (deepsearch).
+    Search,
+    /// `review code`, `review security` (code-review, security-review).
+    Review,
+    /// A code smell (`dead code`, `duplicated …`, `slop`), asked to be cleaned (ai-slop-cleaner).
+    Smell,
+}
+
+/// One spelling of a keyword name, or the fixed words of a phrase.
 #[derive(Debug, Clone, Copy)]
 pub struct Alias {
     pub text: &'static str,
@@ -32,12 +59,31 @@ pub struct Alias {
     /// Words that, right after the alias, give it another meaning (`랄프로렌` is Ralph Lauren,
     /// `코드리뷰어` a reviewer).
     pub not_before: &'static [&'static str],
+    pub shape: Shape,
 }
 
 impl Alias {
     /// Written in a script without spaces between words: no word-boundary checks apply.
     pub fn is_cjk(&self) -> bool {
         !self.text.is_ascii()
+    }
+
+    /// A word made up for its mode (`ulw`, `ralplan`, `tdd`, `ultrathink`), not ordinary English
+    /// or a person's name (`ralph`, `autopilot`, `code review`).
+    pub fn coined(&self) -> bool {
+        self.shape == Shape::Name
+            && (self.gate == Gate::Mention
+                || matches!(
+                    self.text,
+                    "ulw"
+                        | "ultrawork"
+                        | "ralplan"
+                        | "ccg"
+                        | "tdd"
+                        | "fullsend"
+                        | "cancelomc"
+                        | "stopomc"
+                ))
     }
 
     /// The gate actually applied: persistent modes never activate on a plain mention.
@@ -55,6 +101,18 @@ const fn a(text: &'static str, name: &'static str, gate: Gate) -> Alias {
         name,
         gate,
         not_before: &[],
+        shape: Shape::Name,
+    }
+}
+
+/// The fixed words of a phrase; always judged as a command ([`Gate::Command`]).
+const fn ph(text: &'static str, name: &'static str, shape: Shape) -> Alias {
+    Alias {
+        text,
+        name,
+        gate: Command,
+        not_before: &[],
+        shape,
     }
 }
 
@@ -69,6 +127,7 @@ const fn an(
         name,
         gate,
         not_before,
+        shape: Shape::Name,
     }
 }
 
@@ -99,6 +158,19 @@ pub const ALIASES: &[Alias] = &[
     a("오토파일럿", "autopilot", Explicit),
     a("オートパイロット", "autopilot", Explicit),
     a("自动驾驶", "autopilot", Explicit),
+    a("full auto", "autopilot", Explicit),
+    a("full-auto", "autopilot", Explicit),
+    a("fullsend", "autopilot", Explicit),
+    ph("build me", "autopilot", Shape::Creation),
+    ph("create me", "autopilot", Shape::Creation),
+    ph("make me", "autopilot", Shape::Creation),
+    ph("i want a", "autopilot", Shape::Wish),
+    ph("i want an", "autopilot", Shape::Wish),
+    ph("handle it all", "autopilot", Shape::HandleAll),
+    ph("end to end", "autopilot", Shape::EndToEnd),
+    ph("end-to-end", "autopilot", Shape::EndToEnd),
+    ph("e2e this", "autopilot", Shape::E2eThis),
+    ph("e2e it", "autopilot", Shape::E2eThis),
     // ultrawork
     a("ultrawork", "ultrawork", Explicit),
     a("ulw", "ultrawork", Explicit),
@@ -119,6 +191,7 @@ pub const ALIASES: &[Alias] = &[
     a("deep-interview", "deep-interview", Mention),
     a("deepinterview", "deep-interview", Mention),
     a("deep interview", "deep-interview", Explicit),
+    a("ouroboros", "deep-interview", Explicit),
     a("딥인터뷰", "deep-interview", Mention),
     a("딥 인터뷰", "deep-interview", Explicit),
     a("ディープインタビュー", "deep-interview", Mention),
@@ -130,10 +203,36 @@ pub const ALIASES: &[Alias] = &[
     a("anti-slop", "ai-slop-cleaner", Explicit),
     a("ai-slop", "ai-slop-cleaner", Explicit),
     a("ai slop", "ai-slop-cleaner", Explicit),
+    a("aislop", "ai-slop-cleaner", Mention),
+    a("antislop", "ai-slop-cleaner", Mention),
+    a("anti slop", "ai-slop-cleaner", Explicit),
+    a("de slop", "ai-slop-cleaner", Explicit),
+    ph("slop", "ai-slop-cleaner", Shape::Smell),
+    ph("dead code", "ai-slop-cleaner", Shape::Smell),
+    ph("unused code", "ai-slop-cleaner", Shape::Smell),
+    ph("duplicate", "ai-slop-cleaner", Shape::Smell),
+    ph("duplicated", "ai-slop-cleaner", Shape::Smell),
+    ph("duplicates", "ai-slop-cleaner", Shape::Smell),
+    ph("duplication", "ai-slop-cleaner", Shape::Smell),
+    ph("over-abstraction", "ai-slop-cleaner", Shape::Smell),
+    ph("over-abstracted", "ai-slop-cleaner", Shape::Smell),
+    ph("wrapper layer", "ai-slop-cleaner", Shape::Smell),
+    ph("wrapper layers", "ai-slop-cleaner", Shape::Smell),
+    ph("boundary violation", "ai-slop-cleaner", Shape::Smell),
+    ph("boundary violations", "ai-slop-cleaner", Shape::Smell),
+    ph("needless abstraction", "ai-slop-cleaner", Shape::Smell),
+    ph("needless abstractions", "ai-slop-cleaner", Shape::Smell),
+    ph("unnecessary abstraction", "ai-slop-cleaner", Shape::Smell),
+    ph("unnecessary abstractions", "ai-slop-cleaner", Shape::Smell),
+    ph("ai-generated", "ai-slop-cleaner", Shape::Smell),
+    ph("generated code", "ai-slop-cleaner", Shape::Smell),
+    ph("tech debt", "ai-slop-cleaner", Shape::Smell),
     // tdd
     a("tdd", "tdd", Explicit),
     a("test-first", "tdd", Command),
     a("test first", "tdd", Command),
+    a("red green", "tdd", Command),
+    a("red-green", "tdd", Command),
     a("테스트퍼스트", "tdd", Explicit),
     a("테스트 퍼스트", "tdd", Explicit),
     a("テストファースト", "tdd", Explicit),
@@ -142,6 +241,7 @@ pub const ALIASES: &[Alias] = &[
     // code-review
     a("code review", "code-review", Explicit),
     a("code-review", "code-review", Explicit),
+    ph("review code", "code-review", Shape::Review),
     an("코드리뷰", "code-review", Explicit, REVIEWER_KO),
     an("코드 리뷰", "code-review", Explicit, REVIEWER_KO),
     an("コードレビュー", "code-review", Explicit, REVIEWER_JA),
@@ -150,6 +250,7 @@ pub const ALIASES: &[Alias] = &[
     // security-review
     a("security review", "security-review", Explicit),
     a("security-review", "security-review", Explicit),
+    ph("review security", "security-review", Shape::Review),
     an("보안리뷰", "security-review", Explicit, REVIEWER_KO),
     an("보안 리뷰", "security-review", Explicit, REVIEWER_KO),
     an(
@@ -180,6 +281,19 @@ pub const ALIASES: &[Alias] = &[
     a("ディープサーチ", "deepsearch", Mention),
     a("ディープ サーチ", "deepsearch", Explicit),
     a("深度搜索", "deepsearch", Explicit),
+    ph("search the codebase", "deepsearch", Shape::Search),
+    ph("search codebase", "deepsearch", Shape::Search),
+    ph("search the code", "deepsearch", Shape::Search),
+    ph("search code", "deepsearch", Shape::Search),
+    ph("search the files", "deepsearch", Shape::Search),
+    ph("search files", "deepsearch", Shape::Search),
+    ph("search the project", "deepsearch", Shape::Search),
+    ph("search the repo", "deepsearch", Shape::Search),
+    ph("search the repository", "deepsearch", Shape::Search),
+    ph("find in codebase", "deepsearch", Shape::Search),
+    ph("find in the codebase", "deepsearch", Shape::Search),
+    ph("find in code", "deepsearch", Shape::Search),
+    ph("find all files", "deepsearch", Shape::Search),
     // analyze
     a("deep-analyze", "analyze", Mention),
     a("deepanalyze", "analyze", Mention),
@@ -190,6 +304,14 @@ pub const ALIASES: &[Alias] = &[
     a("ディープアナライズ", "analyze", Mention),
     a("深度分析", "analyze", Explicit),
 ];
+
+/// A one-word name of a mode (`ulw`, `ralph`, `tdd`): an earlier one in a clause is skipped as a
+/// lead-in (`ultrathink and then ralph fix …`).
+pub fn is_mode_word(w: &str) -> bool {
+    ALIASES
+        .iter()
+        .any(|a| a.text == w && a.gate != Prefix && a.shape == Shape::Name)
+}
 
 /// Names whose activation does not need a task after the keyword (`cancelomc` alone is a
 /// complete request; `ralph` alone is not).

@@ -1,8 +1,8 @@
 //! Magic keywords (contract §5), on UserPromptSubmit.
 //!
 //! A prompt is scanned for the fourteen keyword names ([`lexicon`]) after the parts that are
-//! not the user talking are blanked ([`sanitize`]); each match is judged by named rules
-//! ([`intent`]); precision comes first, because a false positive starts a loop that refuses to
+//! not the user talking are blanked ([`sanitize`]); each match is judged by the named rules of
+//! one table ([`rules`]); precision comes first, because a false positive starts a loop that refuses to
 //! stop. What is detected is injected as context (a header line, each mode's instructions from
 //! `templates/modes/`, the request), and each persistent mode detected gets a fresh run in the
 //! session's `<mode>-state.json`, enforced from the first Stop on. `cancel` ends every run and
@@ -12,10 +12,20 @@
 //! its prompt, a fresh iteration budget. The user typed an explicit invocation with (usually) a
 //! new task, and the old budget belongs to the old task.
 
-pub mod intent;
+mod blame;
+mod boundary;
+mod cjk;
+mod guards;
 pub mod lexicon;
+mod matcher;
+mod phrases;
+pub mod rules;
 pub mod sanitize;
 pub mod scan;
+mod scene;
+mod shapes;
+mod text;
+mod vocab;
 
 pub use scan::{Candidate, Detection, detect};
 

@@ -2,44 +2,48 @@
 //! text, URLs, paths, pasted transcripts, diffs, hook output.
 //!
 //! The result has exactly the byte length of the prompt (removed bytes become spaces, newlines
-//! stay), so a match found in the prompt can be looked up here by offset, and every blanked
-//! byte remembers which rule blanked it — `omc-hooks detect` reports that rule. Every pass is a
-//! single forward scan (the tag pass adds a sort), so the whole thing is linear in the prompt.
+//! stay), so a match found in the prompt can be looked up here by offset, and the rule that
+//! blanked each byte is recorded (`blame.rs`) — `omc-hooks detect` reports that rule. Every pass
+//! is a single forward scan (the tag pass adds a sort), so the whole thing is linear in the
+//! prompt.
 
+use super::blame::{Blame, Recorder};
 use std::collections::HashMap;
 
-/// The sanitiser's rules, in the order they are applied. The first rule that blanks a byte is
-/// the one reported for it.
-pub const RULES: &[(&str, &str)] = &[
-    (
-        "hook-echo",
-        "pasted hook output ([MAGIC KEYWORD: …], [RALPH LOOP …], Stop hook feedback, User request)",
-    ),
-    ("html-comment", "inside an HTML comment <!-- … -->"),
-    ("fenced-code", "inside a fenced code block"),
-    ("diff-line", "a line of a diff"),
-    (
-        "shell-line",
-        "a shell-transcript line ($ …, ❯ …, user@host:~$ …)",
-    ),
-    ("block-quote", "a block-quote line (> …)"),
-    ("table-row", "a Markdown table row"),
-    (
-        "transcript-line",
-        "a pasted chat or Claude Code transcript line (Assistant:, ⏺ …)",
-    ),
-    ("tag-block", "inside an XML/HTML tag block <tag>…</tag>"),
-    ("inline-code", "inside inline code `…`"),
-    ("url", "part of a URL"),
-    ("path", "part of a file path"),
+/// The sanitiser's rules, in the order they are applied; what each recognises is in
+/// [`super::rules::RULES`]. The first rule that blanks a byte is the one reported for it.
+pub const RULE_NAMES: &[&str] = &[
+    "hook-echo",
+    "html-comment",
+    "fenced-code",
+    "indented-code",
+    "diff-line",
+    "shell-line",
+    "block-quote",
+    "table-row",
+    "transcript-line",
+    "tag-block",
+    "inline-code",
+    "url",
+    "path",
 ];
 
-/// The id (index + 1) of a rule name.
-fn id(name: &str) -> u8 {
-    RULES
-        .iter()
-        .position(|(n, _)| *n == name)
-        .map_or(0, |i| i as u8 + 1)
+/// A rule of [`RULE_NAMES`], by position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum R {
+    HookEcho,
+    HtmlComment,
+    FencedCode,
+    IndentedCode,
+    DiffLine,
+    ShellLine,
+    BlockQuote,
+    TableRow,
+    TranscriptLine,
+    TagBlock,
+    InlineCode,
+    Url,
+    Path,
 }
 
 /// A prompt with everything that is not the user talking blanked out.
@@ -47,52 +51,45 @@ fn id(name: &str) -> u8 {
 pub struct Sanitized {
     /// Same length as the prompt; blanked bytes are spaces (newlines kept).
     pub text: String,
-    /// Per byte: 0 = kept, otherwise the id of the rule that blanked it.
-    rule: Vec<u8>,
+    blame: Blame,
 }
 
 impl Sanitized {
-    /// The rule that blanked any byte of `start..end`, if one did.
+    /// The rule that blanked the first blanked byte of `start..end`, if any byte is blanked.
     pub fn blanked_by(&self, start: usize, end: usize) -> Option<&'static str> {
-        let end = end.min(self.rule.len());
-        self.rule
-            .get(start..end)?
-            .iter()
-            .find(|r| **r != 0)
-            .map(|r| RULES[*r as usize - 1].0)
+        self.blame
+            .first(start, end)
+            .map(|r| RULE_NAMES[usize::from(r)])
     }
 }
 
 /// Blanks the prompt. See the module documentation.
 pub fn sanitize(prompt: &str) -> Sanitized {
-    let mut b = Blanker {
-        src: prompt,
-        bytes: prompt.as_bytes().to_vec(),
-        rule: vec![0; prompt.len()],
-    };
+    let mut b = Blanker::new(prompt, true);
     hook_echoes(&mut b);
     html_comments(&mut b);
     line_rules(&mut b);
     tag_blocks(&mut b);
     inline_rules(&mut b);
+    let blame = b.blame();
     let text = String::from_utf8(b.bytes).unwrap_or_else(|_| " ".repeat(prompt.len()));
-    Sanitized { text, rule: b.rule }
+    Sanitized { text, blame }
 }
 
 /// The prompt without pasted hook output: what is stored as a run's `prompt` and echoed back
 /// in the context. Whitespace-only lines collapse; the text is trimmed.
 pub fn strip_echoes(prompt: &str) -> String {
-    let mut b = Blanker {
-        src: prompt,
-        bytes: prompt.as_bytes().to_vec(),
-        rule: vec![0; prompt.len()],
-    };
+    let mut b = Blanker::new(prompt, false);
     hook_echoes(&mut b);
+    let blame = Sanitized {
+        text: String::new(),
+        blame: b.blame(),
+    };
     let mut out = String::with_capacity(prompt.len());
     let mut blank_run = 0;
     for (start, line) in lines(prompt) {
         let end = start + line.len();
-        if b.rule[start..end].iter().any(|r| *r != 0) {
+        if end > start && blame.blanked_by(start, end).is_some() {
             continue;
         }
         let l = line.trim_end();
@@ -112,12 +109,25 @@ pub fn strip_echoes(prompt: &str) -> String {
 
 struct Blanker<'a> {
     src: &'a str,
+    /// The text being blanked (empty when only the blame is wanted).
     bytes: Vec<u8>,
-    rule: Vec<u8>,
+    blame: Recorder,
 }
 
-impl Blanker<'_> {
-    fn blank(&mut self, start: usize, end: usize, rule: &str) {
+impl<'a> Blanker<'a> {
+    fn new(src: &'a str, text: bool) -> Self {
+        Blanker {
+            src,
+            bytes: if text {
+                src.as_bytes().to_vec()
+            } else {
+                Vec::new()
+            },
+            blame: Recorder::new(src.len()),
+        }
+    }
+
+    fn blank(&mut self, start: usize, end: usize, rule: R) {
         let mut start = start.min(self.src.len());
         let mut end = end.min(self.src.len());
         while !self.src.is_char_boundary(start) {
@@ -126,15 +136,19 @@ impl Blanker<'_> {
         while !self.src.is_char_boundary(end) {
             end += 1;
         }
-        let rid = id(rule);
-        for i in start..end {
-            if self.bytes[i] != b'\n' {
-                self.bytes[i] = b' ';
-            }
-            if self.rule[i] == 0 {
-                self.rule[i] = rid;
+        if start >= end {
+            return;
+        }
+        if !self.bytes.is_empty() {
+            for run in self.bytes[start..end].split_mut(|b| *b == b'\n') {
+                run.fill(b' ');
             }
         }
+        self.blame.record(start, end, rule as u8);
+    }
+
+    fn blame(&mut self) -> Blame {
+        std::mem::replace(&mut self.blame, Recorder::new(0)).finish()
     }
 }
 
@@ -228,8 +242,10 @@ fn echo_header(line: &str) -> Echo {
         }
         return Echo::None;
     }
-    let head: String = l.chars().take(40).collect::<String>().to_lowercase();
-    if ECHO_PREFIXES.iter().any(|p| head.starts_with(p)) {
+    // (every prefix starts with s, u or p: most lines are ruled out by their first byte)
+    if l.starts_with(['s', 'S', 'u', 'U', 'p', 'P'])
+        && ECHO_PREFIXES.iter().any(|p| starts_ci(l, p))
+    {
         return Echo::Other;
     }
     Echo::None
@@ -237,14 +253,15 @@ fn echo_header(line: &str) -> Echo {
 
 fn is_request_label(line: &str) -> bool {
     let l = strip_ui_marks(line);
-    l.len() >= 13
+    l.starts_with(['u', 'U'])
+        && l.len() >= 13
         && l.is_char_boundary(12)
         && l[..12].eq_ignore_ascii_case("user request")
         && l.trim_end().ends_with(':')
 }
 
 fn is_task_line(line: &str) -> bool {
-    let l = strip_ui_marks(line).to_ascii_lowercase();
+    let l = strip_ui_marks(line);
     [
         "task:",
         "original task:",
@@ -252,7 +269,12 @@ fn is_task_line(line: &str) -> bool {
         "current objective:",
     ]
     .iter()
-    .any(|p| l.starts_with(p))
+    .any(|p| starts_ci(l, p))
+}
+
+/// `s` starts with the lowercase ASCII `prefix`, ignoring ASCII case.
+fn starts_ci(s: &str, prefix: &str) -> bool {
+    s.len() >= prefix.len() && s.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
 }
 
 /// Pasted hook output. A header line starts a block that runs to the next blank line; our own
@@ -278,7 +300,7 @@ fn hook_echoes(b: &mut Blanker<'_>) {
                     j -= 1;
                 }
                 let end = all[j].0 + all[j].1.len();
-                b.blank(start, end, "hook-echo");
+                b.blank(start, end, R::HookEcho);
                 i = j + 1;
                 continue;
             }
@@ -313,7 +335,7 @@ fn hook_echoes(b: &mut Blanker<'_>) {
             }
         }
         let last = j - 1;
-        b.blank(start, all[last].0 + all[last].1.len(), "hook-echo");
+        b.blank(start, all[last].0 + all[last].1.len(), R::HookEcho);
         i = j;
     }
 }
@@ -327,7 +349,7 @@ fn html_comments(b: &mut Blanker<'_>) {
         let end = src[start + 4..]
             .find("-->")
             .map_or(src.len(), |q| start + 4 + q + 3);
-        b.blank(start, end, "html-comment");
+        b.blank(start, end, R::HtmlComment);
         from = end;
         if from >= src.len() {
             break;
@@ -336,9 +358,16 @@ fn html_comments(b: &mut Blanker<'_>) {
 }
 
 fn is_shell_line(t: &str) -> bool {
-    for p in ["$ ", "% ", "❯ ", "➜ ", "λ ", ">>> ", "PS> "] {
-        if t.starts_with(p) {
-            return true;
+    // the prompts start with `$`, `%`, `❯`/`➜` (0xE2…), `λ` (0xCE…), `>` or `P`
+    let prompt_like = t.starts_with(['$', '%', '>', 'P'])
+        || t.as_bytes()
+            .first()
+            .is_some_and(|b| *b == 0xE2 || *b == 0xCE);
+    if prompt_like {
+        for p in ["$ ", "% ", "❯ ", "➜ ", "λ ", ">>> ", "PS> "] {
+            if t.starts_with(p) {
+                return true;
+            }
         }
     }
     if t.starts_with("PS ")
@@ -354,13 +383,14 @@ fn is_shell_line(t: &str) -> bool {
 }
 
 fn is_diff_header(t: &str) -> bool {
-    t.starts_with("diff --git ")
-        || t.starts_with("--- a/")
-        || t.starts_with("+++ b/")
-        || t.starts_with("--- /dev/null")
-        || t.starts_with("+++ /dev/null")
-        || t.starts_with("@@ -")
-        || (t.starts_with("index ") && t[6..].contains(".."))
+    t.starts_with(['d', '-', '+', '@', 'i'])
+        && (t.starts_with("diff --git ")
+            || t.starts_with("--- a/")
+            || t.starts_with("+++ b/")
+            || t.starts_with("--- /dev/null")
+            || t.starts_with("+++ /dev/null")
+            || t.starts_with("@@ -")
+            || (t.starts_with("index ") && t[6..].contains("..")))
 }
 
 /// Line-level rules: fenced code, diffs, shell lines, block quotes, tables, transcripts.
@@ -368,9 +398,22 @@ fn line_rules(b: &mut Blanker<'_>) {
     let src = b.src;
     let mut fence: Option<(char, usize)> = None;
     let mut in_diff = false;
+    // Markdown's indented code: 4 spaces or a tab, after a blank line that follows some text
+    let (mut seen_text, mut prev_blank, mut in_indented) = (false, false, false);
     for (start, line) in lines(src) {
         let end = start + line.len();
         let t = line.trim_start();
+        let blank_line = t.is_empty();
+        let indented = line.starts_with("    ") || line.starts_with('\t');
+        if fence.is_none() && !blank_line {
+            in_indented = indented && (in_indented || (prev_blank && seen_text));
+        }
+        prev_blank = blank_line;
+        if in_indented && !blank_line {
+            b.blank(start, end, R::IndentedCode);
+            continue;
+        }
+        seen_text |= !blank_line;
         // fenced code
         let fence_open = |t: &str| -> Option<(char, usize)> {
             let c = t.chars().next()?;
@@ -381,7 +424,7 @@ fn line_rules(b: &mut Blanker<'_>) {
             (n >= 3).then_some((c, n))
         };
         if let Some((c, n)) = fence {
-            b.blank(start, end, "fenced-code");
+            b.blank(start, end, R::FencedCode);
             if let Some((c2, n2)) = fence_open(t)
                 && c2 == c
                 && n2 >= n
@@ -393,13 +436,13 @@ fn line_rules(b: &mut Blanker<'_>) {
         }
         if let Some(f) = fence_open(t) {
             fence = Some(f);
-            b.blank(start, end, "fenced-code");
+            b.blank(start, end, R::FencedCode);
             continue;
         }
         // diffs
         if is_diff_header(t) {
             in_diff = true;
-            b.blank(start, end, "diff-line");
+            b.blank(start, end, R::DiffLine);
             continue;
         }
         if in_diff {
@@ -410,7 +453,7 @@ fn line_rules(b: &mut Blanker<'_>) {
                 || t.starts_with("rename ")
                 || t.starts_with("index ");
             if body && !line.trim().is_empty() {
-                b.blank(start, end, "diff-line");
+                b.blank(start, end, R::DiffLine);
                 continue;
             }
             in_diff = false;
@@ -418,25 +461,28 @@ fn line_rules(b: &mut Blanker<'_>) {
         if t.starts_with('+')
             || (t.starts_with('-') && t[1..].starts_with(|c: char| !c.is_whitespace() && c != '-'))
         {
-            b.blank(start, end, "diff-line");
+            b.blank(start, end, R::DiffLine);
             continue;
         }
         if is_shell_line(t) {
-            b.blank(start, end, "shell-line");
+            b.blank(start, end, R::ShellLine);
             continue;
         }
         if t.starts_with('>') {
-            b.blank(start, end, "block-quote");
+            b.blank(start, end, R::BlockQuote);
             continue;
         }
         if t.starts_with('|') && t.matches('|').count() >= 2 {
-            b.blank(start, end, "table-row");
+            b.blank(start, end, R::TableRow);
             continue;
         }
         let ui = ["⏺", "●", "⎿", "│", "╭", "╰", "✻", "※"];
         let roles = ["Human:", "Assistant:", "User:", "Claude:", "AI:", "System:"];
-        if ui.iter().any(|m| t.starts_with(m)) || roles.iter().any(|r| t.starts_with(r)) {
-            b.blank(start, end, "transcript-line");
+        let ui_line = t.as_bytes().first() == Some(&0xE2) && ui.iter().any(|m| t.starts_with(m));
+        let role_line =
+            t.starts_with(['H', 'A', 'U', 'C', 'S']) && roles.iter().any(|r| t.starts_with(r));
+        if ui_line || role_line {
+            b.blank(start, end, R::TranscriptLine);
         }
     }
 }
@@ -458,9 +504,9 @@ fn tag_blocks(b: &mut Blanker<'_>) {
     let mut opens: Vec<(usize, usize, String, bool)> = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
-        if bytes[i] != b'<' {
-            i += 1;
-            continue;
+        match src[i..].find('<') {
+            Some(p) => i += p,
+            None => break,
         }
         let rest = &src[i + 1..];
         let (closing, name_at) = if rest.starts_with('/') {
@@ -514,12 +560,12 @@ fn tag_blocks(b: &mut Blanker<'_>) {
                 })
                 .unwrap_or(end)
         };
-        b.blank(start, block_end, "tag-block");
+        b.blank(start, block_end, R::TagBlock);
         covered = block_end;
     }
     for v in closers.values() {
         for (s, e) in v {
-            b.blank(*s, *e, "tag-block");
+            b.blank(*s, *e, R::TagBlock);
         }
     }
 }
@@ -542,6 +588,9 @@ fn inline_rules(b: &mut Blanker<'_>) {
 }
 
 fn inline_code(b: &mut Blanker<'_>, base: usize, line: &str) {
+    if !line.contains('`') {
+        return;
+    }
     // the backtick runs of the line, and for each the next run of the same length, so a span
     // is found without rescanning the line (linear even for hostile input)
     let bytes = line.as_bytes();
@@ -567,7 +616,7 @@ fn inline_code(b: &mut Blanker<'_>, base: usize, line: &str) {
             Some(j) => {
                 let (s, _) = runs[k];
                 let (e, n) = runs[j];
-                b.blank(base + s, base + e + n, "inline-code");
+                b.blank(base + s, base + e + n, R::InlineCode);
                 k = j + 1;
             }
             None => k += 1,
@@ -578,9 +627,14 @@ fn inline_code(b: &mut Blanker<'_>, base: usize, line: &str) {
 fn urls(b: &mut Blanker<'_>, base: usize, line: &str) {
     let bytes = line.as_bytes();
     let stop = |c: u8| c.is_ascii_whitespace() || b")>]\"'`<".contains(&c);
+    // `scheme://…`, found from its `:` (a single-byte search)
     let mut from = 0;
-    while let Some(p) = line[from..].find("://") {
+    while let Some(p) = line[from..].find(':') {
         let at = from + p;
+        if !bytes[at + 1..].starts_with(b"//") {
+            from = at + 1;
+            continue;
+        }
         let mut s = at;
         while s > 0
             && at - s < 24
@@ -593,20 +647,26 @@ fn urls(b: &mut Blanker<'_>, base: usize, line: &str) {
             e += 1;
         }
         if at - s >= 2 {
-            b.blank(base + s, base + e, "url");
+            b.blank(base + s, base + e, R::Url);
         }
         from = e.max(at + 3);
     }
+    // `www.…`, found from its `.`
     let mut from = 0;
-    while let Some(p) = line[from..].find("www.") {
-        let at = from + p;
+    while let Some(p) = line[from..].find('.') {
+        let dot = from + p;
+        if dot < from + 3 || &bytes[dot - 3..dot] != b"www" {
+            from = dot + 1;
+            continue;
+        }
+        let at = dot - 3;
         let token_start = at == 0 || !bytes[at - 1].is_ascii_alphanumeric();
         let mut e = at + 4;
         while e < bytes.len() && !stop(bytes[e]) {
             e += 1;
         }
         if token_start {
-            b.blank(base + at, base + e, "url");
+            b.blank(base + at, base + e, R::Url);
         }
         from = e;
     }
@@ -617,63 +677,85 @@ fn is_path_char(c: char) -> bool {
 }
 
 /// Tokens with a directory separator: `src/ralph/`, `./x`, `~/.omc/state/…`, `docs/コードレビュー.md`.
-/// A lone leading slash (`/ralph`, `/oh-my-claudecode:ralph`) is a command, not a path.
+/// A lone leading slash (`/ralph`, `/oh-my-claudecode:ralph`) is a command, not a path. Only the
+/// runs of path characters around a separator are looked at, so prose costs one search.
 fn paths(b: &mut Blanker<'_>, base: usize, line: &str) {
-    let is_sep = |c: char| c == '/' || c == '\\';
-    let mut it = line.char_indices().peekable();
-    while let Some((start, c)) = it.next() {
-        if !is_path_char(c) {
-            continue;
+    // the next `/` and the next `\`, each found with a fast single-byte search
+    let next = |c: char, from: usize| line[from..].find(c).map_or(line.len(), |p| from + p);
+    let (mut slash, mut backslash) = (next('/', 0), next('\\', 0));
+    let mut from = 0;
+    loop {
+        if slash < from {
+            slash = next('/', from);
         }
-        // one run of path characters: where its separators are, and where it ends
-        let mut end = start + c.len_utf8();
-        let mut seps = usize::from(is_sep(c));
-        let mut last_sep = is_sep(c).then_some(start);
-        let mut segment_before_sep = false;
-        let mut prev = c;
-        while let Some(&(k, d)) = it.peek() {
-            if !is_path_char(d) {
-                break;
-            }
-            if is_sep(d) {
-                seps += 1;
-                segment_before_sep |= !is_sep(prev);
-                last_sep = Some(k);
-            }
-            prev = d;
-            end = k + d.len_utf8();
-            it.next();
+        if backslash < from {
+            backslash = next('\\', from);
         }
-        let Some(last) = last_sep else { continue };
-        let is_command = seps == 1 && is_sep(c);
-        if is_command || !(segment_before_sep || seps >= 2) {
-            continue;
+        let sep = slash.min(backslash);
+        if sep >= line.len() {
+            break;
         }
-        // the final name: ASCII name characters, or a (CJK-capable) stem with an extension
-        let tail = &line[last + 1..end];
-        let ascii: usize = tail
-            .chars()
-            .take_while(|c| c.is_ascii() && is_path_char(*c))
-            .map(char::len_utf8)
-            .sum();
-        let stem: usize = tail
-            .chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '-')
-            .map(char::len_utf8)
-            .sum();
-        let mut with_ext = 0;
-        if stem > 0 && tail[stem..].starts_with('.') {
-            let ext = tail[stem + 1..]
-                .bytes()
-                .take_while(u8::is_ascii_alphanumeric)
-                .count();
-            if (1..=8).contains(&ext) {
-                with_ext = stem + 1 + ext;
-            }
-        }
-        let keep = ascii.max(with_ext);
-        b.blank(base + start, base + last + 1 + keep, "path");
+        let start = line[from..sep]
+            .char_indices()
+            .rev()
+            .take_while(|(_, c)| is_path_char(*c))
+            .last()
+            .map_or(sep, |(i, _)| from + i);
+        let end = line[sep..]
+            .char_indices()
+            .find(|(_, c)| !is_path_char(*c))
+            .map_or(line.len(), |(i, _)| sep + i);
+        path_run(b, base, line, start, end);
+        from = end;
     }
+}
+
+/// One run of path characters with a separator in it.
+fn path_run(b: &mut Blanker<'_>, base: usize, line: &str, start: usize, end: usize) {
+    let is_sep = |c: char| c == '/' || c == '\\';
+    let run = &line[start..end];
+    let Some(c) = run.chars().next() else { return };
+    let mut seps = 0;
+    let mut last_sep = None;
+    let mut segment_before_sep = false;
+    let mut prev: Option<char> = None;
+    for (k, d) in run.char_indices() {
+        if is_sep(d) {
+            seps += 1;
+            segment_before_sep |= prev.is_some_and(|p| !is_sep(p));
+            last_sep = Some(start + k);
+        }
+        prev = Some(d);
+    }
+    let Some(last) = last_sep else { return };
+    let is_command = seps == 1 && is_sep(c);
+    if is_command || !(segment_before_sep || seps >= 2) {
+        return;
+    }
+    // the final name: ASCII name characters, or a (CJK-capable) stem with an extension
+    let tail = &line[last + 1..end];
+    let ascii: usize = tail
+        .chars()
+        .take_while(|c| c.is_ascii() && is_path_char(*c))
+        .map(char::len_utf8)
+        .sum();
+    let stem: usize = tail
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '-')
+        .map(char::len_utf8)
+        .sum();
+    let mut with_ext = 0;
+    if stem > 0 && tail[stem..].starts_with('.') {
+        let ext = tail[stem + 1..]
+            .bytes()
+            .take_while(u8::is_ascii_alphanumeric)
+            .count();
+        if (1..=8).contains(&ext) {
+            with_ext = stem + 1 + ext;
+        }
+    }
+    let keep = ascii.max(with_ext);
+    b.blank(base + start, base + last + 1 + keep, R::Path);
 }
 
 #[cfg(test)]
@@ -700,6 +782,9 @@ mod tests {
     fn code_comments_urls_and_paths_are_blanked() {
         assert_eq!(kept("use `ralph` now"), "use now");
         assert_eq!(kept("x\n```sh\nralph fix\n```\ny"), "x y");
+        assert_eq!(kept("see:\n\n    ralph fix\n\n\tralph\nok"), "see: ok");
+        assert_eq!(kept("    ralph fix the tests"), "ralph fix the tests");
+        assert_eq!(kept("a\n    - ralph fix"), "a - ralph fix");
         assert_eq!(kept("a <!-- ralph: note --> b"), "a b");
         assert_eq!(kept("see https://github.com/x/ralph?q=1 ok"), "see ok");
         assert_eq!(kept("open src/ralph/mod.rs and ./ralph"), "open and");
@@ -761,6 +846,20 @@ mod tests {
         let s = sanitize(&p);
         assert_eq!(s.text.len(), p.len());
         assert_eq!(kept("a `b` c ``d` e`` f"), "a c f");
+    }
+
+    #[test]
+    fn many_small_blanks_switch_to_the_byte_mask_with_the_same_answers() {
+        let p = "see a/b and `x` then ".repeat(5_000);
+        let s = sanitize(&p);
+        assert!(s.blame.is_per_byte());
+        assert_eq!(s.blanked_by(4, 7), Some("path"));
+        assert_eq!(s.blanked_by(0, 3), None);
+        assert_eq!(s.blanked_by(12, 15), Some("inline-code"));
+        let short = sanitize("see a/b and `x` then");
+        assert!(!short.blame.is_per_byte());
+        assert_eq!(short.blanked_by(4, 7), Some("path"));
+        assert_eq!(short.blanked_by(12, 15), Some("inline-code"));
     }
 
     #[test]

@@ -1,12 +1,14 @@
-//! Finding the candidates and deciding the modes: one Aho-Corasick pass over the prompt for
-//! every alias at once, then each match judged on bounded windows ([`super::intent`]).
+//! Finding the candidates and deciding the modes: one pass over the prompt for every alias and
+//! phrase at once (`matcher.rs`), then each match judged on bounded windows by the rule table
+//! ([`super::rules`]); names joined into one command (`tdd and ralph: …`) are judged together.
 
-use super::intent::{self, Site, Verdict};
-use super::lexicon::{ALIASES, Gate};
+use super::lexicon::{Alias, Gate, Shape};
+use super::rules::{self, Effect, Verdict};
 use super::sanitize::{self, Sanitized};
+use super::scene::Site;
+use super::vocab::JOINERS;
+use super::{boundary, matcher, phrases};
 use crate::modes::KEYWORD_CHAIN;
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
-use std::sync::OnceLock;
 
 /// At most this many matches are judged: a prompt that names modes thousands of times is pasted
 /// material, and the bound keeps a hostile prompt cheap.
@@ -40,20 +42,6 @@ impl Detection {
     pub fn cancel(&self) -> bool {
         self.modes.first() == Some(&"cancel")
     }
-}
-
-fn automaton() -> &'static AhoCorasick {
-    static AC: OnceLock<AhoCorasick> = OnceLock::new();
-    AC.get_or_init(|| {
-        // A noncontiguous NFA: the cheapest to build, still a linear scan. The default would pick
-        // a DFA here, whose construction alone costs a hook process a few milliseconds.
-        AhoCorasickBuilder::new()
-            .kind(Some(AhoCorasickKind::NoncontiguousNFA))
-            .ascii_case_insensitive(true)
-            .match_kind(MatchKind::LeftmostLongest)
-            .build(ALIASES.iter().map(|a| a.text))
-            .expect("the alias table builds")
-    })
 }
 
 /// The first 20 lines name at least two review verdicts: a pasted review template.
@@ -136,70 +124,150 @@ fn bare_cancel(sanitized: &str) -> Option<usize> {
         .then(|| sanitized.len() - sanitized.trim_start().len())
 }
 
+/// A match that survived the boundary check, before it is judged.
+struct Pending {
+    alias: &'static Alias,
+    start: usize,
+    end: usize,
+    prefix: Option<usize>,
+    /// Decided before judging: a boundary or sanitiser rule.
+    decided: Option<&'static str>,
+}
+
+impl Pending {
+    fn head(&self) -> usize {
+        self.prefix.unwrap_or(self.start)
+    }
+}
+
+/// The text between two names joins them into one command: `and`, `with`, `+`, `,` … on one
+/// line (`tdd and ralph`, `ralph, with tdd`, `code review + ultrawork`).
+fn joins(gap: &str) -> bool {
+    gap.len() <= 24
+        && gap
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, ' ' | '\t' | ',' | '+' | '&' | '/'))
+        && gap
+            .split(|c: char| c.is_whitespace() || c == ',')
+            .filter(|w| !w.is_empty())
+            .all(|w| JOINERS.contains(&w.to_ascii_lowercase().as_str()))
+}
+
 /// Detects what `prompt` asks for. `disabled` names (from project configuration) are reported
 /// but not acted on; `cancel` cannot be disabled.
 pub fn detect(prompt: &str, disabled: &[String]) -> Detection {
-    let clean: Sanitized = sanitize::sanitize(prompt);
-    let seed = review_seed(prompt);
     let mut det = Detection::default();
-    let mut active: Vec<&'static str> = Vec::new();
-    let mut judged = 0usize;
 
-    for m in automaton().find_iter(prompt) {
-        let alias = &ALIASES[m.pattern().as_usize()];
-        let (start, end) = (m.start(), m.end());
-        let boundary = intent::boundary(prompt, start, end, alias);
+    // every match that is a word of its own (phrases: that the words around complete)
+    let mut pending: Vec<Pending> = Vec::new();
+    let mut scan = matcher::find_iter(prompt);
+    let mut cancel_word = false;
+    for m in scan.by_ref() {
+        let alias = m.alias;
+        cancel_word |= alias.text == "cancel";
+        let boundary = boundary::boundary(prompt, m.start, m.end, alias);
+        let phrase = alias.shape != Shape::Name;
+        let (start, end) = if phrase {
+            if boundary.is_err() {
+                continue;
+            }
+            match phrases::extent(alias.shape, prompt, m.start, m.end) {
+                Some(span) => span,
+                None => continue,
+            }
+        } else {
+            (m.start, m.end)
+        };
         let prefix = boundary.ok().flatten();
         if alias.gate == Gate::Prefix && prefix.is_none() {
             continue;
         }
-        if active.contains(&alias.name) {
-            continue;
-        }
-        if judged >= MAX_JUDGED {
+        if pending.len() >= MAX_JUDGED {
             det.unreported += 1;
             continue;
         }
-        judged += 1;
-        let shown_from = prefix.unwrap_or(start);
-        let verdict = if let Some(rule) = clean.blanked_by(start, end) {
-            Verdict {
-                activated: false,
+        pending.push(Pending {
+            alias,
+            start,
+            end,
+            prefix,
+            decided: boundary.err(),
+        });
+    }
+    // nothing to judge and no word a bare request to stop could open with: nothing to blank
+    if pending.is_empty() && !cancel_word && !scan.stop_word {
+        return det;
+    }
+    let clean: Sanitized = sanitize::sanitize(prompt);
+    for p in &mut pending {
+        // what the sanitiser blanked is reported before what the boundaries rejected
+        p.decided = clean.blanked_by(p.start, p.end).or(p.decided);
+    }
+    let seed = review_seed(prompt);
+
+    // names joined into one command are judged as one: the group's span, each its own gates
+    let mut group_of: Vec<(usize, usize)> = (0..pending.len()).map(|i| (i, i)).collect();
+    let mut i = 0;
+    while i < pending.len() {
+        let mut j = i;
+        while j + 1 < pending.len()
+            && [j, j + 1]
+                .iter()
+                .all(|&k| pending[k].decided.is_none() && pending[k].alias.shape == Shape::Name)
+            && pending[j].end <= pending[j + 1].head()
+            && joins(&clean.text[pending[j].end..pending[j + 1].head()])
+        {
+            j += 1;
+        }
+        for g in &mut group_of[i..=j] {
+            *g = (i, j);
+        }
+        i = j + 1;
+    }
+
+    let mut active: Vec<&'static str> = Vec::new();
+    for (k, p) in pending.iter().enumerate() {
+        if active.contains(&p.alias.name) {
+            continue;
+        }
+        let (first, last) = group_of[k];
+        let verdict = match p.decided {
+            Some(rule) => Verdict {
+                effect: Effect::Ignore,
                 rule,
-            }
-        } else {
-            match boundary {
-                Err(rule) => Verdict {
-                    activated: false,
-                    rule,
-                },
-                Ok(prefix) => intent::judge(&Site {
-                    text: &clean.text,
-                    start,
-                    end,
-                    prefix,
-                    alias,
-                    raw: prompt,
-                    review_seed: seed,
-                }),
-            }
+            },
+            None => rules::judge(&Site {
+                text: &clean.text,
+                start: pending[first].start,
+                end: pending[last].end,
+                prefix: pending[first].prefix,
+                alias: p.alias,
+                raw: prompt,
+                review_seed: seed,
+                joined: first != last,
+            }),
         };
         // "stop ralph" names ralph but asks for cancel
-        let name = if verdict.rule == "cancel-phrase" {
+        let name = if verdict.effect == Effect::Cancel {
             "cancel"
         } else {
-            alias.name
+            p.alias.name
         };
-        if verdict.activated {
+        let rule = if verdict.activated() && k != first {
+            "joined-modes"
+        } else {
+            verdict.rule
+        };
+        if verdict.activated() {
             active.push(name);
         }
         if det.candidates.len() < MAX_REPORTED {
             det.candidates.push(Candidate {
                 name,
-                matched: prompt[shown_from..end].to_string(),
-                offset: shown_from,
-                activated: verdict.activated,
-                rule: verdict.rule,
+                matched: prompt[p.head()..p.end].to_string(),
+                offset: p.head(),
+                activated: verdict.activated(),
+                rule,
             });
         } else {
             det.unreported += 1;
@@ -304,6 +372,114 @@ mod tests {
             modes("tdd: fix the parser, then ralph this. use tdd again"),
             vec!["ralph", "tdd"]
         );
+    }
+
+    /// Prompts assembled from aliases, phrase words, CJK, punctuation and code marks, in a fixed
+    /// pseudo-random order: every rule slices windows by byte offsets, and none may panic.
+    #[test]
+    fn assembled_prompts_never_panic() {
+        let mut tokens: Vec<&str> = super::super::lexicon::ALIASES
+            .iter()
+            .map(|a| a.text)
+            .collect();
+        tokens.extend([
+            " ",
+            " ",
+            " ",
+            "\n",
+            "\n\n",
+            ",",
+            ":",
+            "：",
+            "?",
+            "？",
+            ".",
+            "!",
+            "—",
+            "-",
+            "'",
+            "\"",
+            "“",
+            "”",
+            "`",
+            "```",
+            "    ",
+            "\t",
+            "/",
+            "\\",
+            "$",
+            "<b>",
+            "</b>",
+            "<!--",
+            "-->",
+            "> ",
+            "| ",
+            "+",
+            "&",
+            "the",
+            "this",
+            "me",
+            "a",
+            "an",
+            "fix",
+            "please",
+            "ok",
+            "no",
+            "don't",
+            "what is",
+            "i want",
+            "build",
+            "clean up",
+            "end",
+            "to",
+            "app",
+            "cli",
+            "helpers",
+            "code",
+            "and",
+            "with",
+            "then",
+            "thanks",
+            "é",
+            "😀",
+            "랄",
+            "を",
+            "的",
+            "로",
+            "ー",
+            "[MAGIC KEYWORD: RALPH]",
+            "User request:",
+            "Task:",
+            "https://x.y/",
+            "src/a/",
+            "e.g.",
+            "later",
+            "first",
+        ]);
+        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..1_000 {
+            let len = 1 + next() % 40;
+            let p: String = (0..len)
+                .map(|_| tokens[(next() % tokens.len() as u64) as usize])
+                .collect();
+            let d = detect(&p, &[]);
+            for c in &d.candidates {
+                assert!(p.is_char_boundary(c.offset), "{p:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_bare_stop_after_pasted_code_still_cancels() {
+        let p = format!("```\n{}```\nstop", "let x = parse(input);\n".repeat(20_000));
+        assert_eq!(modes(&p), vec!["cancel"]);
+        assert!(modes(&"nothing to see here. ".repeat(50_000)).is_empty());
     }
 
     #[test]

@@ -232,7 +232,13 @@ pub fn unsuspend_own(ctx: &Ctx<'_>, store: &Store) -> Vec<String> {
 /// Only the whole prompt counts: `omc resume`, `resume`, either followed by a persistent
 /// mode name; case, surrounding space and a final `.` or `!` do not matter.
 pub fn request(prompt: &str) -> Option<Option<&'static str>> {
-    let p = prompt.trim().trim_end_matches(['.', '!']).to_lowercase();
+    let p = prompt.trim();
+    // a few words at most: a long prompt is never the word, and is not copied to find out
+    // (lowercasing and splitting a megabyte prompt was the hook's peak memory)
+    if p.len() > 64 {
+        return None;
+    }
+    let p = p.trim_end_matches(['.', '!']).to_lowercase();
     let words: Vec<&str> = p.split_whitespace().collect();
     let rest = match words.as_slice() {
         ["omc", "resume", rest @ ..] | ["resume", rest @ ..] => rest,

@@ -1,0 +1,133 @@
+//! Korean, Japanese and Chinese (and a little Thai): the particles and verbs that make a mode
+//! name a request (`울트라워크 돌려`, `ラルフで直して`, `用ralph修复`), a question (`랄프가 뭐야`),
+//! a negation (`쓰지 마`, `不要`), a request to stop (`랄프 꺼줘`) or a modifier (`랄프의 상태`).
+//! These scripts put no spaces between words, so the rules look at characters right next to the
+//! name rather than at words.
+
+use super::scene::Scene;
+
+/// Asks about the mode, anywhere in its sentence (`뭐야`, `とは`, `什么`, `คืออะไร`).
+pub(crate) fn informational(s: &Scene) -> bool {
+    INFO_CJK
+        .iter()
+        .any(|m| s.sentence_before.contains(m) || s.sentence_after.contains(m))
+}
+
+/// Asks to stop the mode (`랄프 꺼줘`, `ラルフを止めて`, `停止拉尔夫`).
+pub(crate) fn cancel(s: &Scene) -> bool {
+    let attached = s.t[s.end..].chars().next();
+    (CJK_CANCEL.iter().any(|m| s.near_after.contains(m))
+        && attached.is_none_or(|c| !SUBJECT_PARTICLES.contains(&c)))
+        || ["停止", "关闭", "取消", "停下"]
+            .iter()
+            .any(|m| s.near_before.trim_end().ends_with(m))
+}
+
+/// Negated (`쓰지 마`, `使わないで`, `不要`).
+pub(crate) fn negation(s: &Scene) -> bool {
+    NEGATION_CJK_AFTER.iter().any(|m| s.near_after.contains(m))
+        || NEGATION_CJK_BEFORE
+            .iter()
+            .any(|m| s.near_before.contains(m))
+}
+
+/// A subject particle right after the name (`랄프가`, `ラルフは`).
+pub(crate) fn subject(s: &Scene) -> bool {
+    let mut after = s.t[s.end..].chars();
+    after.next().is_some_and(|c| SUBJECT_PARTICLES.contains(&c))
+        && after
+            .next()
+            .is_none_or(|c| !c.is_alphanumeric() || c.is_ascii())
+}
+
+/// A modifier: a possessive particle or a noun right after (`랄프의 상태`, `ラルフ 関連`).
+pub(crate) fn modifier(s: &Scene) -> bool {
+    let rest = s.rest_after();
+    let imm = rest.trim_start_matches(' ');
+    let next_token: String = imm.chars().take_while(|c| !c.is_whitespace()).collect();
+    CJK_MODIFIER_PARTICLES.iter().any(|p| rest.starts_with(p))
+        || CJK_MODIFIER_NOUNS.iter().any(|n| next_token.starts_with(n))
+}
+
+/// A CJK directive. The verb ends a Korean or Japanese sentence, so a name that opens its
+/// sentence is judged by the whole sentence; as an object (`랄프를 …`, `ラルフを …`) only a verb
+/// that starts a mode counts (`랄프를 켜줘`, not `랄프를 삭제해줘`).
+pub(crate) fn directive(s: &Scene) -> bool {
+    let rest = s.rest_after();
+    let imm = rest.trim_start_matches(' ');
+    let whole_sentence: String = s.sentence_after.chars().take(60).collect();
+    let object = ["를", "을", "を"].iter().any(|p| rest.starts_with(p));
+    let near: &[&str] = if object { CJK_ACTIVATE } else { CJK_NEAR };
+    CJK_IMMEDIATE.iter().any(|m| imm.starts_with(m))
+        || near.iter().any(|m| s.near_after.contains(m))
+        || (s.command_pos && near.iter().any(|m| whole_sentence.contains(m)))
+        || CJK_BEFORE
+            .iter()
+            .any(|m| s.near_before.trim_end().ends_with(m))
+}
+
+/// Whether a CJK directive appears in `line` (a colon directive's body: `ralph: 이 버그 고쳐줘`).
+pub(crate) fn has_directive(line: &str) -> bool {
+    CJK_NEAR.iter().any(|m| line.contains(m))
+}
+
+/// Informational markers in CJK and Thai, anywhere in the keyword's sentence.
+#[rustfmt::skip]
+const INFO_CJK: &[&str] = &[
+    "뭐야", "뭐예요", "뭔가요", "뭐지", "뭐에요", "무엇", "설명", "사용법", "어떻게", "차이", "관계", "비교", "알려줘", "알려 줘",
+    "알려주", "이란", "란 ", "とは", "使い方", "何", "説明", "違い", "比較", "どう", "教えて", "について", "って何", "什么", "怎么",
+    "如何", "解释", "区别", "比较", "介绍", "吗", "呢", "是啥", "คืออะไร", "อะไร", "ยังไง", "อย่างไร",
+];
+
+#[rustfmt::skip]
+const NEGATION_CJK_AFTER: &[&str] = &[
+    "하지 마", "하지마", "쓰지 마", "쓰지마", "쓰지 말", "하지 말", "말고", "끄고", "꺼줘", "꺼 줘", "끄기", "꺼", "금지", "없이",
+    "안 써", "안써", "使わない", "使わず", "しないで", "やめて", "止めて", "禁止", "なしで", "無しで", "オフ", "不要", "别用", "不用",
+    "关闭", "停止", "以外",
+];
+
+const NEGATION_CJK_BEFORE: &[&str] = &["不要", "别", "不用", "禁止", "关闭", "停止", "无需", "不"];
+
+/// CJK requests to stop a running mode (`랄프 꺼줘`, `ラルフを止めて`, `停止拉尔夫` is handled
+/// by the negation list before the keyword).
+#[rustfmt::skip]
+const CJK_CANCEL: &[&str] = &[
+    "꺼", "끄", "멈춰", "멈추", "중지", "취소", "그만", "止めて", "止め", "停止", "やめて", "キャンセル", "中止", "关闭", "取消",
+    "停下",
+];
+
+/// CJK directives right after a keyword (`ralph로`, `ラルフで`, `ralph模式`).
+const CJK_IMMEDIATE: &[&str] = &["로", "으로", "で", "を使", "を起動", "を実行", "模式"];
+
+/// Right after a keyword, these make it a modifier (`랄프의 상태`, `ラルフのバグ`, `拉尔夫的代码`).
+const CJK_MODIFIER_PARTICLES: &[&str] = &["의", "の", "的"];
+
+/// Nouns that, as the next word, make a keyword a modifier (`랄프 관련 코드`, `ラルフ 関連`).
+#[rustfmt::skip]
+const CJK_MODIFIER_NOUNS: &[&str] = &[
+    "관련", "코드", "상태", "파일", "기능", "설정", "문서", "버그", "関連", "コード", "状態", "ファイル", "機能", "設定", "バグ",
+    "相关", "代码", "状态", "文件", "功能", "设置", "错误",
+];
+
+/// CJK verbs that start or use a mode (a subset of [`CJK_NEAR`]).
+#[rustfmt::skip]
+const CJK_ACTIVATE: &[&str] = &[
+    "켜", "실행", "시작", "돌려", "돌리", "써줘", "써 줘", "써서", "사용", "起動", "開始", "実行", "使って", "使用", "启动", "开始",
+    "运行", "执行", "모드", "モード", "模式",
+];
+
+/// CJK directives within a few characters after a keyword.
+#[rustfmt::skip]
+const CJK_NEAR: &[&str] = &[
+    "켜", "실행", "시작", "돌려", "돌리", "써줘", "써 줘", "써서", "사용해", "사용하", "진행", "해줘", "해 줘", "해주", "고쳐",
+    "구현", "만들어", "모드", "처리", "수정", "起動", "開始", "実行", "使って", "使用", "やって", "して", "したい", "しよう", "お願い",
+    "モード", "修正", "実装", "启动", "开始", "使用", "运行", "执行", "来", "帮我", "修复", "实现", "处理", "完成",
+];
+
+/// CJK directives right before a keyword (`用ralph`, `启动拉尔夫`).
+#[rustfmt::skip]
+const CJK_BEFORE: &[&str] = &[
+    "用", "使用", "启动", "开启", "打开", "运行", "请用", "开始", "执行",
+];
+
+const SUBJECT_PARTICLES: &[char] = &['가', '이', '는', '은', '도', 'が', 'は', 'も'];

@@ -1,0 +1,192 @@
+//! The rules that keep a mention from activating anything: it is quoted, asked about, negated,
+//! offered as an option, reported, the subject of a statement, a modifier, a setting, a topic,
+//! or addressed as a person. They run before any invocation shape ([`super::rules::RULES`]), for
+//! names and phrases alike, so every alias gets the same guards.
+
+use super::cjk;
+use super::lexicon::Shape;
+use super::scene::Scene;
+use super::text::{
+    back, fwd, has_seq, head_before_break, is, is_activation, strip_leadins, tail_after_break,
+    words,
+};
+use super::vocab::{
+    BANTER, COMPARISON, DEFERRALS, FILLERS, FINITE, GREETINGS, INFO_BEFORE, MODE_NOUNS, NEGATORS,
+    NEGATORS_AFTER, NOUNS, PLURAL_VERBS, REPORTING, TASK_VERBS, TOPIC_WORDS,
+};
+
+/// `code review` in a pasted review template (approve / request-changes / merge-ready).
+pub(crate) fn review_seed(s: &Scene) -> bool {
+    s.site.review_seed && matches!(s.name, "code-review" | "security-review")
+}
+
+/// A quoted name used as a command: `"ralph" fix …`, `run "ralph" on …`.
+pub(crate) fn quoted_invocation(s: &Scene) -> bool {
+    let Some((qs, inner, qe)) = s.quote else {
+        return false;
+    };
+    if !s.is_name() || inner.trim().len() != s.end - s.head_pos {
+        return false;
+    }
+    let qcb = words(tail_after_break(back(s.t, qs, 120), false));
+    let qrest = &qcb[strip_leadins(&qcb).0..];
+    let after_quote = words(head_before_break(fwd(s.t, qe, 120), false).0);
+    is_activation(qrest) || (qrest.is_empty() && is(after_quote.first(), TASK_VERBS))
+}
+
+/// Inside quotation marks.
+pub(crate) fn quoted(s: &Scene) -> bool {
+    s.quote.is_some()
+}
+
+/// Asks about the mode: `what is`, `how do I`, `explain`, `vs`, `뭐야`, `とは`, `什么`.
+pub(crate) fn informational(s: &Scene) -> bool {
+    INFO_BEFORE.iter().any(|seq| has_seq(&s.cb_words, seq))
+        || s.cb_words.iter().any(|w| COMPARISON.contains(&w.as_str()))
+        || is(s.next1(), &["vs", "versus"])
+        || cjk::informational(s)
+}
+
+/// Asked, then taken back in the next sentence: `code review this? no, just look at line 4`,
+/// `I want a dashboard? no, just explain it`.
+pub(crate) fn retracted(s: &Scene) -> bool {
+    if !matches!(s.terminator, Some('?' | '？')) {
+        return false;
+    }
+    let after = &s.rest_after()[s.sentence_after.len()..];
+    let next = words(
+        after
+            .get(1..)
+            .unwrap_or("")
+            .split(['.', '!', '?', '\n'])
+            .next()
+            .unwrap_or(""),
+    );
+    is(
+        next.first(),
+        &[
+            "no", "nah", "nope", "never", "actually", "scratch", "wait", "hmm",
+        ],
+    )
+}
+
+/// Part of a question that is not itself a polite request.
+pub(crate) fn question(s: &Scene) -> bool {
+    s.question() && !s.question_excused()
+}
+
+/// `ralph` right after a greeting or thanks: a person addressed (`thanks ralph`, `hey ralph,
+/// …`).
+pub(crate) fn vocative(s: &Scene) -> bool {
+    matches!(s.alias().text, "ralph" | "랄프" | "ラルフ" | "拉尔夫")
+        && s.cb_words.iter().any(|w| GREETINGS.contains(&w.as_str()))
+}
+
+/// `stop ralph`, `please cancel the autopilot run`, `랄프 꺼줘`: a persistent mode named in a
+/// request to stop it.
+pub(crate) fn cancel_phrase(s: &Scene) -> bool {
+    if !s.persistent() {
+        return false;
+    }
+    let rest = s.lead_rest();
+    let en = matches!(
+        rest.first().map(String::as_str),
+        Some("cancel" | "stop" | "abort" | "kill" | "halt" | "exit" | "quit")
+    ) && rest[1..].iter().all(|w| FILLERS.contains(&w.as_str()));
+    en || cjk::cancel(s)
+}
+
+/// Negated: `don't`, `without`, `instead of`, `turn off`, `… is disabled`, `쓰지 마`, `不要`.
+pub(crate) fn negation(s: &Scene) -> bool {
+    let cb = &s.cb_words;
+    let aw = &s.after_words;
+    cb.iter().any(|w| NEGATORS.contains(&w.as_str()))
+        || has_seq(cb, &["do", "not"])
+        || has_seq(cb, &["turn", "off"])
+        || is(aw.first(), NEGATORS_AFTER)
+        || (aw.first().is_some_and(|w| w == "is") && is(aw.get(1), &["not", "off", "disabled"]))
+        || cjk::negation(s)
+}
+
+/// One of several options: `ralph or autopilot`.
+pub(crate) fn alternative(s: &Scene) -> bool {
+    is(s.next1(), &["or"]) || is(s.prev_word(), &["or", "either"])
+}
+
+/// Reported speech or an example: `my prompt was: …`, `e.g. …`.
+pub(crate) fn reported(s: &Scene) -> bool {
+    let clause_start = s.head_pos - s.clause_before.len();
+    let window = back(s.t, clause_start, 80);
+    let pre = window.trim_end();
+    // a label on the same line or the line right above, not one paragraphs away
+    let gap_lines = window[pre.len()..].matches('\n').count();
+    let label = (pre.ends_with(':') || pre.ends_with('：')) && gap_lines <= 1;
+    let pre_words = words(pre);
+    let last = &pre_words[pre_words.len().saturating_sub(4)..];
+    let lower = pre.to_lowercase();
+    (label && last.iter().any(|w| REPORTING.contains(&w.as_str())))
+        || lower.ends_with("e.g.")
+        || lower.ends_with("i.e.")
+        || lower.ends_with("for example,")
+        || lower.ends_with("for instance,")
+}
+
+/// The word that says how the mode is used: the next one, past `loop` / `mode` / `run`.
+fn next_effective<'a>(s: &'a Scene) -> Option<&'a String> {
+    if is(s.after_words.first(), MODE_NOUNS) {
+        s.after_words.get(1)
+    } else {
+        s.after_words.first()
+    }
+}
+
+/// The subject of a statement: `ralph keeps looping`, `랄프가 …`, `ralph and autopilot keep
+/// fighting` (modes joined by `and` take a plural verb).
+pub(crate) fn subject(s: &Scene) -> bool {
+    let plural = s.site.joined && is(next_effective(s), PLURAL_VERBS);
+    is(next_effective(s), FINITE) || plural || cjk::subject(s)
+}
+
+/// A modifier: `an autopilot toggle`, `the ralph state`, `end to end tests`. (Other phrases
+/// end with their own noun or object: `build me a cli`, `e2e this feature`.)
+pub(crate) fn noun_phrase(s: &Scene) -> bool {
+    let noun = |w: Option<&String>| is(w, NOUNS) && !is(w, TASK_VERBS);
+    matches!(s.shape, Shape::Name | Shape::EndToEnd)
+        && !s.explicit
+        && (noun(next_effective(s)) || noun(s.after_words.first()))
+}
+
+/// A wish said in jest: `i want an app like that too lol` (the ordinary-English phrases only:
+/// `ralph this lol` is still a request).
+pub(crate) fn banter(s: &Scene) -> bool {
+    matches!(s.shape, Shape::Wish | Shape::Creation | Shape::HandleAll)
+        && (s.sa_words.iter().any(|w| BANTER.contains(&w.as_str()))
+            || ["😂", "🤣", "😅", ":)", ":p", ":d"]
+                .iter()
+                .any(|m| s.sentence_after.to_lowercase().contains(m)))
+}
+
+/// Put off: `i want a cli eventually`, `clean up the dead code later`.
+pub(crate) fn deferred(s: &Scene) -> bool {
+    s.after_words
+        .iter()
+        .any(|w| DEFERRALS.contains(&w.as_str()))
+        || has_seq(&s.after_words, &["one", "day"])
+        || has_seq(&s.after_words, &["some", "day"])
+        || has_seq(&s.after_words, &["at", "some", "point"])
+        || has_seq(&s.after_words, &["in", "the", "future"])
+        || has_seq(&s.after_words, &["down", "the", "road"])
+}
+
+/// A setting: `enable autopilot by default`.
+pub(crate) fn setting(s: &Scene) -> bool {
+    let aw = &s.after_words;
+    has_seq(aw, &["by", "default"])
+        || has_seq(aw, &["the", "default"])
+        || has_seq(aw, &["as", "default"])
+}
+
+/// The topic of something else: `about ralph`, `called autopilot`.
+pub(crate) fn topic(s: &Scene) -> bool {
+    is(s.prev_word(), TOPIC_WORDS) && !s.explicit
+}

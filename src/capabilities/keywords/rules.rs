@@ -1,0 +1,247 @@
+//! Every rule of keyword detection, in one table: its name, the stage that applies it, its
+//! verdict, and what it recognises. `omc-hooks detect` names the rule that decided each
+//! candidate and prints its line from here; `omc-hooks detect --rules` prints the whole table.
+//!
+//! Stages, in order: the sanitiser blanks what is not the user talking ([`super::sanitize`]);
+//! boundaries reject a match that is not a word of its own (`boundary.rs`); then each
+//! candidate is judged by the `Guard` and `Shape` rows, top to bottom, the first that holds
+//! deciding ([`judge`]) — guards first, so every alias, name or phrase, gets the same guards;
+//! last, rules over the whole prompt ([`super::scan`]). A candidate that no row takes activates
+//! nothing: precision first, because a false positive starts a loop that refuses to stop.
+
+use super::scene::{Scene, Site};
+use super::{cjk, guards, phrases, shapes};
+
+/// Which part of detection applies a rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// Blanks text before any matching.
+    Sanitise,
+    /// Rejects a match that is part of a longer token.
+    Boundary,
+    /// Judges one candidate; can only keep it from activating (or turn it into a cancel).
+    Guard,
+    /// Judges one candidate; an invocation shape.
+    Shape,
+    /// Over the whole prompt, after every candidate was judged.
+    Prompt,
+}
+
+impl Stage {
+    pub fn label(self) -> &'static str {
+        match self {
+            Stage::Sanitise => "sanitise",
+            Stage::Boundary => "boundary",
+            Stage::Guard => "guard",
+            Stage::Shape => "shape",
+            Stage::Prompt => "prompt",
+        }
+    }
+}
+
+/// What a rule decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    Ignore,
+    Activate,
+    /// Acted on as `cancel`.
+    Cancel,
+}
+
+impl Effect {
+    pub fn label(self) -> &'static str {
+        match self {
+            Effect::Ignore => "ignore",
+            Effect::Activate => "activate",
+            Effect::Cancel => "cancel",
+        }
+    }
+}
+
+/// One rule.
+pub struct Rule {
+    pub name: &'static str,
+    pub stage: Stage,
+    pub effect: Effect,
+    pub recognises: &'static str,
+    /// The question asked of a candidate (`Guard` and `Shape` rows only).
+    pub test: Option<fn(&Scene) -> bool>,
+}
+
+const fn rule(
+    name: &'static str,
+    stage: Stage,
+    effect: Effect,
+    recognises: &'static str,
+    test: Option<fn(&Scene) -> bool>,
+) -> Rule {
+    Rule {
+        name,
+        stage,
+        effect,
+        recognises,
+        test,
+    }
+}
+
+use Effect::{Activate, Cancel, Ignore};
+use Stage::{Boundary, Guard, Prompt, Sanitise, Shape};
+
+/// The table. Within `Guard` and `Shape`, order is evaluation order.
+#[rustfmt::skip]
+pub const RULES: &[Rule] = &[
+    // ------------------------------------------------------------------ sanitiser
+    rule("hook-echo", Sanitise, Ignore, "pasted hook output ([MAGIC KEYWORD: …], [RALPH LOOP …], Stop hook feedback, User request)", None),
+    rule("html-comment", Sanitise, Ignore, "inside an HTML comment <!-- … -->", None),
+    rule("fenced-code", Sanitise, Ignore, "inside a fenced code block", None),
+    rule("indented-code", Sanitise, Ignore, "inside a Markdown indented code block (4 spaces or a tab, after a blank line)", None),
+    rule("diff-line", Sanitise, Ignore, "a line of a diff", None),
+    rule("shell-line", Sanitise, Ignore, "a shell-transcript line ($ …, ❯ …, user@host:~$ …)", None),
+    rule("block-quote", Sanitise, Ignore, "a block-quote line (> …)", None),
+    rule("table-row", Sanitise, Ignore, "a Markdown table row", None),
+    rule("transcript-line", Sanitise, Ignore, "a pasted chat or Claude Code transcript line (Assistant:, ⏺ …)", None),
+    rule("tag-block", Sanitise, Ignore, "inside an XML/HTML tag block <tag>…</tag>", None),
+    rule("inline-code", Sanitise, Ignore, "inside inline code `…`", None),
+    rule("url", Sanitise, Ignore, "part of a URL", None),
+    rule("path", Sanitise, Ignore, "part of a file path (src/ralph/, ./ralph, ralph/)", None),
+    // ------------------------------------------------------------------ boundaries
+    rule("inside-word", Boundary, Ignore, "part of a longer word", None),
+    rule("identifier", Boundary, Ignore, "part of an identifier or file name (ralph_count, ralph-state.json, ralph.rs, ralph())", None),
+    rule("possessive", Boundary, Ignore, "possessive (ralph's …): talks about the mode", None),
+    rule("other-meaning", Boundary, Ignore, "another word that starts the same (랄프로렌, コードレビュアー)", None),
+    // ------------------------------------------------------------------ guards
+    rule("review-seed", Guard, Ignore, "a pasted review template (approve / request-changes / merge-ready)", Some(guards::review_seed)),
+    rule("quoted-invocation", Guard, Activate, "a quoted name used as a command (\"ralph\" fix …, run \"ralph\" on …)", Some(guards::quoted_invocation)),
+    rule("quoted", Guard, Ignore, "inside quotation marks", Some(guards::quoted)),
+    rule("informational", Guard, Ignore, "asks about the mode (what is / how do I / explain / vs / 뭐야 / とは / 什么)", Some(guards::informational)),
+    rule("retracted", Guard, Ignore, "asked, then taken back (code review this? no, …; I want a dashboard? no, just explain it)", Some(guards::retracted)),
+    rule("question", Guard, Ignore, "part of a question (a polite request such as can you … ? still counts)", Some(guards::question)),
+    rule("vocative", Guard, Ignore, "a person addressed (thanks ralph, hey ralph, …)", Some(guards::vocative)),
+    rule("cancel-phrase", Guard, Cancel, "asks to stop a running mode (stop ralph, cancel the autopilot run, 랄프 꺼줘): acted on as cancel", Some(guards::cancel_phrase)),
+    rule("negation", Guard, Ignore, "negated (don't / without / instead of / turn off / 쓰지 마 / 使わないで / 不要)", Some(guards::negation)),
+    rule("alternative", Guard, Ignore, "offered as one of several options (ralph or autopilot)", Some(guards::alternative)),
+    rule("reported", Guard, Ignore, "reported speech or an example (my prompt was: …, e.g. …)", Some(guards::reported)),
+    rule("subject", Guard, Ignore, "the subject of a statement (ralph keeps looping, search code is slow, ralph and autopilot keep fighting)", Some(guards::subject)),
+    rule("noun-phrase", Guard, Ignore, "used as a modifier (an autopilot toggle, the ralph state, end to end tests)", Some(guards::noun_phrase)),
+    rule("banter", Guard, Ignore, "an ordinary-English wish said in jest (i want an app like that too lol)", Some(guards::banter)),
+    rule("deferred", Guard, Ignore, "put off (i want a cli eventually, clean up the dead code later)", Some(guards::deferred)),
+    rule("setting", Guard, Ignore, "talks about a setting (enable autopilot by default)", Some(guards::setting)),
+    rule("topic", Guard, Ignore, "the topic of something else (about ralph, called autopilot)", Some(guards::topic)),
+    // ------------------------------------------------------------------ invocation shapes: names
+    rule("explicit-prefix", Shape, Activate, "an explicit command (/ralph, $ralph, omc:ralph) at the head of a clause", Some(shapes::explicit_prefix)),
+    rule("colon-directive", Shape, Activate, "a directive (ralph: fix …; autopilot: tiny url shortener, sqlite)", Some(shapes::colon_directive)),
+    rule("leading-imperative", Shape, Activate, "the name opens a command and a task verb (or the next mode) follows (ralph fix …, think hard about …, ralplan first, then ralph …)", Some(shapes::leading_imperative)),
+    rule("verb-object", Shape, Activate, "the name is the verb of a command and an object follows (ralplan the schema change, autopilot this, deep interview me, ralplan how we …, ccg on the design)", Some(shapes::verb_object)),
+    rule("bare-keyword", Shape, Activate, "the name is the whole sentence, with only lead-ins or softeners (ulw, ok ulw, tdd please)", Some(shapes::bare_keyword)),
+    rule("heading", Shape, Activate, "a name heading its line, set off by a comma or dash, the task after (ulw, there are 23 failing tests; ralph please, the bug is …)", Some(shapes::heading)),
+    // ------------------------------------------------------------------ invocation shapes: phrases
+    rule("creation-request", Shape, Activate, "build / create / make me a(n) <app|tool|cli|dashboard|…> heading a command (autopilot)", Some(phrases::creation_request)),
+    rule("product-wish", Shape, Activate, "i want a(n) <app|tool|cli|dashboard|…> opening a sentence (autopilot)", Some(phrases::product_wish)),
+    rule("handle-it-all", Shape, Activate, "handle it all, ending its clause or before a colon (autopilot)", Some(phrases::handle_it_all)),
+    rule("end-to-end", Shape, Activate, "end to end ending an imperative clause (take the reset flow end to end) or opening one before a colon (autopilot)", Some(phrases::end_to_end)),
+    rule("e2e-this", Shape, Activate, "e2e this, opening a command (autopilot)", Some(phrases::e2e_this)),
+    rule("codebase-search", Shape, Activate, "search the codebase / code / files for …, find all files …, heading a command (deepsearch)", Some(phrases::codebase_search)),
+    rule("review-code", Shape, Activate, "review code / review security in|of|for …, heading a command (code-review, security-review)", Some(phrases::review_code)),
+    rule("cleanup-smell", Shape, Activate, "a cleanup verb heading a command whose object is a code smell (clean up the dead code, dedupe the duplicated helpers, simplify the wrapper layers) (ai-slop-cleaner)", Some(phrases::cleanup_smell)),
+    rule("incomplete-phrase", Shape, Ignore, "a phrase alias not used as a request (handle it all in one transaction, test it end to end)", Some(phrases::incomplete)),
+    // ------------------------------------------------------------------ invocation shapes: elsewhere in a command
+    rule("not-at-command-head", Shape, Ignore, "a common phrase (think hard, test first) names a mode only at the head of a command", Some(shapes::command_only)),
+    rule("activation-verb", Shape, Activate, "an activation verb before it (use / run / start / enable / turn on ralph)", Some(shapes::activation_verb)),
+    rule("instrument", Shape, Activate, "a command done with the mode (fix … with ralph, … using tdd)", Some(shapes::instrument)),
+    rule("trailing-tag", Shape, Activate, "a command tagged with the mode at the end of its line (refactor … ulw)", Some(shapes::trailing_tag)),
+    rule("cjk-modifier", Shape, Ignore, "a CJK modifier (랄프의 상태, ラルフ 関連, 拉尔夫的代码)", Some(cjk::modifier)),
+    rule("cjk-directive", Shape, Activate, "a CJK directive (울트라워크 돌려, ラルフで直して, 用ralph修复)", Some(cjk::directive)),
+    rule("determiner", Shape, Ignore, "a coined name used as a noun (the ultrathink)", Some(shapes::determiner)),
+    rule("statement", Shape, Ignore, "a statement about a coined name (I love ultrathink)", Some(shapes::statement)),
+    rule("mention", Shape, Activate, "a coined mode name (ultrathink, deslop, deepsearch), not negated or asked about", Some(shapes::mention)),
+    rule("no-invocation", Shape, Ignore, "mentioned, but not invoked", Some(|_| true)),
+    // ------------------------------------------------------------------ the whole prompt
+    rule("joined-modes", Prompt, Activate, "one of several modes joined in one command (tdd and ralph: …, code review + ultrawork: …, ralph, with tdd, …), judged with the first", None),
+    rule("bare-cancel", Prompt, Cancel, "the whole prompt asks to stop (stop / cancel / stop ralph)", None),
+    rule("disabled-by-config", Prompt, Ignore, "switched off in .omc/config.json (keywords.disabled)", None),
+    rule("cancel-exclusive", Prompt, Ignore, "cancel was also asked for; cancel is acted on alone", None),
+];
+
+/// The rule named `name`.
+pub fn find(name: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|r| r.name == name)
+}
+
+/// The sentence for a rule, for people.
+pub fn describe(name: &str) -> &'static str {
+    find(name).map_or("", |r| r.recognises)
+}
+
+/// A decision on one candidate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Verdict {
+    pub effect: Effect,
+    pub rule: &'static str,
+}
+
+impl Verdict {
+    pub fn activated(&self) -> bool {
+        self.effect != Effect::Ignore
+    }
+}
+
+/// Judges one candidate: the first `Guard` or `Shape` row whose test holds decides.
+pub fn judge(site: &Site<'_>) -> Verdict {
+    let scene = Scene::new(site);
+    for r in RULES {
+        if let Some(test) = r.test
+            && test(&scene)
+        {
+            return Verdict {
+                effect: r.effect,
+                rule: r.name,
+            };
+        }
+    }
+    // not reached: the last row (`no-invocation`) always holds
+    Verdict {
+        effect: Effect::Ignore,
+        rule: "no-invocation",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_described_and_stages_are_in_order() {
+        let mut names: Vec<_> = RULES.iter().map(|r| r.name).collect();
+        names.sort();
+        let n = names.len();
+        names.dedup();
+        assert_eq!(names.len(), n, "duplicate rule names");
+        let order = |s: Stage| s as u8;
+        for w in RULES.windows(2) {
+            assert!(
+                order(w[0].stage) <= order(w[1].stage),
+                "{} before {}",
+                w[0].name,
+                w[1].name
+            );
+        }
+        for r in RULES {
+            assert!(!r.recognises.is_empty(), "{}", r.name);
+            let judged = matches!(r.stage, Stage::Guard | Stage::Shape);
+            assert_eq!(r.test.is_some(), judged, "{}", r.name);
+        }
+        assert_eq!(
+            RULES.iter().rev().find(|r| r.test.is_some()).unwrap().name,
+            "no-invocation"
+        );
+    }
+
+    #[test]
+    fn every_sanitiser_rule_is_in_the_table() {
+        for name in super::super::sanitize::RULE_NAMES {
+            assert_eq!(find(name).map(|r| r.stage), Some(Stage::Sanitise), "{name}");
+        }
+        let n = RULES.iter().filter(|r| r.stage == Stage::Sanitise).count();
+        assert_eq!(n, super::super::sanitize::RULE_NAMES.len());
+    }
+}

@@ -1,0 +1,309 @@
+//! The shapes in which a mode's name is a request to run it: a command that opens with it
+//! (`ralph fix …`, `ralplan the schema change`, `ulw` alone, `ralph: …`, `/ralph`), a verb that
+//! asks for it (`use ralph`), an instrument (`… with tdd`), a tag at the end of a command
+//! (`refactor … ulw`). A name that fits none of them activates nothing, unless it is a coined
+//! word ([`super::lexicon::Gate::Mention`]).
+
+use super::cjk;
+use super::lexicon::{Gate, is_mode_word, needs_task, takes_topic};
+use super::scene::Scene;
+use super::text::{back, floor, fwd, is, is_activation, strip_leadins, words};
+use super::vocab::{
+    AUXILIARIES, DETERMINERS, FILLERS, GREETINGS, OBJECTS, RELATIVES, SIGNOFFS, SOFTENERS,
+    STATEMENT_VERBS, TASK_VERBS, TOPIC_WORDS, WH_WORDS,
+};
+
+/// Words skipped between a name and its task (`ralph now fix …`, `ulw and then migrate …`).
+const SOFT: &[&str] = &[
+    "please", "now", "and", "then", "just", "to", "first", "mode",
+];
+
+/// The first word after the name on its line, past [`SOFT`] words.
+fn first_task_word<'a>(s: &'a Scene) -> Option<&'a str> {
+    s.line_after_words
+        .iter()
+        .map(String::as_str)
+        .find(|w| !SOFT.contains(w))
+}
+
+/// A name that opens a command: nothing but lead-ins before it in its clause.
+fn opens_command(s: &Scene) -> bool {
+    s.is_name() && s.command_pos && matches!(s.gate, Gate::Explicit | Gate::Mention | Gate::Command)
+}
+
+/// An explicit command (`/ralph`, `$ralph`, `omc:ralph`) at the head of a clause.
+pub(crate) fn explicit_prefix(s: &Scene) -> bool {
+    s.explicit && s.command_pos
+}
+
+/// `ralph: fix …`. A persistent run needs a task or a specification after the colon, not a
+/// remark: `ralph: fix the parser`, `autopilot: tiny url shortener, sqlite`, not `ralph: the
+/// stop hook should block`.
+pub(crate) fn colon_directive(s: &Scene) -> bool {
+    if !s.command_pos || s.gate == Gate::Prefix || !s.is_name() {
+        return false;
+    }
+    // `ralph: …`, `ralph mode: …`
+    let colon = s.raw_after().trim_start_matches([' ', '\t']);
+    let colon = ["mode", "Mode", "MODE"]
+        .iter()
+        .find_map(|m| colon.strip_prefix(m))
+        .map_or(colon, |c| c.trim_start_matches([' ', '\t']));
+    let Some(body) = colon.strip_prefix(':').or_else(|| colon.strip_prefix('：')) else {
+        return false;
+    };
+    let line = body.lines().next().unwrap_or("");
+    if line.trim().is_empty() {
+        return false;
+    }
+    if !s.persistent() {
+        return true;
+    }
+    let ws = words(line);
+    let task = ws.iter().take(12).any(|w| TASK_VERBS.contains(&w.as_str()));
+    // a specification: a few words, no verb that makes it a statement, not a number or a log
+    let spec = ws.len() >= 2
+        && !line.contains('?')
+        && !ws.iter().any(|w| STATEMENT_VERBS.contains(&w.as_str()))
+        && !ws[0].ends_with("ed")
+        && !ws[0].starts_with(|c: char| c.is_ascii_digit());
+    task || spec || cjk::has_directive(line)
+}
+
+/// `ralph fix the tests`, `think hard about …`, `cancelomc`: the name opens a command and an
+/// imperative verb follows (or a topic, for the thinking modes).
+pub(crate) fn leading_imperative(s: &Scene) -> bool {
+    if !opens_command(s) {
+        return false;
+    }
+    let first_person = s.cb_words.iter().any(|w| w == "i" || w == "we");
+    if s.gate == Gate::Command && first_person {
+        return false;
+    }
+    match first_task_word(s) {
+        // another mode's name continues the command: `ralplan first, then ralph …`
+        Some(w) if TASK_VERBS.contains(&w) || is_mode_word(w) => true,
+        Some("about" | "through" | "over" | "on") => takes_topic(s.name) || !needs_task(s.name),
+        _ => !needs_task(s.name),
+    }
+}
+
+/// `ralplan the schema change`, `autopilot this`, `deep interview me`: the name is the verb of
+/// the command and an object follows — unless the words after make it a statement about
+/// someone (`ralph the intern said …`).
+pub(crate) fn verb_object(s: &Scene) -> bool {
+    if !opens_command(s) || s.gate == Gate::Command {
+        return false;
+    }
+    // the object follows the name in its clause (`ralph, the new guy, …` is an apposition)
+    let aw: Vec<&str> = s.after_words.iter().map(String::as_str).collect();
+    let Some(at) = aw.iter().position(|w| !SOFT.contains(w)) else {
+        return false;
+    };
+    let first = aw[at];
+    let second = aw.get(at + 1).copied();
+    let object = OBJECTS.contains(&first)
+        // `deep interview me`
+        || (s.name == "deep-interview" && matches!(first, "me" | "us"))
+        // `ralplan how we move auth`, not `ralph how does it work`
+        || (WH_WORDS.contains(&first) && second.is_some_and(|w| !AUXILIARIES.contains(&w)))
+        // `ccg on the schema design`, `tdd for the new endpoint`
+        || (matches!(first, "on" | "for" | "across" | "over" | "through")
+            && second.is_some_and(|w| OBJECTS.contains(&w)));
+    if !object {
+        return false;
+    }
+    for (k, w) in aw.iter().enumerate().skip(at + 1).take(6) {
+        if RELATIVES.contains(w) || TASK_VERBS.contains(w) {
+            break;
+        }
+        // `ralph the new hire pushed a bad commit`: a past tense with an object of its own
+        let past_with_object = w.len() > 3
+            && w.ends_with("ed")
+            && aw
+                .get(k + 1)
+                .is_some_and(|n| OBJECTS.contains(n) || matches!(*n, "over" | "up" | "out"));
+        if STATEMENT_VERBS.contains(w) || past_with_object {
+            return false;
+        }
+    }
+    true
+}
+
+/// A name heading its line, set off by a comma or a dash, with the task or its context after:
+/// `ulw, there are 23 failing tests`, `ralph with tdd please, the bug is in the date parser`,
+/// `ralph — the deploy script fails on fresh machines, make it idempotent`. An ordinary word
+/// (`ralph`, `test first`) needs more than a comma: a softener (`ralph please, …`) or a dash
+/// and an imperative later in the sentence; `Ralph, the PM, wants …` addresses a person.
+pub(crate) fn heading(s: &Scene) -> bool {
+    if !s.is_name() || !s.command_pos || !s.sentence_rest().is_empty() || greeted(s) {
+        return false;
+    }
+    let after = s.sentence_after;
+    let separators = |c: char| matches!(c, ',' | '—' | '–');
+    let dash = after.trim_start().starts_with(['—', '–']) || after.trim_start().starts_with("- ");
+    // leading clauses that hold only softeners (`, please —`), then the substance
+    let mut softened = false;
+    let mut substance: Vec<Vec<String>> = Vec::new();
+    for (k, clause) in after.split(separators).enumerate() {
+        let ws = words(&clause.replace(" - ", " "));
+        if substance.is_empty() && ws.iter().all(|w| SOFTENERS.contains(&w.as_str())) {
+            softened |= !ws.is_empty();
+            if k > 0 || !ws.is_empty() || clause.trim().is_empty() {
+                continue;
+            }
+        }
+        if k == 0 && !ws.is_empty() && !softened {
+            // words right after the name, in its own clause: not a heading
+            return false;
+        }
+        substance.push(ws);
+    }
+    let Some(first) = substance.first() else {
+        return false;
+    };
+    if first.is_empty() && substance.len() == 1 {
+        return false;
+    }
+    let imperative_later = substance
+        .iter()
+        .any(|ws| ws.first().is_some_and(|w| TASK_VERBS.contains(&w.as_str())));
+    match s.gate {
+        Gate::Command => softened,
+        _ => s.alias().coined() || softened || (dash && imperative_later),
+    }
+}
+
+/// The name is the whole sentence, with only lead-ins and softeners around it: `ulw`, `ok ulw`,
+/// `tdd please.`, `ralph` on the first line of a prompt. Not a greeting (`thanks ralph`), a
+/// heading, a list of names, or a name signing the message.
+pub(crate) fn bare_keyword(s: &Scene) -> bool {
+    if !s.is_name() || s.gate == Gate::Prefix {
+        return false;
+    }
+    if !s.sentence_rest().is_empty()
+        || s.sentence_words
+            .iter()
+            .any(|w| GREETINGS.contains(&w.as_str()))
+        || !s.sa_words.iter().all(|w| SOFTENERS.contains(&w.as_str()))
+    {
+        return false;
+    }
+    let from = floor(s.t, s.head_pos.saturating_sub(300));
+    let line_start = s.t[from..s.head_pos]
+        .rfind('\n')
+        .map_or(from, |i| from + i + 1);
+    // (offsets in the sanitised text need not be char boundaries of the prompt as typed)
+    let raw_line = &s.site.raw[floor(s.site.raw, line_start)..s.head_pos];
+    if raw_line.trim_start().starts_with('#') {
+        return false;
+    }
+    // the neighbouring lines: a label above, a sign-off above, or other lone names
+    // (bounded windows: a blanked code block can be megabytes of spaces)
+    let prev = back(s.t, line_start, 400)
+        .trim_end()
+        .rsplit('\n')
+        .next()
+        .unwrap_or("")
+        .trim();
+    let next = fwd(s.t, s.end, 400)
+        .split('\n')
+        .skip(1)
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    // a log line: `[10:32:01] …`, `2026-01-02 …`, `10:32 …` (not a numbered list: `1. …`)
+    let log_line = |l: &str| {
+        let l = l.trim_start();
+        let digits = l.bytes().take_while(u8::is_ascii_digit).count();
+        l.starts_with('[')
+            || (digits > 0 && l[digits..].starts_with(['-', ':', '/']) && l.len() > digits + 1)
+    };
+    let pw = words(prev);
+    let lone_names =
+        |ws: &[String]| !ws.is_empty() && ws.len() <= 3 && ws.iter().all(|w| is_mode_word(w));
+    !(prev.ends_with(':')
+        || prev == "--"
+        || log_line(prev)
+        || log_line(next)
+        || (!pw.is_empty() && pw.iter().all(|w| SIGNOFFS.contains(&w.as_str())))
+        || lone_names(&pw)
+        || lone_names(&words(next)))
+}
+
+/// A greeting or thanks in the sentence before an ordinary name: `thanks ralph` addresses a
+/// person (a coined name is never a person: `yo ulw, …`).
+fn greeted(s: &Scene) -> bool {
+    !s.alias().coined()
+        && s.sentence_words
+            .iter()
+            .any(|w| GREETINGS.contains(&w.as_str()))
+}
+
+/// Only at the head of a command do common words (`think hard`, `test first`) name a mode.
+pub(crate) fn command_only(s: &Scene) -> bool {
+    s.gate == Gate::Command
+}
+
+/// An activation verb before it: `use ralph`, `start the ralph`, `turn on autopilot`, `in ralph
+/// mode`.
+pub(crate) fn activation_verb(s: &Scene) -> bool {
+    let rest = s.lead_rest();
+    is_activation(rest)
+        || (rest.len() == 1 && rest[0] == "in" && is(s.after_words.first(), &["mode"]))
+}
+
+/// A command done with the mode: `fix the tests with ralph`, `… using tdd`, `… in ralph mode`.
+pub(crate) fn instrument(s: &Scene) -> bool {
+    if !s.imperative_sentence() {
+        return false;
+    }
+    let before: Vec<&String> = s
+        .cb_words
+        .iter()
+        .rev()
+        .skip_while(|w| FILLERS.contains(&w.as_str()))
+        .collect();
+    matches!(
+        before.first().map(|w| w.as_str()),
+        Some("with" | "using" | "via")
+    ) || (before.first().is_some_and(|w| *w == "in") && is(s.after_words.first(), &["mode"]))
+}
+
+/// A command tagged with the mode at the end of its line: `refactor the auth module ulw`.
+pub(crate) fn trailing_tag(s: &Scene) -> bool {
+    let line_rest = s.rest_after().split('\n').next().unwrap_or("");
+    let prev = s.prev_word();
+    if line_rest.chars().any(char::is_alphanumeric)
+        || is(prev, DETERMINERS)
+        || is(prev, TOPIC_WORDS)
+        || is(prev, &["and", "or", "with", "to", "for", "in", "on", "at"])
+    {
+        return false;
+    }
+    let window = back(s.t, s.head_pos, 300);
+    let line_before = &window[window.rfind('\n').map_or(0, |i| i + 1)..];
+    let lw = words(line_before);
+    let rest = &lw[strip_leadins(&lw).0..];
+    rest.len() >= 2 && TASK_VERBS.contains(&rest[0].as_str())
+}
+
+/// A coined name used as a noun: `the ultrathink`.
+pub(crate) fn determiner(s: &Scene) -> bool {
+    s.gate == Gate::Mention && is(s.prev_word(), DETERMINERS)
+}
+
+/// A statement by someone about a coined name: `I love ultrathink`.
+pub(crate) fn statement(s: &Scene) -> bool {
+    s.gate == Gate::Mention
+        && is(
+            s.lead_rest().first(),
+            &[
+                "i", "we", "you", "they", "he", "she", "it", "i'm", "we're", "i've", "i'll",
+            ],
+        )
+}
+
+/// A coined name (`ultrathink`, `deslop`), not negated or asked about.
+pub(crate) fn mention(s: &Scene) -> bool {
+    s.gate == Gate::Mention
+}

@@ -1,0 +1,361 @@
+//! The English words the rules read: which verbs make a task, which nouns make a mention a
+//! modifier, which words negate, ask, report or compare. CJK words live in [`super::cjk`].
+//!
+//! Lists, not patterns: a reader can check a word is here, and a rule names the list it reads.
+
+/// Imperative verbs that make the words after a keyword a task.
+#[rustfmt::skip]
+pub(crate) const TASK_VERBS: &[&str] = &[
+    "fix", "debug", "investigate", "resolve", "handle", "patch", "address", "implement", "build",
+    "create", "make", "write", "add", "refactor", "rewrite", "clean", "cleanup", "remove", "delete",
+    "update", "upgrade", "migrate", "port", "convert", "optimize", "optimise", "improve", "finish",
+    "complete", "continue", "keep", "get", "do", "run", "test", "verify", "review", "check",
+    "audit", "analyze", "analyse", "research", "find", "search", "explore", "plan", "design",
+    "document", "deploy", "ship", "set", "setup", "install", "configure", "integrate", "translate",
+    "rename", "move", "split", "merge", "extract", "generate", "solve", "tackle", "work", "go",
+    "start", "benchmark", "profile", "scaffold", "bootstrap", "polish", "harden", "stabilize",
+    "stabilise", "reproduce", "finalize", "finalise", "prepare", "draft", "replace", "wire", "bump",
+    "lint", "format", "tidy", "simplify", "dedupe", "prune", "modernize", "cover", "increase",
+    "reduce", "speed", "trace", "diagnose", "repair", "correct", "restore", "recover", "redo",
+    "rebuild", "retry", "until", "bring", "land", "push", "commit", "triage", "organize",
+    "organise", "restructure", "decouple", "help", "take", "try", "figure", "look", "dig", "hunt",
+    "chase", "nail", "knock", "iterate", "drive", "execute", "perform", "sweep", "scan", "compare",
+    "explain", "summarize", "summarise", "read", "grep", "locate", "map", "interview", "ask",
+    "clarify", "spec", "think", "reason", "consider", "evaluate", "assess", "inspect", "examine",
+    "ensure", "deliver", "produce",
+];
+
+/// Verbs that, right before a keyword, ask for the mode itself.
+#[rustfmt::skip]
+pub(crate) const ACTIVATION_VERBS: &[&str] = &[
+    "use", "run", "start", "enable", "activate", "invoke", "trigger", "launch", "engage", "try",
+    "do", "apply", "begin", "enter", "go", "fire", "resume", "restart",
+];
+
+pub(crate) const ACTIVATION_PAIRS: &[[&str; 2]] = &[
+    ["turn", "on"],
+    ["switch", "to"],
+    ["switch", "on"],
+    ["kick", "off"],
+    ["spin", "up"],
+    ["fire", "up"],
+    ["go", "into"],
+    ["go", "with"],
+    ["start", "up"],
+    ["switch", "into"],
+];
+
+#[rustfmt::skip]
+pub(crate) const FILLERS: &[&str] = &[
+    "the", "a", "an", "omc", "omc's", "oh-my-claudecode", "oh-my-claudecode's", "my", "your", "our",
+    "full", "proper", "quick", "thorough", "deep", "careful", "real", "fresh", "second", "final",
+    "brief", "light", "serious", "complete", "detailed", "good", "another",
+];
+
+/// After `give` / `get`, the thing the mode is given to (`give this a security review`).
+#[rustfmt::skip]
+pub(crate) const RECIPIENTS: &[&str] = &[
+    "this", "it", "that", "these", "those", "them", "me", "us", "everything", "the", "pr", "diff",
+    "branch", "change", "changes", "patch", "commit", "code", "module", "file", "my", "our",
+];
+
+/// Words after a keyword that make it the subject of a statement.
+#[rustfmt::skip]
+pub(crate) const FINITE: &[&str] = &[
+    "is", "isn't", "was", "wasn't", "were", "are", "aren't", "has", "hasn't", "had", "have",
+    "keeps", "kept", "seems", "seemed", "got", "gets", "went", "won't", "wont", "doesn't", "doesnt",
+    "didn't", "didnt", "does", "did", "never", "still", "always", "sometimes", "randomly", "loops",
+    "looped", "looping", "hangs", "hung", "fails", "failed", "failing", "crashed", "crashes",
+    "triggers", "triggered", "fires", "fired", "starts", "started", "stopped", "stops", "ran",
+    "runs", "ended", "ends", "should", "would", "could", "will", "can", "cannot", "can't", "cant",
+    "might", "may", "said", "says", "wrote", "works", "worked", "working", "needs", "needed",
+    "uses", "used", "prints", "printed", "shows", "showed", "returns", "returned", "blocked",
+    "blocks", "restarts", "restarted", "activated", "activates", "finished", "completed",
+    "succeeded", "passed", "exited", "quit", "died", "timed", "just", "also", "already", "itself",
+    "only", "really", "actually", "sucks", "rocks", "means", "refers", "stands", "lets", "allows",
+    "tries", "tried", "makes", "made", "handles", "handled", "spawns", "spawned", "writes", "reads",
+    "reminds", "feels", "broke", "breaks", "behaves", "requires", "supports", "wants", "wanted",
+    "gave", "gives", "ignores", "ignored", "continues", "continued",
+];
+
+/// Nouns after a keyword that make it a modifier (an autopilot *toggle*).
+#[rustfmt::skip]
+pub(crate) const NOUNS: &[&str] = &[
+    "toggle", "toggles", "setting", "settings", "flag", "flags", "feature", "features", "option",
+    "options", "button", "buttons", "switch", "config", "configuration", "module", "modules",
+    "function", "functions", "class", "struct", "code", "codebase", "state", "states", "file",
+    "files", "hook", "hooks", "tests", "docs", "documentation", "readme", "page", "screen",
+    "component", "api", "endpoint", "implementation", "logic", "handler", "detector", "keyword",
+    "keywords", "script", "scripts", "plugin", "integration", "support", "label", "variable",
+    "field", "column", "icon", "menu", "version", "branch", "issue", "issues", "bug", "bugs", "pr",
+    "repo", "repository", "directory", "folder", "skill", "skills", "template", "templates",
+    "command", "subcommand", "counter", "iteration", "iterations", "cap", "limit", "timeout",
+    "workflow", "output", "logs", "log", "message", "messages", "text", "section", "spec", "ticket",
+    "status", "prompt", "prompts", "schema", "type", "enum", "crate", "package", "library", "test",
+    "suite", "example", "examples", "demo", "people", "team", "tutorial", "guide", "article",
+    "post", "thread", "discussion", "project", "author", "maintainers", "name", "names", "alias",
+    "aliases", "behaviour", "behavior", "design", "architecture", "changes", "change", "fix",
+    "fixes", "regression", "system", "mechanism", "loops", "modes", "runs", "sessions", "cli",
+    "binary",
+];
+
+#[rustfmt::skip]
+pub(crate) const DETERMINERS: &[&str] = &[
+    "the", "a", "an", "this", "that", "these", "those", "our", "my", "your", "its", "their", "his",
+    "her", "some", "any", "each", "every", "no",
+];
+
+#[rustfmt::skip]
+pub(crate) const TOPIC_WORDS: &[&str] = &[
+    "about", "regarding", "re", "called", "named", "of", "from", "by", "like", "than", "as",
+    "unlike", "vs", "versus", "between", "whether", "if",
+];
+
+#[rustfmt::skip]
+pub(crate) const NEGATORS: &[&str] = &[
+    "don't", "dont", "never", "not", "no", "without", "avoid", "disable", "deactivate", "instead",
+    "rather", "isn't", "stop", "skip", "except", "shouldn't", "can't", "won't", "nor", "neither",
+    "w/o", "unless", "exclude", "excluding", "ignore", "forget",
+];
+
+pub(crate) const NEGATORS_AFTER: &[&str] = &["not", "off", "disabled", "isn't", "aside"];
+
+/// English informational phrases before a keyword in its clause.
+pub(crate) const INFO_BEFORE: &[&[&str]] = &[
+    &["what", "is"],
+    &["what's"],
+    &["whats"],
+    &["what", "are"],
+    &["what", "does"],
+    &["what", "do"],
+    &["how", "does"],
+    &["how", "do"],
+    &["how", "to"],
+    &["how", "is"],
+    &["how", "can"],
+    &["explain"],
+    &["explains"],
+    &["describe"],
+    &["describes"],
+    &["tell", "me", "about"],
+    &["tell", "me", "what"],
+    &["tell", "me", "how"],
+    &["meaning", "of"],
+    &["docs", "for"],
+    &["documentation"],
+    &["learn", "about"],
+    &["read", "about"],
+    &["curious", "about"],
+    &["question", "about"],
+    &["questions", "about"],
+    &["info", "on"],
+    &["information", "on"],
+    &["difference", "between"],
+    &["when", "to"],
+    &["when", "should"],
+    &["why", "does"],
+    &["why", "is"],
+    &["why", "did"],
+];
+
+#[rustfmt::skip]
+pub(crate) const COMPARISON: &[&str] = &[
+    "vs", "versus", "compare", "compared", "comparison", "difference", "differences", "differ",
+];
+
+/// Words that, before a colon, mark what follows as quoted rather than asked for.
+#[rustfmt::skip]
+pub(crate) const REPORTING: &[&str] = &[
+    "prompt", "prompts", "was", "were", "said", "says", "typed", "wrote", "writes", "example",
+    "examples", "e.g", "eg", "output", "log", "logs", "message", "error", "quote", "title", "reads",
+    "saying", "input", "transcript", "history", "previous", "earlier", "yesterday", "original",
+    "asked", "told", "sent", "subject", "commit", "heading",
+];
+
+#[rustfmt::skip]
+pub(crate) const QUESTION_STARTS: &[&str] = &[
+    "what", "what's", "whats", "how", "why", "when", "where", "which", "who", "whom", "whose", "is",
+    "are", "was", "were", "does", "did", "should", "shall", "may", "might", "has", "have", "isn't",
+    "aren't", "doesn't", "didn't", "wasn't", "am",
+];
+
+/// Skippable nouns between a keyword and what says how it is used (`ralph loop keeps …`).
+pub(crate) const MODE_NOUNS: &[&str] = &["loop", "mode", "run", "session", "workflow"];
+
+/// Greetings and thanks: right before `ralph` they make it a person addressed (`thanks ralph`).
+#[rustfmt::skip]
+pub(crate) const GREETINGS: &[&str] = &[
+    "hi", "hey", "hello", "thanks", "thank", "thx", "ty", "cheers", "bye", "dear", "morning",
+    "evening", "yo", "sorry", "congrats", "welcome", "goodbye", "howdy", "hiya",
+];
+
+/// Objects a mode name used as a verb can take: `ralplan the schema change`, `autopilot this`.
+#[rustfmt::skip]
+pub(crate) const OBJECTS: &[&str] = &[
+    "the", "this", "that", "these", "those", "it", "them", "my", "our", "your", "all", "every",
+    "each", "everything", "a", "an", "some", "any", "both", "whatever", "remaining", "rest",
+];
+
+/// After a mode name used as a verb, these turn the sentence into a statement about someone
+/// (`ralph the intern said …`).
+#[rustfmt::skip]
+pub(crate) const STATEMENT_VERBS: &[&str] = &[
+    "is", "are", "was", "were", "be", "been", "has", "have", "had", "should", "would", "could",
+    "will", "can", "must", "might", "may", "does", "did", "isn't", "aren't", "wasn't", "doesn't",
+    "didn't", "won't", "can't", "shouldn't", "keeps", "seems", "said", "says", "wants", "told",
+    "thinks", "looks", "stopped", "failed", "crashed", "broke", "hangs", "loops", "gets", "got",
+];
+
+/// Words that open a clause or a phrase of their own: a statement verb after one of them is not
+/// the main verb (`ultrawork the tests that are failing`, `deep interview me on what … should
+/// be`).
+#[rustfmt::skip]
+pub(crate) const RELATIVES: &[&str] = &[
+    "that", "which", "who", "where", "when", "whose", "what", "how", "why", "whether", "if", "on",
+    "about", "in", "for", "with", "to", "from", "of", "at", "by", "into", "over", "under", "until",
+    "before", "after", "so", "because", "since", "while", "once", "and", "but",
+];
+
+/// Words that may follow a mode name that is the whole sentence (`tdd please`, `ulw now`).
+#[rustfmt::skip]
+pub(crate) const SOFTENERS: &[&str] = &[
+    "please", "pls", "plz", "now", "mode", "again", "thanks", "thx", "ty", "asap", "ok", "okay",
+    "first",
+    "on",
+];
+
+/// The last line before a lone name is a sign-off: the name signs the message.
+#[rustfmt::skip]
+pub(crate) const SIGNOFFS: &[&str] = &[
+    "thanks", "thank", "you", "cheers", "regards", "best", "br", "kind", "sincerely", "love", "thx",
+    "ty", "warmly", "yours",
+];
+
+/// What may stand between two mode names joined in one command (`tdd and ralph`, `ralph, with
+/// tdd`, `code review + ultrawork`).
+#[rustfmt::skip]
+pub(crate) const JOINERS: &[&str] = &[
+    "and", "with", "plus", "then", "also", "using", "&", "+", "/",
+];
+
+/// Products autopilot builds (`build me a cli`, `i want a dashboard`).
+#[rustfmt::skip]
+pub(crate) const PRODUCT_NOUNS: &[&str] = &[
+    "app", "feature", "project", "tool", "plugin", "website", "api", "server", "cli", "script",
+    "system", "service", "dashboard", "bot", "extension", "webapp", "site",
+];
+
+/// Words that end a product's description before its noun (`make me a list of apps` is not a
+/// request for an app).
+#[rustfmt::skip]
+pub(crate) const PRODUCT_STOPS: &[&str] = &[
+    "of", "for", "to", "with", "that", "which", "and", "or", "on", "in", "about", "from", "like",
+    "list", "summary", "diagram", "table", "report", "copy", "backup", "description", "comparison",
+];
+
+/// Verbs whose job `end to end` can describe: a whole piece of work to carry through
+/// (`take the reset flow end to end`), not a check or an explanation (`test it end to end`,
+/// `explain the flow end to end`).
+#[rustfmt::skip]
+pub(crate) const BUILD_VERBS: &[&str] = &[
+    "build", "implement", "do", "take", "ship", "handle", "own", "deliver", "finish", "make",
+    "create", "write", "develop", "get", "wire", "drive", "carry", "complete", "code", "set",
+    "port", "migrate", "add", "fix", "rebuild", "rewrite", "land", "bring", "tackle", "work",
+    "knock", "scaffold", "bootstrap", "prototype", "integrate",
+];
+
+/// Nouns that, after a product noun, make it a modifier: `a feature flag`, `an api key`, `a
+/// bot token` are not products.
+#[rustfmt::skip]
+pub(crate) const COMPOUND_HEADS: &[&str] = &[
+    "key", "keys", "token", "tokens", "flag", "flags", "error", "errors", "store", "account",
+    "prompt", "board", "call", "calls", "tag", "id", "manifest", "url", "name", "page", "link",
+    "config", "file", "secret", "version", "endpoint", "route", "layer", "logs", "log", "request",
+    "response", "client", "spec", "docs", "test", "tests", "icon", "idea", "ideas", "review",
+];
+
+/// After `search the codebase` / `review code`, the words that continue the request (rather than
+/// a noun that makes it something else: `search the code review guidelines`).
+#[rustfmt::skip]
+pub(crate) const SCOPE_WORDS: &[&str] = &[
+    "for", "to", "and", "where", "that", "which", "who", "with", "containing", "named", "matching",
+    "using", "calling", "referencing", "importing", "mentioning", "related", "in", "under",
+    "across", "looking", "until", "then", "so", "please", "pls", "now", "about", "on", "of", "at",
+    "changed", "touched", "since", "from", "before", "after", "again", "thoroughly", "carefully",
+];
+
+/// Verbs that, heading a command whose object is a code smell, ask for ai-slop-cleaner
+/// (`clean up the dead code`, `simplify the wrapper layers`).
+#[rustfmt::skip]
+pub(crate) const CLEANUP_VERBS: &[&str] = &[
+    "clean", "cleanup", "refactor", "simplify", "dedupe", "deduplicate", "de-duplicate", "prune",
+    "remove", "delete", "eliminate", "strip", "consolidate", "tidy", "purge", "kill", "trim",
+];
+
+/// OMC's own cleanup verbs: the only ones that make a vague smell (`tech debt`, `generated
+/// code`, `wrapper layers`) a request for ai-slop-cleaner.
+#[rustfmt::skip]
+pub(crate) const CORE_CLEANUP_VERBS: &[&str] = &[
+    "clean", "cleanup", "refactor", "simplify", "dedupe", "deduplicate", "de-duplicate", "prune",
+];
+
+/// Nouns that make `duplicated …` a code smell (`duplicated helpers`, not `duplicate rows`).
+#[rustfmt::skip]
+pub(crate) const CODE_NOUNS: &[&str] = &[
+    "code", "logic", "helper", "helpers", "function", "functions", "fn", "fns", "util", "utils",
+    "utility", "utilities", "method", "methods", "type", "types", "struct", "structs", "class",
+    "classes", "module", "modules", "component", "components", "test", "tests", "boilerplate",
+    "implementation", "implementations", "wrapper", "wrappers", "abstraction", "abstractions",
+    "constant", "constants", "handler", "handlers", "validation", "validators", "parsing", "checks",
+    "snippets", "blocks", "files", "hooks", "interfaces", "traits", "macros", "definitions",
+    "routines", "paths", "branches",
+];
+
+/// Plural verbs: after modes joined by `and` they make the modes the subject
+/// (`ralph and autopilot keep fighting`).
+#[rustfmt::skip]
+pub(crate) const PLURAL_VERBS: &[&str] = &[
+    "keep", "fight", "conflict", "clash", "overlap", "interfere", "differ", "share", "both", "seem",
+    "look", "need", "behave", "don't", "do", "aren't", "are", "have", "were", "work", "loop",
+    "fail", "break", "hang", "collide", "compete", "race", "coexist", "sound", "feel",
+    "all", "each", "together", "spawn", "block",
+];
+
+/// Words that put a request off (`i want a cli eventually`).
+#[rustfmt::skip]
+pub(crate) const DEFERRALS: &[&str] = &[
+    "eventually", "someday", "sometime", "later", "tomorrow", "afterwards",
+];
+
+/// Words that open a clause the way a question would (`ralplan how we move auth`).
+pub(crate) const WH_WORDS: &[&str] = &["how", "what", "why", "where", "whether", "which", "when"];
+
+/// Auxiliaries: right after a wh-word they make a question (`how does it work`), not an object
+/// clause (`how we move auth`).
+#[rustfmt::skip]
+pub(crate) const AUXILIARIES: &[&str] = &[
+    "does", "do", "did", "is", "are", "was", "were", "can", "could", "should", "would", "will",
+    "has", "have", "had", "am", "doesn't", "don't", "isn't", "aren't", "it's", "'s", "the",
+];
+
+/// Articles and possessives: before `end to end` they make it a modifier (`the end to end
+/// suite`).
+#[rustfmt::skip]
+pub(crate) const ARTICLES: &[&str] = &[
+    "a", "an", "the", "our", "my", "your", "their", "its", "his", "her",
+];
+
+/// Nouns after a smell that make it talk about the smell (`dead code comments`, `tech debt
+/// tickets`), not ask to remove it.
+#[rustfmt::skip]
+pub(crate) const SMELL_TALK: &[&str] = &[
+    "comment", "comments", "detector", "detection", "warning", "warnings", "analysis", "report",
+    "reports", "ticket", "tickets", "checker", "lint", "linter", "rule", "rules", "metric",
+    "metrics", "count", "list", "notes", "doc", "docs", "section", "label", "labels", "issue",
+    "issues", "backlog", "board", "budget", "discussion", "meeting", "policy", "tool", "tooling",
+];
+
+/// Laughter that makes an ordinary wish a joke (`i want an app like that too lol`).
+pub(crate) const BANTER: &[&str] = &[
+    "lol", "lmao", "haha", "hahaha", "hehe", "jk", "rofl", "lul", "kidding", "joking",
+];
