@@ -236,7 +236,7 @@ fn install_then_uninstall_gives_back_the_same_bytes() {
     );
     assert_eq!(v["hooks"]["Stop"][1]["hooks"][0]["timeout"], 10);
     assert_eq!(v["hooks"]["PreToolUse"][0]["matcher"], "Bash");
-    assert_eq!(v["hooks"]["PreToolUse"][1]["matcher"], "Skill");
+    assert_eq!(v["hooks"]["PreToolUse"][1]["matcher"], "*");
     assert_eq!(v["model"], "opus");
     assert_eq!(v["env"]["FOO"], "bär");
     // Key order is kept: the user's keys first, in their order.

@@ -24,4 +24,5 @@ mod skills;
 mod state_store;
 mod stop;
 mod tool_failure;
+mod user_hooks;
 mod wire;

@@ -20,7 +20,10 @@ Checks, and says how to fix:
     ~/.claude/settings.json — and whether their commands reach an existing executable;
   * the project's state directory: corrupt files moved aside (*.corrupt-*), temporary files
     left by an interrupted write (.tmp-*), unreadable state files, stale active runs;
-  * the Claude Code version, if `claude` is on PATH.
+  * the Claude Code version, if `claude` is on PATH;
+  * user hooks: your hooks.toml and the project's .omc/hooks.toml — whether the project's is
+    trusted, every mistake with its line (a mistake disables only its entry), literal secrets
+    in the project's file.
 Exit status 0 when healthy, 1 when a problem was found. Changes nothing.";
 
 /// How long `claude --version` may take.
@@ -127,6 +130,7 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
         Some(root) => check_state(&mut r, env, root),
         None => r.line("state", "cannot tell which project this is (no usable cwd)"),
     }
+    check_user_hooks(&mut r, env, root.as_ref());
     check_claude(&mut r, env);
     if env.disabled {
         r.notes
@@ -467,6 +471,15 @@ fn check_state(r: &mut Report, env: &Env, root: &crate::state::Root) {
             corrupt.len()
         ),
     );
+}
+
+/// User hooks (`hooks.toml`): files, trust, every mistake with its line, literal secrets.
+fn check_user_hooks(r: &mut Report, env: &Env, root: Option<&crate::state::Root>) {
+    let store = root.map(|root| crate::state::Store::new(root.clone(), env.now_ms()));
+    let found = crate::user_hooks::report::doctor(env, store.as_ref());
+    r.lines.extend(found.lines);
+    r.problems.extend(found.problems);
+    r.notes.extend(found.notes);
 }
 
 fn check_claude(r: &mut Report, env: &Env) {

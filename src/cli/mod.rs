@@ -14,6 +14,7 @@ pub mod mode;
 mod runs;
 mod settings;
 mod status;
+mod trust;
 
 use crate::env::Env;
 use std::ffi::OsString;
@@ -63,6 +64,12 @@ pub const COMMANDS: &[Command] = &[
         summary: "remove exactly the hooks install added",
         help: install::UNINSTALL_HELP,
         run: install::run_uninstall,
+    },
+    Command {
+        name: "trust",
+        summary: "let a project's .omc/hooks.toml run (--revoke, --list)",
+        help: trust::HELP,
+        run: trust::run,
     },
     Command {
         name: "demo",

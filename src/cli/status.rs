@@ -41,6 +41,7 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
         Err(code) => return code,
     };
     let now = env.now_ms();
+    let user_hooks = crate::user_hooks::report::inspect(env, Some(&store));
     let views: Vec<SessionView> = runs::scan(&store)
         .into_iter()
         .filter(|v| v.worth_showing(now))
@@ -55,11 +56,19 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
             "now": iso(now),
             "active": live,
             "sessions": views.iter().map(|v| session_json(v, now)).collect::<Vec<_>>(),
+            "user_hooks": crate::user_hooks::report::status_json(&user_hooks),
         });
         println!("{out:#}");
         return 0;
     }
     print!("{}", render_text(&store, &views, now));
+    let hook_lines = crate::user_hooks::report::status_lines(&user_hooks);
+    if !hook_lines.is_empty() {
+        println!();
+        for line in hook_lines {
+            println!("{line}");
+        }
+    }
     0
 }
 

@@ -121,7 +121,7 @@ pub struct Entry {
     /// The line of its `[[hooks]]` header.
     pub line: usize,
     pub name: Option<String>,
-    /// Event patterns: neutral hook names, `*`, or a prefix ending in `*` (`subagent-*`).
+    /// Event patterns: neutral hook names, `*`, or `subagent-*`.
     pub events: Vec<String>,
     pub matcher: Matcher,
     pub kind: Kind,
@@ -678,12 +678,11 @@ fn int_value(v: &DeValue<'_>) -> Option<i64> {
     i64::from_str_radix(digits, i.radix()).ok()
 }
 
-/// The hook names an entry may name (the neutral names of the hook subcommands).
+/// What `event` may say: a neutral hook name (a hook subcommand's), `*`, or `subagent-*`.
 fn known_event(pattern: &str) -> bool {
     pattern == "*"
-        || crate::hooks::HOOKS
-            .iter()
-            .any(|h| event_matches(pattern, h.name))
+        || pattern == "subagent-*"
+        || crate::hooks::HOOKS.iter().any(|h| h.name == pattern)
 }
 
 fn events(v: &DeValue<'_>) -> Result<Vec<String>, String> {
@@ -709,7 +708,7 @@ fn events(v: &DeValue<'_>) -> Result<Vec<String>, String> {
             return Err(format!(
                 "`event` {e:?} names no hook (session-start, user-prompt-submit, pre-tool-use, \
                  post-tool-use, post-tool-use-failure, stop, pre-compact, session-end, \
-                 subagent-start, subagent-stop)"
+                 subagent-start, subagent-stop, subagent-*, or *)"
             ));
         }
     }
