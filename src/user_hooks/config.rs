@@ -558,7 +558,9 @@ fn check_entry(
             .as_bool()
             .ok_or_else(|| err(line(v.span()), "`enabled` must be true or false".into()))?,
     };
-    let timeout = match integer("timeout_ms", 1, MAX_TIMEOUT_MS)? {
+    // A sink's timeout is one delivery request's (export's own range); a hook's, its run time.
+    let min_timeout = if export { 100 } else { 1 };
+    let timeout = match integer("timeout_ms", min_timeout, MAX_TIMEOUT_MS)? {
         Some(ms) => Duration::from_millis(ms),
         None => DEFAULT_TIMEOUT,
     };

@@ -127,6 +127,7 @@ fn the_schema_and_the_binary_agree_on_every_entry_of_the_corpus() {
         json!({"event": "stop", "type": "async_webhook"}),
         json!({"event": "stop", "type": "otlp", "url": "http://a/"}),
         json!({"event": "stop", "type": "otlp", "redact": "yes"}),
+        json!({"event": "stop", "type": "otlp", "timeout_ms": 50}),
     ];
     let s = schema("hooks-toml");
     for (entry, want_valid) in valid
