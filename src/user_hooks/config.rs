@@ -213,7 +213,7 @@ pub fn load(env: &Env, store: Option<&Store>) -> Loaded {
     if let Some(dir) = user_config_dir(env) {
         let path = dir.join(FILE_NAME);
         // The user's own file may be a symlink (dotfile managers): it is theirs either way.
-        match std::fs::read(&path) {
+        match read_capped(&path) {
             Ok(bytes) => push(&mut loaded, Origin::User, path, Ok(bytes)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => push(&mut loaded, Origin::User, path, Err(e.to_string())),
@@ -229,6 +229,17 @@ pub fn load(env: &Env, store: Option<&Store>) -> Loaded {
         }
     }
     loaded
+}
+
+/// Opens and reads at most one byte more than [`MAX_FILE_BYTES`] (a missing file costs the
+/// one failed `open`).
+fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut buf = Vec::new();
+    std::fs::File::open(path)?
+        .take(MAX_FILE_BYTES as u64 + 1)
+        .read_to_end(&mut buf)?;
+    Ok(buf)
 }
 
 fn push(loaded: &mut Loaded, origin: Origin, path: PathBuf, bytes: Result<Vec<u8>, String>) {

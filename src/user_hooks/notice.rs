@@ -93,6 +93,15 @@ pub fn first_time(store: &Store, scope: &Scope, file: &HookFile, now_ms: i64) ->
     };
     let path = file.path.to_string_lossy().into_owned();
     let sha = file.sha256.clone();
+    let said = |n: &Notices| {
+        n.announced
+            .iter()
+            .any(|a| a.path == path && a.sha256 == sha)
+    };
+    // Every later hook of the session only reads (no lock, no directory to create).
+    if store.read::<Notices>(&state).is_some_and(|n| said(&n)) {
+        return false;
+    }
     let at = crate::time::iso(now_ms);
     let result = store.update(&state, |cur: Option<Notices>| {
         let mut n = cur.unwrap_or_default();
