@@ -99,34 +99,7 @@ pub fn run(
             u.error
         );
     }
-    let trusted = loaded
-        .files
-        .iter()
-        .any(|f| f.origin == Origin::Project)
-        .then(|| trust::read(env));
-    let mut entries: Vec<&Entry> = Vec::new();
-    for f in &loaded.files {
-        let status = match (&f.origin, &trusted) {
-            (Origin::Project, Some(t)) => trust::status_in(t, &trust::key(&f.path), &f.sha256),
-            _ => trust::Status::Trusted,
-        };
-        if let Some(text) = notice::text(f, status) {
-            // SessionEnd cannot show a message: leave the announcement to a hook that can.
-            let first = hook.name != "session-end"
-                && store.is_some_and(|s| notice::first_time(s, scope, f, env.now_ms()));
-            if first || env.debug {
-                crate::diag!("{text}");
-            }
-            if first {
-                out.answer.merge(Answer::system_message(text));
-            }
-        }
-        if status == trust::Status::Trusted {
-            entries.extend(f.entries.iter().filter(|e| {
-                e.enabled && e.serves(hook.name) && !matches!(e.kind, Kind::Export { .. })
-            }));
-        }
-    }
+    let mut entries = runnable(hook, env, &loaded, store, scope, &mut out.answer);
     let subject = matcher::subject(hook.name, input);
     entries.retain(|e| e.matcher.accepts(subject.as_deref()));
     if entries.is_empty() {
@@ -236,6 +209,47 @@ pub fn run(
         }
     }
     out
+}
+
+/// The entries of trusted files that serve `hook` (scripts and webhooks), in order; announces,
+/// once per session, a file that does not run as written.
+fn runnable<'a>(
+    hook: Hook,
+    env: &Env,
+    loaded: &'a config::Loaded,
+    store: Option<&Store>,
+    scope: &Scope,
+    answer: &mut Answer,
+) -> Vec<&'a Entry> {
+    let trusted = loaded
+        .files
+        .iter()
+        .any(|f| f.origin == Origin::Project)
+        .then(|| trust::read(env));
+    let mut entries: Vec<&Entry> = Vec::new();
+    for f in &loaded.files {
+        let status = match (&f.origin, &trusted) {
+            (Origin::Project, Some(t)) => trust::status_in(t, &trust::key(&f.path), &f.sha256),
+            _ => trust::Status::Trusted,
+        };
+        if let Some(text) = notice::text(f, status) {
+            // SessionEnd cannot show a message: leave the announcement to a hook that can.
+            let first = hook.name != "session-end"
+                && store.is_some_and(|s| notice::first_time(s, scope, f, env.now_ms()));
+            if first || env.debug {
+                crate::diag!("{text}");
+            }
+            if first {
+                answer.merge(Answer::system_message(text));
+            }
+        }
+        if status == trust::Status::Trusted {
+            entries.extend(f.entries.iter().filter(|e| {
+                e.enabled && e.serves(hook.name) && !matches!(e.kind, Kind::Export { .. })
+            }));
+        }
+    }
+    entries
 }
 
 fn run_script(
