@@ -6,8 +6,8 @@
 //! * whole process: `pre-tool-use` for a Bash call — the event that now fires for every tool —
 //!   with no `hooks.toml`, with one entry that does not match, with a `true` script that does,
 //!   and with a webhook on a loopback server answering `{"action":"allow"}`;
-//! * `omc-hooks --version`, the start-up floor (set `OMC_BENCH_BASELINE_BIN` to another build,
-//!   e.g. one without ureq, to time it in the same run).
+//! * `omc-hooks --version`, the start-up floor (set `OMC_BENCH_BASELINE_BIN` to other builds,
+//!   `:`-separated — e.g. main's and one without ureq — to time them in the same run).
 //!
 //! Run: `cargo bench --bench user_hooks` (`OMC_BENCH_RUNS`, default 200). Prints Markdown.
 
@@ -233,11 +233,9 @@ fn main() {
         "| this build | {v:.2} | {v10:.2}–{v90:.2} | {} |",
         size(BIN)
     );
-    if let Ok(other) = std::env::var("OMC_BENCH_BASELINE_BIN") {
-        let (b, b10, b90) = process_case(&other, &["--version"], b"", cwd, config.path());
-        println!(
-            "| {other} | {b:.2} | {b10:.2}–{b90:.2} | {} |",
-            size(&other)
-        );
+    let others = std::env::var("OMC_BENCH_BASELINE_BIN").unwrap_or_default();
+    for other in others.split(':').filter(|o| !o.is_empty()) {
+        let (b, b10, b90) = process_case(other, &["--version"], b"", cwd, config.path());
+        println!("| {other} | {b:.2} | {b10:.2}–{b90:.2} | {} |", size(other));
     }
 }
