@@ -15,6 +15,7 @@ use omc_hooks::env::Env;
 use omc_hooks::state::{Root, Store};
 use std::collections::HashMap;
 use std::io::{Read, Write};
+use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
@@ -34,8 +35,9 @@ fn stats(mut v: Vec<f64>) -> (f64, f64, f64) {
     (pct(0.5), pct(0.1), pct(0.9))
 }
 
-/// Wall time of one process: spawn, write stdin, wait.
-fn once(program: &str, args: &[&str], stdin: &[u8], cwd: &Path, config: &Path) -> f64 {
+/// Wall time and CPU time (user + system, with whatever it waited for) of one process: spawn,
+/// write stdin, reap with wait4.
+fn once(program: &str, args: &[&str], stdin: &[u8], cwd: &Path, config: &Path) -> (f64, f64) {
     let start = Instant::now();
     let mut child = Command::new(program)
         .args(args)
@@ -51,26 +53,32 @@ fn once(program: &str, args: &[&str], stdin: &[u8], cwd: &Path, config: &Path) -
     if let Some(mut pipe) = child.stdin.take() {
         let _ = pipe.write_all(stdin);
     }
-    let st = child.wait().expect("wait");
-    assert!(st.success() || program == "/bin/true");
-    start.elapsed().as_secs_f64() * 1e3
+    let pid = child.id() as libc::pid_t;
+    let mut status: libc::c_int = 0;
+    let mut usage = zeroed_rusage();
+    assert_eq!(wait4(pid, &mut status, &mut usage), pid, "wait4 failed");
+    let wall = start.elapsed().as_secs_f64() * 1e3;
+    let st = std::process::ExitStatus::from_raw(status);
+    assert!(
+        st.success() || program == "/bin/true",
+        "{program} exited {st}"
+    );
+    std::mem::forget(child);
+    let tv = |t: libc::timeval| t.tv_sec as f64 * 1e3 + t.tv_usec as f64 / 1e3;
+    (wall, tv(usage.ru_utime) + tv(usage.ru_stime))
 }
 
-fn process_case(
-    program: &str,
-    args: &[&str],
-    stdin: &[u8],
-    cwd: &Path,
-    config: &Path,
-) -> (f64, f64, f64) {
-    for _ in 0..5 {
-        once(program, args, stdin, cwd, config);
-    }
-    stats(
-        (0..runs())
-            .map(|_| once(program, args, stdin, cwd, config))
-            .collect(),
-    )
+#[allow(unsafe_code)]
+fn zeroed_rusage() -> libc::rusage {
+    // SAFETY: rusage is a plain C struct of integers; all-zero is a valid value.
+    unsafe { std::mem::zeroed() }
+}
+
+#[allow(unsafe_code)]
+fn wait4(pid: libc::pid_t, status: &mut libc::c_int, usage: &mut libc::rusage) -> libc::pid_t {
+    // SAFETY: valid pointers to live locals; pid is our own unreaped child (std's `Child` is
+    // forgotten afterwards, so nothing waits on it twice).
+    unsafe { libc::wait4(pid, status, 0, usage) }
 }
 
 /// A loopback server that answers every request with `{"action":"allow"}`.
@@ -113,6 +121,10 @@ fn allow_server() -> u16 {
         }
     });
     port
+}
+
+fn size(p: &str) -> u64 {
+    std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)
 }
 
 fn main() {
@@ -176,7 +188,7 @@ fn main() {
     );
     println!("| read trusted.json (absent) | {tr:.2} | {tr10:.2}–{tr90:.2} |");
 
-    // ---- whole process ----
+    // ---- whole process, interleaved: one run of every case per round ----
     let payload = serde_json::to_vec(&serde_json::json!({
         "session_id": "bench-uh-1",
         "cwd": project.path(),
@@ -188,54 +200,101 @@ fn main() {
     }))
     .unwrap();
     let port = allow_server();
-    let cases: Vec<(&str, Option<String>)> = vec![
-        ("no hooks.toml", None),
-        (
-            "one entry, not matching (Edit)",
-            Some("[[hooks]]\nevent = \"pre-tool-use\"\nmatcher = \"Edit\"\ntype = \"script\"\ncommand = \"true\"\n".into()),
-        ),
-        (
-            "a `true` script matching Bash",
-            Some("[[hooks]]\nevent = \"pre-tool-use\"\nmatcher = \"Bash\"\ntype = \"script\"\ncommand = \"true\"\n".into()),
-        ),
-        (
-            "a loopback webhook answering allow",
-            Some(format!(
-                "[[hooks]]\nevent = \"pre-tool-use\"\nmatcher = \"Bash\"\ntype = \"webhook\"\nurl = \"http://127.0.0.1:{port}/\"\n"
+    let entry = |rest: &str| format!("[[hooks]]\nevent = \"pre-tool-use\"\n{rest}\n");
+    struct Case {
+        name: String,
+        program: String,
+        args: Vec<&'static str>,
+        hooks: Option<String>,
+    }
+    let hook = |name: &str, hooks: Option<String>| Case {
+        name: name.to_string(),
+        program: BIN.to_string(),
+        args: vec!["pre-tool-use"],
+        hooks,
+    };
+    let mut cases = vec![
+        Case {
+            name: "`/bin/true` (baseline)".into(),
+            program: "/bin/true".into(),
+            args: vec![],
+            hooks: None,
+        },
+        hook("`pre-tool-use`, no hooks.toml", None),
+        hook(
+            "`pre-tool-use`, one entry, not matching (Edit)",
+            Some(entry(
+                "matcher = \"Edit\"\ntype = \"script\"\ncommand = \"true\"",
             )),
         ),
+        hook(
+            "`pre-tool-use`, a `true` script matching Bash",
+            Some(entry(
+                "matcher = \"Bash\"\ntype = \"script\"\ncommand = \"true\"",
+            )),
+        ),
+        hook(
+            "`pre-tool-use`, a loopback webhook answering allow",
+            Some(entry(&format!(
+                "matcher = \"Bash\"\ntype = \"webhook\"\nurl = \"http://127.0.0.1:{port}/\""
+            ))),
+        ),
+        Case {
+            name: format!("`--version`, this build ({} bytes)", size(BIN)),
+            program: BIN.to_string(),
+            args: vec!["--version"],
+            hooks: None,
+        },
     ];
-    let cwd = project.path();
-    let (t, t10, t90) = process_case("/bin/true", &[], &payload, cwd, config.path());
-    println!(
-        "\nWhole process, `pre-tool-use` for a Bash call ({} runs each):\n",
-        runs()
-    );
-    println!("| case | median (ms) | p10–p90 (ms) | × `/bin/true` |\n|---|---:|---:|---:|");
-    println!("| `/bin/true` (baseline) | {t:.2} | {t10:.2}–{t90:.2} | 1.00 |");
-    for (name, file) in &cases {
-        match file {
-            Some(text) => std::fs::write(&user_file, text).unwrap(),
-            None => {
-                let _ = std::fs::remove_file(&user_file);
-            }
-        }
-        let (m, p10, p90) = process_case(BIN, &["pre-tool-use"], &payload, cwd, config.path());
-        println!("| {name} | {m:.2} | {p10:.2}–{p90:.2} | {:.2} |", m / t);
-    }
-    let _ = std::fs::remove_file(&user_file);
-    let (v, v10, v90) = process_case(BIN, &["--version"], b"", cwd, config.path());
-    println!(
-        "\nStart-up floor:\n\n| binary | `--version` median (ms) | p10–p90 (ms) | size (bytes) |\n|---|---:|---:|---:|"
-    );
-    let size = |p: &str| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
-    println!(
-        "| this build | {v:.2} | {v10:.2}–{v90:.2} | {} |",
-        size(BIN)
-    );
     let others = std::env::var("OMC_BENCH_BASELINE_BIN").unwrap_or_default();
     for other in others.split(':').filter(|o| !o.is_empty()) {
-        let (b, b10, b90) = process_case(other, &["--version"], b"", cwd, config.path());
-        println!("| {other} | {b:.2} | {b10:.2}–{b90:.2} | {} |", size(other));
+        cases.push(Case {
+            name: format!("`--version`, {other} ({} bytes)", size(other)),
+            program: other.to_string(),
+            args: vec!["--version"],
+            hooks: None,
+        });
+    }
+    let cwd = project.path();
+    let mut samples: Vec<Vec<f64>> = vec![Vec::new(); cases.len()];
+    let mut cpu: Vec<Vec<f64>> = vec![Vec::new(); cases.len()];
+    for round in 0..runs() + 5 {
+        for (i, c) in cases.iter().enumerate() {
+            match &c.hooks {
+                Some(text) => std::fs::write(&user_file, text).unwrap(),
+                None => {
+                    let _ = std::fs::remove_file(&user_file);
+                }
+            }
+            let stdin: &[u8] = if c.args == ["--version"] {
+                b""
+            } else {
+                &payload
+            };
+            let (ms, cpu_ms) = once(&c.program, &c.args, stdin, cwd, config.path());
+            if round >= 5 {
+                samples[i].push(ms);
+                cpu[i].push(cpu_ms);
+            }
+        }
+    }
+    let _ = std::fs::remove_file(&user_file);
+    let (t, _, _) = stats(samples[0].clone());
+    println!(
+        "\nWhole process, a Bash call ({} rounds, every case once per round):\n",
+        runs()
+    );
+    println!(
+        "| case | wall median (ms) | p10–p90 (ms) | × `/bin/true` | CPU median (ms) | p10–p90 (ms) |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|");
+    for ((c, v), u) in cases.iter().zip(samples).zip(cpu) {
+        let (m, p10, p90) = stats(v);
+        let (cm, c10, c90) = stats(u);
+        println!(
+            "| {} | {m:.2} | {p10:.2}–{p90:.2} | {:.2} | {cm:.2} | {c10:.2}–{c90:.2} |",
+            c.name,
+            m / t
+        );
     }
 }
