@@ -1,6 +1,6 @@
 //! User hooks in the real Claude Code client (issue 17): a script hook from the user's
 //! hooks.toml blocks a Bash call and the model is shown its reason; a rewrite reaches the tool;
-//! a refused prompt never reaches the model. Plus, ignored by default, the measurement of what
+//! a refused prompt never reaches the model; a project's hooks.toml runs only once trusted. Plus, ignored by default, the measurement of what
 //! PreToolUse on every tool costs per call (BENCHMARKS.md).
 
 use crate::e2e::{Sandbox, Scenario, plugin, plugin_dir};
@@ -119,6 +119,48 @@ fn a_refused_prompt_never_reaches_the_model() {
         })
         .unwrap_or(false);
     assert!(!ralph);
+}
+
+#[test]
+fn an_untrusted_project_hooks_file_runs_nothing_in_the_real_client_until_trusted() {
+    let sb = Sandbox::new();
+    let config = sb.home().join(".config");
+    let marker = sb.root().join("project-hook-ran");
+    sb.write(
+        ".omc/hooks.toml",
+        &script_entry("pre-tool-use", "*", &format!("touch {}", marker.display())),
+    );
+    let scenario = || {
+        Scenario::new()
+            .reply_tool("Bash", json!({"command": "echo hi"}))
+            .reply_text("done")
+            .env("XDG_CONFIG_HOME", config.to_string_lossy())
+    };
+    sb.claude(plugin_dir(), "say hi", scenario(), None)
+        .assert_success();
+    assert!(
+        !marker.exists(),
+        "an untrusted project hooks.toml ran a command"
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_omc-hooks"))
+        .arg("trust")
+        .current_dir(sb.project())
+        .env("XDG_CONFIG_HOME", &config)
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("OMC_STATE_DIR")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    sb.claude(plugin_dir(), "say hi", scenario(), None)
+        .assert_success();
+    assert!(
+        marker.exists(),
+        "the trusted project hooks.toml did not run"
+    );
 }
 
 /// Lays out a plugin directory whose PreToolUse matcher is `matcher`.
