@@ -13,6 +13,7 @@ use crate::protocol::{Answer, HookInput, output};
 use crate::state::{Scope, Store, root};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
 
 /// Runs `hook` against the process's stdin and prints its answer. Always returns 0.
 ///
@@ -21,6 +22,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 /// computation). The two agree through `gate`: whoever takes it first decides whether an
 /// answer is printed, so the watchdog never cuts a half-written answer.
 pub fn run_hook(hook: Hook, env: Env) -> i32 {
+    let started = Instant::now();
     if env.hook_skipped(hook.name) {
         if env.debug {
             crate::diag!("{} skipped by DISABLE_OMC / OMC_SKIP_HOOKS", hook.name);
@@ -59,7 +61,7 @@ pub fn run_hook(hook: Hook, env: Env) -> i32 {
         return 0;
     }
     let mut seen = Traced::default();
-    let result = catch_unwind(AssertUnwindSafe(|| handle(hook, &env, &mut seen)));
+    let result = catch_unwind(AssertUnwindSafe(|| handle(hook, &env, &mut seen, started)));
     let mut answered = gate.lock().unwrap_or_else(PoisonError::into_inner);
     *answered = true;
     let outcome = match result {
@@ -110,7 +112,7 @@ fn write_trace(path: &std::path::Path, hook: Hook, seen: &Traced, outcome: &str)
 }
 
 /// Reads, decodes and decides. Returns the encoded answer, or `None` for a no-op.
-fn handle(hook: Hook, env: &Env, seen: &mut Traced) -> Option<serde_json::Value> {
+fn handle(hook: Hook, env: &Env, seen: &mut Traced, started: Instant) -> Option<serde_json::Value> {
     let bytes = match stdin::read_capped(std::io::stdin().lock(), stdin::MAX_PAYLOAD_BYTES) {
         Payload::Complete(b) => b,
         Payload::TooLarge => {
@@ -145,14 +147,44 @@ fn handle(hook: Hook, env: &Env, seen: &mut Traced) -> Option<serde_json::Value>
         );
         return None;
     }
-    decide(hook, env, &input).encode(hook.event)
+    decide_from(hook, env, &input, started).encode(hook.event)
 }
 
 /// Runs the capabilities registered for `hook` on a decoded payload and merges their answers.
 /// Public for tests and for the demo, which replay payloads without a process boundary.
 pub fn decide(hook: Hook, env: &Env, input: &HookInput) -> Answer {
+    decide_from(hook, env, input, Instant::now())
+}
+
+/// [`decide`] for a hook process that started at `started`: the user hooks' share of the
+/// deadline counts from there. The user's own hooks (`hooks.toml`) run first; when one of them
+/// refuses the event's action, the action does not happen and our capabilities have nothing
+/// to record, so they do not run. A rewritten tool input is what they then see.
+pub fn decide_from(hook: Hook, env: &Env, input: &HookInput, started: Instant) -> Answer {
     let now_ms = env.now_ms();
     let store = root::resolve(env, input.cwd.as_deref()).map(|r| Store::new(r, now_ms));
+    let scope = Scope::for_session(input.session_id.as_deref());
+    let user = catch_unwind(AssertUnwindSafe(|| {
+        crate::user_hooks::run(hook, env, input, store.as_ref(), &scope, started)
+    }))
+    .unwrap_or_else(|_| {
+        crate::diag!("{}: user hooks panicked; skipped", hook.name);
+        crate::user_hooks::Outcome::default()
+    });
+    if user.refused {
+        return user.answer;
+    }
+    let rewritten;
+    let input = match &user.answer.updated_input {
+        Some(tool_input) => {
+            rewritten = HookInput {
+                tool_input: Some(tool_input.clone()),
+                ..input.clone()
+            };
+            &rewritten
+        }
+        None => input,
+    };
     let config = store
         .as_ref()
         .map(Config::load)
@@ -163,11 +195,11 @@ pub fn decide(hook: Hook, env: &Env, input: &HookInput) -> Answer {
         input,
         env,
         now_ms,
-        scope: Scope::for_session(input.session_id.as_deref()),
+        scope,
         store,
         config,
     };
-    let mut answer = Answer::default();
+    let mut answer = user.answer;
     for cap in capabilities::for_hook(hook.name) {
         match catch_unwind(AssertUnwindSafe(|| (cap.run)(&ctx))) {
             Ok(a) => answer.merge(a),

@@ -32,6 +32,9 @@ pub struct Env {
     pub trace_file: Option<PathBuf>,
     /// Anything else a capability may look up by name (for example `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`).
     pub extra: HashMap<String, String>,
+    /// Set by [`Env::from_process`]: [`Env::lookup`] may also read variables not copied into
+    /// `extra` (user hooks expand `${VAR}` in webhook headers from any variable).
+    pub process_env: bool,
 }
 
 /// The key under which [`Env::from_process`] records this binary's own path in [`Env::extra`]
@@ -47,6 +50,7 @@ const EXTRA_VARS: &[&str] = &[
     "OMC_RALPH_HARD_MAX",
     "PATH",
     "XDG_DATA_HOME",
+    "XDG_CONFIG_HOME",
 ];
 
 impl Env {
@@ -62,7 +66,9 @@ impl Env {
         if let Ok(exe) = std::env::current_exe() {
             extra.insert(EXE_VAR.to_string(), exe.to_string_lossy().into_owned());
         }
-        Env::from_lookup(|k| get(k), std::env::current_dir().ok(), extra)
+        let mut env = Env::from_lookup(|k| get(k), std::env::current_dir().ok(), extra);
+        env.process_env = true;
+        env
     }
 
     /// Builds the table from any lookup function; used by tests and by [`Env::from_process`].
@@ -103,6 +109,7 @@ impl Env {
                 .map(PathBuf::from)
                 .filter(|p| p.is_absolute()),
             extra,
+            process_env: false,
         }
     }
 
@@ -124,6 +131,17 @@ impl Env {
     /// A variable copied into [`Env::extra`].
     pub fn var(&self, name: &str) -> Option<&str> {
         self.extra.get(name).map(String::as_str)
+    }
+
+    /// Any variable: [`Env::extra`] first, then, for the real process only, its environment.
+    pub fn lookup(&self, name: &str) -> Option<String> {
+        if let Some(v) = self.extra.get(name) {
+            return Some(v.clone());
+        }
+        if self.process_env {
+            return std::env::var_os(name).map(os_to_string);
+        }
+        None
     }
 }
 

@@ -16,6 +16,7 @@ pub mod modes;
 pub mod protocol;
 pub mod state;
 pub mod time;
+pub mod user_hooks;
 
 use std::ffi::OsString;
 

@@ -105,7 +105,7 @@ fn install_then_uninstall_gives_back_the_same_bytes() {
         );
     }
     assert_eq!(v["hooks"]["Stop"][1]["hooks"][0]["timeout"], 10);
-    assert_eq!(v["hooks"]["PreToolUse"][1]["matcher"], "Skill");
+    assert_eq!(v["hooks"]["PreToolUse"][1]["matcher"], "*");
     assert!(
         text.starts_with(&TYPICAL[..TYPICAL.find("  \"hooks\"").unwrap()]),
         "{text}"

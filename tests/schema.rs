@@ -1,5 +1,5 @@
 //! The JSON Schemas in `state-schema/`, and a small validator for the subset of JSON Schema
-//! 2020-12 they use (type, properties, required, additionalProperties, items, enum, const,
+//! 2020-12 they use (type, properties, required, additionalProperties, items, minItems/maxItems, enum, const,
 //! minimum/maximum, minLength/maxLength, anyOf/oneOf, `$ref` to `#/$defs/…`). Every state file
 //! a test writes through the binary is checked against its schema with [`assert_valid`].
 
@@ -144,6 +144,18 @@ fn check(root: &Value, s: &Value, v: &Value, at: &str, errors: &mut Vec<String>)
                     }
                 }
             }
+        }
+    }
+    if let Some(arr) = v.as_array() {
+        if let Some(min) = s.get("minItems").and_then(Value::as_u64)
+            && (arr.len() as u64) < min
+        {
+            errors.push(format!("{at}: fewer than {min} items"));
+        }
+        if let Some(max) = s.get("maxItems").and_then(Value::as_u64)
+            && (arr.len() as u64) > max
+        {
+            errors.push(format!("{at}: more than {max} items"));
         }
     }
     if let (Some(items), Some(arr)) = (s.get("items"), v.as_array()) {

@@ -148,6 +148,8 @@ fn invoke(
         .arg(hook)
         .current_dir(project)
         .env("OMC_NOW_MS", now.to_string())
+        // The scripted story, not the person's own user hooks (which could call their servers).
+        .env("XDG_CONFIG_HOME", project.join(".demo-config"))
         .env_remove("CLAUDE_PROJECT_DIR")
         .env_remove("OMC_STATE_DIR")
         .env_remove("DISABLE_OMC")

@@ -23,7 +23,10 @@ Checks, and says how to fix:
     temporary files left by an interrupted write (.tmp-*), unreadable state files, stale
     active runs;
   * .omc/config.json against its schema: each invalid value or unknown key, with its fix;
-  * the Claude Code version, if `claude` is on PATH.
+  * the Claude Code version, if `claude` is on PATH;
+  * user hooks: your hooks.toml and the project's .omc/hooks.toml — whether the project's is
+    trusted, every mistake with its line (a mistake disables only its entry), literal secrets
+    in the project's file.
 Exit status 0 when healthy, 1 when a problem was found. Changes nothing (to test that the
 state directory is writable it writes one small probe file and removes it at once).";
 
@@ -151,6 +154,7 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
     }
     r.notes.extend(omc.notes);
     r.problems.extend(omc.problems);
+    check_user_hooks(&mut r, env, root.as_ref());
     check_claude(&mut r, env);
     if env.disabled {
         r.notes
@@ -540,6 +544,15 @@ fn check_config(r: &mut Report, env: &Env, root: &crate::state::Root) {
             p.fix.clone(),
         );
     }
+}
+
+/// User hooks (`hooks.toml`): files, trust, every mistake with its line, literal secrets.
+fn check_user_hooks(r: &mut Report, env: &Env, root: Option<&crate::state::Root>) {
+    let store = root.map(|root| crate::state::Store::new(root.clone(), env.now_ms()));
+    let found = crate::user_hooks::report::doctor(env, store.as_ref());
+    r.lines.extend(found.lines);
+    r.problems.extend(found.problems);
+    r.notes.extend(found.notes);
 }
 
 fn check_claude(r: &mut Report, env: &Env) {

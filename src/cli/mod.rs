@@ -18,6 +18,7 @@ mod settings;
 mod status;
 mod status_all;
 mod statusline;
+mod trust;
 
 use crate::env::Env;
 use std::ffi::OsString;
@@ -73,6 +74,12 @@ pub const COMMANDS: &[Command] = &[
         summary: "remove exactly the hooks install added",
         help: install::UNINSTALL_HELP,
         run: install::run_uninstall,
+    },
+    Command {
+        name: "trust",
+        summary: "let a project's .omc/hooks.toml run (--revoke, --list)",
+        help: trust::HELP,
+        run: trust::run,
     },
     Command {
         name: "demo",

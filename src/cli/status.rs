@@ -108,6 +108,7 @@ fn once(p: &super::args::Parsed, env: &Env, clear: bool) -> Result<String, i32> 
         project: store.project().to_path_buf(),
         omc: store.omc_dir().to_path_buf(),
     });
+    let user_hooks = crate::user_hooks::report::inspect(env, Some(&store));
     let views: Vec<SessionView> = runs::scan(&store)
         .into_iter()
         .filter(|v| v.worth_showing(now))
@@ -127,6 +128,7 @@ fn once(p: &super::args::Parsed, env: &Env, clear: bool) -> Result<String, i32> 
                 "key": p.key, "problem": p.problem, "fix": p.fix,
             })).collect::<Vec<_>>(),
             "sessions": views.iter().map(|v| session_json(v, now, &config)).collect::<Vec<_>>(),
+            "user_hooks": crate::user_hooks::report::status_json(&user_hooks),
         });
         let _ = if watch {
             writeln!(s, "{out}")
@@ -152,6 +154,14 @@ fn once(p: &super::args::Parsed, env: &Env, clear: bool) -> Result<String, i32> 
         ));
     }
     text.push_str(&render_text(&store, &views, now, &config));
+    let hook_lines = crate::user_hooks::report::status_lines(&user_hooks);
+    if !hook_lines.is_empty() {
+        text.push('\n');
+        for line in hook_lines {
+            text.push_str(&line);
+            text.push('\n');
+        }
+    }
     s.push_str(&text);
     if watch && !clear {
         s.push('\n');

@@ -18,8 +18,13 @@ pub struct Answer {
     pub context: Option<String>,
     /// Stop / SubagentStop continuation: `{"decision":"block","reason":…}`.
     pub block: Option<String>,
-    /// PreToolUse refusal with its reason.
+    /// Refuses the action the event announces, with its reason: on PreToolUse the tool call
+    /// (`permissionDecision: deny`), on UserPromptSubmit the prompt (`decision: block`).
     pub deny: Option<String>,
+    /// PreToolUse: the tool input to run instead (`updatedInput`, a whole replacement). Sent
+    /// without a permission decision, so the rewritten call still goes through the client's
+    /// permission rules (Claude Code 2.1.328 re-checks it; `allow` would skip the check).
+    pub updated_input: Option<Value>,
     /// A note for the person (`systemMessage`).
     pub system_message: Option<String>,
 }
@@ -66,6 +71,9 @@ impl Answer {
         if self.deny.is_none() {
             self.deny = other.deny;
         }
+        if self.updated_input.is_none() {
+            self.updated_input = other.updated_input;
+        }
     }
 
     /// The JSON object for `event`, or `None` when there is nothing the event accepts.
@@ -87,10 +95,16 @@ impl Answer {
             out.insert("decision".into(), json!("block"));
             out.insert("reason".into(), json!(reason));
         }
+        if let (true, Some(reason)) = (event == "UserPromptSubmit", &self.deny) {
+            out.insert("decision".into(), json!("block"));
+            out.insert("reason".into(), json!(reason));
+        }
         let mut specific = Map::new();
         if let (true, Some(reason)) = (event == "PreToolUse", &self.deny) {
             specific.insert("permissionDecision".into(), json!("deny"));
             specific.insert("permissionDecisionReason".into(), json!(reason));
+        } else if let (true, Some(input)) = (event == "PreToolUse", &self.updated_input) {
+            specific.insert("updatedInput".into(), input.clone());
         }
         if let (true, Some(text)) = (takes_context, &self.context) {
             specific.insert(
@@ -187,6 +201,35 @@ mod tests {
         assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
         assert_eq!(v["hookSpecificOutput"]["permissionDecisionReason"], "no");
         assert_eq!(v["hookSpecificOutput"]["hookEventName"], "PreToolUse");
+    }
+
+    #[test]
+    fn deny_refuses_a_prompt_and_updated_input_rewrites_a_call() {
+        let deny = Answer {
+            deny: Some("no".into()),
+            ..Answer::default()
+        };
+        assert_eq!(
+            deny.encode("UserPromptSubmit").unwrap(),
+            json!({"decision":"block","reason":"no"})
+        );
+        assert_eq!(deny.encode("Stop"), None);
+        let rewrite = Answer {
+            updated_input: Some(json!({"command": "ls -l"})),
+            ..Answer::default()
+        };
+        assert_eq!(
+            rewrite.encode("PreToolUse").unwrap(),
+            json!({"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"ls -l"}}})
+        );
+        assert_eq!(rewrite.encode("PostToolUse"), None);
+        let both = Answer {
+            updated_input: Some(json!({})),
+            ..deny
+        };
+        let v = both.encode("PreToolUse").unwrap();
+        assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
+        assert!(v["hookSpecificOutput"].get("updatedInput").is_none());
     }
 
     #[test]

@@ -159,6 +159,27 @@ impl Store {
         }
     }
 
+    /// Reads a person-written file directly in `.omc/` (such as `hooks.toml`) as raw bytes, so
+    /// that a caller can hash exactly what it then parses. Missing → `Ok(None)` after a single
+    /// `lstat` (the common case must stay cheap); a symlink, at the file or at `.omc` itself, or
+    /// anything but a regular file is an error, never followed.
+    pub fn read_person_file(&self, name: &str) -> io::Result<Option<Vec<u8>>> {
+        if !plain_name(name) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "not a plain file name",
+            ));
+        }
+        let path = self.root.omc.join(name);
+        match std::fs::symlink_metadata(&path) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e),
+            Ok(_) => {}
+        }
+        self.checked_dir(Path::new(""))?;
+        fs::read_regular(&path)
+    }
+
     /// The directory `rel` below the state root, provided neither the root nor any component
     /// below it is a symlink. Reads and listings go through here, as writes go through
     /// [`fs::ensure_dir`], so a link planted in `.omc/` is never followed: not to read another

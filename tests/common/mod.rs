@@ -105,7 +105,15 @@ impl Hook {
         Hook {
             args: args.iter().map(|a| a.to_string()).collect(),
             stdin: Vec::new(),
-            env: vec![("OMC_NOW_MS".into(), "1796305500000".into())],
+            // No user hooks.toml of the developer's may run in a test (tests that want one
+            // point XDG_CONFIG_HOME at their own directory).
+            env: vec![
+                ("OMC_NOW_MS".into(), "1796305500000".into()),
+                (
+                    "XDG_CONFIG_HOME".into(),
+                    "/nonexistent/omc-hooks-tests".into(),
+                ),
+            ],
             cwd: None,
             close_stdin: true,
         }

@@ -602,6 +602,8 @@ pub fn claude_in(
     let tmp = home.parent().unwrap_or(home).join("tmp");
     std::fs::create_dir_all(&tmp).unwrap();
     cmd.env("HOME", home)
+        // the user hooks.toml is looked for here, not in the developer's own config
+        .env("XDG_CONFIG_HOME", home.join(".config"))
         .env("TMPDIR", &tmp)
         .env("ANTHROPIC_BASE_URL", server.base_url())
         .env("ANTHROPIC_API_KEY", "test")

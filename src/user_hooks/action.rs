@@ -1,0 +1,137 @@
+//! What a user hook answers — a script on stdout, a webhook in its response body — and how it
+//! is read. One schema for both:
+//!
+//! ```json
+//! {"action": "allow"}
+//! {"action": "block", "reason": "…"}
+//! {"action": "modify", "context": "…"}                 text added to what the agent sees
+//! {"action": "modify", "tool_input": {…}}             pre-tool-use: the call's new input
+//! ```
+//!
+//! An empty answer is `allow`. Anything else that does not fit is a mistake of the hook's, and
+//! a mistake never holds the agent: the caller turns it into `allow` plus one diagnostic.
+
+use serde_json::Value;
+
+/// The largest answer read; a hook that prints more is treated as a broken one.
+pub const MAX_ANSWER_BYTES: usize = 1024 * 1024;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    Allow,
+    Block {
+        reason: Option<String>,
+    },
+    Modify {
+        context: Option<String>,
+        tool_input: Option<Value>,
+    },
+}
+
+/// Reads an answer's bytes. Whitespace only → `Allow`.
+pub fn decode(bytes: &[u8]) -> Result<Action, String> {
+    if bytes.len() > MAX_ANSWER_BYTES {
+        return Err(format!(
+            "answer larger than {} KiB",
+            MAX_ANSWER_BYTES / 1024
+        ));
+    }
+    let text = std::str::from_utf8(bytes).map_err(|_| "answer is not UTF-8".to_string())?;
+    if text.trim().is_empty() {
+        return Ok(Action::Allow);
+    }
+    let value: Value = serde_json::from_str(text.trim())
+        .map_err(|_| format!("answer is not JSON: {:?}", first_line(text)))?;
+    from_value(&value)
+}
+
+pub fn from_value(value: &Value) -> Result<Action, String> {
+    let obj = value.as_object().ok_or("answer is not a JSON object")?;
+    let action = obj
+        .get("action")
+        .and_then(Value::as_str)
+        .ok_or("answer has no \"action\" string")?;
+    let text = |key: &str| -> Result<Option<String>, String> {
+        match obj.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) if s.trim().is_empty() => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(format!("\"{key}\" must be a string")),
+        }
+    };
+    match action {
+        "allow" => Ok(Action::Allow),
+        "block" => Ok(Action::Block {
+            reason: text("reason")?,
+        }),
+        "modify" => {
+            let context = text("context")?;
+            let tool_input = match obj.get("tool_input") {
+                None | Some(Value::Null) => None,
+                Some(v @ Value::Object(_)) => Some(v.clone()),
+                Some(_) => return Err("\"tool_input\" must be a JSON object".into()),
+            };
+            if context.is_none() && tool_input.is_none() {
+                return Err("\"modify\" needs \"context\" or \"tool_input\"".into());
+            }
+            Ok(Action::Modify {
+                context,
+                tool_input,
+            })
+        }
+        other => Err(format!("unknown action {other:?} (allow, block or modify)")),
+    }
+}
+
+fn first_line(text: &str) -> String {
+    let line = text.trim().lines().next().unwrap_or("");
+    if line.chars().count() > 80 {
+        let mut s: String = line.chars().take(79).collect();
+        s.push('…');
+        s
+    } else {
+        line.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_three_actions() {
+        assert_eq!(decode(b" \n").unwrap(), Action::Allow);
+        assert_eq!(decode(br#"{"action":"allow"}"#).unwrap(), Action::Allow);
+        assert_eq!(
+            decode(br#"{"action":"block","reason":"no"}"#).unwrap(),
+            Action::Block {
+                reason: Some("no".into())
+            }
+        );
+        assert_eq!(
+            decode(br#"{"action":"modify","context":"note","tool_input":{"command":"ls"}}"#)
+                .unwrap(),
+            Action::Modify {
+                context: Some("note".into()),
+                tool_input: Some(json!({"command":"ls"}))
+            }
+        );
+    }
+
+    #[test]
+    fn mistakes_are_errors() {
+        for bad in [
+            &b"ok"[..],
+            b"[1]",
+            br#"{"result":"allow"}"#,
+            br#"{"action":"deny"}"#,
+            br#"{"action":"modify"}"#,
+            br#"{"action":"modify","tool_input":"ls"}"#,
+            br#"{"action":"block","reason":3}"#,
+            b"\xff",
+        ] {
+            assert!(decode(bad).is_err(), "{}", String::from_utf8_lossy(bad));
+        }
+    }
+}

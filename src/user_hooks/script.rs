@@ -1,0 +1,255 @@
+//! Runs one script hook: `/bin/sh -c <command>` in its own process group, the event on stdin,
+//! stdout read as the answer, everything bounded by a timeout.
+//!
+//! The process group is what makes the timeout real: a script that backgrounds a child (or a
+//! `sleep` that holds the pipe) would otherwise outlive the hook, or keep our read of its stdout
+//! waiting. When the script ends — on its own or at the timeout — the whole group is killed, so
+//! nothing it started is left behind. (A child that deliberately leaves the group with `setsid`
+//! is not ours to find; we stop waiting for its pipe after a short grace.)
+
+use std::io::{Read, Write};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// Bytes of stdout kept; more is a broken hook.
+const MAX_STDOUT: u64 = super::action::MAX_ANSWER_BYTES as u64;
+/// Bytes of stderr kept for the diagnostic.
+const MAX_STDERR: u64 = 4 * 1024;
+/// After the script exits, how long its stdout may take to close.
+const PIPE_GRACE: Duration = Duration::from_millis(200);
+/// How long the kernel gets to reap a group killed at the timeout.
+const REAP_GRACE: Duration = Duration::from_millis(200);
+
+pub struct Invocation<'a> {
+    pub command: &'a str,
+    pub cwd: &'a Path,
+    pub stdin: &'a [u8],
+    pub env: Vec<(&'static str, String)>,
+    pub timeout: Duration,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub enum Failure {
+    Spawn(String),
+    Timeout(Duration),
+    /// Exit status and the first line of stderr.
+    Exit(String),
+    Output(String),
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Spawn(e) => write!(f, "cannot start /bin/sh: {e}"),
+            Failure::Timeout(t) => write!(
+                f,
+                "timed out after {} ms; its process group was killed",
+                t.as_millis()
+            ),
+            Failure::Exit(e) => write!(f, "{e}"),
+            Failure::Output(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// Runs the script; `Ok` holds its stdout when it exited 0.
+pub fn run(inv: Invocation<'_>) -> Result<Vec<u8>, Failure> {
+    let mut cmd = Command::new("/bin/sh");
+    cmd.arg("-c")
+        .arg(inv.command)
+        .current_dir(inv.cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    for (k, v) in &inv.env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().map_err(|e| Failure::Spawn(e.to_string()))?;
+    let group = child.id();
+
+    let stdin = child.stdin.take();
+    let body = inv.stdin.to_vec();
+    spawn(move || {
+        if let Some(mut pipe) = stdin {
+            // A script that does not read its stdin closes the pipe: EPIPE, not our problem.
+            let _ = pipe.write_all(&body);
+        }
+    });
+    let out = reader(child.stdout.take(), MAX_STDOUT + 1);
+    let err = reader(child.stderr.take(), MAX_STDERR);
+    let (tx, status_rx) = mpsc::channel();
+    spawn(move || {
+        let _ = tx.send(child.wait());
+    });
+
+    let status = match status_rx.recv_timeout(inv.timeout) {
+        Ok(Ok(status)) => status,
+        Ok(Err(e)) => {
+            kill_group(group);
+            return Err(Failure::Spawn(e.to_string()));
+        }
+        Err(_) => {
+            kill_group(group);
+            let _ = status_rx.recv_timeout(REAP_GRACE);
+            return Err(Failure::Timeout(inv.timeout));
+        }
+    };
+    // Whatever the script left running in its group dies with it.
+    kill_group(group);
+    let stdout = out.recv_timeout(PIPE_GRACE).map_err(|_| {
+        Failure::Output("exited, but something it started still holds its stdout open".into())
+    })?;
+    if !status.success() {
+        let stderr = err.recv_timeout(PIPE_GRACE).unwrap_or_default();
+        return Err(Failure::Exit(describe_exit(status, &stderr)));
+    }
+    if stdout.len() as u64 > MAX_STDOUT {
+        return Err(Failure::Output(format!(
+            "printed more than {} KiB",
+            MAX_STDOUT / 1024
+        )));
+    }
+    Ok(stdout)
+}
+
+fn describe_exit(status: ExitStatus, stderr: &[u8]) -> String {
+    let how = match (status.code(), status.signal()) {
+        (Some(c), _) => format!("exited with status {c}"),
+        (None, Some(s)) => format!("killed by signal {s}"),
+        _ => "failed".into(),
+    };
+    let text = String::from_utf8_lossy(stderr);
+    match text.lines().map(str::trim).find(|l| !l.is_empty()) {
+        Some(line) => format!("{how}: {}", clip(line, 200)),
+        None => how,
+    }
+}
+
+fn clip(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(max - 1).collect();
+        t.push('…');
+        t
+    }
+}
+
+/// Reads a pipe to its end (at most `cap` bytes) on a helper thread.
+fn reader<R: Read + Send + 'static>(pipe: Option<R>, cap: u64) -> mpsc::Receiver<Vec<u8>> {
+    let (tx, rx) = mpsc::channel();
+    spawn(move || {
+        let mut buf = Vec::new();
+        if let Some(p) = pipe {
+            let mut limited = p.take(cap);
+            let _ = limited.read_to_end(&mut buf);
+            // Drain the rest so the writer is not blocked on a full pipe while we decide.
+            let _ = std::io::copy(&mut limited.into_inner(), &mut std::io::sink());
+        }
+        let _ = tx.send(buf);
+    });
+    rx
+}
+
+fn spawn(f: impl FnOnce() + Send + 'static) {
+    // Without a thread the worst case is a hang we cannot bound; failing to start one is rare
+    // enough that running inline (and relying on the hook's watchdog) is the right fallback.
+    if let Err(e) = std::thread::Builder::new()
+        .name("user-hook".into())
+        .spawn(f)
+    {
+        crate::diag!("cannot start a helper thread for a user hook: {e}");
+    }
+}
+
+/// SIGKILL to every process in the group led by `pid` (ESRCH — nothing left — is fine).
+fn kill_group(pid: u32) {
+    if let Some(pid) = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    {
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn inv<'a>(command: &'a str, cwd: &'a Path, timeout_ms: u64) -> Invocation<'a> {
+        Invocation {
+            command,
+            cwd,
+            stdin: b"{\"event\":\"stop\"}",
+            env: vec![("OMC_HOOK_EVENT", "stop".into())],
+            timeout: Duration::from_millis(timeout_ms),
+        }
+    }
+
+    #[test]
+    fn stdin_env_and_cwd_reach_the_script() {
+        let t = tempfile::tempdir().unwrap();
+        let out = run(inv("pwd; cat; echo; echo $OMC_HOOK_EVENT", t.path(), 5_000)).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let canon = t.path().canonicalize().unwrap();
+        assert_eq!(
+            text,
+            format!("{}\n{{\"event\":\"stop\"}}\nstop\n", canon.display())
+        );
+    }
+
+    #[test]
+    fn a_failing_script_reports_status_and_stderr() {
+        let t = tempfile::tempdir().unwrap();
+        let e = run(inv("echo oops >&2; exit 3", t.path(), 5_000)).unwrap_err();
+        assert_eq!(e, Failure::Exit("exited with status 3: oops".into()));
+    }
+
+    #[test]
+    fn a_hanging_script_and_its_background_child_are_killed_at_the_timeout() {
+        let t = tempfile::tempdir().unwrap();
+        let pidfile = t.path().join("pid");
+        let cmd = format!("sleep 30 & echo $! > {}; wait", pidfile.display());
+        let e = run(inv(&cmd, t.path(), 300)).unwrap_err();
+        assert_eq!(e, Failure::Timeout(Duration::from_millis(300)));
+        let pid = std::fs::read_to_string(&pidfile).unwrap();
+        assert!(!alive(pid.trim()), "the background sleeper survived");
+    }
+
+    #[test]
+    fn a_background_child_of_a_finished_script_does_not_survive_or_hold_us() {
+        let t = tempfile::tempdir().unwrap();
+        let pidfile = t.path().join("pid");
+        let cmd = format!(
+            "sleep 30 & echo $! > {}; echo '{{\"action\":\"allow\"}}'",
+            pidfile.display()
+        );
+        let out = run(inv(&cmd, t.path(), 5_000)).unwrap();
+        assert_eq!(out, b"{\"action\":\"allow\"}\n");
+        let pid = std::fs::read_to_string(&pidfile).unwrap();
+        assert!(!alive(pid.trim()), "the background sleeper survived");
+    }
+
+    /// Whether a process exists and is not a zombie.
+    fn alive(pid: &str) -> bool {
+        // Give the kernel a moment to deliver SIGKILL and the parent (init) to reap it.
+        for _ in 0..50 {
+            match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+                Err(_) => return false,
+                Ok(s)
+                    if s.rsplit(')')
+                        .next()
+                        .is_some_and(|r| r.trim_start().starts_with('Z')) =>
+                {
+                    return false;
+                }
+                Ok(_) => std::thread::sleep(Duration::from_millis(20)),
+            }
+        }
+        true
+    }
+}

@@ -1,0 +1,124 @@
+//! User hooks (`hooks.toml`) through the real binary: script hooks, synchronous webhooks
+//! against loopback servers, trust of a project file, `doctor` and the schemas.
+
+mod config;
+mod http;
+mod scripts;
+mod trust;
+mod webhooks;
+
+use crate::common::{self, BIN, Hook, Outcome, Project};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub const SID: &str = "uh-session-1";
+
+/// A project and a user config directory of its own (`XDG_CONFIG_HOME`).
+pub struct Setup {
+    pub project: Project,
+    pub config: tempfile::TempDir,
+}
+
+impl Setup {
+    pub fn new() -> Setup {
+        Setup {
+            project: Project::new(),
+            config: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        self.project.path()
+    }
+
+    /// The user's hooks.toml (runs without trust).
+    pub fn user_hooks(&self, text: &str) {
+        let dir = self.config.path().join("omc-hooks");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("hooks.toml"), text).unwrap();
+    }
+
+    /// The project's `.omc/hooks.toml` (runs only once trusted).
+    pub fn project_hooks(&self, text: &str) -> PathBuf {
+        std::fs::create_dir_all(self.project.omc()).unwrap();
+        let p = self.project.omc().join("hooks.toml");
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    pub fn hook(&self, sub: &str) -> Hook {
+        Hook::new(sub)
+            .env("XDG_CONFIG_HOME", &self.config.path().to_string_lossy())
+            .env("HOME", &self.config.path().to_string_lossy())
+            .cwd(self.root())
+    }
+
+    /// Runs hook `sub` for `event` with `extra` payload fields.
+    pub fn run(&self, sub: &str, event: &str, extra: Value) -> Outcome {
+        let mut p = common::payload(event, SID, self.root());
+        for (k, v) in extra.as_object().unwrap() {
+            p[k] = v.clone();
+        }
+        let out = self.hook(sub).payload(p).run();
+        out.expect_valid();
+        out
+    }
+
+    pub fn bash(&self, command: &str) -> Outcome {
+        self.run(
+            "pre-tool-use",
+            "PreToolUse",
+            json!({"tool_name": "Bash", "tool_input": {"command": command}, "tool_use_id": "t1"}),
+        )
+    }
+
+    /// Runs a human command with this setup's config directory; returns (code, stdout, stderr).
+    pub fn cli(&self, args: &[&str]) -> (i32, String, String) {
+        let out = Command::new(BIN)
+            .args(args)
+            .current_dir(self.root())
+            .env("XDG_CONFIG_HOME", self.config.path())
+            .env("HOME", self.config.path())
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .env_remove("OMC_STATE_DIR")
+            .env("PATH", "/usr/bin:/bin")
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    pub fn trust(&self) {
+        let (code, out, err) = self.cli(&["trust"]);
+        assert_eq!(code, 0, "trust: {out}\n{err}");
+    }
+}
+
+/// The deny reason of a PreToolUse answer, if it denied.
+pub fn denied(out: &Outcome) -> Option<String> {
+    let v = out.json();
+    (v["hookSpecificOutput"]["permissionDecision"] == "deny").then(|| {
+        v["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    })
+}
+
+/// Lines of stderr that are ours.
+pub fn diags(out: &Outcome) -> Vec<String> {
+    out.stderr
+        .lines()
+        .filter(|l| l.starts_with("omc-hooks:"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// A TOML basic string.
+pub fn q(s: &str) -> String {
+    serde_json::to_string(s).unwrap()
+}
