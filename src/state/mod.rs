@@ -8,6 +8,7 @@
 
 pub mod files;
 pub mod fs;
+pub mod outbox;
 pub mod root;
 pub mod session;
 mod text;
