@@ -29,8 +29,12 @@ pub mod spec;
 pub use event::ExportEvent;
 pub use spec::{Method, SinkKind, SinkSpec};
 pub mod capability;
+mod deliver;
+pub mod otlp;
+pub mod progress;
 pub mod redact;
 pub mod sources;
+mod webhook;
 
 use crate::env::Env;
 use crate::state::Store;
@@ -45,6 +49,14 @@ pub mod names {
     /// One line per event dropped because the spool was full.
     pub fn dropped(sink: &str) -> String {
         format!("{sink}.dropped.jsonl")
+    }
+    /// The drop log while the flusher folds it into the sink's count.
+    pub fn folding(sink: &str) -> String {
+        format!("{sink}.dropped-folding.jsonl")
+    }
+    /// A rotated segment; `stamp` orders segments (zero-padded, so names sort by age).
+    pub fn segment(sink: &str, stamp: u128) -> String {
+        format!("{sink}.sending-{stamp:020}.jsonl")
     }
 }
 

@@ -114,6 +114,10 @@ impl Store {
         Store { root, now_ms }
     }
 
+    pub fn root(&self) -> &Root {
+        &self.root
+    }
+
     pub fn project(&self) -> &Path {
         &self.root.project
     }
