@@ -15,6 +15,7 @@ mod e2e_keywords;
 mod e2e_memory;
 mod e2e_skills;
 mod e2e_stop;
+mod export;
 mod hardening;
 mod keyword_table;
 mod keywords;

@@ -20,6 +20,8 @@ Checks, and says how to fix:
     ~/.claude/settings.json — and whether their commands reach an existing executable;
   * the project's state directory: corrupt files moved aside (*.corrupt-*), temporary files
     left by an interrupted write (.tmp-*), unreadable state files, stale active runs;
+  * export: the OMC_EXPORT_* switches, each sink's spool (pending, dropped, refused events,
+    the last delivery error) and whether a flusher runs;
   * the Claude Code version, if `claude` is on PATH.
 Exit status 0 when healthy, 1 when a problem was found. Changes nothing.";
 
@@ -126,6 +128,15 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
     match &root {
         Some(root) => check_state(&mut r, env, root),
         None => r.line("state", "cannot tell which project this is (no usable cwd)"),
+    }
+    if let Some(root) = &root {
+        let f = crate::export::report::doctor(
+            &crate::state::Store::new(root.clone(), env.now_ms()),
+            env,
+        );
+        r.line("export", f.line);
+        r.problems.extend(f.problems);
+        r.notes.extend(f.notes);
     }
     check_claude(&mut r, env);
     if env.disabled {

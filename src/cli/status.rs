@@ -13,7 +13,8 @@ Usage: omc-hooks status [--json]
 Shows, for the current project (the nearest directory holding .omc/ or .git), each session's
 active persistent modes (iteration/max, age, time until the run goes stale after 2 h without
 activity), running skill guards (time and reinforcements left), the last tool failure, and
-runs suspended at the end of a session.
+runs suspended at the end of a session; and for export, each sink's pending, delivered and
+dropped events, its last delivery and last error, and whether a flusher runs.
 
   --json    one JSON object instead of the table
 
@@ -55,11 +56,13 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
             "now": iso(now),
             "active": live,
             "sessions": views.iter().map(|v| session_json(v, now)).collect::<Vec<_>>(),
+            "export": crate::export::report::json(&store),
         });
         println!("{out:#}");
         return 0;
     }
     print!("{}", render_text(&store, &views, now));
+    print!("{}", crate::export::report::text(&store, now));
     0
 }
 

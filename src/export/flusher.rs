@@ -63,7 +63,15 @@ fn spawn(store: &Store, env: &Env) -> std::io::Result<()> {
         Some(p) => std::path::PathBuf::from(p),
         None => std::env::current_exe()?,
     };
-    Command::new(exe)
+    let mut cmd = Command::new(exe);
+    // The export switches the hook saw (the same as its environment's, unless a test built
+    // the table by hand), so that the flusher delivers to the sinks the hook spooled for.
+    for (k, v) in &env.extra {
+        if k.starts_with("OMC_EXPORT_") {
+            cmd.env(k, v);
+        }
+    }
+    let mut child = cmd
         .arg("flush")
         .arg("--detached")
         .arg("--project")
@@ -74,8 +82,15 @@ fn spawn(store: &Store, env: &Env) -> std::io::Result<()> {
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
-        .spawn()
-        .map(drop)
+        .spawn()?;
+    // Reap it if it ends while we still live (a long-lived caller, such as a test, would
+    // otherwise keep a zombie); a hook exits long before and init reaps it instead.
+    let _ = std::thread::Builder::new()
+        .name("flusher-reaper".into())
+        .spawn(move || {
+            let _ = child.wait();
+        });
+    Ok(())
 }
 
 /// How the flusher runs.

@@ -33,6 +33,7 @@ mod deliver;
 pub mod otlp;
 pub mod progress;
 pub mod redact;
+pub mod report;
 pub mod sources;
 mod webhook;
 

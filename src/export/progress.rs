@@ -146,10 +146,12 @@ pub fn report(store: &Store) -> Vec<SinkReport> {
         .collect()
 }
 
-/// The sink an outbox file belongs to (`<sink>.<suffix>`).
+/// The sink an outbox file belongs to (`<sink>.jsonl`, `<sink>.progress.json`, …; not the
+/// flusher's lock).
 fn sink_of(file: &str) -> Option<&str> {
-    let (sink, _) = file.split_once('.')?;
-    super::spec::is_sink_name(sink).then_some(sink)
+    let (sink, rest) = file.split_once('.')?;
+    let ours = rest.ends_with("jsonl") || rest == "progress.json";
+    (ours && super::spec::is_sink_name(sink)).then_some(sink)
 }
 
 /// The sink's rotated segments, oldest first (their names sort by creation).
