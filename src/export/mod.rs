@@ -15,6 +15,12 @@
 //!   all. Code that loads sinks from a configuration file contributes them to
 //!   [`sources::configured`]; it does not call `enqueue` itself.
 //!
+//! For the `hooks.toml` loader: expose `fn export_sinks(store: &Store, env: &Env) ->
+//! Vec<SinkSpec>` returning the enabled entries of trusted files whose `type` is one of
+//! [`spec::ENTRY_TYPES`], each mapped with [`SinkSpec::from_entry`] (report its `Err` with the
+//! entry's line and skip the entry); [`sources::configured`] then returns it. The flusher calls
+//! it too (about once a second), so a configuration change reaches the running flusher.
+//!
 //! # How export is switched on
 //!
 //! Only explicitly: by a sink entry in `hooks.toml` (trusted files only, loaded by the user
