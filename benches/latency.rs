@@ -577,7 +577,10 @@ fn export_cases(runs: usize, rows: &mut Vec<Row>) -> ((f64, f64, f64, i64), (f64
         (
             "`post-tool-use`, export on: batch webhook (flusher running, receiver answering)",
             vec![
-                ("OMC_EXPORT_WEBHOOK_URL", format!("http://127.0.0.1:{ok}/batch")),
+                (
+                    "OMC_EXPORT_WEBHOOK_URL",
+                    format!("http://127.0.0.1:{ok}/batch"),
+                ),
                 ("OMC_EXPORT_WEBHOOK_SECRET", "bench-key".into()),
                 linger.clone(),
             ],
@@ -585,7 +588,10 @@ fn export_cases(runs: usize, rows: &mut Vec<Row>) -> ((f64, f64, f64, i64), (f64
         (
             "`post-tool-use`, export on: webhook + OTLP (two sinks, flusher running)",
             vec![
-                ("OMC_EXPORT_WEBHOOK_URL", format!("http://127.0.0.1:{ok}/batch")),
+                (
+                    "OMC_EXPORT_WEBHOOK_URL",
+                    format!("http://127.0.0.1:{ok}/batch"),
+                ),
                 ("OMC_EXPORT_OTLP", format!("http://127.0.0.1:{ok}")),
                 linger.clone(),
             ],
@@ -593,7 +599,10 @@ fn export_cases(runs: usize, rows: &mut Vec<Row>) -> ((f64, f64, f64, i64), (f64
         (
             "`post-tool-use`, export on: receiver never answers (flusher stuck in a request)",
             vec![
-                ("OMC_EXPORT_WEBHOOK_URL", format!("http://127.0.0.1:{hang}/batch")),
+                (
+                    "OMC_EXPORT_WEBHOOK_URL",
+                    format!("http://127.0.0.1:{hang}/batch"),
+                ),
                 ("OMC_EXPORT_BATCH_SIZE", "1".into()),
                 linger.clone(),
             ],
@@ -634,7 +643,10 @@ fn export_cases(runs: usize, rows: &mut Vec<Row>) -> ((f64, f64, f64, i64), (f64
     // flusher, not waited for). Between runs, wait for the flusher to deliver and leave.
     {
         let env = vec![
-            ("OMC_EXPORT_WEBHOOK_URL", format!("http://127.0.0.1:{ok}/batch")),
+            (
+                "OMC_EXPORT_WEBHOOK_URL",
+                format!("http://127.0.0.1:{ok}/batch"),
+            ),
             ("OMC_EXPORT_BATCH_SIZE", "1".into()),
             ("OMC_EXPORT_LINGER_MS", "0".into()),
         ];
@@ -656,7 +668,9 @@ fn export_cases(runs: usize, rows: &mut Vec<Row>) -> ((f64, f64, f64, i64), (f64
         }
         let (median, p10, p90, rss) = stats(&s);
         rows.push(Row {
-            case: format!("`post-tool-use`, export on, no flusher running: the hook starts it ({n} runs)"),
+            case: format!(
+                "`post-tool-use`, export on, no flusher running: the hook starts it ({n} runs)"
+            ),
             median,
             p10,
             p90,
@@ -674,12 +688,16 @@ fn export_cases(runs: usize, rows: &mut Vec<Row>) -> ((f64, f64, f64, i64), (f64
             NOW,
         );
         let _held = store.flusher_try_lock(b"{}").unwrap().unwrap();
-        let sinks: Vec<_> = kinds.into_iter().map(omc_hooks::export::SinkSpec::with_defaults).collect();
+        let sinks: Vec<_> = kinds
+            .into_iter()
+            .map(omc_hooks::export::SinkSpec::with_defaults)
+            .collect();
         let env = omc_hooks::env::Env::default();
         let input = omc_hooks::protocol::HookInput::decode(&payload).unwrap();
         let mut w: Vec<Sample> = (0..runs.max(1000))
             .map(|_| {
-                let ev = omc_hooks::export::ExportEvent::new("post-tool-use", "claude", &input, NOW);
+                let ev =
+                    omc_hooks::export::ExportEvent::new("post-tool-use", "claude", &input, NOW);
                 let t = Instant::now();
                 std::hint::black_box(omc_hooks::export::enqueue(&store, &env, &ev, &sinks));
                 Sample {
@@ -722,8 +740,16 @@ fn compare_builds(runs: usize, other: &str, rows: &mut Vec<Row>) {
     let cases: Vec<(String, &str, Vec<&str>)> = vec![
         ("`--version`, this build".into(), BIN, vec!["--version"]),
         (format!("`--version`, {other}"), other, vec!["--version"]),
-        ("`post-tool-use` (export off), this build".into(), BIN, vec!["post-tool-use"]),
-        (format!("`post-tool-use`, {other}"), other, vec!["post-tool-use"]),
+        (
+            "`post-tool-use` (export off), this build".into(),
+            BIN,
+            vec!["post-tool-use"],
+        ),
+        (
+            format!("`post-tool-use`, {other}"),
+            other,
+            vec!["post-tool-use"],
+        ),
     ];
     let mut samples: Vec<Vec<Sample>> = cases.iter().map(|_| Vec::new()).collect();
     for _ in 0..runs {

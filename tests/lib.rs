@@ -9,6 +9,7 @@ mod common;
 mod demo;
 mod e2e;
 mod e2e_cli;
+mod e2e_export;
 mod e2e_foundation;
 mod e2e_hardening;
 mod e2e_keywords;
