@@ -562,7 +562,10 @@ fn receiver(hang: bool) -> u16 {
 
 /// Export off against export on, interleaved; the hook that starts the flusher; and the
 /// in-process cost of `enqueue` (one sink, two sinks).
-fn export_cases(runs: usize, rows: &mut Vec<Row>) -> ((f64, f64, f64, i64), (f64, f64, f64, i64)) {
+/// Median, p10, p90 (µs) and peak RSS (KB) of a set of samples.
+type Stats = (f64, f64, f64, i64);
+
+fn export_cases(runs: usize, rows: &mut Vec<Row>) -> (Stats, Stats) {
     let mut b = Bench::new();
     b.seed(20);
     let payload = b.payload(
