@@ -15,7 +15,7 @@ fn a_real_session_is_exported_to_a_batch_webhook() {
     let sb = Sandbox::new();
     let plugin = plugin_dir();
     let run = sb.claude(
-        &plugin,
+        plugin,
         "list the files",
         Scenario::new()
             .reply_tool("Bash", json!({"command": "ls"}))
