@@ -239,6 +239,9 @@ fn main() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(200);
     let mut rows: Vec<Row> = Vec::new();
+    // `OMC_BENCH_ONLY=export`: only the export cases (and the baseline, and the comparison
+    // with OMC_BENCH_COMPARE_BIN), for a quicker run.
+    let only_export = std::env::var("OMC_BENCH_ONLY").is_ok_and(|v| v == "export");
     let mut b = Bench::new();
     b.seed(20);
 
@@ -250,59 +253,63 @@ fn main() {
     let baseline = base.median;
     rows.push(base);
 
-    let events: Vec<(&str, &str, Value)> = vec![
-        (
-            "session-start",
-            "SessionStart",
-            json!({"source": "compact"}),
-        ),
-        (
-            "user-prompt-submit",
-            "UserPromptSubmit",
-            json!({"prompt": "ralph keep fixing the parser until every test passes"}),
-        ),
-        (
-            "user-prompt-submit",
-            "UserPromptSubmit",
-            json!({"prompt": "what does the parser do with empty input?"}),
-        ),
-        (
-            "pre-tool-use",
-            "PreToolUse",
-            json!({"tool_name": "Skill", "tool_input": {"skill": "review"}, "tool_use_id": "toolu_2"}),
-        ),
-        (
-            "post-tool-use",
-            "PostToolUse",
-            json!({"tool_name": "Edit", "tool_input": {"file_path": b.path().join("src/lib.rs"), "old_string": "a\n", "new_string": "b\nc\n"}, "tool_response": {"success": true}, "tool_use_id": "toolu_3"}),
-        ),
-        (
-            "post-tool-use-failure",
-            "PostToolUseFailure",
-            json!({"tool_name": "Bash", "tool_input": {"command": "cargo test"}, "error": "Exit code 101", "is_interrupt": false, "tool_use_id": "toolu_4"}),
-        ),
-        (
-            "subagent-start",
-            "SubagentStart",
-            json!({"agent_id": "agent-1", "agent_type": "Explore"}),
-        ),
-        (
-            "subagent-stop",
-            "SubagentStop",
-            json!({"agent_id": "agent-1", "agent_type": "Explore", "stop_hook_active": false, "last_assistant_message": "found it"}),
-        ),
-        (
-            "pre-compact",
-            "PreCompact",
-            json!({"trigger": "auto", "custom_instructions": null}),
-        ),
-        (
-            "stop",
-            "Stop",
-            json!({"stop_hook_active": false, "last_assistant_message": "Fixed two tests; three remain.", "background_tasks": []}),
-        ),
-        ("session-end", "SessionEnd", json!({"reason": "other"})),
-    ];
+    let events: Vec<(&str, &str, Value)> = if only_export {
+        Vec::new()
+    } else {
+        vec![
+            (
+                "session-start",
+                "SessionStart",
+                json!({"source": "compact"}),
+            ),
+            (
+                "user-prompt-submit",
+                "UserPromptSubmit",
+                json!({"prompt": "ralph keep fixing the parser until every test passes"}),
+            ),
+            (
+                "user-prompt-submit",
+                "UserPromptSubmit",
+                json!({"prompt": "what does the parser do with empty input?"}),
+            ),
+            (
+                "pre-tool-use",
+                "PreToolUse",
+                json!({"tool_name": "Skill", "tool_input": {"skill": "review"}, "tool_use_id": "toolu_2"}),
+            ),
+            (
+                "post-tool-use",
+                "PostToolUse",
+                json!({"tool_name": "Edit", "tool_input": {"file_path": b.path().join("src/lib.rs"), "old_string": "a\n", "new_string": "b\nc\n"}, "tool_response": {"success": true}, "tool_use_id": "toolu_3"}),
+            ),
+            (
+                "post-tool-use-failure",
+                "PostToolUseFailure",
+                json!({"tool_name": "Bash", "tool_input": {"command": "cargo test"}, "error": "Exit code 101", "is_interrupt": false, "tool_use_id": "toolu_4"}),
+            ),
+            (
+                "subagent-start",
+                "SubagentStart",
+                json!({"agent_id": "agent-1", "agent_type": "Explore"}),
+            ),
+            (
+                "subagent-stop",
+                "SubagentStop",
+                json!({"agent_id": "agent-1", "agent_type": "Explore", "stop_hook_active": false, "last_assistant_message": "found it"}),
+            ),
+            (
+                "pre-compact",
+                "PreCompact",
+                json!({"trigger": "auto", "custom_instructions": null}),
+            ),
+            (
+                "stop",
+                "Stop",
+                json!({"stop_hook_active": false, "last_assistant_message": "Fixed two tests; three remain.", "background_tasks": []}),
+            ),
+            ("session-end", "SessionEnd", json!({"reason": "other"})),
+        ]
+    };
     for (sub, event, extra) in &events {
         let payload = b.payload(event, extra.clone());
         let mut r = measure(runs, &b, BIN, &[sub], &payload);
@@ -322,7 +329,7 @@ fn main() {
     }
 
     // Scale: 10 000 session directories.
-    {
+    if !only_export {
         let mut big = Bench::new();
         for i in 0..10_000 {
             let d = big.path().join(format!(".omc/state/sessions/other-{i:05}"));
@@ -353,7 +360,7 @@ fn main() {
     }
 
     // Scale: a 1 GB transcript (sparse; only its tail is real JSON).
-    {
+    if !only_export {
         let f = std::fs::OpenOptions::new()
             .write(true)
             .create(true)
@@ -385,7 +392,7 @@ fn main() {
     }
 
     // Scale: a 1 MB prompt.
-    {
+    if !only_export {
         let prompt = "please look at the parser and tell me what changed in the last commit. "
             .repeat(1 << 20 >> 6);
         let mut r = measure(
@@ -400,7 +407,7 @@ fn main() {
     }
 
     // Scale: 1 000 edits recorded before a PreCompact.
-    {
+    if !only_export {
         let mut e = Bench::new();
         e.seed(1_000);
         let mut r = measure(
