@@ -38,9 +38,6 @@ pub struct Env {
 /// (not an environment variable): texts that tell the model to run `omc-hooks …` use it.
 pub const EXE_VAR: &str = "omc-hooks:exe";
 
-/// Every variable with this prefix is copied into [`Env::extra`] (the export switches).
-const EXTRA_PREFIX: &str = "OMC_EXPORT_";
-
 /// Variables copied into [`Env::extra`] because some capability reads them.
 const EXTRA_VARS: &[&str] = &[
     "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP",
@@ -60,10 +57,11 @@ impl Env {
                 extra.insert((*name).to_string(), v);
             }
         }
-        // The export switches (`OMC_EXPORT_*`, see `export::sources`), whatever their number.
-        for (k, v) in std::env::vars_os() {
-            if let Some(k) = k.to_str().filter(|k| k.starts_with(EXTRA_PREFIX)) {
-                extra.insert(k.to_string(), os_to_string(v));
+        // The export switches (`export::sources`): looked up by name, which is cheaper than
+        // copying the whole environment to find a prefix.
+        for name in crate::export::sources::VARS {
+            if let Some(v) = get(name) {
+                extra.insert((*name).to_string(), v);
             }
         }
         if let Ok(exe) = std::env::current_exe() {

@@ -227,7 +227,7 @@ impl<'a> Round<'a> {
             return Duration::ZERO;
         }
         self.env
-            .var("OMC_EXPORT_LINGER_MS")
+            .var(sources::LINGER_MS)
             .and_then(|v| v.trim().parse::<u64>().ok())
             .map_or(LINGER, Duration::from_millis)
     }

@@ -27,6 +27,22 @@ pub const FLUSH_INTERVAL_MS: &str = "OMC_EXPORT_FLUSH_INTERVAL_MS";
 /// `0`/`false`/`off`: the environment's sinks export payloads unredacted.
 pub const REDACT: &str = "OMC_EXPORT_REDACT";
 
+/// How long the flusher stays after the spools are empty (ms; read by the flusher).
+pub const LINGER_MS: &str = "OMC_EXPORT_LINGER_MS";
+
+/// Every export variable, as copied into the hook's [`Env`] and handed to the flusher.
+pub const VARS: &[&str] = &[
+    OTLP,
+    OTLP_HEADERS,
+    WEBHOOK_URL,
+    WEBHOOK_HEADERS,
+    WEBHOOK_SECRET,
+    BATCH_SIZE,
+    FLUSH_INTERVAL_MS,
+    REDACT,
+    LINGER_MS,
+];
+
 /// Every sink configured for this project: the environment's, then the configuration files'.
 /// Problems are reported on stderr, once each, and the sink concerned is left out.
 pub fn all(store: &Store, env: &Env) -> Vec<SinkSpec> {
