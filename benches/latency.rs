@@ -639,6 +639,23 @@ fn export_cases(runs: usize, rows: &mut Vec<Row>) -> (Stats, Stats) {
             samples[i].push(run_once(BIN, &["post-tool-use"], &payload, x.path(), env));
         }
     }
+    // Paired: the difference of each arm's run from the export-off run of the same round,
+    // so that load bursts that hit both cancel out.
+    for (i, (case, _)) in arms.iter().enumerate().skip(1) {
+        let mut d: Vec<f64> = samples[i]
+            .iter()
+            .zip(&samples[0])
+            .map(|(on, off)| on.wall_us - off.wall_us)
+            .collect();
+        d.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        let q = |p: f64| d[((d.len() - 1) as f64 * p).round() as usize] / 1000.0;
+        println!(
+            "paired difference from export off, {case}: median {:+.3} ms (p25–p75 {:+.3}–{:+.3})",
+            q(0.5),
+            q(0.25),
+            q(0.75)
+        );
+    }
     for ((case, _), s) in arms.iter().zip(&samples) {
         let (median, p10, p90, rss) = stats(s);
         rows.push(Row {
