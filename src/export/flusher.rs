@@ -126,7 +126,7 @@ pub fn run(store: &Store, env: &Env, opts: Options) -> i32 {
     loop {
         let info = serde_json::json!({
             "pid": std::process::id(),
-            "started_at": crate::time::iso(env.now_ms()),
+            "started_at": crate::time::iso(wall_ms()),
         });
         let lock = match store.flusher_try_lock(info.to_string().as_bytes()) {
             Ok(Some(l)) => l,
