@@ -214,13 +214,24 @@ struct Row {
 }
 
 fn measure(runs: usize, b: &Bench, program: &str, args: &[&str], payload: &[u8]) -> Row {
+    measure_env(runs, b, program, args, payload, &[])
+}
+
+fn measure_env(
+    runs: usize,
+    b: &Bench,
+    program: &str,
+    args: &[&str],
+    payload: &[u8],
+    env: &[(&str, String)],
+) -> Row {
     let mut samples = Vec::with_capacity(runs);
     // One warm-up run, not counted.
     b.restore();
-    run_once(program, args, payload, b.path(), &[]);
+    run_once(program, args, payload, b.path(), env);
     for _ in 0..runs {
         b.restore();
-        samples.push(run_once(program, args, payload, b.path(), &[]));
+        samples.push(run_once(program, args, payload, b.path(), env));
     }
     let (median, p10, p90, rss) = stats(&samples);
     Row {
@@ -502,6 +513,15 @@ fn main() {
         rows.push(r);
     }
 
+    // Export: the same hook with export off and on, interleaved run by run so that both see
+    // the same machine; then the hook that finds no flusher and starts one.
+    let export = want("export").then(|| export_cases(runs, &mut rows));
+
+    // Start-up and footprint against another build (e.g. main without export), same run.
+    if let Ok(other) = std::env::var("OMC_BENCH_COMPARE_BIN") {
+        compare_builds(runs, &other, &mut rows);
+    }
+
     // The price of durability on this disk: one atomic write as the store does it (temporary
     // file, fsync, rename, directory fsync), in-process, no hook around it.
     let durable = want("durable write").then(|| {
@@ -589,6 +609,15 @@ fn main() {
             p90 / 1000.0
         );
     }
+    if let Some(export) = &export {
+        println!(
+            "export, in-process: enqueue of one post-tool-use event (redact, serialise, append) median {:.3} ms (p10–p90 {:.3}–{:.3}); with two sinks {:.3} ms",
+            export.0.0 / 1000.0,
+            export.0.1 / 1000.0,
+            export.0.2 / 1000.0,
+            export.1.0 / 1000.0
+        );
+    }
     println!();
     println!("| case | median (ms) | p10–p90 (ms) | × `/bin/true` | peak RSS (MB) |");
     println!("|---|---:|---:|---:|---:|");
@@ -619,4 +648,279 @@ fn tail_line(input_tokens: u64) -> Vec<u8> {
     let mut s = serde_json::to_vec(&v).unwrap();
     s.push(b'\n');
     s
+}
+
+/// A loopback HTTP receiver for the export cases: answers every request with 200, or holds
+/// it unanswered (`hang`). Runs for the rest of the process.
+fn receiver(hang: bool) -> u16 {
+    use std::io::{BufRead, BufReader, Read};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let mut w = stream.try_clone().unwrap();
+                let mut r = BufReader::new(stream);
+                loop {
+                    let mut len = 0usize;
+                    let mut line = String::new();
+                    if r.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    loop {
+                        line.clear();
+                        if r.read_line(&mut line).unwrap_or(0) == 0 {
+                            return;
+                        }
+                        let l = line.trim_end().to_ascii_lowercase();
+                        if l.is_empty() {
+                            break;
+                        }
+                        if let Some(v) = l.strip_prefix("content-length:") {
+                            len = v.trim().parse().unwrap_or(0);
+                        }
+                    }
+                    let mut body = vec![0; len];
+                    if r.read_exact(&mut body).is_err() {
+                        return;
+                    }
+                    if hang {
+                        std::thread::sleep(std::time::Duration::from_secs(3600));
+                    }
+                    let _ = w.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}");
+                }
+            });
+        }
+    });
+    port
+}
+
+/// Export off against export on, interleaved; the hook that starts the flusher; and the
+/// in-process cost of `enqueue` (one sink, two sinks).
+/// Median, p10, p90 (µs) and peak RSS (KB) of a set of samples.
+type Stats = (f64, f64, f64, i64);
+
+fn export_cases(runs: usize, rows: &mut Vec<Row>) -> (Stats, Stats) {
+    let mut b = Bench::new();
+    b.seed(20);
+    let payload = b.payload(
+        "PostToolUse",
+        json!({"tool_name": "Bash", "tool_input": {"command": "cargo test -p parser -- --nocapture"}, "tool_response": {"stdout": "test result: ok. 42 passed; 0 failed", "stderr": "", "interrupted": false}, "tool_use_id": "toolu_9"}),
+    );
+    let ok = receiver(false);
+    let hang = receiver(true);
+    let linger = ("OMC_EXPORT_LINGER_MS", "600000".to_string());
+    let arms: Vec<(&str, Vec<(&str, String)>)> = vec![
+        ("`post-tool-use`, export off", vec![]),
+        (
+            "`post-tool-use`, export on: batch webhook (flusher running, receiver answering)",
+            vec![
+                (
+                    "OMC_EXPORT_WEBHOOK_URL",
+                    format!("http://127.0.0.1:{ok}/batch"),
+                ),
+                ("OMC_EXPORT_WEBHOOK_SECRET", "bench-key".into()),
+                linger.clone(),
+            ],
+        ),
+        (
+            "`post-tool-use`, export on: webhook + OTLP (two sinks, flusher running)",
+            vec![
+                (
+                    "OMC_EXPORT_WEBHOOK_URL",
+                    format!("http://127.0.0.1:{ok}/batch"),
+                ),
+                ("OMC_EXPORT_OTLP", format!("http://127.0.0.1:{ok}")),
+                linger.clone(),
+            ],
+        ),
+        (
+            "`post-tool-use`, export on: receiver never answers (flusher stuck in a request)",
+            vec![
+                (
+                    "OMC_EXPORT_WEBHOOK_URL",
+                    format!("http://127.0.0.1:{hang}/batch"),
+                ),
+                ("OMC_EXPORT_BATCH_SIZE", "1".into()),
+                linger.clone(),
+            ],
+        ),
+    ];
+    // Each arm gets its own project (its own spool and flusher); warm-up starts the flushers.
+    let benches: Vec<Bench> = arms
+        .iter()
+        .map(|_| {
+            let mut x = Bench::new();
+            x.seed(20);
+            x
+        })
+        .collect();
+    for ((_, env), x) in arms.iter().zip(&benches) {
+        x.restore();
+        run_once(BIN, &["post-tool-use"], &payload, x.path(), env);
+    }
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let mut samples: Vec<Vec<Sample>> = arms.iter().map(|_| Vec::with_capacity(runs)).collect();
+    for _ in 0..runs {
+        for (i, ((_, env), x)) in arms.iter().zip(&benches).enumerate() {
+            x.restore();
+            samples[i].push(run_once(BIN, &["post-tool-use"], &payload, x.path(), env));
+        }
+    }
+    // Paired: the difference of each arm's run from the export-off run of the same round,
+    // so that load bursts that hit both cancel out.
+    for (i, (case, _)) in arms.iter().enumerate().skip(1) {
+        let mut d: Vec<f64> = samples[i]
+            .iter()
+            .zip(&samples[0])
+            .map(|(on, off)| on.wall_us - off.wall_us)
+            .collect();
+        d.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        let q = |p: f64| d[((d.len() - 1) as f64 * p).round() as usize] / 1000.0;
+        println!(
+            "paired difference from export off, {case}: median {:+.3} ms (p25–p75 {:+.3}–{:+.3})",
+            q(0.5),
+            q(0.25),
+            q(0.75)
+        );
+    }
+    for ((case, _), s) in arms.iter().zip(&samples) {
+        let (median, p10, p90, rss) = stats(s);
+        rows.push(Row {
+            case: (*case).to_string(),
+            median,
+            p10,
+            p90,
+            rss,
+        });
+    }
+    // The first event after the flusher has left: this hook starts it (fork + exec of the
+    // flusher, not waited for). Between runs, wait for the flusher to deliver and leave.
+    {
+        let env = vec![
+            (
+                "OMC_EXPORT_WEBHOOK_URL",
+                format!("http://127.0.0.1:{ok}/batch"),
+            ),
+            ("OMC_EXPORT_BATCH_SIZE", "1".into()),
+            ("OMC_EXPORT_LINGER_MS", "0".into()),
+        ];
+        let store = omc_hooks::state::Store::new(
+            omc_hooks::state::Root {
+                project: b.path().to_path_buf(),
+                omc: b.path().join(".omc"),
+            },
+            NOW,
+        );
+        let n = runs.min(100);
+        let mut s = Vec::with_capacity(n);
+        for _ in 0..n {
+            while store.flusher_busy().unwrap_or(false) {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            b.restore();
+            s.push(run_once(BIN, &["post-tool-use"], &payload, b.path(), &env));
+        }
+        let (median, p10, p90, rss) = stats(&s);
+        rows.push(Row {
+            case: format!(
+                "`post-tool-use`, export on, no flusher running: the hook starts it ({n} runs)"
+            ),
+            median,
+            p10,
+            p90,
+            rss,
+        });
+    }
+    // In-process: what enqueue itself costs, the flusher lock held so nothing is started.
+    let inproc = |kinds: Vec<omc_hooks::export::SinkKind>| {
+        let d = tempfile::tempdir().unwrap();
+        let store = omc_hooks::state::Store::new(
+            omc_hooks::state::Root {
+                project: d.path().to_path_buf(),
+                omc: d.path().join(".omc"),
+            },
+            NOW,
+        );
+        let _held = store.flusher_try_lock(b"{}").unwrap().unwrap();
+        let sinks: Vec<_> = kinds
+            .into_iter()
+            .map(omc_hooks::export::SinkSpec::with_defaults)
+            .collect();
+        let env = omc_hooks::env::Env::default();
+        let input = omc_hooks::protocol::HookInput::decode(&payload).unwrap();
+        let mut w: Vec<Sample> = (0..runs.max(1000))
+            .map(|_| {
+                let ev =
+                    omc_hooks::export::ExportEvent::new("post-tool-use", "claude", &input, NOW);
+                let t = Instant::now();
+                std::hint::black_box(omc_hooks::export::enqueue(&store, &env, &ev, &sinks));
+                Sample {
+                    wall_us: t.elapsed().as_secs_f64() * 1e6,
+                    maxrss_kb: 0,
+                }
+            })
+            .collect();
+        w.sort_by(|a, b| a.wall_us.partial_cmp(&b.wall_us).unwrap());
+        stats(&w)
+    };
+    let hook = omc_hooks::export::SinkKind::BatchWebhook {
+        url: "http://127.0.0.1:9/b".into(),
+        method: omc_hooks::export::Method::Post,
+        headers: vec![],
+        secret_env: None,
+    };
+    let otlp = omc_hooks::export::SinkKind::Otlp {
+        endpoint: Some("http://127.0.0.1:9".into()),
+        headers: vec![],
+    };
+    (inproc(vec![hook.clone()]), inproc(vec![hook, otlp]))
+}
+
+/// `--version` (start-up alone) and `post-tool-use` with export off, for this build and
+/// another one, interleaved; and both binaries' sizes.
+fn compare_builds(runs: usize, other: &str, rows: &mut Vec<Row>) {
+    let mut b = Bench::new();
+    b.seed(20);
+    let payload = b.payload(
+        "PostToolUse",
+        json!({"tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_response": {"stdout": "a"}, "tool_use_id": "toolu_c"}),
+    );
+    let size = |p: &str| std::fs::metadata(p).map_or(0, |m| m.len());
+    println!(
+        "binary sizes: this build {} bytes, {other} {} bytes",
+        size(BIN),
+        size(other)
+    );
+    let cases: Vec<(String, &str, Vec<&str>)> = vec![
+        ("`--version`, this build".into(), BIN, vec!["--version"]),
+        (format!("`--version`, {other}"), other, vec!["--version"]),
+        (
+            "`post-tool-use` (export off), this build".into(),
+            BIN,
+            vec!["post-tool-use"],
+        ),
+        (
+            format!("`post-tool-use`, {other}"),
+            other,
+            vec!["post-tool-use"],
+        ),
+    ];
+    let mut samples: Vec<Vec<Sample>> = cases.iter().map(|_| Vec::new()).collect();
+    for _ in 0..runs {
+        for (i, (_, prog, args)) in cases.iter().enumerate() {
+            b.restore();
+            samples[i].push(run_once(prog, args, &payload, b.path(), &[]));
+        }
+    }
+    for ((case, _, _), s) in cases.iter().zip(&samples) {
+        let (median, p10, p90, rss) = stats(s);
+        rows.push(Row {
+            case: case.clone(),
+            median,
+            p10,
+            p90,
+            rss,
+        });
+    }
 }

@@ -200,7 +200,8 @@ pub fn decide_from(hook: Hook, env: &Env, input: &HookInput, started: Instant) -
         config,
     };
     let mut answer = user.answer;
-    for cap in capabilities::for_hook(hook.name) {
+    let caps = capabilities::for_hook(hook.name).iter();
+    for cap in caps.chain(capabilities::AFTER_EVERY_HOOK) {
         match catch_unwind(AssertUnwindSafe(|| (cap.run)(&ctx))) {
             Ok(a) => answer.merge(a),
             Err(_) => crate::diag!("{}: capability {} panicked; skipped", hook.name, cap.name),

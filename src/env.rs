@@ -63,6 +63,13 @@ impl Env {
                 extra.insert((*name).to_string(), v);
             }
         }
+        // The export switches (`export::sources`): looked up by name, which is cheaper than
+        // copying the whole environment to find a prefix.
+        for name in crate::export::sources::VARS {
+            if let Some(v) = get(name) {
+                extra.insert((*name).to_string(), v);
+            }
+        }
         if let Ok(exe) = std::env::current_exe() {
             extra.insert(EXE_VAR.to_string(), exe.to_string_lossy().into_owned());
         }

@@ -11,6 +11,7 @@ pub mod config;
 pub mod diag;
 pub mod dispatch;
 pub mod env;
+pub mod export;
 pub mod hooks;
 pub mod modes;
 pub mod protocol;

@@ -144,7 +144,9 @@ fn the_real_client_shows_the_line_idle_during_a_run_and_at_91_percent() {
 
     // What Claude Code sent: one session, the fields the command reads, one line back each.
     let runs = recorded(&rec);
-    assert!(runs.len() >= 4, "only {} status line runs", runs.len());
+    // At least one run per line seen above (idle, the run, 91 %); the client debounces updates
+    // (300 ms), so a fast scripted loop may collapse the rest.
+    assert!(runs.len() >= 3, "only {} status line runs", runs.len());
     for (payload, out) in &runs {
         assert_eq!(payload["session_id"], session.as_str(), "{payload}");
         assert!(payload["cwd"].is_string(), "{payload}");

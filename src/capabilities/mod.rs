@@ -98,6 +98,10 @@ const REGISTRY: &[(&str, &[Capability])] = &[
     ),
 ];
 
+/// Capabilities that run after those of the registry, for every hook subcommand: export sees
+/// the state the others left.
+pub const AFTER_EVERY_HOOK: &[Capability] = &[cap("export", crate::export::capability::run)];
+
 const fn cap(name: &'static str, run: fn(&Ctx<'_>) -> Answer) -> Capability {
     Capability { name, run }
 }

@@ -23,6 +23,8 @@ Checks, and says how to fix:
     temporary files left by an interrupted write (.tmp-*), unreadable state files, stale
     active runs;
   * .omc/config.json against its schema: each invalid value or unknown key, with its fix;
+  * export: the OMC_EXPORT_* switches, each sink's spool (pending, dropped, refused events,
+    the last delivery error) and whether a flusher runs;
   * the Claude Code version, if `claude` is on PATH;
   * user hooks: your hooks.toml and the project's .omc/hooks.toml — whether the project's is
     trusted, every mistake with its line (a mistake disables only its entry), literal secrets
@@ -155,6 +157,15 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
     r.notes.extend(omc.notes);
     r.problems.extend(omc.problems);
     check_user_hooks(&mut r, env, root.as_ref());
+    if let Some(root) = &root {
+        let f = crate::export::report::doctor(
+            &crate::state::Store::new(root.clone(), env.now_ms()),
+            env,
+        );
+        r.line("export", f.line);
+        r.problems.extend(f.problems);
+        r.notes.extend(f.notes);
+    }
     check_claude(&mut r, env);
     if env.disabled {
         r.notes

@@ -9,6 +9,7 @@ mod cancel;
 pub mod demo;
 pub mod detect;
 mod doctor;
+mod flush;
 mod install;
 pub mod mode;
 mod omc;
@@ -101,6 +102,12 @@ pub const COMMANDS: &[Command] = &[
             print!("{}", crate::hooks::MANIFEST);
             0
         },
+    },
+    Command {
+        name: "flush",
+        summary: "deliver the spooled export events now (hooks start it by themselves)",
+        help: flush::HELP,
+        run: flush::run,
     },
     Command {
         name: "mode",

@@ -15,7 +15,9 @@ active persistent modes (iteration/max — the limit the Stop hook enforces — 
 the run goes stale after 2 h without activity, whether it waits for your answer), running
 skill guards (time and reinforcements left), the last tool failure, and runs suspended at the
 end of a session. First, if the hooks cannot write the state directory (read-only, a refused
-symlink, a full disk) or .omc/config.json has errors, it says so and how to fix it.
+symlink, a full disk) or .omc/config.json has errors, it says so and how to fix it. For
+export, each sink's pending, delivered and dropped events, its last delivery and last error,
+and whether a flusher runs.
 
   --all            every project 'omc-hooks install' registered (in
                    ~/.local/share/omc-hooks/installs.json): per run its session, agent, mode,
@@ -129,6 +131,7 @@ fn once(p: &super::args::Parsed, env: &Env, clear: bool) -> Result<String, i32> 
             })).collect::<Vec<_>>(),
             "sessions": views.iter().map(|v| session_json(v, now, &config)).collect::<Vec<_>>(),
             "user_hooks": crate::user_hooks::report::status_json(&user_hooks),
+            "export": crate::export::report::json(&store),
         });
         let _ = if watch {
             writeln!(s, "{out}")
@@ -162,6 +165,7 @@ fn once(p: &super::args::Parsed, env: &Env, clear: bool) -> Result<String, i32> 
             text.push('\n');
         }
     }
+    text.push_str(&crate::export::report::text(&store, now));
     s.push_str(&text);
     if watch && !clear {
         s.push('\n');

@@ -9,6 +9,7 @@
 pub mod files;
 pub mod fs;
 pub mod health;
+pub mod outbox;
 pub mod root;
 pub mod session;
 mod text;
@@ -112,6 +113,10 @@ pub struct Store {
 impl Store {
     pub fn new(root: Root, now_ms: i64) -> Store {
         Store { root, now_ms }
+    }
+
+    pub fn root(&self) -> &Root {
+        &self.root
     }
 
     pub fn project(&self) -> &Path {

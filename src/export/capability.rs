@@ -1,0 +1,24 @@
+//! The `export` capability: runs after every other capability of every hook subcommand, and
+//! spools the invocation for the configured sinks. With no sink configured it returns at once
+//! (the cost of export off is reading a few environment entries).
+
+use super::{ExportEvent, enqueue, sources};
+use crate::capabilities::Ctx;
+use crate::protocol::Answer;
+
+/// Spools this hook invocation; never changes the answer.
+pub fn run(ctx: &Ctx<'_>) -> Answer {
+    let Some(store) = &ctx.store else {
+        return Answer::default();
+    };
+    let sinks = sources::all(store, ctx.env);
+    if sinks.is_empty() {
+        return Answer::default();
+    }
+    let event = ExportEvent::from_ctx(ctx);
+    let done = enqueue(store, ctx.env, &event, &sinks);
+    if ctx.env.debug {
+        crate::diag!("export: {done:?}");
+    }
+    Answer::default()
+}

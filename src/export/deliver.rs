@@ -1,0 +1,164 @@
+//! One HTTP delivery: the request, its outcome classified for the retry policy, the
+//! `${VAR}` expansion of header values and the batch signature. Used by the flusher only.
+//!
+//! Retry policy (at-least-once): network errors, timeouts, 5xx, 408 and 429 are retried
+//! with backoff, without limit; any other status outside 2xx is a refusal, retried three
+//! times and then given up on (counted as rejected), so that one batch a receiver will never
+//! take cannot hold every later event back.
+
+use hmac::{Hmac, KeyInit, Mac};
+use sha2::Sha256;
+use std::time::Duration;
+
+/// How a delivery ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Outcome {
+    /// 2xx. `note`: something the receiver said that a person should see (an OTLP partial
+    /// success).
+    Delivered { note: Option<String> },
+    /// Worth trying again later.
+    Retry(String),
+    /// The receiver refused this request.
+    Reject(String),
+}
+
+/// The request method.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Verb {
+    Post,
+    Put,
+}
+
+/// A connection-reusing client for one sink.
+pub(super) struct Client {
+    agent: ureq::Agent,
+}
+
+/// The longest response body read (for error messages and OTLP partial success).
+const MAX_RESPONSE_BYTES: u64 = 64 * 1024;
+
+impl Client {
+    pub(super) fn new(timeout_ms: u64) -> Client {
+        let config = ureq::Agent::config_builder()
+            .timeout_global(Some(Duration::from_millis(timeout_ms)))
+            .http_status_as_error(false)
+            .max_redirects(0)
+            .build();
+        Client {
+            agent: ureq::Agent::new_with_config(config),
+        }
+    }
+
+    /// Sends `body` and classifies the answer. `headers` are sent as given (already expanded).
+    /// Returns the outcome and, for a 2xx, the response body.
+    pub(super) fn send(
+        &self,
+        verb: Verb,
+        url: &str,
+        headers: &[(String, String)],
+        body: &[u8],
+    ) -> (Outcome, Option<String>) {
+        let mut req = match verb {
+            Verb::Post => self.agent.post(url),
+            Verb::Put => self.agent.put(url),
+        };
+        for (k, v) in headers {
+            req = req.header(k.as_str(), v.as_str());
+        }
+        let mut resp = match req.send(body) {
+            Ok(r) => r,
+            Err(e) => return (Outcome::Retry(format!("{url}: {e}")), None),
+        };
+        let status = resp.status().as_u16();
+        let text = resp
+            .body_mut()
+            .with_config()
+            .limit(MAX_RESPONSE_BYTES)
+            .read_to_string()
+            .unwrap_or_default();
+        let said = || {
+            let t: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            let t: String = t.chars().take(200).collect();
+            if t.is_empty() {
+                String::new()
+            } else {
+                format!(": {t}")
+            }
+        };
+        match status {
+            200..=299 => (Outcome::Delivered { note: None }, Some(text)),
+            408 | 429 | 500..=599 => (
+                Outcome::Retry(format!("{url}: HTTP {status}{}", said())),
+                None,
+            ),
+            _ => (
+                Outcome::Reject(format!("{url}: HTTP {status}{}", said())),
+                None,
+            ),
+        }
+    }
+}
+
+/// Expands `${NAME}` references from `get`. A reference to an unset variable is an error (a
+/// request with `Bearer ` and no token helps nobody); `$` not followed by `{` stays as is.
+pub(super) fn expand(value: &str, get: impl Fn(&str) -> Option<String>) -> Result<String, String> {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(i) = rest.find("${") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        let end = after
+            .find('}')
+            .ok_or_else(|| "an unclosed ${ in a header value".to_string())?;
+        let name = &after[..end];
+        if !super::spec::is_env_name(name) {
+            return Err(format!("${{{name}}} is not a variable reference"));
+        }
+        let v = get(name).ok_or_else(|| format!("${{{name}}} is not set"))?;
+        out.push_str(&v);
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// `sha256=<lower-case hex HMAC-SHA256 of body under key>`.
+pub(super) fn signature(key: &[u8], body: &[u8]) -> String {
+    let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(key).expect("HMAC takes any key");
+    mac.update(body);
+    let tag = mac.finalize().into_bytes();
+    let mut s = String::with_capacity(7 + 64);
+    s.push_str("sha256=");
+    for b in tag {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hmac_matches_rfc_4231_case_2() {
+        // RFC 4231 test case 2: key "Jefe", data "what do ya want for nothing?".
+        assert_eq!(
+            signature(b"Jefe", b"what do ya want for nothing?"),
+            "sha256=5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        );
+    }
+
+    #[test]
+    fn expansion_resolves_references_and_refuses_unset_ones() {
+        let get = |k: &str| (k == "TOKEN").then(|| "t0k".to_string());
+        assert_eq!(expand("Bearer ${TOKEN}", get).unwrap(), "Bearer t0k");
+        assert_eq!(expand("a $b ${TOKEN}${TOKEN}", get).unwrap(), "a $b t0kt0k");
+        assert!(
+            expand("Bearer ${MISSING}", get)
+                .unwrap_err()
+                .contains("MISSING")
+        );
+        assert!(expand("x ${TOKEN", get).is_err());
+        assert!(expand("${A B}", get).is_err());
+    }
+}

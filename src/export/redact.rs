@@ -1,0 +1,521 @@
+//! Redaction of secret-shaped text in exported payloads, before they are spooled.
+//!
+//! What is recognised (each replaced by `[REDACTED:<kind>]`, or the value alone after a key):
+//!
+//! * provider keys by their prefix and length: `sk-…` (OpenAI, Anthropic), `sk_live_…` /
+//!   `rk_live_…` (Stripe), `ghp_` `gho_` `ghu_` `ghs_` `ghr_` `github_pat_` (GitHub),
+//!   `glpat-` (GitLab), `AKIA…` / `ASIA…` (AWS access key ids), `xoxb-` `xoxp-` `xoxa-`
+//!   `xoxr-` `xoxs-` `xapp-` (Slack), `AIza…` (Google), `npm_…`, `hf_…`, JSON Web Tokens;
+//! * `Bearer <token>` and the value of an `Authorization:` header;
+//! * PEM private-key blocks (`-----BEGIN … PRIVATE KEY-----` to its `END` line, or to the end
+//!   of the text when the block is cut);
+//! * `password=…`, `passwd: …`, `secret=…`, `token=…`, `api_key=…` (any case, `=` or `:`,
+//!   quoted or not; also as the end of a longer name such as `DB_PASSWORD=`);
+//! * the password of a URL (`postgres://user:pw@host`);
+//! * in JSON objects, the string value of any key that names a secret (`password`,
+//!   `api_key`, `github_token`, `authorization`, …).
+//!
+//! Matching is by shape, so it can miss a secret with no recognisable shape, and it can cut
+//! something harmless that looks like one; the tests pin both directions for common text.
+//! The search is one pass per string (a byte table, then the patterns that start with that
+//! byte, ASCII case-insensitively) plus checks around each hit: linear in the payload.
+
+use serde_json::Value;
+
+/// How a hit is checked and what is replaced.
+#[derive(Clone, Copy)]
+enum Rule {
+    /// A provider prefix: the token after it must have `min` chars of `class`.
+    Prefix {
+        kind: &'static str,
+        min: usize,
+        max: usize,
+        class: Class,
+    },
+    /// `bearer <token>`.
+    Bearer,
+    /// `authorization:` header: the rest of the line (or up to a closing quote).
+    Authorization,
+    /// `-----BEGIN ` … private key block.
+    PemBegin,
+    /// A secret-naming word followed by `=` or `:` and a value.
+    Assignment,
+    /// `://user:password@`.
+    UrlPassword,
+}
+
+#[derive(Clone, Copy)]
+enum Class {
+    /// Letters, digits, `_`, `-`.
+    Token,
+    /// Upper-case letters and digits.
+    Upper,
+    /// Base64url plus `.` (JWT).
+    Jwt,
+}
+
+const fn pre(kind: &'static str, min: usize, max: usize, class: Class) -> Rule {
+    Rule::Prefix {
+        kind,
+        min,
+        max,
+        class,
+    }
+}
+
+/// Patterns (matched ASCII case-insensitively) and their rules.
+const PATTERNS: &[(&str, Rule)] = &[
+    ("sk-", pre("api-key", 20, 256, Class::Token)),
+    ("sk_live_", pre("stripe-key", 16, 128, Class::Token)),
+    ("rk_live_", pre("stripe-key", 16, 128, Class::Token)),
+    ("sk_test_", pre("stripe-key", 16, 128, Class::Token)),
+    ("ghp_", pre("github-token", 20, 255, Class::Token)),
+    ("gho_", pre("github-token", 20, 255, Class::Token)),
+    ("ghu_", pre("github-token", 20, 255, Class::Token)),
+    ("ghs_", pre("github-token", 20, 255, Class::Token)),
+    ("ghr_", pre("github-token", 20, 255, Class::Token)),
+    ("github_pat_", pre("github-token", 20, 255, Class::Token)),
+    ("glpat-", pre("gitlab-token", 20, 64, Class::Token)),
+    ("akia", pre("aws-access-key-id", 16, 16, Class::Upper)),
+    ("asia", pre("aws-access-key-id", 16, 16, Class::Upper)),
+    ("xoxb-", pre("slack-token", 10, 255, Class::Token)),
+    ("xoxp-", pre("slack-token", 10, 255, Class::Token)),
+    ("xoxa-", pre("slack-token", 10, 255, Class::Token)),
+    ("xoxr-", pre("slack-token", 10, 255, Class::Token)),
+    ("xoxs-", pre("slack-token", 10, 255, Class::Token)),
+    ("xapp-", pre("slack-token", 10, 255, Class::Token)),
+    ("aiza", pre("google-api-key", 35, 35, Class::Token)),
+    ("npm_", pre("npm-token", 36, 36, Class::Token)),
+    ("hf_", pre("huggingface-token", 30, 64, Class::Token)),
+    ("eyj", pre("jwt", 30, 8192, Class::Jwt)),
+    ("bearer ", Rule::Bearer),
+    ("authorization:", Rule::Authorization),
+    ("-----begin ", Rule::PemBegin),
+    ("password", Rule::Assignment),
+    ("passwd", Rule::Assignment),
+    ("passphrase", Rule::Assignment),
+    ("secret", Rule::Assignment),
+    ("token", Rule::Assignment),
+    ("api_key", Rule::Assignment),
+    ("api-key", Rule::Assignment),
+    ("apikey", Rule::Assignment),
+    ("access_key", Rule::Assignment),
+    ("private_key", Rule::Assignment),
+    ("://", Rule::UrlPassword),
+];
+
+/// JSON keys whose string values are secrets: compared lower-cased, as the whole key or its
+/// last `_`/`-`-separated part(s).
+const SECRET_KEYS: &[&str] = &[
+    "password",
+    "passwd",
+    "passphrase",
+    "secret",
+    "client_secret",
+    "token",
+    "access_token",
+    "refresh_token",
+    "id_token",
+    "auth_token",
+    "api_key",
+    "apikey",
+    "access_key",
+    "secret_access_key",
+    "private_key",
+    "authorization",
+    "cookie",
+    "set-cookie",
+    "x-api-key",
+];
+
+/// Which bytes can start a pattern (either case): a one-byte test rejects almost every
+/// position before any pattern is compared.
+const fn first_bytes() -> [bool; 256] {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < PATTERNS.len() {
+        let c = PATTERNS[i].0.as_bytes()[0];
+        t[c.to_ascii_lowercase() as usize] = true;
+        t[c.to_ascii_uppercase() as usize] = true;
+        i += 1;
+    }
+    t
+}
+
+static FIRST: [bool; 256] = first_bytes();
+
+/// The longest pattern matching at `i` (ASCII case-insensitively), as (end, pattern index).
+/// A plain scan, not an automaton: building an Aho–Corasick automaton for these patterns
+/// costs about 0.1 ms per process, more than scanning a typical payload.
+fn match_at(b: &[u8], i: usize) -> Option<(usize, usize)> {
+    if !FIRST[b[i] as usize] {
+        return None;
+    }
+    let mut best: Option<(usize, usize)> = None;
+    for (k, (p, _)) in PATTERNS.iter().enumerate() {
+        let p = p.as_bytes();
+        if b.len() - i >= p.len()
+            && b[i..i + p.len()].eq_ignore_ascii_case(p)
+            && best.is_none_or(|(end, _)| i + p.len() > end)
+        {
+            best = Some((i + p.len(), k));
+        }
+    }
+    best
+}
+
+/// Redacts every string (and secret-named value) in `v`, in place. Returns how many secrets
+/// were replaced.
+pub fn value(v: &mut Value) -> usize {
+    walk(v, 0)
+}
+
+fn walk(v: &mut Value, depth: usize) -> usize {
+    match v {
+        Value::String(s) => match text(s) {
+            Some((clean, n)) => {
+                *s = clean;
+                n
+            }
+            None => 0,
+        },
+        Value::Array(a) if depth < 64 => a.iter_mut().map(|x| walk(x, depth + 1)).sum(),
+        Value::Object(o) if depth < 64 => o
+            .iter_mut()
+            .map(|(k, x)| match x {
+                Value::String(s) if secret_key(k) && !is_placeholder(s) => {
+                    *s = "[REDACTED]".into();
+                    1
+                }
+                _ => walk(x, depth + 1),
+            })
+            .sum(),
+        _ => 0,
+    }
+}
+
+fn secret_key(key: &str) -> bool {
+    let k = key.to_ascii_lowercase();
+    SECRET_KEYS.iter().any(|s| {
+        k == *s
+            || k.strip_suffix(s)
+                .is_some_and(|head| head.ends_with('_') || head.ends_with('-'))
+    })
+}
+
+/// A value that is clearly not a secret itself: empty, a reference, a mask.
+fn is_placeholder(v: &str) -> bool {
+    let t = v.trim();
+    t.is_empty()
+        || t.starts_with("${")
+        || t.starts_with("[REDACTED")
+        || t.chars()
+            .all(|c| c == '*' || c == 'x' || c == 'X' || c == '.')
+}
+
+/// Redacts a string. `None` when nothing was found (the common case: no allocation).
+pub fn text(s: &str) -> Option<(String, usize)> {
+    let b = s.as_bytes();
+    let mut cuts: Vec<(usize, usize, String)> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if let Some((end, k)) = match_at(b, i)
+            && let Some((start, stop, label)) = check(b, i, end, PATTERNS[k].1)
+        {
+            cuts.push((start, stop, label));
+            i = stop.max(i + 1);
+            continue;
+        }
+        i += 1;
+    }
+    if cuts.is_empty() {
+        return None;
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut at = 0;
+    for (start, end, label) in &cuts {
+        out.push_str(&s[at..*start]);
+        out.push_str(label);
+        at = *end;
+    }
+    out.push_str(&s[at..]);
+    Some((out, cuts.len()))
+}
+
+fn is_word(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+fn in_class(c: u8, class: Class) -> bool {
+    match class {
+        Class::Token => c.is_ascii_alphanumeric() || c == b'_' || c == b'-',
+        Class::Upper => c.is_ascii_uppercase() || c.is_ascii_digit(),
+        Class::Jwt => c.is_ascii_alphanumeric() || c == b'_' || c == b'-' || c == b'.',
+    }
+}
+
+fn run(b: &[u8], from: usize, pred: impl Fn(u8) -> bool) -> usize {
+    b[from..].iter().take_while(|c| pred(**c)).count()
+}
+
+/// Checks a hit; returns the byte range to replace and its replacement.
+fn check(b: &[u8], start: usize, end: usize, rule: Rule) -> Option<(usize, usize, String)> {
+    match rule {
+        Rule::Prefix {
+            kind,
+            min,
+            max,
+            class,
+        } => {
+            if start > 0 && (is_word(b[start - 1]) || b[start - 1] == b'-') {
+                return None;
+            }
+            let n = run(b, end, |c| in_class(c, class));
+            if n < min || n > max {
+                return None;
+            }
+            if kind == "jwt" {
+                // header.payload.signature, each part non-empty.
+                let tok = &b[start..end + n];
+                if tok.iter().filter(|c| **c == b'.').count() != 2 || tok.ends_with(b".") {
+                    return None;
+                }
+            }
+            if matches!(class, Class::Upper) && !b[start..end].iter().all(u8::is_ascii_uppercase) {
+                return None; // AWS ids are upper case: "akia" in prose is not one
+            }
+            Some((start, end + n, format!("[REDACTED:{kind}]")))
+        }
+        Rule::Bearer => {
+            let n = run(b, end, |c| {
+                c.is_ascii_alphanumeric() || b"._~+/=-".contains(&c)
+            });
+            (n >= 8).then(|| (end, end + n, "[REDACTED:bearer]".into()))
+        }
+        Rule::Authorization => {
+            let from = end + run(b, end, |c| c == b' ' || c == b'\t');
+            let n = run(b, from, |c| !matches!(c, b'\n' | b'\r' | b'"' | b'\''));
+            let value = std::str::from_utf8(&b[from..from + n]).ok()?;
+            (n > 0 && !is_placeholder(value))
+                .then(|| (from, from + n, "[REDACTED:authorization]".into()))
+        }
+        Rule::PemBegin => {
+            let rest = &b[end..];
+            let line_end = rest.iter().position(|c| *c == b'\n').unwrap_or(rest.len());
+            let header = &rest[..line_end];
+            if !contains(header, b"PRIVATE KEY-----") {
+                return None;
+            }
+            let stop = find(&b[end..], b"-----END ")
+                .map(|i| end + i)
+                .and_then(|i| {
+                    find(&b[i..], b"PRIVATE KEY-----").map(|j| i + j + b"PRIVATE KEY-----".len())
+                })
+                .unwrap_or(b.len());
+            Some((start, stop, "[REDACTED:private-key]".into()))
+        }
+        Rule::Assignment => assignment(b, start, end),
+        Rule::UrlPassword => {
+            // scheme://user:password@host — the authority ends at '/', '?', '#' or space.
+            let auth_len = run(b, end, |c| {
+                !matches!(c, b'/' | b'?' | b'#') && !c.is_ascii_whitespace()
+            });
+            let auth = &b[end..end + auth_len];
+            let at = auth.iter().rposition(|c| *c == b'@')?;
+            let colon = auth[..at].iter().position(|c| *c == b':')?;
+            let (from, to) = (end + colon + 1, end + at);
+            let pw = std::str::from_utf8(&b[from..to]).ok()?;
+            (to > from && !is_placeholder(pw)).then(|| (from, to, "[REDACTED:password]".into()))
+        }
+    }
+}
+
+/// `<name>[quote][spaces](=|:)[spaces][quote]<value>`, where the name ends with the hit (so
+/// `DB_PASSWORD=` counts, `passwords are` does not).
+fn assignment(b: &[u8], start: usize, end: usize) -> Option<(usize, usize, String)> {
+    if end < b.len() && is_word(b[end]) {
+        return None; // "tokens", "secretary"
+    }
+    let _ = start;
+    let mut i = end;
+    if i < b.len() && matches!(b[i], b'"' | b'\'') {
+        i += 1;
+    }
+    let before = run(b, i, |c| c == b' ' || c == b'\t');
+    i += before;
+    if i >= b.len() || !matches!(b[i], b'=' | b':') {
+        return None;
+    }
+    let sep = b[i];
+    // `==`, `:=`/`::` (code) and URL schemes are not assignments of a literal.
+    if i + 1 < b.len() && matches!(b[i + 1], b'=' | b':' | b'/') {
+        return None;
+    }
+    i += 1;
+    let after = run(b, i, |c| c == b' ' || c == b'\t');
+    i += after;
+    let quote = (i < b.len() && matches!(b[i], b'"' | b'\'')).then(|| b[i]);
+    if quote.is_some() {
+        i += 1;
+    }
+    let n = match quote {
+        Some(q) => run(b, i, |c| c != q && c != b'\n'),
+        // `token = next_token()` is code, not a literal: with spaces around `=`, only a
+        // quoted value counts.
+        None if sep == b'=' && before + after > 0 => return None,
+        None => run(b, i, |c| {
+            !c.is_ascii_whitespace()
+                && !matches!(c, b'&' | b',' | b';' | b'"' | b'\'' | b')' | b'}' | b'(')
+        }),
+    };
+    let value = std::str::from_utf8(&b[i..i + n]).ok()?;
+    let call = quote.is_none() && b.get(i + n) == Some(&b'(');
+    let small_number = n < 6 && value.bytes().all(|c| c.is_ascii_digit());
+    if n == 0 || call || small_number || is_placeholder(value) || value.starts_with('$') {
+        return None;
+    }
+    Some((i, i + n, "[REDACTED]".into()))
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    find(hay, needle).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn r(s: &str) -> String {
+        text(s).map_or_else(|| s.to_string(), |(t, _)| t)
+    }
+
+    #[test]
+    fn provider_keys_are_cut() {
+        let cases = [
+            (
+                "key sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx end",
+                "key [REDACTED:api-key] end",
+            ),
+            (
+                "OPENAI=sk-proj-1234567890abcdefghij",
+                "OPENAI=[REDACTED:api-key]",
+            ),
+            (
+                "ghp_0123456789abcdefghijABCDEFGHIJ012345",
+                "[REDACTED:github-token]",
+            ),
+            (
+                "github_pat_11ABCDEFG0123456789_abcdefghijklmnop",
+                "[REDACTED:github-token]",
+            ),
+            ("glpat-abcdefghij0123456789", "[REDACTED:gitlab-token]"),
+            (
+                "aws AKIAIOSFODNN7EXAMPLE x",
+                "aws [REDACTED:aws-access-key-id] x",
+            ),
+            ("xoxb-1234567890-abcdefghij", "[REDACTED:slack-token]"),
+            (
+                "AIzaSyA-1234567890abcdefghijklmnopqrstu",
+                "[REDACTED:google-api-key]",
+            ),
+            (
+                "stripe sk_live_abcdefghijklmnop1234",
+                "stripe [REDACTED:stripe-key]",
+            ),
+            (
+                "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+                "jwt [REDACTED:jwt]",
+            ),
+        ];
+        for (input, want) in cases {
+            assert_eq!(r(input), want, "{input}");
+        }
+    }
+
+    #[test]
+    fn bearer_authorization_and_assignments() {
+        assert_eq!(
+            r("curl -H 'Authorization: Bearer abc.def-123456' https://x"),
+            "curl -H 'Authorization: [REDACTED:authorization]' https://x"
+        );
+        assert_eq!(
+            r("token is Bearer abcdefgh12345678"),
+            "token is Bearer [REDACTED:bearer]"
+        );
+        assert_eq!(r("password=hunter22 next"), "password=[REDACTED] next");
+        assert_eq!(
+            r("export DB_PASSWORD='s3cr3t pass'"),
+            "export DB_PASSWORD='[REDACTED]'"
+        );
+        assert_eq!(
+            r(r#"{"api_key": "abcd1234"}"#),
+            r#"{"api_key": "[REDACTED]"}"#
+        );
+        assert_eq!(r("Secret: topsecretvalue"), "Secret: [REDACTED]");
+        assert_eq!(
+            r("psql postgres://app:pw123@db:5432/x"),
+            "psql postgres://app:[REDACTED:password]@db:5432/x"
+        );
+    }
+
+    #[test]
+    fn private_key_blocks_go_whole() {
+        let pem = "a\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\nAAAA\n-----END OPENSSH PRIVATE KEY-----\nz";
+        assert_eq!(r(pem), "a\n[REDACTED:private-key]\nz");
+        let cut = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA";
+        assert_eq!(r(cut), "[REDACTED:private-key]");
+        let public = "-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----";
+        assert_eq!(r(public), public);
+    }
+
+    #[test]
+    fn ordinary_text_is_left_alone() {
+        for s in [
+            "ask-me-anything and task-force are words",
+            "the max_tokens: 4096 setting and input_tokens",
+            "passwords are hashed; the token bucket refills",
+            "let token = next_token()?;",
+            "if password == expected {",
+            "password: ${DB_PASSWORD}",
+            "https://example.com/path?x=1",
+            "akia is not a key",
+            "Bearer short",
+            "",
+        ] {
+            assert_eq!(r(s), s, "{s}");
+        }
+    }
+
+    #[test]
+    fn json_values_under_secret_keys_are_replaced() {
+        let mut v = json!({
+            "tool_input": {"command": "deploy --token=abcdef123456", "env": {"GITHUB_TOKEN": "plain", "max_tokens": 5, "token_count": "3"}},
+            "password": "x1", "Authorization": "Basic dXNlcjpwYXNz", "note": "fine",
+            "list": ["ghp_0123456789abcdefghijABCDEFGHIJ012345"]
+        });
+        let n = value(&mut v);
+        assert_eq!(v["tool_input"]["command"], "deploy --token=[REDACTED]");
+        assert_eq!(v["tool_input"]["env"]["GITHUB_TOKEN"], "[REDACTED]");
+        assert_eq!(v["tool_input"]["env"]["max_tokens"], 5);
+        assert_eq!(v["tool_input"]["env"]["token_count"], "3");
+        assert_eq!(v["password"], "[REDACTED]");
+        assert_eq!(v["Authorization"], "[REDACTED]");
+        assert_eq!(v["note"], "fine");
+        assert_eq!(v["list"][0], "[REDACTED:github-token]");
+        assert_eq!(n, 5);
+    }
+
+    #[test]
+    fn multibyte_text_around_secrets_survives() {
+        assert_eq!(r("é password=ü1234 ü"), "é password=[REDACTED] ü");
+        assert_eq!(
+            r("日本 ghp_0123456789abcdefghijABCDEFGHIJ012345 語"),
+            "日本 [REDACTED:github-token] 語"
+        );
+    }
+}

@@ -1,0 +1,55 @@
+//! Sinks configured in `hooks.toml` (`type = "async_webhook"`): the user hooks module loads and
+//! trusts the file, export spools and delivers. A project file configures nothing until trusted.
+
+use super::server::{Mode, Server};
+use super::*;
+use crate::user_hooks::{Setup, q};
+
+fn sink_entry(url: &str) -> String {
+    format!(
+        "[[hooks]]\nevent = \"post-tool-use\"\nmatcher = \"Ba*\"\ntype = \"async_webhook\"\nurl = {}\nbatch_size = 2\nflush_interval_ms = 3600000\n",
+        q(url)
+    )
+}
+
+fn tool(s: &Setup, name: &str) {
+    s.hook("post-tool-use")
+        .env("OMC_EXPORT_LINGER_MS", "300")
+        .payload({
+            let mut v = crate::common::payload("PostToolUse", "sess-c", s.root());
+            v["tool_name"] = json!(name);
+            v["tool_input"] = json!({"command": "ls"});
+            v["tool_response"] = json!({"stdout": "ok"});
+            v
+        })
+        .run()
+        .expect_valid();
+}
+
+#[test]
+fn a_trusted_project_sink_delivers_and_an_untrusted_one_spools_nothing() {
+    let srv = Server::start(Mode::Ok);
+    let s = Setup::new();
+    s.project_hooks(&sink_entry(&srv.url("/team")));
+
+    // Untrusted: nothing is spooled, nothing is sent.
+    tool(&s, "Bash");
+    tool(&s, "Bash");
+    assert!(spooled_records(s.root()).is_empty());
+    assert!(flusher_pid(s.root()).is_none());
+
+    // Trusted: a batch of two reaches the endpoint; a tool the matcher does not name is left out.
+    s.trust();
+    tool(&s, "Bash");
+    tool(&s, "Read");
+    tool(&s, "Bash");
+    srv.wait_for(PATIENCE, "the batch from hooks.toml", |s| {
+        s.answered_ok() >= 1
+    });
+    let reqs = srv.requests();
+    let body = reqs[0].json();
+    let events = body["events"].as_array().unwrap();
+    assert_eq!(events.len(), 2, "{body}");
+    assert!(events.iter().all(|e| e["payload"]["tool_name"] == "Bash"));
+    wait_until("the flusher to exit", || flusher_pid(s.root()).is_none());
+}
