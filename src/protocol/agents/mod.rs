@@ -246,11 +246,16 @@ pub fn detect_shape(map: &Map<String, Value>) -> Option<Agent> {
             .any(|k| has(k));
         return Some(if qwen { Agent::Qwen } else { Agent::Gemini });
     }
-    if has("turn_id") || map.get("model").is_some_and(Value::is_string) {
+    if has("turn_id") {
         return Some(Agent::Codex);
     }
+    // Claude Code (2.1.3xx) stamps nearly every payload with `prompt_id`; Codex never does.
     if has("prompt_id") {
         return Some(Agent::Claude);
+    }
+    // Codex's SessionStart: `model` and `permission_mode` (Claude Code's has `model` only).
+    if map.get("model").is_some_and(Value::is_string) && has("permission_mode") {
+        return Some(Agent::Codex);
     }
     None
 }
@@ -304,6 +309,12 @@ pub fn encode(input: &HookInput, hook: crate::hooks::Hook, answer: &Answer) -> O
 /// it off silently: Claude Code `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP` (default 8), Qwen Code
 /// `QWEN_CODE_STOP_HOOK_BLOCK_CAP` (default 8), Cursor's `loop_limit` (default 5).
 pub fn stop_block_cap(agent: Agent, env: &Env) -> u32 {
+    stop_block_limit(agent, env).0
+}
+
+/// [`stop_block_cap`] and whose cap it is (the client's name, or `omc-hooks` when ours is the
+/// lower), for the note the person reads when a run pauses.
+pub fn stop_block_limit(agent: Agent, env: &Env) -> (u32, &'static str) {
     let num = |name: &str| {
         env.var(name)
             .and_then(|v| v.trim().parse::<u32>().ok())
@@ -316,7 +327,10 @@ pub fn stop_block_cap(agent: Agent, env: &Env) -> u32 {
         Wire::Cursor => Some(CURSOR_LOOP_LIMIT),
         Wire::Codex | Wire::Gemini => None,
     };
-    client.map_or(own, |c| c.min(own))
+    match client {
+        Some(c) if c <= own => (c, agent.wire().agent().client()),
+        _ => (own, "omc-hooks"),
+    }
 }
 
 /// Our own consecutive-block cap when `OMC_STOP_BLOCK_CAP` does not set one.
