@@ -428,8 +428,16 @@ mod tests {
                 Some(Agent::Codex),
             ),
             (
-                json!({"hook_event_name":"SessionStart","model":"gpt","source":"startup"}),
+                json!({"hook_event_name":"SessionStart","model":"gpt","permission_mode":"bypassPermissions","source":"startup"}),
                 Some(Agent::Codex),
+            ),
+            (
+                json!({"hook_event_name":"SessionStart","model":"claude-opus","source":"compact","prompt_id":"p"}),
+                Some(Agent::Claude),
+            ),
+            (
+                json!({"hook_event_name":"SessionStart","model":"claude-opus","source":"startup"}),
+                None,
             ),
             (
                 json!({"hook_event_name":"Stop","permission_mode":"default","prompt_id":"p"}),
