@@ -6,6 +6,7 @@
 
 mod agents;
 mod agents_golden;
+mod agents_install;
 mod cli;
 mod common;
 mod demo;
