@@ -36,9 +36,13 @@ impl Layout {
         })
     }
 
-    /// The handler object that runs `sub`.
+    /// The handler object that runs `sub` on the binary at `exe`.
     pub(super) fn handler(&self, exe: &Path, sub: &str) -> Value {
-        let command = super::command_for(exe, self.agent, sub);
+        self.handler_running(super::command_for(exe, self.agent, sub), sub)
+    }
+
+    /// The handler object for `sub` with the command line given.
+    pub(super) fn handler_running(&self, command: String, sub: &str) -> Value {
         let secs = timeout_secs(sub);
         match self.agent {
             // Milliseconds; the name is what Gemini shows and fingerprints for trust.

@@ -12,6 +12,7 @@
 
 mod codex_features;
 mod layout;
+mod packaging;
 
 use super::args::fail;
 use super::settings::{self, SettingsFile};
