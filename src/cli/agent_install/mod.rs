@@ -12,6 +12,8 @@
 
 mod codex_features;
 mod layout;
+// Generates (and a test pins) the shipped Codex plugin and Gemini extension files.
+#[cfg(test)]
 mod packaging;
 
 use super::args::fail;
