@@ -20,7 +20,10 @@ Usage: omc-hooks doctor [--agents]
 Checks, and says how to fix:
   * this binary's version, and the plugin checkout it sits in (hooks.json, plugin.json);
   * where the hooks are installed — <project>/.claude/settings.json, settings.local.json,
-    ~/.claude/settings.json — and whether their commands reach an existing executable;
+    ~/.claude/settings.json — and whether their commands reach an existing executable; the
+    same for the other agents' files install --agent writes (.codex/hooks.json,
+    .gemini/settings.json, .qwen/settings.json, .cursor/hooks.json, and their user-level
+    ones), with the switches that turn a client's hooks off;
   * the project's state directory: whether the hooks can write it (read-only filesystem,
     permissions, a refused symlink, a full disk), corrupt files moved aside (*.corrupt-*),
     temporary files left by an interrupted write (.tmp-*), unreadable state files, stale
@@ -51,6 +54,9 @@ impl Report {
     }
     pub(super) fn problem(&mut self, what: impl Into<String>, fix: impl Into<String>) {
         self.problems.push((what.into(), fix.into()));
+    }
+    pub(super) fn note(&mut self, text: impl Into<String>) {
+        self.notes.push(text.into());
     }
 }
 
@@ -110,6 +116,7 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
             "no HOME or CLAUDE_CONFIG_DIR set; user settings not checked",
         ),
     }
+    super::agent_install::check::check(&mut r, env, root.as_ref().map(|r| r.project.as_path()));
     let programs: BTreeSet<&String> = installs.iter().flat_map(|(_, p)| p).collect();
     if programs.len() > 1 {
         r.problem(
