@@ -10,6 +10,8 @@
 //! session's state; before every timed run the snapshot is restored, so every invocation sees
 //! the same state. Only the hook process is timed: spawn → payload written → exit reaped.
 
+use omc_hooks::protocol::Agent;
+use omc_hooks::protocol::agents::table;
 use serde_json::{Value, json};
 use std::io::Write;
 use std::os::unix::process::ExitStatusExt;
@@ -118,14 +120,16 @@ impl Bench {
         self.dir.path()
     }
 
+    /// A payload of Claude Code's `event` as this bench's agent sends it (its own event name
+    /// for the hook that serves it, its own fields).
     fn payload(&self, event: &str, extra: Value) -> Vec<u8> {
-        let mut v = json!({
-            "session_id": SID,
-            "transcript_path": self.path().join("transcript.jsonl"),
-            "cwd": self.path(),
-            "hook_event_name": event,
-            "permission_mode": "default",
-        });
+        let hook = omc_hooks::hooks::HOOKS
+            .iter()
+            .find(|h| h.event == event)
+            .map_or("stop", |h| h.name);
+        let wire = Agent::parse(self.agent).unwrap().wire();
+        let own = table::agent_event(wire, hook).unwrap_or(event);
+        let mut v = agent_base(self.agent, self.path(), own);
         for (k, val) in extra.as_object().unwrap() {
             v[k] = val.clone();
         }
@@ -156,25 +160,86 @@ impl Bench {
                 json!({"prompt": "ralph fix the failing tests in src/parser"}),
             ),
         );
-        self.hook(
-            "pre-tool-use",
-            &self.payload("PreToolUse", json!({"tool_name": "Skill", "tool_input": {"skill": "plan"}, "tool_use_id": "toolu_1"})),
-        );
+        // The agent's own skill tool (Codex and Cursor have none).
+        let skill = match self.agent {
+            "gemini" => {
+                Some(json!({"tool_name": "activate_skill", "tool_input": {"name": "plan"}}))
+            }
+            "qwen" => Some(
+                json!({"tool_name": "skill", "tool_input": {"skill": "plan"}, "tool_use_id": "toolu_1"}),
+            ),
+            "claude" => Some(
+                json!({"tool_name": "Skill", "tool_input": {"skill": "plan"}, "tool_use_id": "toolu_1"}),
+            ),
+            _ => None,
+        };
+        if let Some(extra) = skill {
+            self.hook("pre-tool-use", &self.payload("PreToolUse", extra));
+        }
+        // Its own edit tool (Codex's apply_patch carries no file and line counts: none recorded).
+        let edit_tool = match self.agent {
+            "gemini" => "replace",
+            "qwen" => "edit",
+            "codex" => "apply_patch",
+            _ => "Edit",
+        };
         for i in 0..edits {
             let file = p.join(format!("src/file{}.rs", i % 50));
-            self.hook(
-                "post-tool-use",
-                &self.payload("PostToolUse", json!({
-                    "tool_name": "Edit",
-                    "tool_input": {"file_path": file, "old_string": "fn a() {}\n", "new_string": format!("fn a() {{\n    let x = {i};\n}}\n")},
+            let new = format!("fn a() {{\n    let x = {i};\n}}\n");
+            let payload = if self.agent == "cursor" {
+                let mut v = agent_base("cursor", &p, "afterFileEdit");
+                v["file_path"] = json!(file);
+                v["edits"] = json!([{"old_string": "fn a() {}\n", "new_string": new}]);
+                serde_json::to_vec(&v).unwrap()
+            } else {
+                self.payload("PostToolUse", json!({
+                    "tool_name": edit_tool,
+                    "tool_input": {"file_path": file, "old_string": "fn a() {}\n", "new_string": new},
                     "tool_response": {"filePath": file, "success": true},
                     "tool_use_id": format!("toolu_e{i}")
-                })),
-            );
+                }))
+            };
+            self.hook("post-tool-use", &payload);
         }
-        self.hook(
-            "post-tool-use-failure",
-            &self.payload("PostToolUseFailure", json!({"tool_name": "Bash", "tool_input": {"command": "cargo test"}, "error": "Exit code 101\ntest parser::tests::it_parses ... FAILED", "is_interrupt": false, "tool_use_id": "toolu_f"})),
+        // A fresh failure, reported the agent's way.
+        let (sub, event, extra) = match self.agent {
+            "codex" => (
+                "post-tool-use",
+                "PostToolUse",
+                json!({"tool_name": "Bash", "tool_input": {"command": "cargo test"},
+                "tool_response": "Process exited with code 101\nOutput:\ntest parser::tests::it_parses ... FAILED\n", "tool_use_id": "toolu_f"}),
+            ),
+            "gemini" => (
+                "post-tool-use",
+                "PostToolUse",
+                json!({"tool_name": "run_shell_command", "tool_input": {"command": "cargo test"},
+                "tool_response": {"llmContent": "Output: test parser::tests::it_parses ... FAILED\nExit Code: 101", "returnDisplay": ""}}),
+            ),
+            "qwen" => (
+                "post-tool-use",
+                "PostToolUse",
+                json!({"tool_name": "run_shell_command", "tool_input": {"command": "cargo test"},
+                "tool_response": {"llmContent": "Command: cargo test\nOutput: FAILED\nError: (none)\nExit Code: 101", "returnDisplay": ""}, "tool_use_id": "toolu_f"}),
+            ),
+            "cursor" => (
+                "post-tool-use-failure",
+                "PostToolUseFailure",
+                json!({"tool_name": "Shell", "tool_input": {"command": "cargo test"},
+                "error_message": "Exit code 101", "failure_type": "error", "is_interrupt": false}),
+            ),
+            _ => (
+                "post-tool-use-failure",
+                "PostToolUseFailure",
+                json!({"tool_name": "Bash", "tool_input": {"command": "cargo test"},
+                "error": "Exit code 101\ntest parser::tests::it_parses ... FAILED", "is_interrupt": false, "tool_use_id": "toolu_f"}),
+            ),
+        };
+        self.hook(sub, &self.payload(event, extra));
+        assert!(
+            p.join(format!(".omc/state/sessions/{SID}/ralph-state.json"))
+                .is_file(),
+            "{}: seeding did not start the run",
+            self.agent
         );
         let snap = tempfile::tempdir().unwrap().keep();
         copy_tree(&p.join(".omc"), &snap.join("omc"));
@@ -211,14 +276,21 @@ struct Row {
     p10: f64,
     p90: f64,
     rss: i64,
+    /// The median of `sh -c true` spawned interleaved with this case (one before each of its
+    /// runs): the floor under the same load as the case itself.
+    floor: f64,
 }
 
+/// Times `program args` with `payload`, each run preceded by one `sh -c true` (untimed state
+/// restore in between), so case and floor see the same load on a shared machine.
 fn measure(runs: usize, b: &Bench, program: &str, args: &[&str], payload: &[u8]) -> Row {
     let mut samples = Vec::with_capacity(runs);
+    let mut floor = Vec::with_capacity(runs);
     // One warm-up run, not counted.
     b.restore();
     run_once(program, args, payload, b.path(), &[]);
     for _ in 0..runs {
+        floor.push(run_once("/bin/sh", &["-c", "true"], payload, b.path(), &[]));
         b.restore();
         samples.push(run_once(program, args, payload, b.path(), &[]));
     }
@@ -229,6 +301,7 @@ fn measure(runs: usize, b: &Bench, program: &str, args: &[&str], payload: &[u8])
         p10,
         p90,
         rss,
+        floor: stats(&floor).0,
     }
 }
 
@@ -508,18 +581,19 @@ fn main() {
     println!();
     let table = |rows: &[Row]| {
         println!(
-            "| case | median (ms) | p10–p90 (ms) | × `/bin/true` | × `sh -c true` | peak RSS (MB) |"
+            "| case | median (ms) | p10–p90 (ms) | × `/bin/true` | × `sh -c true` | × `sh -c true` interleaved | peak RSS (MB) |"
         );
-        println!("|---|---:|---:|---:|---:|---:|");
+        println!("|---|---:|---:|---:|---:|---:|---:|");
         for r in rows {
             println!(
-                "| {} | {:.2} | {:.2}–{:.2} | {:.2} | {:.2} | {:.1} |",
+                "| {} | {:.2} | {:.2}–{:.2} | {:.2} | {:.2} | {:.2} | {:.1} |",
                 r.case,
                 r.median / 1000.0,
                 r.p10 / 1000.0,
                 r.p90 / 1000.0,
                 r.median / baseline,
                 r.median / sh_floor,
+                r.median / r.floor,
                 r.rss as f64 / 1024.0
             );
         }
@@ -534,27 +608,7 @@ fn main() {
 /// The events each agent's installed hooks receive, as that agent sends them (agents-live,
 /// agent-hook-protocols §4), for the bench session: (subcommand, label, payload).
 fn agent_cases(agent: &str, project: &Path) -> Vec<(&'static str, String, Vec<u8>)> {
-    let transcript = project.join("transcript.jsonl");
-    let base = |event: &str| -> Value {
-        match agent {
-            "codex" => {
-                json!({"session_id": SID, "turn_id": "turn-1", "transcript_path": transcript,
-                "cwd": project, "hook_event_name": event, "model": "gpt-5", "permission_mode": "bypassPermissions"})
-            }
-            "gemini" => json!({"session_id": SID, "transcript_path": transcript, "cwd": project,
-                "hook_event_name": event, "timestamp": "2026-12-03T08:38:50.314Z"}),
-            "qwen" => json!({"session_id": SID, "transcript_path": transcript, "cwd": project,
-                "hook_event_name": event, "timestamp": "2026-12-03T08:38:50.314Z",
-                "permission_mode": "yolo", "prompt_id": format!("{SID}########1")}),
-            "cursor" => {
-                json!({"conversation_id": SID, "generation_id": "g-1", "model": "claude-sonnet-4",
-                "hook_event_name": event, "cursor_version": "1.7.2", "workspace_roots": [project],
-                "user_email": null, "transcript_path": null})
-            }
-            _ => json!({"session_id": SID, "transcript_path": transcript, "cwd": project,
-                "hook_event_name": event, "permission_mode": "default"}),
-        }
-    };
+    let base = |event: &str| agent_base(agent, project, event);
     let with = |event: &str, extra: Value| -> Vec<u8> {
         let mut v = base(event);
         for (k, x) in extra.as_object().unwrap() {
@@ -768,4 +822,27 @@ fn tail_line(input_tokens: u64) -> Vec<u8> {
     let mut s = serde_json::to_vec(&v).unwrap();
     s.push(b'\n');
     s
+}
+
+/// The fields every payload of `agent` carries, for the bench session and `event` (the
+/// agent's own name for it), as each client sends them (agents-live §1.4, §2.3, §3.3;
+/// agent-hook-protocols §4).
+fn agent_base(agent: &str, project: &Path, event: &str) -> Value {
+    let transcript = project.join("transcript.jsonl");
+    match agent {
+        "codex" => json!({"session_id": SID, "turn_id": "turn-1", "transcript_path": transcript,
+            "cwd": project, "hook_event_name": event, "model": "gpt-5", "permission_mode": "bypassPermissions"}),
+        "gemini" => json!({"session_id": SID, "transcript_path": transcript, "cwd": project,
+            "hook_event_name": event, "timestamp": "2026-12-03T08:38:50.314Z"}),
+        "qwen" => json!({"session_id": SID, "transcript_path": transcript, "cwd": project,
+            "hook_event_name": event, "timestamp": "2026-12-03T08:38:50.314Z",
+            "permission_mode": "yolo", "prompt_id": format!("{SID}########1")}),
+        "cursor" => {
+            json!({"conversation_id": SID, "generation_id": "g-1", "model": "claude-sonnet-4",
+            "hook_event_name": event, "cursor_version": "1.7.2", "workspace_roots": [project],
+            "user_email": null, "transcript_path": null})
+        }
+        _ => json!({"session_id": SID, "transcript_path": transcript, "cwd": project,
+            "hook_event_name": event, "permission_mode": "default"}),
+    }
 }
