@@ -674,6 +674,22 @@ fn suspended_in(p: &Project, agent: &str, sid: &str) {
     };
     hook(p, agent, "session-start", start).expect_valid();
     hook(p, agent, "user-prompt-submit", prompt).expect_context("[MAGIC KEYWORD: RALPH]");
+    if agent == "claude" {
+        let file = p.path().join("src/parser.rs");
+        hook(
+            p,
+            agent,
+            "post-tool-use",
+            claude(
+                p,
+                sid,
+                "PostToolUse",
+                json!({"tool_name": "Edit", "tool_input": {"file_path": file, "old_string": "a\n", "new_string": "b\nc\n"},
+                       "tool_response": {"success": true}, "tool_use_id": "toolu_e1"}),
+            ),
+        )
+        .expect_valid();
+    }
     continuation(&hook(p, agent, "stop", stop.clone()));
     continuation(&hook(p, agent, "stop", stop));
     hook(p, agent, "session-end", end).expect_noop();
@@ -722,6 +738,18 @@ fn a_run_suspended_in_claude_code_resumes_in_codex() {
     let s = ralph_state(&p, "codex-s2");
     assert_eq!(s["session_id"], "codex-s2");
     assert_eq!(s["resumed_from"], "claude-s1");
+    // The files the Claude Code session edited came along.
+    let edits = p
+        .read_json(".omc/state/sessions/codex-s2/edits.json")
+        .expect("edits carried over");
+    assert_valid("edits", &edits);
+    assert!(
+        edits["files"][0]["path"]
+            .as_str()
+            .unwrap()
+            .ends_with("src/parser.rs"),
+        "{edits}"
+    );
     // Each session records the agent it runs in when it starts.
     let rec = p
         .read_json(".omc/state/sessions/codex-s2/session.json")
