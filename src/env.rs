@@ -51,6 +51,7 @@ const EXTRA_VARS: &[&str] = &[
     "PATH",
     "QWEN_CODE_STOP_HOOK_BLOCK_CAP",
     "QWEN_HOME",
+    "XDG_DATA_HOME",
 ];
 
 impl Env {

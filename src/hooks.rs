@@ -7,6 +7,55 @@ use std::time::Duration;
 /// The manifest shipped at the repository root, compiled in.
 pub const MANIFEST: &str = include_str!("../hooks.json");
 
+/// The shell command every manifest entry runs, `{sub}` standing for its subcommand. The client
+/// already runs a hook's command through a shell; this finds the binary inside that one shell,
+/// with built-ins only (no extra process once a binary is found), first that exists:
+///
+/// 1. `bin/omc-hooks` in the plugin — the prebuilt binary of a marketplace install (a link the
+///    first hook makes to `bin/<target>/omc-hooks`, step 5);
+/// 2. `target/release/omc-hooks` — a checkout built with `cargo build --release`;
+/// 3. `omc-hooks` on PATH, then `~/.cargo/bin/omc-hooks` — `cargo install omc-hooks`;
+/// 4. (none of these) the plugin's `bin/<target>/omc-hooks` for this machine, found once with
+///    `uname` and linked as `bin/omc-hooks` for the next hooks;
+/// 5. nothing at all: exit 0 (fail open); SessionStart alone says, once per session, how to
+///    get the binary (a `systemMessage`, which the person sees and the model does not).
+///
+/// The command ends with the subcommand's name as its last word.
+pub const LAUNCHER: &str = concat!(
+    r#"o(){ r="${CLAUDE_PLUGIN_ROOT}"; "#,
+    r#"for b in "$r/bin/omc-hooks" "$r/target/release/omc-hooks"; do [ -x "$b" ] && exec "$b" "$@"; done; "#,
+    r#"command -v omc-hooks >/dev/null 2>&1 && exec omc-hooks "$@"; "#,
+    r#"[ -x "$HOME/.cargo/bin/omc-hooks" ] && exec "$HOME/.cargo/bin/omc-hooks" "$@"; "#,
+    r#"case "$(uname -sm 2>/dev/null)" in "#,
+    r#""Linux x86_64") t=x86_64-unknown-linux-musl;; "#,
+    r#""Linux aarch64"|"Linux arm64") t=aarch64-unknown-linux-musl;; "#,
+    r#""Darwin x86_64") t=x86_64-apple-darwin;; "#,
+    r#""Darwin arm64") t=aarch64-apple-darwin;; "#,
+    r#"*) t=none;; esac; "#,
+    r#"if [ -x "$r/bin/$t/omc-hooks" ]; then ln -s "$t/omc-hooks" "$r/bin/omc-hooks" 2>/dev/null; exec "$r/bin/$t/omc-hooks" "$@"; fi; "#,
+    r#"[ "$1" = session-start ] && echo '{"systemMessage":"omc-hooks is off: its binary is not installed. Run: cargo install omc-hooks (or install the plugin from its marketplace, which ships prebuilt binaries), then start a new session. omc-hooks doctor checks the setup."}'; "#,
+    r#"exit 0; }; o {sub}"#
+);
+
+/// The manifest command for a hook subcommand.
+pub fn launcher(sub: &str) -> String {
+    LAUNCHER.replace("{sub}", sub)
+}
+
+/// The hook subcommand a manifest command runs: its last word, when that names one.
+pub fn manifest_subcommand(command: &str) -> Option<&'static str> {
+    find(command.split_whitespace().last()?).map(|h| h.name)
+}
+
+/// The Rust target names the release builds, as `bin/<target>/omc-hooks` in the plugin bundle
+/// and in [`LAUNCHER`]'s choice by `uname -sm`.
+pub const RELEASE_TARGETS: [&str; 4] = [
+    "x86_64-unknown-linux-musl",
+    "aarch64-unknown-linux-musl",
+    "x86_64-apple-darwin",
+    "aarch64-apple-darwin",
+];
+
 /// One hook subcommand.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Hook {
@@ -177,9 +226,22 @@ mod tests {
     }
 
     #[test]
-    fn commands_reach_the_binary_through_the_plugin_root() {
+    fn every_manifest_command_is_the_launcher_for_its_subcommand() {
         let v: serde_json::Value = serde_json::from_str(MANIFEST).unwrap();
-        let text = v.to_string();
-        assert!(text.contains("${CLAUDE_PLUGIN_ROOT}/target/release/omc-hooks"));
+        let mut n = 0;
+        for groups in v["hooks"].as_object().unwrap().values() {
+            for g in groups.as_array().unwrap() {
+                for h in g["hooks"].as_array().unwrap() {
+                    let cmd = h["command"].as_str().unwrap();
+                    let sub = manifest_subcommand(cmd).expect("names a hook subcommand");
+                    assert_eq!(cmd, launcher(sub));
+                    n += 1;
+                }
+            }
+        }
+        assert_eq!(n, HOOKS.len());
+        for t in RELEASE_TARGETS {
+            assert!(LAUNCHER.contains(&format!(") t={t};;")), "{t}");
+        }
     }
 }

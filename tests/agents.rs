@@ -951,14 +951,19 @@ fn the_agent_flag_in_every_spelling_and_its_errors() {
 fn recorded_claude_code_payloads_read_as_claude_code() {
     let traces = tempfile::tempdir().unwrap();
     let trace = traces.path().join("t.jsonl");
+    let mut seen = 0;
     for (name, payload) in crate::common::fixtures() {
+        // Hook payloads only (the status line's input is recorded beside them).
+        let Some(event) = payload["hook_event_name"].as_str().map(str::to_string) else {
+            continue;
+        };
         let p = Project::new();
-        let event = payload["hook_event_name"].as_str().unwrap().to_string();
         let sub = crate::common::manifest_hooks()
             .into_iter()
             .find(|(e, _)| *e == event)
             .map(|(_, s)| s)
             .unwrap();
+        seen += 1;
         let out = Hook::new(&sub)
             .payload(payload)
             .cwd(p.path())
@@ -975,6 +980,7 @@ fn recorded_claude_code_payloads_read_as_claude_code() {
         );
         assert_eq!(line["event"], event, "{name}");
     }
+    assert!(seen >= 25, "{seen} recorded hook payloads");
 }
 
 #[test]

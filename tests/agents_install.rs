@@ -454,9 +454,10 @@ fn usage_errors_and_refusals() {
     let out = omc(&["install", "--agent", "gemini"], p.path(), &[]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(std::fs::read_to_string(&f).unwrap(), "{ not json");
-    // --agent claude is the Claude Code settings file, as without --agent.
+    // --agent claude is the Claude Code settings file, as without --agent (its default scope:
+    // this machine's settings.local.json).
     ok(&omc(&["install", "--agent", "claude"], p.path(), &[]));
-    assert!(p.path().join(".claude/settings.json").is_file());
+    assert!(p.path().join(".claude/settings.local.json").is_file());
 }
 
 #[test]

@@ -9,29 +9,29 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const NOW: i64 = 1_796_305_500_000;
-const MIN: i64 = 60_000;
+pub(crate) const NOW: i64 = 1_796_305_500_000;
+pub(crate) const MIN: i64 = 60_000;
 
 fn iso(ms: i64) -> String {
     omc_hooks::time::iso(ms)
 }
 
 /// A project, a home directory and an empty PATH directory, all temporary.
-struct World {
-    project: Project,
-    home: tempfile::TempDir,
-    path_dir: tempfile::TempDir,
-    config_dir: Option<PathBuf>,
+pub(crate) struct World {
+    pub(crate) project: Project,
+    pub(crate) home: tempfile::TempDir,
+    pub(crate) path_dir: tempfile::TempDir,
+    pub(crate) config_dir: Option<PathBuf>,
 }
 
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
+pub(crate) struct Out {
+    pub(crate) code: i32,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
 }
 
 impl World {
-    fn new() -> World {
+    pub(crate) fn new() -> World {
         World {
             project: Project::new(),
             home: tempfile::tempdir().unwrap(),
@@ -40,15 +40,15 @@ impl World {
         }
     }
 
-    fn p(&self) -> &Path {
+    pub(crate) fn p(&self) -> &Path {
         self.project.path()
     }
 
-    fn project_settings(&self) -> PathBuf {
+    pub(crate) fn project_settings(&self) -> PathBuf {
         self.p().join(".claude/settings.json")
     }
 
-    fn user_settings(&self) -> PathBuf {
+    pub(crate) fn user_settings(&self) -> PathBuf {
         match &self.config_dir {
             Some(d) => d.join("settings.json"),
             None => self.home.path().join(".claude/settings.json"),
@@ -56,7 +56,7 @@ impl World {
     }
 
     #[track_caller]
-    fn run_in(&self, cwd: &Path, args: &[&str]) -> Out {
+    pub(crate) fn run_in(&self, cwd: &Path, args: &[&str]) -> Out {
         let mut cmd = Command::new(BIN);
         cmd.args(args)
             .current_dir(cwd)
@@ -67,7 +67,8 @@ impl World {
             .env_remove("CLAUDE_PROJECT_DIR")
             .env_remove("OMC_STATE_DIR")
             .env_remove("DISABLE_OMC")
-            .env_remove("OMC_SKIP_HOOKS");
+            .env_remove("OMC_SKIP_HOOKS")
+            .env_remove("XDG_DATA_HOME");
         if let Some(d) = &self.config_dir {
             cmd.env("CLAUDE_CONFIG_DIR", d);
         }
@@ -80,12 +81,12 @@ impl World {
     }
 
     #[track_caller]
-    fn run(&self, args: &[&str]) -> Out {
+    pub(crate) fn run(&self, args: &[&str]) -> Out {
         self.run_in(self.p(), args)
     }
 
     /// Seeds a state file under `.omc/state/sessions/<sid>/` (or `.omc/state/` for `None`).
-    fn seed(&self, sid: Option<&str>, name: &str, v: Value) {
+    pub(crate) fn seed(&self, sid: Option<&str>, name: &str, v: Value) {
         let rel = match sid {
             Some(s) => format!(".omc/state/sessions/{s}/{name}"),
             None => format!(".omc/state/{name}"),
@@ -93,7 +94,7 @@ impl World {
         self.project.write_json(&rel, &v);
     }
 
-    fn state(&self, sid: &str, name: &str) -> Value {
+    pub(crate) fn state(&self, sid: &str, name: &str) -> Value {
         self.project
             .read_json(&format!(".omc/state/sessions/{sid}/{name}"))
             .unwrap_or(Value::Null)
@@ -102,7 +103,7 @@ impl World {
 
 impl Out {
     #[track_caller]
-    fn ok(&self) -> &Out {
+    pub(crate) fn ok(&self) -> &Out {
         assert_eq!(
             self.code, 0,
             "stdout: {}\nstderr: {}",
@@ -112,7 +113,7 @@ impl Out {
     }
 
     #[track_caller]
-    fn code(&self, code: i32) -> &Out {
+    pub(crate) fn code(&self, code: i32) -> &Out {
         assert_eq!(
             self.code, code,
             "stdout: {}\nstderr: {}",
@@ -122,7 +123,7 @@ impl Out {
     }
 }
 
-fn this_binary() -> String {
+pub(crate) fn this_binary() -> String {
     Path::new(BIN)
         .canonicalize()
         .unwrap()
@@ -131,7 +132,7 @@ fn this_binary() -> String {
 }
 
 /// The `"<binary>" <sub>` commands our entries carry, per event, read from a settings value.
-fn our_commands(v: &Value) -> Vec<(String, String)> {
+pub(crate) fn our_commands(v: &Value) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for (event, groups) in v["hooks"].as_object().into_iter().flatten() {
         for g in groups.as_array().unwrap() {
@@ -147,328 +148,13 @@ fn our_commands(v: &Value) -> Vec<(String, String)> {
     out
 }
 
-fn read(p: &Path) -> Value {
+pub(crate) fn read(p: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
-}
-
-fn backups(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.to_string_lossy().contains("settings.json.bak-"))
-        .collect();
-    v.sort();
-    v
-}
-
-/// A typical settings file in Claude Code's own format (2-space pretty JSON, final newline),
-/// with a hook of the user's on an event we also use.
-const TYPICAL: &str = r#"{
-  "$schema": "https://json.schemastore.org/claude-code-settings.json",
-  "permissions": {
-    "allow": [
-      "Bash(npm run lint)",
-      "Read(~/.zshrc)"
-    ],
-    "deny": []
-  },
-  "env": {
-    "FOO": "bär"
-  },
-  "model": "opus",
-  "hooks": {
-    "Stop": [
-      {
-        "hooks": [
-          {
-            "type": "command",
-            "command": "notify-send done"
-          }
-        ]
-      }
-    ],
-    "PreToolUse": [
-      {
-        "matcher": "Bash",
-        "hooks": [
-          {
-            "type": "command",
-            "command": "~/bin/guard.sh",
-            "timeout": 30
-          }
-        ]
-      }
-    ]
-  },
-  "includeCoAuthoredBy": false
-}
-"#;
-
-// ---------------------------------------------------------------- install / uninstall
-
-#[test]
-fn install_then_uninstall_gives_back_the_same_bytes() {
-    let w = World::new();
-    let settings = w.project_settings();
-    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
-    std::fs::write(&settings, TYPICAL).unwrap();
-
-    let out = w.run(&["install"]);
-    out.ok();
-    assert!(out.stdout.contains("10 hooks added"), "{}", out.stdout);
-
-    // Every manifest hook is there, with this binary's absolute path, timeouts and matchers
-    // as in the manifest; the user's own hooks and settings are kept.
-    let v = read(&settings);
-    let exe = this_binary();
-    let ours = our_commands(&v);
-    assert_eq!(ours.len(), 10, "{ours:?}");
-    for (event, sub) in crate::common::manifest_hooks() {
-        assert!(
-            ours.contains(&(event.clone(), format!("\"{exe}\" {sub}"))),
-            "{event} {sub} missing: {ours:?}"
-        );
-    }
-    assert_eq!(
-        v["hooks"]["Stop"][0]["hooks"][0]["command"],
-        "notify-send done"
-    );
-    assert_eq!(v["hooks"]["Stop"][1]["hooks"][0]["timeout"], 10);
-    assert_eq!(v["hooks"]["PreToolUse"][0]["matcher"], "Bash");
-    assert_eq!(v["hooks"]["PreToolUse"][1]["matcher"], "Skill");
-    assert_eq!(v["model"], "opus");
-    assert_eq!(v["env"]["FOO"], "bär");
-    // Key order is kept: the user's keys first, in their order.
-    let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
-    assert_eq!(
-        keys,
-        [
-            "$schema",
-            "permissions",
-            "env",
-            "model",
-            "hooks",
-            "includeCoAuthoredBy"
-        ]
-    );
-
-    // The backup holds the file as it was.
-    let baks = backups(settings.parent().unwrap());
-    assert_eq!(baks.len(), 1);
-    assert_eq!(std::fs::read_to_string(&baks[0]).unwrap(), TYPICAL);
-
-    // A second install changes nothing (and makes no backup).
-    let installed = std::fs::read(&settings).unwrap();
-    let again = w.run(&["install"]);
-    again.ok();
-    assert!(
-        again.stdout.contains("already installed"),
-        "{}",
-        again.stdout
-    );
-    assert_eq!(std::fs::read(&settings).unwrap(), installed);
-    assert_eq!(backups(settings.parent().unwrap()).len(), 1);
-
-    // Uninstall: byte-for-byte the original, with a backup of the installed file.
-    let out = w.run(&["uninstall"]);
-    out.ok();
-    assert!(out.stdout.contains("Removed 10"), "{}", out.stdout);
-    assert_eq!(std::fs::read_to_string(&settings).unwrap(), TYPICAL);
-    let baks = backups(settings.parent().unwrap());
-    assert_eq!(baks.len(), 2);
-    assert!(baks.iter().any(|b| std::fs::read(b).unwrap() == installed));
-
-    // Uninstalling again finds nothing to do.
-    let out = w.run(&["uninstall"]);
-    out.ok();
-    assert!(out.stdout.contains("not installed"), "{}", out.stdout);
-    assert_eq!(std::fs::read_to_string(&settings).unwrap(), TYPICAL);
-}
-
-#[test]
-fn four_space_and_one_line_files_keep_their_layout() {
-    for original in [
-        TYPICAL.replace("  ", "    "),
-        r#"{"model":"opus","hooks":{"Stop":[{"hooks":[{"type":"command","command":"x"}]}]}}"#
-            .to_string(),
-    ] {
-        let w = World::new();
-        let settings = w.project_settings();
-        std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
-        std::fs::write(&settings, &original).unwrap();
-        w.run(&["install"]).ok();
-        assert_eq!(our_commands(&read(&settings)).len(), 10);
-        w.run(&["uninstall"]).ok();
-        assert_eq!(std::fs::read_to_string(&settings).unwrap(), original);
-    }
-}
-
-#[test]
-fn install_from_a_subdirectory_targets_the_project_root() {
-    let w = World::new();
-    let sub = w.p().join("src/deep");
-    std::fs::create_dir_all(&sub).unwrap();
-    w.run_in(&sub, &["install"]).ok();
-    assert_eq!(our_commands(&read(&w.project_settings())).len(), 10);
-    assert!(!sub.join(".claude").exists());
-    // A new file: no backup, 2-space JSON with a final newline.
-    let text = std::fs::read_to_string(w.project_settings()).unwrap();
-    assert!(
-        text.starts_with("{\n  \"hooks\": {\n    \"SessionStart\""),
-        "{text}"
-    );
-    assert!(text.ends_with("}\n"));
-    assert!(backups(&w.p().join(".claude")).is_empty());
-    // Uninstall leaves an empty object (the file itself is not deleted).
-    w.run_in(&sub, &["uninstall"]).ok();
-    assert_eq!(
-        std::fs::read_to_string(w.project_settings()).unwrap(),
-        "{}\n"
-    );
-}
-
-#[test]
-fn user_install_honours_home_and_claude_config_dir() {
-    let mut w = World::new();
-    let existing =
-        json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "mine"}]}]}});
-    std::fs::create_dir_all(w.home.path().join(".claude")).unwrap();
-    std::fs::write(
-        w.user_settings(),
-        serde_json::to_string_pretty(&existing).unwrap(),
-    )
-    .unwrap();
-    w.run(&["install", "--user"]).ok();
-    let v = read(&w.user_settings());
-    assert_eq!(our_commands(&v).len(), 10);
-    assert_eq!(v["hooks"]["Stop"][0]["hooks"][0]["command"], "mine");
-    assert!(
-        !w.project_settings().exists(),
-        "--user must not touch the project"
-    );
-
-    let cfg = tempfile::tempdir().unwrap();
-    w.config_dir = Some(cfg.path().join("claude-config"));
-    w.run(&["install", "--user"]).ok();
-    assert_eq!(
-        our_commands(&read(&cfg.path().join("claude-config/settings.json"))).len(),
-        10
-    );
-    w.run(&["uninstall", "--user"]).ok();
-    assert_eq!(
-        read(&cfg.path().join("claude-config/settings.json")),
-        json!({})
-    );
-    // The HOME one is untouched by the CLAUDE_CONFIG_DIR runs.
-    assert_eq!(
-        our_commands(&read(&w.home.path().join(".claude/settings.json"))).len(),
-        10
-    );
-}
-
-#[test]
-fn project_option_and_usage_errors() {
-    let w = World::new();
-    let other = Project::new();
-    w.run(&["install", "--project", other.path().to_str().unwrap()])
-        .ok();
-    assert_eq!(
-        our_commands(&read(&other.path().join(".claude/settings.json"))).len(),
-        10
-    );
-    assert!(!w.project_settings().exists());
-
-    let out = w.run(&["install", "--user", "--project", "."]);
-    out.code(2);
-    assert!(out.stderr.contains("choose one"), "{}", out.stderr);
-    assert!(out.stderr.contains("Usage: omc-hooks install"));
-    let out = w.run(&["uninstall", "--frobnicate"]);
-    out.code(2);
-    assert!(out.stderr.contains("unknown option '--frobnicate'"));
-    assert!(out.stderr.contains("Usage: omc-hooks uninstall"));
-    let out = w.run(&["install", "--project", "/no/such/dir"]);
-    out.code(1);
-    assert!(out.stderr.contains("not a directory"), "{}", out.stderr);
-}
-
-#[test]
-fn invalid_json_is_refused_and_left_untouched() {
-    let w = World::new();
-    let settings = w.project_settings();
-    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
-    let broken = "{\n  \"model\": \"opus\",\n}\n";
-    std::fs::write(&settings, broken).unwrap();
-    for cmd in ["install", "uninstall"] {
-        let out = w.run(&[cmd]);
-        out.code(1);
-        assert!(out.stderr.contains("not valid JSON"), "{}", out.stderr);
-        assert!(out.stderr.contains("nothing was changed"), "{}", out.stderr);
-        assert_eq!(std::fs::read_to_string(&settings).unwrap(), broken);
-    }
-    assert!(backups(settings.parent().unwrap()).is_empty());
-    // Valid JSON of the wrong shape is refused too.
-    std::fs::write(&settings, "[1, 2]\n").unwrap();
-    w.run(&["install"]).code(1);
-    assert_eq!(std::fs::read_to_string(&settings).unwrap(), "[1, 2]\n");
-}
-
-#[test]
-fn reinstall_from_a_moved_binary_replaces_the_old_entries() {
-    let w = World::new();
-    let old_dir = tempfile::tempdir().unwrap();
-    let old = old_dir.path().join("omc-hooks");
-    std::fs::copy(BIN, &old).unwrap();
-    let st = Command::new(&old)
-        .arg("install")
-        .current_dir(w.p())
-        .env("HOME", w.home.path())
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .output()
-        .unwrap();
-    assert!(st.status.success());
-    let old_path = old.canonicalize().unwrap();
-    assert!(
-        our_commands(&read(&w.project_settings()))
-            .iter()
-            .all(|(_, c)| c.starts_with(&format!("\"{}\"", old_path.display())))
-    );
-    let out = w.run(&["install"]);
-    out.ok();
-    assert!(out.stdout.contains("10 updated"), "{}", out.stdout);
-    let ours = our_commands(&read(&w.project_settings()));
-    assert_eq!(ours.len(), 10);
-    let exe = this_binary();
-    assert!(
-        ours.iter()
-            .all(|(_, c)| c.starts_with(&format!("\"{exe}\"")))
-    );
-}
-
-#[test]
-fn a_symlinked_settings_file_is_written_through() {
-    let w = World::new();
-    let dotfiles = tempfile::tempdir().unwrap();
-    let real = dotfiles.path().join("claude-settings.json");
-    std::fs::write(&real, TYPICAL).unwrap();
-    std::fs::create_dir_all(w.home.path().join(".claude")).unwrap();
-    std::os::unix::fs::symlink(&real, w.user_settings()).unwrap();
-    w.run(&["install", "--user"]).ok();
-    assert!(
-        std::fs::symlink_metadata(w.user_settings())
-            .unwrap()
-            .file_type()
-            .is_symlink()
-    );
-    assert_eq!(our_commands(&read(&real)).len(), 10);
-    w.run(&["uninstall", "--user"]).ok();
-    assert_eq!(std::fs::read_to_string(&real).unwrap(), TYPICAL);
 }
 
 // ---------------------------------------------------------------- status
 
-fn ralph(sid: &str, started: i64, checked: i64, iteration: u32) -> Value {
+pub(crate) fn ralph(sid: &str, started: i64, checked: i64, iteration: u32) -> Value {
     json!({
         "schema_version": 1, "mode": "ralph", "active": true, "session_id": sid,
         "prompt": "fix the flaky tests", "started_at": iso(started),
@@ -805,7 +491,7 @@ fn cancel_refuses_bad_and_unknown_sessions() {
 // ---------------------------------------------------------------- doctor
 
 /// A fake `claude` on PATH that prints a version.
-fn fake_claude(w: &World, body: &str) {
+pub(crate) fn fake_claude(w: &World, body: &str) {
     let p = w.path_dir.path().join("claude");
     std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
     std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();

@@ -151,6 +151,23 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
         }
         None => r.line("state", "cannot tell which project this is (no usable cwd)"),
     }
+    let layers: Vec<serde_json::Value> = [
+        settings::user_settings(env),
+        root.as_ref()
+            .map(|r| r.project.join(".claude/settings.json")),
+        root.as_ref()
+            .map(|r| r.project.join(".claude/settings.local.json")),
+    ]
+    .into_iter()
+    .flatten()
+    .filter_map(|p| settings::load(&p).ok().map(|f| f.value()))
+    .collect();
+    let omc = super::omc::doctor(root.as_ref().map(|r| r.omc.as_path()), &layers);
+    if let Some(line) = omc.line {
+        r.line("omc", line);
+    }
+    r.notes.extend(omc.notes);
+    r.problems.extend(omc.problems);
     check_claude(&mut r, env);
     if let Some(trace) = &env.trace_file {
         super::agent_trace::check(&mut r, trace);
@@ -246,7 +263,8 @@ fn check_plugin(r: &mut Report, exe: Option<&Path>) {
     let release = checkout.join("target/release/omc-hooks");
     if !is_executable(&release) {
         r.notes.push(format!(
-            "{} does not exist yet: 'claude --plugin-dir {}' needs 'cargo build --release' first",
+            "{} does not exist yet: with 'claude --plugin-dir {}' the hooks run omc-hooks from \
+             PATH or ~/.cargo/bin instead ('cargo build --release' builds this checkout's)",
             release.display(),
             checkout.display()
         ));
@@ -300,7 +318,7 @@ fn check_settings(
             return;
         }
     };
-    let ours = settings::find_ours(&file.value);
+    let ours = settings::find_ours(&file.value());
     if ours.is_empty() {
         r.line(key, format!("{}: omc-hooks not installed", path.display()));
         return;

@@ -13,9 +13,13 @@ pub mod detect;
 mod doctor;
 mod install;
 pub mod mode;
+mod omc;
+mod registry;
 mod runs;
 mod settings;
 mod status;
+mod status_all;
+mod statusline;
 
 use crate::env::Env;
 use std::ffi::OsString;
@@ -38,9 +42,15 @@ pub const COMMANDS: &[Command] = &[
     },
     Command {
         name: "status",
-        summary: "what is running in this project: modes, skill guards, failures",
+        summary: "what is running in this project (--all: every project), --watch to follow",
         help: status::HELP,
         run: status::run,
+    },
+    Command {
+        name: "statusline",
+        summary: "one line for Claude Code's status line: mode, iteration, guard, failures, context",
+        help: statusline::HELP,
+        run: statusline::run,
     },
     Command {
         name: "cancel",
@@ -56,7 +66,7 @@ pub const COMMANDS: &[Command] = &[
     },
     Command {
         name: "install",
-        summary: "add the hooks to .claude/settings.json (or --user)",
+        summary: "add the hooks to a Claude Code settings file (--scope local|project|user)",
         help: install::INSTALL_HELP,
         run: install::run_install,
     },

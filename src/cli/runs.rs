@@ -192,7 +192,12 @@ pub(super) fn read_scope(store: &Store, scope: Scope) -> SessionView {
     for mode in PERSISTENT {
         let name = state_file_name(mode);
         match read_json::<ModeState>(store, &scope, &name) {
-            Ok(Some(state)) => {
+            Ok(Some(mut state)) => {
+                // A file written by OMC has no `mode`: the file name says which it is, as the
+                // Stop hook reads it — so the limit shown is the one Stop enforces.
+                if state.mode != mode {
+                    state.mode = mode.to_string();
+                }
                 let started_ms = state.started_at.as_deref().and_then(crate::time::parse_iso);
                 let checked = state
                     .last_checked_at
@@ -337,5 +342,21 @@ mod tests {
                 .join(".omc/state/sessions/s2/ultrawork-state.json")
                 .exists()
         );
+    }
+
+    #[test]
+    fn a_file_without_mode_is_named_by_its_file() {
+        // OMC writes no `mode`; the limit must then be the mode's, as Stop computes it.
+        let t = tempfile::tempdir().unwrap();
+        put(
+            t.path(),
+            "sessions/s1/ultrawork-state.json",
+            json!({"active": true, "started_at": crate::time::iso(NOW), "iteration": 2}),
+        );
+        let views = scan(&store(t.path()));
+        let run = &views[1].active[0];
+        assert_eq!(run.state.mode, "ultrawork");
+        let config = crate::config::Config::default();
+        assert_eq!(crate::modes::effective_max(&run.state, &config), 50);
     }
 }

@@ -1,22 +1,61 @@
-//! Claude Code settings files (`.claude/settings.json`, `~/.claude/settings.json`): where they
-//! are, how our hook entries are recognised in them, and how they are merged in and out.
+//! Claude Code settings files: where they are (project, local, user), how our entries are
+//! recognised in them, and how a file is read and written back.
 //!
-//! Our entries are recognised by their command alone — a program whose file name is
+//! Our hook entries are recognised by their command alone — a program whose file name is
 //! `omc-hooks` followed by one hook subcommand — so uninstall removes exactly what install
 //! added, and an install from a moved binary replaces the old entries instead of adding a
-//! second set. Everything else in the file is kept in its order (serde_json's
-//! `preserve_order`) and re-rendered in the file's own indentation, so install followed by
-//! uninstall gives back the same bytes for a file in the usual pretty format.
+//! second set. The text is edited in place ([`edit::Edit`]): bytes we do not change stay as
+//! they were. [`merge`] holds what install and uninstall do to a file.
+
+pub(crate) mod edit;
+pub(super) mod merge;
+mod tree;
 
 use crate::env::Env;
-use serde_json::{Map, Value};
+use edit::Edit;
+use serde_json::Value;
 use std::io::{self, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
+/// Which settings file: Claude Code reads all three, local over project over user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Scope {
+    /// `<project>/.claude/settings.json`, shared with the team through git.
+    Project,
+    /// `<project>/.claude/settings.local.json`, this machine only (git-ignored by Claude Code).
+    Local,
+    /// `~/.claude/settings.json` (`$CLAUDE_CONFIG_DIR/settings.json`), every project.
+    User,
+}
+
+impl Scope {
+    pub(super) fn parse(s: &str) -> Option<Scope> {
+        match s {
+            "project" => Some(Scope::Project),
+            "local" => Some(Scope::Local),
+            "user" => Some(Scope::User),
+            _ => None,
+        }
+    }
+
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Scope::Project => "project",
+            Scope::Local => "local",
+            Scope::User => "user",
+        }
+    }
+}
+
 /// `<project>/.claude/settings.json`.
 pub(super) fn project_settings(project: &Path) -> PathBuf {
     project.join(".claude").join("settings.json")
+}
+
+/// `<project>/.claude/settings.local.json`.
+pub(super) fn local_settings(project: &Path) -> PathBuf {
+    project.join(".claude").join("settings.local.json")
 }
 
 /// The user's settings file: `$CLAUDE_CONFIG_DIR/settings.json`, else
@@ -37,9 +76,14 @@ pub(super) fn user_settings(env: &Env) -> Option<PathBuf> {
     non_empty("HOME").map(|h| h.join(".claude").join("settings.json"))
 }
 
-/// The command line a settings entry uses to run `sub` on the binary at `exe`.
-pub(super) fn command_for(exe: &Path, sub: &str) -> String {
-    format!("{} {sub}", shell_quote(&exe.to_string_lossy()))
+/// The command line a settings entry uses to run `sub` on `program` (an absolute path, quoted
+/// here, or the bare name `omc-hooks` for a lookup on PATH).
+pub(super) fn command_for(program: &str, sub: &str) -> String {
+    if program == "omc-hooks" {
+        format!("omc-hooks {sub}")
+    } else {
+        format!("{} {sub}", shell_quote(program))
+    }
 }
 
 /// Quotes a path for `sh -c`: double quotes (as the plugin manifest does) unless the path holds
@@ -89,19 +133,33 @@ fn shell_word(s: &str) -> Option<String> {
     any.then_some(out)
 }
 
+/// Splits a command into (program, last word) when the program is a single word whose file
+/// name is `omc-hooks`.
+fn split_ours(command: &str) -> Option<(String, &str)> {
+    let (program, sub) = command.trim().rsplit_once(char::is_whitespace)?;
+    let program = shell_word(program.trim())?;
+    let file_name = program.rsplit('/').next()?;
+    (file_name == "omc-hooks").then_some((program, sub.trim()))
+}
+
 /// Splits an entry's command into (program, hook subcommand) when it is one of ours: a single
 /// program word whose file name is `omc-hooks`, then a known hook subcommand.
 pub(super) fn our_command(command: &str) -> Option<(String, &'static str)> {
-    let command = command.trim();
-    let (program, sub) = command.rsplit_once(char::is_whitespace)?;
-    let hook = crate::hooks::find(sub.trim())?;
-    let program = shell_word(program.trim())?;
-    let file_name = program.rsplit('/').next()?;
-    (file_name == "omc-hooks").then_some((program, hook.name))
+    let (program, sub) = split_ours(command)?;
+    Some((program, crate::hooks::find(sub)?.name))
+}
+
+/// Whether a `statusLine` setting runs our `statusline` subcommand.
+pub(super) fn our_statusline(setting: &Value) -> bool {
+    setting
+        .get("command")
+        .and_then(Value::as_str)
+        .and_then(split_ours)
+        .is_some_and(|(_, sub)| sub == "statusline")
 }
 
 /// The hook subcommand a handler object runs, if the handler is ours.
-fn our_handler(handler: &Value) -> Option<&'static str> {
+pub(super) fn our_handler(handler: &Value) -> Option<&'static str> {
     if handler
         .get("type")
         .is_some_and(|t| t.as_str() != Some("command"))
@@ -122,16 +180,12 @@ pub(super) struct Found {
 /// Every handler of ours in a parsed settings file.
 pub(super) fn find_ours(settings: &Value) -> Vec<Found> {
     let mut out = Vec::new();
-    let Some(hooks) = settings.get("hooks").and_then(Value::as_object) else {
-        return out;
-    };
-    for (event, _, handler) in handlers(hooks) {
-        if let Some(command) = handler.get("command").and_then(Value::as_str)
-            && our_handler(handler).is_some()
-            && let Some((program, sub)) = our_command(command)
+    for h in merge::handlers(settings) {
+        if let Some(sub) = our_handler(h.handler)
+            && let Some((program, _)) = h.handler["command"].as_str().and_then(our_command)
         {
             out.push(Found {
-                event: event.clone(),
+                event: h.event.to_string(),
                 sub,
                 program,
             });
@@ -140,196 +194,19 @@ pub(super) fn find_ours(settings: &Value) -> Vec<Found> {
     out
 }
 
-/// Every handler of a `hooks` object (event → matcher groups → handlers) with its event and
-/// group, skipping entries of the wrong shape.
-fn handlers(hooks: &Map<String, Value>) -> impl Iterator<Item = (&String, &Value, &Value)> {
-    hooks.iter().flat_map(|(event, groups)| {
-        groups
-            .as_array()
-            .into_iter()
-            .flatten()
-            .flat_map(move |group| {
-                group
-                    .get("hooks")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .map(move |handler| (event, group, handler))
-            })
-    })
-}
-
-/// One handler install wants: under `event`, in a group with `matcher`.
-struct Wanted {
-    event: String,
-    matcher: Option<Value>,
-    sub: &'static str,
-    handler: Value,
-    placed: bool,
-}
-
-/// The embedded manifest's entries with the plugin-root command replaced by `exe`.
-fn wanted(exe: &Path) -> Result<Vec<Wanted>, String> {
-    let manifest: Value = serde_json::from_str(crate::hooks::MANIFEST)
-        .map_err(|e| format!("embedded manifest: {e}"))?;
-    let events = manifest
-        .get("hooks")
-        .and_then(Value::as_object)
-        .ok_or("embedded manifest has no hooks object")?;
-    let mut out = Vec::new();
-    for (event, group, handler) in handlers(events) {
-        let Some(sub) = our_handler(handler) else {
-            return Err(format!("embedded manifest: unexpected handler {handler}"));
-        };
-        let mut handler = handler.clone();
-        handler["command"] = Value::String(command_for(exe, sub));
-        out.push(Wanted {
-            event: event.clone(),
-            matcher: group.get("matcher").cloned(),
-            sub,
-            handler,
-            placed: false,
-        });
-    }
-    Ok(out)
-}
-
-/// What a merge did to a settings value.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub(super) struct Merge {
-    pub(super) added: usize,
-    pub(super) updated: usize,
-    pub(super) removed: usize,
-}
-
-/// Merges our hooks (running `exe`) into `settings`. Entries already present for the same
-/// event, matcher and subcommand are updated in place; ours that the manifest no longer wants
-/// there are removed; missing ones are appended as groups of their own. Everything else stays.
-pub(super) fn install(settings: &mut Value, exe: &Path) -> Result<Merge, String> {
-    let mut wanted = wanted(exe)?;
-    let obj = settings
-        .as_object_mut()
-        .ok_or("the settings file is not a JSON object")?;
-    let hooks = obj
-        .entry("hooks")
-        .or_insert_with(|| Value::Object(Map::new()))
-        .as_object_mut()
-        .ok_or("its \"hooks\" entry is not an object")?;
-    for w in &wanted {
-        if hooks.get(&w.event).is_some_and(|g| !g.is_array()) {
-            return Err(format!(
-                "its \"hooks\".\"{}\" entry is not an array",
-                w.event
-            ));
-        }
-    }
-    let mut merge = Merge::default();
-    sweep(hooks, |event, matcher, handler, sub| {
-        match wanted.iter_mut().find(|w| {
-            !w.placed && w.event == event && w.sub == sub && w.matcher.as_ref() == matcher
-        }) {
-            Some(w) => {
-                w.placed = true;
-                if *handler != w.handler {
-                    *handler = w.handler.clone();
-                    merge.updated += 1;
-                }
-                true
-            }
-            None => {
-                merge.removed += 1;
-                false
-            }
-        }
-    });
-    for w in wanted.into_iter().filter(|w| !w.placed) {
-        let mut group = Map::new();
-        if let Some(m) = w.matcher {
-            group.insert("matcher".into(), m);
-        }
-        group.insert("hooks".into(), Value::Array(vec![w.handler]));
-        hooks
-            .entry(w.event)
-            .or_insert_with(|| Value::Array(Vec::new()))
-            .as_array_mut()
-            .expect("checked above")
-            .push(Value::Object(group));
-        merge.added += 1;
-    }
-    Ok(merge)
-}
-
-/// Removes every handler of ours from `settings`, and the groups, event arrays and `hooks`
-/// object that only held ours. Returns how many handlers were removed.
-pub(super) fn uninstall(settings: &mut Value) -> Result<usize, String> {
-    let obj = settings
-        .as_object_mut()
-        .ok_or("the settings file is not a JSON object")?;
-    let Some(hooks) = obj.get_mut("hooks") else {
-        return Ok(0);
-    };
-    let Some(hooks_map) = hooks.as_object_mut() else {
-        return Err("its \"hooks\" entry is not an object".into());
-    };
-    let was_empty = hooks_map.is_empty();
-    let mut removed = 0;
-    sweep(hooks_map, |_, _, _, _| {
-        removed += 1;
-        false
-    });
-    if removed > 0 && !was_empty && hooks_map.is_empty() {
-        obj.shift_remove("hooks");
-    }
-    Ok(removed)
-}
-
-/// Visits every handler of ours in `hooks`; `keep` decides whether it stays (and may rewrite
-/// it). Groups left empty by a removal are dropped, then event arrays left empty by that. An
-/// array or group that was already empty is left alone.
-fn sweep(
-    hooks: &mut Map<String, Value>,
-    mut keep: impl FnMut(&str, Option<&Value>, &mut Value, &'static str) -> bool,
-) {
-    let mut emptied_events = Vec::new();
-    for (event, groups) in hooks.iter_mut() {
-        let Some(groups) = groups.as_array_mut() else {
-            continue;
-        };
-        let mut dropped_group = false;
-        groups.retain_mut(|group| {
-            let matcher = group.get("matcher").cloned();
-            let Some(handlers) = group.get_mut("hooks").and_then(Value::as_array_mut) else {
-                return true;
-            };
-            let mut removed_here = false;
-            handlers.retain_mut(|h| match our_handler(h) {
-                None => true,
-                Some(sub) => {
-                    let k = keep(event, matcher.as_ref(), h, sub);
-                    removed_here |= !k;
-                    k
-                }
-            });
-            let drop = removed_here && handlers.is_empty();
-            dropped_group |= drop;
-            !drop
-        });
-        if dropped_group && groups.is_empty() {
-            emptied_events.push(event.clone());
-        }
-    }
-    for e in emptied_events {
-        hooks.shift_remove(&e);
-    }
-}
-
 /// A settings file as read from disk.
 pub(super) struct SettingsFile {
     /// The path named (may be a symlink).
     pub(super) path: PathBuf,
-    /// The original text, `None` when the file does not exist.
-    pub(super) text: Option<String>,
-    pub(super) value: Value,
+    /// Whether the file existed.
+    pub(super) existed: bool,
+    pub(super) edit: Edit,
+}
+
+impl SettingsFile {
+    pub(super) fn value(&self) -> Value {
+        self.edit.value()
+    }
 }
 
 /// Why a settings file could not be used.
@@ -342,69 +219,82 @@ impl std::fmt::Display for LoadError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             LoadError::Io(e) => write!(f, "{e}"),
-            LoadError::Invalid(e) => write!(f, "not valid JSON ({e})"),
+            LoadError::Invalid(e) => write!(f, "{e}"),
         }
     }
 }
 
-/// Reads and parses a settings file; a missing (or blank) file is an empty object.
+/// The text a settings file starts from when install creates it.
+pub(super) const NEW_FILE: &str = "{}\n";
+
+/// Reads and parses a settings file; a missing (or blank) file reads as [`NEW_FILE`].
 pub(super) fn load(path: &Path) -> Result<SettingsFile, LoadError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => Some(t),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+    let (text, existed) = match std::fs::read_to_string(path) {
+        Ok(t) if t.trim().is_empty() => (NEW_FILE.to_string(), true),
+        Ok(t) => (t, true),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => (NEW_FILE.to_string(), false),
         Err(e) => return Err(LoadError::Io(e)),
     };
-    let value = match text.as_deref() {
-        None => Value::Object(Map::new()),
-        Some(t) if t.trim().is_empty() => Value::Object(Map::new()),
-        Some(t) => serde_json::from_str(t).map_err(|e| LoadError::Invalid(e.to_string()))?,
-    };
+    let edit = Edit::parse(&text).map_err(LoadError::Invalid)?;
     Ok(SettingsFile {
         path: path.to_path_buf(),
-        text,
-        value,
+        existed,
+        edit,
     })
 }
 
-/// Renders `value` in the layout of `original`: compact if it was on one line, else pretty
-/// with its indentation (two spaces by default); a final newline if it had one (new files
-/// get one).
-pub(super) fn render(value: &Value, original: Option<&str>) -> String {
-    let original = original.filter(|t| !t.trim().is_empty());
-    let one_line = original.is_some_and(|t| !t.trim().contains('\n'));
-    let mut out = if one_line {
-        serde_json::to_string(value).expect("a Value always serialises")
-    } else {
-        let indent = original.and_then(detect_indent).unwrap_or("  ");
-        let mut buf = Vec::new();
-        let fmt = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
-        let mut ser = serde_json::Serializer::with_formatter(&mut buf, fmt);
-        serde::Serialize::serialize(value, &mut ser).expect("a Value always serialises");
-        String::from_utf8(buf).expect("serde_json writes UTF-8")
-    };
-    if original.is_none_or(|t| t.ends_with('\n')) {
-        out.push('\n');
+/// The file a write goes to: through a symlink, its target.
+fn target_of(path: &Path) -> io::Result<PathBuf> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(path),
+        _ => Ok(path.to_path_buf()),
     }
+}
+
+/// The one backup `--backup` keeps beside a settings file, replaced each time.
+pub(super) fn backup_path(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "settings.json".into());
+    path.with_file_name(format!("{name}.omc-hooks.bak"))
+}
+
+/// Copies the current file to [`backup_path`] (replacing an older backup).
+pub(super) fn backup(path: &Path) -> io::Result<PathBuf> {
+    let to = backup_path(path);
+    std::fs::copy(target_of(path)?, &to)?;
+    Ok(to)
+}
+
+/// Backups beside a settings file: ours and the `<name>.bak-<stamp>` files older versions
+/// left on every run.
+pub(super) fn backups_beside(path: &Path) -> Vec<PathBuf> {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return Vec::new();
+    };
+    let name = name.to_string_lossy();
+    let legacy = format!("{name}.bak-");
+    let ours = format!("{name}.omc-hooks.bak");
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| {
+            let n = e.file_name().to_string_lossy().into_owned();
+            n == ours || n.starts_with(&legacy)
+        })
+        .map(|e| e.path())
+        .collect();
+    out.sort();
     out
 }
 
-/// The indentation unit of a pretty JSON text: the leading run of spaces (or tabs) of its
-/// first indented line.
-fn detect_indent(text: &str) -> Option<&str> {
-    let line = text.lines().skip(1).find(|l| !l.trim().is_empty())?;
-    let n = line.len() - line.trim_start().len();
-    let ws = &line[..n];
-    (n > 0 && (ws.bytes().all(|b| b == b' ') || ws.bytes().all(|b| b == b'\t'))).then_some(ws)
-}
-
-/// Writes `text` to the settings file: the current file (through a symlink, its target) is
-/// first copied to `<name>.bak-<stamp>`, then replaced atomically with the same permissions.
-/// Returns the backup's path, if there was a file to back up.
-pub(super) fn save(file: &SettingsFile, text: &str, stamp: &str) -> io::Result<Option<PathBuf>> {
-    let target = match std::fs::symlink_metadata(&file.path) {
-        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(&file.path)?,
-        _ => file.path.clone(),
-    };
+/// Replaces the settings file with `text` atomically, keeping its permissions (through a
+/// symlink, its target is replaced). Parent directories are created as needed; the ones that
+/// were created are returned, outermost first.
+pub(super) fn save(path: &Path, text: &str) -> io::Result<Vec<PathBuf>> {
+    let target = target_of(path)?;
     let dir = target
         .parent()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no parent directory"))?
@@ -413,21 +303,10 @@ pub(super) fn save(file: &SettingsFile, text: &str, stamp: &str) -> io::Result<O
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "settings.json".into());
-    let (backup, mode) = match std::fs::metadata(&target) {
-        Ok(meta) => {
-            let mut backup = dir.join(format!("{name}.bak-{stamp}"));
-            let mut n = 1;
-            while std::fs::symlink_metadata(&backup).is_ok() {
-                backup = dir.join(format!("{name}.bak-{stamp}-{n}"));
-                n += 1;
-            }
-            std::fs::copy(&target, &backup)?;
-            (Some(backup), meta.permissions().mode() & 0o7777)
-        }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            std::fs::create_dir_all(&dir)?;
-            (None, 0o644)
-        }
+    let created = create_dirs(&dir)?;
+    let mode = match std::fs::metadata(&target) {
+        Ok(meta) => meta.permissions().mode() & 0o7777,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => 0o644,
         Err(e) => return Err(e),
     };
     let mut tmp = tempfile::Builder::new()
@@ -439,17 +318,30 @@ pub(super) fn save(file: &SettingsFile, text: &str, stamp: &str) -> io::Result<O
     tmp.as_file().sync_all()?;
     tmp.persist(&target).map_err(|e| e.error)?;
     std::fs::File::open(&dir)?.sync_all()?;
-    Ok(backup)
+    Ok(created)
+}
+
+/// `create_dir_all`, returning the directories it created, outermost first.
+pub(super) fn create_dirs(dir: &Path) -> io::Result<Vec<PathBuf>> {
+    let missing: Vec<PathBuf> = dir
+        .ancestors()
+        .take_while(|a| !a.as_os_str().is_empty() && std::fs::symlink_metadata(a).is_err())
+        .map(Path::to_path_buf)
+        .collect();
+    std::fs::create_dir_all(dir)?;
+    Ok(missing.into_iter().rev().collect())
+}
+
+/// Removes the directories of `dirs` that are empty, innermost first; the others stay.
+pub(super) fn remove_empty_dirs(dirs: &[PathBuf]) {
+    for d in dirs.iter().rev() {
+        let _ = std::fs::remove_dir(d);
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-
-    fn exe() -> PathBuf {
-        PathBuf::from("/opt/omc hooks/bin/omc-hooks")
-    }
 
     #[test]
     fn commands_are_recognised_in_every_quoting() {
@@ -474,111 +366,16 @@ mod tests {
         ] {
             assert_eq!(our_command(cmd), None, "{cmd}");
         }
-        let odd = Path::new("/we\"ird/$x/it's/omc-hooks");
+        let odd = "/we\"ird/$x/it's/omc-hooks";
         let cmd = command_for(odd, "pre-compact");
-        assert_eq!(
-            our_command(&cmd),
-            Some((odd.to_string_lossy().into_owned(), "pre-compact"))
-        );
-    }
-
-    #[test]
-    fn install_then_uninstall_restores_the_value() {
-        let original = json!({
-            "model": "opus",
-            "hooks": {
-                "Stop": [{"hooks": [{"type": "command", "command": "my-stop.sh"}]}],
-                "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard"}]}]
-            },
-            "permissions": {"allow": []}
-        });
-        let mut v = original.clone();
-        let m = install(&mut v, &exe()).unwrap();
-        assert_eq!(m.added, 10);
-        assert_eq!(find_ours(&v).len(), 10);
-        assert_eq!(v["hooks"]["Stop"][0]["hooks"][0]["command"], "my-stop.sh");
-        assert_eq!(
-            v["hooks"]["Stop"][1]["hooks"][0]["command"],
-            "\"/opt/omc hooks/bin/omc-hooks\" stop"
-        );
-        let again = install(&mut v, &exe()).unwrap();
-        assert_eq!(again, Merge::default());
-        assert_eq!(uninstall(&mut v).unwrap(), 10);
-        assert_eq!(
-            serde_json::to_string(&v).unwrap(),
-            serde_json::to_string(&original).unwrap()
-        );
-    }
-
-    #[test]
-    fn a_moved_binary_replaces_the_old_entries_in_place() {
-        let mut v = json!({});
-        install(&mut v, Path::new("/old/omc-hooks")).unwrap();
-        let m = install(&mut v, Path::new("/new/omc-hooks")).unwrap();
-        assert_eq!((m.added, m.updated, m.removed), (0, 10, 0));
-        let ours = find_ours(&v);
-        assert_eq!(ours.len(), 10);
-        assert!(ours.iter().all(|f| f.program == "/new/omc-hooks"));
-    }
-
-    #[test]
-    fn stray_entries_of_ours_are_removed_on_install() {
-        let mut v = json!({"hooks": {"Notification": [
-            {"hooks": [{"type": "command", "command": "/x/omc-hooks stop"}, {"type": "command", "command": "notify"}]}
-        ]}});
-        let m = install(&mut v, &exe()).unwrap();
-        assert_eq!(m.removed, 1);
-        assert_eq!(
-            v["hooks"]["Notification"],
-            json!([{"hooks": [{"type": "command", "command": "notify"}]}])
-        );
-    }
-
-    #[test]
-    fn containers_emptied_by_uninstall_go_but_already_empty_ones_stay() {
-        // Without a record of what install created, uninstall drops a group, event array or
-        // `hooks` object only when removing our handlers emptied it. One limitation follows:
-        // an event array that was already `[]` before install is indistinguishable from one
-        // install created, so it goes too (the README says so).
-        let mut v = json!({"hooks": {"Stop": []}});
-        install(&mut v, &exe()).unwrap();
-        uninstall(&mut v).unwrap();
-        assert_eq!(v, json!({}));
-        // Untouched by install: an empty array of an event we do not use, an empty group.
-        let original = json!({"hooks": {"Notification": [], "Stop": [{"hooks": []}]}});
-        let mut v = original.clone();
-        install(&mut v, &exe()).unwrap();
-        uninstall(&mut v).unwrap();
-        assert_eq!(v, original);
-        // Nothing of ours: an empty hooks object stays.
-        let mut v = json!({"hooks": {}});
-        assert_eq!(uninstall(&mut v).unwrap(), 0);
-        assert_eq!(v, json!({"hooks": {}}));
-    }
-
-    #[test]
-    fn wrong_shapes_are_refused() {
-        assert!(install(&mut json!([]), &exe()).is_err());
-        assert!(install(&mut json!({"hooks": []}), &exe()).is_err());
-        assert!(install(&mut json!({"hooks": {"Stop": {}}}), &exe()).is_err());
-        assert!(uninstall(&mut json!({"hooks": 3})).is_err());
-    }
-
-    #[test]
-    fn rendering_follows_the_original_layout() {
-        let v = json!({"a": [1, {"b": true}], "c": {}});
-        let two = "{\n  \"a\": [\n    1,\n    {\n      \"b\": true\n    }\n  ],\n  \"c\": {}\n}\n";
-        assert_eq!(render(&v, Some(two)), two);
-        assert_eq!(render(&v, Some(two.trim_end())), two.trim_end());
-        let four = two.replace("  ", "    ");
-        assert_eq!(render(&v, Some(&four)), four);
-        let tabs = two.replace("  ", "\t");
-        assert_eq!(render(&v, Some(&tabs)), tabs);
-        assert_eq!(
-            render(&v, Some("{\"a\":[1,{\"b\":true}],\"c\":{}}")),
-            "{\"a\":[1,{\"b\":true}],\"c\":{}}"
-        );
-        assert_eq!(render(&v, None), two);
+        assert_eq!(our_command(&cmd), Some((odd.to_string(), "pre-compact")));
+        assert_eq!(command_for("omc-hooks", "stop"), "omc-hooks stop");
+        assert!(our_statusline(
+            &serde_json::json!({"type": "command", "command": "\"/x/omc-hooks\" statusline"})
+        ));
+        assert!(!our_statusline(
+            &serde_json::json!({"type": "command", "command": "~/bin/line.sh"})
+        ));
     }
 
     #[test]
@@ -595,5 +392,20 @@ mod tests {
             user_settings(&env),
             Some(PathBuf::from("/cfg/settings.json"))
         );
+    }
+
+    #[test]
+    fn created_directories_are_reported_and_removed_when_empty() {
+        let t = tempfile::tempdir().unwrap();
+        let deep = t.path().join("a/b/c");
+        let made = create_dirs(&deep).unwrap();
+        assert_eq!(
+            made,
+            vec![t.path().join("a"), t.path().join("a/b"), deep.clone()]
+        );
+        std::fs::write(t.path().join("a/keep"), "x").unwrap();
+        remove_empty_dirs(&made);
+        assert!(!t.path().join("a/b").exists());
+        assert!(t.path().join("a/keep").exists());
     }
 }

@@ -8,7 +8,7 @@ use crate::time::{iso, short_duration};
 use serde_json::{Value, json};
 
 pub(super) const HELP: &str = "\
-Usage: omc-hooks status [--json]
+Usage: omc-hooks status [--all] [--json] [--watch [--interval SECS]]
 
 Shows, for the current project (the nearest directory holding .omc/ or .git), each session's
 active persistent modes (iteration/max — the limit the Stop hook enforces — age, time until
@@ -17,7 +17,12 @@ skill guards (time and reinforcements left), the last tool failure, and runs sus
 end of a session. First, if the hooks cannot write the state directory (read-only, a refused
 symlink, a full disk) or .omc/config.json has errors, it says so and how to fix it.
 
-  --json    one JSON object instead of the table
+  --all            every project 'omc-hooks install' registered (in
+                   ~/.local/share/omc-hooks/installs.json): per run its session, agent, mode,
+                   iteration, last activity and whether it is suspended; projects that no
+                   longer exist are dropped from the registry
+  --json           one JSON object instead of the table (with --watch: one per line)
+  --watch          redraw every --interval seconds (default 2) until interrupted (Ctrl-C)
 
 Stop a run with 'omc-hooks cancel'.";
 
@@ -34,15 +39,70 @@ pub(super) fn open_store(command: &str, env: &Env) -> Result<Store, i32> {
 }
 
 pub(super) fn run(args: &[String], env: &Env) -> i32 {
-    let p = match parse(args, &["json"], &[], false) {
+    let p = match parse(args, &["json", "all", "watch"], &["interval"], false) {
         Ok(p) => p,
         Err(e) => return usage_error("status", HELP, &e),
     };
-    let store = match open_store("status", env) {
-        Ok(s) => s,
-        Err(code) => return code,
+    let interval = match p.value("interval").map(str::parse::<f64>) {
+        None => 2.0,
+        Some(Ok(s)) if s.is_finite() && s >= 0.05 && p.flag("watch") => s,
+        Some(Ok(_)) if !p.flag("watch") => {
+            return usage_error("status", HELP, "--interval goes with --watch");
+        }
+        _ => {
+            return usage_error(
+                "status",
+                HELP,
+                "--interval is a number of seconds, at least 0.05",
+            );
+        }
     };
+    let watch = p.flag("watch");
+    let tty = watch && std::io::IsTerminal::is_terminal(&std::io::stdout());
+    loop {
+        let frame = match once(&p, env, tty) {
+            Ok(f) => f,
+            Err(code) => return code,
+        };
+        // A reader that went away (`status --watch | head`) ends the watch quietly.
+        let mut out = std::io::stdout().lock();
+        if std::io::Write::write_all(&mut out, frame.as_bytes())
+            .and_then(|()| std::io::Write::flush(&mut out))
+            .is_err()
+            || !watch
+        {
+            return 0;
+        }
+        drop(out);
+        std::thread::sleep(std::time::Duration::from_secs_f64(interval));
+    }
+}
+
+/// One frame: the whole view, starting by clearing the screen when `clear` (a watched
+/// terminal); `Err` holds the exit code of a failure already reported.
+fn once(p: &super::args::Parsed, env: &Env, clear: bool) -> Result<String, i32> {
+    use std::fmt::Write as _;
     let now = env.now_ms();
+    let watch = p.flag("watch");
+    let mut s = String::new();
+    if clear {
+        s.push_str("\x1b[H\x1b[2J");
+    }
+    if p.flag("all") {
+        let all = super::status_all::collect(env)
+            .map_err(|e| fail("status", &format!("cannot read the registry: {e}")))?;
+        let out = super::status_all::to_json(&all, now);
+        let _ = match (p.flag("json"), watch) {
+            (true, true) => writeln!(s, "{out}"),
+            (true, false) => writeln!(s, "{out:#}"),
+            (false, _) => write!(s, "{}", super::status_all::render(&all, now)),
+        };
+        if watch && !p.flag("json") && !clear {
+            s.push('\n');
+        }
+        return Ok(s);
+    }
+    let store = open_store("status", env)?;
     let config = crate::config::Config::read(&store).with_env(env);
     let writable = crate::state::health::probe(&crate::state::Root {
         project: store.project().to_path_buf(),
@@ -68,8 +128,12 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
             })).collect::<Vec<_>>(),
             "sessions": views.iter().map(|v| session_json(v, now, &config)).collect::<Vec<_>>(),
         });
-        println!("{out:#}");
-        return 0;
+        let _ = if watch {
+            writeln!(s, "{out}")
+        } else {
+            writeln!(s, "{out:#}")
+        };
+        return Ok(s);
     }
     let mut text = String::new();
     if let Err(p) = &writable {
@@ -88,8 +152,11 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
         ));
     }
     text.push_str(&render_text(&store, &views, now, &config));
-    print!("{text}");
-    0
+    s.push_str(&text);
+    if watch && !clear {
+        s.push('\n');
+    }
+    Ok(s)
 }
 
 fn run_json(r: &Run, now: i64, config: &crate::config::Config) -> Value {

@@ -20,6 +20,13 @@
 //! cannot be installed the harness panics: e2e tests never skip silently.
 //!
 //! Set `OMC_E2E_KEEP=1` to keep sandboxes (paths are printed) for debugging.
+//!
+//! `OMC_E2E_INSTALLED_BIN=/abs/path/omc-hooks` runs the suite against an installed binary
+//! (CI: the one `cargo install --path . --root <tmp>` made): wherever a scenario would load
+//! [`plugin_dir`](super::plugin::plugin_dir), that binary's `omc-hooks install` writes the hooks
+//! into the sandbox project's `.claude/settings.local.json` instead (HOME is the sandbox's), and
+//! `--plugin-dir` gets [`commands_only_plugin`]: the plugin's slash commands without its hooks,
+//! so every hook that fires is the installed binary's, once.
 
 #![allow(dead_code)]
 
@@ -466,6 +473,87 @@ fn scrub(name: &str) -> bool {
         || name == "DISABLE_AUTOUPDATER"
 }
 
+/// The installed binary the suite runs against, from `OMC_E2E_INSTALLED_BIN`. Panics on an
+/// unusable value: the switch never degrades silently to the plugin directory.
+pub fn installed_bin() -> Option<&'static Path> {
+    static BIN: OnceLock<Option<PathBuf>> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let b = PathBuf::from(std::env::var_os("OMC_E2E_INSTALLED_BIN")?);
+        let out = Command::new(&b)
+            .arg("--version")
+            .output()
+            .unwrap_or_else(|e| panic!("OMC_E2E_INSTALLED_BIN={}: {e}", b.display()));
+        assert!(
+            b.is_absolute() && out.status.success(),
+            "OMC_E2E_INSTALLED_BIN={} is not an absolute path to a working omc-hooks",
+            b.display()
+        );
+        Some(b)
+    })
+    .as_deref()
+}
+
+/// The plugin with its slash commands (`commands/`) and no hooks: what `--plugin-dir` loads when
+/// the hooks come from an installed binary's settings entries.
+pub fn commands_only_plugin() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let checkout = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let dir = std::env::temp_dir().join(format!("omc-e2e-commands-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join(".claude-plugin")).unwrap();
+        let mut manifest: Value = serde_json::from_slice(
+            &std::fs::read(checkout.join(".claude-plugin/plugin.json")).unwrap(),
+        )
+        .unwrap();
+        manifest.as_object_mut().unwrap().remove("hooks");
+        manifest.as_object_mut().unwrap().remove("icon");
+        std::fs::write(
+            dir.join(".claude-plugin/plugin.json"),
+            serde_json::to_vec_pretty(&manifest).unwrap(),
+        )
+        .unwrap();
+        let commands = checkout.join("commands");
+        if commands.is_dir() {
+            std::fs::create_dir_all(dir.join("commands")).unwrap();
+            for e in std::fs::read_dir(&commands).unwrap().flatten() {
+                std::fs::copy(e.path(), dir.join("commands").join(e.file_name())).unwrap();
+            }
+        }
+        dir
+    })
+}
+
+/// `<bin> install` in `project` with `home` as HOME: the hooks in its settings.local.json.
+fn install_hooks(bin: &Path, project: &Path, home: &Path) {
+    let out = Command::new(bin)
+        .arg("install")
+        .current_dir(project)
+        .env("HOME", home)
+        .env_remove("XDG_DATA_HOME")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("OMC_STATE_DIR")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the installed omc-hooks");
+    assert!(
+        out.status.success(),
+        "{} install failed: {}",
+        bin.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // As Claude Code does for the settings.local.json it creates: kept out of git (here in the
+    // sandbox's own .git/info/exclude), so the git status the model is shown is the same as
+    // with --plugin-dir.
+    let exclude = project.join(".git/info/exclude");
+    if let Ok(text) = std::fs::read_to_string(&exclude)
+        && !text.lines().any(|l| l == ".claude/settings.local.json")
+    {
+        let _ = std::fs::write(&exclude, format!("{text}\n.claude/settings.local.json\n"));
+    }
+}
+
 pub fn claude_in(
     plugin_dir: &Path,
     project: &Path,
@@ -475,6 +563,11 @@ pub fn claude_in(
     resume: Option<&str>,
 ) -> Run {
     let bin = client_bin();
+    let installed =
+        installed_bin().filter(|_| scenario.plugin && plugin_dir == super::plugin::plugin_dir());
+    if let Some(b) = installed {
+        install_hooks(b, project, home);
+    }
     let server = ModelServer::start(scenario.replies.clone());
     server.push_subagent(scenario.subagent_replies.clone());
     if let Some(t) = &scenario.default_text {
@@ -488,7 +581,10 @@ pub fn claude_in(
         // as root this needs IS_SANDBOX=1 (set below)
         .arg("--dangerously-skip-permissions");
     if scenario.plugin {
-        cmd.arg("--plugin-dir").arg(plugin_dir);
+        match installed {
+            None => cmd.arg("--plugin-dir").arg(plugin_dir),
+            Some(_) => cmd.arg("--plugin-dir").arg(commands_only_plugin()),
+        };
     }
     if let Some(id) = resume {
         cmd.args(["--resume", id]);

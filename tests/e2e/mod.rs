@@ -6,6 +6,7 @@
 pub mod harness;
 pub mod plugin;
 pub mod server;
+pub mod tui;
 
 #[allow(unused_imports)]
 pub use harness::*;

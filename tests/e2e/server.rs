@@ -240,6 +240,9 @@ struct State {
     requests: Vec<Recorded>,
     default_text: String,
     sub_default_text: String,
+    /// `usage.input_tokens` reported with every answer (what the client's context-window
+    /// figures are computed from).
+    input_tokens: u64,
 }
 
 /// A running scripted server. Dropping it stops the accept loop.
@@ -264,6 +267,7 @@ impl ModelServer {
             requests: Vec::new(),
             default_text: DEFAULT_TEXT.to_owned(),
             sub_default_text: SUBAGENT_DEFAULT_TEXT.to_owned(),
+            input_tokens: 10,
         }));
         let stop = Arc::new(AtomicBool::new(false));
         let (st, sp) = (state.clone(), stop.clone());
@@ -317,6 +321,12 @@ impl ModelServer {
 
     pub fn set_default_text(&self, s: &str) {
         self.state.lock().unwrap().default_text = s.to_owned();
+    }
+
+    /// Report `n` input tokens in the usage of every later answer (default 10): the client
+    /// shows that as the context fill (e.g. 910 000 of a 1 000 000 window is 91 %).
+    pub fn set_input_tokens(&self, n: u64) {
+        self.state.lock().unwrap().input_tokens = n;
     }
 
     /// Main-script items not yet consumed.
@@ -549,6 +559,7 @@ fn respond(req: &Req, state: &Arc<Mutex<State>>) -> (&'static str, &'static str,
     };
     rec.reply = Some(reply.clone());
     st.requests.push(rec);
+    let input_tokens = st.input_tokens;
     drop(st);
 
     let model = body
@@ -562,7 +573,7 @@ fn respond(req: &Req, state: &Arc<Mutex<State>>) -> (&'static str, &'static str,
         (
             "200 OK",
             "text/event-stream",
-            sse(&model, &content, stop_reason).into_bytes(),
+            sse(&model, &content, stop_reason, input_tokens).into_bytes(),
         )
     } else {
         let msg = json!({
@@ -573,7 +584,7 @@ fn respond(req: &Req, state: &Arc<Mutex<State>>) -> (&'static str, &'static str,
             "content": content,
             "stop_reason": stop_reason,
             "stop_sequence": null,
-            "usage": {"input_tokens": 10, "output_tokens": 5,
+            "usage": {"input_tokens": input_tokens, "output_tokens": 5,
                        "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
         });
         ("200 OK", "application/json", msg.to_string().into_bytes())
@@ -597,7 +608,7 @@ fn reply_blocks(reply: &Reply) -> (Vec<Value>, &'static str) {
     }
 }
 
-fn sse(model: &str, content: &[Value], stop_reason: &str) -> String {
+fn sse(model: &str, content: &[Value], stop_reason: &str, input_tokens: u64) -> String {
     let mut out = String::new();
     let mut ev = |name: &str, data: Value| {
         out.push_str(&format!("event: {name}\ndata: {data}\n\n"));
@@ -608,7 +619,7 @@ fn sse(model: &str, content: &[Value], stop_reason: &str) -> String {
             "id": format!("msg_e2e_{}", NEXT_ID.fetch_add(1, Ordering::SeqCst)),
             "type":"message","role":"assistant","model":model,"content":[],
             "stop_reason":null,"stop_sequence":null,
-            "usage":{"input_tokens":10,"output_tokens":1,
+            "usage":{"input_tokens":input_tokens,"output_tokens":1,
                      "cache_creation_input_tokens":0,"cache_read_input_tokens":0}}}),
     );
     for (i, b) in content.iter().enumerate() {

@@ -2,9 +2,9 @@
 //! own configuration (Codex CLI, Gemini CLI, Qwen Code, Cursor), from the rows of the agents'
 //! event table marked installed, each as `'<this binary>' --agent NAME <subcommand>`.
 //!
-//! What is written is merged into what is there (everything else kept, in its order and
-//! indentation), installing twice changes nothing, and uninstall removes exactly what install
-//! added: our entries are recognised by their command, and whatever else install had to add
+//! What is written is merged into what is there as edits of the file's text (every other byte
+//! kept: `settings::edit`), installing twice changes nothing, and uninstall removes exactly
+//! what install added: our entries are recognised by their command, and whatever else install had to add
 //! (the file itself, Gemini's `hooksConfig.enabled`, Cursor's `version`, Codex's feature
 //! switch) is listed in a small record beside the file (`omc-hooks-install.json`), so uninstall
 //! gives back the bytes that were there before. Claude Code (`--agent claude`, the default)
@@ -18,11 +18,12 @@ mod layout;
 mod packaging;
 
 use super::args::fail;
+use super::settings::edit::{Edit, Seg};
 use super::settings::{self, SettingsFile};
 use crate::env::Env;
 use crate::protocol::Agent;
 use layout::Layout;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
 /// The record of what install added besides our hook entries, beside the configuration file.
@@ -104,12 +105,10 @@ pub(super) fn install(agent: Agent, args: &[String], env: &Env, help: &str) -> i
         Ok(f) => f,
         Err(code) => return code,
     };
-    let existed = file.text.is_some();
-    let dir_existed = path.parent().is_some_and(Path::exists);
     let record_path = record_path(&path);
     let mut record = read_record(&record_path).unwrap_or_default();
-    let before = file.value.clone();
-    let merged = match merge(&layout, &mut file.value, &exe, &mut record) {
+    let before = file.edit.text().to_string();
+    let merged = match merge(&layout, &mut file.edit, &exe, &mut record) {
         Ok(m) => m,
         Err(e) => {
             return fail(
@@ -121,13 +120,17 @@ pub(super) fn install(agent: Agent, args: &[String], env: &Env, help: &str) -> i
             );
         }
     };
-    if !existed {
-        record.created_file = true;
-        record.created_dir |= !dir_existed;
-    }
-    let changed = before != file.value || !existed;
-    if changed && let Err(code) = write("install", &file, env) {
-        return code;
+    let changed = before != file.edit.text() || !file.existed;
+    if changed {
+        match settings::save(&path, file.edit.text()) {
+            Ok(created) => {
+                if !file.existed {
+                    record.created_file = true;
+                    record.created_dir |= !created.is_empty();
+                }
+            }
+            Err(e) => return fail("install", &format!("cannot write {}: {e}", path.display())),
+        }
     }
     let feature = if agent == Agent::Codex {
         match codex_features::ensure(&path, env, &mut record) {
@@ -166,7 +169,7 @@ pub(super) fn install(agent: Agent, args: &[String], env: &Env, help: &str) -> i
     if let Some(n) = feature {
         println!("{n}");
     }
-    for w in layout.warnings(&file.value) {
+    for w in layout.warnings(&file.value()) {
         println!("Warning: {w}");
     }
     println!("{}", layout.trust_note(&path));
@@ -204,7 +207,8 @@ pub(super) fn uninstall(agent: Agent, args: &[String], env: &Env, help: &str) ->
         Ok(f) => f,
         Err(code) => return code,
     };
-    let removed = match remove(&layout, &mut file.value) {
+    let record = record.unwrap_or_default();
+    let removed = match remove(&layout, &mut file.edit, &record) {
         Ok(n) => n,
         Err(e) => {
             return fail(
@@ -216,11 +220,7 @@ pub(super) fn uninstall(agent: Agent, args: &[String], env: &Env, help: &str) ->
             );
         }
     };
-    let record = record.unwrap_or_default();
-    for pointer in &record.added {
-        remove_pointer(&mut file.value, pointer);
-    }
-    let empty = file.value.as_object().is_some_and(Map::is_empty);
+    let empty = file.value().as_object().is_some_and(|m| m.is_empty());
     if removed == 0 && record.added.is_empty() && !(record.created_file && empty) {
         let _ = std::fs::remove_file(&record_path);
         println!(
@@ -230,6 +230,7 @@ pub(super) fn uninstall(agent: Agent, args: &[String], env: &Env, help: &str) ->
         );
         return 0;
     }
+    let _ = std::fs::remove_file(&record_path);
     if record.created_file && empty {
         if let Err(e) = std::fs::remove_file(&path) {
             return fail(
@@ -240,7 +241,6 @@ pub(super) fn uninstall(agent: Agent, args: &[String], env: &Env, help: &str) ->
         if record.created_dir
             && let Some(dir) = path.parent()
         {
-            let _ = std::fs::remove_file(&record_path);
             let _ = std::fs::remove_dir(dir); // only if empty
         }
         println!(
@@ -249,8 +249,11 @@ pub(super) fn uninstall(agent: Agent, args: &[String], env: &Env, help: &str) ->
             path.display()
         );
     } else {
-        if let Err(code) = write("uninstall", &file, env) {
-            return code;
+        if let Err(e) = settings::save(&path, file.edit.text()) {
+            return fail(
+                "uninstall",
+                &format!("cannot write {}: {e}", path.display()),
+            );
         }
         println!(
             "Removed {removed} omc-hooks hooks for {} from {}.",
@@ -258,7 +261,6 @@ pub(super) fn uninstall(agent: Agent, args: &[String], env: &Env, help: &str) ->
             path.display()
         );
     }
-    let _ = std::fs::remove_file(&record_path);
     if let Some(n) = feature_note {
         println!("{n}");
     }
@@ -313,27 +315,12 @@ fn load(command: &str, path: &Path) -> Result<SettingsFile, i32> {
         fail(
             command,
             &format!(
-                "{} is {e}; nothing was changed. Fix the file (or move it away) and run \
-                 'omc-hooks {command}' again.",
+                "{} is not valid JSON ({e}); nothing was changed. Fix the file (or move it \
+                 away) and run 'omc-hooks {command}' again.",
                 path.display()
             ),
         )
     })
-}
-
-fn write(command: &str, file: &SettingsFile, env: &Env) -> Result<(), i32> {
-    let text = settings::render(&file.value, file.text.as_deref());
-    match settings::save(file, &text, &crate::time::stamp(env.now_ms())) {
-        Ok(Some(backup)) => {
-            println!("Backup of the previous file: {}", backup.display());
-            Ok(())
-        }
-        Ok(None) => Ok(()),
-        Err(e) => Err(fail(
-            command,
-            &format!("cannot write {}: {e}", file.path.display()),
-        )),
-    }
 }
 
 /// What a merge did.
@@ -353,46 +340,147 @@ struct Wanted {
     placed: bool,
 }
 
-/// Merges our entries into a configuration value; records scaffolding it adds.
-fn merge(
-    layout: &Layout,
-    value: &mut Value,
-    exe: &Path,
-    record: &mut Record,
-) -> Result<Merged, String> {
-    let obj = value
-        .as_object_mut()
-        .ok_or("the file is not a JSON object")?;
-    for (pointer, v) in layout.scaffold() {
-        let key = pointer.trim_start_matches('/');
-        let (parent, leaf) = match key.split_once('/') {
-            Some((p, l)) => (Some(p), l),
-            None => (None, key),
-        };
-        let target = match parent {
-            None => &mut *obj,
-            Some(p) => {
-                let entry = obj
-                    .entry(p.to_string())
-                    .or_insert_with(|| Value::Object(Map::new()));
-                match entry.as_object_mut() {
-                    Some(m) => m,
-                    None => return Err(format!("its \"{p}\" entry is not an object")),
+/// One handler of ours found in the file: under `hooks.<event>[group]`, in the group's
+/// `hooks[index]` (or the entry itself in Cursor's flat layout, `index` then `None`).
+struct Found {
+    event: String,
+    group: usize,
+    index: Option<usize>,
+    matcher: Option<String>,
+    sub: &'static str,
+    handler: Value,
+}
+
+impl Found {
+    fn path(&self) -> Vec<Seg<'_>> {
+        let mut p = vec![
+            Seg::Key("hooks"),
+            Seg::Key(&self.event),
+            Seg::Index(self.group),
+        ];
+        if let Some(i) = self.index {
+            p.extend([Seg::Key("hooks"), Seg::Index(i)]);
+        }
+        p
+    }
+}
+
+/// Every handler of ours for this agent, in file order.
+fn find_ours(layout: &Layout, v: &Value) -> Vec<Found> {
+    let mut out = Vec::new();
+    let Some(hooks) = v.get("hooks").and_then(Value::as_object) else {
+        return out;
+    };
+    for (event, entries) in hooks {
+        for (g, entry) in entries.as_array().into_iter().flatten().enumerate() {
+            let matcher = entry
+                .get("matcher")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            if layout.flat {
+                if let Some(sub) = ours(layout, entry) {
+                    out.push(Found {
+                        event: event.clone(),
+                        group: g,
+                        index: None,
+                        matcher,
+                        sub,
+                        handler: entry.clone(),
+                    });
                 }
+                continue;
             }
-        };
-        if !target.contains_key(leaf) {
-            target.insert(leaf.to_string(), v);
-            if !record.added.iter().any(|a| a == pointer) {
-                record.added.push(pointer.to_string());
+            let handlers = entry.get("hooks").and_then(Value::as_array);
+            for (i, h) in handlers.into_iter().flatten().enumerate() {
+                if let Some(sub) = ours(layout, h) {
+                    out.push(Found {
+                        event: event.clone(),
+                        group: g,
+                        index: Some(i),
+                        matcher: matcher.clone(),
+                        sub,
+                        handler: h.clone(),
+                    });
+                }
             }
         }
     }
-    let hooks = obj
-        .entry("hooks")
-        .or_insert_with(|| Value::Object(Map::new()))
-        .as_object_mut()
-        .ok_or("its \"hooks\" entry is not an object")?;
+    out
+}
+
+fn edit_err(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
+/// Removes `found` from the file, last first, with the groups and event lists that this
+/// empties. Returns how many handlers went.
+fn remove_found(edit: &mut Edit, mut found: Vec<Found>) -> Result<usize, String> {
+    found.sort_by(|a, b| {
+        (&a.event, a.group, a.index)
+            .cmp(&(&b.event, b.group, b.index))
+            .reverse()
+    });
+    let n = found.len();
+    for f in &found {
+        edit.remove(&f.path()).map_err(edit_err)?;
+        let group = [Seg::Key("hooks"), Seg::Key(&f.event), Seg::Index(f.group)];
+        if f.index.is_some()
+            && edit.len(&[group[0], group[1], group[2], Seg::Key("hooks")]) == Some(0)
+        {
+            edit.remove(&group).map_err(edit_err)?;
+        }
+        let list = [Seg::Key("hooks"), Seg::Key(&f.event)];
+        if edit.len(&list) == Some(0) {
+            edit.remove(&list).map_err(edit_err)?;
+        }
+    }
+    Ok(n)
+}
+
+/// Merges our entries into a configuration file's text; records scaffolding it adds.
+fn merge(
+    layout: &Layout,
+    edit: &mut Edit,
+    exe: &Path,
+    record: &mut Record,
+) -> Result<Merged, String> {
+    if !edit.value().is_object() {
+        return Err("the file is not a JSON object".into());
+    }
+    for (pointer, v) in layout.scaffold() {
+        let keys: Vec<&str> = pointer.trim_start_matches('/').split('/').collect();
+        let added = match keys.as_slice() {
+            [k] if edit.get(&[Seg::Key(k)]).is_none() => {
+                edit.set(&[Seg::Key(k)], &v).map_err(edit_err)?;
+                Some(pointer.to_string())
+            }
+            [p, k] => match edit.get(&[Seg::Key(p)]) {
+                None => {
+                    edit.set(&[Seg::Key(p)], &json!({ *k: v }))
+                        .map_err(edit_err)?;
+                    Some(format!("/{p}"))
+                }
+                Some(Value::Object(m)) if !m.contains_key(*k) => {
+                    edit.set(&[Seg::Key(p), Seg::Key(k)], &v)
+                        .map_err(edit_err)?;
+                    Some(pointer.to_string())
+                }
+                Some(Value::Object(_)) => None,
+                Some(_) => return Err(format!("its \"{p}\" entry is not an object")),
+            },
+            _ => None,
+        };
+        if let Some(a) = added.filter(|a| !record.added.contains(a)) {
+            record.added.push(a);
+        }
+    }
+    match edit.get(&[Seg::Key("hooks")]) {
+        None => edit
+            .set(&[Seg::Key("hooks")], &json!({}))
+            .map_err(edit_err)?,
+        Some(Value::Object(_)) => {}
+        Some(_) => return Err("its \"hooks\" entry is not an object".into()),
+    }
     let mut wanted: Vec<Wanted> = layout
         .rows()
         .map(|(event, matcher, sub)| Wanted {
@@ -404,7 +492,10 @@ fn merge(
         })
         .collect();
     for w in &wanted {
-        if hooks.get(w.event).is_some_and(|g| !g.is_array()) {
+        if edit
+            .get(&[Seg::Key("hooks"), Seg::Key(w.event)])
+            .is_some_and(|g| !g.is_array())
+        {
             return Err(format!(
                 "its \"hooks\".\"{}\" entry is not an array",
                 w.event
@@ -412,25 +503,34 @@ fn merge(
         }
     }
     let mut m = Merged::default();
-    sweep(layout, hooks, |event, matcher, handler, sub| {
-        match wanted
-            .iter_mut()
-            .find(|w| !w.placed && w.event == event && w.sub == sub && w.matcher == matcher)
-        {
-            Some(w) => {
-                w.placed = true;
-                if *handler != w.handler {
-                    *handler = w.handler.clone();
-                    m.updated += 1;
-                }
-                true
-            }
-            None => {
-                m.removed += 1;
-                false
-            }
+    // Ours that stay (the first per wanted entry) and ours that go.
+    let mut stale = Vec::new();
+    for f in find_ours(layout, &edit.value()) {
+        match wanted.iter_mut().find(|w| {
+            !w.placed && w.event == f.event && w.sub == f.sub && w.matcher == f.matcher.as_deref()
+        }) {
+            Some(w) => w.placed = true,
+            None => stale.push(f),
         }
-    });
+    }
+    m.removed = remove_found(edit, stale)?;
+    // Update the ones that stay, at their positions after the removals.
+    for f in find_ours(layout, &edit.value()) {
+        if let Some(w) = wanted
+            .iter()
+            .find(|w| w.event == f.event && w.sub == f.sub && w.matcher == f.matcher.as_deref())
+            && f.handler != w.handler
+        {
+            let mut want = w.handler.clone();
+            if layout.flat
+                && let (Some(mt), Some(o)) = (w.matcher, want.as_object_mut())
+            {
+                o.insert("matcher".into(), json!(mt));
+            }
+            edit.set(&f.path(), &want).map_err(edit_err)?;
+            m.updated += 1;
+        }
+    }
     for w in wanted.into_iter().filter(|w| !w.placed) {
         let entry = if layout.flat {
             let mut h = w.handler;
@@ -439,103 +539,41 @@ fn merge(
             }
             h
         } else {
-            let mut group = Map::new();
-            if let Some(mt) = w.matcher {
-                group.insert("matcher".into(), json!(mt));
+            match w.matcher {
+                Some(mt) => json!({"matcher": mt, "hooks": [w.handler]}),
+                None => json!({"hooks": [w.handler]}),
             }
-            group.insert("hooks".into(), Value::Array(vec![w.handler]));
-            Value::Object(group)
         };
-        hooks
-            .entry(w.event.to_string())
-            .or_insert_with(|| Value::Array(Vec::new()))
-            .as_array_mut()
-            .expect("checked above")
-            .push(entry);
+        let list = [Seg::Key("hooks"), Seg::Key(w.event)];
+        if edit.get(&list).is_none() {
+            edit.set(&list, &json!([entry])).map_err(edit_err)?;
+        } else {
+            edit.push(&list, &entry).map_err(edit_err)?;
+        }
         m.added += 1;
     }
     Ok(m)
 }
 
-/// Removes our entries (and the groups, event arrays and `hooks` object left empty by that).
-fn remove(layout: &Layout, value: &mut Value) -> Result<usize, String> {
-    let obj = value
-        .as_object_mut()
-        .ok_or("the file is not a JSON object")?;
-    let Some(hooks) = obj.get_mut("hooks") else {
-        return Ok(0);
-    };
-    let hooks_map = hooks
-        .as_object_mut()
-        .ok_or("its \"hooks\" entry is not an object")?;
-    let was_empty = hooks_map.is_empty();
-    let mut n = 0;
-    sweep(layout, hooks_map, |_, _, _, _| {
-        n += 1;
-        false
-    });
-    if n > 0 && !was_empty && hooks_map.is_empty() {
-        obj.shift_remove("hooks");
+/// Removes our entries (and the groups, event lists and `hooks` object this empties), then
+/// the settings install listed as its own.
+fn remove(layout: &Layout, edit: &mut Edit, record: &Record) -> Result<usize, String> {
+    if !edit.value().is_object() {
+        return Err("the file is not a JSON object".into());
+    }
+    let had_hooks = edit.len(&[Seg::Key("hooks")]).is_some_and(|n| n > 0);
+    let n = remove_found(edit, find_ours(layout, &edit.value()))?;
+    if n > 0 && had_hooks && edit.len(&[Seg::Key("hooks")]) == Some(0) {
+        edit.remove(&[Seg::Key("hooks")]).map_err(edit_err)?;
+    }
+    for pointer in &record.added {
+        let keys: Vec<&str> = pointer.trim_start_matches('/').split('/').collect();
+        let path: Vec<Seg> = keys.iter().map(|k| Seg::Key(k)).collect();
+        if edit.get(&path).is_some() {
+            edit.remove(&path).map_err(edit_err)?;
+        }
     }
     Ok(n)
-}
-
-/// Visits every handler of ours (for this agent) in `hooks`; `keep` decides whether it stays
-/// and may rewrite it. Groups and event arrays emptied by a removal go; ones that were already
-/// empty are left alone.
-fn sweep(
-    layout: &Layout,
-    hooks: &mut Map<String, Value>,
-    mut keep: impl FnMut(&str, Option<&str>, &mut Value, &'static str) -> bool,
-) {
-    let mut emptied = Vec::new();
-    for (event, entries) in hooks.iter_mut() {
-        let Some(entries) = entries.as_array_mut() else {
-            continue;
-        };
-        let mut dropped = false;
-        if layout.flat {
-            entries.retain_mut(|h| {
-                let matcher = h.get("matcher").and_then(Value::as_str).map(str::to_string);
-                match ours(layout, h) {
-                    None => true,
-                    Some(sub) => {
-                        let k = keep(event, matcher.as_deref(), h, sub);
-                        dropped |= !k;
-                        k
-                    }
-                }
-            });
-        } else {
-            entries.retain_mut(|group| {
-                let matcher = group
-                    .get("matcher")
-                    .and_then(Value::as_str)
-                    .map(str::to_string);
-                let Some(handlers) = group.get_mut("hooks").and_then(Value::as_array_mut) else {
-                    return true;
-                };
-                let mut removed_here = false;
-                handlers.retain_mut(|h| match ours(layout, h) {
-                    None => true,
-                    Some(sub) => {
-                        let k = keep(event, matcher.as_deref(), h, sub);
-                        removed_here |= !k;
-                        k
-                    }
-                });
-                let drop = removed_here && handlers.is_empty();
-                dropped |= drop;
-                !drop
-            });
-        }
-        if dropped && entries.is_empty() {
-            emptied.push(event.clone());
-        }
-    }
-    for e in emptied {
-        hooks.shift_remove(&e);
-    }
 }
 
 /// The hook subcommand a handler runs, if it is ours for this agent.
@@ -630,33 +668,6 @@ fn shell_words(s: &str) -> Option<Vec<String>> {
     Some(words)
 }
 
-/// Removes the value at a JSON pointer of depth ≤ 2, and its parent object if that leaves it
-/// empty (install created both).
-fn remove_pointer(value: &mut Value, pointer: &str) {
-    let key = pointer.trim_start_matches('/');
-    let Some(obj) = value.as_object_mut() else {
-        return;
-    };
-    match key.split_once('/') {
-        None => {
-            obj.shift_remove(key);
-        }
-        Some((parent, leaf)) => {
-            let emptied = obj
-                .get_mut(parent)
-                .and_then(Value::as_object_mut)
-                .map(|m| {
-                    m.shift_remove(leaf);
-                    m.is_empty()
-                })
-                .unwrap_or(false);
-            if emptied {
-                obj.shift_remove(parent);
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -686,41 +697,43 @@ mod tests {
     }
 
     #[test]
-    fn merge_then_remove_gives_back_the_value_for_every_agent() {
+    fn merge_then_remove_gives_back_the_bytes_for_every_agent() {
         let exe = Path::new("/x/omc-hooks");
         for agent in [Agent::Codex, Agent::Gemini, Agent::Qwen, Agent::Cursor] {
             let layout = Layout::of(agent);
-            let user_hook = if layout.flat {
-                json!({"command": "./audit.sh", "timeout": 3})
-            } else {
-                json!({"hooks": [{"type": "command", "command": "./audit.sh"}]})
-            };
             let event = layout.rows().next().unwrap().0;
-            let original = json!({"model": {"name": "x"}, "hooks": { event: [user_hook] }});
-            let mut v = original.clone();
+            let user_hook = if layout.flat {
+                r#"{"command": "./audit.sh", "timeout": 3}"#
+            } else {
+                r#"{"hooks": [{"type": "command", "command": "./audit.sh"}]}"#
+            };
+            let original = format!(
+                "{{\n    \"model\": {{\"name\": \"x\"}},\n    \"hooks\": {{\n        \"{event}\": [\n            {user_hook}\n        ]\n    }}\n}}\n"
+            );
+            let mut edit = Edit::parse(&original).unwrap();
             let mut rec = Record::default();
-            let m = merge(&layout, &mut v, exe, &mut rec).unwrap();
+            let m = merge(&layout, &mut edit, exe, &mut rec).unwrap();
             assert_eq!(m.added, layout.rows().count(), "{agent}");
-            let again = merge(&layout, &mut v.clone(), exe, &mut rec.clone()).unwrap();
+            let installed = edit.text().to_string();
+            let again = merge(&layout, &mut edit, exe, &mut rec.clone()).unwrap();
             assert_eq!(again, Merged::default(), "{agent}: idempotent");
-            assert_eq!(v["hooks"][event][0], original["hooks"][event][0], "{agent}");
-            let n = remove(&layout, &mut v).unwrap();
+            assert_eq!(edit.text(), installed, "{agent}: idempotent");
+            assert!(installed.contains("./audit.sh"), "{agent}");
+            let n = remove(&layout, &mut edit, &rec).unwrap();
             assert_eq!(n, m.added, "{agent}");
-            for p in &rec.added {
-                remove_pointer(&mut v, p);
-            }
-            assert_eq!(v, original, "{agent}");
+            assert_eq!(edit.text(), original, "{agent}");
         }
     }
 
     #[test]
     fn a_moved_binary_replaces_the_old_entries() {
         let layout = Layout::of(Agent::Gemini);
-        let mut v = json!({});
+        let mut edit = Edit::parse("{}\n").unwrap();
         let mut rec = Record::default();
-        merge(&layout, &mut v, Path::new("/old/omc-hooks"), &mut rec).unwrap();
-        let m = merge(&layout, &mut v, Path::new("/new/omc-hooks"), &mut rec).unwrap();
+        merge(&layout, &mut edit, Path::new("/old/omc-hooks"), &mut rec).unwrap();
+        let m = merge(&layout, &mut edit, Path::new("/new/omc-hooks"), &mut rec).unwrap();
         assert_eq!(m.updated, layout.rows().count());
-        assert!(!v.to_string().contains("/old/"));
+        assert!(!edit.text().contains("/old/"));
+        assert_eq!(rec.added, vec!["/hooksConfig".to_string()]);
     }
 }

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Lays out the plugin bundle that marketplace installs get: the plugin manifest, hooks.json and
+# one prebuilt binary per target under bin/<target>/omc-hooks, with bin/SHA256SUMS.
+#
+#   packaging/plugin-bundle.sh OUT_DIR ARTIFACTS_DIR [TARGET...]
+#
+# ARTIFACTS_DIR holds the release archives `dist` builds (omc-hooks-<target>.tar.xz) and their
+# checksum files (omc-hooks-<target>.tar.xz.sha256). Every archive's checksum is verified before
+# it is unpacked; a missing or wrong checksum stops the script. With TARGETs, each must be there
+# (the release workflow names all four); without, every archive found is bundled.
+# The release workflow commits OUT_DIR to the `plugin` branch, which the marketplace entry in
+# .claude-plugin/marketplace.json installs; tests/e2e_install.rs installs a bundle made by this
+# script into the real client.
+set -euo pipefail
+[ $# -ge 2 ] || { echo "usage: $0 OUT_DIR ARTIFACTS_DIR [TARGET...]" >&2; exit 2; }
+out=$1 artifacts=$2
+shift 2
+here=$(cd "$(dirname "$0")/.." && pwd)
+
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  for a in "$artifacts"/omc-hooks-*.tar.xz; do
+    [ -e "$a" ] || continue
+    t=${a##*/omc-hooks-}
+    targets+=("${t%.tar.xz}")
+  done
+fi
+[ ${#targets[@]} -gt 0 ] || { echo "no omc-hooks-<target>.tar.xz in $artifacts" >&2; exit 1; }
+
+rm -rf "$out"
+mkdir -p "$out/.claude-plugin" "$out/bin"
+[ -d "$here/commands" ] && cp -R "$here/commands" "$out/commands"
+cp "$here/hooks.json" "$out/hooks.json"
+cp "$here/.claude-plugin/plugin.json" "$here/.claude-plugin/icon.png" "$out/.claude-plugin/"
+cp "$here/README.md" "$here/LICENSE" "$out/"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+for t in "${targets[@]}"; do
+  archive="$artifacts/omc-hooks-$t.tar.xz"
+  [ -f "$archive" ] || { echo "missing $archive" >&2; exit 1; }
+  [ -f "$archive.sha256" ] || { echo "missing $archive.sha256" >&2; exit 1; }
+  want=$(awk '{print $1; exit}' "$archive.sha256")
+  have=$(sha256sum "$archive" | awk '{print $1}')
+  [ "$want" = "$have" ] || { echo "checksum mismatch for $archive: $have, expected $want" >&2; exit 1; }
+  mkdir -p "$work/$t"
+  tar -xJf "$archive" -C "$work/$t"
+  bin=$(find "$work/$t" -type f -name omc-hooks | head -n 1)
+  [ -n "$bin" ] || { echo "$archive holds no omc-hooks binary" >&2; exit 1; }
+  mkdir -p "$out/bin/$t"
+  install -m 0755 "$bin" "$out/bin/$t/omc-hooks"
+done
+(cd "$out/bin" && find . -type f -name omc-hooks | sort | sed 's|^\./||' | xargs sha256sum > SHA256SUMS)
+echo "plugin bundle in $out: ${targets[*]}"

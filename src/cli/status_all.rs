@@ -1,0 +1,211 @@
+//! `omc-hooks status --all`: the runs of every project this user installed into, read from the
+//! registry of installs ([`super::registry`]); entries of projects that no longer exist are
+//! pruned on the way. One row per persistent-mode run (active or suspended).
+
+use super::registry;
+use super::runs::{self, Run};
+use crate::env::Env;
+use crate::state::{Root, Store};
+use crate::time::{iso, short_duration};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+
+/// One run of one session of one project.
+pub(super) struct Row {
+    pub(super) session: Option<String>,
+    pub(super) agent: String,
+    pub(super) run: Run,
+}
+
+/// A project and its runs.
+pub(super) struct ProjectRuns {
+    pub(super) project: PathBuf,
+    pub(super) rows: Vec<Row>,
+}
+
+/// Everything `status --all` shows.
+pub(super) struct All {
+    pub(super) projects: Vec<ProjectRuns>,
+    /// Registry entries dropped because their project is gone.
+    pub(super) pruned: Vec<PathBuf>,
+    /// Installs in the user's settings (every project; their projects are not listed).
+    pub(super) user_installs: usize,
+    pub(super) registry: Option<PathBuf>,
+}
+
+/// The agent a session runs in: as recorded in the run or the session's `session.json`,
+/// else Claude Code (the only agent that records none).
+fn agent_of(store: &Store, run: &Run, session: Option<&str>) -> String {
+    let from = |v: Option<&Value>| {
+        v.and_then(Value::as_str)
+            .filter(|s| !s.trim().is_empty())
+            .map(str::to_string)
+    };
+    if let Some(a) = from(run.state.extra.get("agent")) {
+        return a;
+    }
+    let marker = session.and_then(|sid| {
+        let path = store
+            .omc_dir()
+            .join("state/sessions")
+            .join(sid)
+            .join(crate::capabilities::memory::session_start::MARKER);
+        let bytes = crate::state::fs::read_regular(&path).ok()??;
+        serde_json::from_slice::<Value>(&bytes).ok()
+    });
+    from(marker.as_ref().and_then(|m| m.get("agent"))).unwrap_or_else(|| "claude".into())
+}
+
+/// Reads the runs of one project.
+fn project_runs(project: &Path, env: &Env) -> ProjectRuns {
+    let root = Root {
+        project: project.to_path_buf(),
+        omc: project.join(".omc"),
+    };
+    let store = Store::new(root, env.now_ms());
+    let mut rows = Vec::new();
+    for view in runs::scan(&store) {
+        let sid = view.id().map(str::to_string);
+        for run in view.active.into_iter().chain(view.suspended) {
+            rows.push(Row {
+                agent: agent_of(&store, &run, sid.as_deref()),
+                session: sid.clone(),
+                run,
+            });
+        }
+    }
+    ProjectRuns {
+        project: project.to_path_buf(),
+        rows,
+    }
+}
+
+/// Collects the view, pruning the registry of deleted projects.
+pub(super) fn collect(env: &Env) -> Result<All, String> {
+    let reg = registry::read(env).map_err(|e| e.to_string())?;
+    let mut pruned = Vec::new();
+    let mut reg = reg;
+    if reg.clone().prune().is_empty() {
+        // Nothing to prune: no write.
+    } else if let Ok(Some((r, gone))) = registry::update(env, false, |r| {
+        let gone = r.prune();
+        (r.clone(), gone)
+    }) {
+        reg = r;
+        pruned = gone;
+    }
+    let projects = reg
+        .projects()
+        .iter()
+        .map(|p| project_runs(p, env))
+        .collect();
+    Ok(All {
+        projects,
+        pruned,
+        user_installs: reg.installs.iter().filter(|i| i.project.is_none()).count(),
+        registry: registry::file(env),
+    })
+}
+
+fn row_json(r: &Row, now: i64) -> Value {
+    json!({
+        "session_id": r.session,
+        "agent": r.agent,
+        "mode": r.run.mode,
+        "iteration": r.run.state.iteration,
+        "max_iterations": r.run.state.max_iterations,
+        "phase": r.run.state.phase,
+        "last_activity_at": r.run.last_activity_ms.map(iso),
+        "suspended": r.run.is_suspended(),
+        "suspended_at": r.run.state.suspended_at,
+        "stale": r.run.is_stale(now),
+        "prompt": r.run.state.prompt,
+    })
+}
+
+/// The `--json` document.
+pub(super) fn to_json(all: &All, now: i64) -> Value {
+    json!({
+        "now": iso(now),
+        "registry": all.registry,
+        "projects": all.projects.iter().map(|p| json!({
+            "project": p.project,
+            "runs": p.rows.iter().map(|r| row_json(r, now)).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "pruned": all.pruned,
+        "user_installs": all.user_installs,
+    })
+}
+
+/// The table for people.
+pub(super) fn render(all: &All, now: i64) -> String {
+    let mut s = format!(
+        "omc-hooks status --all — {} project(s) ({})\n",
+        all.projects.len(),
+        crate::time::human(now)
+    );
+    if all.projects.is_empty() {
+        s.push_str("\nNo project is registered: 'omc-hooks install' in a project registers it.\n");
+    }
+    for p in &all.projects {
+        s.push_str(&format!("\n{}\n", p.project.display()));
+        if p.rows.is_empty() {
+            s.push_str("  no runs\n");
+            continue;
+        }
+        s.push_str(&format!(
+            "  {:<14}{:<9}{:<11}{:<12}{:<16}{}\n",
+            "SESSION", "AGENT", "MODE", "ITERATION", "LAST ACTIVITY", "STATE"
+        ));
+        for r in &p.rows {
+            let state = if r.run.is_suspended() {
+                "suspended".to_string()
+            } else if r.run.is_stale(now) {
+                "stale".to_string()
+            } else {
+                "active".to_string()
+            };
+            let phase = r
+                .run
+                .state
+                .phase
+                .as_deref()
+                .map(|p| format!(" [{p}]"))
+                .unwrap_or_default();
+            s.push_str(&format!(
+                "  {:<14}{:<9}{:<11}{:<12}{:<16}{state}{phase}\n",
+                cut(r.session.as_deref().unwrap_or("-"), 13),
+                cut(&r.agent, 8),
+                r.run.mode,
+                format!("{}/{}", r.run.state.iteration, r.run.state.max_iterations),
+                r.run
+                    .last_activity_ms
+                    .map_or("?".into(), |t| format!("{} ago", short_duration(now - t))),
+            ));
+        }
+    }
+    for p in &all.pruned {
+        s.push_str(&format!(
+            "\n(forgot {}: the directory no longer exists)\n",
+            p.display()
+        ));
+    }
+    if all.user_installs > 0 {
+        s.push_str(
+            "\nInstalled in your user settings too (every project): projects are listed here \
+             once 'omc-hooks install' ran in them.\n",
+        );
+    }
+    s
+}
+
+/// Cuts `s` to `max` characters, marking the cut.
+fn cut(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(max - 1).collect();
+        t.push('…');
+        t
+    }
+}

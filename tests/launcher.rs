@@ -1,0 +1,184 @@
+//! The command every `hooks.json` entry runs: run under `sh` and `bash` (what Claude Code
+//! spawns), with `${CLAUDE_PLUGIN_ROOT}` filled in as the client does, it must find the binary
+//! wherever it is installed, in order — the plugin's `bin/omc-hooks`, `target/release`, PATH,
+//! `~/.cargo/bin`, the plugin's `bin/<target>/` for this machine (linked for next time) — pass
+//! stdin and the subcommand through, and, with no binary anywhere, exit 0 with one message.
+
+use serde_json::Value;
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The manifest command for `sub`, as shipped.
+fn manifest_command(sub: &str) -> String {
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("hooks.json")).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    for groups in v["hooks"].as_object().unwrap().values() {
+        for g in groups.as_array().unwrap() {
+            for h in g["hooks"].as_array().unwrap() {
+                let c = h["command"].as_str().unwrap();
+                if c.split_whitespace().last() == Some(sub) {
+                    return c.to_string();
+                }
+            }
+        }
+    }
+    panic!("no manifest command for {sub}");
+}
+
+/// A plugin root, a HOME and a PATH directory, all empty.
+struct Box_ {
+    _t: tempfile::TempDir,
+    root: PathBuf,
+    home: PathBuf,
+    path: PathBuf,
+}
+
+impl Box_ {
+    fn new() -> Box_ {
+        let t = tempfile::tempdir().unwrap();
+        let b = Box_ {
+            root: t.path().join("plugin root"),
+            home: t.path().join("home"),
+            path: t.path().join("path"),
+            _t: t,
+        };
+        for d in [&b.root, &b.home, &b.path] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        b
+    }
+
+    /// A stand-in binary at `rel` under `base` that reports who it is, its arguments and stdin.
+    fn fake(&self, base: &Path, rel: &str, name: &str) -> PathBuf {
+        let p = base.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(
+            &p,
+            format!("#!/bin/sh\nprintf '%s|%s|' '{name}' \"$*\"\ncat\n"),
+        )
+        .unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        p
+    }
+
+    /// Runs the manifest command of `sub` with `shell -c`, feeding `stdin`.
+    fn run(&self, shell: &str, sub: &str, stdin: &str) -> (i32, String, String) {
+        let cmd =
+            manifest_command(sub).replace("${CLAUDE_PLUGIN_ROOT}", &self.root.to_string_lossy());
+        let mut child = Command::new(shell)
+            .arg("-c")
+            .arg(cmd)
+            .env_clear()
+            .current_dir(&self.home)
+            .env("HOME", &self.home)
+            .env("PATH", format!("{}:/usr/bin:/bin", self.path.display()))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(stdin.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+}
+
+fn this_target() -> &'static str {
+    match (std::env::consts::OS, std::env::consts::ARCH) {
+        ("linux", "x86_64") => "x86_64-unknown-linux-musl",
+        ("linux", "aarch64") => "aarch64-unknown-linux-musl",
+        ("macos", "x86_64") => "x86_64-apple-darwin",
+        ("macos", "aarch64") => "aarch64-apple-darwin",
+        other => panic!("no release target for {other:?}"),
+    }
+}
+
+const SHELLS: [&str; 2] = ["sh", "bash"];
+
+#[test]
+fn the_binary_is_found_in_order_of_preference() {
+    for shell in SHELLS {
+        let b = Box_::new();
+        b.fake(&b.home, ".cargo/bin/omc-hooks", "cargo-bin");
+        assert_eq!(
+            b.run(shell, "stop", "{}"),
+            (0, "cargo-bin|stop|{}".into(), String::new())
+        );
+        b.fake(&b.path, "omc-hooks", "on-path");
+        assert_eq!(b.run(shell, "stop", "x").1, "on-path|stop|x");
+        b.fake(&b.root, "target/release/omc-hooks", "checkout");
+        assert_eq!(b.run(shell, "pre-compact", "y").1, "checkout|pre-compact|y");
+        b.fake(&b.root, "bin/omc-hooks", "bundled");
+        assert_eq!(b.run(shell, "session-end", "z").1, "bundled|session-end|z");
+    }
+}
+
+#[test]
+fn the_prebuilt_binary_for_this_machine_is_linked_on_first_use() {
+    for shell in SHELLS {
+        let b = Box_::new();
+        let t = this_target();
+        for other in omc_hooks::hooks::RELEASE_TARGETS
+            .iter()
+            .filter(|x| **x != t)
+        {
+            b.fake(&b.root, &format!("bin/{other}/omc-hooks"), "wrong");
+        }
+        b.fake(&b.root, &format!("bin/{t}/omc-hooks"), "prebuilt");
+        assert_eq!(b.run(shell, "stop", "{}").1, "prebuilt|stop|{}");
+        let link = b.root.join("bin/omc-hooks");
+        assert_eq!(
+            std::fs::read_link(&link).unwrap(),
+            PathBuf::from(format!("{t}/omc-hooks"))
+        );
+        // The next hook takes the link: the first path tried.
+        assert_eq!(b.run(shell, "stop", "again").1, "prebuilt|stop|again");
+    }
+}
+
+#[test]
+fn with_no_binary_anywhere_hooks_fail_open_and_session_start_says_how_to_get_it() {
+    for shell in SHELLS {
+        let b = Box_::new();
+        let (code, out, err) = b.run(shell, "session-start", "{}");
+        assert_eq!(code, 0);
+        assert_eq!(err, "");
+        let v: Value = serde_json::from_str(out.trim()).unwrap();
+        let msg = v["systemMessage"].as_str().unwrap();
+        assert!(msg.contains("cargo install omc-hooks"), "{msg}");
+        assert_eq!(out.lines().count(), 1);
+        for (_, sub) in crate::common::manifest_hooks() {
+            if sub != "session-start" {
+                assert_eq!(
+                    b.run(shell, &sub, "{}"),
+                    (0, String::new(), String::new()),
+                    "{sub}"
+                );
+            }
+        }
+        assert!(
+            !b.root.join("bin").exists(),
+            "nothing written into the plugin"
+        );
+    }
+}
+
+#[test]
+fn the_real_binary_answers_through_the_launcher() {
+    let b = Box_::new();
+    std::os::unix::fs::symlink(crate::common::BIN, b.path.join("omc-hooks")).unwrap();
+    let (code, out, _) = b.run("sh", "stop", "not json");
+    assert_eq!((code, out.as_str()), (0, ""));
+}
