@@ -1,4 +1,4 @@
-//! Our own continuation, recognised when it comes back; and which agent a session runs in.
+//! Our own continuation, recognised when it comes back as a prompt.
 //!
 //! Some agents hand an end-of-turn continuation back through their prompt event: Gemini CLI's
 //! BeforeAgent and Qwen Code's UserPromptSubmit fire again with the Stop reason we sent as the
