@@ -11,6 +11,8 @@
 //! session's state; before every timed run the snapshot is restored, so every invocation sees
 //! the same state. Only the hook process is timed: spawn → payload written → exit reaped.
 
+use omc_hooks::protocol::Agent;
+use omc_hooks::protocol::agents::table;
 use serde_json::{Value, json};
 use std::io::Write;
 use std::os::unix::process::ExitStatusExt;
@@ -108,15 +110,22 @@ fn stats(samples: &[Sample]) -> (f64, f64, f64, i64) {
 struct Bench {
     dir: tempfile::TempDir,
     snapshot: Option<PathBuf>,
+    /// The agent the seeding hooks are installed for (the session's recorded agent).
+    agent: &'static str,
 }
 
 impl Bench {
     fn new() -> Bench {
+        Bench::for_agent("claude")
+    }
+
+    fn for_agent(agent: &'static str) -> Bench {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join(".git")).unwrap();
         Bench {
             dir,
             snapshot: None,
+            agent,
         }
     }
 
@@ -124,14 +133,16 @@ impl Bench {
         self.dir.path()
     }
 
+    /// A payload of Claude Code's `event` as this bench's agent sends it (its own event name
+    /// for the hook that serves it, its own fields).
     fn payload(&self, event: &str, extra: Value) -> Vec<u8> {
-        let mut v = json!({
-            "session_id": SID,
-            "transcript_path": self.path().join("transcript.jsonl"),
-            "cwd": self.path(),
-            "hook_event_name": event,
-            "permission_mode": "default",
-        });
+        let hook = omc_hooks::hooks::HOOKS
+            .iter()
+            .find(|h| h.event == event)
+            .map_or("stop", |h| h.name);
+        let wire = Agent::parse(self.agent).unwrap().wire();
+        let own = table::agent_event(wire, hook).unwrap_or(event);
+        let mut v = agent_base(self.agent, self.path(), own);
         for (k, val) in extra.as_object().unwrap() {
             v[k] = val.clone();
         }
@@ -139,7 +150,13 @@ impl Bench {
     }
 
     fn hook(&self, sub: &str, payload: &[u8]) {
-        run_once(BIN, &[sub], payload, self.path(), &[]);
+        run_once(
+            BIN,
+            &["--agent", self.agent, sub],
+            payload,
+            self.path(),
+            &[],
+        );
     }
 
     /// The realistic state: ralph active, a protected skill running, a fresh failure, edits.
@@ -156,25 +173,86 @@ impl Bench {
                 json!({"prompt": "ralph fix the failing tests in src/parser"}),
             ),
         );
-        self.hook(
-            "pre-tool-use",
-            &self.payload("PreToolUse", json!({"tool_name": "Skill", "tool_input": {"skill": "plan"}, "tool_use_id": "toolu_1"})),
-        );
+        // The agent's own skill tool (Codex and Cursor have none).
+        let skill = match self.agent {
+            "gemini" => {
+                Some(json!({"tool_name": "activate_skill", "tool_input": {"name": "plan"}}))
+            }
+            "qwen" => Some(
+                json!({"tool_name": "skill", "tool_input": {"skill": "plan"}, "tool_use_id": "toolu_1"}),
+            ),
+            "claude" => Some(
+                json!({"tool_name": "Skill", "tool_input": {"skill": "plan"}, "tool_use_id": "toolu_1"}),
+            ),
+            _ => None,
+        };
+        if let Some(extra) = skill {
+            self.hook("pre-tool-use", &self.payload("PreToolUse", extra));
+        }
+        // Its own edit tool (Codex's apply_patch carries no file and line counts: none recorded).
+        let edit_tool = match self.agent {
+            "gemini" => "replace",
+            "qwen" => "edit",
+            "codex" => "apply_patch",
+            _ => "Edit",
+        };
         for i in 0..edits {
             let file = p.join(format!("src/file{}.rs", i % 50));
-            self.hook(
-                "post-tool-use",
-                &self.payload("PostToolUse", json!({
-                    "tool_name": "Edit",
-                    "tool_input": {"file_path": file, "old_string": "fn a() {}\n", "new_string": format!("fn a() {{\n    let x = {i};\n}}\n")},
+            let new = format!("fn a() {{\n    let x = {i};\n}}\n");
+            let payload = if self.agent == "cursor" {
+                let mut v = agent_base("cursor", &p, "afterFileEdit");
+                v["file_path"] = json!(file);
+                v["edits"] = json!([{"old_string": "fn a() {}\n", "new_string": new}]);
+                serde_json::to_vec(&v).unwrap()
+            } else {
+                self.payload("PostToolUse", json!({
+                    "tool_name": edit_tool,
+                    "tool_input": {"file_path": file, "old_string": "fn a() {}\n", "new_string": new},
                     "tool_response": {"filePath": file, "success": true},
                     "tool_use_id": format!("toolu_e{i}")
-                })),
-            );
+                }))
+            };
+            self.hook("post-tool-use", &payload);
         }
-        self.hook(
-            "post-tool-use-failure",
-            &self.payload("PostToolUseFailure", json!({"tool_name": "Bash", "tool_input": {"command": "cargo test"}, "error": "Exit code 101\ntest parser::tests::it_parses ... FAILED", "is_interrupt": false, "tool_use_id": "toolu_f"})),
+        // A fresh failure, reported the agent's way.
+        let (sub, event, extra) = match self.agent {
+            "codex" => (
+                "post-tool-use",
+                "PostToolUse",
+                json!({"tool_name": "Bash", "tool_input": {"command": "cargo test"},
+                "tool_response": "Process exited with code 101\nOutput:\ntest parser::tests::it_parses ... FAILED\n", "tool_use_id": "toolu_f"}),
+            ),
+            "gemini" => (
+                "post-tool-use",
+                "PostToolUse",
+                json!({"tool_name": "run_shell_command", "tool_input": {"command": "cargo test"},
+                "tool_response": {"llmContent": "Output: test parser::tests::it_parses ... FAILED\nExit Code: 101", "returnDisplay": ""}}),
+            ),
+            "qwen" => (
+                "post-tool-use",
+                "PostToolUse",
+                json!({"tool_name": "run_shell_command", "tool_input": {"command": "cargo test"},
+                "tool_response": {"llmContent": "Command: cargo test\nOutput: FAILED\nError: (none)\nExit Code: 101", "returnDisplay": ""}, "tool_use_id": "toolu_f"}),
+            ),
+            "cursor" => (
+                "post-tool-use-failure",
+                "PostToolUseFailure",
+                json!({"tool_name": "Shell", "tool_input": {"command": "cargo test"},
+                "error_message": "Exit code 101", "failure_type": "error", "is_interrupt": false}),
+            ),
+            _ => (
+                "post-tool-use-failure",
+                "PostToolUseFailure",
+                json!({"tool_name": "Bash", "tool_input": {"command": "cargo test"},
+                "error": "Exit code 101\ntest parser::tests::it_parses ... FAILED", "is_interrupt": false, "tool_use_id": "toolu_f"}),
+            ),
+        };
+        self.hook(sub, &self.payload(event, extra));
+        assert!(
+            p.join(format!(".omc/state/sessions/{SID}/ralph-state.json"))
+                .is_file(),
+            "{}: seeding did not start the run",
+            self.agent
         );
         let snap = tempfile::tempdir().unwrap().keep();
         copy_tree(&p.join(".omc"), &snap.join("omc"));
@@ -211,8 +289,13 @@ struct Row {
     p10: f64,
     p90: f64,
     rss: i64,
+    /// The median of `sh -c true` spawned interleaved with this case (one before each of its
+    /// runs): the floor under the same load as the case itself.
+    floor: f64,
 }
 
+/// Times `program args` with `payload`, each run preceded by one `sh -c true` (untimed state
+/// restore in between), so case and floor see the same load on a shared machine.
 fn measure(runs: usize, b: &Bench, program: &str, args: &[&str], payload: &[u8]) -> Row {
     measure_env(runs, b, program, args, payload, &[])
 }
@@ -226,10 +309,12 @@ fn measure_env(
     env: &[(&str, String)],
 ) -> Row {
     let mut samples = Vec::with_capacity(runs);
+    let mut floor = Vec::with_capacity(runs);
     // One warm-up run, not counted.
     b.restore();
     run_once(program, args, payload, b.path(), env);
     for _ in 0..runs {
+        floor.push(run_once("/bin/sh", &["-c", "true"], payload, b.path(), &[]));
         b.restore();
         samples.push(run_once(program, args, payload, b.path(), env));
     }
@@ -240,6 +325,7 @@ fn measure_env(
         p10,
         p90,
         rss,
+        floor: stats(&floor).0,
     }
 }
 
@@ -273,6 +359,28 @@ fn main() {
     base.case = "`/bin/true` (baseline)".into();
     let baseline = base.median;
     rows.push(base);
+    // Every agent runs its hooks through a shell (`sh -c '<command>'`): the floor a hook
+    // process can reach as the agents start it.
+    let mut sh = measure(
+        runs,
+        &b,
+        "/bin/sh",
+        &["-c", "true"],
+        &b.payload("Stop", json!({})),
+    );
+    sh.case = "`sh -c true` (baseline: how the agents start a hook)".into();
+    let sh_floor = sh.median;
+    rows.push(sh);
+    // `true` is a builtin of sh: a hook command is a program the shell must also exec.
+    let mut sh_exec = measure(
+        runs,
+        &b,
+        "/bin/sh",
+        &["-c", "/bin/true"],
+        &b.payload("Stop", json!({})),
+    );
+    sh_exec.case = "`sh -c /bin/true` (a shell that runs a program, for scale)".into();
+    rows.push(sh_exec);
 
     let events: Vec<(&str, &str, Value)> = vec![
         (
@@ -418,6 +526,23 @@ fn main() {
         let mut sh = sh;
         sh.case = "`sh -c 'exit 0'` (the shell alone)".into();
         rows.push(sh);
+    }
+
+    // Every agent's adapter, with its own payloads, on the same realistic state (seeded through
+    // that agent's hooks, so the session's recorded agent is that agent).
+    let mut agent_rows: Vec<Row> = Vec::new();
+    for agent in ["claude", "codex", "gemini", "qwen", "cursor"] {
+        if !want(agent) && !want("agents") {
+            continue;
+        }
+        let mut ab = Bench::for_agent(agent);
+        ab.seed(20);
+        std::fs::write(ab.path().join("transcript.jsonl"), tail_line(120_000)).unwrap();
+        for (sub, label, payload) in agent_cases(agent, ab.path()) {
+            let mut r = measure(runs, &ab, BIN, &["--agent", agent, sub], &payload);
+            r.case = format!("{agent} `{label}`");
+            agent_rows.push(r);
+        }
     }
 
     // Scale: 10 000 session directories.
@@ -619,18 +744,236 @@ fn main() {
         );
     }
     println!();
-    println!("| case | median (ms) | p10–p90 (ms) | × `/bin/true` | peak RSS (MB) |");
-    println!("|---|---:|---:|---:|---:|");
-    for r in &rows {
+    let table = |rows: &[Row]| {
         println!(
-            "| {} | {:.2} | {:.2}–{:.2} | {:.2} | {:.1} |",
-            r.case,
-            r.median / 1000.0,
-            r.p10 / 1000.0,
-            r.p90 / 1000.0,
-            r.median / baseline,
-            r.rss as f64 / 1024.0
+            "| case | median (ms) | p10–p90 (ms) | × `/bin/true` | × `sh -c true` | × `sh -c true` interleaved | peak RSS (MB) |"
         );
+        println!("|---|---:|---:|---:|---:|---:|---:|");
+        for r in rows {
+            println!(
+                "| {} | {:.2} | {:.2}–{:.2} | {:.2} | {:.2} | {} | {:.1} |",
+                r.case,
+                r.median / 1000.0,
+                r.p10 / 1000.0,
+                r.p90 / 1000.0,
+                r.median / baseline,
+                r.median / sh_floor,
+                if r.floor.is_nan() {
+                    "–".to_string()
+                } else {
+                    format!("{:.2}", r.median / r.floor)
+                },
+                r.rss as f64 / 1024.0
+            );
+        }
+    };
+    table(&rows);
+    println!();
+    println!("Per agent (`omc-hooks --agent NAME <hook>`, each agent's own payloads):");
+    println!();
+    table(&agent_rows);
+}
+
+/// The events each agent's installed hooks receive, as that agent sends them (agents-live,
+/// agent-hook-protocols §4), for the bench session: (subcommand, label, payload).
+fn agent_cases(agent: &str, project: &Path) -> Vec<(&'static str, String, Vec<u8>)> {
+    let base = |event: &str| agent_base(agent, project, event);
+    let with = |event: &str, extra: Value| -> Vec<u8> {
+        let mut v = base(event);
+        for (k, x) in extra.as_object().unwrap() {
+            v[k] = x.clone();
+        }
+        serde_json::to_vec(&v).unwrap()
+    };
+    let file = project.join("src/lib.rs");
+    let ralph = "ralph keep fixing the parser until every test passes";
+    let question = "what does the parser do with empty input?";
+    let stop_extra = json!({"stop_hook_active": false, "last_assistant_message": "Fixed two tests; three remain.",
+        "prompt_response": "Fixed two tests; three remain.", "status": "completed", "loop_count": 0});
+    match agent {
+        "gemini" => vec![
+            (
+                "session-start",
+                "SessionStart".into(),
+                with("SessionStart", json!({"source": "startup"})),
+            ),
+            (
+                "user-prompt-submit",
+                "BeforeAgent (ralph prompt)".into(),
+                with("BeforeAgent", json!({"prompt": ralph})),
+            ),
+            (
+                "user-prompt-submit",
+                "BeforeAgent (question)".into(),
+                with("BeforeAgent", json!({"prompt": question})),
+            ),
+            (
+                "pre-tool-use",
+                "BeforeTool".into(),
+                with(
+                    "BeforeTool",
+                    json!({"tool_name": "activate_skill", "tool_input": {"name": "review"}}),
+                ),
+            ),
+            (
+                "post-tool-use",
+                "AfterTool".into(),
+                with(
+                    "AfterTool",
+                    json!({"tool_name": "replace",
+                "tool_input": {"file_path": file, "old_string": "a\n", "new_string": "b\nc\n"},
+                "tool_response": {"llmContent": "Successfully modified file", "returnDisplay": "ok"}}),
+                ),
+            ),
+            (
+                "post-tool-use",
+                "AfterTool (failed command)".into(),
+                with(
+                    "AfterTool",
+                    json!({"tool_name": "run_shell_command",
+                "tool_input": {"command": "cargo test"},
+                "tool_response": {"llmContent": "<untrusted_context>\nOutput: FAILED\nExit Code: 101\n</untrusted_context>", "returnDisplay": "FAILED"}}),
+                ),
+            ),
+            (
+                "pre-compact",
+                "PreCompress".into(),
+                with("PreCompress", json!({"trigger": "auto"})),
+            ),
+            ("stop", "AfterAgent".into(), with("AfterAgent", stop_extra)),
+            (
+                "session-end",
+                "SessionEnd".into(),
+                with("SessionEnd", json!({"reason": "exit"})),
+            ),
+        ],
+        "cursor" => vec![
+            (
+                "session-start",
+                "sessionStart".into(),
+                with(
+                    "sessionStart",
+                    json!({"session_id": SID, "composer_mode": "agent"}),
+                ),
+            ),
+            (
+                "user-prompt-submit",
+                "beforeSubmitPrompt (ralph prompt)".into(),
+                with(
+                    "beforeSubmitPrompt",
+                    json!({"prompt": ralph, "attachments": []}),
+                ),
+            ),
+            (
+                "user-prompt-submit",
+                "beforeSubmitPrompt (question)".into(),
+                with(
+                    "beforeSubmitPrompt",
+                    json!({"prompt": question, "attachments": []}),
+                ),
+            ),
+            (
+                "post-tool-use",
+                "postToolUse".into(),
+                with(
+                    "postToolUse",
+                    json!({"tool_name": "Shell", "tool_input": {"command": "ls"}, "tool_output": "a b", "tool_use_id": "t1"}),
+                ),
+            ),
+            (
+                "post-tool-use-failure",
+                "postToolUseFailure".into(),
+                with(
+                    "postToolUseFailure",
+                    json!({"tool_name": "Shell",
+                "tool_input": {"command": "cargo test"}, "error_message": "exit code 101", "failure_type": "error", "is_interrupt": false}),
+                ),
+            ),
+            (
+                "subagent-start",
+                "subagentStart".into(),
+                with(
+                    "subagentStart",
+                    json!({"subagent_type": "explore", "prompt": "find it"}),
+                ),
+            ),
+            (
+                "subagent-stop",
+                "subagentStop".into(),
+                with(
+                    "subagentStop",
+                    json!({"subagent_type": "explore", "status": "completed", "result": "found"}),
+                ),
+            ),
+            (
+                "pre-compact",
+                "preCompact".into(),
+                with("preCompact", json!({"trigger": "auto"})),
+            ),
+            ("stop", "stop".into(), with("stop", stop_extra)),
+            (
+                "session-end",
+                "sessionEnd".into(),
+                with(
+                    "sessionEnd",
+                    json!({"session_id": SID, "reason": "completed"}),
+                ),
+            ),
+        ],
+        _ => {
+            let (shell, failed_response, ok_response): (&str, Value, Value) = match agent {
+                "codex" => (
+                    "Bash",
+                    json!(
+                        "Chunk ID: 1\nWall time: 2 seconds\nProcess exited with code 101\nOutput:\nFAILED\n"
+                    ),
+                    json!("ok\n"),
+                ),
+                "qwen" => (
+                    "run_shell_command",
+                    json!({"llmContent": "Command: cargo test\nOutput: FAILED\nError: (none)\nExit Code: 101", "returnDisplay": "FAILED"}),
+                    json!({"llmContent": "Command: ls\nOutput: a\nError: (none)\nExit Code: 0", "returnDisplay": "a"}),
+                ),
+                _ => ("Bash", Value::Null, json!({"stdout": "a", "stderr": ""})),
+            };
+            let skill = if agent == "qwen" { "skill" } else { "Skill" };
+            let mut v = vec![
+                (
+                    "session-start",
+                    "SessionStart".into(),
+                    with("SessionStart", json!({"source": "startup"})),
+                ),
+                (
+                    "user-prompt-submit",
+                    "UserPromptSubmit (ralph prompt)".into(),
+                    with("UserPromptSubmit", json!({"prompt": ralph})),
+                ),
+                (
+                    "user-prompt-submit",
+                    "UserPromptSubmit (question)".into(),
+                    with("UserPromptSubmit", json!({"prompt": question})),
+                ),
+            ];
+            if agent != "codex" {
+                v.push(("pre-tool-use", "PreToolUse".into(), with("PreToolUse", json!({"tool_name": skill, "tool_input": {"skill": "review"}, "tool_use_id": "toolu_2"}))));
+            }
+            v.push(("post-tool-use", "PostToolUse".into(), with("PostToolUse", json!({"tool_name": shell, "tool_input": {"command": "ls"}, "tool_response": ok_response, "tool_use_id": "toolu_3"}))));
+            if agent == "claude" {
+                v.push(("post-tool-use-failure", "PostToolUseFailure".into(), with("PostToolUseFailure", json!({"tool_name": "Bash",
+                    "tool_input": {"command": "cargo test"}, "error": "Exit code 101", "is_interrupt": false, "tool_use_id": "toolu_4"}))));
+            } else {
+                v.push(("post-tool-use", "PostToolUse (failed command)".into(), with("PostToolUse", json!({"tool_name": shell,
+                    "tool_input": {"command": "cargo test"}, "tool_response": failed_response, "tool_use_id": "toolu_4"}))));
+            }
+            v.extend([
+                ("subagent-start", "SubagentStart".into(), with("SubagentStart", json!({"agent_id": "agent-1", "agent_type": "Explore"}))),
+                ("subagent-stop", "SubagentStop".into(), with("SubagentStop", json!({"agent_id": "agent-1", "agent_type": "Explore", "stop_hook_active": false, "last_assistant_message": "found it"}))),
+                ("pre-compact", "PreCompact".into(), with("PreCompact", json!({"trigger": "auto"}))),
+                ("stop", "Stop".into(), with("Stop", stop_extra)),
+                ("session-end", "SessionEnd".into(), with("SessionEnd", json!({"reason": "other"}))),
+            ]);
+            v
+        }
     }
 }
 
@@ -792,6 +1135,8 @@ fn export_cases(runs: usize, rows: &mut Vec<Row>) -> (Stats, Stats) {
             p10,
             p90,
             rss,
+            // Timed in rounds with their pair, not beside `sh -c true`.
+            floor: f64::NAN,
         });
     }
     // The first event after the flusher has left: this hook starts it (fork + exec of the
@@ -830,6 +1175,8 @@ fn export_cases(runs: usize, rows: &mut Vec<Row>) -> (Stats, Stats) {
             p10,
             p90,
             rss,
+            // Timed in rounds with their pair, not beside `sh -c true`.
+            floor: f64::NAN,
         });
     }
     // In-process: what enqueue itself costs, the flusher lock held so nothing is started.
@@ -921,6 +1268,31 @@ fn compare_builds(runs: usize, other: &str, rows: &mut Vec<Row>) {
             p10,
             p90,
             rss,
+            // Timed in rounds with their pair, not beside `sh -c true`.
+            floor: f64::NAN,
         });
+    }
+}
+
+/// The fields every payload of `agent` carries, for the bench session and `event` (the
+/// agent's own name for it), as each client sends them (agents-live §1.4, §2.3, §3.3;
+/// agent-hook-protocols §4).
+fn agent_base(agent: &str, project: &Path, event: &str) -> Value {
+    let transcript = project.join("transcript.jsonl");
+    match agent {
+        "codex" => json!({"session_id": SID, "turn_id": "turn-1", "transcript_path": transcript,
+            "cwd": project, "hook_event_name": event, "model": "gpt-5", "permission_mode": "bypassPermissions"}),
+        "gemini" => json!({"session_id": SID, "transcript_path": transcript, "cwd": project,
+            "hook_event_name": event, "timestamp": "2026-12-03T08:38:50.314Z"}),
+        "qwen" => json!({"session_id": SID, "transcript_path": transcript, "cwd": project,
+            "hook_event_name": event, "timestamp": "2026-12-03T08:38:50.314Z",
+            "permission_mode": "yolo", "prompt_id": format!("{SID}########1")}),
+        "cursor" => {
+            json!({"conversation_id": SID, "generation_id": "g-1", "model": "claude-sonnet-4",
+            "hook_event_name": event, "cursor_version": "1.7.2", "workspace_roots": [project],
+            "user_email": null, "transcript_path": null})
+        }
+        _ => json!({"session_id": SID, "transcript_path": transcript, "cwd": project,
+            "hook_event_name": event, "permission_mode": "default"}),
     }
 }

@@ -4,6 +4,9 @@
 //! the real-client suite in `e2e`, the real Claude Code client) and asserts the answer and the
 //! state files.
 
+mod agents;
+mod agents_golden;
+mod agents_install;
 mod cli;
 mod common;
 mod demo;

@@ -5,6 +5,7 @@
 
 pub mod cancel;
 pub mod config_notice;
+pub mod continuation;
 pub mod keywords;
 pub mod memory;
 pub mod persistent_mode;
@@ -30,6 +31,19 @@ pub struct Ctx<'a> {
     /// `None` when no project root could be resolved: stateful capabilities then do nothing.
     pub store: Option<Store>,
     pub config: Config,
+}
+
+impl Ctx<'_> {
+    /// How many end-of-turn blocks in a row a run may make before it pauses by itself: ours,
+    /// or the client's own when that is lower (see [`crate::protocol::agents::stop_block_cap`]).
+    pub fn stop_block_cap(&self) -> u32 {
+        self.stop_block_limit().0
+    }
+
+    /// [`Ctx::stop_block_cap`] and whose limit it is (a client's name or `omc-hooks`).
+    pub fn stop_block_limit(&self) -> (u32, &'static str) {
+        crate::protocol::agents::stop_block_limit(self.input.format, self.env)
+    }
 }
 
 /// A named capability entry point.

@@ -12,12 +12,18 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
 pub(super) const HELP: &str = "\
-Usage: omc-hooks doctor
+Usage: omc-hooks doctor [--agents]
+
+  --agents   print which event of each agent (Claude Code, Codex CLI, Gemini CLI, Qwen Code,
+             Cursor) runs which hook subcommand, and exit
 
 Checks, and says how to fix:
   * this binary's version, and the plugin checkout it sits in (hooks.json, plugin.json);
   * where the hooks are installed — <project>/.claude/settings.json, settings.local.json,
-    ~/.claude/settings.json — and whether their commands reach an existing executable;
+    ~/.claude/settings.json — and whether their commands reach an existing executable; the
+    same for the other agents' files install --agent writes (.codex/hooks.json,
+    .gemini/settings.json, .qwen/settings.json, .cursor/hooks.json, and their user-level
+    ones), with the switches that turn a client's hooks off;
   * the project's state directory: whether the hooks can write it (read-only filesystem,
     permissions, a refused symlink, a full disk), corrupt files moved aside (*.corrupt-*),
     temporary files left by an interrupted write (.tmp-*), unreadable state files, stale
@@ -28,7 +34,9 @@ Checks, and says how to fix:
   * the Claude Code version, if `claude` is on PATH;
   * user hooks: your hooks.toml and the project's .omc/hooks.toml — whether the project's is
     trusted, every mistake with its line (a mistake disables only its entry), literal secrets
-    in the project's file.
+    in the project's file;
+  * with OMC_TRACE_FILE set: hooks whose payloads look like another agent's than the one
+    they were installed for (--agent).
 Exit status 0 when healthy, 1 when a problem was found. Changes nothing (to test that the
 state directory is writable it writes one small probe file and removes it at once).";
 
@@ -39,24 +47,32 @@ const CLAUDE_TIMEOUT: Duration = Duration::from_secs(5);
 const TMP_GRACE: Duration = Duration::from_secs(60);
 
 #[derive(Default)]
-struct Report {
+pub(super) struct Report {
     lines: Vec<(String, String)>,
     notes: Vec<String>,
     problems: Vec<(String, String)>,
 }
 
 impl Report {
-    fn line(&mut self, key: &str, text: impl Into<String>) {
+    pub(super) fn line(&mut self, key: &str, text: impl Into<String>) {
         self.lines.push((key.to_string(), text.into()));
     }
-    fn problem(&mut self, what: impl Into<String>, fix: impl Into<String>) {
+    pub(super) fn problem(&mut self, what: impl Into<String>, fix: impl Into<String>) {
         self.problems.push((what.into(), fix.into()));
+    }
+    pub(super) fn note(&mut self, text: impl Into<String>) {
+        self.notes.push(text.into());
     }
 }
 
 pub(super) fn run(args: &[String], env: &Env) -> i32 {
-    if let Err(e) = parse(args, &[], &[], false) {
-        return usage_error("doctor", HELP, &e);
+    let parsed = match parse(args, &["agents"], &[], false) {
+        Ok(p) => p,
+        Err(e) => return usage_error("doctor", HELP, &e),
+    };
+    if parsed.flag("agents") {
+        print!("{}", crate::protocol::agents::table::render_markdown());
+        return 0;
     }
     let mut r = Report::default();
     let exe = std::env::current_exe().and_then(|p| p.canonicalize()).ok();
@@ -105,6 +121,7 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
             "no HOME or CLAUDE_CONFIG_DIR set; user settings not checked",
         ),
     }
+    super::agent_install::check::check(&mut r, env, root.as_ref().map(|r| r.project.as_path()));
     let programs: BTreeSet<&String> = installs.iter().flat_map(|(_, p)| p).collect();
     if programs.len() > 1 {
         r.problem(
@@ -167,6 +184,9 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
         r.notes.extend(f.notes);
     }
     check_claude(&mut r, env);
+    if let Some(trace) = &env.trace_file {
+        super::agent_trace::check(&mut r, trace);
+    }
     if env.disabled {
         r.notes
             .push("DISABLE_OMC is set in this shell: every hook started from it is a no-op".into());

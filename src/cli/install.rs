@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 pub(super) const INSTALL_HELP: &str = "\
 Usage: omc-hooks install [--scope project|local|user] [--project DIR] [--use-path]
                          [--statusline [--force]] [--disable-omc] [--gitignore] [--backup]
+       omc-hooks install --agent codex|gemini|qwen|cursor [--project DIR | --user]
 
 Adds omc-hooks' hooks to a Claude Code settings file — the alternative to installing the
 plugin. The hooks run this binary by its absolute path (or, with --use-path, 'omc-hooks'
@@ -43,17 +44,28 @@ Every other byte of the file is kept. Installing twice changes nothing; after mo
 binary, install again and the entries are updated. A file that is not valid JSON (comments
 included) is refused, untouched. What install created is recorded in
 ~/.local/share/omc-hooks/installs.json ($XDG_DATA_HOME/omc-hooks), which 'status --all' reads.
-Use one way of loading omc-hooks (this or the plugin), or each hook runs twice.";
+Use one way of loading omc-hooks (this or the plugin), or each hook runs twice.
+
+  --agent NAME     another agent's hook file instead of Claude Code's (claude is the default):
+                   codex   DIR/.codex/hooks.json     (--user: $CODEX_HOME/hooks.json)
+                   gemini  DIR/.gemini/settings.json (--user: ~/.gemini/settings.json)
+                   qwen    DIR/.qwen/settings.json   (--user: $QWEN_HOME/settings.json)
+                   cursor  DIR/.cursor/hooks.json    (--user: ~/.cursor/hooks.json)
+                   each hook runs '<this binary> --agent NAME <subcommand>'; what else install
+                   adds there is listed in omc-hooks-install.json beside the file, so
+                   'uninstall --agent NAME' gives the file back as it was.";
 
 pub(super) const UNINSTALL_HELP: &str = "\
 Usage: omc-hooks uninstall [--scope project|local|user] [--project DIR] [--backup]
+       omc-hooks uninstall --agent codex|gemini|qwen|cursor [--project DIR | --user]
 
 Removes exactly what 'omc-hooks install' added: the hook entries whose command runs a program
 named omc-hooks with one of its hook subcommands, and the containers, status line and other
 settings install created or changed (each given back its old text, unless you changed it
 since). A settings file install created is deleted again. Without --scope, both files of the
 project (settings.json and settings.local.json); --scope user (or --user) for the user's.
-Backups beside the file are listed. State in .omc/ is not touched.";
+Backups beside the file are listed. State in .omc/ is not touched. With --agent NAME, the
+same for that agent's file (see 'omc-hooks help install').";
 
 /// What the command line asked.
 struct Opts {
@@ -226,6 +238,14 @@ fn layers(project: Option<&Path>, env: &Env, editing: &Path, now: &Value) -> Vec
 }
 
 pub(super) fn run_install(args: &[String], env: &Env) -> i32 {
+    let args = match super::agent_install::split("install", INSTALL_HELP, args) {
+        super::agent_install::Split::Claude(rest) => rest,
+        super::agent_install::Split::Agent(a, rest) => {
+            return super::agent_install::install(a, &rest, env, INSTALL_HELP);
+        }
+        super::agent_install::Split::Err(code) => return code,
+    };
+    let args = &args[..];
     let o = match options("install", INSTALL_HELP, args, env) {
         Ok(o) => o,
         Err(code) => return code,
@@ -581,6 +601,14 @@ fn ignored(project: &Path, rel: &str) -> bool {
 }
 
 pub(super) fn run_uninstall(args: &[String], env: &Env) -> i32 {
+    let args = match super::agent_install::split("uninstall", UNINSTALL_HELP, args) {
+        super::agent_install::Split::Claude(rest) => rest,
+        super::agent_install::Split::Agent(a, rest) => {
+            return super::agent_install::uninstall(a, &rest, env, UNINSTALL_HELP);
+        }
+        super::agent_install::Split::Err(code) => return code,
+    };
+    let args = &args[..];
     let o = match options("uninstall", UNINSTALL_HELP, args, env) {
         Ok(o) => o,
         Err(code) => return code,

@@ -4,6 +4,8 @@
 //! Each human command lives in its own file and is registered in [`COMMANDS`]; hook
 //! subcommands come from [`crate::hooks::HOOKS`].
 
+mod agent_install;
+mod agent_trace;
 mod args;
 mod cancel;
 pub mod demo;
@@ -130,6 +132,30 @@ pub fn run(args: Vec<OsString>) -> i32 {
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
     let as_hook = !std::io::IsTerminal::is_terminal(&std::io::stdin());
+    // `omc-hooks --agent NAME <hook subcommand>`: a hook installed for another agent.
+    let (agent, args) = match args.first().map(String::as_str) {
+        Some(a) if a == "--agent" || a.starts_with("--agent=") => {
+            let (value, rest) = match a.strip_prefix("--agent=") {
+                Some(v) => (Some(v.to_string()), args[1..].to_vec()),
+                None => (args.get(1).cloned(), args.get(2..).unwrap_or(&[]).to_vec()),
+            };
+            if rest.first().is_none_or(|s| crate::hooks::find(s).is_none()) {
+                let msg = format!(
+                    "--agent NAME goes before a hook subcommand, e.g. 'omc-hooks --agent codex \
+                     stop' (NAME: {}; hook subcommands: 'omc-hooks help')",
+                    crate::protocol::Agent::names()
+                );
+                if as_hook {
+                    crate::diag!("{msg}; nothing to do");
+                    return 0;
+                }
+                eprintln!("omc-hooks: {msg}");
+                return 2;
+            }
+            (Some(value), rest)
+        }
+        _ => (None, args),
+    };
     if let Some(hook) = args.first().and_then(|a| crate::hooks::find(a)) {
         let rest = &args[1..];
         if rest.iter().any(|a| a == "-h" || a == "--help") {
@@ -138,6 +164,8 @@ pub fn run(args: Vec<OsString>) -> i32 {
                 0
             });
         }
+        // `omc-hooks stop --agent codex` is accepted as well as `--agent codex stop`.
+        let (trailing, rest) = take_agent(rest);
         if let Some(extra) = rest.first() {
             crate::diag!(
                 "{}: ignoring unexpected argument '{extra}'{}",
@@ -145,9 +173,40 @@ pub fn run(args: Vec<OsString>) -> i32 {
                 if rest.len() > 1 { " (and more)" } else { "" }
             );
         }
-        return crate::dispatch::run_hook(hook, Env::from_process());
+        let agent = match agent.or(trailing) {
+            None => Some(crate::protocol::Agent::Claude),
+            Some(value) => {
+                let parsed = value.as_deref().and_then(crate::protocol::Agent::parse);
+                if parsed.is_none() {
+                    crate::diag!(
+                        "{}: unknown agent '{}' (known: {}); reading the payload by its shape",
+                        hook.name,
+                        value.unwrap_or_default(),
+                        crate::protocol::Agent::names()
+                    );
+                }
+                parsed
+            }
+        };
+        return crate::dispatch::run_hook(hook, Env::from_process(), agent);
     }
     pipe_safe(|| run_command(&args, as_hook))
+}
+
+/// Takes `--agent NAME` / `--agent=NAME` out of a hook's trailing arguments: the value given
+/// (`Some(None)` for `--agent` without one), and the arguments left.
+fn take_agent(rest: &[String]) -> (Option<Option<String>>, Vec<String>) {
+    let mut agent = None;
+    let mut left = Vec::new();
+    let mut it = rest.iter();
+    while let Some(a) = it.next() {
+        match a.strip_prefix("--agent=") {
+            Some(v) => agent = Some(Some(v.to_string())),
+            None if a == "--agent" => agent = Some(it.next().cloned()),
+            None => left.push(a.clone()),
+        }
+    }
+    (agent, left)
 }
 
 /// A human command, `help` or `--version`.
@@ -231,10 +290,13 @@ fn hook_help(hook: crate::hooks::Hook) -> String {
         "Usage: omc-hooks {name} < payload.json\n\n\
          Hook subcommand for Claude Code's {event} event. Reads one JSON payload on stdin and\n\
          prints nothing or one JSON object. Always exits 0; diagnostics go to stderr.\n\
+         For another agent put '--agent NAME' first ({agents}); 'omc-hooks doctor --agents'\n\
+         shows which of its events this subcommand serves.\n\
          Switches: DISABLE_OMC=1 turns it off, OMC_SKIP_HOOKS={name} skips it,\n\
          OMC_NOW_MS pins the clock, OMC_STATE_DIR moves the state directory.",
         name = hook.name,
-        event = hook.event
+        event = hook.event,
+        agents = crate::protocol::Agent::names()
     )
 }
 
@@ -267,7 +329,8 @@ fn usage() -> String {
         s.push_str(&format!("  {:<22} {}\n", c.name, c.summary));
     }
     s.push_str(
-        "\nHook subcommands (run by Claude Code through hooks.json; read a payload on stdin):\n",
+        "\nHook subcommands (run by Claude Code through hooks.json, by other agents as\n\
+         'omc-hooks --agent NAME <subcommand>'; read a payload on stdin):\n",
     );
     for h in crate::hooks::HOOKS {
         s.push_str(&format!("  {:<22} {}\n", h.name, h.event));

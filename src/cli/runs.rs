@@ -78,6 +78,8 @@ pub(super) struct SessionView {
     pub(super) failure: Option<Failure>,
     /// State files here that do not parse (the hooks will move them aside).
     pub(super) unreadable: Vec<String>,
+    /// The agent the session runs in, as its hooks recorded it (`agent.json`).
+    pub(super) agent: Option<String>,
 }
 
 impl SessionView {
@@ -86,10 +88,20 @@ impl SessionView {
         self.scope.session_id().map(|s| s.as_str())
     }
 
-    /// A label for people.
+    /// A label for people (naming the agent when it is not Claude Code, the default).
     pub(super) fn label(&self) -> String {
+        let agent = self
+            .agent
+            .as_deref()
+            .filter(|a| *a != "claude")
+            .map(|a| {
+                crate::protocol::Agent::parse(a)
+                    .map_or_else(|| a.to_string(), |a| a.client().into())
+            })
+            .map(|a| format!(" ({a})"))
+            .unwrap_or_default();
         match self.id() {
-            Some(id) => format!("session {id}"),
+            Some(id) => format!("session {id}{agent}"),
             None => "no session (session-less state)".to_string(),
         }
     }
@@ -163,8 +175,20 @@ pub(super) fn read_scope(store: &Store, scope: Scope) -> SessionView {
         guard_file: false,
         failure: None,
         unreadable: Vec::new(),
+        agent: None,
     };
     let scope = view.scope.clone();
+    // The agent as of the session's last start, else as of its last recorded continuation.
+    for file in [
+        crate::capabilities::memory::session_start::MARKER,
+        crate::capabilities::continuation::FILE,
+    ] {
+        if view.agent.is_none()
+            && let Ok(Some(v)) = read_json::<Value>(store, &scope, file)
+        {
+            view.agent = str_of(&v, &["agent"]);
+        }
+    }
     for mode in PERSISTENT {
         let name = state_file_name(mode);
         match read_json::<ModeState>(store, &scope, &name) {

@@ -15,9 +15,6 @@ pub const MAX_STRING_BYTES: usize = 16 * 1024;
 /// Largest serialised payload kept; a larger one is replaced by a note of its size.
 pub const MAX_PAYLOAD_BYTES: usize = 256 * 1024;
 
-/// The agent recorded when the hook context does not declare one.
-pub const DEFAULT_AGENT: &str = "claude";
-
 /// One exported event. This is also the spool record (`state-schema/export-record.schema.json`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExportEvent {
@@ -67,9 +64,8 @@ impl ExportEvent {
     /// iteration and the tool-failure count read from the state (after the capabilities that
     /// ran before it changed them).
     pub fn from_ctx(ctx: &Ctx<'_>) -> ExportEvent {
-        // Until the declared agent (`--agent`) is part of the hook context, every hook is
-        // Claude Code's.
-        let mut ev = ExportEvent::new(ctx.hook.name, DEFAULT_AGENT, ctx.input, ctx.now_ms);
+        // The agent the hook was installed for (`--agent`; Claude Code when none was said).
+        let mut ev = ExportEvent::new(ctx.hook.name, ctx.input.agent.name(), ctx.input, ctx.now_ms);
         if let Some(store) = &ctx.store {
             if let Some((mode, iteration)) = active_mode(store, &ctx.scope) {
                 ev.mode = Some(mode);

@@ -119,6 +119,13 @@ impl Hook {
         }
     }
 
+    /// Runs the hook as installed for another agent: `omc-hooks --agent NAME <sub>`.
+    pub fn agent(mut self, name: &str) -> Hook {
+        self.args
+            .splice(0..0, ["--agent".to_string(), name.to_string()]);
+        self
+    }
+
     pub fn payload(mut self, v: Value) -> Hook {
         self.stdin = serde_json::to_vec(&v).unwrap();
         self

@@ -87,6 +87,9 @@ pub fn run(ctx: &Ctx<'_>) -> Answer {
         return Answer::default();
     };
     let cp = collect(ctx, store);
+    if ctx.input.compaction_uncertain && !worth_keeping(store, &ctx.scope, &cp) {
+        return Answer::default();
+    }
     let stamp = crate::time::stamp(ctx.now_ms);
     let saved = match StateFile::nested(&ctx.scope, DIR, &format!("{stamp}.json")) {
         Some(f) => store.write(&f, &cp).map(|()| prune(store, &ctx.scope)),
@@ -118,6 +121,26 @@ pub fn not_saved(problem: &WriteProblem) -> String {
         NOT_SAVED.trim_end(),
         &[("cause", &problem.cause()), ("fix", &problem.fix())],
     )
+}
+
+/// For an event that may not be followed by a compaction (it fires before every model turn
+/// on some agents): a checkpoint is worth writing only when it holds something and differs
+/// from the newest one in more than its time.
+fn worth_keeping(store: &Store, scope: &Scope, cp: &Checkpoint) -> bool {
+    let empty = cp.active_modes.is_empty()
+        && cp.skill_guards.is_empty()
+        && cp.last_tool_error.is_none()
+        && cp.edited_files.is_empty()
+        && cp.open_todos.is_empty();
+    if empty {
+        return false;
+    }
+    let content = |c: &Checkpoint| Checkpoint {
+        created_at: String::new(),
+        trigger: None,
+        ..c.clone()
+    };
+    latest(store, scope).is_none_or(|last| content(&last) != content(cp))
 }
 
 /// Gathers the checkpoint from the session's files.

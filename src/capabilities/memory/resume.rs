@@ -284,19 +284,22 @@ pub fn on_prompt(ctx: &Ctx<'_>) -> Answer {
             continue;
         };
         match rebind(store, &from_sid, to, &r.mode, &now) {
-            Ok(state) => texts.push(render(
-                RESUMED.trim_end(),
-                &[
-                    ("label", &run_label(&r.mode)),
-                    ("from", &r.session_id),
-                    ("iteration", &state.iteration.to_string()),
-                    (
-                        "max",
-                        &crate::modes::effective_max(&state, &ctx.config).to_string(),
-                    ),
-                    ("task", &clip(&state.prompt, 1_000)),
-                ],
-            )),
+            Ok(state) => {
+                carry_edits(store, &from_sid, to);
+                texts.push(render(
+                    RESUMED.trim_end(),
+                    &[
+                        ("label", &run_label(&r.mode)),
+                        ("from", &r.session_id),
+                        ("iteration", &state.iteration.to_string()),
+                        (
+                            "max",
+                            &crate::modes::effective_max(&state, &ctx.config).to_string(),
+                        ),
+                        ("task", &clip(&state.prompt, 1_000)),
+                    ],
+                ));
+            }
             Err(Refused::Busy) => texts.push(render(
                 BUSY.trim_end(),
                 &[("mode", &r.mode), ("from", &r.session_id)],
@@ -309,6 +312,37 @@ pub fn on_prompt(ctx: &Ctx<'_>) -> Answer {
         return Answer::context(render(NOTHING.trim_end(), &[("mode", "")]));
     }
     Answer::context(texts.join("\n\n"))
+}
+
+/// The files the earlier session edited come along with its run, so a checkpoint in the new
+/// session (whatever agent it runs in) still lists them. Entries already recorded here win.
+fn carry_edits(store: &Store, from: &SessionId, to: &SessionId) {
+    let old = super::edits::read(store, &Scope::Session(from.clone()));
+    if old.files.is_empty() {
+        return;
+    }
+    let Some(file) = StateFile::new(&Scope::Session(to.clone()), super::edits::FILE) else {
+        return;
+    };
+    let result = store.update(&file, |cur: Option<super::edits::Edits>| {
+        let mut e = cur.unwrap_or_default();
+        let mut files: Vec<_> = old
+            .files
+            .iter()
+            .filter(|o| !e.files.iter().any(|f| f.path == o.path))
+            .cloned()
+            .collect();
+        files.append(&mut e.files);
+        let surplus = files.len().saturating_sub(super::edits::MAX_FILES);
+        files.drain(..surplus);
+        e.files = files;
+        e.dropped_files += old.dropped_files + surplus as u64;
+        e.schema_version = SCHEMA_VERSION;
+        (Change::Write(e), ())
+    });
+    if let Err(e) = result {
+        crate::diag!("resume: the earlier session's edits were not carried over: {e}");
+    }
 }
 
 /// Moves a suspended run of `from` into session `to`. The new state is written first, so a

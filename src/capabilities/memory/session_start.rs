@@ -59,6 +59,9 @@ pub struct Marker {
     /// removes the directory again.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub created_state_dir: bool,
+    /// The agent the session runs in (its hooks' `--agent`), as of its last start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
 }
 
 /// SessionStart entry point.
@@ -155,6 +158,7 @@ fn mark(ctx: &Ctx<'_>, store: &Store, source: &str) {
         m.last_start_at = now.clone();
         m.last_source = source.clone();
         m.starts += 1;
+        m.agent = Some(ctx.input.agent.name().to_string());
         (Change::Write(m), ())
     });
     if let Err(e) = r {

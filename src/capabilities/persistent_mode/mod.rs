@@ -58,6 +58,8 @@ struct Facts<'a> {
     store: &'a Store,
     now_iso: String,
     cap: u32,
+    /// Whose limit `cap` is: the client's name, or `omc-hooks`.
+    cap_owner: &'static str,
 }
 
 /// The Stop hook entry point.
@@ -69,7 +71,9 @@ pub fn stop(ctx: &Ctx<'_>) -> Answer {
         ctx,
         store,
         now_iso: crate::time::iso(ctx.now_ms),
-        cap: block_cap(ctx.env.var("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP")),
+        // Ours on every agent (Codex and Gemini have none), or the client's when lower.
+        cap: ctx.stop_block_limit().0,
+        cap_owner: ctx.stop_block_limit().1,
     };
     let mut notes: Vec<String> = Vec::new();
 
@@ -368,6 +372,7 @@ fn advance(facts: &Facts<'_>, spec: &'static PersistentMode) -> Step {
                     ("mode", spec.name),
                     ("blocks", &so_far.to_string()),
                     ("cap", &facts.cap.to_string()),
+                    ("who", facts.cap_owner),
                 ],
             );
             return (Change::Write(s), Step::Stop(note));
