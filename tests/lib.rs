@@ -17,6 +17,7 @@ mod e2e_hardening;
 mod e2e_keywords;
 mod e2e_memory;
 mod e2e_qwen;
+mod e2e_record;
 mod e2e_skills;
 mod e2e_stop;
 mod hardening;

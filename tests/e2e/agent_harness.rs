@@ -31,7 +31,8 @@ pub const AGENT_TIMEOUT: Duration = Duration::from_secs(180);
 
 /// The omc-hooks binary cargo built for these tests.
 pub fn omc_bin() -> &'static Path {
-    Path::new(env!("CARGO_BIN_EXE_omc-hooks"))
+    // option_env: the fixture recorder builds this module outside the package
+    Path::new(option_env!("CARGO_BIN_EXE_omc-hooks").expect("built as a test of omc-hooks"))
 }
 
 /// One hook handler to configure by hand (the recorder, or omc-hooks before
@@ -131,6 +132,8 @@ pub struct AgentScenario {
     /// Codex: pass `--dangerously-bypass-hook-trust` (default). When false, hooks run only if
     /// trusted in config.toml (see [`AgentSandbox::trust_codex_hooks`]).
     pub bypass_hook_trust: bool,
+    /// Input-token usage the model reports (forces compaction when large).
+    pub prompt_tokens: Option<u64>,
 }
 
 impl Default for AgentScenario {
@@ -144,6 +147,7 @@ impl Default for AgentScenario {
             resume: None,
             session_id: None,
             bypass_hook_trust: true,
+            prompt_tokens: None,
         }
     }
 }
@@ -185,6 +189,10 @@ impl AgentScenario {
     }
     pub fn session_id(mut self, id: &str) -> Self {
         self.session_id = Some(id.to_owned());
+        self
+    }
+    pub fn prompt_tokens(mut self, n: u64) -> Self {
+        self.prompt_tokens = Some(n);
         self
     }
     pub fn trusted_hooks_only(mut self) -> Self {
@@ -320,6 +328,9 @@ impl AgentSandbox {
         let model = ScriptedModel::start(wire, scenario.steps.clone());
         if let Some(t) = &scenario.default_text {
             model.set_default_text(t);
+        }
+        if let Some(n) = scenario.prompt_tokens {
+            model.set_prompt_tokens(n);
         }
         let mut cmd = Command::new(&inst.program);
         cmd.args(&inst.args);

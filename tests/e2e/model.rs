@@ -157,8 +157,8 @@ pub trait Wire: Send + Sync + 'static {
     fn messages(&self, body: &Value) -> Vec<Msg>;
     /// Classifies a request.
     fn classify(&self, req: &Req, body: &Value, msgs: &[Msg]) -> Kind;
-    /// Encodes the answer to a model call.
-    fn answer(&self, req: &Req, body: &Value, step: &Step) -> Resp;
+    /// Encodes the answer to a model call, reporting `prompt_tokens` as its input usage.
+    fn answer(&self, req: &Req, body: &Value, step: &Step, prompt_tokens: u64) -> Resp;
 }
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
@@ -171,6 +171,7 @@ struct State {
     script: VecDeque<Step>,
     requests: Vec<Recorded>,
     default_text: String,
+    prompt_tokens: u64,
 }
 
 /// A running scripted model. Dropping it stops the server.
@@ -185,6 +186,7 @@ impl ScriptedModel {
             script: script.into(),
             requests: Vec::new(),
             default_text: DEFAULT_TEXT.to_owned(),
+            prompt_tokens: 10,
         }));
         let st = state.clone();
         let http = HttpServer::start(Arc::new(move |req: &Req| respond(&*wire, req, &st)));
@@ -201,6 +203,12 @@ impl ScriptedModel {
 
     pub fn set_default_text(&self, s: &str) {
         self.state.lock().unwrap().default_text = s.to_owned();
+    }
+
+    /// The input-token usage every answer reports (default 10): a large value makes the
+    /// client compact its context.
+    pub fn set_prompt_tokens(&self, n: u64) {
+        self.state.lock().unwrap().prompt_tokens = n;
     }
 
     /// Script items not yet consumed.
@@ -227,6 +235,7 @@ fn respond(wire: &dyn Wire, req: &Req, state: &Mutex<State>) -> Resp {
         Kind::Side => Some(Step::Text(SIDE_TEXT.to_owned())),
         Kind::Other => None,
     };
+    let prompt_tokens = st.prompt_tokens;
     let seq = st.requests.len();
     st.requests.push(Recorded {
         seq,
@@ -240,7 +249,7 @@ fn respond(wire: &dyn Wire, req: &Req, state: &Mutex<State>) -> Resp {
     });
     drop(st);
     match step {
-        Some(s) => wire.answer(req, &body, &s),
+        Some(s) => wire.answer(req, &body, &s, prompt_tokens),
         None => Resp::json(
             "404 Not Found",
             &json!({"error": {"code": 404, "message": "not scripted", "status": "NOT_FOUND"}}),
@@ -352,7 +361,7 @@ impl Wire for ResponsesWire {
         }
     }
 
-    fn answer(&self, _req: &Req, _body: &Value, step: &Step) -> Resp {
+    fn answer(&self, _req: &Req, _body: &Value, step: &Step, prompt_tokens: u64) -> Resp {
         let id = next_id();
         let resp_id = format!("resp_e2e_{id}");
         let item = match step {
@@ -399,9 +408,9 @@ impl Wire for ResponsesWire {
             "response.completed",
             &json!({"type": "response.completed", "response": {
                 "id": resp_id, "object": "response", "status": "completed", "output": [item],
-                "usage": {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0},
+                "usage": {"input_tokens": prompt_tokens, "input_tokens_details": {"cached_tokens": 0},
                           "output_tokens": 5, "output_tokens_details": {"reasoning_tokens": 0},
-                          "total_tokens": 15}}}),
+                          "total_tokens": prompt_tokens + 5}}}),
         );
         Resp::sse(out)
     }
@@ -498,7 +507,7 @@ impl Wire for GeminiWire {
         }
     }
 
-    fn answer(&self, req: &Req, _body: &Value, step: &Step) -> Resp {
+    fn answer(&self, req: &Req, _body: &Value, step: &Step, prompt_tokens: u64) -> Resp {
         let part = match step {
             Step::Text(t) => json!({"text": t}),
             Step::Shell(cmd) => json!({"functionCall": {"name": "run_shell_command",
@@ -508,7 +517,8 @@ impl Wire for GeminiWire {
         let chunk = json!({
             "candidates": [{"content": {"role": "model", "parts": [part]},
                             "finishReason": "STOP", "index": 0}],
-            "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
+            "usageMetadata": {"promptTokenCount": prompt_tokens, "candidatesTokenCount": 5,
+                              "totalTokenCount": prompt_tokens + 5},
             "modelVersion": "mock-gemini",
             "responseId": format!("resp_e2e_{}", next_id()),
         });
@@ -593,8 +603,10 @@ impl Wire for ChatWire {
         }
     }
 
-    fn answer(&self, _req: &Req, body: &Value, step: &Step) -> Resp {
+    fn answer(&self, _req: &Req, body: &Value, step: &Step, prompt_tokens: u64) -> Resp {
         let id = next_id();
+        let usage = json!({"prompt_tokens": prompt_tokens, "completion_tokens": 5,
+                           "total_tokens": prompt_tokens + 5});
         let model = body
             .get("model")
             .and_then(Value::as_str)
@@ -627,7 +639,7 @@ impl Wire for ChatWire {
                 &json!({"id": format!("chatcmpl-e2e-{id}"), "object": "chat.completion",
                         "created": created, "model": model,
                         "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-                        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}),
+                        "usage": usage}),
             );
         }
         let mut out = String::new();
@@ -639,9 +651,9 @@ impl Wire for ChatWire {
             &mut out,
             &chunk(json!([{"index": 0, "delta": {}, "finish_reason": finish}])).to_string(),
         );
-        let mut usage = chunk(json!([]));
-        usage["usage"] = json!({"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15});
-        sse_data(&mut out, &usage.to_string());
+        let mut last = chunk(json!([]));
+        last["usage"] = usage;
+        sse_data(&mut out, &last.to_string());
         sse_data(&mut out, "[DONE]");
         Resp::sse(out)
     }
