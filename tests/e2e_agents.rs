@@ -61,3 +61,63 @@ pub fn a_shell_turn_round_trips(agent: Agent) -> (AgentRun, Vec<(String, Value)>
     assert!(!events.is_empty(), "no hook fired\n{d}");
     (run, events)
 }
+
+/// Makes the recorder's hook for `event` answer with `script` (sh; the payload is on stdin,
+/// `$REC_DIR` holds the payloads recorded so far, named `<ns>-<pid>-<Event>.json`).
+pub fn respond(rec: &Path, event: &str, script: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    let d = rec.join("respond");
+    std::fs::create_dir_all(&d).unwrap();
+    let p = d.join(event);
+    std::fs::write(&p, format!("#!/bin/sh\n{script}\n")).unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// A responder script that answers `{"decision":<decision>,"reason":"CONTINUE-<n>"}` to the
+/// first `limit` calls of `event` (n counts them) and nothing afterwards.
+pub fn block_script(event: &str, decision: &str, limit: u32) -> String {
+    format!(
+        r#"n=$(ls "$REC_DIR" | grep -c -- '-{event}.json$'); if [ "$n" -le {limit} ]; then printf '{{"decision":"{decision}","reason":"CONTINUE-%s"}}\n' "$n"; fi"#
+    )
+}
+
+/// Runs the client with the recorder on every event; returns the run and the payloads.
+pub fn recorded_run(
+    sb: &AgentSandbox,
+    prompt: &str,
+    scenario: AgentScenario,
+    responders: &[(&str, String)],
+) -> (AgentRun, Vec<(String, Value)>) {
+    sb.record_hooks();
+    let rec = sb.root().join(format!(
+        "rec-{}",
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    ));
+    for (event, script) in responders {
+        respond(&rec, event, script);
+    }
+    let run = sb.run(prompt, scenario.env("REC_DIR", rec.to_string_lossy()));
+    let events = recorded(&rec);
+    (run, events)
+}
+
+/// The payloads of one event, in order.
+pub fn of<'a>(events: &'a [(String, Value)], event: &str) -> Vec<&'a Value> {
+    events
+        .iter()
+        .filter(|(e, _)| e == event)
+        .map(|(_, v)| v)
+        .collect()
+}
+
+/// The names of the recorded events, in order, for diagnostics.
+pub fn names(events: &[(String, Value)]) -> String {
+    events
+        .iter()
+        .map(|(e, _)| e.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
