@@ -4,10 +4,12 @@
 //! switches, the bounded read, the internal deadline, panics caught, exit code 0, and nothing
 //! or one JSON object on stdout. Capabilities only ever see a [`Ctx`] and return an [`Answer`].
 
+use crate::capabilities::continuation;
 use crate::capabilities::{self, Ctx};
 use crate::config::Config;
 use crate::env::Env;
 use crate::hooks::Hook;
+use crate::protocol::agents::{self, Agent};
 use crate::protocol::stdin::{self, Payload};
 use crate::protocol::{Answer, HookInput, output};
 use crate::state::{Scope, Store, root};
@@ -16,16 +18,23 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 /// Runs `hook` against the process's stdin and prints its answer. Always returns 0.
 ///
+/// `agent` is the agent the hook was installed for (`--agent`); `None` when the name given
+/// was not one we know, and then the payload's shape decides (best effort).
+///
 /// The work runs on the main thread. A watchdog thread ends the process with a no-op when the
 /// hook's deadline passes (a stdin that never closes, a wedged file system, a runaway
 /// computation). The two agree through `gate`: whoever takes it first decides whether an
 /// answer is printed, so the watchdog never cuts a half-written answer.
-pub fn run_hook(hook: Hook, env: Env) -> i32 {
+pub fn run_hook(hook: Hook, env: Env, agent: Option<Agent>) -> i32 {
+    let mut seen = Traced {
+        agent,
+        ..Traced::default()
+    };
     if env.hook_skipped(hook.name) {
         if env.debug {
             crate::diag!("{} skipped by DISABLE_OMC / OMC_SKIP_HOOKS", hook.name);
         }
-        trace(&env, hook, &Traced::default(), "skipped");
+        trace(&env, hook, &seen, "skipped");
         return 0;
     }
     let gate = Arc::new(Mutex::new(false));
@@ -44,7 +53,11 @@ pub fn run_hook(hook: Hook, env: Env) -> i32 {
                         hook.deadline.as_millis()
                     );
                     if let Some(path) = trace_file {
-                        write_trace(&path, hook, &Traced::default(), "deadline");
+                        let seen = Traced {
+                            agent,
+                            ..Traced::default()
+                        };
+                        write_trace(&path, hook, &seen, "deadline");
                     }
                     // Exit while holding the gate: the main thread can no longer print.
                     std::process::exit(0);
@@ -58,7 +71,6 @@ pub fn run_hook(hook: Hook, env: Env) -> i32 {
         );
         return 0;
     }
-    let mut seen = Traced::default();
     let result = catch_unwind(AssertUnwindSafe(|| handle(hook, &env, &mut seen)));
     let mut answered = gate.lock().unwrap_or_else(PoisonError::into_inner);
     *answered = true;
@@ -81,6 +93,13 @@ pub fn run_hook(hook: Hook, env: Env) -> i32 {
 /// What the worker learned about the payload, for the trace.
 #[derive(Default)]
 struct Traced {
+    /// The declared agent (`--agent`), if one we know was given.
+    agent: Option<Agent>,
+    /// The agent the payload's shape points to.
+    shape: Option<Agent>,
+    /// The event as the agent named it.
+    agent_event: Option<String>,
+    /// The neutral event the hook served.
     event: Option<String>,
     session_id: Option<String>,
 }
@@ -96,6 +115,9 @@ fn write_trace(path: &std::path::Path, hook: Hook, seen: &Traced, outcome: &str)
     use std::io::Write;
     let line = serde_json::json!({
         "hook": hook.name,
+        "agent": seen.agent.map(Agent::name),
+        "shape": seen.shape.map(Agent::name),
+        "agent_event": seen.agent_event,
         "event": seen.event,
         "session_id": seen.session_id,
         "outcome": outcome,
@@ -126,17 +148,32 @@ fn handle(hook: Hook, env: &Env, seen: &mut Traced) -> Option<serde_json::Value>
             return None;
         }
     };
-    let input = match HookInput::decode(&bytes) {
-        Ok(i) => i,
+    let map = match crate::protocol::input::parse_object(&bytes) {
+        Ok(m) => m,
         Err(e) => {
             crate::diag!("{}: {e}; no-op", hook.name);
             return None;
         }
     };
-    drop(bytes); // the payload is decoded: hold a large prompt once, not twice
-    seen.event = input.hook_event_name.clone();
+    drop(bytes); // the payload is parsed: hold a large prompt once, not twice
+    let declared = seen.agent.unwrap_or_else(|| {
+        let shape = agents::detect_shape(&map).unwrap_or_default();
+        crate::diag!(
+            "{}: no known --agent given; reading the payload as {} by its shape",
+            hook.name,
+            shape.name()
+        );
+        shape
+    });
+    let mut input = agents::decode_map(declared, map);
+    seen.agent = Some(declared);
+    seen.shape = input.shape;
+    seen.agent_event = input.agent_event.clone();
     seen.session_id = input.session_id.clone();
-    decide(hook, env, &input).encode(hook.event)
+    let hook = agents::route(hook, &mut input);
+    seen.event = input.hook_event_name.clone();
+    let answer = decide(hook, env, &input);
+    agents::encode(&input, hook, &answer)
 }
 
 /// Runs the capabilities registered for `hook` on a decoded payload and merges their answers.
@@ -155,11 +192,20 @@ pub fn decide(hook: Hook, env: &Env, input: &HookInput) -> Answer {
         config,
     };
     let mut answer = Answer::default();
+    if !continuation::admit(&ctx) {
+        return answer;
+    }
     for cap in capabilities::for_hook(hook.name) {
         match catch_unwind(AssertUnwindSafe(|| (cap.run)(&ctx))) {
             Ok(a) => answer.merge(a),
             Err(_) => crate::diag!("{}: capability {} panicked; skipped", hook.name, cap.name),
         }
+    }
+    if catch_unwind(AssertUnwindSafe(|| continuation::after(&ctx, &answer))).is_err() {
+        crate::diag!(
+            "{}: recording the session's agent panicked; skipped",
+            hook.name
+        );
     }
     answer
 }

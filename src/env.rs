@@ -44,7 +44,9 @@ const EXTRA_VARS: &[&str] = &[
     "CLAUDE_CONFIG_DIR",
     "HOME",
     "OMC_RALPH_HARD_MAX",
+    "OMC_STOP_BLOCK_CAP",
     "PATH",
+    "QWEN_CODE_STOP_HOOK_BLOCK_CAP",
 ];
 
 impl Env {

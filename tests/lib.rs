@@ -4,6 +4,7 @@
 //! the real-client suite in `e2e`, the real Claude Code client) and asserts the answer and the
 //! state files.
 
+mod agents_golden;
 mod cli;
 mod common;
 mod demo;

@@ -4,6 +4,7 @@
 //! file plus one line here.
 
 pub mod cancel;
+pub mod continuation;
 pub mod keywords;
 pub mod memory;
 pub mod persistent_mode;
@@ -29,6 +30,14 @@ pub struct Ctx<'a> {
     /// `None` when no project root could be resolved: stateful capabilities then do nothing.
     pub store: Option<Store>,
     pub config: Config,
+}
+
+impl Ctx<'_> {
+    /// How many end-of-turn blocks in a row a run may make before it pauses by itself: ours,
+    /// or the client's own when that is lower (see [`crate::protocol::agents::stop_block_cap`]).
+    pub fn stop_block_cap(&self) -> u32 {
+        crate::protocol::agents::stop_block_cap(self.input.format, self.env)
+    }
 }
 
 /// A named capability entry point.

@@ -123,13 +123,21 @@ pub fn run(args: Vec<OsString>) -> i32 {
         }
         _ => {}
     }
+    if first == "--agent" || first.starts_with("--agent=") {
+        return agent_hook(&args);
+    }
     let rest = &args[1..];
     if let Some(hook) = crate::hooks::find(first) {
         if rest.iter().any(|a| a == "-h" || a == "--help") {
             println!("{}", hook_help(hook));
             return 0;
         }
-        return crate::dispatch::run_hook(hook, Env::from_process());
+        // `omc-hooks stop --agent codex` is accepted as well as `--agent codex stop`.
+        let agent = match agent_flag(rest) {
+            Ok(a) => a,
+            Err(_) => Some(crate::protocol::Agent::Claude),
+        };
+        return crate::dispatch::run_hook(hook, Env::from_process(), agent);
     }
     if let Some(cmd) = COMMANDS.iter().find(|c| c.name == first) {
         if rest.iter().any(|a| a == "-h" || a == "--help") {
@@ -142,15 +150,78 @@ pub fn run(args: Vec<OsString>) -> i32 {
     2
 }
 
+/// `omc-hooks --agent NAME <hook subcommand>`: a hook installed for another agent. An unknown
+/// name is reported and the payload's shape decides; the hook still exits 0, as every hook.
+fn agent_hook(args: &[String]) -> i32 {
+    let (value, rest) = match args[0].strip_prefix("--agent=") {
+        Some(v) => (Some(v.to_string()), &args[1..]),
+        None => (args.get(1).cloned(), args.get(2..).unwrap_or(&[])),
+    };
+    let Some(sub) = rest.first() else {
+        eprintln!(
+            "omc-hooks: --agent NAME goes before a hook subcommand, e.g. 'omc-hooks --agent codex stop' \
+             (NAME: {})",
+            crate::protocol::Agent::names()
+        );
+        return 2;
+    };
+    let Some(hook) = crate::hooks::find(sub) else {
+        eprintln!(
+            "omc-hooks: --agent applies to hook subcommands, not '{sub}'. Run 'omc-hooks help' for the list."
+        );
+        return 2;
+    };
+    if rest[1..].iter().any(|a| a == "-h" || a == "--help") {
+        println!("{}", hook_help(hook));
+        return 0;
+    }
+    let agent = value.as_deref().and_then(crate::protocol::Agent::parse);
+    if agent.is_none() {
+        eprintln!(
+            "omc-hooks {}: unknown agent '{}' (known: {}); reading the payload by its shape",
+            hook.name,
+            value.unwrap_or_default(),
+            crate::protocol::Agent::names()
+        );
+    }
+    crate::dispatch::run_hook(hook, Env::from_process(), agent)
+}
+
+/// `--agent NAME` / `--agent=NAME` among a hook's trailing arguments. `Ok(None)`: given, but
+/// not a name we know; `Err(())`: not given.
+fn agent_flag(rest: &[String]) -> Result<Option<crate::protocol::Agent>, ()> {
+    let mut it = rest.iter();
+    while let Some(a) = it.next() {
+        let value = match a.strip_prefix("--agent=") {
+            Some(v) => Some(v),
+            None if a == "--agent" => it.next().map(String::as_str),
+            None => continue,
+        };
+        let agent = value.and_then(crate::protocol::Agent::parse);
+        if agent.is_none() {
+            eprintln!(
+                "omc-hooks: unknown agent '{}' (known: {}); reading the payload by its shape",
+                value.unwrap_or_default(),
+                crate::protocol::Agent::names()
+            );
+        }
+        return Ok(agent);
+    }
+    Err(())
+}
+
 fn hook_help(hook: crate::hooks::Hook) -> String {
     format!(
         "Usage: omc-hooks {name} < payload.json\n\n\
          Hook subcommand for Claude Code's {event} event. Reads one JSON payload on stdin and\n\
          prints nothing or one JSON object. Always exits 0; diagnostics go to stderr.\n\
+         For another agent put '--agent NAME' first ({agents}); 'omc-hooks doctor --agents'\n\
+         shows which of its events this subcommand serves.\n\
          Switches: DISABLE_OMC=1 turns it off, OMC_SKIP_HOOKS={name} skips it,\n\
          OMC_NOW_MS pins the clock, OMC_STATE_DIR moves the state directory.",
         name = hook.name,
-        event = hook.event
+        event = hook.event,
+        agents = crate::protocol::Agent::names()
     )
 }
 
@@ -174,7 +245,8 @@ fn usage() -> String {
         s.push_str(&format!("  {:<22} {}\n", c.name, c.summary));
     }
     s.push_str(
-        "\nHook subcommands (run by Claude Code through hooks.json; read a payload on stdin):\n",
+        "\nHook subcommands (run by Claude Code through hooks.json, by other agents as\n\
+         'omc-hooks --agent NAME <subcommand>'; read a payload on stdin):\n",
     );
     for h in crate::hooks::HOOKS {
         s.push_str(&format!("  {:<22} {}\n", h.name, h.event));

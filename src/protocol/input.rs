@@ -5,6 +5,7 @@
 //! rather than failing the whole payload: one odd field must not turn a hook into a no-op for
 //! everything else, and unknown fields and events are simply ignored.
 
+use crate::protocol::agents::Agent;
 use serde_json::{Map, Value};
 
 /// The fields of a hook payload that omc-hooks reads. Everything is optional.
@@ -43,6 +44,20 @@ pub struct HookInput {
     /// The rest of the decoded object: every field not picked out above (those are moved out,
     /// not copied, so a 1 MB prompt is held once), for capabilities that need something else.
     pub raw: Map<String, Value>,
+    /// The agent the hook was installed for (`--agent`, default Claude Code). Capabilities and
+    /// exports may record it; only the adapters act on it.
+    pub agent: Agent,
+    /// The agent whose format the payload was read (and is answered) in: `agent`, unless the
+    /// payload's event is one only another agent sends (see [`crate::protocol::agents`]).
+    pub format: Agent,
+    /// The agent the payload's shape points to, when anything tells.
+    pub shape: Option<Agent>,
+    /// The event name as the agent sent it (`AfterAgent`, `stop`, …); `hook_event_name` holds
+    /// the neutral (Claude Code) name of the event the hook serves.
+    pub agent_event: Option<String>,
+    /// The event may not be followed by a compaction at all (Gemini's PreCompress fires before
+    /// every model turn): a checkpoint is only worth writing when something changed.
+    pub compaction_uncertain: bool,
 }
 
 /// Why a payload could not be decoded. Every variant leads to a no-op.
@@ -64,18 +79,10 @@ impl std::fmt::Display for DecodeError {
 }
 
 impl HookInput {
-    /// Decodes a payload. Leading and trailing whitespace (and a UTF-8 BOM) are fine.
+    /// Decodes a Claude Code payload. Leading and trailing whitespace (and a UTF-8 BOM) are
+    /// fine. Other agents' payloads go through [`crate::protocol::agents::decode`].
     pub fn decode(bytes: &[u8]) -> Result<HookInput, DecodeError> {
-        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            return Err(DecodeError::Empty);
-        }
-        let value: Value =
-            serde_json::from_slice(bytes).map_err(|e| DecodeError::NotJson(e.to_string()))?;
-        match value {
-            Value::Object(map) => Ok(HookInput::from_map(map)),
-            _ => Err(DecodeError::NotAnObject),
-        }
+        parse_object(bytes).map(HookInput::from_map)
     }
 
     /// Moves the known fields out of a decoded object; what is left stays in `raw`.
@@ -144,12 +151,32 @@ impl HookInput {
             background_tasks,
             model,
             raw,
+            agent: Agent::Claude,
+            format: Agent::Claude,
+            shape: None,
+            agent_event: None,
+            compaction_uncertain: false,
         }
     }
 
     /// A string field of `tool_input`, if present.
     pub fn tool_input_str(&self, key: &str) -> Option<&str> {
         self.tool_input.as_ref()?.get(key)?.as_str()
+    }
+}
+
+/// Parses a payload into a JSON object. Leading and trailing whitespace (and a UTF-8 BOM) are
+/// fine; anything but an object is an error.
+pub fn parse_object(bytes: &[u8]) -> Result<Map<String, Value>, DecodeError> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(DecodeError::Empty);
+    }
+    let value: Value =
+        serde_json::from_slice(bytes).map_err(|e| DecodeError::NotJson(e.to_string()))?;
+    match value {
+        Value::Object(map) => Ok(map),
+        _ => Err(DecodeError::NotAnObject),
     }
 }
 

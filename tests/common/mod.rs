@@ -80,6 +80,8 @@ fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
 /// One invocation of a hook subcommand.
 pub struct Hook {
     sub: String,
+    /// Arguments before the subcommand (`--agent NAME`).
+    pre: Vec<String>,
     stdin: Vec<u8>,
     env: Vec<(String, String)>,
     cwd: Option<PathBuf>,
@@ -99,11 +101,18 @@ impl Hook {
     pub fn new(sub: &str) -> Hook {
         Hook {
             sub: sub.to_string(),
+            pre: Vec::new(),
             stdin: Vec::new(),
             env: vec![("OMC_NOW_MS".into(), "1796305500000".into())],
             cwd: None,
             close_stdin: true,
         }
+    }
+
+    /// Runs the hook as installed for another agent: `omc-hooks --agent NAME <sub>`.
+    pub fn agent(mut self, name: &str) -> Hook {
+        self.pre = vec!["--agent".into(), name.into()];
+        self
     }
 
     pub fn payload(mut self, v: Value) -> Hook {
@@ -140,7 +149,8 @@ impl Hook {
     #[track_caller]
     pub fn run(self) -> Outcome {
         let mut cmd = Command::new(BIN);
-        cmd.arg(&self.sub)
+        cmd.args(&self.pre)
+            .arg(&self.sub)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

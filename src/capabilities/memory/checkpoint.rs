@@ -85,6 +85,9 @@ pub fn run(ctx: &Ctx<'_>) -> Answer {
         return Answer::default();
     };
     let cp = collect(ctx, store);
+    if ctx.input.compaction_uncertain && !worth_keeping(store, &ctx.scope, &cp) {
+        return Answer::default();
+    }
     let stamp = crate::time::stamp(ctx.now_ms);
     match StateFile::nested(&ctx.scope, DIR, &format!("{stamp}.json")) {
         Some(f) => match store.write(&f, &cp) {
@@ -97,6 +100,26 @@ pub fn run(ctx: &Ctx<'_>) -> Answer {
         crate::diag!("pre-compact: notepad not updated: {e}");
     }
     Answer::system_message(message(&cp))
+}
+
+/// For an event that may not be followed by a compaction (it fires before every model turn
+/// on some agents): a checkpoint is worth writing only when it holds something and differs
+/// from the newest one in more than its time.
+fn worth_keeping(store: &Store, scope: &Scope, cp: &Checkpoint) -> bool {
+    let empty = cp.active_modes.is_empty()
+        && cp.skill_guards.is_empty()
+        && cp.last_tool_error.is_none()
+        && cp.edited_files.is_empty()
+        && cp.open_todos.is_empty();
+    if empty {
+        return false;
+    }
+    let content = |c: &Checkpoint| Checkpoint {
+        created_at: String::new(),
+        trigger: None,
+        ..c.clone()
+    };
+    latest(store, scope).is_none_or(|last| content(&last) != content(cp))
 }
 
 /// Gathers the checkpoint from the session's files.

@@ -63,7 +63,8 @@ pub fn stop(ctx: &Ctx<'_>) -> Answer {
         ctx,
         store,
         now_iso: crate::time::iso(ctx.now_ms),
-        cap: block_cap(ctx.env.var("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP")),
+        // Ours on every agent (Codex and Gemini have none), or the client's when lower.
+        cap: ctx.stop_block_cap(),
         hard_max: modes::hard_max(ctx.env.var("OMC_RALPH_HARD_MAX")),
     };
     let mut notes: Vec<String> = Vec::new();

@@ -1,0 +1,226 @@
+//! OpenAI Codex CLI (agents-live §1, agent-hook-protocols §2).
+//!
+//! Payloads are Claude Code's with `turn_id` and `model` added; tool output is a string.
+//! Codex has no PostToolUseFailure: a failed shell command arrives as an ordinary PostToolUse,
+//! so its exit status is read from the output string when it carries one ("Process exited with
+//! code N"), else from the command's output record in the session's rollout transcript
+//! ([`failure_from_transcript`]). Answers go through an allow-list: Codex rejects unknown keys
+//! (the whole output is then invalid), needs `hookEventName` inside `hookSpecificOutput`,
+//! marks a PreToolUse answer with `continue`/`stopReason`/`suppressOutput` as a failed hook,
+//! and refuses `hookSpecificOutput` on Stop.
+
+use super::{Wire, mark_failed, neutral_event, outcome};
+use crate::protocol::output::{MAX_CONTEXT_CHARS, truncate_chars};
+use crate::protocol::{Answer, HookInput};
+use serde_json::{Map, Value, json};
+
+/// Decodes a Codex payload.
+pub fn decode(map: Map<String, Value>) -> HookInput {
+    let mut input = HookInput::from_map(map);
+    neutral_event(&mut input, Wire::Codex);
+    if input.hook_event_name.as_deref() == Some("PostToolUse")
+        && let Some(error) = input.tool_response.as_ref().and_then(outcome::failure)
+    {
+        mark_failed(&mut input, error);
+    }
+    input
+}
+
+/// For a Bash PostToolUse whose output string says nothing about the exit status (Codex
+/// 0.169 hands hooks the command's raw output), the status recorded for the same call in the
+/// tail of the rollout transcript: a `function_call_output` whose text carries "Process exited
+/// with code N", or an `exec_command_end` event with `exit_code`. Reads at most the
+/// transcript's last 64 KB, only for a path the transcript reader accepts.
+pub fn failure_from_transcript(input: &HookInput) -> Option<String> {
+    if input.tool_name.as_deref() != Some("Bash") {
+        return None;
+    }
+    let call = input.tool_use_id.as_deref().filter(|c| !c.is_empty())?;
+    let tail = crate::state::transcript::tail(
+        input.transcript_path.as_deref()?,
+        crate::state::transcript::TAIL_BYTES,
+    )?;
+    let text = String::from_utf8_lossy(&tail);
+    for line in text.lines().rev().filter(|l| l.contains(call)) {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        let p = v.get("payload").unwrap_or(&v);
+        if p.get("call_id").and_then(Value::as_str) != Some(call) {
+            continue;
+        }
+        match p.get("type").and_then(Value::as_str) {
+            Some("exec_command_end") => {
+                let code = p.get("exit_code").and_then(Value::as_i64)?;
+                if code == 0 {
+                    return None;
+                }
+                let out = p
+                    .get("aggregated_output")
+                    .or_else(|| p.get("stderr"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                return outcome::from_text(&format!("{out}\nExit Code: {code}"));
+            }
+            Some("function_call_output") => {
+                let out = p.get("output")?;
+                let text = out
+                    .as_str()
+                    .map(str::to_string)
+                    .or_else(|| out.get("content")?.as_str().map(str::to_string))?;
+                return outcome::from_text(&text);
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The keys of a `hookSpecificOutput` Codex accepts, per event (its generated output schemas).
+fn takes_context(event: &str) -> bool {
+    matches!(
+        event,
+        "SessionStart" | "UserPromptSubmit" | "PreToolUse" | "PostToolUse" | "SubagentStart"
+    )
+}
+
+/// Encodes an answer for a Codex event.
+pub fn encode(answer: &Answer, event: &str) -> Option<Value> {
+    let mut out = Map::new();
+    match event {
+        "Stop" | "SubagentStop" => {
+            if let Some(reason) = answer.block.as_deref().filter(|r| !r.trim().is_empty()) {
+                out.insert("decision".into(), json!("block"));
+                out.insert("reason".into(), json!(reason));
+            }
+        }
+        "SessionEnd" => return None,
+        _ => {}
+    }
+    let mut specific = Map::new();
+    if event == "PreToolUse"
+        && let Some(reason) = &answer.deny
+    {
+        specific.insert("permissionDecision".into(), json!("deny"));
+        specific.insert("permissionDecisionReason".into(), json!(reason));
+    }
+    if let (true, Some(text)) = (takes_context(event), &answer.context) {
+        specific.insert(
+            "additionalContext".into(),
+            json!(truncate_chars(text, MAX_CONTEXT_CHARS)),
+        );
+    }
+    if !specific.is_empty() {
+        specific.insert("hookEventName".into(), json!(event));
+        out.insert("hookSpecificOutput".into(), Value::Object(specific));
+    }
+    if let Some(text) = &answer.system_message {
+        out.insert("systemMessage".into(), json!(text));
+    }
+    (!out.is_empty()).then_some(Value::Object(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dec(v: Value) -> HookInput {
+        decode(v.as_object().unwrap().clone())
+    }
+
+    #[test]
+    fn a_failed_command_is_a_failure_event() {
+        let ok = dec(
+            json!({"hook_event_name":"PostToolUse","session_id":"s","turn_id":"t","model":"m",
+            "tool_name":"Bash","tool_input":{"command":"echo hi"},"tool_response":"hi\n","tool_use_id":"call_1"}),
+        );
+        assert_eq!(ok.hook_event_name.as_deref(), Some("PostToolUse"));
+        assert_eq!(ok.error, None);
+        let bad = dec(
+            json!({"hook_event_name":"PostToolUse","session_id":"s","turn_id":"t","model":"m",
+            "tool_name":"Bash","tool_input":{"command":"false"},
+            "tool_response":"Process exited with code 1\nOutput:\n","tool_use_id":"call_2"}),
+        );
+        assert_eq!(bad.hook_event_name.as_deref(), Some("PostToolUseFailure"));
+        assert_eq!(bad.agent_event.as_deref(), Some("PostToolUse"));
+        assert!(bad.error.unwrap().starts_with("Exit code 1"));
+    }
+
+    #[test]
+    fn the_transcript_gives_the_status_the_payload_lacks() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = dir.path().join("rollout.jsonl");
+        let lines = [
+            json!({"type":"response_item","payload":{"type":"function_call","call_id":"call_9","name":"exec_command"}}),
+            json!({"type":"response_item","payload":{"type":"function_call_output","call_id":"call_8","output":"Process exited with code 0\nOutput:\nok"}}),
+            json!({"type":"response_item","payload":{"type":"function_call_output","call_id":"call_9","output":"Chunk ID: a\nProcess exited with code 2\nOutput:\nboom"}}),
+        ];
+        let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        std::fs::write(&t, body).unwrap();
+        let mut i = dec(
+            json!({"hook_event_name":"PostToolUse","session_id":"s","tool_name":"Bash",
+            "tool_response":"boom\n","tool_use_id":"call_9","transcript_path":t}),
+        );
+        assert!(
+            failure_from_transcript(&i)
+                .unwrap()
+                .starts_with("Exit code 2")
+        );
+        i.tool_use_id = Some("call_8".into());
+        assert_eq!(failure_from_transcript(&i), None);
+        i.tool_use_id = Some("call_7".into());
+        assert_eq!(failure_from_transcript(&i), None);
+        let end = json!({"type":"event_msg","payload":{"type":"exec_command_end","call_id":"call_7","exit_code":127,"aggregated_output":"sh: x: not found"}});
+        std::fs::write(&t, format!("{end}\n")).unwrap();
+        assert!(failure_from_transcript(&i).unwrap().contains("not found"));
+    }
+
+    #[test]
+    fn stop_never_carries_hook_specific_output() {
+        let mut a = Answer::block("keep going");
+        a.context = Some("ctx".into());
+        a.system_message = Some("note".into());
+        assert_eq!(
+            encode(&a, "Stop").unwrap(),
+            json!({"decision":"block","reason":"keep going","systemMessage":"note"})
+        );
+        assert_eq!(encode(&Answer::context("x"), "Stop"), None);
+    }
+
+    #[test]
+    fn context_always_names_its_event() {
+        let v = encode(&Answer::context("hi"), "UserPromptSubmit").unwrap();
+        assert_eq!(
+            v,
+            json!({"hookSpecificOutput":{"additionalContext":"hi","hookEventName":"UserPromptSubmit"}})
+        );
+        let v = encode(&Answer::context("hi"), "PostToolUse").unwrap();
+        assert_eq!(v["hookSpecificOutput"]["hookEventName"], "PostToolUse");
+    }
+
+    #[test]
+    fn pre_tool_use_denies_without_failing_keys() {
+        let a = Answer {
+            deny: Some("no".into()),
+            ..Answer::default()
+        };
+        let v = encode(&a, "PreToolUse").unwrap();
+        let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["hookSpecificOutput"]);
+        assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
+    }
+
+    #[test]
+    fn events_without_a_model_channel() {
+        assert_eq!(encode(&Answer::system_message("x"), "SessionEnd"), None);
+        assert_eq!(
+            encode(&Answer::context("x"), "PreCompact"),
+            None,
+            "PreCompact takes systemMessage only"
+        );
+        assert_eq!(
+            encode(&Answer::system_message("saved"), "PreCompact").unwrap(),
+            json!({"systemMessage":"saved"})
+        );
+    }
+}

@@ -1,0 +1,157 @@
+//! Gemini CLI (agents-live §2, agent-hook-protocols §3).
+//!
+//! Its own event names (BeforeAgent, AfterAgent, BeforeTool, AfterTool, PreCompress), a
+//! `timestamp` on every payload, `prompt_response` for the turn's answer (cumulative across
+//! continuations), tool output as `{llmContent, returnDisplay, error?}`, and no failure event:
+//! a failed command is read from `error` or the `Exit Code: N` line. Answers: `decision:
+//! "deny"` (not Claude's `permissionDecision`, which Gemini ignores) on BeforeTool and
+//! AfterAgent; context only through `hookSpecificOutput.additionalContext` (plain stdout is
+//! shown to the person, not the model). PreCompress fires before every model turn whether or
+//! not anything is compacted, so it is marked [`HookInput::compaction_uncertain`].
+
+use super::{Wire, mark_failed, neutral_event, neutral_tool, outcome, rename};
+use crate::protocol::output::{MAX_CONTEXT_CHARS, truncate_chars};
+use crate::protocol::{Answer, HookInput};
+use serde_json::{Map, Value, json};
+
+/// Gemini's tools that do what a Claude Code tool does, with the same input fields.
+const TOOLS: &[(&str, &str)] = &[
+    ("activate_skill", "Skill"),
+    ("replace", "Edit"),
+    ("write_file", "Write"),
+];
+
+/// Decodes a Gemini CLI payload.
+pub fn decode(mut map: Map<String, Value>) -> HookInput {
+    rename(&mut map, "prompt_response", "last_assistant_message");
+    let mut input = HookInput::from_map(map);
+    neutral_event(&mut input, Wire::Gemini);
+    if input.tool_name.as_deref() == Some("activate_skill") {
+        // activate_skill names its skill `name`; the skill guard reads `skill`.
+        if let Some(Value::Object(args)) = input.tool_input.as_mut()
+            && let Some(name) = args.get("name").cloned()
+        {
+            args.entry("skill").or_insert(name);
+        }
+    }
+    neutral_tool(&mut input, TOOLS);
+    match input.hook_event_name.as_deref() {
+        Some("PostToolUse") => {
+            if let Some(error) = input.tool_response.as_ref().and_then(outcome::failure) {
+                mark_failed(&mut input, error);
+            }
+        }
+        Some("PreCompact") => input.compaction_uncertain = true,
+        _ => {}
+    }
+    input
+}
+
+/// Encodes an answer for a Gemini CLI event.
+pub fn encode(answer: &Answer, event: &str) -> Option<Value> {
+    let mut out = Map::new();
+    let refusal = match event {
+        "AfterAgent" => answer.block.as_deref(),
+        "BeforeTool" => answer.deny.as_deref(),
+        "SessionEnd" => return None,
+        _ => None,
+    };
+    if let Some(reason) = refusal {
+        out.insert("decision".into(), json!("deny"));
+        out.insert("reason".into(), json!(reason));
+    }
+    if let (true, Some(text)) = (
+        matches!(event, "SessionStart" | "BeforeAgent" | "AfterTool"),
+        &answer.context,
+    ) {
+        out.insert(
+            "hookSpecificOutput".into(),
+            json!({"hookEventName": event, "additionalContext": truncate_chars(text, MAX_CONTEXT_CHARS)}),
+        );
+    }
+    if let Some(text) = &answer.system_message {
+        out.insert("systemMessage".into(), json!(text));
+    }
+    (!out.is_empty()).then_some(Value::Object(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dec(v: Value) -> HookInput {
+        decode(v.as_object().unwrap().clone())
+    }
+
+    #[test]
+    fn events_map_to_the_neutral_ones() {
+        for (g, n) in [
+            ("BeforeAgent", "UserPromptSubmit"),
+            ("AfterAgent", "Stop"),
+            ("BeforeTool", "PreToolUse"),
+            ("AfterTool", "PostToolUse"),
+            ("PreCompress", "PreCompact"),
+            ("SessionStart", "SessionStart"),
+            ("SessionEnd", "SessionEnd"),
+            ("BeforeModel", "BeforeModel"),
+        ] {
+            let i = dec(json!({ "hook_event_name": g, "session_id": "s", "timestamp": "t" }));
+            assert_eq!(i.hook_event_name.as_deref(), Some(n), "{g}");
+            assert_eq!(i.agent_event.as_deref(), Some(g));
+        }
+    }
+
+    #[test]
+    fn after_agent_reads_the_answer_and_the_loop_flag() {
+        let i = dec(
+            json!({"hook_event_name":"AfterAgent","session_id":"s","timestamp":"t",
+            "prompt":"ralph fix it","prompt_response":"done <omc-complete/>","stop_hook_active":true}),
+        );
+        assert_eq!(
+            i.last_assistant_message.as_deref(),
+            Some("done <omc-complete/>")
+        );
+        assert!(i.stop_hook_active);
+    }
+
+    #[test]
+    fn tools_and_failures() {
+        let skill = dec(json!({"hook_event_name":"BeforeTool","session_id":"s",
+            "tool_name":"activate_skill","tool_input":{"name":"plan"}}));
+        assert_eq!(skill.tool_name.as_deref(), Some("Skill"));
+        assert_eq!(skill.tool_input_str("skill"), Some("plan"));
+        let failed = dec(
+            json!({"hook_event_name":"AfterTool","session_id":"s","tool_name":"run_shell_command",
+            "tool_input":{"command":"false"},
+            "tool_response":{"llmContent":"<untrusted_context>\nOutput: (empty)\nExit Code: 1\n</untrusted_context>","returnDisplay":""}}),
+        );
+        assert_eq!(
+            failed.hook_event_name.as_deref(),
+            Some("PostToolUseFailure")
+        );
+        assert_eq!(failed.tool_name.as_deref(), Some("run_shell_command"));
+        let pc = dec(json!({"hook_event_name":"PreCompress","session_id":"s","trigger":"auto"}));
+        assert!(pc.compaction_uncertain);
+    }
+
+    #[test]
+    fn answers() {
+        assert_eq!(
+            encode(&Answer::block("go on"), "AfterAgent").unwrap(),
+            json!({"decision":"deny","reason":"go on"})
+        );
+        let deny = Answer {
+            deny: Some("no".into()),
+            ..Answer::default()
+        };
+        assert_eq!(
+            encode(&deny, "BeforeTool").unwrap(),
+            json!({"decision":"deny","reason":"no"})
+        );
+        let v = encode(&Answer::context("ctx"), "BeforeAgent").unwrap();
+        assert_eq!(v["hookSpecificOutput"]["additionalContext"], "ctx");
+        assert_eq!(encode(&Answer::block("x"), "BeforeAgent"), None);
+        assert_eq!(encode(&Answer::context("x"), "PreCompress"), None);
+        assert_eq!(encode(&Answer::system_message("x"), "SessionEnd"), None);
+    }
+}

@@ -1,0 +1,497 @@
+//! One adapter per coding agent, beside the Claude Code protocol.
+//!
+//! Every agent's payload is decoded into the neutral [`HookInput`] (whose `hook_event_name` is
+//! the neutral, Claude Code, event name of the hook that serves it) and the neutral [`Answer`]
+//! is encoded into that agent's own output. Capabilities never see which agent spoke, except
+//! through neutral properties ([`Agent::echoes_continuation`], [`stop_block_cap`]).
+//!
+//! The agent is *said*, not guessed: installed commands carry `--agent <name>` (default
+//! `claude`). The payload's shape is still detected ([`detect_shape`]) and written to the trace;
+//! when the declared agent does not know the payload's event but the detected one does, the
+//! payload is decoded and answered in the detected agent's format (best effort), and `doctor`
+//! reports the mismatch from the trace.
+//!
+//! Which agent event maps to which hook subcommand is one table, [`table`], that `doctor
+//! --agents`, `install --agent` and the README all print from.
+
+pub mod claude;
+pub mod codex;
+pub mod cursor;
+pub mod gemini;
+pub mod outcome;
+pub mod qwen;
+pub mod table;
+
+use crate::env::Env;
+use crate::protocol::input::DecodeError;
+use crate::protocol::{Answer, HookInput};
+use serde_json::{Map, Value};
+
+/// A coding agent whose hooks run this binary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Agent {
+    #[default]
+    Claude,
+    Codex,
+    Gemini,
+    Qwen,
+    Cursor,
+    /// Clients that speak Claude Code's hook format (agent-hook-protocols §5).
+    Kimi,
+    Factory,
+    CodeBuddy,
+    Qoder,
+}
+
+/// The wire format an agent speaks: which adapter decodes and encodes its hooks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Wire {
+    Claude,
+    Codex,
+    Gemini,
+    Qwen,
+    Cursor,
+}
+
+impl Agent {
+    /// Every agent `--agent` accepts, in the order help texts list them.
+    pub const ALL: [Agent; 9] = [
+        Agent::Claude,
+        Agent::Codex,
+        Agent::Gemini,
+        Agent::Qwen,
+        Agent::Cursor,
+        Agent::Kimi,
+        Agent::Factory,
+        Agent::CodeBuddy,
+        Agent::Qoder,
+    ];
+
+    /// The agents `install --agent` writes a configuration for.
+    pub const INSTALLABLE: [Agent; 5] = [
+        Agent::Claude,
+        Agent::Codex,
+        Agent::Gemini,
+        Agent::Qwen,
+        Agent::Cursor,
+    ];
+
+    /// The name used on the command line, in the trace and in state files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Agent::Claude => "claude",
+            Agent::Codex => "codex",
+            Agent::Gemini => "gemini",
+            Agent::Qwen => "qwen",
+            Agent::Cursor => "cursor",
+            Agent::Kimi => "kimi",
+            Agent::Factory => "factory",
+            Agent::CodeBuddy => "codebuddy",
+            Agent::Qoder => "qoder",
+        }
+    }
+
+    /// The client's own name, for people.
+    pub fn client(self) -> &'static str {
+        match self {
+            Agent::Claude => "Claude Code",
+            Agent::Codex => "Codex CLI",
+            Agent::Gemini => "Gemini CLI",
+            Agent::Qwen => "Qwen Code",
+            Agent::Cursor => "Cursor",
+            Agent::Kimi => "Kimi CLI",
+            Agent::Factory => "Factory Droid",
+            Agent::CodeBuddy => "CodeBuddy",
+            Agent::Qoder => "Qoder",
+        }
+    }
+
+    /// Parses a name (any case; the clients' package names are accepted too).
+    pub fn parse(s: &str) -> Option<Agent> {
+        let s = s.trim().to_ascii_lowercase();
+        let agent = match s.as_str() {
+            "claude" | "claude-code" | "claudecode" => Agent::Claude,
+            "codex" | "codex-cli" => Agent::Codex,
+            "gemini" | "gemini-cli" => Agent::Gemini,
+            "qwen" | "qwen-code" => Agent::Qwen,
+            "cursor" => Agent::Cursor,
+            "kimi" | "kimi-cli" | "kimi-code" => Agent::Kimi,
+            "factory" | "droid" => Agent::Factory,
+            "codebuddy" => Agent::CodeBuddy,
+            "qoder" => Agent::Qoder,
+            _ => return None,
+        };
+        Some(agent)
+    }
+
+    /// The adapter that speaks this agent's hook format.
+    pub fn wire(self) -> Wire {
+        match self {
+            Agent::Codex => Wire::Codex,
+            Agent::Gemini => Wire::Gemini,
+            Agent::Qwen => Wire::Qwen,
+            Agent::Cursor => Wire::Cursor,
+            Agent::Claude | Agent::Kimi | Agent::Factory | Agent::CodeBuddy | Agent::Qoder => {
+                Wire::Claude
+            }
+        }
+    }
+
+    /// Whether the agent sends an end-of-turn continuation back through its prompt event, so
+    /// the prompt handler must recognise its own text (agents-live §2.4, §3.4; Cursor submits
+    /// `followup_message` as the next user message). Claude Code and Codex continue inside the
+    /// turn without a new prompt event.
+    pub fn echoes_continuation(self) -> bool {
+        matches!(self.wire(), Wire::Gemini | Wire::Qwen | Wire::Cursor)
+    }
+
+    /// The names `--agent` accepts, for help and error texts.
+    pub fn names() -> String {
+        Agent::ALL
+            .iter()
+            .map(|a| a.name())
+            .collect::<Vec<_>>()
+            .join("|")
+    }
+}
+
+impl Wire {
+    /// The agent this wire format is named after.
+    pub fn agent(self) -> Agent {
+        match self {
+            Wire::Claude => Agent::Claude,
+            Wire::Codex => Agent::Codex,
+            Wire::Gemini => Agent::Gemini,
+            Wire::Qwen => Agent::Qwen,
+            Wire::Cursor => Agent::Cursor,
+        }
+    }
+}
+
+impl std::fmt::Display for Agent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Decodes a payload sent to an agent declared as `declared`.
+///
+/// The payload is read in the declared agent's format unless the declared agent does not know
+/// its event and the agent its shape points to does: then in that one's (a hook copied between
+/// clients, e.g. by `gemini hooks migrate --from-claude`, still works). `shape` records what the
+/// payload looked like either way.
+pub fn decode(declared: Agent, bytes: &[u8]) -> Result<HookInput, DecodeError> {
+    let map = crate::protocol::input::parse_object(bytes)?;
+    Ok(decode_map(declared, map))
+}
+
+/// [`decode`] on an already parsed object.
+pub fn decode_map(declared: Agent, map: Map<String, Value>) -> HookInput {
+    let shape = detect_shape(&map);
+    let event = event_name(&map);
+    let format = match (event, shape) {
+        (Some(e), Some(s)) if !table::knows(declared.wire(), e) && table::knows(s.wire(), e) => s,
+        _ => declared,
+    };
+    let mut input = match format.wire() {
+        Wire::Claude => claude::decode(map),
+        Wire::Codex => codex::decode(map),
+        Wire::Gemini => gemini::decode(map),
+        Wire::Qwen => qwen::decode(map),
+        Wire::Cursor => cursor::decode(map),
+    };
+    input.agent = declared;
+    input.format = format;
+    input.shape = shape;
+    input
+}
+
+/// The event name of a payload, in any of the spellings the agents use.
+fn event_name(map: &Map<String, Value>) -> Option<&str> {
+    ["hook_event_name", "hookEventName"]
+        .iter()
+        .find_map(|k| map.get(*k)?.as_str())
+}
+
+/// What agent a payload looks like it came from, from markers only that agent sends
+/// (agent-hook-protocols §10.2, agents-live §1.4, §2.3, §3.3, and Claude Code's recorded
+/// fixtures). `None` when nothing tells (a bare Claude-format payload: Claude Code's
+/// SessionStart, Codex's SessionEnd and Kimi's payloads look alike).
+pub fn detect_shape(map: &Map<String, Value>) -> Option<Agent> {
+    let has = |k: &str| map.get(k).is_some_and(|v| !v.is_null());
+    let event = event_name(map);
+    if has("conversation_id") || has("generation_id") || has("cursor_version") {
+        return Some(Agent::Cursor);
+    }
+    if let Some(e) = event {
+        if table::only(Wire::Gemini, e) {
+            return Some(Agent::Gemini);
+        }
+        if table::only(Wire::Cursor, e) {
+            return Some(Agent::Cursor);
+        }
+    }
+    if has("timestamp") {
+        // Gemini and Qwen both stamp payloads; Qwen's carry Claude Code's fields and events.
+        let claude_only =
+            event.is_some_and(|e| table::knows(Wire::Qwen, e) && !table::knows(Wire::Gemini, e));
+        let qwen = claude_only
+            || [
+                "permission_mode",
+                "prompt_id",
+                "tool_call_id",
+                "submitted_prompt",
+            ]
+            .iter()
+            .any(|k| has(k));
+        return Some(if qwen { Agent::Qwen } else { Agent::Gemini });
+    }
+    if has("turn_id") || map.get("model").is_some_and(Value::is_string) {
+        return Some(Agent::Codex);
+    }
+    if has("prompt_id") {
+        return Some(Agent::Claude);
+    }
+    None
+}
+
+/// The hook subcommand that actually serves a decoded payload: the one installed, unless the
+/// tool call failed on an agent that has no failure event of its own (then the failure hook
+/// runs, and the answer still goes out in the post-tool event's shape). For Codex, whose
+/// payload may not carry the exit status, this is where the transcript is consulted.
+pub fn route(hook: crate::hooks::Hook, input: &mut HookInput) -> crate::hooks::Hook {
+    if hook.event != "PostToolUse" {
+        return hook;
+    }
+    if input.format.wire() == Wire::Codex
+        && input.hook_event_name.as_deref() == Some("PostToolUse")
+        && let Some(error) = codex::failure_from_transcript(input)
+    {
+        mark_failed(input, error);
+    }
+    if input.hook_event_name.as_deref() == Some("PostToolUseFailure")
+        && let Some(h) = crate::hooks::find("post-tool-use-failure")
+    {
+        return h;
+    }
+    hook
+}
+
+/// Encodes `answer` as the agent the payload was read as (`input.format`) expects it for the
+/// event that fired. `None`: print nothing.
+pub fn encode(input: &HookInput, hook: crate::hooks::Hook, answer: &Answer) -> Option<Value> {
+    let wire = input.format.wire();
+    let fallback = table::agent_event(wire, hook.name);
+    let event = input
+        .agent_event
+        .as_deref()
+        .filter(|e| table::knows(wire, e))
+        .or(fallback)
+        .unwrap_or(hook.event);
+    match wire {
+        Wire::Claude | Wire::Qwen => answer.encode(event),
+        Wire::Codex => codex::encode(answer, event),
+        Wire::Gemini => gemini::encode(answer, event),
+        Wire::Cursor => cursor::encode(answer, event),
+    }
+}
+
+/// Consecutive end-of-turn blocks a run may make before it pauses by itself.
+///
+/// Our own cap holds on every agent (`OMC_STOP_BLOCK_CAP`, default 8): Codex and Gemini have
+/// none and loop for ever on an always-blocking hook (agents-live §0.2). Where the client has a
+/// cap of its own, the lower one applies, so the run pauses and says so before the client cuts
+/// it off silently: Claude Code `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP` (default 8), Qwen Code
+/// `QWEN_CODE_STOP_HOOK_BLOCK_CAP` (default 8), Cursor's `loop_limit` (default 5).
+pub fn stop_block_cap(agent: Agent, env: &Env) -> u32 {
+    let num = |name: &str| {
+        env.var(name)
+            .and_then(|v| v.trim().parse::<u32>().ok())
+            .filter(|n| *n > 0)
+    };
+    let own = num("OMC_STOP_BLOCK_CAP").unwrap_or(DEFAULT_STOP_BLOCK_CAP);
+    let client = match agent.wire() {
+        Wire::Claude => Some(num("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP").unwrap_or(8)),
+        Wire::Qwen => Some(num("QWEN_CODE_STOP_HOOK_BLOCK_CAP").unwrap_or(8)),
+        Wire::Cursor => Some(CURSOR_LOOP_LIMIT),
+        Wire::Codex | Wire::Gemini => None,
+    };
+    client.map_or(own, |c| c.min(own))
+}
+
+/// Our own consecutive-block cap when `OMC_STOP_BLOCK_CAP` does not set one.
+pub const DEFAULT_STOP_BLOCK_CAP: u32 = 8;
+
+/// Cursor's documented default `loop_limit` for `stop` follow-ups.
+pub const CURSOR_LOOP_LIMIT: u32 = 5;
+
+/// Moves `from` to `to` in a payload object when `to` is absent (an agent's spelling of a
+/// field the neutral decoder reads under another name).
+pub(crate) fn rename(map: &mut Map<String, Value>, from: &str, to: &str) {
+    if map.get(to).is_some_and(|v| !v.is_null()) {
+        return;
+    }
+    if let Some(v) = map.remove(from) {
+        map.insert(to.to_string(), v);
+    }
+}
+
+/// Renames a tool to the neutral (Claude Code) vocabulary the capabilities read, where the
+/// agent's tool does the same job with the same input fields.
+pub(crate) fn neutral_tool(input: &mut HookInput, aliases: &[(&str, &str)]) {
+    let Some(name) = input.tool_name.as_deref() else {
+        return;
+    };
+    if let Some((_, neutral)) = aliases.iter().find(|(a, _)| *a == name) {
+        input.tool_name = Some((*neutral).to_string());
+    }
+}
+
+/// Turns a post-tool payload into the failure it reports (the failure hook then serves it).
+pub(crate) fn mark_failed(input: &mut HookInput, error: String) {
+    input.hook_event_name = Some("PostToolUseFailure".to_string());
+    input.error = Some(error);
+}
+
+/// Sets the neutral event name from the agent's own; keeps the agent's in `agent_event`.
+pub(crate) fn neutral_event(input: &mut HookInput, wire: Wire) {
+    let Some(event) = input.hook_event_name.take() else {
+        return;
+    };
+    input.hook_event_name = Some(
+        table::neutral(wire, &event)
+            .map(str::to_string)
+            .unwrap_or_else(|| event.clone()),
+    );
+    input.agent_event = Some(event);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn map(v: Value) -> Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn names_round_trip_and_aliases_parse() {
+        for a in Agent::ALL {
+            assert_eq!(Agent::parse(a.name()), Some(a));
+            assert_eq!(Agent::parse(&a.name().to_uppercase()), Some(a));
+        }
+        assert_eq!(Agent::parse("gemini-cli"), Some(Agent::Gemini));
+        assert_eq!(Agent::parse("droid"), Some(Agent::Factory));
+        assert_eq!(Agent::parse("vim"), None);
+    }
+
+    #[test]
+    fn shapes_from_the_markers_each_client_sends() {
+        let cases = [
+            (
+                json!({"conversation_id":"c","generation_id":"g","hook_event_name":"stop"}),
+                Some(Agent::Cursor),
+            ),
+            (
+                json!({"hook_event_name":"AfterAgent","timestamp":"t"}),
+                Some(Agent::Gemini),
+            ),
+            (
+                json!({"hook_event_name":"SessionStart","timestamp":"t","source":"startup"}),
+                Some(Agent::Gemini),
+            ),
+            (
+                json!({"hook_event_name":"Stop","timestamp":"t","prompt_id":"p"}),
+                Some(Agent::Qwen),
+            ),
+            (
+                json!({"hook_event_name":"SessionStart","timestamp":"t","permission_mode":"yolo"}),
+                Some(Agent::Qwen),
+            ),
+            (
+                json!({"hook_event_name":"Stop","turn_id":"t","model":"m"}),
+                Some(Agent::Codex),
+            ),
+            (
+                json!({"hook_event_name":"SessionStart","model":"gpt","source":"startup"}),
+                Some(Agent::Codex),
+            ),
+            (
+                json!({"hook_event_name":"Stop","permission_mode":"default","prompt_id":"p"}),
+                Some(Agent::Claude),
+            ),
+            (
+                json!({"hook_event_name":"Stop","permission_mode":"default"}),
+                None,
+            ),
+            (json!({"hook_event_name":"SomethingNew"}), None),
+            (json!({}), None),
+        ];
+        for (v, want) in cases {
+            assert_eq!(detect_shape(&map(v.clone())), want, "{v}");
+        }
+    }
+
+    #[test]
+    fn a_payload_the_declared_agent_cannot_read_is_read_as_its_shape() {
+        let i = decode_map(
+            Agent::Claude,
+            map(
+                json!({"hook_event_name":"AfterAgent","timestamp":"t","session_id":"s","stop_hook_active":true}),
+            ),
+        );
+        assert_eq!(i.agent, Agent::Claude);
+        assert_eq!(i.format, Agent::Gemini);
+        assert_eq!(i.shape, Some(Agent::Gemini));
+        assert_eq!(i.hook_event_name.as_deref(), Some("Stop"));
+        assert_eq!(i.agent_event.as_deref(), Some("AfterAgent"));
+        assert!(i.stop_hook_active);
+    }
+
+    #[test]
+    fn a_known_event_keeps_the_declared_format_even_with_a_foreign_shape() {
+        let i = decode_map(
+            Agent::Codex,
+            map(json!({"hook_event_name":"Stop","timestamp":"t","prompt_id":"p"})),
+        );
+        assert_eq!(i.format, Agent::Codex);
+        assert_eq!(i.shape, Some(Agent::Qwen));
+    }
+
+    #[test]
+    fn block_caps_per_agent() {
+        let env = |pairs: &[(&str, &str)]| {
+            let extra = pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            Env::from_lookup(|_| None, None, extra)
+        };
+        let none = env(&[]);
+        assert_eq!(stop_block_cap(Agent::Claude, &none), 8);
+        assert_eq!(stop_block_cap(Agent::Codex, &none), 8);
+        assert_eq!(stop_block_cap(Agent::Gemini, &none), 8);
+        assert_eq!(stop_block_cap(Agent::Qwen, &none), 8);
+        assert_eq!(stop_block_cap(Agent::Cursor, &none), 5);
+        let own = env(&[("OMC_STOP_BLOCK_CAP", "3")]);
+        assert_eq!(stop_block_cap(Agent::Codex, &own), 3);
+        assert_eq!(stop_block_cap(Agent::Claude, &own), 3);
+        let high = env(&[
+            ("OMC_STOP_BLOCK_CAP", "20"),
+            ("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "2"),
+        ]);
+        assert_eq!(
+            stop_block_cap(Agent::Claude, &high),
+            2,
+            "the client's lower cap wins"
+        );
+        assert_eq!(stop_block_cap(Agent::Gemini, &high), 20);
+        let qwen = env(&[("QWEN_CODE_STOP_HOOK_BLOCK_CAP", "4")]);
+        assert_eq!(stop_block_cap(Agent::Qwen, &qwen), 4);
+        assert_eq!(
+            stop_block_cap(Agent::Codex, &env(&[("OMC_STOP_BLOCK_CAP", "0")])),
+            8
+        );
+    }
+}

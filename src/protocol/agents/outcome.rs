@@ -1,0 +1,167 @@
+//! Whether a tool call failed, read from a post-tool payload.
+//!
+//! Claude Code reports a failed tool in its own event (PostToolUseFailure). Codex, Gemini CLI
+//! and Qwen Code report a shell command that exited non-zero in the ordinary post-tool event,
+//! as text: Gemini and Qwen end the tool's `llmContent` with an `Exit Code: N` line (Gemini
+//! only when N ≠ 0), Codex's model-facing output carries `Process exited with code N`, and
+//! Gemini adds `tool_response.error` when the tool itself failed. This module reads those, so
+//! the failure capabilities can run for every agent; it never guesses from the output's words.
+
+use serde_json::Value;
+
+/// Characters of the tool's output kept in the failure text (the record clips at 500).
+const EXCERPT_CHARS: usize = 400;
+
+/// The failure a post-tool `tool_response` reports, as an error text (`Exit code N` first),
+/// or `None` when it reports success or says nothing.
+pub fn failure(tool_response: &Value) -> Option<String> {
+    match tool_response {
+        Value::Object(o) => {
+            if let Some(msg) = o.get("error").and_then(error_text) {
+                return Some(msg);
+            }
+            let text = o.get("llmContent").and_then(text_of)?;
+            from_text(&text)
+        }
+        Value::String(s) => from_text(s),
+        _ => None,
+    }
+}
+
+/// The exit status a text reports on its own line, and the failure it makes.
+pub fn from_text(text: &str) -> Option<String> {
+    let code = exit_code(text)?;
+    (code != 0).then(|| {
+        let body = strip_wrapper(text);
+        format!("Exit code {code}\n{}", tail(body.trim(), EXCERPT_CHARS))
+    })
+}
+
+/// The last `Exit Code: N` / `Process exited with code N` line of a text. A clients appends
+/// its status after the output, so the last such line is the client's, not the program's.
+pub fn exit_code(text: &str) -> Option<i64> {
+    text.lines().rev().find_map(|line| {
+        let line = line.trim();
+        let rest = line
+            .strip_prefix("Exit Code:")
+            .or_else(|| line.strip_prefix("Process exited with code "))?;
+        rest.trim().parse::<i64>().ok()
+    })
+}
+
+/// An `error` field's text: a non-empty string, or an object's `message`.
+fn error_text(v: &Value) -> Option<String> {
+    let s = match v {
+        Value::String(s) => s.as_str(),
+        Value::Object(o) => o.get("message")?.as_str()?,
+        _ => return None,
+    };
+    let s = s.trim();
+    (!s.is_empty()).then(|| s.to_string())
+}
+
+/// `llmContent` is a string, or parts with `text`.
+fn text_of(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(parts) => {
+            let t: Vec<&str> = parts
+                .iter()
+                .filter_map(|p| p.as_str().or_else(|| p.get("text")?.as_str()))
+                .collect();
+            (!t.is_empty()).then(|| t.join("\n"))
+        }
+        Value::Object(o) => o.get("text")?.as_str().map(str::to_string),
+        _ => None,
+    }
+}
+
+/// Gemini wraps tool output in `<untrusted_context>…</untrusted_context>`.
+fn strip_wrapper(text: &str) -> &str {
+    let t = text.trim();
+    t.strip_prefix("<untrusted_context>")
+        .and_then(|r| r.strip_suffix("</untrusted_context>"))
+        .unwrap_or(t)
+}
+
+/// The last `max` characters of `text` (errors tend to be at the end), marked when cut.
+fn tail(text: &str, max: usize) -> String {
+    let n = text.chars().count();
+    if n <= max {
+        return text.to_string();
+    }
+    let rest: String = text.chars().skip(n - max).collect();
+    format!("…{rest}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn qwen_exit_codes() {
+        let ok = json!({"llmContent":"Command: echo hi\nDirectory: (root)\nOutput: hi\nError: (none)\nExit Code: 0\nSignal: (none)\nProcess Group PGID: (none)","returnDisplay":"hi"});
+        assert_eq!(failure(&ok), None);
+        let bad = json!({"llmContent":"Command: false\nDirectory: (root)\nOutput: (empty)\nError: (none)\nExit Code: 1\nSignal: (none)\nProcess Group PGID: 12","returnDisplay":"Command exited with code: 1"});
+        let f = failure(&bad).unwrap();
+        assert!(f.starts_with("Exit code 1\n"), "{f}");
+        assert!(f.contains("Command: false"));
+        let none = json!({"llmContent":"Command: x\nExit Code: (none)\nSignal: SIGTERM"});
+        assert_eq!(failure(&none), None);
+    }
+
+    #[test]
+    fn gemini_exit_codes_and_errors() {
+        let ok = json!({"llmContent":"<untrusted_context>\nOutput: hi\nProcess Group PGID: 6403\n</untrusted_context>","returnDisplay":"hi"});
+        assert_eq!(failure(&ok), None);
+        let bad = json!({"llmContent":"<untrusted_context>\nOutput: npm ERR! missing script: test\nExit Code: 1\nProcess Group PGID: 6403\n</untrusted_context>","returnDisplay":"npm ERR!"});
+        let f = failure(&bad).unwrap();
+        assert!(f.starts_with("Exit code 1\nOutput: npm ERR!"), "{f}");
+        let err = json!({"llmContent":"x","returnDisplay":"x","error":{"message":"spawn ENOENT","type":"shell_execute_error"}});
+        assert_eq!(failure(&err).as_deref(), Some("spawn ENOENT"));
+        let parts = json!({"llmContent":[{"text":"Output: boom"},{"text":"Exit Code: 2"}]});
+        assert!(failure(&parts).unwrap().starts_with("Exit code 2"));
+    }
+
+    #[test]
+    fn codex_strings() {
+        assert_eq!(failure(&json!("hi\n")), None);
+        let f = failure(&json!(
+            "Chunk ID: 1\nWall time: 0.1 seconds\nProcess exited with code 127\nOutput:\nsh: nope: not found\n"
+        ))
+        .unwrap();
+        assert!(f.starts_with("Exit code 127\n"), "{f}");
+        assert_eq!(
+            failure(&json!("Process exited with code 0\nOutput:\nok")),
+            None
+        );
+    }
+
+    #[test]
+    fn a_program_printing_the_words_earlier_does_not_fool_it() {
+        let t = json!({"llmContent":"Output: Exit Code: 3 (from the log)\nExit Code: 0"});
+        assert_eq!(failure(&t), None);
+    }
+
+    #[test]
+    fn claude_shapes_and_odd_values_are_no_failure() {
+        for v in [
+            json!({"stdout":"x","stderr":"","interrupted":false}),
+            json!({"error": null}),
+            json!({"error": ""}),
+            json!(42),
+            Value::Null,
+        ] {
+            assert_eq!(failure(&v), None, "{v}");
+        }
+    }
+
+    #[test]
+    fn long_output_keeps_its_end() {
+        let long = format!("Output: {}END\nExit Code: 1", "x".repeat(5_000));
+        let f = failure(&json!({ "llmContent": long })).unwrap();
+        assert!(f.chars().count() < 450);
+        assert!(f.contains("END"));
+    }
+}

@@ -1,0 +1,66 @@
+//! Qwen Code (agents-live §3, agent-hook-protocols §5).
+//!
+//! Claude Code's event names and output, plus a `timestamp`, `prompt_id` and a second tool id
+//! (`tool_call_id`). Its quirks, handled elsewhere: UserPromptSubmit also fires with an empty
+//! prompt before every model call that carries a tool result, and with the Stop reason as the
+//! prompt on a continuation (see `capabilities::continuation`); a shell command that exits
+//! non-zero still arrives as PostToolUse, with `Exit Code: N` in `llmContent` (PostToolUseFailure
+//! is for tools that could not run), so the exit status is read here.
+
+use super::{Wire, mark_failed, neutral_event, neutral_tool, outcome};
+use crate::protocol::HookInput;
+use serde_json::{Map, Value};
+
+/// Qwen's tools that do what a Claude Code tool does, with the same input fields.
+const TOOLS: &[(&str, &str)] = &[
+    ("skill", "Skill"),
+    ("edit", "Edit"),
+    ("write_file", "Write"),
+];
+
+/// Decodes a Qwen Code payload.
+pub fn decode(map: Map<String, Value>) -> HookInput {
+    let mut input = HookInput::from_map(map);
+    neutral_event(&mut input, Wire::Qwen);
+    neutral_tool(&mut input, TOOLS);
+    if input.hook_event_name.as_deref() == Some("PostToolUse")
+        && let Some(error) = input.tool_response.as_ref().and_then(outcome::failure)
+    {
+        mark_failed(&mut input, error);
+    }
+    input
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn dec(v: Value) -> HookInput {
+        decode(v.as_object().unwrap().clone())
+    }
+
+    #[test]
+    fn a_non_zero_exit_code_is_a_failure() {
+        let base = json!({"hook_event_name":"PostToolUse","session_id":"s","timestamp":"t","prompt_id":"p",
+            "tool_name":"run_shell_command","tool_input":{"command":"npm test"},"tool_use_id":"toolu_1","tool_call_id":"call_1"});
+        let mut ok = base.clone();
+        ok["tool_response"] = json!({"llmContent":"Command: npm test\nOutput: ok\nError: (none)\nExit Code: 0","returnDisplay":"ok"});
+        assert_eq!(dec(ok).hook_event_name.as_deref(), Some("PostToolUse"));
+        let mut bad = base;
+        bad["tool_response"] = json!({"llmContent":"Command: npm test\nOutput: npm ERR!\nError: (none)\nExit Code: 1","returnDisplay":"npm ERR!"});
+        let i = dec(bad);
+        assert_eq!(i.hook_event_name.as_deref(), Some("PostToolUseFailure"));
+        assert_eq!(i.tool_use_id.as_deref(), Some("toolu_1"));
+        assert!(i.error.unwrap().contains("npm ERR!"));
+    }
+
+    #[test]
+    fn skill_tool_is_the_neutral_skill() {
+        let i = dec(
+            json!({"hook_event_name":"PreToolUse","session_id":"s","tool_name":"skill","tool_input":{"skill":"plan"}}),
+        );
+        assert_eq!(i.tool_name.as_deref(), Some("Skill"));
+        assert_eq!(i.tool_input_str("skill"), Some("plan"));
+    }
+}

@@ -1,0 +1,458 @@
+//! The one table of which agent event is served by which hook subcommand.
+//!
+//! Decoding reads it (an agent's event → the neutral event of the hook that serves it),
+//! encoding reads it (which agent event a hook answers when the payload did not say),
+//! `install --agent` writes the rows marked installed, and `doctor --agents` and the README
+//! print it ([`render_markdown`]; a test keeps the README's copy identical).
+
+use super::{Agent, Wire};
+
+/// Whether and how `install --agent` writes a row into the agent's configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Install {
+    /// Decoded when it arrives, not installed.
+    No,
+    /// Installed without a matcher.
+    Yes,
+    /// Installed with this matcher.
+    Matcher(&'static str),
+}
+
+/// One agent event and the hook subcommand that serves it.
+#[derive(Debug, Clone, Copy)]
+pub struct Row {
+    pub wire: Wire,
+    /// The event name exactly as the agent sends it.
+    pub event: &'static str,
+    /// The hook subcommand (as in hooks.json) that serves it.
+    pub hook: &'static str,
+    pub install: Install,
+    /// What differs from Claude Code, in a few words.
+    pub note: &'static str,
+}
+
+const fn row(
+    wire: Wire,
+    event: &'static str,
+    hook: &'static str,
+    install: Install,
+    note: &'static str,
+) -> Row {
+    Row {
+        wire,
+        event,
+        hook,
+        install,
+        note,
+    }
+}
+
+use Install::{Matcher, No, Yes};
+use Wire::{Claude as C, Codex as X, Cursor as K, Gemini as G, Qwen as Q};
+
+/// Every mapping, agent by agent, in lifecycle order.
+pub const ROWS: &[Row] = &[
+    row(C, "SessionStart", "session-start", Yes, ""),
+    row(C, "UserPromptSubmit", "user-prompt-submit", Yes, ""),
+    row(
+        C,
+        "PreToolUse",
+        "pre-tool-use",
+        Matcher("Skill"),
+        "skill guards",
+    ),
+    row(C, "PostToolUse", "post-tool-use", Matcher("*"), ""),
+    row(
+        C,
+        "PostToolUseFailure",
+        "post-tool-use-failure",
+        Matcher("*"),
+        "",
+    ),
+    row(C, "SubagentStart", "subagent-start", Matcher("*"), ""),
+    row(C, "SubagentStop", "subagent-stop", Matcher("*"), ""),
+    row(C, "PreCompact", "pre-compact", Matcher("*"), ""),
+    row(
+        C,
+        "Stop",
+        "stop",
+        Yes,
+        "continues with `decision: block`; client cap 8",
+    ),
+    row(C, "SessionEnd", "session-end", Yes, ""),
+    //
+    row(X, "SessionStart", "session-start", Yes, ""),
+    row(X, "UserPromptSubmit", "user-prompt-submit", Yes, ""),
+    row(
+        X,
+        "PreToolUse",
+        "pre-tool-use",
+        No,
+        "no Skill tool in Codex: decoded, not installed",
+    ),
+    row(
+        X,
+        "PostToolUse",
+        "post-tool-use",
+        Matcher("*"),
+        "no failure event: a failed command (its exit status) runs post-tool-use-failure",
+    ),
+    row(X, "SubagentStart", "subagent-start", Matcher("*"), ""),
+    row(X, "SubagentStop", "subagent-stop", Matcher("*"), ""),
+    row(X, "PreCompact", "pre-compact", Matcher("*"), ""),
+    row(
+        X,
+        "Stop",
+        "stop",
+        Yes,
+        "continues with `decision: block`; no client cap, ours holds",
+    ),
+    row(
+        X,
+        "SessionEnd",
+        "session-end",
+        Yes,
+        "timeout clamped to 3 s by Codex",
+    ),
+    //
+    row(G, "SessionStart", "session-start", Yes, ""),
+    row(
+        G,
+        "BeforeAgent",
+        "user-prompt-submit",
+        Yes,
+        "also fires with our continuation as the prompt: recognised and left alone",
+    ),
+    row(
+        G,
+        "BeforeTool",
+        "pre-tool-use",
+        Matcher("activate_skill"),
+        "skill guards",
+    ),
+    row(
+        G,
+        "AfterTool",
+        "post-tool-use",
+        Matcher("*"),
+        "no failure event: `tool_response.error` or `Exit Code: N` runs post-tool-use-failure",
+    ),
+    row(
+        G,
+        "PreCompress",
+        "pre-compact",
+        Yes,
+        "fires before every model turn: a checkpoint only when something changed",
+    ),
+    row(
+        G,
+        "AfterAgent",
+        "stop",
+        Yes,
+        "continues with `decision: deny`; no client cap, ours holds",
+    ),
+    row(G, "SessionEnd", "session-end", Yes, ""),
+    //
+    row(Q, "SessionStart", "session-start", Yes, ""),
+    row(
+        Q,
+        "UserPromptSubmit",
+        "user-prompt-submit",
+        Yes,
+        "also fires with an empty prompt before tool-result sends and with our continuation: both left alone",
+    ),
+    row(
+        Q,
+        "PreToolUse",
+        "pre-tool-use",
+        Matcher("skill"),
+        "skill guards",
+    ),
+    row(
+        Q,
+        "PostToolUse",
+        "post-tool-use",
+        Matcher("*"),
+        "a non-zero `Exit Code: N` runs post-tool-use-failure",
+    ),
+    row(
+        Q,
+        "PostToolUseFailure",
+        "post-tool-use-failure",
+        Matcher("*"),
+        "",
+    ),
+    row(Q, "SubagentStart", "subagent-start", Matcher("*"), ""),
+    row(Q, "SubagentStop", "subagent-stop", Matcher("*"), ""),
+    row(Q, "PreCompact", "pre-compact", Matcher("*"), ""),
+    row(
+        Q,
+        "Stop",
+        "stop",
+        Yes,
+        "continues with `decision: block`; client cap 8",
+    ),
+    row(
+        Q,
+        "SessionEnd",
+        "session-end",
+        Yes,
+        "not fired by headless `-p` runs",
+    ),
+    //
+    row(
+        K,
+        "sessionStart",
+        "session-start",
+        Yes,
+        "context as `additional_context`",
+    ),
+    row(
+        K,
+        "beforeSubmitPrompt",
+        "user-prompt-submit",
+        Yes,
+        "cannot add context: the mode starts in state, the stop follow-up carries its instructions",
+    ),
+    row(
+        K,
+        "preToolUse",
+        "pre-tool-use",
+        No,
+        "decoded, not installed",
+    ),
+    row(
+        K,
+        "beforeShellExecution",
+        "pre-tool-use",
+        No,
+        "decoded as Bash, not installed",
+    ),
+    row(
+        K,
+        "beforeMCPExecution",
+        "pre-tool-use",
+        No,
+        "decoded, not installed",
+    ),
+    row(
+        K,
+        "beforeReadFile",
+        "pre-tool-use",
+        No,
+        "decoded as Read, not installed",
+    ),
+    row(K, "postToolUse", "post-tool-use", Yes, "cannot add context"),
+    row(
+        K,
+        "postToolUseFailure",
+        "post-tool-use-failure",
+        Yes,
+        "cannot add context",
+    ),
+    row(
+        K,
+        "afterShellExecution",
+        "post-tool-use",
+        No,
+        "decoded as Bash, not installed",
+    ),
+    row(
+        K,
+        "afterMCPExecution",
+        "post-tool-use",
+        No,
+        "decoded, not installed",
+    ),
+    row(
+        K,
+        "afterFileEdit",
+        "post-tool-use",
+        No,
+        "decoded as MultiEdit, not installed",
+    ),
+    row(K, "subagentStart", "subagent-start", Yes, ""),
+    row(K, "subagentStop", "subagent-stop", Yes, ""),
+    row(
+        K,
+        "preCompact",
+        "pre-compact",
+        Yes,
+        "note as `user_message`",
+    ),
+    row(
+        K,
+        "stop",
+        "stop",
+        Yes,
+        "continues with `followup_message`; `loop_count` for `stop_hook_active`; client cap 5",
+    ),
+    row(K, "sessionEnd", "session-end", Yes, ""),
+];
+
+/// The rows of one wire format.
+pub fn rows(wire: Wire) -> impl Iterator<Item = &'static Row> {
+    ROWS.iter().filter(move |r| r.wire == wire)
+}
+
+/// Whether `wire` has an event named `event`.
+pub fn knows(wire: Wire, event: &str) -> bool {
+    rows(wire).any(|r| r.event == event)
+}
+
+/// Whether `event` is known to `wire` and to no other wire format (a tell of the payload's
+/// origin).
+pub fn only(wire: Wire, event: &str) -> bool {
+    knows(wire, event) && ROWS.iter().all(|r| r.wire == wire || r.event != event)
+}
+
+/// The neutral (Claude Code) event name of the hook that serves `event` on `wire`.
+pub fn neutral(wire: Wire, event: &str) -> Option<&'static str> {
+    let row = rows(wire).find(|r| r.event == event)?;
+    crate::hooks::find(row.hook).map(|h| h.event)
+}
+
+/// The agent event a hook subcommand answers on `wire` (the installed row first).
+pub fn agent_event(wire: Wire, hook: &str) -> Option<&'static str> {
+    let mut candidates = rows(wire).filter(|r| r.hook == hook);
+    let first = candidates.next()?;
+    if first.install != Install::No {
+        return Some(first.event);
+    }
+    Some(
+        candidates
+            .find(|r| r.install != Install::No)
+            .unwrap_or(first)
+            .event,
+    )
+}
+
+/// The table as Markdown: one section per wire format. `doctor --agents` prints it and the
+/// README holds a copy (kept identical by a test).
+pub fn render_markdown() -> String {
+    let mut s = String::new();
+    for wire in [
+        Wire::Claude,
+        Wire::Codex,
+        Wire::Gemini,
+        Wire::Qwen,
+        Wire::Cursor,
+    ] {
+        let agent = wire.agent();
+        let also: Vec<&str> = Agent::ALL
+            .iter()
+            .filter(|a| a.wire() == wire && **a != agent)
+            .map(|a| a.name())
+            .collect();
+        s.push_str(&format!(
+            "**{}** (`--agent {}`",
+            agent.client(),
+            agent.name()
+        ));
+        if !also.is_empty() {
+            s.push_str(&format!("; same format: `{}`", also.join("`, `")));
+        }
+        s.push_str(
+            ")\n\n| agent event | hook subcommand | installed | notes |\n|---|---|---|---|\n",
+        );
+        for r in rows(wire) {
+            let installed = match r.install {
+                Install::No => "no".to_string(),
+                Install::Yes => "yes".to_string(),
+                Install::Matcher(m) => format!("yes, matcher `{m}`"),
+            };
+            s.push_str(&format!(
+                "| `{}` | `{}` | {installed} | {} |\n",
+                r.event, r.hook, r.note
+            ));
+        }
+        s.push('\n');
+    }
+    s.trim_end().to_string() + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_row_names_a_real_hook_and_no_event_twice() {
+        for (i, r) in ROWS.iter().enumerate() {
+            assert!(
+                crate::hooks::find(r.hook).is_some(),
+                "{}: {}",
+                r.event,
+                r.hook
+            );
+            assert!(
+                ROWS[i + 1..]
+                    .iter()
+                    .all(|o| o.wire != r.wire || o.event != r.event),
+                "{:?} {} twice",
+                r.wire,
+                r.event
+            );
+        }
+    }
+
+    #[test]
+    fn every_hook_is_installed_where_the_agent_has_its_event() {
+        for wire in [
+            Wire::Claude,
+            Wire::Codex,
+            Wire::Gemini,
+            Wire::Qwen,
+            Wire::Cursor,
+        ] {
+            for hook in crate::hooks::HOOKS {
+                let mapped: Vec<&Row> = rows(wire).filter(|r| r.hook == hook.name).collect();
+                let installed = mapped.iter().filter(|r| r.install != Install::No).count();
+                assert!(installed <= 1, "{wire:?} installs {} twice", hook.name);
+            }
+        }
+    }
+
+    #[test]
+    fn the_claude_rows_are_the_shipped_manifest() {
+        let manifest: serde_json::Value = serde_json::from_str(crate::hooks::MANIFEST).unwrap();
+        let events = manifest["hooks"].as_object().unwrap();
+        assert_eq!(events.len(), rows(Wire::Claude).count());
+        for r in rows(Wire::Claude) {
+            let group = &events[r.event][0];
+            let cmd = group["hooks"][0]["command"].as_str().unwrap();
+            assert!(cmd.ends_with(&format!(" {}", r.hook)), "{}", r.event);
+            let matcher = group.get("matcher").and_then(|m| m.as_str());
+            match r.install {
+                Install::Matcher(m) => assert_eq!(matcher, Some(m), "{}", r.event),
+                _ => assert_eq!(matcher, None, "{}", r.event),
+            }
+        }
+    }
+
+    #[test]
+    fn neutral_names_and_answers() {
+        assert_eq!(neutral(Wire::Gemini, "AfterAgent"), Some("Stop"));
+        assert_eq!(
+            neutral(Wire::Gemini, "BeforeAgent"),
+            Some("UserPromptSubmit")
+        );
+        assert_eq!(
+            neutral(Wire::Cursor, "beforeShellExecution"),
+            Some("PreToolUse")
+        );
+        assert_eq!(neutral(Wire::Cursor, "stop"), Some("Stop"));
+        assert_eq!(neutral(Wire::Codex, "PostCompact"), None);
+        assert_eq!(agent_event(Wire::Gemini, "stop"), Some("AfterAgent"));
+        assert_eq!(
+            agent_event(Wire::Cursor, "post-tool-use"),
+            Some("postToolUse")
+        );
+        assert_eq!(
+            agent_event(Wire::Cursor, "pre-tool-use"),
+            Some("preToolUse")
+        );
+        assert_eq!(agent_event(Wire::Gemini, "subagent-start"), None);
+        assert!(only(Wire::Gemini, "AfterAgent"));
+        assert!(!only(Wire::Qwen, "Stop"));
+    }
+}
