@@ -121,3 +121,201 @@ pub fn names(events: &[(String, Value)]) -> String {
         .collect::<Vec<_>>()
         .join(" ")
 }
+
+// ------------------------------------------------------------ omc-hooks in the client ----
+
+/// A sandbox for `agent` with omc-hooks' hooks in the project.
+pub fn with_omc(agent: Agent) -> AgentSandbox {
+    let sb = AgentSandbox::new(agent);
+    sb.hand_install_omc();
+    sb
+}
+
+pub const PROMPT: &str = "ralph fix the failing parser test";
+pub const MORE: &str = "I changed the tokenizer; more work remains.";
+pub const DONE: &str = "The parser is fixed and the tests pass.\n<omc-complete/>";
+
+/// The session's `ralph-state.json`, schema-checked.
+pub fn ralph_state(sb: &AgentSandbox, sid: &str) -> Option<Value> {
+    let p = sb
+        .omc_dir()
+        .join("state/sessions")
+        .join(sid)
+        .join("ralph-state.json");
+    let v: Value = serde_json::from_slice(&std::fs::read(p).ok()?).unwrap();
+    crate::schema::assert_valid("mode-state", &v);
+    Some(v)
+}
+
+/// What is new in each main request that carries a ralph continuation, in order.
+pub fn continuations(run: &AgentRun) -> Vec<String> {
+    run.main_requests()
+        .iter()
+        .map(|r| r.new_text())
+        .filter(|t| t.contains("[RALPH LOOP - ITERATION"))
+        .collect()
+}
+
+/// How the client hands our end-of-turn reason back to the model.
+pub fn assert_wrapped(agent: Agent, shown: &str, reason_part: &str) {
+    assert!(
+        shown.contains(reason_part),
+        "lacks {reason_part:?}: {shown}"
+    );
+    match agent {
+        Agent::Codex => assert!(
+            shown.starts_with("<hook_prompt hook_run_id=\"stop:")
+                && shown.ends_with("</hook_prompt>"),
+            "Codex wraps the reason in <hook_prompt>: {shown}"
+        ),
+        Agent::Gemini | Agent::Qwen => assert!(
+            shown.starts_with("[RALPH LOOP") || shown.starts_with("[TOOL ERROR"),
+            "the reason verbatim: {shown}"
+        ),
+    }
+}
+
+/// `ralph fix …` starts a run on the prompt event and the end-of-turn hook continues it, turn
+/// after turn, until the model writes the completion token.
+pub fn a_ralph_run_continues_until_the_completion_token(agent: Agent) {
+    let sb = with_omc(agent);
+    let run = sb.run(
+        PROMPT,
+        AgentScenario::new()
+            .reply_text(MORE)
+            .reply_text(MORE)
+            .reply_text(MORE)
+            .reply_text(DONE)
+            .reply_text("unexpected extra turn"),
+    );
+    run.assert_success();
+    let d = run.diagnostics();
+    assert!(
+        run.shown_text(0).contains("[MAGIC KEYWORD: RALPH]"),
+        "the keyword context reached the model: {d}"
+    );
+    assert_eq!(run.main_requests().len(), 4, "{d}");
+    assert_eq!(run.unused_steps, 1, "no continuation after the token: {d}");
+    let conts = continuations(&run);
+    assert_eq!(conts.len(), 3, "{d}");
+    for (i, c) in conts.iter().enumerate() {
+        assert_wrapped(agent, c, &format!("[RALPH LOOP - ITERATION {}/100]", i + 2));
+        assert!(c.contains(PROMPT), "the task is restated: {c}");
+    }
+    let s = ralph_state(&sb, &run.session_id).expect("ralph-state.json for the client's session");
+    assert_eq!(s["active"], false, "{s:#}");
+    assert_eq!(s["ended_reason"], "completed", "{s:#}");
+    assert_eq!(s["iteration"], 4, "{s:#}");
+}
+
+/// A run whose model never finishes: our own cap of consecutive blocks ends the turn (Codex and
+/// Gemini have none; Qwen's refuses its 8th block) with the run paused, not lost; `cancelomc`
+/// in the resumed session then ends it, and that turn is not continued.
+pub fn our_cap_pauses_a_run_and_cancelomc_ends_it(agent: Agent) -> (AgentRun, AgentRun) {
+    let sb = with_omc(agent);
+    let run = sb.run(PROMPT, AgentScenario::new().default_text(MORE));
+    run.assert_success();
+    let d = run.diagnostics();
+    let sid = run.session_id.clone();
+    // Our cap is 8 consecutive blocks; Qwen Code itself refuses its 8th (`iterationCount >=
+    // cap`, default 8), so there ours must hand back after 7 or the client cuts the run off.
+    let cap = match agent {
+        Agent::Codex | Agent::Gemini => 8,
+        Agent::Qwen => 7,
+    };
+    assert_eq!(continuations(&run).len(), cap, "{d}");
+    assert_eq!(run.main_requests().len(), cap + 1, "{d}");
+    let s = ralph_state(&sb, &sid).expect("ralph-state.json");
+    assert_eq!(s["active"], true, "paused, not ended: {s:#}\n{d}");
+    assert_eq!(
+        s["consecutive_blocks"], 0,
+        "our hook let the last Stop through itself (a hand-back), the client did not cut it: {s:#}\n{d}"
+    );
+    assert_eq!(s["iteration"], cap + 1, "{s:#}");
+
+    let cancel = sb.run(
+        "cancelomc",
+        AgentScenario::new()
+            .resume(&sid)
+            .reply_text("Stopped.")
+            .reply_text("unexpected"),
+    );
+    cancel.assert_success();
+    let d = cancel.diagnostics();
+    assert_eq!(cancel.main_requests().len(), 1, "not continued: {d}");
+    assert!(
+        cancel.shown_text(0).contains("[MAGIC KEYWORD: CANCEL]"),
+        "{d}"
+    );
+    let s = ralph_state(&sb, &sid).unwrap();
+    assert_eq!(s["active"], false, "{s:#}");
+    assert_eq!(s["ended_reason"], "cancelled", "{s:#}");
+    (run, cancel)
+}
+
+/// A question about ralph starts nothing, injects nothing and is never continued.
+pub fn a_question_about_ralph_is_inert(agent: Agent) {
+    let sb = with_omc(agent);
+    let run = sb.run(
+        "what is ralph?",
+        AgentScenario::new()
+            .reply_text("A persistent loop mode; more work remains for you.")
+            .reply_text("unexpected"),
+    );
+    run.assert_success();
+    let d = run.diagnostics();
+    assert_eq!(run.main_requests().len(), 1, "{d}");
+    let all = run.all_shown_text();
+    assert!(!all.contains("[MAGIC KEYWORD"), "{d}");
+    assert!(!all.contains("[RALPH LOOP"), "{d}");
+    assert!(ralph_state(&sb, &run.session_id).is_none(), "{d}");
+}
+
+/// The failing command of attempt `n`. Each differs a little: Gemini CLI replaces a 5th
+/// identical tool call by a "Potential loop detected" message and Qwen Code ends the run after
+/// the 4th (StopFailure `loop_detected`), so identical calls would never fail five times.
+pub fn failing(n: u32) -> String {
+    format!("echo 'cannot find module parser' >&2; exit 1 # attempt {n}")
+}
+
+/// Five failures of a shell command: the retries are counted and the fifth escalates — the
+/// escalation text reaches the model.
+pub fn a_failing_command_escalates(agent: Agent) -> AgentRun {
+    let sb = with_omc(agent);
+    let mut sc = AgentScenario::new();
+    for n in 1..=5 {
+        sc = sc.reply_shell(failing(n));
+    }
+    let run = sb.run(
+        "build the parser",
+        sc.reply_text("The build keeps failing; I will try another way."),
+    );
+    run.assert_success();
+    let d = run.diagnostics();
+    assert_eq!(run.main_requests().len(), 6, "{d}");
+    for i in 1..=4usize {
+        let new = run.new_text(i);
+        assert!(
+            new.contains(&format!("[TOOL ERROR - RETRY {i}]")),
+            "request {i} lacks the retry count:\n{new}\n{d}"
+        );
+    }
+    let new = run.new_text(5);
+    assert!(
+        new.contains("[TOOL ERROR - ALTERNATIVE APPROACH NEEDED]"),
+        "the escalation reached the model:\n{new}\n{d}"
+    );
+    let rec: Value = serde_json::from_slice(
+        &std::fs::read(
+            sb.omc_dir()
+                .join("state/sessions")
+                .join(&run.session_id)
+                .join("last-tool-error.json"),
+        )
+        .unwrap_or_else(|e| panic!("last-tool-error.json: {e}\n{d}")),
+    )
+    .unwrap();
+    crate::schema::assert_valid("last-tool-error", &rec);
+    assert_eq!(rec["retry_count"], 5, "{rec:#}");
+    run
+}

@@ -133,3 +133,25 @@ fn untrusted_hooks_are_skipped_silently_and_pre_written_trust_runs_them() {
         assert_eq!(of(&events, ev).len(), 1, "{ev}: {}", names(&events));
     }
 }
+
+// ------------------------------------------------------------ omc-hooks in Codex ----
+
+#[test]
+fn a_ralph_run_continues_until_the_completion_token() {
+    s::a_ralph_run_continues_until_the_completion_token(AGENT);
+}
+
+#[test]
+fn our_cap_pauses_a_run_and_cancelomc_ends_it() {
+    s::our_cap_pauses_a_run_and_cancelomc_ends_it(AGENT);
+}
+
+#[test]
+fn a_question_about_ralph_is_inert() {
+    s::a_question_about_ralph_is_inert(AGENT);
+}
+
+#[test]
+fn a_failing_command_escalates() {
+    s::a_failing_command_escalates(AGENT);
+}

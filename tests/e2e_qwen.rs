@@ -122,3 +122,24 @@ fn a_tool_call_between_stop_blocks_does_not_restart_the_clients_count() {
     assert_eq!(of(&events, "PostToolUse").len(), 7, "{d}");
     assert_eq!(run.unused_steps, 23 - 15, "{d}");
 }
+// ------------------------------------------------------------ omc-hooks in Qwen Code ----
+
+#[test]
+fn a_ralph_run_continues_until_the_completion_token() {
+    s::a_ralph_run_continues_until_the_completion_token(AGENT);
+}
+
+#[test]
+fn our_cap_pauses_a_run_and_cancelomc_ends_it() {
+    s::our_cap_pauses_a_run_and_cancelomc_ends_it(AGENT);
+}
+
+#[test]
+fn a_question_about_ralph_is_inert() {
+    s::a_question_about_ralph_is_inert(AGENT);
+}
+
+#[test]
+fn a_failing_command_escalates() {
+    s::a_failing_command_escalates(AGENT);
+}

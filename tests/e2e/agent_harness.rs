@@ -284,6 +284,38 @@ impl AgentSandbox {
         self.write_hooks(&specs);
     }
 
+    /// omc-hooks' hooks written by hand from the agents' event table (every row `install`
+    /// marks as installed, as `'<bin>' --agent <agent> <subcommand>`): the stand-in for
+    /// [`install_hooks`](Self::install_hooks) until `install --agent` exists.
+    pub fn hand_install_omc(&self) {
+        use omc_hooks::protocol::agents::table::{Install, rows};
+        let wire = match self.agent {
+            Agent::Codex => omc_hooks::protocol::agents::Wire::Codex,
+            Agent::Gemini => omc_hooks::protocol::agents::Wire::Gemini,
+            Agent::Qwen => omc_hooks::protocol::agents::Wire::Qwen,
+        };
+        let specs: Vec<HookSpec> = rows(wire)
+            .filter(|r| r.install != Install::No)
+            .map(|r| {
+                let mut s = HookSpec::new(
+                    r.event,
+                    format!(
+                        "'{}' --agent {} {}",
+                        omc_bin().display(),
+                        self.agent.name(),
+                        r.hook
+                    ),
+                );
+                s.timeout_s = if r.hook == "session-end" { 2 } else { 10 };
+                if let Install::Matcher(m) = r.install {
+                    s = s.matcher(m);
+                }
+                s
+            })
+            .collect();
+        self.write_hooks(&specs);
+    }
+
     /// `omc-hooks install --agent <agent> --project <project>`: the configuration users get.
     /// Panics (with the command's output) when it fails.
     pub fn install_hooks(&self) -> std::process::Output {
