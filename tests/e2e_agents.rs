@@ -319,3 +319,131 @@ pub fn a_failing_command_escalates(agent: Agent) -> AgentRun {
     assert_eq!(rec["retry_count"], 5, "{rec:#}");
     run
 }
+
+/// A project skill, where the client finds it.
+pub const SKILL: &str = "---\nname: demo\ndescription: Demo skill for the tests. Use when asked to demo.\n---\n\nSay hello.\n";
+
+/// Installed rows a headless run of the pinned client cannot fire, with the reason.
+pub fn not_fired_headless(agent: Agent) -> &'static [(&'static str, &'static str)] {
+    match agent {
+        // multi_agent_v1 subagents are not driven by these scenarios
+        Agent::Codex => &[
+            ("SubagentStart", "subagents not exercised"),
+            ("SubagentStop", "subagents not exercised"),
+        ],
+        Agent::Gemini => &[],
+        Agent::Qwen => &[("SessionEnd", "never fired by headless -p runs")],
+    }
+}
+
+/// Every hook the installation added fires in the real client, decodes the client's payload
+/// (the trace names the agent event, its neutral event and the client's session) and answers
+/// or passes without failing: one turn that uses a shell command (passing and failing), the
+/// client's skill and subagent tools where a row needs them, then a turn that compacts.
+pub fn every_installed_hook_fires_and_decodes_the_payload(agent: Agent) {
+    use omc_hooks::protocol::agents::table::{Install, rows};
+    let sb = with_omc(agent);
+    sb.write(&format!(".{}/skills/demo/SKILL.md", agent.name()), SKILL);
+    let trace_file = sb.root().join("trace.jsonl");
+    let trace_env = trace_file.to_string_lossy().into_owned();
+    let mut sc = AgentScenario::new()
+        .env("OMC_TRACE_FILE", trace_env.clone())
+        .reply_shell("echo ok")
+        .reply_shell("echo failing >&2; exit 3");
+    match agent {
+        Agent::Codex => {}
+        Agent::Gemini => {
+            sc = sc.step(crate::e2e::model::Step::Call(
+                "activate_skill".into(),
+                serde_json::json!({"name": "demo"}),
+            ))
+        }
+        Agent::Qwen => {
+            sc = sc
+                .step(crate::e2e::model::Step::Call(
+                    "skill".into(),
+                    serde_json::json!({"skill": "demo"}),
+                ))
+                .step(crate::e2e::model::Step::Call(
+                    "agent".into(),
+                    serde_json::json!({"description": "look around", "prompt": "List the files.",
+                                       "subagent_type": "general-purpose"}),
+                ))
+                // the subagent's own (synchronous) model call
+                .reply_text("nothing to report");
+        }
+    }
+    let first = sb.run("set the project up", sc.reply_text("all set"));
+    first.assert_success();
+    // a second session whose reported usage (or token limit) makes the client compact
+    let mut sc = AgentScenario::new()
+        .env("OMC_TRACE_FILE", trace_env)
+        .reply_shell("echo before-compaction")
+        .reply_text("compacted");
+    sc = match agent {
+        Agent::Codex => sc.arg("-c").arg("model_auto_compact_token_limit=12"),
+        Agent::Gemini => sc,
+        Agent::Qwen => sc.prompt_tokens(190_000),
+    };
+    let second = sb.run("compact please", sc);
+    second.assert_success();
+
+    let lines = crate::e2e_foundation::trace(&trace_file);
+    let sessions = [first.session_id.as_str(), second.session_id.as_str()];
+    let wire = match agent {
+        Agent::Codex => omc_hooks::protocol::agents::Wire::Codex,
+        Agent::Gemini => omc_hooks::protocol::agents::Wire::Gemini,
+        Agent::Qwen => omc_hooks::protocol::agents::Wire::Qwen,
+    };
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for row in rows(wire).filter(|r| r.install != Install::No) {
+        if not_fired_headless(agent)
+            .iter()
+            .any(|(e, _)| *e == row.event)
+        {
+            continue;
+        }
+        checked += 1;
+        let neutral = omc_hooks::hooks::find(row.hook).unwrap().event;
+        let mine: Vec<&Value> = lines
+            .iter()
+            .filter(|l| l["hook"] == row.hook && l["agent_event"] == row.event)
+            .collect();
+        if mine.is_empty() {
+            problems.push(format!("{} ({}) never ran", row.event, row.hook));
+        }
+        for l in mine {
+            if l["agent"] != agent.name() {
+                problems.push(format!("{}: agent {}", row.event, l["agent"]));
+            }
+            // a failed command reaches post-tool-use as the neutral failure event (no client
+            // but Qwen has a failure event of its own)
+            let failure = row.hook == "post-tool-use" && l["event"] == "PostToolUseFailure";
+            if l["event"] != neutral && !failure {
+                problems.push(format!(
+                    "{}: decoded event {} (want {neutral})",
+                    row.event, l["event"]
+                ));
+            }
+            if !sessions.contains(&l["session_id"].as_str().unwrap_or("")) {
+                problems.push(format!("{}: session {}", row.event, l["session_id"]));
+            }
+            if !matches!(l["outcome"].as_str(), Some("answer" | "noop")) {
+                problems.push(format!("{}: outcome {}", row.event, l["outcome"]));
+            }
+        }
+    }
+    assert!(
+        checked >= 6,
+        "the table installs too little for {}",
+        agent.name()
+    );
+    assert!(
+        problems.is_empty(),
+        "{}\ntrace: {lines:#?}\n{}\n{}",
+        problems.join("; "),
+        first.diagnostics(),
+        second.diagnostics()
+    );
+}

@@ -155,3 +155,8 @@ fn a_question_about_ralph_is_inert() {
 fn a_failing_command_escalates() {
     s::a_failing_command_escalates(AGENT);
 }
+
+#[test]
+fn every_installed_hook_fires_and_decodes_the_payload() {
+    s::every_installed_hook_fires_and_decodes_the_payload(AGENT);
+}
