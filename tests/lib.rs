@@ -12,6 +12,7 @@ mod e2e;
 mod e2e_agents;
 mod e2e_cli;
 mod e2e_codex;
+mod e2e_cross_agent;
 mod e2e_foundation;
 mod e2e_gemini;
 mod e2e_hardening;
