@@ -54,6 +54,8 @@ fn with_rec(sc: AgentScenario, rec: &Path) -> AgentScenario {
 }
 
 type Pred = Box<dyn Fn(&str, &Value) -> bool>;
+/// Recorded payloads, (event, payload) in firing order.
+type Events = Vec<(String, Value)>;
 
 fn s(v: &Value, k: &str) -> String {
     v.get(k).and_then(Value::as_str).unwrap_or("").to_owned()
@@ -111,7 +113,7 @@ fn first_and_resumed(
     sb: &AgentSandbox,
     end_event: &str,
     decision: &str,
-) -> (Vec<(String, Value)>, Vec<(String, Value)>) {
+) -> (Events, Events) {
     let rec1 = sb.root().join("rec1");
     block_once(&rec1, end_event, decision);
     let run1 = sb.run(
@@ -189,7 +191,7 @@ fn record_codex_fixtures() {
     let e3 = recorded(&rec3);
     summary("run 3 (compaction)", &run3, &e3);
 
-    let all: Vec<(String, Value)> = e1.into_iter().chain(e2).chain(e3).collect();
+    let all: Events = e1.into_iter().chain(e2).chain(e3).collect();
     let picks: Vec<(&str, Pred)> = vec![
         (
             "SessionStart-startup",
@@ -230,7 +232,7 @@ fn record_gemini_fixtures() {
     let sb = AgentSandbox::new(agent);
     sb.record_hooks();
     let (e1, e2) = first_and_resumed(agent, &sb, "AfterAgent", "deny");
-    let all: Vec<(String, Value)> = e1.into_iter().chain(e2).collect();
+    let all: Events = e1.into_iter().chain(e2).collect();
     let tool = |v: &Value| s(v, "tool_name") == "run_shell_command";
     let picks: Vec<(&str, Pred)> = vec![
         (
@@ -318,7 +320,7 @@ fn record_qwen_fixtures() {
     let e4 = recorded(&rec4);
     summary("run 4 (loop detection)", &run4, &e4);
 
-    let all: Vec<(String, Value)> = e1.into_iter().chain(e2).chain(e3).chain(e4).collect();
+    let all: Events = e1.into_iter().chain(e2).chain(e3).chain(e4).collect();
     let shell = |v: &Value| s(v, "tool_name") == "run_shell_command";
     let picks: Vec<(&str, Pred)> = vec![
         ("InstructionsLoaded", ev("InstructionsLoaded")),

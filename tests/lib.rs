@@ -5,6 +5,8 @@
 //! state files.
 
 mod agents_golden;
+#[path = "e2e/recorder/record_fixtures.rs"]
+mod claude_recorder;
 mod cli;
 mod common;
 mod demo;
