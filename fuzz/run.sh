@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs both fuzz targets for a bounded time each; for CI and by hand.
+# Runs every fuzz target for a bounded time each; for CI and by hand.
 #
 #   fuzz/run.sh [seconds-per-target]      (default 60, or $FUZZ_SECONDS)
 #
@@ -12,7 +12,7 @@ cd "$(dirname "$0")"
 
 CARGO_FUZZ_VERSION=0.13.1
 SECS="${1:-${FUZZ_SECONDS:-60}}"
-TARGETS=(decode_decide keywords)
+TARGETS=(decode_decide keywords agent_codex agent_gemini agent_qwen agent_cursor)
 
 export RUSTC_BOOTSTRAP=1
 export CARGO_TERM_COLOR=never

@@ -4,6 +4,7 @@
 //! the real-client suite in `e2e`, the real Claude Code client) and asserts the answer and the
 //! state files.
 
+mod agents;
 mod agents_golden;
 #[path = "e2e/recorder/record_fixtures.rs"]
 mod claude_recorder;

@@ -5,8 +5,9 @@
 
 use omc_hooks::dispatch;
 use omc_hooks::env::Env;
-use omc_hooks::hooks::Hook;
+use omc_hooks::hooks::{HOOKS, Hook};
 use omc_hooks::protocol::HookInput;
+use omc_hooks::protocol::agents::{self, Agent, Wire};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
@@ -52,6 +53,7 @@ impl Harness {
     }
 
     /// Decides `input` for `hook` and checks the encoded answer's shape.
+    #[allow(dead_code)] // used by the Claude Code targets
     pub fn decide(&mut self, hook: Hook, input: &HookInput) {
         self.runs += 1;
         if self.runs % RESET_EVERY == 0 {
@@ -64,7 +66,93 @@ impl Harness {
     }
 }
 
+impl Harness {
+    /// One payload as `agent` sends it: the first byte picks the hook subcommand, the rest is
+    /// stdin. Decoded, routed, decided and encoded as the binary does, and the answer checked
+    /// against what that agent accepts.
+    #[allow(dead_code)] // used by the per-agent targets
+    pub fn agent_case(&mut self, agent: Agent, data: &[u8]) {
+        let Some((&pick, payload)) = data.split_first() else {
+            return;
+        };
+        let hook = HOOKS[pick as usize % HOOKS.len()];
+        let Ok(map) = omc_hooks::protocol::input::parse_object(payload) else {
+            return;
+        };
+        let mut input = agents::decode_map(agent, map);
+        assert_eq!(input.agent, agent);
+        let hook = agents::route(hook, &mut input);
+        self.runs += 1;
+        if self.runs % RESET_EVERY == 0 {
+            let _ = std::fs::remove_dir_all(self.dir.path().join(".omc"));
+        }
+        let answer = dispatch::decide(hook, &self.env, &input);
+        if let Some(v) = agents::encode(&input, hook, &answer) {
+            check_agent_shape(input.format.wire(), &v);
+        }
+    }
+}
+
+/// Only keys the agent accepts; the continuation in its own spelling; never `continue`.
+#[allow(dead_code)] // used by the per-agent targets
+fn check_agent_shape(wire: Wire, v: &Value) {
+    let obj = v.as_object().expect("answer is an object");
+    assert!(!obj.is_empty(), "empty answer object");
+    let allowed: &[&str] = match wire {
+        Wire::Claude | Wire::Qwen | Wire::Codex | Wire::Gemini => {
+            &["decision", "reason", "hookSpecificOutput", "systemMessage"]
+        }
+        Wire::Cursor => &[
+            "additional_context",
+            "followup_message",
+            "decision",
+            "reason",
+            "permission",
+            "user_message",
+            "agent_message",
+        ],
+    };
+    for k in obj.keys() {
+        assert!(
+            allowed.contains(&k.as_str()),
+            "{wire:?}: unexpected key {k}"
+        );
+    }
+    if let Some(d) = obj.get("decision") {
+        let want = match wire {
+            Wire::Gemini | Wire::Cursor => "deny",
+            _ => "block",
+        };
+        assert_eq!(d, want, "{wire:?}");
+        assert!(obj["reason"].is_string());
+    }
+    if let Some(s) = obj.get("hookSpecificOutput") {
+        assert!(s["hookEventName"].is_string(), "{wire:?}: hookEventName");
+        if wire == Wire::Codex {
+            let keys: Vec<&String> = s.as_object().unwrap().keys().collect();
+            for k in keys {
+                assert!(
+                    [
+                        "hookEventName",
+                        "additionalContext",
+                        "permissionDecision",
+                        "permissionDecisionReason"
+                    ]
+                    .contains(&k.as_str()),
+                    "Codex: unexpected hookSpecificOutput key {k}"
+                );
+            }
+            assert!(
+                !matches!(s["hookEventName"].as_str(), Some("Stop" | "SubagentStop")),
+                "Codex refuses hookSpecificOutput on Stop"
+            );
+        }
+    }
+    assert!(!serde_json::to_string(v).unwrap().contains('\n'));
+}
+
 /// Only the keys Claude Code reads; a block only on Stop/SubagentStop; never `continue`.
+#[allow(dead_code)] // used by the Claude Code targets
 fn check_shape(event: &str, v: &Value) {
     let obj = v.as_object().expect("answer is an object");
     assert!(!obj.is_empty(), "empty answer object");

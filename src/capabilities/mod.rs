@@ -36,7 +36,12 @@ impl Ctx<'_> {
     /// How many end-of-turn blocks in a row a run may make before it pauses by itself: ours,
     /// or the client's own when that is lower (see [`crate::protocol::agents::stop_block_cap`]).
     pub fn stop_block_cap(&self) -> u32 {
-        crate::protocol::agents::stop_block_cap(self.input.format, self.env)
+        self.stop_block_limit().0
+    }
+
+    /// [`Ctx::stop_block_cap`] and whose limit it is (a client's name or `omc-hooks`).
+    pub fn stop_block_limit(&self) -> (u32, &'static str) {
+        crate::protocol::agents::stop_block_limit(self.input.format, self.env)
     }
 }
 

@@ -12,7 +12,10 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
 pub(super) const HELP: &str = "\
-Usage: omc-hooks doctor
+Usage: omc-hooks doctor [--agents]
+
+  --agents   print which event of each agent (Claude Code, Codex CLI, Gemini CLI, Qwen Code,
+             Cursor) runs which hook subcommand, and exit
 
 Checks, and says how to fix:
   * this binary's version, and the plugin checkout it sits in (hooks.json, plugin.json);
@@ -20,7 +23,9 @@ Checks, and says how to fix:
     ~/.claude/settings.json — and whether their commands reach an existing executable;
   * the project's state directory: corrupt files moved aside (*.corrupt-*), temporary files
     left by an interrupted write (.tmp-*), unreadable state files, stale active runs;
-  * the Claude Code version, if `claude` is on PATH.
+  * the Claude Code version, if `claude` is on PATH;
+  * with OMC_TRACE_FILE set: hooks whose payloads look like another agent's than the one
+    they were installed for (--agent).
 Exit status 0 when healthy, 1 when a problem was found. Changes nothing.";
 
 /// How long `claude --version` may take.
@@ -30,24 +35,29 @@ const CLAUDE_TIMEOUT: Duration = Duration::from_secs(5);
 const TMP_GRACE: Duration = Duration::from_secs(60);
 
 #[derive(Default)]
-struct Report {
+pub(super) struct Report {
     lines: Vec<(String, String)>,
     notes: Vec<String>,
     problems: Vec<(String, String)>,
 }
 
 impl Report {
-    fn line(&mut self, key: &str, text: impl Into<String>) {
+    pub(super) fn line(&mut self, key: &str, text: impl Into<String>) {
         self.lines.push((key.to_string(), text.into()));
     }
-    fn problem(&mut self, what: impl Into<String>, fix: impl Into<String>) {
+    pub(super) fn problem(&mut self, what: impl Into<String>, fix: impl Into<String>) {
         self.problems.push((what.into(), fix.into()));
     }
 }
 
 pub(super) fn run(args: &[String], env: &Env) -> i32 {
-    if let Err(e) = parse(args, &[], &[], false) {
-        return usage_error("doctor", HELP, &e);
+    let parsed = match parse(args, &["agents"], &[], false) {
+        Ok(p) => p,
+        Err(e) => return usage_error("doctor", HELP, &e),
+    };
+    if parsed.flag("agents") {
+        print!("{}", crate::protocol::agents::table::render_markdown());
+        return 0;
     }
     let mut r = Report::default();
     let exe = std::env::current_exe().and_then(|p| p.canonicalize()).ok();
@@ -128,6 +138,9 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
         None => r.line("state", "cannot tell which project this is (no usable cwd)"),
     }
     check_claude(&mut r, env);
+    if let Some(trace) = &env.trace_file {
+        super::agent_trace::check(&mut r, trace);
+    }
     if env.disabled {
         r.notes
             .push("DISABLE_OMC is set in this shell: every hook started from it is a no-op".into());

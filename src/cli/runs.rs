@@ -78,6 +78,8 @@ pub(super) struct SessionView {
     pub(super) failure: Option<Failure>,
     /// State files here that do not parse (the hooks will move them aside).
     pub(super) unreadable: Vec<String>,
+    /// The agent the session runs in, as its hooks recorded it (`agent.json`).
+    pub(super) agent: Option<String>,
 }
 
 impl SessionView {
@@ -88,8 +90,17 @@ impl SessionView {
 
     /// A label for people.
     pub(super) fn label(&self) -> String {
+        let agent = self
+            .agent
+            .as_deref()
+            .map(|a| {
+                crate::protocol::Agent::parse(a)
+                    .map_or_else(|| a.to_string(), |a| a.client().into())
+            })
+            .map(|a| format!(" ({a})"))
+            .unwrap_or_default();
         match self.id() {
-            Some(id) => format!("session {id}"),
+            Some(id) => format!("session {id}{agent}"),
             None => "no session (session-less state)".to_string(),
         }
     }
@@ -163,8 +174,13 @@ pub(super) fn read_scope(store: &Store, scope: Scope) -> SessionView {
         guard_file: false,
         failure: None,
         unreadable: Vec::new(),
+        agent: None,
     };
     let scope = view.scope.clone();
+    if let Ok(Some(v)) = read_json::<Value>(store, &scope, crate::capabilities::continuation::FILE)
+    {
+        view.agent = str_of(&v, &["agent"]);
+    }
     for mode in PERSISTENT {
         let name = state_file_name(mode);
         match read_json::<ModeState>(store, &scope, &name) {

@@ -98,6 +98,7 @@ fn guard_json(g: &Guard, now: i64) -> Value {
 fn session_json(v: &SessionView, now: i64) -> Value {
     json!({
         "session_id": v.id(),
+        "agent": v.agent,
         "modes": v.active.iter().map(|r| run_json(r, now)).collect::<Vec<_>>(),
         "skill_guards": v.guards.iter().map(|g| guard_json(g, now)).collect::<Vec<_>>(),
         "last_failure": v.failure.as_ref().map(|f| json!({

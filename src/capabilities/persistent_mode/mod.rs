@@ -51,6 +51,8 @@ struct Facts<'a> {
     store: &'a Store,
     now_iso: String,
     cap: u32,
+    /// Whose limit `cap` is: the client's name, or `omc-hooks`.
+    cap_owner: &'static str,
     hard_max: u32,
 }
 
@@ -64,7 +66,8 @@ pub fn stop(ctx: &Ctx<'_>) -> Answer {
         store,
         now_iso: crate::time::iso(ctx.now_ms),
         // Ours on every agent (Codex and Gemini have none), or the client's when lower.
-        cap: ctx.stop_block_cap(),
+        cap: ctx.stop_block_limit().0,
+        cap_owner: ctx.stop_block_limit().1,
         hard_max: modes::hard_max(ctx.env.var("OMC_RALPH_HARD_MAX")),
     };
     let mut notes: Vec<String> = Vec::new();
@@ -307,6 +310,7 @@ fn advance(facts: &Facts<'_>, spec: &'static PersistentMode) -> Step {
                     ("mode", spec.name),
                     ("blocks", &so_far.to_string()),
                     ("cap", &facts.cap.to_string()),
+                    ("who", facts.cap_owner),
                 ],
             );
             return (Change::Write(s), Step::Stop(note));

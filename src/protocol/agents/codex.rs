@@ -28,8 +28,10 @@ pub fn decode(map: Map<String, Value>) -> HookInput {
 
 /// For a Bash PostToolUse whose output string says nothing about the exit status (Codex
 /// 0.169 hands hooks the command's raw output), the status recorded for the same call in the
-/// tail of the rollout transcript: a `function_call_output` whose text carries "Process exited
-/// with code N", or an `exec_command_end` event with `exit_code`. Reads at most the
+/// tail of the rollout transcript. At PostToolUse time Codex 0.169 has already written the
+/// command's `item_completed` event (`item.id` = the call id, `item.exit_code`), observed with
+/// the real client (the `clients` e2e suite); `exec_command_end` and a `function_call_output`
+/// carrying "Process exited with code N" are read too, for other versions. Reads at most the
 /// transcript's last 64 KB, only for a path the transcript reader accepts.
 pub fn failure_from_transcript(input: &HookInput) -> Option<String> {
     if input.tool_name.as_deref() != Some("Bash") {
@@ -46,6 +48,21 @@ pub fn failure_from_transcript(input: &HookInput) -> Option<String> {
             continue;
         };
         let p = v.get("payload").unwrap_or(&v);
+        if p.get("type").and_then(Value::as_str) == Some("item_completed") {
+            let item = &p["item"];
+            if item.get("id").and_then(Value::as_str) != Some(call) {
+                continue;
+            }
+            let code = item.get("exit_code").and_then(Value::as_i64)?;
+            if code == 0 {
+                return None;
+            }
+            let out = ["aggregated_output", "formatted_output", "output"]
+                .iter()
+                .find_map(|k| item.get(*k).and_then(Value::as_str))
+                .unwrap_or("");
+            return outcome::from_text(&format!("{out}\nExit Code: {code}"));
+        }
         if p.get("call_id").and_then(Value::as_str) != Some(call) {
             continue;
         }
@@ -173,6 +190,17 @@ mod tests {
         let end = json!({"type":"event_msg","payload":{"type":"exec_command_end","call_id":"call_7","exit_code":127,"aggregated_output":"sh: x: not found"}});
         std::fs::write(&t, format!("{end}\n")).unwrap();
         assert!(failure_from_transcript(&i).unwrap().contains("not found"));
+        // What Codex 0.169 has written when PostToolUse runs (seen with the real client).
+        let done = json!({"type":"event_msg","payload":{"type":"item_completed","turn_id":"t",
+            "item":{"id":"call_e2e_2","type":"CommandExecution","exit_code":3,"status":"failed","aggregated_output":"failing\n"}}});
+        let ok = json!({"type":"event_msg","payload":{"type":"item_completed","turn_id":"t",
+            "item":{"id":"call_e2e_1","type":"CommandExecution","exit_code":0,"status":"completed"}}});
+        std::fs::write(&t, format!("{ok}\n{done}\n")).unwrap();
+        i.tool_use_id = Some("call_e2e_2".into());
+        let f = failure_from_transcript(&i).unwrap();
+        assert!(f.starts_with("Exit code 3\nfailing"), "{f}");
+        i.tool_use_id = Some("call_e2e_1".into());
+        assert_eq!(failure_from_transcript(&i), None);
     }
 
     #[test]

@@ -246,11 +246,16 @@ pub fn detect_shape(map: &Map<String, Value>) -> Option<Agent> {
             .any(|k| has(k));
         return Some(if qwen { Agent::Qwen } else { Agent::Gemini });
     }
-    if has("turn_id") || map.get("model").is_some_and(Value::is_string) {
+    if has("turn_id") {
         return Some(Agent::Codex);
     }
+    // Claude Code (2.1.3xx) stamps nearly every payload with `prompt_id`; Codex never does.
     if has("prompt_id") {
         return Some(Agent::Claude);
+    }
+    // Codex's SessionStart: `model` and `permission_mode` (Claude Code's has `model` only).
+    if map.get("model").is_some_and(Value::is_string) && has("permission_mode") {
+        return Some(Agent::Codex);
     }
     None
 }
@@ -301,9 +306,16 @@ pub fn encode(input: &HookInput, hook: crate::hooks::Hook, answer: &Answer) -> O
 /// Our own cap holds on every agent (`OMC_STOP_BLOCK_CAP`, default 8): Codex and Gemini have
 /// none and loop for ever on an always-blocking hook (agents-live §0.2). Where the client has a
 /// cap of its own, the lower one applies, so the run pauses and says so before the client cuts
-/// it off silently: Claude Code `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP` (default 8), Qwen Code
-/// `QWEN_CODE_STOP_HOOK_BLOCK_CAP` (default 8), Cursor's `loop_limit` (default 5).
+/// it off silently: Claude Code honours `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP` blocks (default 8),
+/// Qwen Code one fewer than `QWEN_CODE_STOP_HOOK_BLOCK_CAP` (default 8, so 7), Cursor its
+/// `loop_limit` (default 5).
 pub fn stop_block_cap(agent: Agent, env: &Env) -> u32 {
+    stop_block_limit(agent, env).0
+}
+
+/// [`stop_block_cap`] and whose cap it is (the client's name, or `omc-hooks` when ours is the
+/// lower), for the note the person reads when a run pauses.
+pub fn stop_block_limit(agent: Agent, env: &Env) -> (u32, &'static str) {
     let num = |name: &str| {
         env.var(name)
             .and_then(|v| v.trim().parse::<u32>().ok())
@@ -312,11 +324,21 @@ pub fn stop_block_cap(agent: Agent, env: &Env) -> u32 {
     let own = num("OMC_STOP_BLOCK_CAP").unwrap_or(DEFAULT_STOP_BLOCK_CAP);
     let client = match agent.wire() {
         Wire::Claude => Some(num("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP").unwrap_or(8)),
-        Wire::Qwen => Some(num("QWEN_CODE_STOP_HOOK_BLOCK_CAP").unwrap_or(8)),
+        // Qwen refuses the block that reaches its cap (`iterationCount >= cap`): it honours
+        // cap − 1 (7 by default; the `clients` e2e suite counted them).
+        Wire::Qwen => Some(
+            num("QWEN_CODE_STOP_HOOK_BLOCK_CAP")
+                .unwrap_or(8)
+                .saturating_sub(1)
+                .max(1),
+        ),
         Wire::Cursor => Some(CURSOR_LOOP_LIMIT),
         Wire::Codex | Wire::Gemini => None,
     };
-    client.map_or(own, |c| c.min(own))
+    match client {
+        Some(c) if c <= own => (c, agent.wire().agent().client()),
+        _ => (own, "omc-hooks"),
+    }
 }
 
 /// Our own consecutive-block cap when `OMC_STOP_BLOCK_CAP` does not set one.
@@ -414,8 +436,16 @@ mod tests {
                 Some(Agent::Codex),
             ),
             (
-                json!({"hook_event_name":"SessionStart","model":"gpt","source":"startup"}),
+                json!({"hook_event_name":"SessionStart","model":"gpt","permission_mode":"bypassPermissions","source":"startup"}),
                 Some(Agent::Codex),
+            ),
+            (
+                json!({"hook_event_name":"SessionStart","model":"claude-opus","source":"compact","prompt_id":"p"}),
+                Some(Agent::Claude),
+            ),
+            (
+                json!({"hook_event_name":"SessionStart","model":"claude-opus","source":"startup"}),
+                None,
             ),
             (
                 json!({"hook_event_name":"Stop","permission_mode":"default","prompt_id":"p"}),
@@ -472,7 +502,7 @@ mod tests {
         assert_eq!(stop_block_cap(Agent::Claude, &none), 8);
         assert_eq!(stop_block_cap(Agent::Codex, &none), 8);
         assert_eq!(stop_block_cap(Agent::Gemini, &none), 8);
-        assert_eq!(stop_block_cap(Agent::Qwen, &none), 8);
+        assert_eq!(stop_block_cap(Agent::Qwen, &none), 7);
         assert_eq!(stop_block_cap(Agent::Cursor, &none), 5);
         let own = env(&[("OMC_STOP_BLOCK_CAP", "3")]);
         assert_eq!(stop_block_cap(Agent::Codex, &own), 3);
@@ -488,7 +518,7 @@ mod tests {
         );
         assert_eq!(stop_block_cap(Agent::Gemini, &high), 20);
         let qwen = env(&[("QWEN_CODE_STOP_HOOK_BLOCK_CAP", "4")]);
-        assert_eq!(stop_block_cap(Agent::Qwen, &qwen), 4);
+        assert_eq!(stop_block_cap(Agent::Qwen, &qwen), 3);
         assert_eq!(
             stop_block_cap(Agent::Codex, &env(&[("OMC_STOP_BLOCK_CAP", "0")])),
             8

@@ -95,7 +95,7 @@ pub const ROWS: &[Row] = &[
         "PostToolUse",
         "post-tool-use",
         Matcher("*"),
-        "no failure event: a failed command (its exit status) runs post-tool-use-failure",
+        "no failure event: a failed command (exit status from the rollout transcript) runs post-tool-use-failure",
     ),
     row(X, "SubagentStart", "subagent-start", Matcher("*"), ""),
     row(X, "SubagentStop", "subagent-stop", Matcher("*"), ""),
