@@ -190,9 +190,19 @@ pub fn a_ralph_run_continues_until_the_completion_token(agent: Agent) {
     );
     run.assert_success();
     let d = run.diagnostics();
+    let shown = run.shown_text(0);
+    let wrapped = match agent {
+        // a developer message of its own, after the prompt
+        Agent::Codex => run.main_requests()[0].messages.iter().any(|m| {
+            m.role == crate::e2e::model::Role::Developer
+                && m.text.starts_with("[MAGIC KEYWORD: RALPH]")
+        }),
+        Agent::Gemini => shown.contains("<hook_context>[MAGIC KEYWORD: RALPH]"),
+        Agent::Qwen => shown.contains("<qwen:user-prompt-submit-context>\n[MAGIC KEYWORD: RALPH]"),
+    };
     assert!(
-        run.shown_text(0).contains("[MAGIC KEYWORD: RALPH]"),
-        "the keyword context reached the model: {d}"
+        wrapped,
+        "the keyword context reached the model: {shown}\n{d}"
     );
     assert_eq!(run.main_requests().len(), 4, "{d}");
     assert_eq!(run.unused_steps, 1, "no continuation after the token: {d}");
