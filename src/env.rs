@@ -42,11 +42,14 @@ pub const EXE_VAR: &str = "omc-hooks:exe";
 const EXTRA_VARS: &[&str] = &[
     "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP",
     "CLAUDE_CONFIG_DIR",
+    "CODEX_HOME",
+    "GEMINI_CLI_HOME",
     "HOME",
     "OMC_RALPH_HARD_MAX",
     "OMC_STOP_BLOCK_CAP",
     "PATH",
     "QWEN_CODE_STOP_HOOK_BLOCK_CAP",
+    "QWEN_HOME",
 ];
 
 impl Env {

@@ -1044,3 +1044,20 @@ fn recorded_payloads_of_every_client_decode_to_their_neutral_events() {
     }
     assert!(seen >= 40, "{seen}");
 }
+
+#[test]
+fn the_readme_carries_the_current_event_table() {
+    let readme =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+            .unwrap();
+    let start = readme
+        .find("<!-- agents-table:begin")
+        .expect("README has the agents table");
+    let body = &readme[readme[start..].find("-->\n").unwrap() + start + 4..];
+    let end = body.find("<!-- agents-table:end -->").unwrap();
+    assert_eq!(
+        &body[..end],
+        omc_hooks::protocol::agents::table::render_markdown(),
+        "README's table is stale: paste 'omc-hooks doctor --agents' between the markers"
+    );
+}

@@ -6,6 +6,7 @@
 
 mod agents;
 mod agents_golden;
+mod agents_install;
 #[path = "e2e/recorder/record_fixtures.rs"]
 mod claude_recorder;
 mod cli;

@@ -8,7 +8,7 @@ use crate::env::Env;
 use std::path::{Path, PathBuf};
 
 pub(super) const INSTALL_HELP: &str = "\
-Usage: omc-hooks install [--project DIR | --user]
+Usage: omc-hooks install [--agent NAME] [--project DIR | --user]
 
 Adds omc-hooks' hooks to a Claude Code settings file, running this binary by its absolute
 path — an alternative to loading the checkout with `claude --plugin-dir`.
@@ -21,15 +21,25 @@ path — an alternative to loading the checkout with `claude --plugin-dir`.
 Every other setting and hook is kept, in its order. Installing twice changes nothing; after
 moving the binary, install again and the old entries are replaced. Before any change the file
 is copied to settings.json.bak-<stamp>. A file that is not valid JSON is refused, untouched.
-Use only one way of loading omc-hooks (this or --plugin-dir), or each hook runs twice.";
+Use only one way of loading omc-hooks (this or --plugin-dir), or each hook runs twice.
+
+  --agent NAME     another agent's configuration instead (claude is the default):
+                   codex   DIR/.codex/hooks.json    (--user: $CODEX_HOME/hooks.json)
+                   gemini  DIR/.gemini/settings.json (--user: ~/.gemini/settings.json)
+                   qwen    DIR/.qwen/settings.json   (--user: $QWEN_HOME/settings.json)
+                   cursor  DIR/.cursor/hooks.json    (--user: ~/.cursor/hooks.json)
+                   each hook runs '<this binary> --agent NAME <subcommand>'; what else install
+                   adds there is listed in omc-hooks-install.json beside the file, so
+                   uninstall --agent NAME gives the file back as it was.";
 
 pub(super) const UNINSTALL_HELP: &str = "\
-Usage: omc-hooks uninstall [--project DIR | --user]
+Usage: omc-hooks uninstall [--agent NAME] [--project DIR | --user]
 
 Removes exactly the hooks `omc-hooks install` added (entries whose command runs a program
 named omc-hooks with one of its hook subcommands) from the same settings file `install`
 would use. Everything else stays; groups and event lists left empty by the removal go too.
-The file is first copied to settings.json.bak-<stamp>. State in .omc/ is not touched.";
+The file is first copied to settings.json.bak-<stamp>. State in .omc/ is not touched.
+With --agent NAME, the same for that agent's file (see 'omc-hooks help install').";
 
 /// Which settings file to act on, or the exit code of a usage error.
 fn target(command: &str, help: &str, args: &[String], env: &Env) -> Result<PathBuf, i32> {
@@ -105,6 +115,14 @@ fn write(command: &str, file: &SettingsFile, env: &Env) -> Result<Option<PathBuf
 }
 
 pub(super) fn run_install(args: &[String], env: &Env) -> i32 {
+    let args = match super::agent_install::split("install", INSTALL_HELP, args) {
+        super::agent_install::Split::Claude(rest) => rest,
+        super::agent_install::Split::Agent(a, rest) => {
+            return super::agent_install::install(a, &rest, env, INSTALL_HELP);
+        }
+        super::agent_install::Split::Err(code) => return code,
+    };
+    let args = &args[..];
     let path = match target("install", INSTALL_HELP, args, env) {
         Ok(p) => p,
         Err(code) => return code,
@@ -161,6 +179,14 @@ pub(super) fn run_install(args: &[String], env: &Env) -> i32 {
 }
 
 pub(super) fn run_uninstall(args: &[String], env: &Env) -> i32 {
+    let args = match super::agent_install::split("uninstall", UNINSTALL_HELP, args) {
+        super::agent_install::Split::Claude(rest) => rest,
+        super::agent_install::Split::Agent(a, rest) => {
+            return super::agent_install::uninstall(a, &rest, env, UNINSTALL_HELP);
+        }
+        super::agent_install::Split::Err(code) => return code,
+    };
+    let args = &args[..];
     let path = match target("uninstall", UNINSTALL_HELP, args, env) {
         Ok(p) => p,
         Err(code) => return code,

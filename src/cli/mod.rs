@@ -4,6 +4,7 @@
 //! Each human command lives in its own file and is registered in [`COMMANDS`]; hook
 //! subcommands come from [`crate::hooks::HOOKS`].
 
+mod agent_install;
 mod agent_trace;
 mod args;
 mod cancel;

@@ -1,0 +1,273 @@
+//! Where each agent keeps its hooks and how it wants them written (agents-live §1.1, §2.1,
+//! §3.1; agent-hook-protocols §2–§4): the file per scope, the entry shape, the timeout unit,
+//! and what the person must still do for the client to run project hooks (its trust model).
+
+use super::super::args::{fail, parse, usage_error};
+use crate::env::Env;
+use crate::protocol::Agent;
+use crate::protocol::agents::table::{self, Install};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+
+/// One agent's hook configuration.
+pub(super) struct Layout {
+    pub(super) agent: Agent,
+    /// Cursor: handlers sit directly under the event (`{"stop": [{"command": …}]}`); the
+    /// others group them under matchers (`{"Stop": [{"matcher": …, "hooks": [{…}]}]}`).
+    pub(super) flat: bool,
+}
+
+impl Layout {
+    pub(super) fn of(agent: Agent) -> Layout {
+        Layout {
+            agent,
+            flat: agent == Agent::Cursor,
+        }
+    }
+
+    /// (agent event, matcher, hook subcommand) for every row of the table marked installed.
+    pub(super) fn rows(
+        &self,
+    ) -> impl Iterator<Item = (&'static str, Option<&'static str>, &'static str)> {
+        table::rows(self.agent.wire()).filter_map(|r| match r.install {
+            Install::No => None,
+            Install::Yes => Some((r.event, None, r.hook)),
+            Install::Matcher(m) => Some((r.event, Some(m), r.hook)),
+        })
+    }
+
+    /// The handler object that runs `sub` on the binary at `exe`.
+    pub(super) fn handler(&self, exe: &Path, sub: &str) -> Value {
+        self.handler_running(super::command_for(exe, self.agent, sub), sub)
+    }
+
+    /// The handler object for `sub` with the command line given.
+    pub(super) fn handler_running(&self, command: String, sub: &str) -> Value {
+        let secs = timeout_secs(sub);
+        match self.agent {
+            // Milliseconds; the name is what Gemini shows and fingerprints for trust.
+            Agent::Gemini => json!({
+                "type": "command",
+                "name": format!("omc-hooks {sub}"),
+                "command": command,
+                "timeout": secs * 1000,
+            }),
+            // Codex clamps SessionEnd to 3 s (and says so on every run when it is above).
+            Agent::Codex => json!({
+                "type": "command",
+                "command": command,
+                "timeout": if sub == "session-end" { secs.min(3) } else { secs },
+            }),
+            Agent::Cursor => json!({"command": command, "type": "command", "timeout": secs}),
+            _ => json!({"type": "command", "command": command, "timeout": secs}),
+        }
+    }
+
+    /// Settings install adds when they are absent (JSON pointer, value); uninstall takes back
+    /// the ones it added.
+    pub(super) fn scaffold(&self) -> Vec<(&'static str, Value)> {
+        match self.agent {
+            // Older Gemini CLI builds ran hooks only when switched on; the switch has been
+            // renamed (tools.enableHooks, hooks.enabled, now hooksConfig.enabled, default on).
+            Agent::Gemini => vec![("/hooksConfig/enabled", json!(true))],
+            Agent::Cursor => vec![("/version", json!(1))],
+            _ => Vec::new(),
+        }
+    }
+
+    /// The configuration file `install`/`uninstall` acts on, or the exit code of an error.
+    pub(super) fn target(
+        &self,
+        command: &str,
+        help: &str,
+        args: &[String],
+        env: &Env,
+    ) -> Result<PathBuf, i32> {
+        let p = parse(args, &["user"], &["project"], false)
+            .map_err(|e| usage_error(command, help, &e))?;
+        match (p.flag("user"), p.value("project")) {
+            (true, Some(_)) => Err(usage_error(
+                command,
+                help,
+                "choose one of --project DIR and --user",
+            )),
+            (true, None) => self.user_file(env).ok_or_else(|| {
+                fail(
+                    command,
+                    "cannot find your home directory: set HOME and try again",
+                )
+            }),
+            (false, Some(dir)) => {
+                let dir = PathBuf::from(dir);
+                let dir = match (dir.is_absolute(), &env.process_cwd) {
+                    (false, Some(cwd)) => cwd.join(dir),
+                    _ => dir,
+                };
+                if dir.is_dir() {
+                    Ok(self.project_file(&dir))
+                } else {
+                    Err(fail(
+                        command,
+                        &format!(
+                            "{} is not a directory; pass an existing project directory",
+                            dir.display()
+                        ),
+                    ))
+                }
+            }
+            (false, None) => crate::state::root::resolve(env, None)
+                .map(|r| self.project_file(&r.project))
+                .ok_or_else(|| {
+                    fail(
+                        command,
+                        "cannot tell which project this is; run it inside the project or pass --project DIR",
+                    )
+                }),
+        }
+    }
+
+    pub(super) fn project_file(&self, project: &Path) -> PathBuf {
+        match self.agent {
+            Agent::Codex => project.join(".codex/hooks.json"),
+            Agent::Gemini => project.join(".gemini/settings.json"),
+            Agent::Qwen => project.join(".qwen/settings.json"),
+            Agent::Cursor => project.join(".cursor/hooks.json"),
+            _ => project.join(".claude/settings.json"),
+        }
+    }
+
+    /// The user-level file: `$CODEX_HOME/hooks.json`, `$GEMINI_CLI_HOME/.gemini/settings.json`
+    /// (Gemini's home replaces `~`), `$QWEN_HOME/settings.json`, `~/.cursor/hooks.json`.
+    pub(super) fn user_file(&self, env: &Env) -> Option<PathBuf> {
+        let var = |k: &str| {
+            env.var(k)
+                .filter(|v| !v.trim().is_empty())
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+        };
+        let home = var("HOME");
+        Some(match self.agent {
+            Agent::Codex => var("CODEX_HOME")
+                .or_else(|| home.map(|h| h.join(".codex")))?
+                .join("hooks.json"),
+            Agent::Gemini => var("GEMINI_CLI_HOME")
+                .or(home)?
+                .join(".gemini/settings.json"),
+            Agent::Qwen => var("QWEN_HOME")
+                .or_else(|| home.map(|h| h.join(".qwen")))?
+                .join("settings.json"),
+            Agent::Cursor => home?.join(".cursor/hooks.json"),
+            _ => return None,
+        })
+    }
+
+    /// Settings in the file that keep the client from running any hook.
+    pub(super) fn warnings(&self, value: &Value) -> Vec<String> {
+        let mut out = Vec::new();
+        match self.agent {
+            Agent::Gemini if value.pointer("/hooksConfig/enabled") == Some(&json!(false)) => {
+                out.push(
+                    "\"hooksConfig\": {\"enabled\": false} in this file switches every hook \
+                     off; set it to true for omc-hooks to run"
+                        .into(),
+                );
+            }
+            Agent::Qwen if value.get("disableAllHooks") == Some(&json!(true)) => {
+                out.push("\"disableAllHooks\": true in this file switches every hook off".into());
+            }
+            _ => {}
+        }
+        out
+    }
+
+    /// What the person must still do before the client runs these hooks.
+    pub(super) fn trust_note(&self, path: &Path) -> String {
+        let project = path
+            .parent()
+            .and_then(Path::parent)
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        match self.agent {
+            Agent::Codex => format!(
+                "Codex runs hooks only once you trust them, and skips untrusted ones without a \
+                 word: start codex, open /hooks and trust the omc-hooks entries (they are keyed \
+                 by this file's absolute path, so moving it needs a new review). A project's \
+                 .codex/hooks.json is read only in a trusted project (trust {project} when codex \
+                 asks, or `codex exec --trust` once)."
+            ),
+            Agent::Gemini => "Gemini CLI names project hooks on first use and remembers them \
+                 in ~/.gemini/trusted_hooks.json; with folder trust on \
+                 (security.folderTrust.enabled) the folder must be trusted too. Start a new \
+                 gemini session for the hooks to load."
+                .to_string(),
+            Agent::Qwen => "Qwen Code reads a project's .qwen/settings.json only in a trusted \
+                 folder when folder trust is on (it is off by default); --safe-mode, --bare and \
+                 disableAllHooks switch hooks off. Start a new qwen session for them to load."
+                .to_string(),
+            Agent::Cursor => "Cursor runs project hooks (.cursor/hooks.json) only in a trusted \
+                 workspace; reload the window for them to load."
+                .to_string(),
+            _ => String::new(),
+        }
+    }
+}
+
+/// The Claude Code manifest's timeout (seconds) for a hook subcommand: the same budget on
+/// every agent.
+fn timeout_secs(sub: &str) -> u64 {
+    crate::hooks::manifest_commands()
+        .ok()
+        .and_then(|cmds| {
+            cmds.into_iter()
+                .find(|(_, s, _)| s == sub)
+                .map(|(_, _, t)| t as u64)
+        })
+        .unwrap_or(10)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timeouts_in_each_agents_unit() {
+        let exe = Path::new("/x/omc-hooks");
+        assert_eq!(
+            Layout::of(Agent::Gemini).handler(exe, "stop")["timeout"],
+            10_000
+        );
+        assert_eq!(Layout::of(Agent::Qwen).handler(exe, "stop")["timeout"], 10);
+        assert_eq!(
+            Layout::of(Agent::Codex).handler(exe, "session-end")["timeout"],
+            2
+        );
+        assert_eq!(
+            Layout::of(Agent::Cursor).handler(exe, "stop")["timeout"],
+            10
+        );
+        assert_eq!(
+            Layout::of(Agent::Gemini).handler(exe, "stop")["name"],
+            "omc-hooks stop"
+        );
+    }
+
+    #[test]
+    fn user_files_follow_each_clients_home_variable() {
+        let env = Env::from_lookup(
+            |_| None,
+            None,
+            [
+                ("HOME".to_string(), "/h".to_string()),
+                ("CODEX_HOME".to_string(), "/c".to_string()),
+                ("GEMINI_CLI_HOME".to_string(), "/g".to_string()),
+            ]
+            .into_iter()
+            .collect(),
+        );
+        let f = |a| Layout::of(a).user_file(&env).unwrap();
+        assert_eq!(f(Agent::Codex), PathBuf::from("/c/hooks.json"));
+        assert_eq!(f(Agent::Gemini), PathBuf::from("/g/.gemini/settings.json"));
+        assert_eq!(f(Agent::Qwen), PathBuf::from("/h/.qwen/settings.json"));
+        assert_eq!(f(Agent::Cursor), PathBuf::from("/h/.cursor/hooks.json"));
+    }
+}

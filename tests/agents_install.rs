@@ -1,0 +1,460 @@
+//! `install --agent NAME` / `uninstall --agent NAME` for Codex, Gemini CLI, Qwen Code and
+//! Cursor: each agent's file in its place and shape (timeouts in its unit), merged with what is
+//! there, idempotent, given back byte for byte by uninstall (also Codex's `config.toml`, whose
+//! feature switch is added only for a Codex that needs it), and the commands written really run
+//! the hooks in that agent's format.
+
+use crate::common::{BIN, Project};
+use serde_json::{Value, json};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const AGENTS: [(&str, &str); 4] = [
+    ("codex", ".codex/hooks.json"),
+    ("gemini", ".gemini/settings.json"),
+    ("qwen", ".qwen/settings.json"),
+    ("cursor", ".cursor/hooks.json"),
+];
+
+fn omc(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Output {
+    let mut c = Command::new(BIN);
+    c.args(args)
+        .current_dir(cwd)
+        .env("OMC_NOW_MS", "1796305500000")
+        .env("PATH", "/usr/bin:/bin")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("CODEX_HOME")
+        .env_remove("GEMINI_CLI_HOME")
+        .env_remove("QWEN_HOME")
+        .stdin(Stdio::null());
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().unwrap()
+}
+
+#[track_caller]
+fn ok(out: &Output) -> String {
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
+}
+
+fn read(p: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
+}
+
+/// Every (event, matcher, command, timeout) of ours in an installed file.
+fn entries(agent: &str, v: &Value) -> Vec<(String, Option<String>, String, u64)> {
+    let mut out = Vec::new();
+    for (event, list) in v["hooks"].as_object().unwrap() {
+        for item in list.as_array().unwrap() {
+            let handlers: Vec<&Value> = if agent == "cursor" {
+                vec![item]
+            } else {
+                item["hooks"].as_array().unwrap().iter().collect()
+            };
+            for h in handlers {
+                let cmd = h["command"].as_str().unwrap().to_string();
+                if cmd.contains("omc-hooks") {
+                    out.push((
+                        event.clone(),
+                        item["matcher"].as_str().map(str::to_string),
+                        cmd,
+                        h["timeout"].as_u64().unwrap(),
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_agent_installs_into_an_existing_file_and_uninstalls_byte_for_byte() {
+    for (agent, rel) in AGENTS {
+        let p = Project::new();
+        let file = p.path().join(rel);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        // The user's own file: their settings and one hook of theirs, 4-space indented.
+        let user_hook = if agent == "cursor" {
+            json!({"version": 1, "hooks": {"afterFileEdit": [{"command": "./fmt.sh"}]}})
+        } else {
+            json!({"model": {"name": "m"}, "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "./hello.sh"}]}]}})
+        };
+        let mut original = serde_json::to_string_pretty(&user_hook)
+            .unwrap()
+            .replace("  ", "    ");
+        original.push('\n');
+        std::fs::write(&file, &original).unwrap();
+
+        let text = ok(&omc(
+            &["install", "--agent", agent, "--project", "."],
+            p.path(),
+            &[],
+        ));
+        assert!(text.contains("Installed omc-hooks for"), "{agent}: {text}");
+        let v = read(&file);
+        let ours = entries(agent, &v);
+        let table: Vec<_> = omc_hooks::protocol::agents::table::rows(
+            omc_hooks::protocol::Agent::parse(agent).unwrap().wire(),
+        )
+        .filter(|r| r.install != omc_hooks::protocol::agents::table::Install::No)
+        .collect();
+        assert_eq!(
+            ours.len(),
+            table.len(),
+            "{agent}: one entry per installed row"
+        );
+        for r in &table {
+            let e = ours
+                .iter()
+                .find(|(ev, ..)| ev == r.event)
+                .unwrap_or_else(|| panic!("{agent}: no {} entry", r.event));
+            assert!(
+                e.2.ends_with(&format!(" --agent {agent} {}", r.hook)),
+                "{agent}: {}",
+                e.2
+            );
+            let want_matcher = match r.install {
+                omc_hooks::protocol::agents::table::Install::Matcher(m) => Some(m.to_string()),
+                _ => None,
+            };
+            assert_eq!(e.1, want_matcher, "{agent} {}", r.event);
+            let secs = if r.hook == "session-end" {
+                2
+            } else if [
+                "session-start",
+                "pre-tool-use",
+                "post-tool-use",
+                "post-tool-use-failure",
+                "subagent-start",
+                "subagent-stop",
+            ]
+            .contains(&r.hook)
+            {
+                5
+            } else {
+                10
+            };
+            let want = if agent == "gemini" { secs * 1000 } else { secs };
+            assert_eq!(e.3, want, "{agent} {}: timeout unit", r.hook);
+        }
+        // The user's hook and settings are still there, first.
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(text.contains(if agent == "cursor" {
+            "./fmt.sh"
+        } else {
+            "./hello.sh"
+        }));
+        assert!(
+            text.contains("\n    \""),
+            "{agent}: the file's indentation is kept"
+        );
+        if agent == "gemini" {
+            assert_eq!(v["hooksConfig"]["enabled"], true);
+        }
+        // Idempotent.
+        let again = ok(&omc(
+            &["install", "--agent", agent, "--project", "."],
+            p.path(),
+            &[],
+        ));
+        assert!(again.contains("nothing changed"), "{agent}: {again}");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+        // Uninstall gives the original bytes back, and leaves no record behind.
+        let out = ok(&omc(
+            &["uninstall", "--agent", agent, "--project", "."],
+            p.path(),
+            &[],
+        ));
+        assert!(out.contains("Removed"), "{agent}: {out}");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), original, "{agent}");
+        assert!(
+            !file.with_file_name("omc-hooks-install.json").exists(),
+            "{agent}"
+        );
+        let again = ok(&omc(
+            &["uninstall", "--agent", agent, "--project", "."],
+            p.path(),
+            &[],
+        ));
+        assert!(again.contains("not installed"), "{agent}: {again}");
+    }
+}
+
+#[test]
+fn a_file_install_created_goes_away_with_uninstall() {
+    for (agent, rel) in AGENTS {
+        let p = Project::new();
+        ok(&omc(&["install", "--agent", agent], p.path(), &[]));
+        let file = p.path().join(rel);
+        assert!(file.is_file(), "{agent}");
+        if agent == "cursor" {
+            assert_eq!(read(&file)["version"], 1);
+        }
+        ok(&omc(&["uninstall", "--agent", agent], p.path(), &[]));
+        assert!(!file.exists(), "{agent}");
+        assert!(
+            !file.parent().unwrap().exists(),
+            "{agent}: the directory install made"
+        );
+        assert_eq!(p.files(), Vec::<String>::new(), "{agent}");
+    }
+}
+
+#[test]
+fn user_scope_follows_each_clients_home() {
+    let p = Project::new();
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let codex_home = h.join("codex-home");
+    let (g, q) = (h.join("g"), h.join("q"));
+    let env = [
+        ("HOME", h.to_str().unwrap()),
+        ("CODEX_HOME", codex_home.to_str().unwrap()),
+        ("GEMINI_CLI_HOME", g.to_str().unwrap()),
+        ("QWEN_HOME", q.to_str().unwrap()),
+    ];
+    for (agent, want) in [
+        ("codex", codex_home.join("hooks.json")),
+        ("gemini", h.join("g/.gemini/settings.json")),
+        ("qwen", h.join("q/settings.json")),
+        ("cursor", h.join(".cursor/hooks.json")),
+    ] {
+        let text = ok(&omc(
+            &["install", "--agent", agent, "--user"],
+            p.path(),
+            &env,
+        ));
+        assert!(want.is_file(), "{agent}: {text}");
+        ok(&omc(
+            &["uninstall", "--agent", agent, "--user"],
+            p.path(),
+            &env,
+        ));
+        assert!(!want.exists(), "{agent}");
+    }
+    assert!(!p.path().join(".codex").exists());
+}
+
+/// A fake `codex` on PATH that reports `version`.
+fn fake_codex(dir: &Path, version: &str) -> PathBuf {
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let f = bin.join("codex");
+    std::fs::write(&f, format!("#!/bin/sh\necho 'codex-cli {version}'\n")).unwrap();
+    std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o755)).unwrap();
+    bin
+}
+
+#[test]
+fn codex_gets_its_feature_switch_only_when_its_version_needs_it() {
+    let tools = tempfile::tempdir().unwrap();
+    let config_text = "# my Codex settings\nmodel = \"gpt-5\"   # keep this comment\n\n[features]\nplugins = false\n\n[projects.\"/x\"]\ntrust_level = \"trusted\"\n";
+
+    // An old Codex: the switch is added under [features], and taken out again exactly.
+    let p = Project::new();
+    let config = p.path().join(".codex/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(&config, config_text).unwrap();
+    let old = fake_codex(&tools.path().join("old"), "0.120.0");
+    let path = format!("{}:/usr/bin:/bin", old.display());
+    let text = ok(&omc(
+        &["install", "--agent", "codex"],
+        p.path(),
+        &[("PATH", &path)],
+    ));
+    assert!(
+        text.contains("added `[features] codex_hooks = true`"),
+        "{text}"
+    );
+    let edited = std::fs::read_to_string(&config).unwrap();
+    assert!(
+        edited.starts_with("# my Codex settings\nmodel = \"gpt-5\"   # keep this comment\n"),
+        "{edited}"
+    );
+    assert!(
+        edited.contains("plugins = false\ncodex_hooks = true # added by omc-hooks install"),
+        "{edited}"
+    );
+    let again = ok(&omc(
+        &["install", "--agent", "codex"],
+        p.path(),
+        &[("PATH", &path)],
+    ));
+    assert!(again.contains("nothing changed"), "{again}");
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), edited);
+    ok(&omc(
+        &["uninstall", "--agent", "codex"],
+        p.path(),
+        &[("PATH", &path)],
+    ));
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), config_text);
+    assert!(!p.path().join(".codex/hooks.json").exists());
+
+    // An old Codex and no config.toml: a file of install's own, gone after uninstall.
+    let p = Project::new();
+    ok(&omc(
+        &["install", "--agent", "codex"],
+        p.path(),
+        &[("PATH", &path)],
+    ));
+    assert!(
+        std::fs::read_to_string(p.path().join(".codex/config.toml"))
+            .unwrap()
+            .contains("[features]")
+    );
+    ok(&omc(
+        &["uninstall", "--agent", "codex"],
+        p.path(),
+        &[("PATH", &path)],
+    ));
+    assert_eq!(p.files(), Vec::<String>::new());
+
+    // A current Codex runs hooks by default: config.toml is not touched.
+    let p = Project::new();
+    let new = fake_codex(&tools.path().join("new"), "0.169.0");
+    let path = format!("{}:/usr/bin:/bin", new.display());
+    ok(&omc(
+        &["install", "--agent", "codex"],
+        p.path(),
+        &[("PATH", &path)],
+    ));
+    assert!(!p.path().join(".codex/config.toml").exists());
+
+    // A switch the user turned off is reported, not flipped.
+    let p = Project::new();
+    let config = p.path().join(".codex/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(&config, "[features]\nhooks = false\n").unwrap();
+    let text = ok(&omc(
+        &["install", "--agent", "codex"],
+        p.path(),
+        &[("PATH", &path)],
+    ));
+    assert!(text.contains("[features] hooks = false"), "{text}");
+    assert_eq!(
+        std::fs::read_to_string(&config).unwrap(),
+        "[features]\nhooks = false\n"
+    );
+
+    // No codex on PATH: a note, nothing written to config.toml.
+    let p = Project::new();
+    let text = ok(&omc(&["install", "--agent", "codex"], p.path(), &[]));
+    assert!(text.contains("no `codex` on PATH"), "{text}");
+    assert!(text.contains("/hooks"), "the trust note: {text}");
+    assert!(!p.path().join(".codex/config.toml").exists());
+}
+
+#[test]
+fn the_installed_commands_run_the_hooks_in_each_agents_format() {
+    for (agent, rel) in AGENTS {
+        let p = Project::new();
+        ok(&omc(&["install", "--agent", agent], p.path(), &[]));
+        let v = read(&p.path().join(rel));
+        let ours = entries(agent, &v);
+        let command = |event: &str| {
+            ours.iter()
+                .find(|(e, ..)| e == event)
+                .map(|(_, _, c, _)| c.clone())
+                .unwrap()
+        };
+        let (prompt_event, stop_event) = match agent {
+            "gemini" => ("BeforeAgent", "AfterAgent"),
+            "cursor" => ("beforeSubmitPrompt", "stop"),
+            _ => ("UserPromptSubmit", "Stop"),
+        };
+        let payload = |event: &str, extra: Value| {
+            let mut v = json!({"session_id": "inst-1", "conversation_id": "inst-1", "cwd": p.path(),
+                               "workspace_roots": [p.path()], "hook_event_name": event});
+            for (k, x) in extra.as_object().unwrap() {
+                v[k] = x.clone();
+            }
+            if agent != "cursor" {
+                v.as_object_mut().unwrap().remove("conversation_id");
+            }
+            v
+        };
+        let run = |cmd: String, input: Value| {
+            let mut child = Command::new("sh")
+                .args(["-c", &cmd])
+                .current_dir(p.path())
+                .env("OMC_NOW_MS", "1796305500000")
+                .env_remove("CLAUDE_PROJECT_DIR")
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(input.to_string().as_bytes())
+                .unwrap();
+            let out = child.wait_with_output().unwrap();
+            assert_eq!(out.status.code(), Some(0));
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        };
+        run(
+            command(prompt_event),
+            payload(prompt_event, json!({"prompt": "ralph fix the parser"})),
+        );
+        let answer: Value = serde_json::from_str(
+            run(
+                command(stop_event),
+                payload(
+                    stop_event,
+                    json!({"stop_hook_active": false, "loop_count": 0}),
+                ),
+            )
+            .trim(),
+        )
+        .unwrap_or_else(|e| panic!("{agent}: {e}"));
+        let continues = match agent {
+            "gemini" => answer["decision"] == "deny",
+            "cursor" => answer["followup_message"].is_string(),
+            _ => answer["decision"] == "block",
+        };
+        assert!(continues, "{agent}: {answer}");
+    }
+}
+
+#[test]
+fn usage_errors_and_refusals() {
+    let p = Project::new();
+    let out = omc(&["install", "--agent", "vim"], p.path(), &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown agent 'vim'"));
+    assert_eq!(
+        omc(&["install", "--agent"], p.path(), &[]).status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        omc(
+            &["install", "--agent", "codex", "--agent", "qwen"],
+            p.path(),
+            &[]
+        )
+        .status
+        .code(),
+        Some(2)
+    );
+    let f = p.path().join(".gemini/settings.json");
+    std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+    std::fs::write(&f, "{ not json").unwrap();
+    let out = omc(&["install", "--agent", "gemini"], p.path(), &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(std::fs::read_to_string(&f).unwrap(), "{ not json");
+    // --agent claude is the Claude Code settings file, as without --agent.
+    ok(&omc(&["install", "--agent", "claude"], p.path(), &[]));
+    assert!(p.path().join(".claude/settings.json").is_file());
+}
