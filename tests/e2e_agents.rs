@@ -124,10 +124,11 @@ pub fn names(events: &[(String, Value)]) -> String {
 
 // ------------------------------------------------------------ omc-hooks in the client ----
 
-/// A sandbox for `agent` with omc-hooks' hooks in the project.
+/// A sandbox for `agent` with omc-hooks installed in the project as a user does it:
+/// `omc-hooks install --agent <agent> --project <project>`.
 pub fn with_omc(agent: Agent) -> AgentSandbox {
     let sb = AgentSandbox::new(agent);
-    sb.hand_install_omc();
+    sb.install_hooks();
     sb
 }
 
@@ -333,7 +334,7 @@ pub fn a_failing_command_escalates(agent: Agent) -> AgentRun {
 /// A project skill, where the client finds it.
 pub const SKILL: &str = "---\nname: demo\ndescription: Demo skill for the tests. Use when asked to demo.\n---\n\nSay hello.\n";
 
-/// Installed rows a headless run of the pinned client cannot fire, with the reason.
+/// Installed hooks a headless run of the pinned client cannot fire, with the reason.
 pub fn not_fired_headless(agent: Agent) -> &'static [(&'static str, &'static str)] {
     match agent {
         // multi_agent_v1 subagents are not driven by these scenarios
@@ -351,8 +352,8 @@ pub fn not_fired_headless(agent: Agent) -> &'static [(&'static str, &'static str
 /// or passes without failing: one turn that uses a shell command (passing and failing), the
 /// client's skill and subagent tools where a row needs them, then a turn that compacts.
 pub fn every_installed_hook_fires_and_decodes_the_payload(agent: Agent) {
-    use omc_hooks::protocol::agents::table::{Install, rows};
     let sb = with_omc(agent);
+    let installed = sb.installed_omc_hooks();
     sb.write(&format!(".{}/skills/demo/SKILL.md", agent.name()), SKILL);
     let trace_file = sb.root().join("trace.jsonl");
     let trace_env = trace_file.to_string_lossy().into_owned();
@@ -400,53 +401,48 @@ pub fn every_installed_hook_fires_and_decodes_the_payload(agent: Agent) {
 
     let lines = crate::e2e_foundation::trace(&trace_file);
     let sessions = [first.session_id.as_str(), second.session_id.as_str()];
-    let wire = match agent {
-        Agent::Codex => omc_hooks::protocol::agents::Wire::Codex,
-        Agent::Gemini => omc_hooks::protocol::agents::Wire::Gemini,
-        Agent::Qwen => omc_hooks::protocol::agents::Wire::Qwen,
-    };
     let mut problems = Vec::new();
     let mut checked = 0;
-    for row in rows(wire).filter(|r| r.install != Install::No) {
-        if not_fired_headless(agent)
-            .iter()
-            .any(|(e, _)| *e == row.event)
-        {
+    for (event, hook) in &installed {
+        if not_fired_headless(agent).iter().any(|(e, _)| e == event) {
             continue;
         }
         checked += 1;
-        let neutral = omc_hooks::hooks::find(row.hook).unwrap().event;
+        let Some(neutral) = omc_hooks::hooks::find(hook).map(|h| h.event) else {
+            problems.push(format!("{event}: installed an unknown subcommand {hook:?}"));
+            continue;
+        };
         let mine: Vec<&Value> = lines
             .iter()
-            .filter(|l| l["hook"] == row.hook && l["agent_event"] == row.event)
+            .filter(|l| l["hook"] == hook.as_str() && l["agent_event"] == event.as_str())
             .collect();
         if mine.is_empty() {
-            problems.push(format!("{} ({}) never ran", row.event, row.hook));
+            problems.push(format!("{event} ({hook}) never ran"));
         }
         for l in mine {
             if l["agent"] != agent.name() {
-                problems.push(format!("{}: agent {}", row.event, l["agent"]));
+                problems.push(format!("{event}: agent {}", l["agent"]));
             }
             // a failed command reaches post-tool-use as the neutral failure event (no client
             // but Qwen has a failure event of its own)
-            let failure = row.hook == "post-tool-use" && l["event"] == "PostToolUseFailure";
+            let failure = hook == "post-tool-use" && l["event"] == "PostToolUseFailure";
             if l["event"] != neutral && !failure {
                 problems.push(format!(
-                    "{}: decoded event {} (want {neutral})",
-                    row.event, l["event"]
+                    "{event}: decoded event {} (want {neutral})",
+                    l["event"]
                 ));
             }
             if !sessions.contains(&l["session_id"].as_str().unwrap_or("")) {
-                problems.push(format!("{}: session {}", row.event, l["session_id"]));
+                problems.push(format!("{event}: session {}", l["session_id"]));
             }
             if !matches!(l["outcome"].as_str(), Some("answer" | "noop")) {
-                problems.push(format!("{}: outcome {}", row.event, l["outcome"]));
+                problems.push(format!("{event}: outcome {}", l["outcome"]));
             }
         }
     }
     assert!(
         checked >= 6,
-        "the table installs too little for {}",
+        "install --agent {} installed too little: {installed:?}",
         agent.name()
     );
     assert!(

@@ -34,8 +34,8 @@ pub fn omc_bin() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_omc-hooks"))
 }
 
-/// One hook handler to configure by hand (the recorder, or omc-hooks before
-/// `install --agent` existed): `event` is the client's own event name.
+/// One hook handler written into the client's configuration by the harness (the recorder,
+/// [`AgentSandbox::record_hooks`]); `event` is the client's own event name.
 #[derive(Clone, Debug)]
 pub struct HookSpec {
     pub event: String,
@@ -283,42 +283,38 @@ impl AgentSandbox {
         self.write_hooks(&specs);
     }
 
-    /// omc-hooks' hooks written by hand from the agents' event table (every row `install`
-    /// marks as installed, as `'<bin>' --agent <agent> <subcommand>`): the stand-in for
-    /// [`install_hooks`](Self::install_hooks) until `install --agent` exists.
-    pub fn hand_install_omc(&self) {
-        use omc_hooks::protocol::agents::table::{Install, rows};
-        let wire = match self.agent {
-            Agent::Codex => omc_hooks::protocol::agents::Wire::Codex,
-            Agent::Gemini => omc_hooks::protocol::agents::Wire::Gemini,
-            Agent::Qwen => omc_hooks::protocol::agents::Wire::Qwen,
-        };
-        let specs: Vec<HookSpec> = rows(wire)
-            .filter(|r| r.install != Install::No)
-            .map(|r| {
-                let mut s = HookSpec::new(
-                    r.event,
-                    format!(
-                        "'{}' --agent {} {}",
-                        omc_bin().display(),
-                        self.agent.name(),
-                        r.hook
-                    ),
-                );
-                s.timeout_s = if r.hook == "session-end" { 2 } else { 10 };
-                if let Install::Matcher(m) = r.install {
-                    s = s.matcher(m);
+    /// The omc-hooks handlers in the project's hook configuration: (client event, subcommand).
+    pub fn installed_omc_hooks(&self) -> Vec<(String, String)> {
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(self.hooks_file()).unwrap())
+            .expect("the hook configuration is JSON");
+        let mut out = Vec::new();
+        for (event, groups) in v["hooks"].as_object().into_iter().flatten() {
+            for g in groups.as_array().into_iter().flatten() {
+                for h in g["hooks"].as_array().into_iter().flatten() {
+                    let cmd = h["command"].as_str().unwrap_or("");
+                    if cmd.contains("omc-hooks") {
+                        let sub = cmd.split_whitespace().last().unwrap_or("").to_owned();
+                        out.push((event.clone(), sub));
+                    }
                 }
-                s
-            })
-            .collect();
-        self.write_hooks(&specs);
+            }
+        }
+        out
     }
 
     /// `omc-hooks install --agent <agent> --project <project>`: the configuration users get.
     /// Panics (with the command's output) when it fails.
     pub fn install_hooks(&self) -> std::process::Output {
-        let out = Command::new(omc_bin())
+        let mut cmd = Command::new(omc_bin());
+        if self.agent == Agent::Codex {
+            // install reads `codex --version` to decide on the feature switch: the pinned one
+            let dir = require(Agent::Codex).program.parent().unwrap().to_owned();
+            let path = std::env::var_os("PATH").unwrap_or_default();
+            let mut dirs = vec![dir];
+            dirs.extend(std::env::split_paths(&path));
+            cmd.env("PATH", std::env::join_paths(dirs).unwrap());
+        }
+        let out = cmd
             .args(["install", "--agent", self.agent.name(), "--project"])
             .arg(self.project())
             .env("HOME", self.home())
