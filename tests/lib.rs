@@ -1,8 +1,8 @@
 #![allow(unreachable_pub, dead_code)]
 
 //! The one integration-test binary. Each module drives the real `omc-hooks` binary (or, for
-//! the real-client suite in `e2e`, the real Claude Code client) and asserts the answer and the
-//! state files.
+//! the real-client suites in `e2e`, the real Claude Code, Codex CLI, Gemini CLI and Qwen Code
+//! clients) and asserts the answer and the state files.
 
 mod agents;
 mod agents_golden;
