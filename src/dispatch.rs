@@ -172,6 +172,21 @@ fn handle(hook: Hook, env: &Env, seen: &mut Traced) -> Option<serde_json::Value>
     seen.session_id = input.session_id.clone();
     let hook = agents::route(hook, &mut input);
     seen.event = input.hook_event_name.clone();
+    // The neutral event is compared, so the check holds for every agent; an event of another
+    // agent's that no hook serves (Gemini's BeforeModel, say) is not acted on either.
+    if !crate::hooks::serves(hook, input.hook_event_name.as_deref()) || !agents::served(&input) {
+        crate::diag!(
+            "{}: payload is for {}, not {}; no-op",
+            hook.name,
+            input
+                .agent_event
+                .as_deref()
+                .or(input.hook_event_name.as_deref())
+                .unwrap_or("?"),
+            hook.event
+        );
+        return None;
+    }
     let answer = decide(hook, env, &input);
     agents::encode(&input, hook, &answer)
 }
@@ -181,7 +196,11 @@ fn handle(hook: Hook, env: &Env, seen: &mut Traced) -> Option<serde_json::Value>
 pub fn decide(hook: Hook, env: &Env, input: &HookInput) -> Answer {
     let now_ms = env.now_ms();
     let store = root::resolve(env, input.cwd.as_deref()).map(|r| Store::new(r, now_ms));
-    let config = store.as_ref().map(Config::load).unwrap_or_default();
+    let config = store
+        .as_ref()
+        .map(Config::load)
+        .unwrap_or_default()
+        .with_env(env);
     let ctx = Ctx {
         hook,
         input,

@@ -40,6 +40,7 @@ pub const EXE_VAR: &str = "omc-hooks:exe";
 
 /// Variables copied into [`Env::extra`] because some capability reads them.
 const EXTRA_VARS: &[&str] = &[
+    "CLAUDE_CODE_SESSION_ID",
     "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP",
     "CLAUDE_CONFIG_DIR",
     "CODEX_HOME",

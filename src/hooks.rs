@@ -51,6 +51,56 @@ pub fn find(name: &str) -> Option<Hook> {
     HOOKS.iter().copied().find(|h| h.name == name)
 }
 
+/// Every event name Claude Code sends (`hook_event_name`), as of the pinned client. A payload
+/// naming one of these is known to be about that event, so a subcommand serving another event
+/// must not act on it.
+pub const CLAUDE_EVENTS: &[&str] = &[
+    "SessionStart",
+    "Setup",
+    "UserPromptSubmit",
+    "UserPromptExpansion",
+    "PreToolUse",
+    "PermissionRequest",
+    "PermissionDenied",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PostToolBatch",
+    "Notification",
+    "SubagentStart",
+    "SubagentStop",
+    "Stop",
+    "StopFailure",
+    "TeammateIdle",
+    "TaskCreated",
+    "TaskCompleted",
+    "PreCompact",
+    "PostCompact",
+    "SessionEnd",
+    "ConfigChange",
+    "InstructionsLoaded",
+    "CwdChanged",
+    "FileChanged",
+    "DirectoryAdded",
+    "WorktreeCreate",
+    "WorktreeRemove",
+    "Elicitation",
+    "ElicitationResult",
+    "MessageDisplay",
+];
+
+/// Whether `hook` should act on a payload whose `hook_event_name` is `event`: yes when the name
+/// is absent (older clients, hand-written payloads) or is the event the hook serves; no when it
+/// is another event Claude Code is known to send (a mistyped or stale manifest entry, e.g. `stop`
+/// mapped under `SubagentStop`, must not advance a run); yes for a name Claude Code does not use
+/// (another agent's event, which an adapter maps onto the neutral hook before this check).
+pub fn serves(hook: Hook, event: Option<&str>) -> bool {
+    match event.map(str::trim) {
+        None | Some("") => true,
+        Some(e) if e == hook.event => true,
+        Some(e) => !CLAUDE_EVENTS.contains(&e),
+    }
+}
+
 /// The (event, subcommand, timeout seconds) triples the manifest declares.
 pub fn manifest_commands() -> Result<Vec<(String, String, f64)>, String> {
     let v: serde_json::Value = serde_json::from_str(MANIFEST).map_err(|e| e.to_string())?;
@@ -107,6 +157,22 @@ mod tests {
                 "hook subcommand {} is missing from hooks.json",
                 h.name
             );
+        }
+    }
+
+    #[test]
+    fn a_hook_serves_its_own_event_and_no_other_known_one() {
+        let stop = find("stop").unwrap();
+        assert!(serves(stop, None));
+        assert!(serves(stop, Some("")));
+        assert!(serves(stop, Some("Stop")));
+        assert!(!serves(stop, Some("SubagentStop")));
+        assert!(!serves(stop, Some("Notification")));
+        // Another agent's name for its own event: not ours to refuse.
+        assert!(serves(stop, Some("AfterAgent")));
+        for h in HOOKS {
+            assert!(CLAUDE_EVENTS.contains(&h.event), "{}", h.event);
+            assert!(serves(h, Some(h.event)));
         }
     }
 

@@ -169,24 +169,28 @@ pub fn persistent(name: &str) -> Option<&'static PersistentMode> {
 
 /// The iteration (reinforcement) limit a new run of `mode` starts with: project configuration
 /// (`<mode>.max_iterations` in `.omc/config.json`) or the built-in default, never above the
-/// hard maximum.
+/// hard maximum in force ([`crate::config::Config::hard_max`]: 500, or `OMC_RALPH_HARD_MAX`).
+/// The one source for what activation texts announce and what a new run records.
 pub fn max_iterations(mode: &str, config: &crate::config::Config) -> u32 {
     let default = persistent(mode).map_or(20, |m| m.default_max);
     config
         .u32_at(&format!("{mode}/max_iterations"))
         .filter(|n| *n > 0)
         .unwrap_or(default)
-        .min(RALPH_HARD_MAX)
+        .min(config.hard_max())
+        .max(1)
 }
 
 /// The limit a run is held to: its own `max_iterations` (or the default when the file has
-/// none, as OMC's files may not), never above `hard_max`.
-pub fn effective_max(state: &ModeState, config: &crate::config::Config, hard_max: u32) -> u32 {
+/// none, as OMC's files may not), never above the hard maximum in force. The one source for
+/// what the Stop hook enforces and what `status`, `mode show`, checkpoints and restored-run
+/// texts show.
+pub fn effective_max(state: &ModeState, config: &crate::config::Config) -> u32 {
     let own = match state.max_iterations {
         0 => max_iterations(&state.mode, config),
         n => n,
     };
-    own.min(hard_max).max(1)
+    own.min(config.hard_max()).max(1)
 }
 
 /// The hard maximum in force: [`RALPH_HARD_MAX`], or a lower `OMC_RALPH_HARD_MAX`.
@@ -345,6 +349,7 @@ mod tests {
                 "{{iteration}}/{{max}}",
                 "{{task}}",
                 "{{complete}}",
+                "{{needs_input}}",
                 "cancelomc",
             ] {
                 assert!(m.template.contains(needle), "{} lacks {needle}", m.name);
@@ -365,9 +370,19 @@ mod tests {
         assert_eq!(hard_max(Some("9999")), RALPH_HARD_MAX);
         assert_eq!(hard_max(Some("x")), RALPH_HARD_MAX);
         let mut s = ModeState::start("ralph", Some("s1"), "/p", "t", "t0", 0);
-        assert_eq!(effective_max(&s, &c, RALPH_HARD_MAX), 100);
+        assert_eq!(effective_max(&s, &c), 100);
         s.max_iterations = 10_000;
-        assert_eq!(effective_max(&s, &c, RALPH_HARD_MAX), RALPH_HARD_MAX);
+        assert_eq!(effective_max(&s, &c), RALPH_HARD_MAX);
+        // OMC_RALPH_HARD_MAX lowers both what a new run gets and what a running one is held to.
+        let env = crate::env::Env::from_lookup(
+            |_| None,
+            None,
+            [("OMC_RALPH_HARD_MAX".to_string(), "3".to_string())].into(),
+        );
+        let low = crate::config::Config::default().with_env(&env);
+        assert_eq!(max_iterations("ralph", &low), 3);
+        assert_eq!(max_iterations("pipeline", &low), 3);
+        assert_eq!(effective_max(&s, &low), 3);
     }
 
     fn state(mode: &str, extra: Value) -> ModeState {

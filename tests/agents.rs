@@ -322,13 +322,11 @@ fn codex_has_no_cap_of_its_own_so_ours_holds() {
         note(&v).contains("paused after 2 continuations in a row (omc-hooks allows 2)"),
         "{v}"
     );
-    // Codex continues inside the turn: no continuation was recorded for a prompt to match.
-    let rec = p
-        .read_json(&format!(".omc/state/sessions/{sid}/agent.json"))
-        .unwrap();
-    assert_valid("agent", &rec);
-    assert_eq!(rec["agent"], "codex");
-    assert!(rec.get("continuation").is_none());
+    // Codex continues inside the turn: no continuation is recorded for a prompt to match.
+    assert!(
+        p.read_json(&format!(".omc/state/sessions/{sid}/agent.json"))
+            .is_none()
+    );
 }
 
 #[test]
@@ -639,8 +637,9 @@ fn gemini_pre_compress_checkpoints_only_what_changed() {
 
 /// Starts ralph in Claude Code, continues it twice, and ends the session: suspended.
 fn suspended_in(p: &Project, agent: &str, sid: &str) {
-    let (prompt, stop, end): (Value, Value, Value) = match agent {
+    let (start, prompt, stop, end): (Value, Value, Value, Value) = match agent {
         "claude" => (
+            claude(p, sid, "SessionStart", json!({"source": "startup"})),
             claude(
                 p,
                 sid,
@@ -656,6 +655,7 @@ fn suspended_in(p: &Project, agent: &str, sid: &str) {
             claude(p, sid, "SessionEnd", json!({"reason": "other"})),
         ),
         "codex" => (
+            codex(p, sid, "SessionStart", json!({"source": "startup"})),
             codex(
                 p,
                 sid,
@@ -672,6 +672,7 @@ fn suspended_in(p: &Project, agent: &str, sid: &str) {
         ),
         _ => unreachable!(),
     };
+    hook(p, agent, "session-start", start).expect_valid();
     hook(p, agent, "user-prompt-submit", prompt).expect_context("[MAGIC KEYWORD: RALPH]");
     continuation(&hook(p, agent, "stop", stop.clone()));
     continuation(&hook(p, agent, "stop", stop));
@@ -721,12 +722,14 @@ fn a_run_suspended_in_claude_code_resumes_in_codex() {
     let s = ralph_state(&p, "codex-s2");
     assert_eq!(s["session_id"], "codex-s2");
     assert_eq!(s["resumed_from"], "claude-s1");
+    // Each session records the agent it runs in when it starts.
     let rec = p
-        .read_json(".omc/state/sessions/codex-s2/agent.json")
+        .read_json(".omc/state/sessions/codex-s2/session.json")
         .unwrap();
+    assert_valid("session", &rec);
     assert_eq!(rec["agent"], "codex");
     let old = p
-        .read_json(".omc/state/sessions/claude-s1/agent.json")
+        .read_json(".omc/state/sessions/claude-s1/session.json")
         .unwrap();
     assert_eq!(old["agent"], "claude");
 }
@@ -774,6 +777,20 @@ fn a_run_suspended_in_codex_resumes_in_claude_code() {
 #[test]
 fn status_shows_the_agent_of_each_session() {
     let p = Project::new();
+    hook(
+        &p,
+        "gemini",
+        "session-start",
+        gemini(&p, "g-st", "SessionStart", json!({"source": "startup"})),
+    )
+    .expect_valid();
+    hook(
+        &p,
+        "codex",
+        "session-start",
+        codex(&p, "x-st", "SessionStart", json!({"source": "startup"})),
+    )
+    .expect_valid();
     hook(
         &p,
         "gemini",
@@ -884,10 +901,22 @@ fn the_agent_flag_in_every_spelling_and_its_errors() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown agent 'gemeni'"));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["decision"], "deny");
-    // Usage errors of the person typing: --agent belongs before a hook subcommand.
-    assert_eq!(run(&["--agent", "codex", "status"]).status.code(), Some(2));
-    assert_eq!(run(&["--agent", "codex"]).status.code(), Some(2));
-    assert_eq!(run(&["--agent"]).status.code(), Some(2));
+    // --agent belongs before a hook subcommand. Run as a hook (stdin not a terminal), a
+    // misplaced one is a line on stderr and exit 0, as every hook usage error is.
+    for args in [
+        &["--agent", "codex", "status"][..],
+        &["--agent", "codex"],
+        &["--agent"],
+    ] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr)
+                .contains("--agent NAME goes before a hook subcommand"),
+            "{args:?}"
+        );
+    }
 }
 
 #[test]

@@ -2,8 +2,8 @@
 //! payload as the agent sends it (observed from the pinned client, or documented where no
 //! client can run here — the case's `source` says which), the hooks to run first (`setup`),
 //! and what must come out: the exact top-level keys of the answer, values and substrings at
-//! JSON pointers, keys that must be absent, state files that must (not) exist, and what the
-//! trace (`OMC_TRACE_FILE`) records of the decoding. Adding a case is adding a file.
+//! JSON pointers, keys that must be absent, state files that must (not) exist and values in
+//! them, and what the trace (`OMC_TRACE_FILE`) records of the decoding. Adding a case is adding a file.
 //!
 //! Every case runs the real binary as installed for the agent (`omc-hooks --agent NAME
 //! <hook>`), in a fresh project with the clock pinned, and every state file it leaves must be
@@ -159,6 +159,20 @@ fn check(case: &Value) -> Result<(), String> {
         let f = f.as_str().unwrap();
         if !p.omc().join(f).is_file() {
             errors.push(format!(".omc/{f} was not written"));
+        }
+    }
+    for (f, checks) in expect["equals_file"].as_object().into_iter().flatten() {
+        let v: Value = std::fs::read(p.omc().join(f))
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or(Value::Null);
+        for (ptr, want) in checks.as_object().unwrap() {
+            if v.pointer(ptr) != Some(want) {
+                errors.push(format!(
+                    ".omc/{f} {ptr}: {:?}, expected {want}",
+                    v.pointer(ptr)
+                ));
+            }
         }
     }
     for d in expect["dirs"].as_array().into_iter().flatten() {

@@ -458,3 +458,42 @@ fn usage_errors_and_refusals() {
     ok(&omc(&["install", "--agent", "claude"], p.path(), &[]));
     assert!(p.path().join(".claude/settings.json").is_file());
 }
+
+#[test]
+fn doctor_checks_the_other_agents_installs() {
+    let p = Project::new();
+    let home = tempfile::tempdir().unwrap();
+    let env = [("HOME", home.path().to_str().unwrap())];
+    ok(&omc(&["install", "--agent", "gemini"], p.path(), &env));
+    ok(&omc(&["install", "--agent", "codex"], p.path(), &env));
+    let doctor = |p: &Project| omc(&["doctor"], p.path(), &env);
+    let out = doctor(&p);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        text.contains(".gemini/settings.json: installed, 7 of 7 hooks"),
+        "{text}"
+    );
+    assert!(
+        text.contains(".codex/hooks.json: installed, 8 of 8 hooks"),
+        "{text}"
+    );
+    assert!(text.contains("trust the omc-hooks entries"), "{text}");
+    // Gemini's switch off, a hook removed by hand: both named, with the fix.
+    let f = p.path().join(".gemini/settings.json");
+    let mut v = read(&f);
+    v["hooksConfig"]["enabled"] = json!(false);
+    v["hooks"].as_object_mut().unwrap().remove("PreCompress");
+    std::fs::write(&f, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let out = doctor(&p);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("lacks the Gemini CLI hooks pre-compact"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\"hooksConfig\": {\"enabled\": false}"),
+        "{text}"
+    );
+    assert!(text.contains("install --agent gemini' again"), "{text}");
+}

@@ -942,7 +942,62 @@ fn every_command_has_help_and_unknown_ones_fail() {
         out.ok();
         assert!(out.stdout.starts_with(&format!("Usage: omc-hooks {sub}")));
     }
+    // At a terminal an unknown command is a usage error; as a hook (stdin not a terminal) it
+    // is a one-line no-op with exit 0 (see wire::unknown_subcommand_is_an_error_for_people_not_a_hook).
+    let (code, text) = crate::common::at_terminal(&["frobnicate"]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("unknown command 'frobnicate'"), "{text}");
     let out = w.run(&["frobnicate"]);
-    out.code(2);
-    assert!(out.stderr.contains("unknown command 'frobnicate'"));
+    out.code(0);
+    assert!(
+        out.stderr.contains("unknown subcommand 'frobnicate'"),
+        "{}",
+        out.stderr
+    );
+    // `help help` explains help; a help request into a closed pipe is quiet.
+    let out = w.run(&["help", "help"]);
+    out.ok();
+    assert!(
+        out.stdout.starts_with("Usage: omc-hooks help [command]"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn help_into_a_closed_pipe_does_not_panic() {
+    // `omc-hooks status --help | head -0`: the reader is gone before the help is written.
+    for args in [
+        vec!["status", "--help"],
+        vec!["help"],
+        vec!["--version"],
+        vec!["help", "status"],
+        vec!["manifest"],
+    ] {
+        // A pipe whose read end is already closed, as `head -0` leaves it: every write fails
+        // with EPIPE, deterministically.
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = Command::new(BIN)
+            .args(&args)
+            .stdin(std::process::Stdio::null())
+            .stdout(writer)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    // The same through a real shell pipeline.
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!("'{BIN}' status --help | head -0"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !err.contains("panicked") && !err.contains("Broken pipe"),
+        "{err}"
+    );
 }

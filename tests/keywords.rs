@@ -215,11 +215,25 @@ fn configuration_disables_names_but_never_cancel() {
         ".omc/config.json",
         &json!({"keywords":{"disabled":["ralph","cancel"]},"autopilot":{"max_iterations":9}}),
     );
-    prompt(&p, "s1", "ralph fix the tests").run().expect_noop();
+    // `cancel` cannot be disabled, and listing it is reported (once), not silently dropped.
+    let out = prompt(&p, "s1", "ralph fix the tests").run();
+    assert_eq!(out.context(), "");
+    let note = out.json()["systemMessage"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    assert!(
+        note.contains("`keywords.disabled[1]`: the string \"cancel\" is not an allowed value"),
+        "{note}"
+    );
     assert!(ralph_state(&p).is_none());
-    prompt(&p, "s1", "autopilot build a todo CLI")
-        .run()
-        .expect_context("at most 9 continuations");
+    let out = prompt(&p, "s1", "autopilot build a todo CLI").run();
+    out.expect_context("at most 9 continuations");
+    assert!(
+        out.json().get("systemMessage").is_none(),
+        "told once: {}",
+        out.stdout
+    );
     let a = p
         .read_json(".omc/state/sessions/s1/autopilot-state.json")
         .unwrap();

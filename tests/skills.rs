@@ -213,7 +213,7 @@ fn the_instructions_loaded_post_tool_use_does_not_release() {
         stack(&p).unwrap()["stack"][0]["loaded_at"],
         "2026-12-03T13:45:01.000Z"
     );
-    assert!(stop(&p, T0 + 2000, "done?").is_some());
+    assert!(stop(&p, T0 + 2000, "Loaded the plan skill.").is_some());
 }
 
 #[test]

@@ -100,8 +100,8 @@ fn expect_allowed(out: &Outcome) {
     );
 }
 
-const TAIL: &str =
-    "If the user wants to abandon the run, they type `cancelomc` (or run `omc-hooks cancel`).";
+const TAIL: &str = "If you truly cannot go on without the user (a decision, a credential, missing information), end your message with your question to them, or put <omc-needs-input/> in it: the run then waits for their answer.\n\
+     If the user wants to abandon the run, they type `cancelomc` (or run `omc-hooks cancel`).";
 
 #[test]
 fn ralph_blocks_with_its_text_and_advances_under_the_lock() {

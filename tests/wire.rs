@@ -112,12 +112,38 @@ fn kill_switches_turn_every_hook_off() {
 
 #[test]
 fn unknown_subcommand_is_an_error_for_people_not_a_hook() {
-    let out = std::process::Command::new(crate::common::BIN)
-        .arg("no-such-thing")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("omc-hooks help"));
+    // As a hook (stdin is a pipe, a payload on it): exit 0 — Claude Code reads 2 as "block" —
+    // nothing on stdout, one line on stderr. Also for no subcommand at all.
+    for args in [
+        vec!["notification"],
+        vec!["no-such-thing", "--flag"],
+        vec![],
+    ] {
+        let out = crate::common::Hook::args(&args)
+            .payload(serde_json::json!({"hook_event_name": "Notification", "message": "hi"}))
+            .run();
+        assert_eq!(out.code, Some(0), "{args:?}: {}", out.stderr);
+        assert_eq!(out.stdout, "", "{args:?}");
+        assert_eq!(out.stderr.lines().count(), 1, "{args:?}: {}", out.stderr);
+        assert!(out.stderr.starts_with("omc-hooks: "), "{}", out.stderr);
+    }
+    // An unknown argument to a hook subcommand is ignored with one line; the hook still runs.
+    let p = crate::common::Project::new();
+    let out = crate::common::Hook::args(&["stop", "--no-such-flag"])
+        .payload(crate::common::payload("Stop", "s1", p.path()))
+        .run();
+    out.expect_noop();
+    assert!(
+        out.stderr
+            .contains("ignoring unexpected argument '--no-such-flag'"),
+        "{}",
+        out.stderr
+    );
+    // A person at a terminal still gets a usage error.
+    let t = crate::common::at_terminal(&["no-such-thing"]);
+    assert_eq!(t.0, 2, "{}", t.1);
+    assert!(t.1.contains("unknown command 'no-such-thing'"), "{}", t.1);
+    assert!(t.1.contains("omc-hooks help"), "{}", t.1);
 }
 
 #[test]

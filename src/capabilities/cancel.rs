@@ -4,6 +4,7 @@
 
 use crate::modes::{PERSISTENT, state_file_name};
 use crate::state::files::ModeState;
+use crate::state::health::WriteProblem;
 use crate::state::{Change, Scope, StateFile, Store};
 
 /// The name of the skill-guard stack file in a session directory.
@@ -16,11 +17,14 @@ pub struct Cancelled {
     pub modes: Vec<String>,
     /// Whether a skill-guard stack was released.
     pub skill_guards: bool,
+    /// What could not be ended, each as "ralph (because …)": a failed write is never reported
+    /// as a cancel, nor as "nothing was running".
+    pub failed: Vec<String>,
 }
 
 impl Cancelled {
     pub fn is_empty(&self) -> bool {
-        self.modes.is_empty() && !self.skill_guards
+        self.modes.is_empty() && !self.skill_guards && self.failed.is_empty()
     }
 }
 
@@ -41,7 +45,11 @@ pub fn cancel_scope(store: &Store, scope: &Scope, now_iso: &str) -> Cancelled {
         match ended {
             Ok(true) => out.modes.push(mode.to_string()),
             Ok(false) => {}
-            Err(e) => crate::diag!("cancel {mode}: {e}"),
+            Err(e) => {
+                crate::diag!("cancel {mode}: {e}");
+                let why = WriteProblem::from_io(&e, store.omc_dir()).cause();
+                out.failed.push(format!("{mode} (because {why})"));
+            }
         }
     }
     if let Some(file) = StateFile::new(scope, SKILL_STACK_FILE)
@@ -49,7 +57,11 @@ pub fn cancel_scope(store: &Store, scope: &Scope, now_iso: &str) -> Cancelled {
     {
         match store.remove(&file) {
             Ok(()) => out.skill_guards = true,
-            Err(e) => crate::diag!("cancel skill guards: {e}"),
+            Err(e) => {
+                crate::diag!("cancel skill guards: {e}");
+                let why = WriteProblem::from_io(&e, store.omc_dir()).cause();
+                out.failed.push(format!("the skill guards (because {why})"));
+            }
         }
     }
     out

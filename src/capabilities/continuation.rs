@@ -10,10 +10,9 @@
 //! away empty prompts and the continuation this session last sent, which [`after`] remembers
 //! as a fingerprint (never the text: it may quote the task) when the end-of-turn hook blocks.
 //!
-//! The same small file, `agent.json` in the session's state directory, records which agent
-//! the session runs in (`status` shows it). It is written only when something changes, and
-//! only in a session that already has state, so a session that never uses omc-hooks leaves
-//! no trace.
+//! The fingerprint lives in `agent.json` in the session's state directory, beside the agent
+//! that sent it. (Which agent a session runs in is recorded at each SessionStart in
+//! `session.json`; `status` shows it.)
 
 use super::Ctx;
 use crate::protocol::Answer;
@@ -85,8 +84,14 @@ pub fn admit(ctx: &Ctx<'_>) -> bool {
 }
 
 /// After the capabilities answered: remember an end-of-turn continuation that will come back
-/// as a prompt, and record which agent the session runs in.
+/// as a prompt (only on agents that echo it; one more durable write on those Stops).
 pub fn after(ctx: &Ctx<'_>, answer: &Answer) {
+    if ctx.hook.event != "Stop" || !ctx.input.agent.echoes_continuation() {
+        return;
+    }
+    let Some(reason) = answer.block.as_deref() else {
+        return;
+    };
     let (Some(store), Some(file), Some(sid)) = (
         ctx.store.as_ref(),
         record_file(&ctx.scope),
@@ -94,46 +99,23 @@ pub fn after(ctx: &Ctx<'_>, answer: &Answer) {
     ) else {
         return;
     };
-    let agent = ctx.input.agent.name();
-    let continuation = answer
-        .block
-        .as_deref()
-        .filter(|_| ctx.hook.event == "Stop" && ctx.input.agent.echoes_continuation())
-        .map(fingerprint);
-    if continuation.is_none() {
-        // Only a session that has state of its own gets the record, and only once per agent.
-        if !store.dir(&ctx.scope).is_dir() {
-            return;
-        }
-        if store
-            .read::<SessionAgent>(&file)
-            .is_some_and(|r| r.agent == agent)
-        {
-            return;
-        }
-    }
+    let fp = fingerprint(reason);
     let now = crate::time::iso(ctx.now_ms);
     let result = store.update(&file, |cur: Option<SessionAgent>| {
         let mut rec = cur.unwrap_or_default();
-        if continuation.is_none() && rec.agent == agent {
-            return (Change::Keep, ());
-        }
-        if rec.agent != agent {
-            rec.continuation = None;
-            rec.continuation_at = None;
-        }
         rec.schema_version = SCHEMA_VERSION;
         rec.session_id = sid.to_string();
-        rec.agent = agent.to_string();
+        rec.agent = ctx.input.agent.name().to_string();
         rec.updated_at = now.clone();
-        if let Some(fp) = &continuation {
-            rec.continuation = Some(fp.clone());
-            rec.continuation_at = Some(now.clone());
-        }
+        rec.continuation = Some(fp);
+        rec.continuation_at = Some(now.clone());
         (Change::Write(rec), ())
     });
     if let Err(e) = result {
-        crate::diag!("{}: cannot record the session's agent: {e}", ctx.hook.name);
+        crate::diag!(
+            "{}: cannot record the continuation sent: {e}",
+            ctx.hook.name
+        );
     }
 }
 

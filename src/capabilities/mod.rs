@@ -4,6 +4,7 @@
 //! file plus one line here.
 
 pub mod cancel;
+pub mod config_notice;
 pub mod continuation;
 pub mod keywords;
 pub mod memory;
@@ -56,14 +57,19 @@ pub struct Capability {
 const REGISTRY: &[(&str, &[Capability])] = &[
     (
         "session-start",
-        &[cap("session-memory", memory::session_start::run)],
+        &[
+            cap("session-memory", memory::session_start::run),
+            cap("config-notice", config_notice::run),
+        ],
     ),
     (
         "user-prompt-submit",
         &[
             cap("keywords.reset_turn", keywords::reset_turn),
             cap("resume", memory::resume::on_prompt),
+            cap("mode-command", persistent_mode::command::on_prompt),
             cap("keywords", keywords::on_prompt),
+            cap("config-notice", config_notice::run),
         ],
     ),
     (
@@ -87,7 +93,13 @@ const REGISTRY: &[(&str, &[Capability])] = &[
         ],
     ),
     // Persistent modes first; with none to continue it asks `skill_guard::stop_block`.
-    ("stop", &[cap("persistent_mode", persistent_mode::stop)]),
+    (
+        "stop",
+        &[
+            cap("persistent_mode", persistent_mode::stop),
+            cap("config-notice", config_notice::run),
+        ],
+    ),
     ("subagent-start", &[cap("subagents", subagents::start)]),
     ("subagent-stop", &[cap("subagents", subagents::stop)]),
     ("pre-compact", &[cap("checkpoint", memory::checkpoint::run)]),

@@ -19,7 +19,8 @@ guard, so the next Stop is allowed — the same as typing 'cancel' in the sessio
   --session ID     that session only
   --all            every session, and the session-less state
 
-'omc-hooks status' shows the sessions and what is active in them.";
+'omc-hooks status' shows the sessions and what is active in them. Exit status 1 when
+something could not be ended (the state could not be written; the message says why).";
 
 pub(super) fn run(args: &[String], env: &Env) -> i32 {
     let p = match parse(args, &["all"], &["session"], false) {
@@ -54,23 +55,23 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
             );
         }
         let c = cancel_scope(&store, &Scope::Session(id.clone()), &now_iso);
-        report(&format!("session {id}"), &c);
-        return 0;
+        return report(&format!("session {id}"), &c);
     }
     let views = runs::scan(&store);
     if p.flag("all") {
         let mut any = false;
+        let mut code = 0;
         for v in &views {
             let c = cancel_scope(&store, &v.scope, &now_iso);
             if !c.is_empty() {
-                report(&v.label(), &c);
+                code = code.max(report(&v.label(), &c));
                 any = true;
             }
         }
         if !any {
             nothing(&store);
         }
-        return 0;
+        return code;
     }
     let live: Vec<&SessionView> = views.iter().filter(|v| v.cancellable()).collect();
     match live.as_slice() {
@@ -80,8 +81,7 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
         }
         [one] => {
             let c = cancel_scope(&store, &one.scope, &now_iso);
-            report(&one.label(), &c);
-            0
+            report(&one.label(), &c)
         }
         several => {
             let mut msg = format!(
@@ -108,10 +108,11 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
     }
 }
 
-fn report(label: &str, c: &Cancelled) {
+/// Prints what a cancel did; 1 when something could not be ended.
+fn report(label: &str, c: &Cancelled) -> i32 {
     if c.is_empty() {
         println!("Nothing active in {label}; nothing cancelled.");
-        return;
+        return 0;
     }
     let mut parts = Vec::new();
     if !c.modes.is_empty() {
@@ -120,7 +121,17 @@ fn report(label: &str, c: &Cancelled) {
     if c.skill_guards {
         parts.push("skill guards released".into());
     }
-    println!("Cancelled in {label}: {}.", parts.join("; "));
+    if !parts.is_empty() {
+        println!("Cancelled in {label}: {}.", parts.join("; "));
+    }
+    if c.failed.is_empty() {
+        return 0;
+    }
+    eprintln!(
+        "omc-hooks cancel: NOT cancelled in {label}: {}. 'omc-hooks doctor' says how to fix it.",
+        c.failed.join("; ")
+    );
+    1
 }
 
 fn nothing(store: &Store) {

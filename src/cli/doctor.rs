@@ -20,13 +20,20 @@ Usage: omc-hooks doctor [--agents]
 Checks, and says how to fix:
   * this binary's version, and the plugin checkout it sits in (hooks.json, plugin.json);
   * where the hooks are installed — <project>/.claude/settings.json, settings.local.json,
-    ~/.claude/settings.json — and whether their commands reach an existing executable;
-  * the project's state directory: corrupt files moved aside (*.corrupt-*), temporary files
-    left by an interrupted write (.tmp-*), unreadable state files, stale active runs;
+    ~/.claude/settings.json — and whether their commands reach an existing executable; the
+    same for the other agents' files install --agent writes (.codex/hooks.json,
+    .gemini/settings.json, .qwen/settings.json, .cursor/hooks.json, and their user-level
+    ones), with the switches that turn a client's hooks off;
+  * the project's state directory: whether the hooks can write it (read-only filesystem,
+    permissions, a refused symlink, a full disk), corrupt files moved aside (*.corrupt-*),
+    temporary files left by an interrupted write (.tmp-*), unreadable state files, stale
+    active runs;
+  * .omc/config.json against its schema: each invalid value or unknown key, with its fix;
   * the Claude Code version, if `claude` is on PATH;
   * with OMC_TRACE_FILE set: hooks whose payloads look like another agent's than the one
     they were installed for (--agent).
-Exit status 0 when healthy, 1 when a problem was found. Changes nothing.";
+Exit status 0 when healthy, 1 when a problem was found. Changes nothing (to test that the
+state directory is writable it writes one small probe file and removes it at once).";
 
 /// How long `claude --version` may take.
 const CLAUDE_TIMEOUT: Duration = Duration::from_secs(5);
@@ -47,6 +54,9 @@ impl Report {
     }
     pub(super) fn problem(&mut self, what: impl Into<String>, fix: impl Into<String>) {
         self.problems.push((what.into(), fix.into()));
+    }
+    pub(super) fn note(&mut self, text: impl Into<String>) {
+        self.notes.push(text.into());
     }
 }
 
@@ -106,6 +116,7 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
             "no HOME or CLAUDE_CONFIG_DIR set; user settings not checked",
         ),
     }
+    super::agent_install::check::check(&mut r, env, root.as_ref().map(|r| r.project.as_path()));
     let programs: BTreeSet<&String> = installs.iter().flat_map(|(_, p)| p).collect();
     if programs.len() > 1 {
         r.problem(
@@ -134,7 +145,10 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
         );
     }
     match &root {
-        Some(root) => check_state(&mut r, env, root),
+        Some(root) => {
+            check_state(&mut r, env, root);
+            check_config(&mut r, env, root);
+        }
         None => r.line("state", "cannot tell which project this is (no usable cwd)"),
     }
     check_claude(&mut r, env);
@@ -397,24 +411,38 @@ fn list_some(paths: &[PathBuf]) -> String {
 }
 
 fn check_state(r: &mut Report, env: &Env, root: &crate::state::Root) {
+    let writable = crate::state::health::probe(root);
+    if let Err(p) = &writable {
+        r.problem(
+            format!(
+                "the hooks cannot write state, because {}: modes do not start and checkpoints \
+                 are not saved",
+                p.cause()
+            ),
+            p.fix(),
+        );
+    }
     if !root.omc.exists() {
         r.line(
             "state",
             format!(
-                "{}: none yet (created by the first hook)",
-                root.omc.display()
+                "{}: none yet (created by the first hook){}",
+                root.omc.display(),
+                if writable.is_ok() {
+                    ""
+                } else {
+                    "; NOT WRITABLE"
+                }
             ),
         );
         return;
     }
     if std::fs::symlink_metadata(&root.omc).is_ok_and(|m| m.file_type().is_symlink()) {
-        r.problem(
-            format!(
-                "{} is a symlink; the hooks refuse to write through it",
-                root.omc.display()
-            ),
-            "replace it with a real directory (or set OMC_STATE_DIR to the directory you mean)",
+        r.line(
+            "state",
+            format!("{}: a symlink (refused)", root.omc.display()),
         );
+        return;
     }
     let store = crate::state::Store::new(root.clone(), env.now_ms());
     let now = env.now_ms();
@@ -475,11 +503,45 @@ fn check_state(r: &mut Report, env: &Env, root: &crate::state::Root) {
     r.line(
         "state",
         format!(
-            "{}: {sessions} session(s), {active} active run(s), {} corrupt file(s)",
+            "{}: {sessions} session(s), {active} active run(s), {} corrupt file(s), {}",
             root.omc.display(),
-            corrupt.len()
+            corrupt.len(),
+            if writable.is_ok() {
+                "writable"
+            } else {
+                "NOT WRITABLE"
+            }
         ),
     );
+}
+
+/// `.omc/config.json` against its schema: the file, each key and its problem, and the fix.
+fn check_config(r: &mut Report, env: &Env, root: &crate::state::Root) {
+    let store = crate::state::Store::new(root.clone(), env.now_ms());
+    let config = crate::config::Config::read(&store);
+    let Some(path) = config.path() else {
+        r.line("config", "no .omc/config.json (defaults apply)");
+        return;
+    };
+    let problems = config.problems();
+    if problems.is_empty() {
+        r.line("config", format!("{}: valid", path.display()));
+        return;
+    }
+    r.line(
+        "config",
+        format!(
+            "{}: {} problem(s); the hooks use the rest",
+            path.display(),
+            problems.len()
+        ),
+    );
+    for p in problems {
+        r.problem(
+            format!("{}: {}", path.display(), p.summary()),
+            p.fix.clone(),
+        );
+    }
 }
 
 fn check_claude(r: &mut Report, env: &Env) {

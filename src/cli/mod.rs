@@ -89,19 +89,109 @@ pub const COMMANDS: &[Command] = &[
     },
     Command {
         name: "mode",
-        summary: "record a persistent mode's phase, test result or stage; show the runs",
+        summary: "start a persistent mode's run, record its progress, show the runs",
         help: mode::HELP,
         run: mode::run,
     },
 ];
 
 /// Parses `args` (without the program name) and runs the chosen subcommand.
+///
+/// Exit codes depend on who is asking. Claude Code runs `omc-hooks <sub>` with the payload on
+/// stdin and treats exit 2 as "block": a mistyped or stale manifest entry must then cost one
+/// diagnostic line, never the agent. So when stdin is not a terminal (a hook invocation), an
+/// unknown subcommand, a missing one, or an unknown argument to a hook subcommand exits 0 with
+/// one line on stderr. A person at a terminal still gets usage errors and a non-zero status.
 pub fn run(args: Vec<OsString>) -> i32 {
     let args: Vec<String> = args
         .into_iter()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
+    let as_hook = !std::io::IsTerminal::is_terminal(&std::io::stdin());
+    // `omc-hooks --agent NAME <hook subcommand>`: a hook installed for another agent.
+    let (agent, args) = match args.first().map(String::as_str) {
+        Some(a) if a == "--agent" || a.starts_with("--agent=") => {
+            let (value, rest) = match a.strip_prefix("--agent=") {
+                Some(v) => (Some(v.to_string()), args[1..].to_vec()),
+                None => (args.get(1).cloned(), args.get(2..).unwrap_or(&[]).to_vec()),
+            };
+            if rest.first().is_none_or(|s| crate::hooks::find(s).is_none()) {
+                let msg = format!(
+                    "--agent NAME goes before a hook subcommand, e.g. 'omc-hooks --agent codex \
+                     stop' (NAME: {}; hook subcommands: 'omc-hooks help')",
+                    crate::protocol::Agent::names()
+                );
+                if as_hook {
+                    crate::diag!("{msg}; nothing to do");
+                    return 0;
+                }
+                eprintln!("omc-hooks: {msg}");
+                return 2;
+            }
+            (Some(value), rest)
+        }
+        _ => (None, args),
+    };
+    if let Some(hook) = args.first().and_then(|a| crate::hooks::find(a)) {
+        let rest = &args[1..];
+        if rest.iter().any(|a| a == "-h" || a == "--help") {
+            return pipe_safe(|| {
+                println!("{}", hook_help(hook));
+                0
+            });
+        }
+        // `omc-hooks stop --agent codex` is accepted as well as `--agent codex stop`.
+        let (trailing, rest) = take_agent(rest);
+        if let Some(extra) = rest.first() {
+            crate::diag!(
+                "{}: ignoring unexpected argument '{extra}'{}",
+                hook.name,
+                if rest.len() > 1 { " (and more)" } else { "" }
+            );
+        }
+        let agent = match agent.or(trailing) {
+            None => Some(crate::protocol::Agent::Claude),
+            Some(value) => {
+                let parsed = value.as_deref().and_then(crate::protocol::Agent::parse);
+                if parsed.is_none() {
+                    crate::diag!(
+                        "{}: unknown agent '{}' (known: {}); reading the payload by its shape",
+                        hook.name,
+                        value.unwrap_or_default(),
+                        crate::protocol::Agent::names()
+                    );
+                }
+                parsed
+            }
+        };
+        return crate::dispatch::run_hook(hook, Env::from_process(), agent);
+    }
+    pipe_safe(|| run_command(&args, as_hook))
+}
+
+/// Takes `--agent NAME` / `--agent=NAME` out of a hook's trailing arguments: the value given
+/// (`Some(None)` for `--agent` without one), and the arguments left.
+fn take_agent(rest: &[String]) -> (Option<Option<String>>, Vec<String>) {
+    let mut agent = None;
+    let mut left = Vec::new();
+    let mut it = rest.iter();
+    while let Some(a) = it.next() {
+        match a.strip_prefix("--agent=") {
+            Some(v) => agent = Some(Some(v.to_string())),
+            None if a == "--agent" => agent = Some(it.next().cloned()),
+            None => left.push(a.clone()),
+        }
+    }
+    (agent, left)
+}
+
+/// A human command, `help` or `--version`.
+fn run_command(args: &[String], as_hook: bool) -> i32 {
     let Some(first) = args.first().map(String::as_str) else {
+        if as_hook {
+            crate::diag!("no subcommand given; nothing to do (run 'omc-hooks help' for the list)");
+            return 0;
+        }
         print!("{}", usage());
         return 2;
     };
@@ -125,22 +215,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         }
         _ => {}
     }
-    if first == "--agent" || first.starts_with("--agent=") {
-        return agent_hook(&args);
-    }
     let rest = &args[1..];
-    if let Some(hook) = crate::hooks::find(first) {
-        if rest.iter().any(|a| a == "-h" || a == "--help") {
-            println!("{}", hook_help(hook));
-            return 0;
-        }
-        // `omc-hooks stop --agent codex` is accepted as well as `--agent codex stop`.
-        let agent = match agent_flag(rest) {
-            Ok(a) => a,
-            Err(_) => Some(crate::protocol::Agent::Claude),
-        };
-        return crate::dispatch::run_hook(hook, Env::from_process(), agent);
-    }
     if let Some(cmd) = COMMANDS.iter().find(|c| c.name == first) {
         if rest.iter().any(|a| a == "-h" || a == "--help") {
             println!("{}", cmd.help);
@@ -148,68 +223,42 @@ pub fn run(args: Vec<OsString>) -> i32 {
         }
         return (cmd.run)(rest, &Env::from_process());
     }
+    if as_hook {
+        // Perhaps a hook subcommand of another version named in a stale manifest.
+        crate::diag!("unknown subcommand '{first}'; no-op (run 'omc-hooks help' for the list)");
+        return 0;
+    }
     eprintln!("omc-hooks: unknown command '{first}'. Run 'omc-hooks help' for the list.");
     2
 }
 
-/// `omc-hooks --agent NAME <hook subcommand>`: a hook installed for another agent. An unknown
-/// name is reported and the payload's shape decides; the hook still exits 0, as every hook.
-fn agent_hook(args: &[String]) -> i32 {
-    let (value, rest) = match args[0].strip_prefix("--agent=") {
-        Some(v) => (Some(v.to_string()), &args[1..]),
-        None => (args.get(1).cloned(), args.get(2..).unwrap_or(&[])),
-    };
-    let Some(sub) = rest.first() else {
-        eprintln!(
-            "omc-hooks: --agent NAME goes before a hook subcommand, e.g. 'omc-hooks --agent codex stop' \
-             (NAME: {})",
-            crate::protocol::Agent::names()
-        );
-        return 2;
-    };
-    let Some(hook) = crate::hooks::find(sub) else {
-        eprintln!(
-            "omc-hooks: --agent applies to hook subcommands, not '{sub}'. Run 'omc-hooks help' for the list."
-        );
-        return 2;
-    };
-    if rest[1..].iter().any(|a| a == "-h" || a == "--help") {
-        println!("{}", hook_help(hook));
-        return 0;
+/// Runs a command that prints for a person, treating a closed stdout (`omc-hooks status |
+/// head -0`) as the reader having seen enough: quiet, exit 0, instead of a panic and a
+/// backtrace. Any other panic is reported as an internal error.
+fn pipe_safe(f: impl FnOnce() -> i32) -> i32 {
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !is_broken_pipe(info.payload()) {
+            default_hook(info);
+        }
+    }));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    let _ = std::panic::take_hook();
+    match result {
+        Ok(code) => code,
+        Err(payload) if is_broken_pipe(payload.as_ref()) => 0,
+        Err(_) => 101,
     }
-    let agent = value.as_deref().and_then(crate::protocol::Agent::parse);
-    if agent.is_none() {
-        eprintln!(
-            "omc-hooks {}: unknown agent '{}' (known: {}); reading the payload by its shape",
-            hook.name,
-            value.unwrap_or_default(),
-            crate::protocol::Agent::names()
-        );
-    }
-    crate::dispatch::run_hook(hook, Env::from_process(), agent)
 }
 
-/// `--agent NAME` / `--agent=NAME` among a hook's trailing arguments. `Ok(None)`: given, but
-/// not a name we know; `Err(())`: not given.
-fn agent_flag(rest: &[String]) -> Result<Option<crate::protocol::Agent>, ()> {
-    let mut it = rest.iter();
-    while let Some(a) = it.next() {
-        let value = match a.strip_prefix("--agent=") {
-            Some(v) => Some(v),
-            None if a == "--agent" => it.next().map(String::as_str),
-            None => continue,
-        };
-        let agent = value.and_then(crate::protocol::Agent::parse);
-        if agent.is_none() {
-            eprintln!(
-                "omc-hooks: unknown agent '{}' (known: {}); reading the payload by its shape",
-                value.unwrap_or_default(),
-                crate::protocol::Agent::names()
-            );
-        }
-        return Ok(agent);
-    }
-    Err(())
+/// Whether a panic payload is `print!`'s "failed printing to stdout: Broken pipe".
+fn is_broken_pipe(payload: &(dyn std::any::Any + Send)) -> bool {
+    let text = payload
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| payload.downcast_ref::<&str>().copied())
+        .unwrap_or("");
+    text.contains("Broken pipe") || text.contains("os error 32")
 }
 
 fn hook_help(hook: crate::hooks::Hook) -> String {
@@ -227,7 +276,16 @@ fn hook_help(hook: crate::hooks::Hook) -> String {
     )
 }
 
+const HELP_HELP: &str = "\
+Usage: omc-hooks help [command]
+
+Without a command, lists every command and hook subcommand. With one, shows its details
+(the same text as 'omc-hooks <command> --help').";
+
 fn help_for(name: &str) -> Option<String> {
+    if matches!(name, "help" | "-h" | "--help") {
+        return Some(HELP_HELP.to_string());
+    }
     if let Some(h) = crate::hooks::find(name) {
         return Some(hook_help(h));
     }

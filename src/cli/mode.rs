@@ -1,8 +1,15 @@
-//! `omc-hooks mode …`: the model (or a person) records a persistent mode's progress — the
-//! autopilot or team phase, ultraqa's test result, the pipeline stage — and can show the runs.
-//! The Stop texts document these commands; reporting the mode's own end (phase `complete`,
-//! tests passing, past the last stage) ends the run here and now.
+//! `omc-hooks mode …`: start a persistent mode's run, record its progress — the autopilot or
+//! team phase, ultraqa's test result, the pipeline stage — and show the runs.
+//!
+//! `mode start` is how a mode without a magic keyword (ultraqa, team, pipeline) is started from a
+//! shell; the plugin's slash commands start the same runs from inside Claude Code (both go
+//! through [`crate::capabilities::persistent_mode::start`]). The Stop texts document the
+//! progress commands; reporting the mode's own end (phase `complete`, tests passing, past the
+//! last stage) ends the run here and now. Limits shown are the ones the Stop hook enforces.
 
+use crate::capabilities::memory::{session_end, session_start};
+use crate::capabilities::persistent_mode::start;
+use crate::config::Config;
 use crate::env::Env;
 use crate::modes::{self, Progress, REGISTRY};
 use crate::state::files::ModeState;
@@ -12,8 +19,12 @@ use serde_json::Value;
 pub const HELP: &str = "\
 Usage: omc-hooks mode <command> [--session ID]
 
-Records a persistent mode's progress (the Stop continuation texts say when), or shows runs.
+Starts a persistent mode's run, records its progress (the Stop continuation texts say when),
+or shows runs.
 
+  omc-hooks mode start <mode> <task…>          starts a run of ralph, autopilot, ultrawork,
+                                               ultraqa, ralplan, team or pipeline (restarts a
+                                               running one); the next Stop continues it
   omc-hooks mode show                          the active runs (of one session with --session)
   omc-hooks mode phase autopilot <phase>       expansion, planning, execution, qa, validation,
                                                complete (ends the run)
@@ -24,10 +35,15 @@ Records a persistent mode's progress (the Stop continuation texts say when), or 
   omc-hooks mode stage pipeline <k>/<n>|done   now on stage k of n; done (or k = n+1) ends
                                                the run
 
-The session: --session ID, else the one session of this project with an active run of that
-mode. The project is found as the hooks find it: CLAUDE_PROJECT_DIR, else the nearest ancestor
-of the current directory holding .omc/ or .git, else the current directory.
-Exit status: 0 done, 1 nothing to update (the message says why), 2 usage error.";
+The session: --session ID; else CLAUDE_CODE_SESSION_ID, which Claude Code sets for the
+commands the model runs; else, for start, the one Claude Code session open in this project,
+and for the others the one session with an active run of that mode. Inside Claude Code, the
+plugin's slash commands /omc-hooks:ultraqa, /omc-hooks:team and /omc-hooks:pipeline <task>
+start a run in the current session. The project is found as the hooks find it:
+CLAUDE_PROJECT_DIR, else the nearest ancestor of the current directory holding .omc/ or .git,
+else the current directory. Use -- before a task that starts with '-'.
+Exit status: 0 done, 1 nothing to update or the run could not be written (the message says
+why), 2 usage error.";
 
 /// Entry point for `omc-hooks mode`.
 pub fn run(args: &[String], env: &Env) -> i32 {
@@ -73,6 +89,10 @@ fn run_inner(args: &[String], env: &Env) -> Result<String, Failure> {
     let mut words: Vec<&str> = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
+        if a == "--" {
+            words.extend(it.by_ref().map(String::as_str));
+            break;
+        }
         if a == "--session" {
             session = Some(
                 it.next()
@@ -93,6 +113,8 @@ fn run_inner(args: &[String], env: &Env) -> Result<String, Failure> {
         })?),
         None => None,
     };
+    // Claude Code sets this for the commands the model runs: the model's own session.
+    let from_client = env.var(CLIENT_SESSION_VAR).and_then(SessionId::parse);
     let root = root::resolve(env, None).ok_or_else(|| {
         refused("cannot tell which project this is: run it from inside the project")
     })?;
@@ -100,12 +122,22 @@ fn run_inner(args: &[String], env: &Env) -> Result<String, Failure> {
 
     let (verb, rest) = words
         .split_first()
-        .ok_or_else(|| usage("which command? show, phase, tests or stage"))?;
-    if *verb == "show" {
-        if !rest.is_empty() {
-            return Err(usage("show takes no arguments"));
+        .ok_or_else(|| usage("which command? start, show, phase, tests or stage"))?;
+    let config = Config::read(&store).with_env(env);
+    match *verb {
+        "show" => {
+            if !rest.is_empty() {
+                return Err(usage("show takes no arguments"));
+            }
+            return Ok(show(&store, session.as_ref(), &config));
         }
-        return Ok(show(&store, session.as_ref()));
+        "start" => return start_run(&store, &config, rest, session.or(from_client), env),
+        "phase" | "tests" | "stage" => {}
+        other => {
+            return Err(usage(format!(
+                "unknown command '{other}'; one of start, show, phase, tests, stage"
+            )));
+        }
     }
     let [mode, value] = rest else {
         return Err(usage(format!("{verb} needs a mode and a value")));
@@ -113,8 +145,92 @@ fn run_inner(args: &[String], env: &Env) -> Result<String, Failure> {
     let spec = modes::persistent(mode)
         .ok_or_else(|| usage(format!("'{mode}' is not a persistent mode")))?;
     let report = parse_report(verb, spec.name, spec.progress, value)?;
-    let scope = pick_scope(&store, spec.name, session)?;
+    let scope = pick_scope(&store, spec.name, session, from_client)?;
     apply(&store, &scope, spec.name, report, env.now_ms())
+}
+
+/// The variable Claude Code sets to its session id in the environment of the model's commands.
+pub const CLIENT_SESSION_VAR: &str = "CLAUDE_CODE_SESSION_ID";
+
+/// `mode start <mode> <task…>`.
+fn start_run(
+    store: &Store,
+    config: &Config,
+    rest: &[&str],
+    session: Option<SessionId>,
+    env: &Env,
+) -> Result<String, Failure> {
+    let Some((mode, task)) = rest.split_first() else {
+        return Err(usage(format!(
+            "start needs a mode ({}) and a task",
+            modes::PERSISTENT.join(", ")
+        )));
+    };
+    let spec = modes::persistent(mode).ok_or_else(|| {
+        usage(format!(
+            "'{mode}' is not a persistent mode; one of {}",
+            modes::PERSISTENT.join(", ")
+        ))
+    })?;
+    let task = task.join(" ");
+    if task.trim().is_empty() {
+        return Err(usage(format!(
+            "start {mode} needs a task: what should the run work on?"
+        )));
+    }
+    let id = match session {
+        Some(id) => id,
+        None => open_session(store)?,
+    };
+    let scope = Scope::Session(id.clone());
+    let prompt = crate::capabilities::keywords::stored_prompt(task.trim());
+    match start::start(store, &scope, spec.name, &prompt, env.now_ms(), config) {
+        Ok(run) => Ok(format!(
+            "{}: run started in session {id} (iteration 1/{}); the next Stop in that session \
+             continues it. Task: {}",
+            spec.name, run.state.max_iterations, run.state.prompt
+        )),
+        Err(problem) => Err(refused(format!(
+            "{} NOT started: {}.\nfix: {}",
+            spec.name,
+            problem.cause(),
+            problem.fix()
+        ))),
+    }
+}
+
+/// The one Claude Code session that is open in this project: started (`session.json`) and not
+/// ended since (no summary written after its last start).
+fn open_session(store: &Store) -> Result<SessionId, Failure> {
+    let mut open: Vec<SessionId> = store
+        .sessions()
+        .into_iter()
+        .filter(|id| {
+            let scope = Scope::Session(id.clone());
+            let started = StateFile::new(&scope, session_start::MARKER)
+                .and_then(|f| store.read::<session_start::Marker>(&f))
+                .and_then(|m| crate::time::parse_iso(&m.last_start_at));
+            let ended = StateFile::nested(&Scope::Omc, session_end::DIR, &format!("{id}.json"))
+                .and_then(|f| store.read::<session_end::Summary>(&f))
+                .and_then(|s| crate::time::parse_iso(&s.ended_at));
+            matches!((started, ended), (Some(s), e) if e.is_none_or(|e| e < s))
+        })
+        .collect();
+    match open.len() {
+        1 => Ok(open.remove(0)),
+        0 => Err(refused(format!(
+            "no open Claude Code session found in {}; pass --session ID, or type \
+             /omc-hooks:<mode> <task> inside the session",
+            store.project().display()
+        ))),
+        _ => Err(usage(format!(
+            "several sessions are open in this project ({}); pass --session ID",
+            open.iter()
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
 }
 
 fn parse_report(
@@ -183,7 +299,7 @@ fn parse_report(
             }
         }
         other => Err(usage(format!(
-            "unknown command '{other}'; one of show, phase, tests, stage"
+            "unknown command '{other}'; one of start, show, phase, tests, stage"
         ))),
     }
 }
@@ -196,10 +312,25 @@ fn is_live(s: &ModeState) -> bool {
     s.active && s.suspended_at.is_none()
 }
 
-/// `--session`, else the single scope of this project with an active run of `mode`.
-fn pick_scope(store: &Store, mode: &str, session: Option<SessionId>) -> Result<Scope, Failure> {
+/// `--session`; else the client's session when it has an active run of `mode`; else the single
+/// scope of this project with an active run of `mode`.
+fn pick_scope(
+    store: &Store,
+    mode: &str,
+    session: Option<SessionId>,
+    from_client: Option<SessionId>,
+) -> Result<Scope, Failure> {
     if let Some(id) = session {
         return Ok(Scope::Session(id));
+    }
+    if let Some(id) = from_client {
+        let scope = Scope::Session(id);
+        let live = mode_file(&scope, mode)
+            .and_then(|f| store.read::<ModeState>(&f))
+            .is_some_and(|s| is_live(&s));
+        if live {
+            return Ok(scope);
+        }
     }
     let mut found: Vec<Scope> = store
         .sessions()
@@ -214,10 +345,21 @@ fn pick_scope(store: &Store, mode: &str, session: Option<SessionId>) -> Result<S
         .collect();
     match found.len() {
         1 => Ok(found.remove(0)),
-        0 => Err(refused(format!(
-            "no active {mode} run in {}. Start one with a prompt such as '{mode} <task>'.",
-            store.project().display()
-        ))),
+        0 => {
+            let how = if modes::KEYWORD_CHAIN.contains(&mode) {
+                format!(
+                    "a prompt such as '{mode} <task>', or with 'omc-hooks mode start {mode} <task>'"
+                )
+            } else {
+                format!(
+                    "'/omc-hooks:{mode} <task>' in Claude Code, or with 'omc-hooks mode start {mode} <task>'"
+                )
+            };
+            Err(refused(format!(
+                "no active {mode} run in {}. Start one with {how}.",
+                store.project().display()
+            )))
+        }
         _ => {
             let ids: Vec<String> = found
                 .iter()
@@ -303,8 +445,9 @@ fn apply(
     }
 }
 
-/// One line per active run: where, mode, iteration, progress, task.
-fn show(store: &Store, session: Option<&SessionId>) -> String {
+/// One line per active run: where, mode, iteration/limit (the limit the Stop hook enforces),
+/// progress, whether it waits for the user, task.
+fn show(store: &Store, session: Option<&SessionId>, config: &Config) -> String {
     let scopes: Vec<Scope> = match session {
         Some(id) => vec![Scope::Session(id.clone())],
         None => store
@@ -332,7 +475,7 @@ fn show(store: &Store, session: Option<&SessionId>) -> String {
                     .map_or("(no session)".into(), |i| i.to_string()),
                 spec.name,
                 s.iteration,
-                s.max_iterations
+                modes::effective_max(&s, config)
             );
             match spec.progress {
                 Progress::Phases { .. } => {
@@ -348,6 +491,9 @@ fn show(store: &Store, session: Option<&SessionId>) -> String {
                     }
                 }
                 Progress::TokenOnly => {}
+            }
+            if s.awaiting_input_at.is_some() {
+                line += "  waiting for your answer";
             }
             let task: String = s.prompt.chars().take(60).collect();
             line += &format!("  {task}");

@@ -88,11 +88,12 @@ impl SessionView {
         self.scope.session_id().map(|s| s.as_str())
     }
 
-    /// A label for people.
+    /// A label for people (naming the agent when it is not Claude Code, the default).
     pub(super) fn label(&self) -> String {
         let agent = self
             .agent
             .as_deref()
+            .filter(|a| *a != "claude")
             .map(|a| {
                 crate::protocol::Agent::parse(a)
                     .map_or_else(|| a.to_string(), |a| a.client().into())
@@ -177,9 +178,16 @@ pub(super) fn read_scope(store: &Store, scope: Scope) -> SessionView {
         agent: None,
     };
     let scope = view.scope.clone();
-    if let Ok(Some(v)) = read_json::<Value>(store, &scope, crate::capabilities::continuation::FILE)
-    {
-        view.agent = str_of(&v, &["agent"]);
+    // The agent as of the session's last start, else as of its last recorded continuation.
+    for file in [
+        crate::capabilities::memory::session_start::MARKER,
+        crate::capabilities::continuation::FILE,
+    ] {
+        if view.agent.is_none()
+            && let Ok(Some(v)) = read_json::<Value>(store, &scope, file)
+        {
+            view.agent = str_of(&v, &["agent"]);
+        }
     }
     for mode in PERSISTENT {
         let name = state_file_name(mode);

@@ -11,9 +11,11 @@ pub(super) const HELP: &str = "\
 Usage: omc-hooks status [--json]
 
 Shows, for the current project (the nearest directory holding .omc/ or .git), each session's
-active persistent modes (iteration/max, age, time until the run goes stale after 2 h without
-activity), running skill guards (time and reinforcements left), the last tool failure, and
-runs suspended at the end of a session.
+active persistent modes (iteration/max — the limit the Stop hook enforces — age, time until
+the run goes stale after 2 h without activity, whether it waits for your answer), running
+skill guards (time and reinforcements left), the last tool failure, and runs suspended at the
+end of a session. First, if the hooks cannot write the state directory (read-only, a refused
+symlink, a full disk) or .omc/config.json has errors, it says so and how to fix it.
 
   --json    one JSON object instead of the table
 
@@ -41,6 +43,11 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
         Err(code) => return code,
     };
     let now = env.now_ms();
+    let config = crate::config::Config::read(&store).with_env(env);
+    let writable = crate::state::health::probe(&crate::state::Root {
+        project: store.project().to_path_buf(),
+        omc: store.omc_dir().to_path_buf(),
+    });
     let views: Vec<SessionView> = runs::scan(&store)
         .into_iter()
         .filter(|v| v.worth_showing(now))
@@ -54,20 +61,43 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
             "state_dir": store.omc_dir(),
             "now": iso(now),
             "active": live,
-            "sessions": views.iter().map(|v| session_json(v, now)).collect::<Vec<_>>(),
+            "state_writable": writable.is_ok(),
+            "write_problem": writable.as_ref().err().map(|p| json!({"cause": p.cause(), "fix": p.fix()})),
+            "config_problems": config.problems().iter().map(|p| json!({
+                "key": p.key, "problem": p.problem, "fix": p.fix,
+            })).collect::<Vec<_>>(),
+            "sessions": views.iter().map(|v| session_json(v, now, &config)).collect::<Vec<_>>(),
         });
         println!("{out:#}");
         return 0;
     }
-    print!("{}", render_text(&store, &views, now));
+    let mut text = String::new();
+    if let Err(p) = &writable {
+        text.push_str(&format!(
+            "The hooks cannot write state: {}. Modes do not start and checkpoints are not saved.\n  fix: {}\n\n",
+            p.cause(),
+            p.fix()
+        ));
+    }
+    if let (Some(first), Some(path)) = (config.problems().first(), config.path()) {
+        text.push_str(&format!(
+            "{} has {} error(s), first {}; the hooks use the rest. 'omc-hooks doctor' lists them.\n\n",
+            path.display(),
+            config.problems().len(),
+            first.summary()
+        ));
+    }
+    text.push_str(&render_text(&store, &views, now, &config));
+    print!("{text}");
     0
 }
 
-fn run_json(r: &Run, now: i64) -> Value {
+fn run_json(r: &Run, now: i64, config: &crate::config::Config) -> Value {
     json!({
         "mode": r.mode,
         "iteration": r.state.iteration,
-        "max_iterations": r.state.max_iterations,
+        "max_iterations": crate::modes::effective_max(&r.state, config),
+        "awaiting_input_at": r.state.awaiting_input_at,
         "prompt": r.state.prompt,
         "phase": r.state.phase,
         "started_at": r.state.started_at,
@@ -95,11 +125,11 @@ fn guard_json(g: &Guard, now: i64) -> Value {
     })
 }
 
-fn session_json(v: &SessionView, now: i64) -> Value {
+fn session_json(v: &SessionView, now: i64, config: &crate::config::Config) -> Value {
     json!({
         "session_id": v.id(),
         "agent": v.agent,
-        "modes": v.active.iter().map(|r| run_json(r, now)).collect::<Vec<_>>(),
+        "modes": v.active.iter().map(|r| run_json(r, now, config)).collect::<Vec<_>>(),
         "skill_guards": v.guards.iter().map(|g| guard_json(g, now)).collect::<Vec<_>>(),
         "last_failure": v.failure.as_ref().map(|f| json!({
             "tool_name": f.tool_name,
@@ -108,7 +138,7 @@ fn session_json(v: &SessionView, now: i64) -> Value {
             "timestamp": f.timestamp_ms.map(iso),
             "age_ms": f.timestamp_ms.map(|t| now - t),
         })),
-        "suspended": v.suspended.iter().map(|r| run_json(r, now)).collect::<Vec<_>>(),
+        "suspended": v.suspended.iter().map(|r| run_json(r, now, config)).collect::<Vec<_>>(),
         "unreadable": v.unreadable,
     })
 }
@@ -129,7 +159,12 @@ fn ago(t: Option<i64>, now: i64) -> String {
     t.map_or("?".into(), |t| format!("{} ago", short_duration(now - t)))
 }
 
-fn render_text(store: &Store, views: &[SessionView], now: i64) -> String {
+fn render_text(
+    store: &Store,
+    views: &[SessionView],
+    now: i64,
+    config: &crate::config::Config,
+) -> String {
     let mut s = String::new();
     if views.is_empty() {
         s.push_str(&format!(
@@ -147,6 +182,9 @@ fn render_text(store: &Store, views: &[SessionView], now: i64) -> String {
         s.push_str(&format!("\n{}\n", v.label()));
         for r in &v.active {
             let stale = match r.stale_in_ms(now) {
+                Some(ms) if ms > 0 && r.state.awaiting_input_at.is_some() => {
+                    "waiting for your answer".to_string()
+                }
                 Some(ms) if ms > 0 => format!("stale in {}", short_duration(ms)),
                 _ => "STALE (ignored by Stop)".to_string(),
             };
@@ -161,7 +199,8 @@ fn render_text(store: &Store, views: &[SessionView], now: i64) -> String {
                 r.mode,
                 format!(
                     "iter {}/{}{phase}",
-                    r.state.iteration, r.state.max_iterations
+                    r.state.iteration,
+                    crate::modes::effective_max(&r.state, config)
                 ),
                 format!("started {}", ago(r.started_ms, now)),
                 stale,
@@ -216,7 +255,11 @@ fn render_text(store: &Store, views: &[SessionView], now: i64) -> String {
                 "  {:<13}{:<16}{:<18}{}\n",
                 "suspended",
                 r.mode,
-                format!("iter {}/{}", r.state.iteration, r.state.max_iterations),
+                format!(
+                    "iter {}/{}",
+                    r.state.iteration,
+                    crate::modes::effective_max(&r.state, config)
+                ),
                 quoted(&r.state.prompt)
             ));
         }

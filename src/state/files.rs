@@ -49,6 +49,10 @@ pub struct ModeState {
     /// Set by SessionEnd when the run outlives its session.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suspended_at: Option<String>,
+    /// Set when Stop handed the turn back because the model needs the user (a question at the
+    /// end of its message, or the needs-input marker); cleared by the user's next prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub awaiting_input_at: Option<String>,
     /// Everything else (mode-specific counters, OMC's own fields), kept as found.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -80,6 +84,7 @@ impl ModeState {
             ended_reason: None,
             ended_at: None,
             suspended_at: None,
+            awaiting_input_at: None,
             extra: Map::new(),
         }
     }

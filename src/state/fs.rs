@@ -39,7 +39,7 @@ pub fn ensure_dir(base: &Path, rel: &Path) -> io::Result<PathBuf> {
             Ok(_) => {
                 return Err(io::Error::new(
                     io::ErrorKind::AlreadyExists,
-                    format!("{} exists and is not a directory", dir.display()),
+                    NotADirectory(dir.clone()),
                 ));
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -68,9 +68,34 @@ pub fn reject_symlink(path: &Path) -> io::Result<()> {
 fn symlink_error(path: &Path) -> io::Error {
     io::Error::new(
         io::ErrorKind::PermissionDenied,
-        format!("refusing to follow a symlink at {}", path.display()),
+        SymlinkRefused(path.to_path_buf()),
     )
 }
+
+/// The error payload of a refused symlink, so callers can say exactly what is in the way
+/// (see [`super::health`]).
+#[derive(Debug)]
+pub struct SymlinkRefused(pub PathBuf);
+
+impl std::fmt::Display for SymlinkRefused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "refusing to follow a symlink at {}", self.0.display())
+    }
+}
+
+impl std::error::Error for SymlinkRefused {}
+
+/// The error payload of a non-directory where a state directory belongs.
+#[derive(Debug)]
+pub struct NotADirectory(pub PathBuf);
+
+impl std::fmt::Display for NotADirectory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} exists and is not a directory", self.0.display())
+    }
+}
+
+impl std::error::Error for NotADirectory {}
 
 /// Reads a file that must be a regular file (not a symlink) of bounded size.
 /// `Ok(None)` when it does not exist.

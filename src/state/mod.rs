@@ -8,6 +8,7 @@
 
 pub mod files;
 pub mod fs;
+pub mod health;
 pub mod root;
 pub mod session;
 mod text;
@@ -253,6 +254,63 @@ impl Store {
             Change::Remove => self.remove(file)?,
         }
         Ok(result)
+    }
+
+    /// Whether the state directory holds nothing but `files` (and their lock files), so that
+    /// [`Store::remove_only`] may take it away. False for anything else, a symlink included.
+    pub fn holds_only(&self, files: &[&StateFile]) -> bool {
+        let keep: Vec<PathBuf> = files.iter().map(|f| self.path(f)).collect();
+        let locks: Vec<PathBuf> = keep
+            .iter()
+            .map(|p| {
+                p.with_file_name(format!(
+                    ".{}.lock",
+                    p.file_name().unwrap_or_default().to_string_lossy()
+                ))
+            })
+            .collect();
+        fn walk(dir: &Path, ok: &dyn Fn(&Path) -> bool) -> bool {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                return false;
+            };
+            entries.flatten().all(|e| match e.file_type() {
+                Ok(t) if t.is_dir() => walk(&e.path(), ok),
+                Ok(t) if t.is_file() => ok(&e.path()),
+                _ => false,
+            })
+        }
+        fs::reject_symlink(&self.root.omc).is_ok()
+            && self.root.omc.is_dir()
+            && walk(&self.root.omc, &|p| {
+                keep.iter().chain(&locks).any(|k| k == p)
+            })
+    }
+
+    /// Removes `files` (with their lock files) and then every directory on their paths that is
+    /// left empty, up to and including the state directory itself. A directory that is not
+    /// empty (someone else wrote meanwhile) stays.
+    pub fn remove_only(&self, files: &[&StateFile]) -> io::Result<()> {
+        for f in files {
+            self.remove(f)?;
+            let lock = self
+                .checked_dir(&f.rel_dir)?
+                .join(format!(".{}.lock", f.name));
+            match std::fs::remove_file(&lock) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
+            let mut rel = f.rel_dir.clone();
+            loop {
+                let dir = self.root.omc.join(&rel);
+                if fs::reject_symlink(&dir).is_err() || std::fs::remove_dir(&dir).is_err() {
+                    break;
+                }
+                if !rel.pop() {
+                    break;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Lists the plain file names in a scope's directory (empty if it does not exist).

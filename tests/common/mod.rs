@@ -79,9 +79,7 @@ fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
 
 /// One invocation of a hook subcommand.
 pub struct Hook {
-    sub: String,
-    /// Arguments before the subcommand (`--agent NAME`).
-    pre: Vec<String>,
+    args: Vec<String>,
     stdin: Vec<u8>,
     env: Vec<(String, String)>,
     cwd: Option<PathBuf>,
@@ -99,9 +97,13 @@ pub struct Outcome {
 
 impl Hook {
     pub fn new(sub: &str) -> Hook {
+        Hook::args(&[sub])
+    }
+
+    /// An invocation with these arguments (a subcommand and anything after it, or none).
+    pub fn args(args: &[&str]) -> Hook {
         Hook {
-            sub: sub.to_string(),
-            pre: Vec::new(),
+            args: args.iter().map(|a| a.to_string()).collect(),
             stdin: Vec::new(),
             env: vec![("OMC_NOW_MS".into(), "1796305500000".into())],
             cwd: None,
@@ -111,7 +113,8 @@ impl Hook {
 
     /// Runs the hook as installed for another agent: `omc-hooks --agent NAME <sub>`.
     pub fn agent(mut self, name: &str) -> Hook {
-        self.pre = vec!["--agent".into(), name.into()];
+        self.args
+            .splice(0..0, ["--agent".to_string(), name.to_string()]);
         self
     }
 
@@ -149,8 +152,7 @@ impl Hook {
     #[track_caller]
     pub fn run(self) -> Outcome {
         let mut cmd = Command::new(BIN);
-        cmd.args(&self.pre)
-            .arg(&self.sub)
+        cmd.args(&self.args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -306,4 +308,24 @@ pub fn manifest_hooks() -> Vec<(String, String)> {
         }
     }
     out
+}
+
+/// Runs the binary with `args` at a pseudo-terminal (util-linux `script`), as a person would:
+/// (exit code, everything it printed).
+pub fn at_terminal(args: &[&str]) -> (i32, String) {
+    let line = std::iter::once(BIN)
+        .chain(args.iter().copied())
+        .map(|a| format!("'{}'", a.replace('\'', "'\\''")))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let out = Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .stdin(Stdio::null())
+        .output()
+        .expect("util-linux script (to run at a pseudo-terminal)");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
 }

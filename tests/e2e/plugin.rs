@@ -3,8 +3,9 @@
 //! Under `cargo test --release` (the README's test command) the binary cargo just built *is*
 //! `<checkout>/target/release/omc-hooks`, the path hooks.json names, so the checkout itself is
 //! passed to `--plugin-dir`. Under any other profile the checkout's release binary may be stale,
-//! so a throw-away plugin directory is laid out instead: the checkout's `hooks.json` and
-//! `.claude-plugin/plugin.json`, with `target/release/omc-hooks` linked to the fresh test build.
+//! so a throw-away plugin directory is laid out instead: the checkout's `hooks.json`,
+//! `.claude-plugin/plugin.json` and `commands/`, with `target/release/omc-hooks` linked to the
+//! fresh test build.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -38,6 +39,13 @@ pub fn layout(dir: &Path, manifest: &str, bin: &Path) -> PathBuf {
     )
     .unwrap();
     std::fs::write(dir.join("hooks.json"), manifest).unwrap();
+    std::fs::create_dir_all(dir.join("commands")).unwrap();
+    for e in std::fs::read_dir(checkout.join("commands"))
+        .unwrap()
+        .flatten()
+    {
+        std::fs::copy(e.path(), dir.join("commands").join(e.file_name())).unwrap();
+    }
     std::os::unix::fs::symlink(bin, dir.join("target/release/omc-hooks")).unwrap();
     dir.to_path_buf()
 }

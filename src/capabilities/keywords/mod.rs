@@ -21,11 +21,13 @@ pub use scan::{Candidate, Detection, detect};
 
 use super::Ctx;
 use super::cancel::{Cancelled, cancel_scope};
+use super::persistent_mode::start;
 use crate::config::Config;
 use crate::modes::{PERSISTENT, is_persistent, max_iterations, state_file_name};
 use crate::protocol::Answer;
 use crate::state::files::ModeState;
-use crate::state::{Change, StateFile, Store};
+use crate::state::health::WriteProblem;
+use crate::state::{Change, StateFile};
 
 /// The whole context stays under this many characters (the encoder truncates at 9 500).
 pub const CONTEXT_BUDGET: usize = 9_000;
@@ -57,16 +59,31 @@ pub fn on_prompt(ctx: &Ctx<'_>) -> Answer {
         return Answer::default();
     }
     let request = sanitize::strip_echoes(prompt);
-    if let Some(store) = &ctx.store {
-        for mode in det.modes.iter().filter(|m| is_persistent(m)) {
-            start_run(ctx, store, mode, &request, &now_iso);
+    // A run that could not be written did not start, and the text says so instead of the
+    // mode's instructions (which promise a Stop hook that would not come).
+    let mut not_started: Vec<(&str, String)> = Vec::new();
+    for mode in det.modes.iter().filter(|m| is_persistent(m)) {
+        if let Err(problem) = start_run(ctx, mode, &request) {
+            crate::diag!("cannot start {mode}: {}", problem.cause());
+            not_started.push((mode, start::not_started(mode, &problem)));
         }
     }
-    Answer::context(render_context(&det.modes, &ctx.config, &request))
+    Answer::context(render_context_with(
+        &det.modes,
+        &ctx.config,
+        &request,
+        |m| {
+            not_started
+                .iter()
+                .find(|(n, _)| *n == m)
+                .map(|(_, t)| t.clone())
+        },
+    ))
 }
 
 /// UserPromptSubmit: a new prompt starts a new turn, so every active run's count of Stop
-/// blocks within the turn goes back to 0.
+/// blocks within the turn goes back to 0, and a run that was waiting for the user has its
+/// answer.
 pub fn reset_turn(ctx: &Ctx<'_>) -> Answer {
     let Some(store) = &ctx.store else {
         return Answer::default();
@@ -75,15 +92,18 @@ pub fn reset_turn(ctx: &Ctx<'_>) -> Answer {
         let Some(file) = StateFile::new(&ctx.scope, &state_file_name(mode)) else {
             continue;
         };
-        let needs = store
-            .read::<ModeState>(&file)
-            .is_some_and(|s| s.active && s.consecutive_blocks > 0);
+        let needs = store.read::<ModeState>(&file).is_some_and(|s| {
+            s.active && (s.consecutive_blocks > 0 || s.awaiting_input_at.is_some())
+        });
         if !needs {
             continue;
         }
         let res = store.update(&file, |s: Option<ModeState>| match s {
-            Some(mut s) if s.active && s.consecutive_blocks > 0 => {
+            Some(mut s)
+                if s.active && (s.consecutive_blocks > 0 || s.awaiting_input_at.is_some()) =>
+            {
                 s.consecutive_blocks = 0;
+                s.awaiting_input_at = None;
                 (Change::Write(s), ())
             }
             _ => (Change::Keep, ()),
@@ -96,21 +116,17 @@ pub fn reset_turn(ctx: &Ctx<'_>) -> Answer {
 }
 
 /// Writes a fresh run of `mode` (restarting one that is already active).
-fn start_run(ctx: &Ctx<'_>, store: &Store, mode: &str, request: &str, now_iso: &str) {
-    let Some(file) = StateFile::new(&ctx.scope, &state_file_name(mode)) else {
-        return;
-    };
-    let state = ModeState::start(
+fn start_run(ctx: &Ctx<'_>, mode: &str, request: &str) -> Result<(), WriteProblem> {
+    let store = ctx.store.as_ref().ok_or_else(start::no_project)?;
+    start::start(
+        store,
+        &ctx.scope,
         mode,
-        ctx.scope.session_id().map(|s| s.as_str()),
-        &store.project().display().to_string(),
         &stored_prompt(request),
-        now_iso,
-        max_iterations(mode, &ctx.config),
-    );
-    if let Err(e) = store.update(&file, |_: Option<ModeState>| (Change::Write(state), ())) {
-        crate::diag!("cannot start {mode}: {e}");
-    }
+        ctx.now_ms,
+        &ctx.config,
+    )
+    .map(|_| ())
 }
 
 /// The request as stored in a run: hook output removed, at most 500 characters.
@@ -165,15 +181,29 @@ pub fn header(modes: &[&str]) -> String {
 
 /// The context for detected (non-cancel) modes, in chain order.
 pub fn render_context(modes: &[&str], config: &Config, request: &str) -> String {
+    render_context_with(modes, config, request, |_| None)
+}
+
+/// [`render_context`], with `instead(mode)` replacing a mode's instructions (a run that could
+/// not be started).
+pub fn render_context_with(
+    modes: &[&str],
+    config: &Config,
+    request: &str,
+    instead: impl Fn(&str) -> Option<String>,
+) -> String {
     let mut out = header(modes);
     for m in modes {
         out.push_str("\n\n");
-        out.push_str(
-            template(m)
-                .trim_end()
-                .replace("{{max_iterations}}", &max_iterations(m, config).to_string())
-                .as_str(),
-        );
+        match instead(m) {
+            Some(text) => out.push_str(text.trim_end()),
+            None => out.push_str(
+                template(m)
+                    .trim_end()
+                    .replace("{{max_iterations}}", &max_iterations(m, config).to_string())
+                    .as_str(),
+            ),
+        }
     }
     let frame = REQUEST.trim_end().replace("{{request}}", "");
     let room = CONTEXT_BUDGET
@@ -202,6 +232,12 @@ pub fn render_cancel(done: &Cancelled) -> String {
             what.push(' ');
         }
         what.push_str("Skill guards released.");
+    }
+    if !done.failed.is_empty() {
+        if !what.is_empty() {
+            what.push(' ');
+        }
+        what.push_str(&format!("NOT ended: {}.", done.failed.join("; ")));
     }
     if what.is_empty() {
         what.push_str("Nothing was running, so nothing changed.");
@@ -289,6 +325,7 @@ mod tests {
         let done = Cancelled {
             modes: vec!["ralph".into(), "ultrawork".into()],
             skill_guards: true,
+            failed: Vec::new(),
         };
         assert_eq!(
             render_cancel(&done),

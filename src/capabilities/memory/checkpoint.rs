@@ -13,6 +13,7 @@ use super::{clip, edits, mode_states, notepad, render, todos};
 use crate::capabilities::Ctx;
 use crate::protocol::Answer;
 use crate::state::files::SCHEMA_VERSION;
+use crate::state::health::WriteProblem;
 use crate::state::{Scope, StateFile, Store};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -30,6 +31,7 @@ const TOOL_ERROR_FILE: &str = "last-tool-error.json";
 const MESSAGE: &str = include_str!("../../../templates/memory/precompact-message.md");
 const ENTRY: &str = include_str!("../../../templates/memory/working-memory-entry.md");
 const CONTEXT: &str = include_str!("../../../templates/memory/checkpoint-context.md");
+const NOT_SAVED: &str = include_str!("../../../templates/memory/precompact-not-saved.md");
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Checkpoint {
@@ -89,17 +91,36 @@ pub fn run(ctx: &Ctx<'_>) -> Answer {
         return Answer::default();
     }
     let stamp = crate::time::stamp(ctx.now_ms);
-    match StateFile::nested(&ctx.scope, DIR, &format!("{stamp}.json")) {
-        Some(f) => match store.write(&f, &cp) {
-            Ok(()) => prune(store, &ctx.scope),
-            Err(e) => crate::diag!("pre-compact: cannot write checkpoint: {e}"),
-        },
-        None => crate::diag!("pre-compact: no checkpoint file name for {stamp}"),
+    let saved = match StateFile::nested(&ctx.scope, DIR, &format!("{stamp}.json")) {
+        Some(f) => store.write(&f, &cp).map(|()| prune(store, &ctx.scope)),
+        None => Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("no checkpoint file name for {stamp}"),
+        )),
+    };
+    let notepad = notepad::append(store, ctx.now_ms, &entry_text(&cp));
+    match saved {
+        Ok(()) => {
+            if let Err(e) = notepad {
+                crate::diag!("pre-compact: notepad not updated: {e}");
+            }
+            Answer::system_message(message(&cp))
+        }
+        Err(e) => {
+            // Never claim a checkpoint that is not on disk.
+            let problem = WriteProblem::from_io(&e, store.omc_dir());
+            crate::diag!("pre-compact: cannot write checkpoint: {e}");
+            Answer::system_message(not_saved(&problem))
+        }
     }
-    if let Err(e) = notepad::append(store, ctx.now_ms, &entry_text(&cp)) {
-        crate::diag!("pre-compact: notepad not updated: {e}");
-    }
-    Answer::system_message(message(&cp))
+}
+
+/// The note when the checkpoint could not be written: what was not saved, why, and the fix.
+pub fn not_saved(problem: &WriteProblem) -> String {
+    render(
+        NOT_SAVED.trim_end(),
+        &[("cause", &problem.cause()), ("fix", &problem.fix())],
+    )
 }
 
 /// For an event that may not be followed by a compaction (it fires before every model turn
@@ -132,7 +153,7 @@ pub fn collect(ctx: &Ctx<'_>, store: &Store) -> Checkpoint {
             mode: s.mode.clone(),
             prompt: clip(&s.prompt, 1_000),
             iteration: s.iteration,
-            max_iterations: s.max_iterations,
+            max_iterations: crate::modes::effective_max(&s, &ctx.config),
             phase: s.phase.clone(),
             started_at: s.started_at.clone(),
         })
@@ -362,6 +383,17 @@ pub fn context(cp: &Checkpoint) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_checkpoint_that_was_not_written_says_so() {
+        let p = WriteProblem::DiskFull("/p/.omc".into());
+        assert_eq!(
+            not_saved(&p),
+            "omc-hooks checkpoint NOT saved before compaction, because the disk holding /p/.omc \
+             is full: after compaction the model gets no checkpoint of the active runs and work \
+             in flight (fix: free some space on that disk)."
+        );
+    }
     use serde_json::json;
 
     fn sample() -> Checkpoint {

@@ -47,13 +47,18 @@ pub(crate) fn clip(text: &str, max: usize) -> String {
     s
 }
 
-/// The persistent-mode runs of `scope` as found on disk (any state), in priority order.
+/// The persistent-mode runs of `scope` as found on disk (any state), in priority order. The
+/// file name says which mode a run is: oh-my-claudecode's files have no `mode` field, and a run
+/// must never be announced as `[ MODE RESTORED]`.
 pub(crate) fn mode_states(store: &Store, scope: &Scope) -> Vec<(StateFile, ModeState)> {
     PERSISTENT
         .iter()
         .filter_map(|mode| {
             let file = StateFile::new(scope, &state_file_name(mode))?;
-            let state: ModeState = store.read(&file)?;
+            let mut state: ModeState = store.read(&file)?;
+            if state.mode != *mode {
+                state.mode = mode.to_string();
+            }
             Some((file, state))
         })
         .collect()

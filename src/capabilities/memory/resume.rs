@@ -284,7 +284,10 @@ pub fn on_prompt(ctx: &Ctx<'_>) -> Answer {
                     ("label", &run_label(&r.mode)),
                     ("from", &r.session_id),
                     ("iteration", &state.iteration.to_string()),
-                    ("max", &state.max_iterations.to_string()),
+                    (
+                        "max",
+                        &crate::modes::effective_max(&state, &ctx.config).to_string(),
+                    ),
                     ("task", &clip(&state.prompt, 1_000)),
                 ],
             )),

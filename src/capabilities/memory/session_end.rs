@@ -82,8 +82,20 @@ pub fn run(ctx: &Ctx<'_>) -> Answer {
         return Answer::default();
     };
     if !store.omc_dir().is_dir() {
-        // Nothing was ever recorded for this project: leave no `.omc/` behind just to say so.
         return Answer::default();
+    }
+    if let Some(marker) = StateFile::new(&ctx.scope, session_start::MARKER) {
+        let created = store
+            .read::<session_start::Marker>(&marker)
+            .is_some_and(|m| m.created_state_dir);
+        if created && store.holds_only(&[&marker]) {
+            // This session created `.omc/` only to note when it started, and recorded nothing
+            // else: leave no `.omc/` behind just to say so.
+            if let Err(e) = store.remove_only(&[&marker]) {
+                crate::diag!("session-end: cannot remove the session's empty state: {e}");
+            }
+            return Answer::default();
+        }
     }
     let now = crate::time::iso(ctx.now_ms);
 
@@ -147,8 +159,8 @@ fn summarise(ctx: &Ctx<'_>, store: &Store, runs: &[ModeState], now: &str) -> Sum
     let marker: Option<session_start::Marker> =
         StateFile::new(scope, session_start::MARKER).and_then(|f| store.read(&f));
     let tracked = subagents::tracked(ctx);
-    // Without a marker (the project had no `.omc/` when the session started), the earliest
-    // thing the session is known to have started stands in.
+    // Without a marker (SessionStart could not write it, or the session began under an older
+    // version), the earliest thing the session is known to have started stands in.
     let started_at = marker.map(|m| m.started_at).or_else(|| {
         runs.iter()
             .filter_map(|r| r.started_at.clone())

@@ -10,7 +10,12 @@
 //!
 //! A section that does not fit is cut with a marker, and sections left out entirely are named
 //! in a closing line. It also records `session.json` (first start, last start, source), which
-//! SessionEnd uses for the session's duration — but never creates `.omc/` to do so.
+//! SessionEnd uses for the session's duration: the only record of when the session began, so
+//! it is written even where `.omc/` does not exist yet (a session whose first prompt starts a
+//! run would otherwise be measured from that prompt). The model does not see it: Claude Code
+//! takes its git-status snapshot before SessionStart hooks run (tests/e2e/FINDINGS.md §11).
+//! A session that records nothing else leaves nothing behind: SessionEnd takes the directory
+//! away again ([`super::session_end`]).
 
 use super::{checkpoint, clip, mode_states, notepad, project_memory, render, resume, run_label};
 use crate::capabilities::Ctx;
@@ -50,6 +55,13 @@ pub struct Marker {
     pub last_source: String,
     #[serde(default)]
     pub starts: u32,
+    /// This session's first start created `.omc/`: if it records nothing else, SessionEnd
+    /// removes the directory again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub created_state_dir: bool,
+    /// The agent the session runs in (its hooks' `--agent`), as of its last start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
 }
 
 /// SessionStart entry point.
@@ -64,7 +76,7 @@ pub fn run(ctx: &Ctx<'_>) -> Answer {
     let mut sections: Vec<(&'static str, String)> = Vec::new();
     for (_, s) in mode_states(store, &ctx.scope) {
         if live(&s, ctx) {
-            sections.push(("restored runs", restored(&s)));
+            sections.push(("restored runs", restored(&s, &ctx.config)));
         }
     }
     if source == "compact" {
@@ -106,7 +118,7 @@ fn live(s: &ModeState, ctx: &Ctx<'_>) -> bool {
         && last.is_some_and(|t| ctx.now_ms - t <= STALE_MS)
 }
 
-fn restored(s: &ModeState) -> String {
+fn restored(s: &ModeState, config: &crate::config::Config) -> String {
     let started = s
         .started_at
         .as_deref()
@@ -117,31 +129,28 @@ fn restored(s: &ModeState) -> String {
         &[
             ("label", &run_label(&s.mode)),
             ("iteration", &s.iteration.to_string()),
-            ("max", &s.max_iterations.to_string()),
+            ("max", &crate::modes::effective_max(s, config).to_string()),
             ("started", &started),
             ("task", &clip(&s.prompt, 1_000)),
         ],
     )
 }
 
-/// Records the start in `session.json` (only for a valid session id, and only in a project
-/// that already has a state directory: starting a session must not create `.omc/` — it would
-/// show up in the git status Claude Code snapshots for the model right after this hook).
+/// Records the start in `session.json` (only for a valid session id).
 fn mark(ctx: &Ctx<'_>, store: &Store, source: &str) {
     let Some(sid) = ctx.scope.session_id() else {
         return;
     };
-    if !store.omc_dir().is_dir() {
-        return;
-    }
     let Some(file) = StateFile::new(&ctx.scope, MARKER) else {
         return;
     };
+    let created = !store.omc_dir().exists();
     let now = crate::time::iso(ctx.now_ms);
     let source = clip(source, 40);
     let r = store.update(&file, |cur: Option<Marker>| {
         let mut m = cur.unwrap_or_else(|| Marker {
             started_at: now.clone(),
+            created_state_dir: created,
             ..Marker::default()
         });
         m.schema_version = SCHEMA_VERSION;
@@ -149,6 +158,7 @@ fn mark(ctx: &Ctx<'_>, store: &Store, source: &str) {
         m.last_start_at = now.clone();
         m.last_source = source.clone();
         m.starts += 1;
+        m.agent = Some(ctx.input.agent.name().to_string());
         (Change::Write(m), ())
     });
     if let Err(e) = r {
@@ -252,7 +262,7 @@ mod tests {
             100,
         );
         assert_eq!(
-            restored(&s),
+            restored(&s, &crate::config::Config::default()),
             "[RALPH LOOP RESTORED] Iteration 1/100, started 2026-12-02 13:45 UTC.\n\
              Task: fix the tests\n\
              This run is still active in this session. Prioritize the user's newest request; when \

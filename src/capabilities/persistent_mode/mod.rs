@@ -5,8 +5,14 @@
 //! end, a limit), or pauses (a hold, or Claude Code's consecutive-block cap). Each decision is
 //! made again under the run's lock on the freshly read file, so a cancel racing the Stop wins
 //! and parallel hooks lose no count. With no run to continue, the skill guards decide.
+//!
+//! A model that needs the user hands the turn back ([`needs_input`]): the run (or skill guard)
+//! pauses instead of sending it back, and resumes with the user's next prompt.
 
+pub mod command;
 pub mod guards;
+pub mod needs_input;
+pub mod start;
 
 use super::{Ctx, skill_guard, tool_failure};
 use crate::modes::{
@@ -28,6 +34,7 @@ const PAUSED: &str = include_str!("../../../templates/stop/paused.md");
 const HELD: &str = include_str!("../../../templates/stop/held.md");
 const LIMIT: &str = include_str!("../../../templates/stop/limit.md");
 const FINISHED: &str = include_str!("../../../templates/stop/finished.md");
+const WAITING: &str = include_str!("../../../templates/stop/waiting.md");
 
 /// The client's consecutive-block cap in force.
 pub fn block_cap(env_value: Option<&str>) -> u32 {
@@ -53,7 +60,6 @@ struct Facts<'a> {
     cap: u32,
     /// Whose limit `cap` is: the client's name, or `omc-hooks`.
     cap_owner: &'static str,
-    hard_max: u32,
 }
 
 /// The Stop hook entry point.
@@ -68,7 +74,6 @@ pub fn stop(ctx: &Ctx<'_>) -> Answer {
         // Ours on every agent (Codex and Gemini have none), or the client's when lower.
         cap: ctx.stop_block_limit().0,
         cap_owner: ctx.stop_block_limit().1,
-        hard_max: modes::hard_max(ctx.env.var("OMC_RALPH_HARD_MAX")),
     };
     let mut notes: Vec<String> = Vec::new();
 
@@ -116,6 +121,22 @@ pub fn stop(ctx: &Ctx<'_>) -> Answer {
         return with_notes(Answer::default(), notes);
     }
 
+    let handed_back = ctx
+        .input
+        .last_assistant_message
+        .as_deref()
+        .filter(|_| !completed)
+        .and_then(|m| needs_input::hands_back(m, needs_input::Asker::PersistentMode));
+    if let (Some(top), Some(why)) = (live.first(), handed_back)
+        && await_user(&facts, top)
+    {
+        notes.push(modes::fill(
+            WAITING,
+            &[("what", top.name), ("how", why.how())],
+        ));
+        return with_notes(Answer::default(), notes);
+    }
+
     for spec in live {
         match advance(&facts, spec) {
             Step::Gone => {}
@@ -147,7 +168,48 @@ fn skill_guards(facts: &Facts<'_>) -> Answer {
     if guards::hold(facts.ctx).is_some() {
         return Answer::default();
     }
+    let message = facts.ctx.input.last_assistant_message.as_deref();
+    let handed_back = message
+        .filter(|m| !declares_completion(m))
+        .and_then(|m| needs_input::hands_back(m, needs_input::Asker::SkillGuard));
+    if let Some(why) = handed_back {
+        // No reinforcement is spent: the guard waits for the user, as long as its TTL allows.
+        let top = skill_guard::guards(facts.store, &facts.ctx.scope, facts.ctx.now_ms);
+        return match top.first() {
+            Some(g) => Answer::system_message(modes::fill(
+                WAITING,
+                &[
+                    ("what", &format!("the `{}` skill", g.skill_name)),
+                    ("how", why.how()),
+                ],
+            )),
+            None => Answer::default(),
+        };
+    }
     skill_guard::stop_block(facts.ctx).map_or_else(Answer::default, Answer::block)
+}
+
+/// Marks the run as waiting for the user (shown by `status`; cleared by the next prompt).
+/// False if it was no longer live.
+fn await_user(facts: &Facts<'_>, spec: &PersistentMode) -> bool {
+    let Some(file) = mode_file(&facts.ctx.scope, spec) else {
+        return false;
+    };
+    let r = facts.store.update(&file, |s: Option<ModeState>| match s {
+        Some(s) if matches!(standing(&named(s.clone(), spec), facts), Standing::Ours) => {
+            let mut s = named(s, spec);
+            s.awaiting_input_at = Some(facts.now_iso.clone());
+            s.last_checked_at = Some(facts.now_iso.clone());
+            s.consecutive_blocks = 0;
+            (Change::Write(s), true)
+        }
+        _ => (Change::Keep, false),
+    });
+    r.unwrap_or_else(|e| {
+        // The hand-back happens anyway: never send back a model that asked the user.
+        crate::diag!("stop: cannot mark {} as waiting: {e}", spec.name);
+        true
+    })
 }
 
 fn with_notes(mut answer: Answer, notes: Vec<String>) -> Answer {
@@ -282,7 +344,7 @@ fn advance(facts: &Facts<'_>, spec: &'static PersistentMode) -> Step {
             s.end(why, &facts.now_iso);
             return (Change::Write(s), Step::Finished(why));
         }
-        let max = modes::effective_max(&s, config, facts.hard_max);
+        let max = modes::effective_max(&s, config);
         if s.iteration >= max {
             s.end("max_iterations", &facts.now_iso);
             let limit = format!("{max} iterations");
@@ -342,7 +404,7 @@ fn finished_note(mode: &str, why: &str) -> String {
 }
 
 /// How the model should call this binary: its own path when known, quoted for a shell.
-fn bin(ctx: &Ctx<'_>) -> String {
+pub(crate) fn bin(ctx: &Ctx<'_>) -> String {
     let Some(path) = ctx.env.var(crate::env::EXE_VAR) else {
         return "omc-hooks".into();
     };
@@ -403,6 +465,7 @@ pub(crate) fn continuation(
             ("max", &max),
             ("task", &task),
             ("complete", COMPLETION_TOKEN),
+            ("needs_input", needs_input::NEEDS_INPUT_TOKEN),
             ("bin", &bin),
             ("session_flag", &session_flag),
             ("phase", &phase),

@@ -100,7 +100,7 @@ fn the_stop_reason_is_pinned() {
         reason,
         "[SKILL ACTIVE: plan] The `plan` skill is still running and its workflow is not finished (reinforcement 1/5, guard lapses in 13m 00s).\n\
          \n\
-         Go back to the `plan` skill's instructions and carry out its remaining steps now, instead of ending your turn. If a step needs the user's answer, ask the question and wait for it with a tool if you have one.\n\
+         Go back to the `plan` skill's instructions and carry out its remaining steps now, instead of ending your turn. If a step needs the user's answer, end your message with the question to them (or put `<omc-needs-input/>` in it): the guard then waits for their answer instead of sending you back.\n\
          \n\
          - When every step of the skill is done, end your final message with `<omc-complete/>`: that releases this guard.\n\
          - If the workflow truly cannot go on, say why and end your message with `<omc-complete/>`.\n\
@@ -116,7 +116,7 @@ fn the_started_context_is_pinned_and_the_call_is_never_denied() {
     assert_eq!(
         a.context.as_deref(),
         Some(
-            "[SKILL GUARD: deep-interview (heavy)] Follow the `deep-interview` skill's workflow through to its last step before you end your turn. When it is complete, end your final message with `<omc-complete/>`. Until then an early stop sends you back to the skill (at most 10 times, for 30m 00s)."
+            "[SKILL GUARD: deep-interview (heavy)] Follow the `deep-interview` skill's workflow through to its last step before you end your turn. When it is complete, end your final message with `<omc-complete/>`. Until then an early stop sends you back to the skill (at most 10 times, for 30m 00s). If you need the user's answer, end your message with your question to them: the guard then waits for it."
         )
     );
 }

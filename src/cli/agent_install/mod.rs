@@ -10,6 +10,7 @@
 //! gives back the bytes that were there before. Claude Code (`--agent claude`, the default)
 //! goes through the Claude settings path of `install.rs`.
 
+pub(super) mod check;
 mod codex_features;
 mod layout;
 // Generates (and a test pins) the shipped Codex plugin and Gemini extension files.

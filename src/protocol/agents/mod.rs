@@ -282,6 +282,21 @@ pub fn route(hook: crate::hooks::Hook, input: &mut HookInput) -> crate::hooks::H
     hook
 }
 
+/// Whether the payload's own event is one a hook serves: always for Claude Code's format
+/// (whose unknown names `hooks::serves` judges), and for another agent's only when the table
+/// maps it (Gemini's BeforeModel or Codex's PreModelRequest, sent to a hook by a wrong
+/// install, are left alone).
+pub fn served(input: &HookInput) -> bool {
+    let Some(event) = input.agent_event.as_deref() else {
+        return true;
+    };
+    let wire = match (input.format.wire(), input.shape) {
+        (Wire::Claude, Some(s)) if s.wire() != Wire::Claude => s.wire(),
+        (w, _) => w,
+    };
+    wire == Wire::Claude || table::knows(wire, event)
+}
+
 /// Encodes `answer` as the agent the payload was read as (`input.format`) expects it for the
 /// event that fired. `None`: print nothing.
 pub fn encode(input: &HookInput, hook: crate::hooks::Hook, answer: &Answer) -> Option<Value> {

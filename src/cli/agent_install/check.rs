@@ -1,0 +1,169 @@
+//! `doctor`'s look at the other agents' hook files: where `install --agent` put omc-hooks,
+//! whether every hook of the table is there, whether the program each runs exists, and the
+//! switches that keep a client from running any hook (Gemini's `hooksConfig.enabled`, Codex's
+//! `[features]`). Silence from a client is what users of the one-agent forks complain about.
+
+use super::layout::Layout;
+use super::{agent_command, shell_words};
+use crate::cli::doctor::Report;
+use crate::env::Env;
+use crate::protocol::Agent;
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+/// Adds a line per agent file that has our hooks, and a problem per thing that keeps them
+/// from running.
+pub(in crate::cli) fn check(r: &mut Report, env: &Env, project: Option<&Path>) {
+    for agent in [Agent::Codex, Agent::Gemini, Agent::Qwen, Agent::Cursor] {
+        let layout = Layout::of(agent);
+        let mut files: Vec<(PathBuf, &str)> = Vec::new();
+        if let Some(p) = project {
+            files.push((layout.project_file(p), ""));
+        }
+        if let Some(u) = layout.user_file(env) {
+            files.push((u, " --user"));
+        }
+        for (path, flag) in files {
+            check_file(r, &layout, &path, flag);
+        }
+    }
+}
+
+fn check_file(r: &mut Report, layout: &Layout, path: &Path, flag: &str) {
+    let agent = layout.agent;
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return;
+    };
+    let Ok(v) = serde_json::from_str::<Value>(&text) else {
+        if text.contains("omc-hooks") {
+            r.problem(
+                format!(
+                    "{} is not valid JSON, so {} reads none of its hooks",
+                    path.display(),
+                    agent.client()
+                ),
+                "repair the JSON (a .bak-* copy beside it may help)",
+            );
+        }
+        return;
+    };
+    let mut subs: BTreeSet<&'static str> = BTreeSet::new();
+    let mut programs: BTreeSet<String> = BTreeSet::new();
+    for cmd in commands(&v) {
+        if let Some((a, sub)) = agent_command(&cmd)
+            && a == agent
+        {
+            subs.insert(sub);
+            if let Some(p) = shell_words(&cmd).and_then(|w| w.into_iter().next()) {
+                programs.insert(p);
+            }
+        }
+    }
+    if subs.is_empty() {
+        return;
+    }
+    let want: BTreeSet<&'static str> = layout.rows().map(|(_, _, s)| s).collect();
+    let missing: Vec<&str> = want.difference(&subs).copied().collect();
+    let mut status = Vec::new();
+    for p in &programs {
+        let ok =
+            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
+        status.push(format!("{p} ({})", if ok { "ok" } else { "MISSING" }));
+        if !ok && !p.contains('$') {
+            r.problem(
+                format!(
+                    "the {} hooks in {} run {p}, which is not an existing executable, so none of them runs",
+                    agent.client(),
+                    path.display()
+                ),
+                format!(
+                    "run 'omc-hooks install --agent {}{flag}' with the binary you want to use",
+                    agent.name()
+                ),
+            );
+        }
+    }
+    if !missing.is_empty() {
+        r.problem(
+            format!(
+                "{} lacks the {} hooks {} (an older or partial install)",
+                path.display(),
+                agent.client(),
+                missing.join(", ")
+            ),
+            format!(
+                "run 'omc-hooks install --agent {}{flag}' again",
+                agent.name()
+            ),
+        );
+    }
+    for w in layout.warnings(&v) {
+        r.problem(
+            format!("{}: {w}", path.display()),
+            "edit the file as it says",
+        );
+    }
+    if agent == Agent::Codex {
+        let config = path.with_file_name("config.toml");
+        if let Ok(t) = std::fs::read_to_string(&config)
+            && let Ok(doc) = t.parse::<toml_edit::DocumentMut>()
+        {
+            for key in ["hooks", "codex_hooks"] {
+                if doc
+                    .get("features")
+                    .and_then(|f| f.get(key))
+                    .and_then(toml_edit::Item::as_bool)
+                    == Some(false)
+                {
+                    r.problem(
+                        format!(
+                            "{} sets [features] {key} = false: Codex runs no hooks",
+                            config.display()
+                        ),
+                        format!("set {key} = true in {}", config.display()),
+                    );
+                }
+            }
+        }
+        r.note(format!(
+            "Codex skips hooks it has not been told to trust, silently: trust the omc-hooks \
+             entries of {} in codex's /hooks (and trust the project for a project file)",
+            path.display()
+        ));
+    }
+    r.line(
+        agent.name(),
+        format!(
+            "{}: installed, {} of {} hooks, running {}",
+            path.display(),
+            want.intersection(&subs).count(),
+            want.len(),
+            status.join(", ")
+        ),
+    );
+}
+
+/// Every command string in a hook file, in either layout (grouped or flat).
+fn commands(v: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    for entries in v["hooks"].as_object().into_iter().flat_map(|o| o.values()) {
+        for e in entries.as_array().into_iter().flatten() {
+            if let Some(c) = e.get("command").and_then(Value::as_str) {
+                out.push(c.to_string());
+            }
+            for h in e
+                .get("hooks")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                if let Some(c) = h.get("command").and_then(Value::as_str) {
+                    out.push(c.to_string());
+                }
+            }
+        }
+    }
+    out
+}

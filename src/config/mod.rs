@@ -1,0 +1,176 @@
+//! Project configuration, `.omc/config.json`, and the limits that follow from it.
+//!
+//! Optional, written by a person, never written or moved by us. It is checked against
+//! `state-schema/config.schema.json` ([`schema`]): what the schema refuses (invalid JSON, an
+//! unknown key, a value of the wrong type) is left out and recorded as a [`Problem`], and the
+//! rest applies. Hooks tell the session once that the file has errors
+//! ([`crate::capabilities::config_notice`]); `omc-hooks doctor` names each one with its fix.
+//!
+//! The environment's `OMC_RALPH_HARD_MAX` is folded in here ([`Config::with_env`]) so that every
+//! place that shows or enforces an iteration limit asks the same object.
+
+pub mod schema;
+
+pub use schema::Problem;
+
+use crate::env::Env;
+use crate::state::{Scope, StateFile, Store};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// The configuration file's name in `.omc/`.
+pub const FILE: &str = "config.json";
+
+/// The project's configuration as loaded (its valid part); accessors give typed views with
+/// defaults.
+#[derive(Debug, Clone)]
+pub struct Config {
+    raw: Value,
+    problems: Vec<Problem>,
+    path: Option<PathBuf>,
+    hard_max: u32,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            raw: Value::Object(serde_json::Map::new()),
+            problems: Vec::new(),
+            path: None,
+            hard_max: crate::modes::RALPH_HARD_MAX,
+        }
+    }
+}
+
+impl Config {
+    /// Reads and checks `.omc/config.json` (see [`Config::read`]), with one line on stderr when
+    /// it has problems. For the hooks.
+    pub fn load(store: &Store) -> Config {
+        let config = Config::read(store);
+        if let (Some(first), Some(path)) = (config.problems.first(), &config.path) {
+            crate::diag!(
+                "{}: {} problem(s), first {}; using the rest ('omc-hooks doctor' lists them)",
+                path.display(),
+                config.problems.len(),
+                first.summary()
+            );
+        }
+        config
+    }
+
+    /// Reads and checks `.omc/config.json`, quietly. A missing file is an empty configuration; a
+    /// file with errors is used for what is valid in it, and its problems are kept.
+    pub fn read(store: &Store) -> Config {
+        let Some(file) = StateFile::new(&Scope::Omc, FILE) else {
+            return Config::default();
+        };
+        let path = store.path(&file);
+        let Some(text) = store.read_text(&file) else {
+            // Present but unreadable (a symlink, a directory, no permission): say so rather
+            // than report "no configuration".
+            if std::fs::symlink_metadata(&path).is_ok() {
+                return Config {
+                    problems: vec![Problem {
+                        key: String::new(),
+                        problem:
+                            "cannot be read (it must be a regular, readable file, not a symlink)"
+                                .into(),
+                        fix: "replace it with a regular file; until then none of it is used".into(),
+                    }],
+                    path: Some(path),
+                    ..Config::default()
+                };
+            }
+            return Config::default();
+        };
+        let mut config = Config {
+            path: Some(path),
+            ..Config::default()
+        };
+        match serde_json::from_str::<Value>(&text) {
+            Ok(mut raw) => {
+                config.problems = schema::prune(&mut raw);
+                config.raw = raw;
+            }
+            Err(e) => config.problems.push(Problem {
+                key: String::new(),
+                problem: format!("not valid JSON ({e})"),
+                fix: "repair the JSON; until then none of the file is used".into(),
+            }),
+        }
+        config
+    }
+
+    /// Applies the environment's limits: `OMC_RALPH_HARD_MAX` lowers the hard maximum.
+    pub fn with_env(mut self, env: &Env) -> Config {
+        self.hard_max = crate::modes::hard_max(env.var("OMC_RALPH_HARD_MAX"));
+        self
+    }
+
+    /// What the schema refused, in file order (empty when the file is fine or absent).
+    pub fn problems(&self) -> &[Problem] {
+        &self.problems
+    }
+
+    /// The file the configuration came from, when one was read.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// The hard maximum of iterations in force for every run (500, or lower by the
+    /// environment).
+    pub fn hard_max(&self) -> u32 {
+        self.hard_max
+    }
+
+    /// A configuration taken as given, without the schema check (tests, the demo).
+    pub fn from_value(raw: Value) -> Config {
+        Config {
+            raw,
+            ..Config::default()
+        }
+    }
+
+    /// A value at a `/`-separated path, e.g. `skills/protection/plan`.
+    pub fn get(&self, path: &str) -> Option<&Value> {
+        path.split('/').try_fold(&self.raw, |v, key| v.get(key))
+    }
+
+    /// Keyword names the project switched off (`keywords.disabled`). `cancel` is never listed.
+    pub fn disabled_keywords(&self) -> Vec<String> {
+        self.get("keywords/disabled")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(|s| s.trim().to_ascii_lowercase())
+                    .filter(|s| s != "cancel")
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// An unsigned number at `path`, if present and sane.
+    pub fn u32_at(&self, path: &str) -> Option<u32> {
+        self.get(path)?.as_u64().and_then(|n| u32::try_from(n).ok())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn cancel_cannot_be_disabled() {
+        let c = Config::from_value(json!({"keywords":{"disabled":["TDD","cancel"," ralph "]}}));
+        assert_eq!(c.disabled_keywords(), vec!["tdd", "ralph"]);
+    }
+
+    #[test]
+    fn paths_and_numbers() {
+        let c = Config::from_value(json!({"ralph":{"max_iterations":7}}));
+        assert_eq!(c.u32_at("ralph/max_iterations"), Some(7));
+        assert_eq!(c.u32_at("ralph/missing"), None);
+    }
+}
