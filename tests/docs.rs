@@ -18,6 +18,9 @@ fn pages() -> Vec<PathBuf> {
         "HARDENING.md",
         "tests/README.md",
         "tests/e2e/FINDINGS.md",
+        "tests/e2e/codex-FINDINGS.md",
+        "tests/e2e/gemini-FINDINGS.md",
+        "tests/e2e/qwen-FINDINGS.md",
     ]
     .iter()
     .map(|p| root.join(p))

@@ -1,10 +1,20 @@
-//! End-to-end tests against the real Claude Code client (see harness.rs,
-//! FINDINGS.md). `server` is a scripted offline stand-in for the model API.
+//! End-to-end tests against the real clients, offline. Claude Code: `harness.rs` with the
+//! scripted Messages API in `server.rs` (FINDINGS.md). Codex CLI, Gemini CLI and Qwen Code:
+//! `agent_harness.rs` (+ `codex.rs`, `gemini.rs`, `qwen.rs`), installed by `clients.rs`, with
+//! the scripted model of `model.rs` (one script, a wire format per API). Both servers share
+//! the HTTP plumbing of `http.rs`.
 
 #![allow(unreachable_pub, dead_code, clippy::collapsible_if)]
 
+pub mod agent_harness;
+pub mod clients;
+pub mod codex;
+pub mod gemini;
 pub mod harness;
+pub mod http;
+pub mod model;
 pub mod plugin;
+pub mod qwen;
 pub mod server;
 pub mod tui;
 

@@ -24,14 +24,11 @@
 
 #![allow(dead_code)]
 
+use super::http::{HttpServer, Req, Resp};
 use serde_json::{Value, json};
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{Shutdown, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
-use std::time::Duration;
 
 /// Text answered to main-loop requests once the script has run out.
 pub const DEFAULT_TEXT: &str = "done";
@@ -247,10 +244,8 @@ struct State {
 
 /// A running scripted server. Dropping it stops the accept loop.
 pub struct ModelServer {
-    port: u16,
     state: Arc<Mutex<State>>,
-    stop: Arc<AtomicBool>,
-    accept: Option<JoinHandle<()>>,
+    http: HttpServer,
 }
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
@@ -258,9 +253,6 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 impl ModelServer {
     /// Bind 127.0.0.1:0 and serve `script` in a background thread.
     pub fn start(script: Vec<Reply>) -> ModelServer {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
-        let port = listener.local_addr().unwrap().port();
-        listener.set_nonblocking(true).unwrap();
         let state = Arc::new(Mutex::new(State {
             script: script.into(),
             sub_script: VecDeque::new(),
@@ -269,39 +261,17 @@ impl ModelServer {
             sub_default_text: SUBAGENT_DEFAULT_TEXT.to_owned(),
             input_tokens: 10,
         }));
-        let stop = Arc::new(AtomicBool::new(false));
-        let (st, sp) = (state.clone(), stop.clone());
-        let accept = std::thread::spawn(move || {
-            while !sp.load(Ordering::SeqCst) {
-                match listener.accept() {
-                    Ok((stream, _)) => {
-                        let st = st.clone();
-                        let sp = sp.clone();
-                        std::thread::spawn(move || {
-                            let _ = serve_conn(stream, st, sp);
-                        });
-                    }
-                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                        std::thread::sleep(Duration::from_millis(10))
-                    }
-                    Err(_) => std::thread::sleep(Duration::from_millis(10)),
-                }
-            }
-        });
-        ModelServer {
-            port,
-            state,
-            stop,
-            accept: Some(accept),
-        }
+        let st = state.clone();
+        let http = HttpServer::start(Arc::new(move |req: &Req| respond(req, &st)));
+        ModelServer { state, http }
     }
 
     pub fn port(&self) -> u16 {
-        self.port
+        self.http.port()
     }
 
     pub fn base_url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
+        format!("http://127.0.0.1:{}", self.port())
     }
 
     /// Append more replies to the script (e.g. between two client runs).
@@ -350,151 +320,10 @@ impl ModelServer {
     }
 }
 
-impl Drop for ModelServer {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        if let Some(h) = self.accept.take() {
-            let _ = h.join();
-        }
-    }
-}
-
-// ---------------------------------------------------------------- HTTP ----
-
-struct Req {
-    method: String,
-    path: String,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-fn read_request(r: &mut BufReader<TcpStream>) -> std::io::Result<Option<Req>> {
-    let mut line = String::new();
-    // skip stray blank lines between keep-alive requests
-    loop {
-        line.clear();
-        if r.read_line(&mut line)? == 0 {
-            return Ok(None);
-        }
-        if !line.trim().is_empty() {
-            break;
-        }
-    }
-    let mut parts = line.split_whitespace();
-    let method = parts.next().unwrap_or("").to_owned();
-    let path = parts.next().unwrap_or("").to_owned();
-    let mut headers = Vec::new();
-    loop {
-        let mut h = String::new();
-        if r.read_line(&mut h)? == 0 {
-            return Ok(None);
-        }
-        let h = h.trim_end_matches(['\r', '\n']);
-        if h.is_empty() {
-            break;
-        }
-        if let Some((k, v)) = h.split_once(':') {
-            headers.push((k.trim().to_ascii_lowercase(), v.trim().to_owned()));
-        }
-    }
-    let get = |n: &str| headers.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
-    let mut body = Vec::new();
-    if get("transfer-encoding")
-        .map(|v| v.to_ascii_lowercase().contains("chunked"))
-        .unwrap_or(false)
-    {
-        loop {
-            let mut sz = String::new();
-            r.read_line(&mut sz)?;
-            let sz = sz.trim();
-            let sz = sz.split(';').next().unwrap_or("0");
-            let n = usize::from_str_radix(sz, 16).unwrap_or(0);
-            if n == 0 {
-                // trailers until blank line
-                loop {
-                    let mut t = String::new();
-                    if r.read_line(&mut t)? == 0 || t.trim().is_empty() {
-                        break;
-                    }
-                }
-                break;
-            }
-            let mut chunk = vec![0u8; n];
-            r.read_exact(&mut chunk)?;
-            body.extend_from_slice(&chunk);
-            let mut crlf = String::new();
-            r.read_line(&mut crlf)?;
-        }
-    } else if let Some(n) = get("content-length").and_then(|v| v.parse::<usize>().ok()) {
-        body = vec![0u8; n];
-        r.read_exact(&mut body)?;
-    }
-    Ok(Some(Req {
-        method,
-        path,
-        headers,
-        body,
-    }))
-}
-
-fn serve_conn(
-    stream: TcpStream,
-    state: Arc<Mutex<State>>,
-    stop: Arc<AtomicBool>,
-) -> std::io::Result<()> {
-    stream.set_nonblocking(false)?;
-    stream.set_read_timeout(Some(Duration::from_millis(500)))?;
-    let mut w = stream.try_clone()?;
-    let mut r = BufReader::new(stream);
-    loop {
-        // wait for the next request, polling the stop flag
-        loop {
-            match r.fill_buf() {
-                Ok([]) => return Ok(()),
-                Ok(_) => break,
-                Err(e)
-                    if e.kind() == std::io::ErrorKind::WouldBlock
-                        || e.kind() == std::io::ErrorKind::TimedOut =>
-                {
-                    if stop.load(Ordering::SeqCst) {
-                        return Ok(());
-                    }
-                }
-                Err(e) => return Err(e),
-            }
-        }
-        r.get_ref()
-            .set_read_timeout(Some(Duration::from_secs(30)))?;
-        let req = match read_request(&mut r)? {
-            Some(q) => q,
-            None => return Ok(()),
-        };
-        r.get_ref()
-            .set_read_timeout(Some(Duration::from_millis(500)))?;
-        let close = req
-            .headers
-            .iter()
-            .any(|(k, v)| k == "connection" && v.eq_ignore_ascii_case("close"));
-        let (status, ctype, body) = respond(&req, &state);
-        let head = format!(
-            "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nrequest-id: req_e2e\r\nConnection: {}\r\n\r\n",
-            body.len(),
-            if close { "close" } else { "keep-alive" }
-        );
-        w.write_all(head.as_bytes())?;
-        w.write_all(&body)?;
-        w.flush()?;
-        if close {
-            let _ = w.shutdown(Shutdown::Both);
-            return Ok(());
-        }
-    }
-}
-
-fn respond(req: &Req, state: &Arc<Mutex<State>>) -> (&'static str, &'static str, Vec<u8>) {
+fn respond(req: &Req, state: &Arc<Mutex<State>>) -> Resp {
     let raw_body = String::from_utf8_lossy(&req.body).into_owned();
     let body: Value = serde_json::from_str(&raw_body).unwrap_or(Value::Null);
-    let bare = req.path.split('?').next().unwrap_or("").to_owned();
+    let bare = req.bare_path().to_owned();
     let mut st = state.lock().unwrap();
     let seq = st.requests.len();
     let mut rec = Recorded {
@@ -517,20 +346,13 @@ fn respond(req: &Req, state: &Arc<Mutex<State>>) -> (&'static str, &'static str,
     if req.method == "POST" && bare.ends_with("/v1/messages/count_tokens") {
         st.requests.push(rec);
         let n = (req.body.len() / 4).max(1);
-        return (
-            "200 OK",
-            "application/json",
-            json!({"input_tokens": n}).to_string().into_bytes(),
-        );
+        return Resp::json("200 OK", &json!({"input_tokens": n}));
     }
     if !(req.method == "POST" && bare.ends_with("/v1/messages")) {
         st.requests.push(rec);
-        return (
+        return Resp::json(
             "404 Not Found",
-            "application/json",
-            json!({"type":"error","error":{"type":"not_found_error","message":"not scripted"}})
-                .to_string()
-                .into_bytes(),
+            &json!({"type":"error","error":{"type":"not_found_error","message":"not scripted"}}),
         );
     }
 
@@ -570,11 +392,7 @@ fn respond(req: &Req, state: &Arc<Mutex<State>>) -> (&'static str, &'static str,
     let stream = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
     let (content, stop_reason) = reply_blocks(&reply);
     if stream {
-        (
-            "200 OK",
-            "text/event-stream",
-            sse(&model, &content, stop_reason, input_tokens).into_bytes(),
-        )
+        Resp::sse(sse(&model, &content, stop_reason, input_tokens))
     } else {
         let msg = json!({
             "id": format!("msg_e2e_{}", NEXT_ID.fetch_add(1, Ordering::SeqCst)),
@@ -587,7 +405,7 @@ fn respond(req: &Req, state: &Arc<Mutex<State>>) -> (&'static str, &'static str,
             "usage": {"input_tokens": input_tokens, "output_tokens": 5,
                        "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
         });
-        ("200 OK", "application/json", msg.to_string().into_bytes())
+        Resp::json("200 OK", &msg)
     }
 }
 

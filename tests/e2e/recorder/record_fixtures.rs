@@ -1,18 +1,15 @@
-// Re-records tests/fixtures/claude-code/*.json from the real client.
-//
-// Not part of the repo's test binary: `tests/e2e/record-fixtures.sh` builds a
-// throw-away cargo project whose only test file is
-//     #[path = "<repo>/tests/e2e/mod.rs"] mod e2e;
-//     include!("<repo>/tests/e2e/recorder/record_fixtures.rs");
-// and runs it with FIXTURE_OUT=<dir> (and OMC_E2E_CLIENT_DIR pointing at the
-// repo's cached client).
+//! Re-records tests/fixtures/claude-code/*.json from the real client.
+//!
+//! An ignored test of the integration binary (module `claude_recorder` in tests/lib.rs):
+//! `tests/e2e/record-fixtures.sh` runs it with FIXTURE_OUT=<dir> (default
+//! tests/fixtures/claude-code) and OMC_E2E_CLIENT_DIR pointing at the cached client.
 
-use e2e::*;
-use serde_json::{json, Value};
+use crate::e2e::*;
+use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
 fn recorder_dir() -> PathBuf {
-    PathBuf::from(std::env::var("RECORDER_DIR").expect("RECORDER_DIR = <repo>/tests/e2e/recorder"))
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/recorder")
 }
 
 /// (event, payload) in firing order.
@@ -29,7 +26,12 @@ fn recorded(dir: &Path) -> Vec<(String, Value)> {
     names
         .into_iter()
         .map(|n| {
-            let ev = n.trim_end_matches(".json").rsplit('-').next().unwrap().to_owned();
+            let ev = n
+                .trim_end_matches(".json")
+                .rsplit('-')
+                .next()
+                .unwrap()
+                .to_owned();
             let v: Value =
                 serde_json::from_str(&std::fs::read_to_string(dir.join(&n)).unwrap()).unwrap();
             (ev, v)
@@ -50,8 +52,13 @@ const SKILL_INLINE: &str = "---\nname: demo\ndescription: Demo skill for hook re
 const SKILL_FORK: &str = "---\nname: forky\ndescription: Forked demo skill. Use when asked to fork.\ncontext: fork\n---\n\nForked skill instructions: say forked-skill-done.\n";
 
 #[test]
+#[ignore = "re-records tests/fixtures/claude-code: tests/e2e/record-fixtures.sh"]
 fn record_fixtures() {
-    let out = PathBuf::from(std::env::var("FIXTURE_OUT").expect("FIXTURE_OUT"));
+    let out = std::env::var_os("FIXTURE_OUT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/claude-code")
+        });
     std::fs::create_dir_all(&out).unwrap();
     let plugin = recorder_dir();
     let sb = Sandbox::new();
@@ -90,7 +97,11 @@ fn record_fixtures() {
 
     // run 2: --resume, Stop blocked once (stop_hook_active true on the 2nd Stop)
     let rec2 = sb.root().join("rec2");
-    responder(&rec2, "Stop", r#"n=$(ls "$REC_DIR" | grep -c -- '-Stop.json$'); if [ "$n" = 1 ]; then printf '{"decision":"block","reason":"keep going %s"}\n' "$n"; fi"#);
+    responder(
+        &rec2,
+        "Stop",
+        r#"n=$(ls "$REC_DIR" | grep -c -- '-Stop.json$'); if [ "$n" = 1 ]; then printf '{"decision":"block","reason":"keep going %s"}\n' "$n"; fi"#,
+    );
     let run2 = sb.claude(
         &plugin,
         "second turn",
@@ -122,35 +133,146 @@ fn record_fixtures() {
 
     type Pred<'a> = Box<dyn Fn(&str, &Value) -> bool + 'a>;
     let picks: Vec<(&str, Pred)> = vec![
-        ("SessionStart-startup", Box::new(|e, v| e == "SessionStart" && s(v, "source") == "startup")),
-        ("SessionStart-resume", Box::new(|e, v| e == "SessionStart" && s(v, "source") == "resume")),
-        ("SessionStart-compact", Box::new(|e, v| e == "SessionStart" && s(v, "source") == "compact")),
-        ("UserPromptSubmit", Box::new(|e, v| e == "UserPromptSubmit" && !s(v, "prompt").starts_with('<'))),
-        ("UserPromptSubmit-task-notification", Box::new(|e, v| e == "UserPromptSubmit" && s(v, "prompt").starts_with("<task-notification>"))),
-        ("PreToolUse-Bash", Box::new(|e, v| e == "PreToolUse" && tool(v) == "Bash" && main(v))),
-        ("PreToolUse-Bash-subagent", Box::new(|e, v| e == "PreToolUse" && tool(v) == "Bash" && !main(v))),
-        ("PreToolUse-Write", Box::new(|e, v| e == "PreToolUse" && tool(v) == "Write")),
-        ("PreToolUse-Edit", Box::new(|e, v| e == "PreToolUse" && tool(v) == "Edit")),
-        ("PreToolUse-Skill", Box::new(|e, v| e == "PreToolUse" && tool(v) == "Skill")),
-        ("PreToolUse-Agent", Box::new(|e, v| e == "PreToolUse" && tool(v) == "Agent")),
-        ("PostToolUse-Bash", Box::new(|e, v| e == "PostToolUse" && tool(v) == "Bash" && main(v))),
-        ("PostToolUse-Bash-subagent", Box::new(|e, v| e == "PostToolUse" && tool(v) == "Bash" && !main(v))),
-        ("PostToolUse-Write", Box::new(|e, v| e == "PostToolUse" && tool(v) == "Write")),
-        ("PostToolUse-Edit", Box::new(|e, v| e == "PostToolUse" && tool(v) == "Edit")),
-        ("PostToolUse-Skill", Box::new(|e, v| e == "PostToolUse" && tool(v) == "Skill" && v["tool_input"]["skill"] == "demo")),
-        ("PostToolUse-Skill-fork", Box::new(|e, v| e == "PostToolUse" && tool(v) == "Skill" && v["tool_input"]["skill"] == "forky")),
-        ("PostToolUse-Agent", Box::new(|e, v| e == "PostToolUse" && tool(v) == "Agent" && v["tool_response"]["status"] == "completed")),
-        ("PostToolUse-Agent-background", Box::new(|e, v| e == "PostToolUse" && tool(v) == "Agent" && v["tool_response"]["status"] == "async_launched")),
-        ("PostToolUseFailure-Bash", Box::new(|e, v| e == "PostToolUseFailure" && tool(v) == "Bash")),
+        (
+            "SessionStart-startup",
+            Box::new(|e, v| e == "SessionStart" && s(v, "source") == "startup"),
+        ),
+        (
+            "SessionStart-resume",
+            Box::new(|e, v| e == "SessionStart" && s(v, "source") == "resume"),
+        ),
+        (
+            "SessionStart-compact",
+            Box::new(|e, v| e == "SessionStart" && s(v, "source") == "compact"),
+        ),
+        (
+            "UserPromptSubmit",
+            Box::new(|e, v| e == "UserPromptSubmit" && !s(v, "prompt").starts_with('<')),
+        ),
+        (
+            "UserPromptSubmit-task-notification",
+            Box::new(|e, v| {
+                e == "UserPromptSubmit" && s(v, "prompt").starts_with("<task-notification>")
+            }),
+        ),
+        (
+            "PreToolUse-Bash",
+            Box::new(|e, v| e == "PreToolUse" && tool(v) == "Bash" && main(v)),
+        ),
+        (
+            "PreToolUse-Bash-subagent",
+            Box::new(|e, v| e == "PreToolUse" && tool(v) == "Bash" && !main(v)),
+        ),
+        (
+            "PreToolUse-Write",
+            Box::new(|e, v| e == "PreToolUse" && tool(v) == "Write"),
+        ),
+        (
+            "PreToolUse-Edit",
+            Box::new(|e, v| e == "PreToolUse" && tool(v) == "Edit"),
+        ),
+        (
+            "PreToolUse-Skill",
+            Box::new(|e, v| e == "PreToolUse" && tool(v) == "Skill"),
+        ),
+        (
+            "PreToolUse-Agent",
+            Box::new(|e, v| e == "PreToolUse" && tool(v) == "Agent"),
+        ),
+        (
+            "PostToolUse-Bash",
+            Box::new(|e, v| e == "PostToolUse" && tool(v) == "Bash" && main(v)),
+        ),
+        (
+            "PostToolUse-Bash-subagent",
+            Box::new(|e, v| e == "PostToolUse" && tool(v) == "Bash" && !main(v)),
+        ),
+        (
+            "PostToolUse-Write",
+            Box::new(|e, v| e == "PostToolUse" && tool(v) == "Write"),
+        ),
+        (
+            "PostToolUse-Edit",
+            Box::new(|e, v| e == "PostToolUse" && tool(v) == "Edit"),
+        ),
+        (
+            "PostToolUse-Skill",
+            Box::new(|e, v| {
+                e == "PostToolUse" && tool(v) == "Skill" && v["tool_input"]["skill"] == "demo"
+            }),
+        ),
+        (
+            "PostToolUse-Skill-fork",
+            Box::new(|e, v| {
+                e == "PostToolUse" && tool(v) == "Skill" && v["tool_input"]["skill"] == "forky"
+            }),
+        ),
+        (
+            "PostToolUse-Agent",
+            Box::new(|e, v| {
+                e == "PostToolUse"
+                    && tool(v) == "Agent"
+                    && v["tool_response"]["status"] == "completed"
+            }),
+        ),
+        (
+            "PostToolUse-Agent-background",
+            Box::new(|e, v| {
+                e == "PostToolUse"
+                    && tool(v) == "Agent"
+                    && v["tool_response"]["status"] == "async_launched"
+            }),
+        ),
+        (
+            "PostToolUseFailure-Bash",
+            Box::new(|e, v| e == "PostToolUseFailure" && tool(v) == "Bash"),
+        ),
         ("SubagentStart", Box::new(|e, _| e == "SubagentStart")),
-        ("SubagentStop", Box::new(|e, v| e == "SubagentStop" && s(v, "last_assistant_message") == "sub-done")),
-        ("SubagentStop-skill-fork", Box::new(|e, v| e == "SubagentStop" && s(v, "last_assistant_message") == "forked-skill-done")),
-        ("SubagentStop-background", Box::new(|e, v| e == "SubagentStop" && s(v, "last_assistant_message") == "bg-done")),
-        ("SubagentStop-compact", Box::new(|e, v| e == "SubagentStop" && s(v, "agent_type").is_empty())),
-        ("PreCompact-manual", Box::new(|e, v| e == "PreCompact" && s(v, "trigger") == "manual")),
-        ("Stop", Box::new(|e, v| e == "Stop" && v["stop_hook_active"] == false && v["background_tasks"].as_array().map_or(false, |a| a.is_empty()))),
-        ("Stop-background-tasks", Box::new(|e, v| e == "Stop" && v["background_tasks"].as_array().map_or(false, |a| !a.is_empty()))),
-        ("Stop-hook-active", Box::new(|e, v| e == "Stop" && v["stop_hook_active"] == true)),
+        (
+            "SubagentStop",
+            Box::new(|e, v| e == "SubagentStop" && s(v, "last_assistant_message") == "sub-done"),
+        ),
+        (
+            "SubagentStop-skill-fork",
+            Box::new(|e, v| {
+                e == "SubagentStop" && s(v, "last_assistant_message") == "forked-skill-done"
+            }),
+        ),
+        (
+            "SubagentStop-background",
+            Box::new(|e, v| e == "SubagentStop" && s(v, "last_assistant_message") == "bg-done"),
+        ),
+        (
+            "SubagentStop-compact",
+            Box::new(|e, v| e == "SubagentStop" && s(v, "agent_type").is_empty()),
+        ),
+        (
+            "PreCompact-manual",
+            Box::new(|e, v| e == "PreCompact" && s(v, "trigger") == "manual"),
+        ),
+        (
+            "Stop",
+            Box::new(|e, v| {
+                e == "Stop"
+                    && v["stop_hook_active"] == false
+                    && v["background_tasks"]
+                        .as_array()
+                        .is_some_and(|a| a.is_empty())
+            }),
+        ),
+        (
+            "Stop-background-tasks",
+            Box::new(|e, v| {
+                e == "Stop"
+                    && v["background_tasks"]
+                        .as_array()
+                        .is_some_and(|a| !a.is_empty())
+            }),
+        ),
+        (
+            "Stop-hook-active",
+            Box::new(|e, v| e == "Stop" && v["stop_hook_active"] == true),
+        ),
         ("SessionEnd", Box::new(|e, _| e == "SessionEnd")),
     ];
     let mut missing = Vec::new();

@@ -1,0 +1,644 @@
+//! Drive the real Codex CLI, Gemini CLI and Qwen Code clients (pinned, see `clients.rs`) for one
+//! headless turn each, offline, against the [`ScriptedModel`](super::model::ScriptedModel) —
+//! the same shape as `harness.rs` does for Claude Code.
+//!
+//! ```ignore
+//! let sb = AgentSandbox::new(Agent::Gemini);      // project (git init) + isolated home
+//! sb.install_hooks();                             // `omc-hooks install --agent gemini --project …`
+//! let run = sb.run("ralph fix the tests",
+//!     AgentScenario::new().reply_shell("cargo test").reply_text("all done"));
+//! run.assert_success();
+//! assert!(run.new_text(1).contains("[RALPH LOOP"));
+//! ```
+//!
+//! Each client gets its own home (`CODEX_HOME`, `GEMINI_CLI_HOME`, `QWEN_HOME`, and `HOME`)
+//! with the offline settings of `codex.rs` / `gemini.rs` / `qwen.rs`; every run is killed (its
+//! whole process group) after the scenario's timeout. `OMC_E2E_KEEP=1` keeps sandboxes.
+
+#![allow(dead_code)]
+
+use super::clients::{Agent, require};
+use super::harness::Sandbox;
+use super::model::{Kind, Recorded, ScriptedModel, Step};
+use super::{codex, gemini, qwen};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+/// Default per-run timeout. Generous: two cores are shared with other builds.
+pub const AGENT_TIMEOUT: Duration = Duration::from_secs(180);
+
+/// The omc-hooks binary cargo built for these tests.
+pub fn omc_bin() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_omc-hooks"))
+}
+
+/// One hook handler written into the client's configuration by the harness (the recorder,
+/// [`AgentSandbox::record_hooks`]); `event` is the client's own event name.
+#[derive(Clone, Debug)]
+pub struct HookSpec {
+    pub event: String,
+    pub matcher: Option<String>,
+    pub command: String,
+    /// Seconds (written as milliseconds for Gemini).
+    pub timeout_s: u32,
+}
+
+impl HookSpec {
+    pub fn new(event: &str, command: impl Into<String>) -> HookSpec {
+        HookSpec {
+            event: event.to_owned(),
+            matcher: None,
+            command: command.into(),
+            timeout_s: 30,
+        }
+    }
+    pub fn matcher(mut self, m: &str) -> HookSpec {
+        self.matcher = Some(m.to_owned());
+        self
+    }
+}
+
+/// Every event each pinned client fires headless (agents-live.md), for the recorder.
+pub fn client_events(agent: Agent) -> &'static [&'static str] {
+    match agent {
+        Agent::Codex => &[
+            "SessionStart",
+            "UserPromptSubmit",
+            "PreToolUse",
+            "PermissionRequest",
+            "PostToolUse",
+            "PreCompact",
+            "PostCompact",
+            "Stop",
+            "SubagentStart",
+            "SubagentStop",
+            "SessionEnd",
+            "PreModelRequest",
+            "PostModelRequest",
+            "StopFailure",
+        ],
+        Agent::Gemini => &[
+            "SessionStart",
+            "BeforeAgent",
+            "BeforeModel",
+            "BeforeToolSelection",
+            "AfterModel",
+            "BeforeTool",
+            "AfterTool",
+            "AfterAgent",
+            "PreCompress",
+            "Notification",
+            "SessionEnd",
+        ],
+        Agent::Qwen => &[
+            "InstructionsLoaded",
+            "SessionStart",
+            "Notification",
+            "UserPromptSubmit",
+            "PreToolUse",
+            "PostToolUse",
+            "PostToolUseFailure",
+            "PostToolBatch",
+            "MessageDisplay",
+            "Stop",
+            "StopFailure",
+            "PreCompact",
+            "PostCompact",
+            "SubagentStart",
+            "SubagentStop",
+            "SessionEnd",
+            "PermissionRequest",
+        ],
+    }
+}
+
+// ---------------------------------------------------------------- scenario ----
+
+/// What the scripted model answers, plus per-run client settings.
+#[derive(Clone, Debug)]
+pub struct AgentScenario {
+    pub steps: Vec<Step>,
+    pub env: Vec<(String, String)>,
+    pub args: Vec<String>,
+    pub timeout: Duration,
+    pub default_text: Option<String>,
+    /// Continue this client session (Codex `exec resume <id>`, Gemini/Qwen `--resume <id>`).
+    pub resume: Option<String>,
+    /// Start a session with this id (Gemini and Qwen `--session-id`; Codex has none).
+    pub session_id: Option<String>,
+    /// Codex: pass `--dangerously-bypass-hook-trust` (default). When false, hooks run only if
+    /// trusted in config.toml (see [`AgentSandbox::trust_codex_hooks`]).
+    pub bypass_hook_trust: bool,
+    /// Input-token usage the model reports (forces compaction when large).
+    pub prompt_tokens: Option<u64>,
+}
+
+impl Default for AgentScenario {
+    fn default() -> Self {
+        AgentScenario {
+            steps: Vec::new(),
+            env: Vec::new(),
+            args: Vec::new(),
+            timeout: AGENT_TIMEOUT,
+            default_text: None,
+            resume: None,
+            session_id: None,
+            bypass_hook_trust: true,
+            prompt_tokens: None,
+        }
+    }
+}
+
+impl AgentScenario {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    pub fn step(mut self, s: Step) -> Self {
+        self.steps.push(s);
+        self
+    }
+    pub fn reply_text(self, t: impl Into<String>) -> Self {
+        self.step(Step::Text(t.into()))
+    }
+    /// One call of the client's shell tool.
+    pub fn reply_shell(self, cmd: impl Into<String>) -> Self {
+        self.step(Step::Shell(cmd.into()))
+    }
+    pub fn env(mut self, k: &str, v: impl Into<String>) -> Self {
+        self.env.push((k.to_owned(), v.into()));
+        self
+    }
+    pub fn arg(mut self, a: &str) -> Self {
+        self.args.push(a.to_owned());
+        self
+    }
+    pub fn timeout(mut self, d: Duration) -> Self {
+        self.timeout = d;
+        self
+    }
+    pub fn default_text(mut self, t: &str) -> Self {
+        self.default_text = Some(t.to_owned());
+        self
+    }
+    pub fn resume(mut self, id: &str) -> Self {
+        self.resume = Some(id.to_owned());
+        self
+    }
+    pub fn session_id(mut self, id: &str) -> Self {
+        self.session_id = Some(id.to_owned());
+        self
+    }
+    pub fn prompt_tokens(mut self, n: u64) -> Self {
+        self.prompt_tokens = Some(n);
+        self
+    }
+    pub fn trusted_hooks_only(mut self) -> Self {
+        self.bypass_hook_trust = false;
+        self
+    }
+}
+
+// ----------------------------------------------------------------- sandbox ----
+
+/// A [`Sandbox`] (project with `git init`, home, tmp) set up for one client.
+pub struct AgentSandbox {
+    pub agent: Agent,
+    pub sb: Sandbox,
+}
+
+impl AgentSandbox {
+    /// A fresh sandbox with the client's offline user settings written into its home.
+    pub fn new(agent: Agent) -> AgentSandbox {
+        let sb = Sandbox::new();
+        let s = AgentSandbox { agent, sb };
+        match agent {
+            Agent::Codex => codex::prepare(&s),
+            Agent::Gemini => gemini::prepare(&s),
+            Agent::Qwen => qwen::prepare(&s),
+        }
+        s
+    }
+
+    pub fn root(&self) -> &Path {
+        self.sb.root()
+    }
+    pub fn project(&self) -> PathBuf {
+        self.sb.project()
+    }
+    pub fn home(&self) -> PathBuf {
+        self.sb.home()
+    }
+    /// The client's own home (`CODEX_HOME`, `GEMINI_CLI_HOME/.gemini`, `QWEN_HOME`).
+    pub fn client_home(&self) -> PathBuf {
+        match self.agent {
+            Agent::Codex => self.home().join(".codex"),
+            Agent::Gemini | Agent::Qwen => self.home().join(format!(".{}", self.agent.name())),
+        }
+    }
+    pub fn write(&self, rel: &str, contents: &str) -> PathBuf {
+        self.sb.write(rel, contents)
+    }
+    pub fn omc_dir(&self) -> PathBuf {
+        self.project().join(".omc")
+    }
+
+    /// The project hook configuration file of this client.
+    pub fn hooks_file(&self) -> PathBuf {
+        match self.agent {
+            Agent::Codex => self.project().join(".codex/hooks.json"),
+            Agent::Gemini => self.project().join(".gemini/settings.json"),
+            Agent::Qwen => self.project().join(".qwen/settings.json"),
+        }
+    }
+
+    /// Writes `specs` as the project's hook configuration (replacing the file).
+    pub fn write_hooks(&self, specs: &[HookSpec]) {
+        let v = match self.agent {
+            Agent::Codex => codex::hooks_json(specs),
+            Agent::Gemini => gemini::hooks_json(specs),
+            Agent::Qwen => qwen::hooks_json(specs),
+        };
+        let p = self.hooks_file();
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    }
+
+    /// Installs the recorder (`tests/e2e/recorder/record.sh <Event>`) on every event the client
+    /// fires; payloads land in `$REC_DIR` (set it in the scenario).
+    pub fn record_hooks(&self) {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/recorder/record.sh");
+        let specs: Vec<HookSpec> = client_events(self.agent)
+            .iter()
+            .map(|ev| {
+                let s = HookSpec::new(ev, format!("sh '{}' {ev}", script.display()));
+                match *ev {
+                    "PreToolUse" | "PostToolUse" | "PostToolUseFailure" | "PermissionRequest"
+                    | "BeforeTool" | "AfterTool" => s.matcher("*"),
+                    _ => s,
+                }
+            })
+            .collect();
+        self.write_hooks(&specs);
+    }
+
+    /// The omc-hooks handlers in the project's hook configuration: (client event, subcommand).
+    pub fn installed_omc_hooks(&self) -> Vec<(String, String)> {
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(self.hooks_file()).unwrap())
+            .expect("the hook configuration is JSON");
+        let mut out = Vec::new();
+        for (event, groups) in v["hooks"].as_object().into_iter().flatten() {
+            for g in groups.as_array().into_iter().flatten() {
+                for h in g["hooks"].as_array().into_iter().flatten() {
+                    let cmd = h["command"].as_str().unwrap_or("");
+                    if cmd.contains("omc-hooks") {
+                        let sub = cmd.split_whitespace().last().unwrap_or("").to_owned();
+                        out.push((event.clone(), sub));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// `omc-hooks install --agent <agent> --project <project>`: the configuration users get.
+    /// Panics (with the command's output) when it fails.
+    pub fn install_hooks(&self) -> std::process::Output {
+        let mut cmd = Command::new(omc_bin());
+        if self.agent == Agent::Codex {
+            // install reads `codex --version` to decide on the feature switch: the pinned one
+            let dir = require(Agent::Codex).program.parent().unwrap().to_owned();
+            let path = std::env::var_os("PATH").unwrap_or_default();
+            let mut dirs = vec![dir];
+            dirs.extend(std::env::split_paths(&path));
+            cmd.env("PATH", std::env::join_paths(dirs).unwrap());
+        }
+        let out = cmd
+            .args(["install", "--agent", self.agent.name(), "--project"])
+            .arg(self.project())
+            .env("HOME", self.home())
+            .env("CODEX_HOME", self.home().join(".codex"))
+            .env("GEMINI_CLI_HOME", self.home())
+            .env("QWEN_HOME", self.home().join(".qwen"))
+            .current_dir(self.project())
+            .stdin(Stdio::null())
+            .output()
+            .expect("run omc-hooks install");
+        assert!(
+            out.status.success(),
+            "omc-hooks install --agent {} failed ({}):\n{}\n{}",
+            self.agent.name(),
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    }
+
+    /// Codex: pre-write `trusted_hash` entries for every handler of the project's
+    /// `.codex/hooks.json` into `$CODEX_HOME/config.toml` (agents-live.md §1.2), so that a run
+    /// with [`AgentScenario::trusted_hooks_only`] fires them.
+    pub fn trust_codex_hooks(&self) {
+        assert_eq!(self.agent, Agent::Codex);
+        codex::trust_hooks(self);
+    }
+
+    /// Runs the client once: `prompt`, answered by `scenario`'s script.
+    pub fn run(&self, prompt: &str, scenario: AgentScenario) -> AgentRun {
+        let inst = require(self.agent);
+        let wire = match self.agent {
+            Agent::Codex => codex::wire(),
+            Agent::Gemini => gemini::wire(),
+            Agent::Qwen => qwen::wire(),
+        };
+        let model = ScriptedModel::start(wire, scenario.steps.clone());
+        if let Some(t) = &scenario.default_text {
+            model.set_default_text(t);
+        }
+        if let Some(n) = scenario.prompt_tokens {
+            model.set_prompt_tokens(n);
+        }
+        let mut cmd = Command::new(&inst.program);
+        cmd.args(&inst.args);
+        match self.agent {
+            Agent::Codex => codex::args(&mut cmd, self, prompt, &scenario, &model.base_url()),
+            Agent::Gemini => gemini::args(&mut cmd, self, prompt, &scenario, &model.base_url()),
+            Agent::Qwen => qwen::args(&mut cmd, self, prompt, &scenario, &model.base_url()),
+        }
+        cmd.args(&scenario.args);
+        for (k, _) in std::env::vars_os() {
+            if let Some(k) = k.to_str() {
+                if scrub(k) {
+                    cmd.env_remove(k);
+                }
+            }
+        }
+        let tmp = self.root().join("tmp");
+        std::fs::create_dir_all(&tmp).unwrap();
+        cmd.env("HOME", self.home()).env("TMPDIR", &tmp);
+        for (k, v) in &scenario.env {
+            cmd.env(k, v);
+        }
+        cmd.current_dir(self.project());
+        let (status, stdout, stderr, duration) =
+            spawn_with_timeout(cmd, scenario.timeout, self.agent, &model);
+        let (result, session_id, result_text) = match self.agent {
+            Agent::Codex => codex::parse_output(&stdout),
+            Agent::Gemini => gemini::parse_output(&stdout),
+            Agent::Qwen => qwen::parse_output(&stdout),
+        };
+        AgentRun {
+            agent: self.agent,
+            result,
+            session_id,
+            result_text,
+            requests: model.requests(),
+            project: self.project(),
+            stdout,
+            stderr,
+            status,
+            duration,
+            unused_steps: model.remaining(),
+        }
+    }
+}
+
+/// Env vars a developer's shell or CI may carry that would change a client's behaviour.
+fn scrub(name: &str) -> bool {
+    [
+        "ANTHROPIC_",
+        "CLAUDE",
+        "OPENAI_",
+        "CODEX_",
+        "GEMINI_",
+        "GOOGLE_",
+        "VERTEX",
+        "QWEN_",
+        "DASHSCOPE_",
+        "OTEL_",
+        "AWS_",
+        "OMC_",
+    ]
+    .iter()
+    .any(|p| name.starts_with(p))
+        || name == "DISABLE_OMC"
+        || name == "NO_PROXY"
+        || name.eq_ignore_ascii_case("http_proxy")
+        || name.eq_ignore_ascii_case("https_proxy")
+        || name.eq_ignore_ascii_case("all_proxy")
+}
+
+fn spawn_with_timeout(
+    mut cmd: Command,
+    timeout: Duration,
+    agent: Agent,
+    model: &ScriptedModel,
+) -> (ExitStatus, String, String, Duration) {
+    use std::os::unix::process::CommandExt;
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let start = Instant::now();
+    let mut child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot spawn the {} client: {e}", agent.name()));
+    let mut so = child.stdout.take().unwrap();
+    let mut se = child.stderr.take().unwrap();
+    let t_out = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut so, &mut s);
+        s
+    });
+    let t_err = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut se, &mut s);
+        s
+    });
+    let status = loop {
+        if let Some(st) = child.try_wait().expect("wait for the client") {
+            break st;
+        }
+        if start.elapsed() > timeout {
+            kill_group(child.id());
+            let st = child.wait().unwrap();
+            let stdout = t_out.join().unwrap_or_default();
+            let stderr = t_err.join().unwrap_or_default();
+            panic!(
+                "{} run timed out after {timeout:?} (killed, {st})\nstdout:\n{stdout}\nstderr:\n{stderr}\nrequests:\n{}",
+                agent.name(),
+                describe(&model.requests())
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let duration = start.elapsed();
+    // hooks or helpers the client left behind must not outlive the run
+    kill_group(child.id());
+    (
+        status,
+        t_out.join().unwrap_or_default(),
+        t_err.join().unwrap_or_default(),
+        duration,
+    )
+}
+
+fn kill_group(pid: u32) {
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{pid}")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+}
+
+fn describe(reqs: &[Recorded]) -> String {
+    reqs.iter()
+        .map(|r| {
+            format!(
+                "  #{} {} {} {:?} step={:?}\n    new: {:?}",
+                r.seq,
+                r.method,
+                r.path,
+                r.kind,
+                r.step,
+                truncate(&r.new_text(), 400)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_owned()
+    } else {
+        format!("{}…", s.chars().take(n).collect::<String>())
+    }
+}
+
+// --------------------------------------------------------------------- run ----
+
+/// The outcome of one headless client run.
+#[derive(Debug)]
+pub struct AgentRun {
+    pub agent: Agent,
+    /// The client's JSON output (Codex: the JSONL events as an array).
+    pub result: Value,
+    /// The client's session id, from its output ("" when not found).
+    pub session_id: String,
+    /// The final answer text the client reported.
+    pub result_text: String,
+    /// Every HTTP request the client sent to the model server.
+    pub requests: Vec<Recorded>,
+    pub project: PathBuf,
+    pub stdout: String,
+    pub stderr: String,
+    pub status: ExitStatus,
+    pub duration: Duration,
+    /// Script steps the client never asked for.
+    pub unused_steps: usize,
+}
+
+impl AgentRun {
+    /// Main-loop model calls, in arrival order.
+    pub fn main_requests(&self) -> Vec<&Recorded> {
+        self.requests
+            .iter()
+            .filter(|r| r.kind == Kind::Main)
+            .collect()
+    }
+    pub fn compaction_requests(&self) -> Vec<&Recorded> {
+        self.requests
+            .iter()
+            .filter(|r| r.kind == Kind::Compaction)
+            .collect()
+    }
+    #[track_caller]
+    fn main(&self, i: usize) -> &Recorded {
+        let m = self.main_requests();
+        m.get(i).copied().unwrap_or_else(|| {
+            panic!(
+                "no main-loop request #{i} (only {})\n{}",
+                m.len(),
+                self.diagnostics()
+            )
+        })
+    }
+    /// Everything but the model's own turns in main request `i`.
+    #[track_caller]
+    pub fn shown_text(&self, i: usize) -> String {
+        self.main(i).shown_text()
+    }
+    /// What is new in main request `i` (after the model's last turn).
+    #[track_caller]
+    pub fn new_text(&self, i: usize) -> String {
+        self.main(i).new_text()
+    }
+    /// The last user message of main request `i`.
+    #[track_caller]
+    pub fn last_user_text(&self, i: usize) -> String {
+        self.main(i).last_user_text()
+    }
+    /// Shown text of every main request, joined.
+    pub fn all_shown_text(&self) -> String {
+        self.main_requests()
+            .iter()
+            .map(|r| r.shown_text())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+    pub fn omc_dir(&self) -> PathBuf {
+        self.project.join(".omc")
+    }
+    /// Panics with diagnostics unless the client exited 0.
+    #[track_caller]
+    pub fn assert_success(&self) {
+        if !self.status.success() {
+            panic!("{} run failed: {}", self.agent.name(), self.diagnostics());
+        }
+    }
+    pub fn diagnostics(&self) -> String {
+        format!(
+            "{} status={} duration={:?} session={:?}\nstdout:\n{}\nstderr:\n{}\nrequests:\n{}",
+            self.agent.name(),
+            self.status,
+            self.duration,
+            self.session_id,
+            truncate(&self.stdout, 6000),
+            truncate(&self.stderr, 6000),
+            describe(&self.requests)
+        )
+    }
+}
+
+/// Parses a JSON document, or failing that the last JSON line of `stdout`.
+pub(super) fn parse_json_output(stdout: &str) -> Value {
+    if let Ok(v) = serde_json::from_str::<Value>(stdout.trim()) {
+        return v;
+    }
+    stdout
+        .lines()
+        .rev()
+        .filter_map(|l| serde_json::from_str::<Value>(l.trim()).ok())
+        .find(|v| v.is_object() || v.is_array())
+        .unwrap_or(Value::Null)
+}
+
+/// The hook-handler list of one `HookSpec` in the Claude-shaped configuration all three share.
+pub(super) fn grouped(specs: &[HookSpec], handler: impl Fn(&HookSpec) -> Value) -> Value {
+    let mut hooks = serde_json::Map::new();
+    for s in specs {
+        let mut group = json!({"hooks": [handler(s)]});
+        if let Some(m) = &s.matcher {
+            group["matcher"] = json!(m);
+        }
+        hooks
+            .entry(s.event.clone())
+            .or_insert_with(|| json!([]))
+            .as_array_mut()
+            .unwrap()
+            .push(group);
+    }
+    Value::Object(hooks)
+}

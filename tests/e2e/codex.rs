@@ -1,0 +1,225 @@
+//! Codex CLI 0.169.0 specifics of the agent harness: offline `config.toml`, the `codex exec`
+//! command line, its `--json` event stream, and hook trust.
+//!
+//! Offline: a custom provider `mock` (`wire_api = "responses"`, Bearer key from `MOCK_API_KEY`)
+//! whose `base_url` each run points at its own scripted model with `-c`, no retries, and the
+//! curated-plugin sync (`[features] plugins`, `apps`) off — with those, Codex makes no DNS
+//! lookup (agents-live.md §1.7). The project is trusted in config.toml (project hooks load
+//! only in trusted projects); hooks themselves need hook trust: runs pass
+//! `--dangerously-bypass-hook-trust` unless the scenario asks for trusted hooks only, in which
+//! case [`trust_hooks`] must have written their hashes.
+
+use super::agent_harness::{AgentSandbox, AgentScenario, HookSpec, grouped, parse_json_output};
+use super::model::{ResponsesWire, Wire};
+use serde_json::{Value, json};
+use std::process::Command;
+use std::sync::Arc;
+
+pub(super) fn wire() -> Arc<dyn Wire> {
+    Arc::new(ResponsesWire)
+}
+
+fn config_toml(sb: &AgentSandbox) -> String {
+    format!(
+        r#"model = "mock-model"
+model_provider = "mock"
+approval_policy = "never"
+sandbox_mode = "danger-full-access"
+check_for_update_on_startup = false
+
+[model_providers.mock]
+name = "mock"
+base_url = "http://127.0.0.1:9/v1"
+wire_api = "responses"
+env_key = "MOCK_API_KEY"
+request_max_retries = 0
+stream_max_retries = 0
+supports_websockets = false
+
+[features]
+hooks = true
+plugins = false
+apps = false
+
+[analytics]
+enabled = false
+
+[projects."{}"]
+trust_level = "trusted"
+"#,
+        sb.project().display()
+    )
+}
+
+pub(super) fn prepare(sb: &AgentSandbox) {
+    let home = sb.client_home();
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(home.join("config.toml"), config_toml(sb)).unwrap();
+}
+
+pub(super) fn args(
+    cmd: &mut Command,
+    sb: &AgentSandbox,
+    prompt: &str,
+    sc: &AgentScenario,
+    base_url: &str,
+) {
+    cmd.arg("exec");
+    if let Some(id) = &sc.resume {
+        cmd.args(["resume", id]);
+    }
+    cmd.args([
+        "--json",
+        "--skip-git-repo-check",
+        "--dangerously-bypass-approvals-and-sandbox",
+    ]);
+    if sc.bypass_hook_trust {
+        cmd.arg("--dangerously-bypass-hook-trust");
+    }
+    if sc.resume.is_none() {
+        cmd.arg("-C").arg(sb.project());
+    }
+    cmd.arg("-c")
+        .arg(format!("model_providers.mock.base_url=\"{base_url}/v1\""));
+    cmd.arg(prompt);
+    cmd.env("CODEX_HOME", sb.client_home())
+        .env("MOCK_API_KEY", "sk-mock")
+        .env("RUST_LOG", "warn");
+}
+
+pub(super) fn hooks_json(specs: &[HookSpec]) -> Value {
+    json!({"hooks": grouped(specs, |s| json!({
+        "type": "command", "command": s.command, "timeout": s.timeout_s
+    }))})
+}
+
+/// `(events, session id, last agent message)` from the `--json` JSONL stream.
+pub(super) fn parse_output(stdout: &str) -> (Value, String, String) {
+    let events: Vec<Value> = stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l.trim()).ok())
+        .collect();
+    let session = events
+        .iter()
+        .find(|e| e["type"] == "thread.started")
+        .and_then(|e| e["thread_id"].as_str())
+        .unwrap_or("")
+        .to_owned();
+    let text = events
+        .iter()
+        .rev()
+        .find(|e| e["type"] == "item.completed" && e["item"]["type"] == "agent_message")
+        .and_then(|e| e["item"]["text"].as_str())
+        .unwrap_or("")
+        .to_owned();
+    if events.is_empty() {
+        return (parse_json_output(stdout), session, text);
+    }
+    (Value::Array(events), session, text)
+}
+
+/// Snake-case event name as Codex keys its hook state (`PreToolUse` → `pre_tool_use`).
+fn snake(event: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in event.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Compact JSON with object keys sorted recursively (Codex's fingerprint input).
+fn canonical(v: &Value) -> String {
+    match v {
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            let inner: Vec<String> = keys
+                .iter()
+                .map(|k| format!("{}:{}", Value::String((*k).clone()), canonical(&m[*k])))
+                .collect();
+            format!("{{{}}}", inner.join(","))
+        }
+        Value::Array(a) => format!(
+            "[{}]",
+            a.iter().map(canonical).collect::<Vec<_>>().join(",")
+        ),
+        other => other.to_string(),
+    }
+}
+
+fn sha256_hex(data: &str) -> String {
+    use std::io::Write;
+    let mut child = Command::new("sha256sum")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("sha256sum (coreutils) is needed to pre-trust Codex hooks");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(data.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_owned()
+}
+
+/// The `[hooks.state."<file>:<event>:<group>:<handler>"]` tables that mark every handler of
+/// `file` (a Codex hooks.json) trusted, per agents-live.md §1.2.
+pub(super) fn trust_entries(file: &std::path::Path) -> String {
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let mut out = String::new();
+    for (event, groups) in v["hooks"].as_object().into_iter().flatten() {
+        let ev = snake(event);
+        for (gi, g) in groups.as_array().into_iter().flatten().enumerate() {
+            for (hi, h) in g["hooks"].as_array().into_iter().flatten().enumerate() {
+                let clamp = matches!(event.as_str(), "SessionEnd" | "Interrupt");
+                let t = h["timeout"].as_u64();
+                let timeout = if clamp {
+                    t.unwrap_or(1).clamp(1, 3)
+                } else {
+                    t.unwrap_or(600)
+                };
+                let mut handler = json!({
+                    "type": "command",
+                    "command": h["command"],
+                    "timeout": timeout,
+                    "async": h["async"].as_bool().unwrap_or(false),
+                });
+                if let Some(m) = h.get("statusMessage") {
+                    handler["statusMessage"] = m.clone();
+                }
+                let mut identity = json!({"event_name": ev, "hooks": [handler]});
+                if let Some(m) = g.get("matcher").and_then(Value::as_str) {
+                    if !matches!(event.as_str(), "UserPromptSubmit" | "Stop") {
+                        identity["matcher"] = json!(m);
+                    }
+                }
+                let hash = sha256_hex(&canonical(&identity));
+                out.push_str(&format!(
+                    "\n[hooks.state.\"{}:{ev}:{gi}:{hi}\"]\nenabled = true\ntrusted_hash = \"sha256:{hash}\"\n",
+                    file.display()
+                ));
+            }
+        }
+    }
+    out
+}
+
+pub(super) fn trust_hooks(sb: &AgentSandbox) {
+    let cfg = sb.client_home().join("config.toml");
+    let mut text = std::fs::read_to_string(&cfg).unwrap();
+    text.push_str(&trust_entries(&sb.hooks_file()));
+    std::fs::write(cfg, text).unwrap();
+}

@@ -1,0 +1,84 @@
+//! Gemini CLI 0.61.0 specifics of the agent harness: offline user settings, the headless
+//! command line and its `-o json` result.
+//!
+//! `GEMINI_CLI_HOME` replaces the home directory, so user settings are
+//! `$GEMINI_CLI_HOME/.gemini/settings.json`: API-key auth, usage statistics, telemetry and
+//! auto-update off (no DNS lookup then, agents-live.md §2.6), folder trust off, hooks enabled.
+//! The model is reached through `GOOGLE_GEMINI_BASE_URL` (plain http is accepted for
+//! 127.0.0.1); `GEMINI_CLI_TRUST_WORKSPACE=true` trusts the project for the run. Hook timeouts
+//! are milliseconds in this client.
+
+use super::agent_harness::{AgentSandbox, AgentScenario, HookSpec, grouped, parse_json_output};
+use super::model::{GeminiWire, Wire};
+use serde_json::{Value, json};
+use std::process::Command;
+use std::sync::Arc;
+
+pub(super) fn wire() -> Arc<dyn Wire> {
+    Arc::new(GeminiWire)
+}
+
+pub(super) fn prepare(sb: &AgentSandbox) {
+    let home = sb.client_home();
+    std::fs::create_dir_all(&home).unwrap();
+    let settings = json!({
+        "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}},
+        "privacy": {"usageStatisticsEnabled": false},
+        "telemetry": {"enabled": false},
+        "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
+        "model": {"name": "gemini-2.5-flash"},
+        "hooksConfig": {"enabled": true},
+    });
+    std::fs::write(
+        home.join("settings.json"),
+        serde_json::to_string_pretty(&settings).unwrap(),
+    )
+    .unwrap();
+}
+
+pub(super) fn args(
+    cmd: &mut Command,
+    sb: &AgentSandbox,
+    prompt: &str,
+    sc: &AgentScenario,
+    base_url: &str,
+) {
+    cmd.args(["--yolo", "--output-format", "json"]);
+    if let Some(id) = &sc.resume {
+        cmd.args(["--resume", id]);
+    }
+    if let Some(id) = &sc.session_id {
+        cmd.args(["--session-id", id]);
+    }
+    cmd.arg("-p").arg(prompt);
+    cmd.env("GEMINI_CLI_HOME", sb.home())
+        .env("GEMINI_API_KEY", "mock-key")
+        .env("GOOGLE_GEMINI_BASE_URL", base_url)
+        .env("GEMINI_CLI_TRUST_WORKSPACE", "true")
+        .env("NO_COLOR", "1");
+}
+
+/// Gemini's project settings with `hooks` (handlers named, timeouts in ms).
+pub(super) fn hooks_json(specs: &[HookSpec]) -> Value {
+    json!({
+        "hooksConfig": {"enabled": true},
+        "hooks": grouped(specs, |s| json!({
+            "type": "command",
+            "name": format!("e2e-{}", s.event),
+            "command": s.command,
+            "timeout": s.timeout_s * 1000,
+        })),
+    })
+}
+
+/// `(result, session id, response text)` from `-o json`.
+pub(super) fn parse_output(stdout: &str) -> (Value, String, String) {
+    let v = parse_json_output(stdout);
+    let session = v["session_id"]
+        .as_str()
+        .or(v["sessionId"].as_str())
+        .unwrap_or("")
+        .to_owned();
+    let text = v["response"].as_str().unwrap_or("").to_owned();
+    (v, session, text)
+}

@@ -1,0 +1,455 @@
+//! Scenarios shared by the Codex, Gemini CLI and Qwen Code suites (`e2e_codex`, `e2e_gemini`,
+//! `e2e_qwen`): each takes the [`Agent`] and runs the pinned real client against the scripted
+//! model.
+
+use crate::e2e::agent_harness::{AgentRun, AgentSandbox, AgentScenario};
+use crate::e2e::clients::Agent;
+use serde_json::Value;
+use std::path::Path;
+
+/// The recorder's payloads in `dir`, in firing order: (event, payload).
+pub fn recorded(dir: &Path) -> Vec<(String, Value)> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| e.file_name().into_string().unwrap())
+                .filter(|n| n.ends_with(".json"))
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+        .into_iter()
+        .map(|n| {
+            let ev = n
+                .trim_end_matches(".json")
+                .rsplit('-')
+                .next()
+                .unwrap()
+                .to_owned();
+            let v: Value =
+                serde_json::from_str(&std::fs::read_to_string(dir.join(&n)).unwrap()).unwrap();
+            (ev, v)
+        })
+        .collect()
+}
+
+/// One turn with a shell call: the client reaches the scripted model, runs the command, sends
+/// its output back, and fires its hooks (recorded).
+pub fn a_shell_turn_round_trips(agent: Agent) -> (AgentRun, Vec<(String, Value)>) {
+    let sb = AgentSandbox::new(agent);
+    sb.record_hooks();
+    let rec = sb.root().join("rec");
+    let run = sb.run(
+        "say hi using the shell",
+        AgentScenario::new()
+            .reply_shell("echo hi-from-e2e")
+            .reply_text("FINAL: the command printed hi")
+            .env("REC_DIR", rec.to_string_lossy()),
+    );
+    run.assert_success();
+    let d = run.diagnostics();
+    assert_eq!(run.main_requests().len(), 2, "{d}");
+    assert!(run.shown_text(0).contains("say hi using the shell"), "{d}");
+    let out = run.main_requests()[1].tool_outputs().join("\n");
+    assert!(
+        out.contains("hi-from-e2e"),
+        "tool output reached the model: {out}\n{d}"
+    );
+    assert_eq!(run.unused_steps, 0, "{d}");
+    let events = recorded(&rec);
+    assert!(!events.is_empty(), "no hook fired\n{d}");
+    (run, events)
+}
+
+/// Makes the recorder's hook for `event` answer with `script` (sh; the payload is on stdin,
+/// `$REC_DIR` holds the payloads recorded so far, named `<ns>-<pid>-<Event>.json`).
+pub fn respond(rec: &Path, event: &str, script: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    let d = rec.join("respond");
+    std::fs::create_dir_all(&d).unwrap();
+    let p = d.join(event);
+    std::fs::write(&p, format!("#!/bin/sh\n{script}\n")).unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// A responder script that answers `{"decision":<decision>,"reason":"CONTINUE-<n>"}` to the
+/// first `limit` calls of `event` (n counts them) and nothing afterwards.
+pub fn block_script(event: &str, decision: &str, limit: u32) -> String {
+    format!(
+        r#"n=$(ls "$REC_DIR" | grep -c -- '-{event}.json$'); if [ "$n" -le {limit} ]; then printf '{{"decision":"{decision}","reason":"CONTINUE-%s"}}\n' "$n"; fi"#
+    )
+}
+
+/// Runs the client with the recorder on every event; returns the run and the payloads.
+pub fn recorded_run(
+    sb: &AgentSandbox,
+    prompt: &str,
+    scenario: AgentScenario,
+    responders: &[(&str, String)],
+) -> (AgentRun, Vec<(String, Value)>) {
+    sb.record_hooks();
+    let rec = sb.root().join(format!(
+        "rec-{}",
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    ));
+    for (event, script) in responders {
+        respond(&rec, event, script);
+    }
+    let run = sb.run(prompt, scenario.env("REC_DIR", rec.to_string_lossy()));
+    let events = recorded(&rec);
+    (run, events)
+}
+
+/// The payloads of one event, in order.
+pub fn of<'a>(events: &'a [(String, Value)], event: &str) -> Vec<&'a Value> {
+    events
+        .iter()
+        .filter(|(e, _)| e == event)
+        .map(|(_, v)| v)
+        .collect()
+}
+
+/// The names of the recorded events, in order, for diagnostics.
+pub fn names(events: &[(String, Value)]) -> String {
+    events
+        .iter()
+        .map(|(e, _)| e.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+// ------------------------------------------------------------ omc-hooks in the client ----
+
+/// A sandbox for `agent` with omc-hooks installed in the project as a user does it:
+/// `omc-hooks install --agent <agent> --project <project>`.
+pub fn with_omc(agent: Agent) -> AgentSandbox {
+    let sb = AgentSandbox::new(agent);
+    sb.install_hooks();
+    sb
+}
+
+pub const PROMPT: &str = "ralph fix the failing parser test";
+pub const MORE: &str = "I changed the tokenizer; more work remains.";
+pub const DONE: &str = "The parser is fixed and the tests pass.\n<omc-complete/>";
+
+/// The session's `ralph-state.json`, schema-checked.
+pub fn ralph_state(sb: &AgentSandbox, sid: &str) -> Option<Value> {
+    let p = sb
+        .omc_dir()
+        .join("state/sessions")
+        .join(sid)
+        .join("ralph-state.json");
+    let v: Value = serde_json::from_slice(&std::fs::read(p).ok()?).unwrap();
+    crate::schema::assert_valid("mode-state", &v);
+    Some(v)
+}
+
+/// What is new in each main request that carries a ralph continuation, in order.
+pub fn continuations(run: &AgentRun) -> Vec<String> {
+    run.main_requests()
+        .iter()
+        .map(|r| r.new_text())
+        .filter(|t| t.contains("[RALPH LOOP - ITERATION"))
+        .collect()
+}
+
+/// How the client hands our end-of-turn reason back to the model.
+pub fn assert_wrapped(agent: Agent, shown: &str, reason_part: &str) {
+    assert!(
+        shown.contains(reason_part),
+        "lacks {reason_part:?}: {shown}"
+    );
+    match agent {
+        Agent::Codex => assert!(
+            shown.starts_with("<hook_prompt hook_run_id=\"stop:")
+                && shown.ends_with("</hook_prompt>"),
+            "Codex wraps the reason in <hook_prompt>: {shown}"
+        ),
+        Agent::Gemini | Agent::Qwen => assert!(
+            shown.starts_with("[RALPH LOOP") || shown.starts_with("[TOOL ERROR"),
+            "the reason verbatim: {shown}"
+        ),
+    }
+}
+
+/// `ralph fix …` starts a run on the prompt event and the end-of-turn hook continues it, turn
+/// after turn, until the model writes the completion token.
+pub fn a_ralph_run_continues_until_the_completion_token(agent: Agent) {
+    let sb = with_omc(agent);
+    let run = sb.run(
+        PROMPT,
+        AgentScenario::new()
+            .reply_text(MORE)
+            .reply_text(MORE)
+            .reply_text(MORE)
+            .reply_text(DONE)
+            .reply_text("unexpected extra turn"),
+    );
+    run.assert_success();
+    let d = run.diagnostics();
+    let shown = run.shown_text(0);
+    let wrapped = match agent {
+        // a developer message of its own, after the prompt
+        Agent::Codex => run.main_requests()[0].messages.iter().any(|m| {
+            m.role == crate::e2e::model::Role::Developer
+                && m.text.starts_with("[MAGIC KEYWORD: RALPH]")
+        }),
+        Agent::Gemini => shown.contains("<hook_context>[MAGIC KEYWORD: RALPH]"),
+        Agent::Qwen => shown.contains("<qwen:user-prompt-submit-context>\n[MAGIC KEYWORD: RALPH]"),
+    };
+    assert!(
+        wrapped,
+        "the keyword context reached the model: {shown}\n{d}"
+    );
+    assert_eq!(run.main_requests().len(), 4, "{d}");
+    assert_eq!(run.unused_steps, 1, "no continuation after the token: {d}");
+    let conts = continuations(&run);
+    assert_eq!(conts.len(), 3, "{d}");
+    for (i, c) in conts.iter().enumerate() {
+        assert_wrapped(agent, c, &format!("[RALPH LOOP - ITERATION {}/100]", i + 2));
+        assert!(c.contains(PROMPT), "the task is restated: {c}");
+    }
+    let s = ralph_state(&sb, &run.session_id).expect("ralph-state.json for the client's session");
+    assert_eq!(s["active"], false, "{s:#}");
+    assert_eq!(s["ended_reason"], "completed", "{s:#}");
+    assert_eq!(s["iteration"], 4, "{s:#}");
+}
+
+/// A run whose model never finishes: our own cap of consecutive blocks ends the turn (Codex and
+/// Gemini have none; Qwen's refuses its 8th block) with the run paused, not lost; `cancelomc`
+/// in the resumed session then ends it, and that turn is not continued.
+pub fn our_cap_pauses_a_run_and_cancelomc_ends_it(agent: Agent) -> (AgentRun, AgentRun) {
+    let sb = with_omc(agent);
+    let run = sb.run(PROMPT, AgentScenario::new().default_text(MORE));
+    run.assert_success();
+    let d = run.diagnostics();
+    let sid = run.session_id.clone();
+    // Our cap is 8 consecutive blocks; Qwen Code itself refuses its 8th (`iterationCount >=
+    // cap`, default 8), so there ours must hand back after 7 or the client cuts the run off.
+    let cap = match agent {
+        Agent::Codex | Agent::Gemini => 8,
+        Agent::Qwen => 7,
+    };
+    assert_eq!(continuations(&run).len(), cap, "{d}");
+    assert_eq!(run.main_requests().len(), cap + 1, "{d}");
+    let s = ralph_state(&sb, &sid).expect("ralph-state.json");
+    assert_eq!(s["active"], true, "paused, not ended: {s:#}\n{d}");
+    assert_eq!(
+        s["consecutive_blocks"], 0,
+        "our hook let the last Stop through itself (a hand-back), the client did not cut it: {s:#}\n{d}"
+    );
+    assert_eq!(s["iteration"], cap + 1, "{s:#}");
+
+    let cancel = sb.run(
+        "cancelomc",
+        AgentScenario::new()
+            .resume(&sid)
+            .reply_text("Stopped.")
+            .reply_text("unexpected"),
+    );
+    cancel.assert_success();
+    let d = cancel.diagnostics();
+    assert_eq!(cancel.main_requests().len(), 1, "not continued: {d}");
+    assert!(
+        cancel.shown_text(0).contains("[MAGIC KEYWORD: CANCEL]"),
+        "{d}"
+    );
+    let s = ralph_state(&sb, &sid).unwrap();
+    assert_eq!(s["active"], false, "{s:#}");
+    assert_eq!(s["ended_reason"], "cancelled", "{s:#}");
+    (run, cancel)
+}
+
+/// A question about ralph starts nothing, injects nothing and is never continued.
+pub fn a_question_about_ralph_is_inert(agent: Agent) {
+    let sb = with_omc(agent);
+    let run = sb.run(
+        "what is ralph?",
+        AgentScenario::new()
+            .reply_text("A persistent loop mode; more work remains for you.")
+            .reply_text("unexpected"),
+    );
+    run.assert_success();
+    let d = run.diagnostics();
+    assert_eq!(run.main_requests().len(), 1, "{d}");
+    let all = run.all_shown_text();
+    assert!(!all.contains("[MAGIC KEYWORD"), "{d}");
+    assert!(!all.contains("[RALPH LOOP"), "{d}");
+    assert!(ralph_state(&sb, &run.session_id).is_none(), "{d}");
+}
+
+/// The failing command of attempt `n`. Each differs a little: Gemini CLI replaces a 5th
+/// identical tool call by a "Potential loop detected" message and Qwen Code ends the run after
+/// the 4th (StopFailure `loop_detected`), so identical calls would never fail five times.
+pub fn failing(n: u32) -> String {
+    format!("echo 'cannot find module parser' >&2; exit 1 # attempt {n}")
+}
+
+/// Five failures of a shell command: the retries are counted and the fifth escalates — the
+/// escalation text reaches the model.
+pub fn a_failing_command_escalates(agent: Agent) -> AgentRun {
+    let sb = with_omc(agent);
+    let mut sc = AgentScenario::new();
+    for n in 1..=5 {
+        sc = sc.reply_shell(failing(n));
+    }
+    let run = sb.run(
+        "build the parser",
+        sc.reply_text("The build keeps failing; I will try another way."),
+    );
+    run.assert_success();
+    let d = run.diagnostics();
+    assert_eq!(run.main_requests().len(), 6, "{d}");
+    for i in 1..=4usize {
+        let new = run.new_text(i);
+        assert!(
+            new.contains(&format!("[TOOL ERROR - RETRY {i}]")),
+            "request {i} lacks the retry count:\n{new}\n{d}"
+        );
+    }
+    let new = run.new_text(5);
+    assert!(
+        new.contains("[TOOL ERROR - ALTERNATIVE APPROACH NEEDED]"),
+        "the escalation reached the model:\n{new}\n{d}"
+    );
+    let rec: Value = serde_json::from_slice(
+        &std::fs::read(
+            sb.omc_dir()
+                .join("state/sessions")
+                .join(&run.session_id)
+                .join("last-tool-error.json"),
+        )
+        .unwrap_or_else(|e| panic!("last-tool-error.json: {e}\n{d}")),
+    )
+    .unwrap();
+    crate::schema::assert_valid("last-tool-error", &rec);
+    assert_eq!(rec["retry_count"], 5, "{rec:#}");
+    run
+}
+
+/// A project skill, where the client finds it.
+pub const SKILL: &str = "---\nname: demo\ndescription: Demo skill for the tests. Use when asked to demo.\n---\n\nSay hello.\n";
+
+/// Installed hooks a headless run of the pinned client cannot fire, with the reason.
+pub fn not_fired_headless(agent: Agent) -> &'static [(&'static str, &'static str)] {
+    match agent {
+        // multi_agent_v1 subagents are not driven by these scenarios
+        Agent::Codex => &[
+            ("SubagentStart", "subagents not exercised"),
+            ("SubagentStop", "subagents not exercised"),
+        ],
+        Agent::Gemini => &[],
+        Agent::Qwen => &[("SessionEnd", "never fired by headless -p runs")],
+    }
+}
+
+/// Every hook the installation added fires in the real client, decodes the client's payload
+/// (the trace names the agent event, its neutral event and the client's session) and answers
+/// or passes without failing: one turn that uses a shell command (passing and failing), the
+/// client's skill and subagent tools where a row needs them, then a turn that compacts.
+pub fn every_installed_hook_fires_and_decodes_the_payload(agent: Agent) {
+    let sb = with_omc(agent);
+    let installed = sb.installed_omc_hooks();
+    sb.write(&format!(".{}/skills/demo/SKILL.md", agent.name()), SKILL);
+    let trace_file = sb.root().join("trace.jsonl");
+    let trace_env = trace_file.to_string_lossy().into_owned();
+    let mut sc = AgentScenario::new()
+        .env("OMC_TRACE_FILE", trace_env.clone())
+        .reply_shell("echo ok")
+        .reply_shell("echo failing >&2; exit 3");
+    match agent {
+        Agent::Codex => {}
+        Agent::Gemini => {
+            sc = sc.step(crate::e2e::model::Step::Call(
+                "activate_skill".into(),
+                serde_json::json!({"name": "demo"}),
+            ))
+        }
+        Agent::Qwen => {
+            sc = sc
+                .step(crate::e2e::model::Step::Call(
+                    "skill".into(),
+                    serde_json::json!({"skill": "demo"}),
+                ))
+                .step(crate::e2e::model::Step::Call(
+                    "agent".into(),
+                    serde_json::json!({"description": "look around", "prompt": "List the files.",
+                                       "subagent_type": "general-purpose"}),
+                ))
+                // the subagent's own (synchronous) model call
+                .reply_text("nothing to report");
+        }
+    }
+    let first = sb.run("set the project up", sc.reply_text("all set"));
+    first.assert_success();
+    // a second session whose reported usage (or token limit) makes the client compact
+    let mut sc = AgentScenario::new()
+        .env("OMC_TRACE_FILE", trace_env)
+        .reply_shell("echo before-compaction")
+        .reply_text("compacted");
+    sc = match agent {
+        Agent::Codex => sc.arg("-c").arg("model_auto_compact_token_limit=12"),
+        Agent::Gemini => sc,
+        Agent::Qwen => sc.prompt_tokens(190_000),
+    };
+    let second = sb.run("compact please", sc);
+    second.assert_success();
+
+    let lines = crate::e2e_foundation::trace(&trace_file);
+    let sessions = [first.session_id.as_str(), second.session_id.as_str()];
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for (event, hook) in &installed {
+        if not_fired_headless(agent).iter().any(|(e, _)| e == event) {
+            continue;
+        }
+        checked += 1;
+        let Some(neutral) = omc_hooks::hooks::find(hook).map(|h| h.event) else {
+            problems.push(format!("{event}: installed an unknown subcommand {hook:?}"));
+            continue;
+        };
+        let mine: Vec<&Value> = lines
+            .iter()
+            .filter(|l| l["hook"] == hook.as_str() && l["agent_event"] == event.as_str())
+            .collect();
+        if mine.is_empty() {
+            problems.push(format!("{event} ({hook}) never ran"));
+        }
+        for l in mine {
+            if l["agent"] != agent.name() {
+                problems.push(format!("{event}: agent {}", l["agent"]));
+            }
+            // a failed command reaches post-tool-use as the neutral failure event (no client
+            // but Qwen has a failure event of its own)
+            let failure = hook == "post-tool-use" && l["event"] == "PostToolUseFailure";
+            if l["event"] != neutral && !failure {
+                problems.push(format!(
+                    "{event}: decoded event {} (want {neutral})",
+                    l["event"]
+                ));
+            }
+            if !sessions.contains(&l["session_id"].as_str().unwrap_or("")) {
+                problems.push(format!("{event}: session {}", l["session_id"]));
+            }
+            if !matches!(l["outcome"].as_str(), Some("answer" | "noop")) {
+                problems.push(format!("{event}: outcome {}", l["outcome"]));
+            }
+        }
+    }
+    assert!(
+        checked >= 6,
+        "install --agent {} installed too little: {installed:?}",
+        agent.name()
+    );
+    assert!(
+        problems.is_empty(),
+        "{}\ntrace: {lines:#?}\n{}\n{}",
+        problems.join("; "),
+        first.diagnostics(),
+        second.diagnostics()
+    );
+}

@@ -1,0 +1,380 @@
+//! Re-records `tests/fixtures/{codex,gemini,qwen}/*.json` from the pinned real clients: every
+//! event each client fires, with the recorder (`tests/e2e/recorder/record.sh`) as the only
+//! hook. Ignored in normal runs; `tests/e2e/record-agent-fixtures.sh [codex|gemini|qwen]…`
+//! runs it (`FIXTURE_OUT=<dir>` overrides the output directory of a single client).
+//!
+//! Each client runs a few sessions: a first turn with a passing and a failing shell command
+//! whose end-of-turn hook blocks once (so the continuation and `stop_hook_active: true` are
+//! seen), a resumed session answered by text only, and where the client compacts, a turn
+//! whose reported token usage forces it. The payloads are saved as `<Event>[-variant].json`;
+//! the test fails when an expected variant was not seen. Ids, paths and timestamps are real.
+
+use crate::e2e::agent_harness::{AgentRun, AgentSandbox, AgentScenario};
+use crate::e2e::clients::Agent;
+use crate::e2e_agents::recorded;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn out_dir(agent: Agent) -> PathBuf {
+    std::env::var_os("FIXTURE_OUT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures")
+                .join(agent.name())
+        })
+}
+
+/// Makes `$REC_DIR/respond/<event>` answer with `script` (sh).
+fn responder(rec: &Path, event: &str, script: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    let d = rec.join("respond");
+    std::fs::create_dir_all(&d).unwrap();
+    let p = d.join(event);
+    std::fs::write(&p, format!("#!/bin/sh\n{script}\n")).unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// Blocks the first end-of-turn event of the run with this reason.
+fn block_once(rec: &Path, event: &str, decision: &str) {
+    responder(
+        rec,
+        event,
+        &format!(
+            r#"n=$(ls "$REC_DIR" | grep -c -- '-{event}.json$'); if [ "$n" = 1 ]; then printf '{{"decision":"{decision}","reason":"{CONTINUE}"}}\n'; fi"#
+        ),
+    );
+}
+
+/// The reason the recorder's end-of-turn hook blocks with once.
+pub const CONTINUE: &str = "CONTINUE-MARKER: run the tests before stopping";
+
+fn with_rec(sc: AgentScenario, rec: &Path) -> AgentScenario {
+    sc.env("REC_DIR", rec.to_string_lossy())
+}
+
+type Pred = Box<dyn Fn(&str, &Value) -> bool>;
+/// Recorded payloads, (event, payload) in firing order.
+type Events = Vec<(String, Value)>;
+
+fn s(v: &Value, k: &str) -> String {
+    v.get(k).and_then(Value::as_str).unwrap_or("").to_owned()
+}
+
+fn ev(name: &'static str) -> Pred {
+    Box::new(move |e, _| e == name)
+}
+
+fn ev_where(name: &'static str, f: impl Fn(&Value) -> bool + 'static) -> Pred {
+    Box::new(move |e, v| e == name && f(v))
+}
+
+fn failing(v: &Value) -> bool {
+    v["tool_input"]["command"]
+        .as_str()
+        .is_some_and(|c| c.contains("exit 3"))
+}
+
+/// Writes one fixture per pick; returns the names not seen.
+fn save(all: &[(String, Value)], picks: Vec<(&str, Pred)>, out: &Path) -> Vec<String> {
+    std::fs::create_dir_all(out).unwrap();
+    let mut missing = Vec::new();
+    for (name, pred) in &picks {
+        match all.iter().find(|(e, v)| pred(e, v)) {
+            Some((_, v)) => {
+                let mut txt = serde_json::to_string_pretty(v).unwrap();
+                txt.push('\n');
+                std::fs::write(out.join(format!("{name}.json")), txt).unwrap();
+            }
+            None => missing.push((*name).to_owned()),
+        }
+    }
+    missing
+}
+
+fn summary(label: &str, run: &AgentRun, events: &[(String, Value)]) {
+    let names: Vec<&str> = events.iter().map(|(e, _)| e.as_str()).collect();
+    eprintln!(
+        "[record] {label}: exit {}, {} model requests, {:?}, events: {}",
+        run.status,
+        run.requests.len(),
+        run.duration,
+        names.join(" ")
+    );
+}
+
+const OK_CMD: &str = "echo hello-e2e";
+const FAIL_CMD: &str = "echo failing >&2; exit 3";
+
+/// Run 1 for every client: a passing and a failing shell command, the end-of-turn hook blocks
+/// once, then a resumed session answered with text only.
+fn first_and_resumed(
+    agent: Agent,
+    sb: &AgentSandbox,
+    end_event: &str,
+    decision: &str,
+) -> (Events, Events) {
+    let rec1 = sb.root().join("rec1");
+    block_once(&rec1, end_event, decision);
+    let run1 = sb.run(
+        "record all events",
+        with_rec(
+            AgentScenario::new()
+                .reply_shell(OK_CMD)
+                .reply_shell(FAIL_CMD)
+                .reply_text("all done")
+                .reply_text("FINAL-AFTER-CONTINUATION"),
+            &rec1,
+        ),
+    );
+    run1.assert_success();
+    let e1 = recorded(&rec1);
+    summary("run 1", &run1, &e1);
+    assert!(
+        !run1.session_id.is_empty(),
+        "no session id in the {} output\n{}",
+        agent.name(),
+        run1.diagnostics()
+    );
+
+    let rec2 = sb.root().join("rec2");
+    let run2 = sb.run(
+        "second turn",
+        with_rec(
+            AgentScenario::new()
+                .resume(&run1.session_id)
+                .reply_text("second done"),
+            &rec2,
+        ),
+    );
+    run2.assert_success();
+    let e2 = recorded(&rec2);
+    summary("run 2 (resumed, text only)", &run2, &e2);
+    (e1, e2)
+}
+
+fn finish(agent: Agent, missing: Vec<String>, out: &Path) {
+    eprintln!(
+        "[record] {} fixtures written to {}",
+        agent.name(),
+        out.display()
+    );
+    assert!(
+        missing.is_empty(),
+        "{}: no payload recorded for {missing:?}",
+        agent.name()
+    );
+}
+
+#[test]
+#[ignore = "re-records tests/fixtures/codex: tests/e2e/record-agent-fixtures.sh codex"]
+fn record_codex_fixtures() {
+    let agent = Agent::Codex;
+    let sb = AgentSandbox::new(agent);
+    sb.record_hooks();
+    let (e1, e2) = first_and_resumed(agent, &sb, "Stop", "block");
+
+    // run 3: auto-compaction, forced by a tiny token limit
+    let rec3 = sb.root().join("rec3");
+    let run3 = sb.run(
+        "compact please",
+        with_rec(
+            AgentScenario::new()
+                .arg("-c")
+                .arg("model_auto_compact_token_limit=12")
+                .reply_shell("echo before-compaction")
+                .reply_text("compacted and done"),
+            &rec3,
+        ),
+    );
+    run3.assert_success();
+    let e3 = recorded(&rec3);
+    summary("run 3 (compaction)", &run3, &e3);
+
+    let all: Events = e1.into_iter().chain(e2).chain(e3).collect();
+    let picks: Vec<(&str, Pred)> = vec![
+        (
+            "SessionStart-startup",
+            ev_where("SessionStart", |v| s(v, "source") == "startup"),
+        ),
+        (
+            "SessionStart-resume",
+            ev_where("SessionStart", |v| s(v, "source") == "resume"),
+        ),
+        (
+            "SessionStart-compact",
+            ev_where("SessionStart", |v| s(v, "source") == "compact"),
+        ),
+        ("UserPromptSubmit", ev("UserPromptSubmit")),
+        ("PreToolUse-Bash", ev_where("PreToolUse", |v| !failing(v))),
+        ("PostToolUse-Bash", ev_where("PostToolUse", |v| !failing(v))),
+        ("PostToolUse-Bash-failed", ev_where("PostToolUse", failing)),
+        ("PreModelRequest", ev("PreModelRequest")),
+        ("PostModelRequest", ev("PostModelRequest")),
+        ("Stop", ev_where("Stop", |v| v["stop_hook_active"] == false)),
+        (
+            "Stop-hook-active",
+            ev_where("Stop", |v| v["stop_hook_active"] == true),
+        ),
+        ("PreCompact-auto", ev("PreCompact")),
+        ("PostCompact-auto", ev("PostCompact")),
+        ("SessionEnd", ev("SessionEnd")),
+    ];
+    let out = out_dir(agent);
+    let missing = save(&all, picks, &out);
+    finish(agent, missing, &out);
+}
+
+#[test]
+#[ignore = "re-records tests/fixtures/gemini: tests/e2e/record-agent-fixtures.sh gemini"]
+fn record_gemini_fixtures() {
+    let agent = Agent::Gemini;
+    let sb = AgentSandbox::new(agent);
+    sb.record_hooks();
+    let (e1, e2) = first_and_resumed(agent, &sb, "AfterAgent", "deny");
+    let all: Events = e1.into_iter().chain(e2).collect();
+    let tool = |v: &Value| s(v, "tool_name") == "run_shell_command";
+    let picks: Vec<(&str, Pred)> = vec![
+        (
+            "SessionStart-startup",
+            ev_where("SessionStart", |v| s(v, "source") == "startup"),
+        ),
+        (
+            "SessionStart-resume",
+            ev_where("SessionStart", |v| s(v, "source") == "resume"),
+        ),
+        (
+            "BeforeAgent",
+            ev_where("BeforeAgent", |v| s(v, "prompt") == "record all events"),
+        ),
+        (
+            "BeforeAgent-continuation",
+            ev_where("BeforeAgent", |v| s(v, "prompt") == CONTINUE),
+        ),
+        ("BeforeModel", ev("BeforeModel")),
+        ("BeforeToolSelection", ev("BeforeToolSelection")),
+        ("AfterModel", ev("AfterModel")),
+        (
+            "BeforeTool-run_shell_command",
+            ev_where("BeforeTool", move |v| tool(v) && !failing(v)),
+        ),
+        (
+            "AfterTool-run_shell_command",
+            ev_where("AfterTool", move |v| tool(v) && !failing(v)),
+        ),
+        (
+            "AfterTool-run_shell_command-failed",
+            ev_where("AfterTool", move |v| tool(v) && failing(v)),
+        ),
+        ("PreCompress", ev("PreCompress")),
+        (
+            "AfterAgent",
+            ev_where("AfterAgent", |v| v["stop_hook_active"] == false),
+        ),
+        (
+            "AfterAgent-hook-active",
+            ev_where("AfterAgent", |v| v["stop_hook_active"] == true),
+        ),
+        (
+            "AfterAgent-text-only",
+            ev_where("AfterAgent", |v| s(v, "prompt") == "second turn"),
+        ),
+        ("SessionEnd", ev("SessionEnd")),
+    ];
+    let out = out_dir(agent);
+    let missing = save(&all, picks, &out);
+    finish(agent, missing, &out);
+}
+
+#[test]
+#[ignore = "re-records tests/fixtures/qwen: tests/e2e/record-agent-fixtures.sh qwen"]
+fn record_qwen_fixtures() {
+    let agent = Agent::Qwen;
+    let sb = AgentSandbox::new(agent);
+    sb.record_hooks();
+    let (e1, e2) = first_and_resumed(agent, &sb, "Stop", "block");
+
+    // run 3: auto-compaction, forced by a reported usage near the context limit
+    let rec3 = sb.root().join("rec3");
+    let run3 = sb.run(
+        "compact please",
+        with_rec(
+            AgentScenario::new()
+                .prompt_tokens(190_000)
+                .reply_shell("echo before-compaction")
+                .reply_text("compacted and done"),
+            &rec3,
+        ),
+    );
+    run3.assert_success();
+    let e3 = recorded(&rec3);
+    summary("run 3 (compaction)", &run3, &e3);
+
+    // run 4: the same tool call over and over ends in loop detection (StopFailure)
+    let rec4 = sb.root().join("rec4");
+    let mut sc = AgentScenario::new();
+    for _ in 0..12 {
+        sc = sc.reply_shell("echo same-again");
+    }
+    let run4 = sb.run("loop please", with_rec(sc, &rec4));
+    let e4 = recorded(&rec4);
+    summary("run 4 (loop detection)", &run4, &e4);
+
+    let all: Events = e1.into_iter().chain(e2).chain(e3).chain(e4).collect();
+    let shell = |v: &Value| s(v, "tool_name") == "run_shell_command";
+    let picks: Vec<(&str, Pred)> = vec![
+        ("InstructionsLoaded", ev("InstructionsLoaded")),
+        (
+            "SessionStart-startup",
+            ev_where("SessionStart", |v| s(v, "source") == "startup"),
+        ),
+        (
+            "SessionStart-resume",
+            ev_where("SessionStart", |v| s(v, "source") == "resume"),
+        ),
+        (
+            "SessionStart-compact",
+            ev_where("SessionStart", |v| s(v, "source") == "compact"),
+        ),
+        ("Notification", ev("Notification")),
+        (
+            "UserPromptSubmit",
+            ev_where("UserPromptSubmit", |v| {
+                s(v, "prompt") == "record all events"
+            }),
+        ),
+        (
+            "UserPromptSubmit-empty",
+            ev_where("UserPromptSubmit", |v| s(v, "prompt").is_empty()),
+        ),
+        (
+            "UserPromptSubmit-continuation",
+            ev_where("UserPromptSubmit", |v| s(v, "prompt") == CONTINUE),
+        ),
+        (
+            "PreToolUse-run_shell_command",
+            ev_where("PreToolUse", move |v| shell(v) && !failing(v)),
+        ),
+        (
+            "PostToolUse-run_shell_command",
+            ev_where("PostToolUse", move |v| shell(v) && !failing(v)),
+        ),
+        (
+            "PostToolUseFailure-run_shell_command",
+            ev_where("PostToolUseFailure", move |v| shell(v) && failing(v)),
+        ),
+        ("PostToolBatch", ev("PostToolBatch")),
+        ("MessageDisplay", ev("MessageDisplay")),
+        ("Stop", ev_where("Stop", |v| v["stop_hook_active"] == false)),
+        (
+            "Stop-hook-active",
+            ev_where("Stop", |v| v["stop_hook_active"] == true),
+        ),
+        ("PreCompact-auto", ev("PreCompact")),
+        ("PostCompact-auto", ev("PostCompact")),
+        ("StopFailure-loop", ev("StopFailure")),
+    ];
+    let out = out_dir(agent);
+    let missing = save(&all, picks, &out);
+    finish(agent, missing, &out);
+}
