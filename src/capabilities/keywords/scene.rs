@@ -4,9 +4,9 @@
 
 use super::lexicon::{Alias, Gate, Shape};
 use super::text::{
-    back, fwd, head_before_break, is, quote_span, strip_leadins, tail_after_break, words,
+    back, base_form, fwd, head_before_break, is, quote_span, strip_leadins, tail_after_break, words,
 };
-use super::vocab::{QUESTION_STARTS, TASK_VERBS};
+use super::vocab::{ACTIVATION_VERBS, QUESTION_STARTS, TASK_VERBS};
 
 /// One match to judge. For modes joined in one command (`tdd and ralph: …`) `start..end` spans
 /// the whole group, so every member is judged as the group.
@@ -69,8 +69,12 @@ impl<'a> Scene<'a> {
         let t = site.text;
         let head_pos = site.prefix.unwrap_or(site.start);
         let clause_before = tail_after_break(back(t, head_pos, 120), false);
-        let cb_words = words(clause_before);
+        let mut cb_words = words(clause_before);
         let (leadins, polite) = strip_leadins(&cb_words);
+        // `would you mind doing a code review`: the gerund is the request's verb
+        if leadins > 0 && cb_words[leadins - 1] == "mind" && leadins < cb_words.len() {
+            cb_words[leadins] = base_form(&cb_words[leadins], ACTIVATION_VERBS);
+        }
         let command_pos = leadins == cb_words.len() && !clause_before.contains(['"', '“', '「']);
         let sentence_before = tail_after_break(back(t, head_pos, 200), true);
         let (sentence_after, terminator) = head_before_break(fwd(t, site.end, 200), true);
@@ -184,7 +188,11 @@ impl<'a> Scene<'a> {
             });
         // the question is the task when it is asked after a colon or reads as a question of its
         // own (`deepsearch where do we parse the config?`), not `code review this?`
+        // (`think hard about this before answering: is it safe …?`: the question follows the
+        // command's colon)
+        let after_colon = self.sentence_after.contains(": ") || self.sentence_after.contains('：');
         let own_question = self.raw_after().trim_start().starts_with([':', '：'])
+            || after_colon
             || is(self.sa_words.first(), QUESTION_STARTS)
             || is(
                 self.sa_words.first(),
@@ -201,9 +209,21 @@ impl<'a> Scene<'a> {
         self.polite || polite_sentence || question_is_task || (self.explicit && self.command_pos)
     }
 
-    /// The sentence opens (after lead-ins) with an imperative verb.
+    /// The words of the command the candidate is in, without lead-ins: its clause when that
+    /// opens with an imperative verb (`one more: can you take the reset flow end to end`), else
+    /// its sentence.
+    pub fn command_rest(&self) -> &[String] {
+        let clause = self.lead_rest();
+        if is(clause.first(), TASK_VERBS) {
+            clause
+        } else {
+            self.sentence_rest()
+        }
+    }
+
+    /// The command opens (after lead-ins) with an imperative verb.
     pub fn imperative_sentence(&self) -> bool {
-        self.sentence_rest()
+        self.command_rest()
             .first()
             .is_some_and(|w| TASK_VERBS.contains(&w.as_str()))
     }

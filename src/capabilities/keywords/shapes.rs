@@ -7,9 +7,9 @@
 use super::cjk;
 use super::lexicon::{Gate, is_mode_word, needs_task, takes_topic};
 use super::scene::Scene;
-use super::text::{back, floor, fwd, is, is_activation, strip_leadins, words};
+use super::text::{back, base_form, floor, fwd, is, is_activation, strip_leadins, words};
 use super::vocab::{
-    AUXILIARIES, DETERMINERS, FILLERS, GREETINGS, OBJECTS, RELATIVES, SIGNOFFS, SOFTENERS,
+    AUXILIARIES, DETERMINERS, FILLERS, GREETINGS, MEANING, OBJECTS, RELATIVES, SIGNOFFS, SOFTENERS,
     STATEMENT_VERBS, TASK_VERBS, TOPIC_WORDS, WH_WORDS,
 };
 
@@ -80,6 +80,10 @@ pub(crate) fn leading_imperative(s: &Scene) -> bool {
     if s.gate == Gate::Command && first_person {
         return false;
     }
+    // modes put in order are the command: `so: ralplan, then ralph.`
+    if s.site.joined && words(&s.t[s.site.start..s.end]).iter().any(|w| w == "then") {
+        return true;
+    }
     match first_task_word(s) {
         // another mode's name continues the command: `ralplan first, then ralph …`
         Some(w) if TASK_VERBS.contains(&w) || is_mode_word(w) => true,
@@ -109,7 +113,9 @@ pub(crate) fn verb_object(s: &Scene) -> bool {
         || (WH_WORDS.contains(&first) && second.is_some_and(|w| !AUXILIARIES.contains(&w)))
         // `ccg on the schema design`, `tdd for the new endpoint`
         || (matches!(first, "on" | "for" | "across" | "over" | "through")
-            && second.is_some_and(|w| OBJECTS.contains(&w)));
+            && second.is_some_and(|w| OBJECTS.contains(&w)))
+        // a purpose: `ultrawork for implementing the endpoints`, `tdd for fixing the parser`
+        || (first == "for" && second.is_some_and(|w| TASK_VERBS.contains(&base_form(w, TASK_VERBS).as_str())));
     if !object {
         return false;
     }
@@ -218,6 +224,9 @@ pub(crate) fn bare_keyword(s: &Scene) -> bool {
         l.starts_with('[')
             || (digits > 0 && l[digits..].starts_with(['-', ':', '/']) && l.len() > digits + 1)
     };
+    if after_meaning_question(s, line_start) {
+        return false;
+    }
     let pw = words(prev);
     let lone_names =
         |ws: &[String]| !ws.is_empty() && ws.len() <= 3 && ws.iter().all(|w| is_mode_word(w));
@@ -228,6 +237,15 @@ pub(crate) fn bare_keyword(s: &Scene) -> bool {
         || (!pw.is_empty() && pw.iter().all(|w| SIGNOFFS.contains(&w.as_str())))
         || lone_names(&pw)
         || lone_names(&words(next)))
+}
+
+/// The text before the name on its line is a question about what a word means (`what does slop
+/// mean? ai slop`, `슬롭이 무슨 뜻이에요? ai slop`): a lone name after it is the word asked about.
+fn after_meaning_question(s: &Scene, line_start: usize) -> bool {
+    let before = s.t[line_start..s.head_pos - s.sentence_before.len()].trim_end();
+    (before.ends_with('?') || before.ends_with('？'))
+        && (words(before).iter().any(|w| MEANING.contains(&w.as_str()))
+            || cjk::asks_meaning(before))
 }
 
 /// A greeting or thanks in the sentence before an ordinary name: `thanks ralph` addresses a
@@ -292,15 +310,17 @@ pub(crate) fn determiner(s: &Scene) -> bool {
     s.gate == Gate::Mention && is(s.prev_word(), DETERMINERS)
 }
 
-/// A statement by someone about a coined name: `I love ultrathink`.
+/// A statement by someone about a coined name: `I love ultrathink`, `last week I used
+/// deepsearch to …` (a subject anywhere before it in its clause: lead-ins that ask for
+/// something, `i want you to`, `can you`, are not part of the clause's rest).
 pub(crate) fn statement(s: &Scene) -> bool {
     s.gate == Gate::Mention
-        && is(
-            s.lead_rest().first(),
-            &[
+        && s.lead_rest().iter().any(|w| {
+            [
                 "i", "we", "you", "they", "he", "she", "it", "i'm", "we're", "i've", "i'll",
-            ],
-        )
+            ]
+            .contains(&w.as_str())
+        })
 }
 
 /// A coined name (`ultrathink`, `deslop`), not negated or asked about.

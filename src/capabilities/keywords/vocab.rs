@@ -327,6 +327,17 @@ pub(crate) const DEFERRALS: &[&str] = &[
     "eventually", "someday", "sometime", "later", "tomorrow", "afterwards",
 ];
 
+/// Words that make a request only supposed (`… in theory?`, `hypothetically, …`).
+pub(crate) const HYPOTHETICAL: &[&str] = &[
+    "hypothetically",
+    "theoretically",
+    "hypothetical",
+    "theoretical",
+];
+
+/// Words that ask what a word means (`what does slop mean?`).
+pub(crate) const MEANING: &[&str] = &["mean", "means", "meaning", "definition", "define"];
+
 /// Words that open a clause the way a question would (`ralplan how we move auth`).
 pub(crate) const WH_WORDS: &[&str] = &["how", "what", "why", "where", "whether", "which", "when"];
 
