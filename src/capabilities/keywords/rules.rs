@@ -131,8 +131,8 @@ pub const RULES: &[Rule] = &[
     rule("explicit-prefix", Shape, Activate, "an explicit command (/ralph, $ralph, omc:ralph) at the head of a clause", Some(shapes::explicit_prefix)),
     rule("colon-directive", Shape, Activate, "a directive (ralph: fix …; autopilot: tiny url shortener, sqlite)", Some(shapes::colon_directive)),
     rule("leading-imperative", Shape, Activate, "the name opens a command and a task verb (or the next mode) follows, or modes are put in order (ralph fix …, think hard about …, ralplan first, then ralph …; so: ralplan, then ralph.)", Some(shapes::leading_imperative)),
-    rule("verb-object", Shape, Activate, "the name is the verb of a command and an object follows (ralplan the schema change, autopilot this, deep interview me, ralplan how we …, ccg on the design, ulw for fixing …)", Some(shapes::verb_object)),
-    rule("bare-keyword", Shape, Activate, "the name is the whole sentence, with only lead-ins or softeners (ulw, ok ulw, tdd please), not the word a question before it asks the meaning of (what does it mean? ai slop)", Some(shapes::bare_keyword)),
+    rule("verb-object", Shape, Activate, "the name is the verb of a command and an object follows (ralplan the schema change, autopilot this, deep interview me, ralplan how we …, ccg on the design, ulw for fixing …, security review of the upload path)", Some(shapes::verb_object)),
+    rule("bare-keyword", Shape, Activate, "the name is the whole sentence, with only lead-ins or softeners (ulw, ok ulw, tdd please, ralph time, ralph pls 🙏), not the word a question before it asks the meaning of (what does it mean? ai slop)", Some(shapes::bare_keyword)),
     rule("heading", Shape, Activate, "a name heading its line, set off by a comma or dash, the task after (ulw, there are 23 failing tests; ralph please, the bug is …)", Some(shapes::heading)),
     // ------------------------------------------------------------------ invocation shapes: phrases
     rule("creation-request", Shape, Activate, "build / create / make me a(n) <app|tool|cli|dashboard|…> heading a command (autopilot)", Some(phrases::creation_request)),
@@ -145,6 +145,7 @@ pub const RULES: &[Rule] = &[
     rule("cleanup-smell", Shape, Activate, "a cleanup verb heading a command whose object is a code smell (clean up the dead code, dedupe the duplicated helpers, simplify the wrapper layers, remove the ai slop) (ai-slop-cleaner)", Some(phrases::cleanup_smell)),
     rule("incomplete-phrase", Shape, Ignore, "a phrase alias not used as a request (handle it all in one transaction, test it end to end)", Some(phrases::incomplete)),
     // ------------------------------------------------------------------ invocation shapes: elsewhere in a command
+    rule("manner", Shape, Activate, "a command done in tdd's manner, the name ending the clause (do it test-first, write this red-green)", Some(shapes::manner)),
     rule("not-at-command-head", Shape, Ignore, "a common phrase (think hard, test first) names a mode only at the head of a command", Some(shapes::command_only)),
     rule("activation-verb", Shape, Activate, "an activation verb before it (use / run / start / enable / turn on ralph)", Some(shapes::activation_verb)),
     rule("instrument", Shape, Activate, "a command done with the mode (fix … with ralph, … using tdd)", Some(shapes::instrument)),

@@ -166,7 +166,7 @@ impl<'a> Scene<'a> {
             is(sw0, &["can", "could", "would", "will", "shall"]) && !is(sw1, &["you", "u", "we"]);
         let do_question =
             is(sw0, &["do"]) && is(sw1, &["you", "i", "we", "they", "these", "those", "people"]);
-        matches!(self.terminator, Some('?' | '？'))
+        matches!(self.terminator, Some('?' | '？' | '❓' | '❔' | '🤔'))
             || (is(sw0, QUESTION_STARTS) && !self.sentence_words.is_empty())
             || do_question
             || modal
@@ -206,7 +206,14 @@ impl<'a> Scene<'a> {
             && !self.sa_words.is_empty()
             && own_question
             && !about_them;
-        self.polite || polite_sentence || question_is_task || (self.explicit && self.command_pos)
+        // `answer this with ultrathink: is the lock free?`: an imperative, then its question
+        let command_then_question =
+            after_colon && !self.persistent() && self.is_name() && self.imperative_sentence();
+        self.polite
+            || polite_sentence
+            || question_is_task
+            || command_then_question
+            || (self.explicit && self.command_pos)
     }
 
     /// The words of the command the candidate is in, without lead-ins: its clause when that

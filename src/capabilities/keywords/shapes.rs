@@ -9,8 +9,8 @@ use super::lexicon::{Gate, is_mode_word, needs_task, takes_topic};
 use super::scene::Scene;
 use super::text::{back, base_form, floor, fwd, is, is_activation, strip_leadins, words};
 use super::vocab::{
-    AUXILIARIES, DETERMINERS, FILLERS, GREETINGS, MEANING, OBJECTS, RELATIVES, SIGNOFFS, SOFTENERS,
-    STATEMENT_VERBS, TASK_VERBS, TOPIC_WORDS, WH_WORDS,
+    AUXILIARIES, DETERMINERS, FILLERS, FINITE, GREETINGS, MEANING, OBJECTS, RELATIVES, SIGNOFFS,
+    SOFTENERS, STATEMENT_VERBS, TASK_VERBS, TOPIC_WORDS, WH_WORDS,
 };
 
 /// Words skipped between a name and its task (`ralph now fix …`, `ulw and then migrate …`).
@@ -43,9 +43,9 @@ pub(crate) fn colon_directive(s: &Scene) -> bool {
     if !s.command_pos || s.gate == Gate::Prefix || !s.is_name() {
         return false;
     }
-    // `ralph: …`, `ralph mode: …`
+    // `ralph: …`, `ralph mode: …`, `ultrawork time: …`
     let colon = s.raw_after().trim_start_matches([' ', '\t']);
-    let colon = ["mode", "Mode", "MODE"]
+    let colon = ["mode", "Mode", "MODE", "time", "Time", "TIME"]
         .iter()
         .find_map(|m| colon.strip_prefix(m))
         .map_or(colon, |c| c.trim_start_matches([' ', '\t']));
@@ -87,6 +87,8 @@ pub(crate) fn leading_imperative(s: &Scene) -> bool {
     match first_task_word(s) {
         // another mode's name continues the command: `ralplan first, then ralph …`
         Some(w) if TASK_VERBS.contains(&w) || is_mode_word(w) => true,
+        // the thinking modes' task can be an answer: `think hard, then answer: …`
+        Some("answer" | "respond" | "reply") => takes_topic(s.name),
         Some("about" | "through" | "over" | "on") => takes_topic(s.name) || !needs_task(s.name),
         _ => !needs_task(s.name),
     }
@@ -114,6 +116,8 @@ pub(crate) fn verb_object(s: &Scene) -> bool {
         // `ccg on the schema design`, `tdd for the new endpoint`
         || (matches!(first, "on" | "for" | "across" | "over" | "through")
             && second.is_some_and(|w| OBJECTS.contains(&w)))
+        // a review asked for by its noun: `security review of the webhook receiver please`
+        || (first == "of" && matches!(s.name, "code-review" | "security-review"))
         // a purpose: `ultrawork for implementing the endpoints`, `tdd for fixing the parser`
         || (first == "for" && second.is_some_and(|w| TASK_VERBS.contains(&base_form(w, TASK_VERBS).as_str())));
     if !object {
@@ -129,7 +133,8 @@ pub(crate) fn verb_object(s: &Scene) -> bool {
             && aw
                 .get(k + 1)
                 .is_some_and(|n| OBJECTS.contains(n) || matches!(*n, "over" | "up" | "out"));
-        if STATEMENT_VERBS.contains(w) || past_with_object {
+        if STATEMENT_VERBS.contains(w) || past_with_object || (first == "of" && FINITE.contains(w))
+        {
             return false;
         }
     }
@@ -255,6 +260,24 @@ fn greeted(s: &Scene) -> bool {
         && s.sentence_words
             .iter()
             .any(|w| GREETINGS.contains(&w.as_str()))
+}
+
+/// A command done in tdd's manner: `do it test-first`, `write this red-green`. The words are
+/// common, so only a verb and its pronoun object may come before (not a causative: `make it
+/// test first` is "make it run its tests first"), and the name ends the clause.
+pub(crate) fn manner(s: &Scene) -> bool {
+    let rest = s.lead_rest();
+    s.is_name()
+        && s.gate == Gate::Command
+        && s.name == "tdd"
+        && rest.len() == 2
+        && TASK_VERBS.contains(&rest[0].as_str())
+        && !matches!(
+            rest[0].as_str(),
+            "make" | "let" | "have" | "get" | "help" | "keep"
+        )
+        && is(rest.get(1), &["it", "this", "that", "them", "everything"])
+        && s.after_words.is_empty()
 }
 
 /// Only at the head of a command do common words (`think hard`, `test first`) name a mode.

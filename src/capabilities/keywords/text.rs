@@ -25,11 +25,18 @@ pub(crate) fn fwd(t: &str, pos: usize, max: usize) -> &str {
     &t[pos..floor(t, pos + max)]
 }
 
+/// An emoji or pictograph (`🙏`, `🚀`, `✅`, `❓`).
+pub(crate) fn is_pictograph(c: char) -> bool {
+    matches!(c as u32, 0x1F300..=0x1FAFF | 0x2600..=0x27BF)
+}
+
 /// Whether `c` (followed by `next`) ends a sentence, or (unless `sentence_only`) a clause.
 fn is_break(c: char, next: Option<char>, sentence_only: bool) -> bool {
     let spaced = next.is_none_or(char::is_whitespace);
     match c {
         '\n' | '?' | '？' | '。' | '！' | '；' | ';' => true,
+        // an emoji ends a sentence as punctuation does (`ralph pls 🙏 the e2e suite is red`)
+        c if is_pictograph(c) => true,
         '.' | '!' => spaced,
         ',' | '，' | '、' | '(' | ')' | '—' | '–' => !sentence_only,
         ':' => !sentence_only && spaced,

@@ -75,7 +75,8 @@ pub(crate) const FINITE: &[&str] = &[
     "only", "really", "actually", "sucks", "rocks", "means", "refers", "stands", "lets", "allows",
     "tries", "tried", "makes", "made", "handles", "handled", "spawns", "spawned", "writes", "reads",
     "reminds", "feels", "broke", "breaks", "behaves", "requires", "supports", "wants", "wanted",
-    "gave", "gives", "ignores", "ignored", "continues", "continued",
+    "gave", "gives", "ignores", "ignored", "continues", "continued", "found", "finds", "flagged",
+    "flags", "showed", "revealed", "caught", "missed", "turned",
 ];
 
 /// Nouns after a keyword that make it a modifier (an autopilot *toggle*).
@@ -222,6 +223,8 @@ pub(crate) const SOFTENERS: &[&str] = &[
     "please", "pls", "plz", "now", "mode", "again", "thanks", "thx", "ty", "asap", "ok", "okay",
     "first",
     "on",
+    // `ralph time.`, `ultrawork time: …`
+    "time",
 ];
 
 /// The last line before a lone name is a sign-off: the name signs the message.
@@ -308,7 +311,10 @@ pub(crate) const CODE_NOUNS: &[&str] = &[
     "implementation", "implementations", "wrapper", "wrappers", "abstraction", "abstractions",
     "constant", "constants", "handler", "handlers", "validation", "validators", "parsing", "checks",
     "snippets", "blocks", "files", "hooks", "interfaces", "traits", "macros", "definitions",
-    "routines", "paths", "branches",
+    "routines", "paths", "branches", "loader", "loaders", "parser", "parsers", "builder",
+    "builders", "factory", "factories", "adapter", "adapters", "mapper", "mappers", "serializer",
+    "serializers", "middleware", "middlewares", "queries", "routes", "fixtures", "mocks", "enums",
+    "impls", "closures", "schemas", "models", "endpoints", "clients", "services", "errors",
 ];
 
 /// Plural verbs: after modes joined by `and` they make the modes the subject
