@@ -2,7 +2,7 @@
 //! lead-ins it follows, whether it heads a command. Every rule of [`super::rules`] is a question
 //! asked of a [`Scene`].
 
-use super::lexicon::{Alias, Gate, Shape};
+use super::lexicon::{Alias, Gate, Shape, is_mode_word, opens_with_mode};
 use super::text::{
     back, base_form, fwd, head_before_break, is, quote_span, strip_leadins, tail_after_break, words,
 };
@@ -75,7 +75,17 @@ impl<'a> Scene<'a> {
         if leadins > 0 && cb_words[leadins - 1] == "mind" && leadins < cb_words.len() {
             cb_words[leadins] = base_form(&cb_words[leadins], ACTIVATION_VERBS);
         }
-        let command_pos = leadins == cb_words.len() && !clause_before.contains(['"', '“', '「']);
+        // nothing but lead-ins before it, or a command and `then` (`deep interview me then
+        // autopilot whatever we agree on`, `fix the parser then ralph the rest`)
+        let rest = &cb_words[leadins..];
+        let after_command = rest.len() >= 2
+            && rest.last().is_some_and(|w| w == "then")
+            && (TASK_VERBS.contains(&rest[0].as_str())
+                || opens_with_mode(rest)
+                // a mode name was skipped as a lead-in: `ultrathink the design then …`
+                || cb_words[..leadins].iter().any(|w| is_mode_word(w)));
+        let command_pos = (leadins == cb_words.len() || after_command)
+            && !clause_before.contains(['"', '“', '「']);
         let sentence_before = tail_after_break(back(t, head_pos, 200), true);
         let (sentence_after, terminator) = head_before_break(fwd(t, site.end, 200), true);
         let (clause_after, _) = head_before_break(fwd(t, site.end, 120), false);

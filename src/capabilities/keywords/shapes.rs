@@ -98,7 +98,7 @@ pub(crate) fn leading_imperative(s: &Scene) -> bool {
 /// the command and an object follows — unless the words after make it a statement about
 /// someone (`ralph the intern said …`).
 pub(crate) fn verb_object(s: &Scene) -> bool {
-    if !opens_command(s) || s.gate == Gate::Command {
+    if !opens_command(s) {
         return false;
     }
     // the object follows the name in its clause (`ralph, the new guy, …` is an apposition)
@@ -108,14 +108,21 @@ pub(crate) fn verb_object(s: &Scene) -> bool {
     };
     let first = aw[at];
     let second = aw.get(at + 1).copied();
+    // `ccg on the schema design`, `tdd for the new endpoint`, `ccg on whether to use …`
+    let prepositional = matches!(first, "on" | "for" | "across" | "over" | "through")
+        && second
+            .is_some_and(|w| OBJECTS.contains(&w) || (first != "for" && WH_WORDS.contains(&w)));
+    // common words (`think hard`, `red-green`) take only a prepositional object: `red-green on
+    // the validation module`, not `think hard the problem`
+    if s.gate == Gate::Command && !prepositional {
+        return false;
+    }
     let object = OBJECTS.contains(&first)
         // `deep interview me`
         || (s.name == "deep-interview" && matches!(first, "me" | "us"))
         // `ralplan how we move auth`, not `ralph how does it work`
         || (WH_WORDS.contains(&first) && second.is_some_and(|w| !AUXILIARIES.contains(&w)))
-        // `ccg on the schema design`, `tdd for the new endpoint`
-        || (matches!(first, "on" | "for" | "across" | "over" | "through")
-            && second.is_some_and(|w| OBJECTS.contains(&w)))
+        || prepositional
         // a review asked for by its noun: `security review of the webhook receiver please`
         || (first == "of" && matches!(s.name, "code-review" | "security-review"))
         // a purpose: `ultrawork for implementing the endpoints`, `tdd for fixing the parser`
@@ -337,13 +344,17 @@ pub(crate) fn determiner(s: &Scene) -> bool {
 /// deepsearch to …` (a subject anywhere before it in its clause: lead-ins that ask for
 /// something, `i want you to`, `can you`, are not part of the clause's rest).
 pub(crate) fn statement(s: &Scene) -> bool {
+    let rest = s.lead_rest();
+    // (`you` and `it` are subjects only first: `do it and ultrathink …` is a request)
     s.gate == Gate::Mention
-        && s.lead_rest().iter().any(|w| {
-            [
-                "i", "we", "you", "they", "he", "she", "it", "i'm", "we're", "i've", "i'll",
-            ]
-            .contains(&w.as_str())
-        })
+        && (is(rest.first(), &["you", "it"])
+            || rest.iter().any(|w| {
+                [
+                    "i", "we", "they", "he", "she", "i'm", "we're", "i've", "i'll", "we've",
+                    "they're", "i'd", "we'd",
+                ]
+                .contains(&w.as_str())
+            }))
 }
 
 /// A coined name (`ultrathink`, `deslop`), not negated or asked about.
