@@ -94,7 +94,7 @@ pub const RULES: &[Rule] = &[
     rule("hook-echo", Sanitise, Ignore, "pasted hook output ([MAGIC KEYWORD: …], [RALPH LOOP …], Stop hook feedback, User request)", None),
     rule("html-comment", Sanitise, Ignore, "inside an HTML comment <!-- … -->", None),
     rule("fenced-code", Sanitise, Ignore, "inside a fenced code block", None),
-    rule("indented-code", Sanitise, Ignore, "inside a Markdown indented code block (4 spaces or a tab, after a blank line)", None),
+    rule("indented-code", Sanitise, Ignore, "inside a Markdown indented code block (4 spaces or a tab, after a blank line, or opening the prompt with a blank line and text after it)", None),
     rule("diff-line", Sanitise, Ignore, "a line of a diff", None),
     rule("shell-line", Sanitise, Ignore, "a shell-transcript line ($ …, ❯ …, user@host:~$ …)", None),
     rule("block-quote", Sanitise, Ignore, "a block-quote line (> …)", None),
@@ -131,7 +131,7 @@ pub const RULES: &[Rule] = &[
     rule("explicit-prefix", Shape, Activate, "an explicit command (/ralph, $ralph, omc:ralph) at the head of a clause", Some(shapes::explicit_prefix)),
     rule("colon-directive", Shape, Activate, "a directive (ralph: fix …; autopilot: tiny url shortener, sqlite)", Some(shapes::colon_directive)),
     rule("leading-imperative", Shape, Activate, "the name opens a command and a task verb (or the next mode) follows, or modes are put in order (ralph fix …, think hard about …, ralplan first, then ralph …; so: ralplan, then ralph.)", Some(shapes::leading_imperative)),
-    rule("verb-object", Shape, Activate, "the name is the verb of a command and an object follows (ralplan the schema change, autopilot this, deep interview me, ralplan how we …, ccg on the design, ulw for fixing …, security review of the upload path)", Some(shapes::verb_object)),
+    rule("verb-object", Shape, Activate, "the name is the verb of a command and an object follows (ralplan the schema change, autopilot this, deep interview me, ralplan how we …, ccg on the design, red-green on the parser, ulw for fixing …, security review of the upload path; also after a command and then: fix the parser then ralph the rest)", Some(shapes::verb_object)),
     rule("bare-keyword", Shape, Activate, "the name is the whole sentence, with only lead-ins or softeners (ulw, ok ulw, tdd please, ralph time, ralph pls 🙏), not the word a question before it asks the meaning of (what does it mean? ai slop)", Some(shapes::bare_keyword)),
     rule("heading", Shape, Activate, "a name heading its line, set off by a comma or dash, the task after (ulw, there are 23 failing tests; ralph please, the bug is …)", Some(shapes::heading)),
     // ------------------------------------------------------------------ invocation shapes: phrases
