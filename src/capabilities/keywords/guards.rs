@@ -11,8 +11,8 @@ use super::text::{
     words,
 };
 use super::vocab::{
-    BANTER, COMPARISON, DEFERRALS, FILLERS, FINITE, GREETINGS, INFO_BEFORE, MODE_NOUNS, NEGATORS,
-    NEGATORS_AFTER, NOUNS, PLURAL_VERBS, REPORTING, TASK_VERBS, TOPIC_WORDS,
+    BANTER, COMPARISON, DEFERRALS, FILLERS, FINITE, GREETINGS, HYPOTHETICAL, INFO_BEFORE,
+    MODE_NOUNS, NEGATORS, NEGATORS_AFTER, NOUNS, PLURAL_VERBS, REPORTING, TASK_VERBS, TOPIC_WORDS,
 };
 
 /// `code review` in a pasted review template (approve / request-changes / merge-ready).
@@ -166,11 +166,19 @@ pub(crate) fn banter(s: &Scene) -> bool {
                 .any(|m| s.sentence_after.to_lowercase().contains(m)))
 }
 
-/// Put off: `i want a cli eventually`, `clean up the dead code later`.
+/// Put off, or only supposed: `i want a cli eventually`, `clean up the dead code later`, `could
+/// you use ralph on a monorepo, in theory?`.
 pub(crate) fn deferred(s: &Scene) -> bool {
-    s.after_words
-        .iter()
-        .any(|w| DEFERRALS.contains(&w.as_str()))
+    let hypothetical = |ws: &[String]| {
+        ws.iter().any(|w| HYPOTHETICAL.contains(&w.as_str()))
+            || has_seq(ws, &["in", "theory"])
+            || has_seq(ws, &["in", "principle"])
+    };
+    hypothetical(&s.sa_words)
+        || hypothetical(&s.sentence_words)
+        || s.after_words
+            .iter()
+            .any(|w| DEFERRALS.contains(&w.as_str()))
         || has_seq(&s.after_words, &["one", "day"])
         || has_seq(&s.after_words, &["some", "day"])
         || has_seq(&s.after_words, &["at", "some", "point"])

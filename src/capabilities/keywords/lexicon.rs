@@ -313,6 +313,16 @@ pub fn is_mode_word(w: &str) -> bool {
         .any(|a| a.text == w && a.gate != Prefix && a.shape == Shape::Name)
 }
 
+/// `ws` opens with a mode's name (`ralph …`, `deep interview me …`).
+pub fn opens_with_mode(ws: &[String]) -> bool {
+    let two = ws.get(..2).map(|p| p.join(" "));
+    ALIASES.iter().any(|a| {
+        a.gate != Prefix
+            && a.shape == Shape::Name
+            && (ws.first().is_some_and(|w| w == a.text) || two.as_deref() == Some(a.text))
+    })
+}
+
 /// Names whose activation does not need a task after the keyword (`cancelomc` alone is a
 /// complete request; `ralph` alone is not).
 pub fn needs_task(name: &str) -> bool {

@@ -195,7 +195,7 @@ pub(crate) fn end_to_end(s: &Scene) -> bool {
         ]
         .contains(&w.as_str())
     });
-    let rest = s.sentence_rest();
+    let rest = s.command_rest();
     let verb = rest.first().map(String::as_str);
     let make_sure = verb == Some("make") && is(rest.get(1), &["sure", "certain"]);
     ends_clause && verb.is_some_and(|v| BUILD_VERBS.contains(&v)) && !make_sure
@@ -217,9 +217,11 @@ pub(crate) fn review_code(s: &Scene) -> bool {
     s.shape == Shape::Review && s.command_head() && tail_ok(s, SCOPE_WORDS)
 }
 
-/// A cleanup verb heading a command whose object is a code smell.
+/// A cleanup verb heading a command whose object is a code smell, or the smell named by the
+/// mode's own name (`clean up the ai slop`).
 pub(crate) fn cleanup_smell(s: &Scene) -> bool {
-    s.shape == Shape::Smell && s.command_head()
+    (s.shape == Shape::Smell && s.command_head())
+        || (s.is_name() && s.name == "ai-slop-cleaner" && is(s.lead_rest().first(), CLEANUP_VERBS))
 }
 
 /// A phrase that none of the rules above took as a request.

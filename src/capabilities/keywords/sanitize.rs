@@ -393,20 +393,47 @@ fn is_diff_header(t: &str) -> bool {
             || (t.starts_with("index ") && t[6..].contains("..")))
 }
 
+/// Where an indented block that opens the prompt ends, when a blank line and then ordinary text
+/// follow it (`    ralph fix the tests` + blank + `that line is from the docs`): Markdown's code
+/// block at the start of a document. A prompt that is only indented (`    ulw`, typed with stray
+/// spaces) has no such end and stays the user talking. Reads the leading block only.
+fn leading_indented_block(src: &str) -> Option<usize> {
+    let mut prev_blank = false;
+    let mut opened = false;
+    for (start, line) in lines(src) {
+        let blank = line.trim_start().is_empty();
+        let indented = line.starts_with("    ") || line.starts_with('\t');
+        if blank {
+            prev_blank = true;
+            continue;
+        }
+        if indented {
+            opened = true;
+        } else {
+            return (opened && prev_blank).then_some(start);
+        }
+        prev_blank = false;
+    }
+    None
+}
+
 /// Line-level rules: fenced code, diffs, shell lines, block quotes, tables, transcripts.
 fn line_rules(b: &mut Blanker<'_>) {
     let src = b.src;
     let mut fence: Option<(char, usize)> = None;
     let mut in_diff = false;
-    // Markdown's indented code: 4 spaces or a tab, after a blank line that follows some text
+    // Markdown's indented code: 4 spaces or a tab, after a blank line that follows some text,
+    // or opening the prompt with text after it
     let (mut seen_text, mut prev_blank, mut in_indented) = (false, false, false);
+    let leading_code_end = leading_indented_block(src).unwrap_or(0);
     for (start, line) in lines(src) {
         let end = start + line.len();
         let t = line.trim_start();
         let blank_line = t.is_empty();
         let indented = line.starts_with("    ") || line.starts_with('\t');
         if fence.is_none() && !blank_line {
-            in_indented = indented && (in_indented || (prev_blank && seen_text));
+            in_indented =
+                indented && (in_indented || (prev_blank && seen_text) || start < leading_code_end);
         }
         prev_blank = blank_line;
         if in_indented && !blank_line {

@@ -141,16 +141,28 @@ impl Pending {
 }
 
 /// The text between two names joins them into one command: `and`, `with`, `+`, `,` … on one
-/// line (`tdd and ralph`, `ralph, with tdd`, `code review + ultrawork`).
+/// line (`tdd and ralph`, `ralph, with tdd`, `code review + ultrawork`), an article only after
+/// one of them (`a security review and a code review`; `ralph the autopilot refactor` is not
+/// two modes).
 fn joins(gap: &str) -> bool {
-    gap.len() <= 24
-        && gap
+    if gap.len() > 24
+        || !gap
             .chars()
             .all(|c| c.is_alphanumeric() || matches!(c, ' ' | '\t' | ',' | '+' | '&' | '/'))
-        && gap
-            .split(|c: char| c.is_whitespace() || c == ',')
-            .filter(|w| !w.is_empty())
-            .all(|w| JOINERS.contains(&w.to_ascii_lowercase().as_str()))
+    {
+        return false;
+    }
+    let ws: Vec<String> = gap
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect();
+    ws.iter().enumerate().all(|(k, w)| {
+        JOINERS.contains(&w.as_str())
+            || (matches!(w.as_str(), "a" | "an" | "the")
+                && k > 0
+                && JOINERS.contains(&ws[k - 1].as_str()))
+    })
 }
 
 /// Detects what `prompt` asks for. `disabled` names (from project configuration) are reported

@@ -2,11 +2,11 @@
 //! lead-ins it follows, whether it heads a command. Every rule of [`super::rules`] is a question
 //! asked of a [`Scene`].
 
-use super::lexicon::{Alias, Gate, Shape};
+use super::lexicon::{Alias, Gate, Shape, is_mode_word, opens_with_mode};
 use super::text::{
-    back, fwd, head_before_break, is, quote_span, strip_leadins, tail_after_break, words,
+    back, base_form, fwd, head_before_break, is, quote_span, strip_leadins, tail_after_break, words,
 };
-use super::vocab::{QUESTION_STARTS, TASK_VERBS};
+use super::vocab::{ACTIVATION_VERBS, QUESTION_STARTS, TASK_VERBS};
 
 /// One match to judge. For modes joined in one command (`tdd and ralph: …`) `start..end` spans
 /// the whole group, so every member is judged as the group.
@@ -69,9 +69,23 @@ impl<'a> Scene<'a> {
         let t = site.text;
         let head_pos = site.prefix.unwrap_or(site.start);
         let clause_before = tail_after_break(back(t, head_pos, 120), false);
-        let cb_words = words(clause_before);
+        let mut cb_words = words(clause_before);
         let (leadins, polite) = strip_leadins(&cb_words);
-        let command_pos = leadins == cb_words.len() && !clause_before.contains(['"', '“', '「']);
+        // `would you mind doing a code review`: the gerund is the request's verb
+        if leadins > 0 && cb_words[leadins - 1] == "mind" && leadins < cb_words.len() {
+            cb_words[leadins] = base_form(&cb_words[leadins], ACTIVATION_VERBS);
+        }
+        // nothing but lead-ins before it, or a command and `then` (`deep interview me then
+        // autopilot whatever we agree on`, `fix the parser then ralph the rest`)
+        let rest = &cb_words[leadins..];
+        let after_command = rest.len() >= 2
+            && rest.last().is_some_and(|w| w == "then")
+            && (TASK_VERBS.contains(&rest[0].as_str())
+                || opens_with_mode(rest)
+                // a mode name was skipped as a lead-in: `ultrathink the design then …`
+                || cb_words[..leadins].iter().any(|w| is_mode_word(w)));
+        let command_pos = (leadins == cb_words.len() || after_command)
+            && !clause_before.contains(['"', '“', '「']);
         let sentence_before = tail_after_break(back(t, head_pos, 200), true);
         let (sentence_after, terminator) = head_before_break(fwd(t, site.end, 200), true);
         let (clause_after, _) = head_before_break(fwd(t, site.end, 120), false);
@@ -162,7 +176,7 @@ impl<'a> Scene<'a> {
             is(sw0, &["can", "could", "would", "will", "shall"]) && !is(sw1, &["you", "u", "we"]);
         let do_question =
             is(sw0, &["do"]) && is(sw1, &["you", "i", "we", "they", "these", "those", "people"]);
-        matches!(self.terminator, Some('?' | '？'))
+        matches!(self.terminator, Some('?' | '？' | '❓' | '❔' | '🤔'))
             || (is(sw0, QUESTION_STARTS) && !self.sentence_words.is_empty())
             || do_question
             || modal
@@ -184,7 +198,11 @@ impl<'a> Scene<'a> {
             });
         // the question is the task when it is asked after a colon or reads as a question of its
         // own (`deepsearch where do we parse the config?`), not `code review this?`
+        // (`think hard about this before answering: is it safe …?`: the question follows the
+        // command's colon)
+        let after_colon = self.sentence_after.contains(": ") || self.sentence_after.contains('：');
         let own_question = self.raw_after().trim_start().starts_with([':', '：'])
+            || after_colon
             || is(self.sa_words.first(), QUESTION_STARTS)
             || is(
                 self.sa_words.first(),
@@ -198,12 +216,31 @@ impl<'a> Scene<'a> {
             && !self.sa_words.is_empty()
             && own_question
             && !about_them;
-        self.polite || polite_sentence || question_is_task || (self.explicit && self.command_pos)
+        // `answer this with ultrathink: is the lock free?`: an imperative, then its question
+        let command_then_question =
+            after_colon && !self.persistent() && self.is_name() && self.imperative_sentence();
+        self.polite
+            || polite_sentence
+            || question_is_task
+            || command_then_question
+            || (self.explicit && self.command_pos)
     }
 
-    /// The sentence opens (after lead-ins) with an imperative verb.
+    /// The words of the command the candidate is in, without lead-ins: its clause when that
+    /// opens with an imperative verb (`one more: can you take the reset flow end to end`), else
+    /// its sentence.
+    pub fn command_rest(&self) -> &[String] {
+        let clause = self.lead_rest();
+        if is(clause.first(), TASK_VERBS) {
+            clause
+        } else {
+            self.sentence_rest()
+        }
+    }
+
+    /// The command opens (after lead-ins) with an imperative verb.
     pub fn imperative_sentence(&self) -> bool {
-        self.sentence_rest()
+        self.command_rest()
             .first()
             .is_some_and(|w| TASK_VERBS.contains(&w.as_str()))
     }

@@ -7,10 +7,10 @@
 use super::cjk;
 use super::lexicon::{Gate, is_mode_word, needs_task, takes_topic};
 use super::scene::Scene;
-use super::text::{back, floor, fwd, is, is_activation, strip_leadins, words};
+use super::text::{back, base_form, floor, fwd, is, is_activation, strip_leadins, words};
 use super::vocab::{
-    AUXILIARIES, DETERMINERS, FILLERS, GREETINGS, OBJECTS, RELATIVES, SIGNOFFS, SOFTENERS,
-    STATEMENT_VERBS, TASK_VERBS, TOPIC_WORDS, WH_WORDS,
+    AUXILIARIES, DETERMINERS, FILLERS, FINITE, GREETINGS, MEANING, OBJECTS, RELATIVES, SIGNOFFS,
+    SOFTENERS, STATEMENT_VERBS, TASK_VERBS, TOPIC_WORDS, WH_WORDS,
 };
 
 /// Words skipped between a name and its task (`ralph now fix …`, `ulw and then migrate …`).
@@ -43,9 +43,9 @@ pub(crate) fn colon_directive(s: &Scene) -> bool {
     if !s.command_pos || s.gate == Gate::Prefix || !s.is_name() {
         return false;
     }
-    // `ralph: …`, `ralph mode: …`
+    // `ralph: …`, `ralph mode: …`, `ultrawork time: …`
     let colon = s.raw_after().trim_start_matches([' ', '\t']);
-    let colon = ["mode", "Mode", "MODE"]
+    let colon = ["mode", "Mode", "MODE", "time", "Time", "TIME"]
         .iter()
         .find_map(|m| colon.strip_prefix(m))
         .map_or(colon, |c| c.trim_start_matches([' ', '\t']));
@@ -80,9 +80,15 @@ pub(crate) fn leading_imperative(s: &Scene) -> bool {
     if s.gate == Gate::Command && first_person {
         return false;
     }
+    // modes put in order are the command: `so: ralplan, then ralph.`
+    if s.site.joined && words(&s.t[s.site.start..s.end]).iter().any(|w| w == "then") {
+        return true;
+    }
     match first_task_word(s) {
         // another mode's name continues the command: `ralplan first, then ralph …`
         Some(w) if TASK_VERBS.contains(&w) || is_mode_word(w) => true,
+        // the thinking modes' task can be an answer: `think hard, then answer: …`
+        Some("answer" | "respond" | "reply") => takes_topic(s.name),
         Some("about" | "through" | "over" | "on") => takes_topic(s.name) || !needs_task(s.name),
         _ => !needs_task(s.name),
     }
@@ -92,7 +98,7 @@ pub(crate) fn leading_imperative(s: &Scene) -> bool {
 /// the command and an object follows — unless the words after make it a statement about
 /// someone (`ralph the intern said …`).
 pub(crate) fn verb_object(s: &Scene) -> bool {
-    if !opens_command(s) || s.gate == Gate::Command {
+    if !opens_command(s) {
         return false;
     }
     // the object follows the name in its clause (`ralph, the new guy, …` is an apposition)
@@ -102,14 +108,25 @@ pub(crate) fn verb_object(s: &Scene) -> bool {
     };
     let first = aw[at];
     let second = aw.get(at + 1).copied();
+    // `ccg on the schema design`, `tdd for the new endpoint`, `ccg on whether to use …`
+    let prepositional = matches!(first, "on" | "for" | "across" | "over" | "through")
+        && second
+            .is_some_and(|w| OBJECTS.contains(&w) || (first != "for" && WH_WORDS.contains(&w)));
+    // common words (`think hard`, `red-green`) take only a prepositional object: `red-green on
+    // the validation module`, not `think hard the problem`
+    if s.gate == Gate::Command && !prepositional {
+        return false;
+    }
     let object = OBJECTS.contains(&first)
         // `deep interview me`
         || (s.name == "deep-interview" && matches!(first, "me" | "us"))
         // `ralplan how we move auth`, not `ralph how does it work`
         || (WH_WORDS.contains(&first) && second.is_some_and(|w| !AUXILIARIES.contains(&w)))
-        // `ccg on the schema design`, `tdd for the new endpoint`
-        || (matches!(first, "on" | "for" | "across" | "over" | "through")
-            && second.is_some_and(|w| OBJECTS.contains(&w)));
+        || prepositional
+        // a review asked for by its noun: `security review of the webhook receiver please`
+        || (first == "of" && matches!(s.name, "code-review" | "security-review"))
+        // a purpose: `ultrawork for implementing the endpoints`, `tdd for fixing the parser`
+        || (first == "for" && second.is_some_and(|w| TASK_VERBS.contains(&base_form(w, TASK_VERBS).as_str())));
     if !object {
         return false;
     }
@@ -123,7 +140,8 @@ pub(crate) fn verb_object(s: &Scene) -> bool {
             && aw
                 .get(k + 1)
                 .is_some_and(|n| OBJECTS.contains(n) || matches!(*n, "over" | "up" | "out"));
-        if STATEMENT_VERBS.contains(w) || past_with_object {
+        if STATEMENT_VERBS.contains(w) || past_with_object || (first == "of" && FINITE.contains(w))
+        {
             return false;
         }
     }
@@ -218,6 +236,9 @@ pub(crate) fn bare_keyword(s: &Scene) -> bool {
         l.starts_with('[')
             || (digits > 0 && l[digits..].starts_with(['-', ':', '/']) && l.len() > digits + 1)
     };
+    if after_meaning_question(s, line_start) {
+        return false;
+    }
     let pw = words(prev);
     let lone_names =
         |ws: &[String]| !ws.is_empty() && ws.len() <= 3 && ws.iter().all(|w| is_mode_word(w));
@@ -230,6 +251,15 @@ pub(crate) fn bare_keyword(s: &Scene) -> bool {
         || lone_names(&words(next)))
 }
 
+/// The text before the name on its line is a question about what a word means (`what does slop
+/// mean? ai slop`, `슬롭이 무슨 뜻이에요? ai slop`): a lone name after it is the word asked about.
+fn after_meaning_question(s: &Scene, line_start: usize) -> bool {
+    let before = s.t[line_start..s.head_pos - s.sentence_before.len()].trim_end();
+    (before.ends_with('?') || before.ends_with('？'))
+        && (words(before).iter().any(|w| MEANING.contains(&w.as_str()))
+            || cjk::asks_meaning(before))
+}
+
 /// A greeting or thanks in the sentence before an ordinary name: `thanks ralph` addresses a
 /// person (a coined name is never a person: `yo ulw, …`).
 fn greeted(s: &Scene) -> bool {
@@ -237,6 +267,24 @@ fn greeted(s: &Scene) -> bool {
         && s.sentence_words
             .iter()
             .any(|w| GREETINGS.contains(&w.as_str()))
+}
+
+/// A command done in tdd's manner: `do it test-first`, `write this red-green`. The words are
+/// common, so only a verb and its pronoun object may come before (not a causative: `make it
+/// test first` is "make it run its tests first"), and the name ends the clause.
+pub(crate) fn manner(s: &Scene) -> bool {
+    let rest = s.lead_rest();
+    s.is_name()
+        && s.gate == Gate::Command
+        && s.name == "tdd"
+        && rest.len() == 2
+        && TASK_VERBS.contains(&rest[0].as_str())
+        && !matches!(
+            rest[0].as_str(),
+            "make" | "let" | "have" | "get" | "help" | "keep"
+        )
+        && is(rest.get(1), &["it", "this", "that", "them", "everything"])
+        && s.after_words.is_empty()
 }
 
 /// Only at the head of a command do common words (`think hard`, `test first`) name a mode.
@@ -292,15 +340,21 @@ pub(crate) fn determiner(s: &Scene) -> bool {
     s.gate == Gate::Mention && is(s.prev_word(), DETERMINERS)
 }
 
-/// A statement by someone about a coined name: `I love ultrathink`.
+/// A statement by someone about a coined name: `I love ultrathink`, `last week I used
+/// deepsearch to …` (a subject anywhere before it in its clause: lead-ins that ask for
+/// something, `i want you to`, `can you`, are not part of the clause's rest).
 pub(crate) fn statement(s: &Scene) -> bool {
+    let rest = s.lead_rest();
+    // (`you` and `it` are subjects only first: `do it and ultrathink …` is a request)
     s.gate == Gate::Mention
-        && is(
-            s.lead_rest().first(),
-            &[
-                "i", "we", "you", "they", "he", "she", "it", "i'm", "we're", "i've", "i'll",
-            ],
-        )
+        && (is(rest.first(), &["you", "it"])
+            || rest.iter().any(|w| {
+                [
+                    "i", "we", "they", "he", "she", "i'm", "we're", "i've", "i'll", "we've",
+                    "they're", "i'd", "we'd",
+                ]
+                .contains(&w.as_str())
+            }))
 }
 
 /// A coined name (`ultrathink`, `deslop`), not negated or asked about.

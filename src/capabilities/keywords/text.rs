@@ -25,11 +25,18 @@ pub(crate) fn fwd(t: &str, pos: usize, max: usize) -> &str {
     &t[pos..floor(t, pos + max)]
 }
 
+/// An emoji or pictograph (`🙏`, `🚀`, `✅`, `❓`).
+pub(crate) fn is_pictograph(c: char) -> bool {
+    matches!(c as u32, 0x1F300..=0x1FAFF | 0x2600..=0x27BF)
+}
+
 /// Whether `c` (followed by `next`) ends a sentence, or (unless `sentence_only`) a clause.
 fn is_break(c: char, next: Option<char>, sentence_only: bool) -> bool {
     let spaced = next.is_none_or(char::is_whitespace);
     match c {
         '\n' | '?' | '？' | '。' | '！' | '；' | ';' => true,
+        // an emoji ends a sentence as punctuation does (`ralph pls 🙏 the e2e suite is red`)
+        c if is_pictograph(c) => true,
         '.' | '!' => spaced,
         ',' | '，' | '、' | '(' | ')' | '—' | '–' => !sentence_only,
         ':' => !sentence_only && spaced,
@@ -101,10 +108,20 @@ pub(crate) fn strip_leadins(ws: &[String]) -> (usize, bool) {
         let w0 = rest.first().map(String::as_str);
         let w1 = rest.get(1).map(String::as_str);
         let step = match (w0, w1) {
+            // `would you mind doing …`, `do you mind running …` (the gerund is read as the
+            // imperative: [`base_form`])
+            (Some("would" | "do"), Some("you")) if rest.get(2).is_some_and(|w| w == "mind") => {
+                polite = true;
+                3
+            }
             (Some("can" | "could" | "would" | "will"), Some("you" | "u" | "we")) => {
                 polite = true;
                 2
             }
+            // `would you be able to build …`
+            (Some("be"), Some("able")) if polite && rest.get(2).is_some_and(|w| w == "to") => 3,
+            // a step of a sequence, as `then` is: `ralplan first, after that ultrawork …`
+            (Some("after"), Some("that")) => 2,
             (Some("go"), Some("ahead")) => {
                 if rest.get(2).is_some_and(|w| w == "and") {
                     3
@@ -119,7 +136,8 @@ pub(crate) fn strip_leadins(ws: &[String]) -> (usize, bool) {
                     | "so" | "alright" | "just" | "kindly" | "first" | "next" | "finally" | "right"
                     | "let's" | "lets" | "hey" | "claude" | "yes" | "yeah" | "sure" | "great"
                     | "good" | "thanks" | "cool" | "basically" | "actually" | "k" | "yep" | "fine"
-                    | "perfect" | "nice" | "oh" | "well" | "anyway" | "anyways" | "btw" | "yo",
+                    | "perfect" | "nice" | "oh" | "well" | "anyway" | "anyways" | "btw" | "yo"
+                    | "afterwards",
                 ),
                 _,
             ) => 1,
@@ -159,6 +177,24 @@ pub(crate) fn strip_leadins(ws: &[String]) -> (usize, bool) {
         }
         at += step;
     }
+}
+
+/// The imperative of a gerund after `would you mind`: `doing` → `do`, `running` → `run`,
+/// `using` → `use`, `giving` → `give`. Only verbs in `known` are recognised; anything else is
+/// returned unchanged.
+pub(crate) fn base_form(w: &str, known: &[&str]) -> String {
+    let Some(stem) = w.strip_suffix("ing").filter(|s| s.len() >= 2) else {
+        return w.to_string();
+    };
+    let b = stem.as_bytes();
+    let undoubled =
+        (b.len() >= 3 && b[b.len() - 1] == b[b.len() - 2]).then(|| &stem[..stem.len() - 1]);
+    let with_e = format!("{stem}e");
+    [Some(stem), undoubled, Some(with_e.as_str())]
+        .into_iter()
+        .flatten()
+        .find(|c| known.contains(c))
+        .map_or_else(|| w.to_string(), str::to_string)
 }
 
 /// `[verb] [fillers…]` (or `[verb pair] [fillers…]`) exactly: `use`, `run the`, `turn on`, `do

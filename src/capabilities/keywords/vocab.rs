@@ -75,7 +75,8 @@ pub(crate) const FINITE: &[&str] = &[
     "only", "really", "actually", "sucks", "rocks", "means", "refers", "stands", "lets", "allows",
     "tries", "tried", "makes", "made", "handles", "handled", "spawns", "spawned", "writes", "reads",
     "reminds", "feels", "broke", "breaks", "behaves", "requires", "supports", "wants", "wanted",
-    "gave", "gives", "ignores", "ignored", "continues", "continued",
+    "gave", "gives", "ignores", "ignored", "continues", "continued", "found", "finds", "flagged",
+    "flags", "showed", "revealed", "caught", "missed", "turned",
 ];
 
 /// Nouns after a keyword that make it a modifier (an autopilot *toggle*).
@@ -222,6 +223,8 @@ pub(crate) const SOFTENERS: &[&str] = &[
     "please", "pls", "plz", "now", "mode", "again", "thanks", "thx", "ty", "asap", "ok", "okay",
     "first",
     "on",
+    // `ralph time.`, `ultrawork time: …`
+    "time",
 ];
 
 /// The last line before a lone name is a sign-off: the name signs the message.
@@ -308,7 +311,10 @@ pub(crate) const CODE_NOUNS: &[&str] = &[
     "implementation", "implementations", "wrapper", "wrappers", "abstraction", "abstractions",
     "constant", "constants", "handler", "handlers", "validation", "validators", "parsing", "checks",
     "snippets", "blocks", "files", "hooks", "interfaces", "traits", "macros", "definitions",
-    "routines", "paths", "branches",
+    "routines", "paths", "branches", "loader", "loaders", "parser", "parsers", "builder",
+    "builders", "factory", "factories", "adapter", "adapters", "mapper", "mappers", "serializer",
+    "serializers", "middleware", "middlewares", "queries", "routes", "fixtures", "mocks", "enums",
+    "impls", "closures", "schemas", "models", "endpoints", "clients", "services", "errors",
 ];
 
 /// Plural verbs: after modes joined by `and` they make the modes the subject
@@ -326,6 +332,17 @@ pub(crate) const PLURAL_VERBS: &[&str] = &[
 pub(crate) const DEFERRALS: &[&str] = &[
     "eventually", "someday", "sometime", "later", "tomorrow", "afterwards",
 ];
+
+/// Words that make a request only supposed (`… in theory?`, `hypothetically, …`).
+pub(crate) const HYPOTHETICAL: &[&str] = &[
+    "hypothetically",
+    "theoretically",
+    "hypothetical",
+    "theoretical",
+];
+
+/// Words that ask what a word means (`what does slop mean?`).
+pub(crate) const MEANING: &[&str] = &["mean", "means", "meaning", "definition", "define"];
 
 /// Words that open a clause the way a question would (`ralplan how we move auth`).
 pub(crate) const WH_WORDS: &[&str] = &["how", "what", "why", "where", "whether", "which", "when"];
