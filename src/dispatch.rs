@@ -202,7 +202,8 @@ pub fn decide(hook: Hook, env: &Env, input: &HookInput) -> Answer {
 /// [`decide`] for a hook process that started at `started`: the user hooks' share of the
 /// deadline counts from there. The user's own hooks (`hooks.toml`) run first; when one of them
 /// refuses the event's action, the action does not happen and our capabilities have nothing
-/// to record, so they do not run. A rewritten tool input is what they then see.
+/// to record, so they do not run — only export does, since a team watching its agents wants
+/// to see what its own checks refused. A rewritten tool input is what they then see.
 pub fn decide_from(hook: Hook, env: &Env, input: &HookInput, started: Instant) -> Answer {
     let now_ms = env.now_ms();
     let store = root::resolve(env, input.cwd.as_deref()).map(|r| Store::new(r, now_ms));
@@ -214,9 +215,6 @@ pub fn decide_from(hook: Hook, env: &Env, input: &HookInput, started: Instant) -
         crate::diag!("{}: user hooks panicked; skipped", hook.name);
         crate::user_hooks::Outcome::default()
     });
-    if user.refused {
-        return user.answer;
-    }
     let rewritten;
     let input = match &user.answer.updated_input {
         Some(tool_input) => {
@@ -243,16 +241,15 @@ pub fn decide_from(hook: Hook, env: &Env, input: &HookInput, started: Instant) -
         config,
     };
     let mut answer = user.answer;
+    if user.refused {
+        run_all(&ctx, capabilities::AFTER_EVERY_HOOK, &mut answer);
+        return answer;
+    }
     if !continuation::admit(&ctx) {
         return answer;
     }
-    let caps = capabilities::for_hook(hook.name).iter();
-    for cap in caps.chain(capabilities::AFTER_EVERY_HOOK) {
-        match catch_unwind(AssertUnwindSafe(|| (cap.run)(&ctx))) {
-            Ok(a) => answer.merge(a),
-            Err(_) => crate::diag!("{}: capability {} panicked; skipped", hook.name, cap.name),
-        }
-    }
+    run_all(&ctx, capabilities::for_hook(hook.name), &mut answer);
+    run_all(&ctx, capabilities::AFTER_EVERY_HOOK, &mut answer);
     if catch_unwind(AssertUnwindSafe(|| continuation::after(&ctx, &answer))).is_err() {
         crate::diag!(
             "{}: recording the session's agent panicked; skipped",
@@ -260,4 +257,19 @@ pub fn decide_from(hook: Hook, env: &Env, input: &HookInput, started: Instant) -
         );
     }
     answer
+}
+
+/// Runs `caps` in order and merges their answers into `answer`; a capability that panics is
+/// skipped with a diagnostic, never the hook.
+fn run_all(ctx: &Ctx<'_>, caps: &[capabilities::Capability], answer: &mut Answer) {
+    for cap in caps {
+        match catch_unwind(AssertUnwindSafe(|| (cap.run)(&ctx))) {
+            Ok(a) => answer.merge(a),
+            Err(_) => crate::diag!(
+                "{}: capability {} panicked; skipped",
+                ctx.hook.name,
+                cap.name
+            ),
+        }
+    }
 }

@@ -53,3 +53,41 @@ fn a_trusted_project_sink_delivers_and_an_untrusted_one_spools_nothing() {
     assert!(events.iter().all(|e| e["payload"]["tool_name"] == "Bash"));
     wait_until("the flusher to exit", || flusher_pid(s.root()).is_none());
 }
+
+#[test]
+fn an_event_a_user_script_refuses_is_still_exported() {
+    let srv = Server::start(Mode::Ok);
+    let s = Setup::new();
+    s.project_hooks(&format!(
+        "[[hooks]]\nevent = \"pre-tool-use\"\nmatcher = \"Bash\"\ntype = \"script\"\ncommand = {}\n\n\
+         [[hooks]]\nevent = \"pre-tool-use\"\ntype = \"async_webhook\"\nurl = {}\nbatch_size = 1\nflush_interval_ms = 3600000\n",
+        q(r#"printf '{"action":"block","reason":"no shell today"}'"#),
+        q(&srv.url("/team"))
+    ));
+    s.trust();
+    let out = s
+        .hook("pre-tool-use")
+        .env("OMC_EXPORT_LINGER_MS", "300")
+        .payload({
+            let mut v = crate::common::payload("PreToolUse", "sess-r", s.root());
+            v["tool_name"] = json!("Bash");
+            v["tool_input"] = json!({"command": "rm -rf build"});
+            v
+        })
+        .run();
+    out.expect_valid();
+    assert_eq!(
+        crate::user_hooks::denied(&out).as_deref(),
+        Some("no shell today"),
+        "{}",
+        out.stdout
+    );
+    srv.wait_for(PATIENCE, "the refused event's batch", |s| {
+        s.answered_ok() >= 1
+    });
+    let body = srv.requests()[0].json();
+    let events = body["events"].as_array().unwrap();
+    assert_eq!(events.len(), 1, "{body}");
+    assert_eq!(events[0]["payload"]["tool_name"], "Bash", "{body}");
+    wait_until("the flusher to exit", || flusher_pid(s.root()).is_none());
+}
