@@ -263,7 +263,7 @@ pub fn decide_from(hook: Hook, env: &Env, input: &HookInput, started: Instant) -
 /// skipped with a diagnostic, never the hook.
 fn run_all(ctx: &Ctx<'_>, caps: &[capabilities::Capability], answer: &mut Answer) {
     for cap in caps {
-        match catch_unwind(AssertUnwindSafe(|| (cap.run)(&ctx))) {
+        match catch_unwind(AssertUnwindSafe(|| (cap.run)(ctx))) {
             Ok(a) => answer.merge(a),
             Err(_) => crate::diag!(
                 "{}: capability {} panicked; skipped",
