@@ -27,6 +27,9 @@ pub struct Env {
     pub process_cwd: Option<PathBuf>,
     /// `OMC_DEBUG`: extra diagnostics on stderr.
     pub debug: bool,
+    /// `OMC_DURABLE` is `1` or `true`: state writes are fsynced (file and directory), durable
+    /// against a power failure; otherwise they are atomic only (`state::fs::write_atomic`).
+    pub durable: bool,
     /// `OMC_TRACE_FILE`: an absolute file to which every hook invocation appends one JSON line
     /// (subcommand, decoded event and session, outcome). For debugging and the real-client tests.
     pub trace_file: Option<PathBuf>,
@@ -56,6 +59,7 @@ const EXTRA_VARS: &[&str] = &[
     "QWEN_HOME",
     "XDG_DATA_HOME",
     "XDG_CONFIG_HOME",
+    "XDG_STATE_HOME",
 ];
 
 impl Env {
@@ -117,6 +121,7 @@ impl Env {
             project_dir: abs_dir(get("CLAUDE_PROJECT_DIR")),
             process_cwd,
             debug: truthy(get("OMC_DEBUG")),
+            durable: truthy(get("OMC_DURABLE")),
             trace_file: get("OMC_TRACE_FILE")
                 .map(PathBuf::from)
                 .filter(|p| p.is_absolute()),
@@ -195,6 +200,14 @@ mod tests {
     fn relative_state_dir_is_ignored() {
         assert!(env_of(&[("OMC_STATE_DIR", "rel/dir")]).state_dir.is_none());
         assert!(env_of(&[("OMC_STATE_DIR", "/abs")]).state_dir.is_some());
+    }
+
+    #[test]
+    fn durable_writes_are_asked_for_like_the_other_switches() {
+        assert!(env_of(&[("OMC_DURABLE", "1")]).durable);
+        assert!(env_of(&[("OMC_DURABLE", "TRUE")]).durable);
+        assert!(!env_of(&[("OMC_DURABLE", "0")]).durable);
+        assert!(!env_of(&[]).durable);
     }
 
     #[test]

@@ -750,14 +750,20 @@ fn a_run_suspended_in_claude_code_resumes_in_codex() {
             .ends_with("src/parser.rs"),
         "{edits}"
     );
-    // Each session records the agent it runs in when it starts.
+    // Each session records the agent it runs in when it starts (the project has `.omc/` by
+    // then); the first one started in a project without it, and its run records the agent.
     let rec = p
         .read_json(".omc/state/sessions/codex-s2/session.json")
         .unwrap();
     assert_valid("session", &rec);
     assert_eq!(rec["agent"], "codex");
+    assert!(
+        !p.path()
+            .join(".omc/state/sessions/claude-s1/session.json")
+            .exists()
+    );
     let old = p
-        .read_json(".omc/state/sessions/claude-s1/session.json")
+        .read_json(".omc/state/sessions/claude-s1/ralph-state.json")
         .unwrap();
     assert_eq!(old["agent"], "claude");
 }

@@ -71,6 +71,10 @@ fn check(case: &Value) -> Result<(), String> {
     let p = Project::new();
     let traces = tempfile::tempdir().unwrap();
     let trace: PathBuf = traces.path().join("trace.jsonl");
+    // A project that already keeps state (`.omc/` exists), as opposed to a fresh one.
+    if case["omc_dir"] == Value::Bool(true) {
+        std::fs::create_dir_all(p.omc()).unwrap();
+    }
     for step in case["setup"].as_array().into_iter().flatten() {
         let out = run(
             &p,
@@ -159,6 +163,12 @@ fn check(case: &Value) -> Result<(), String> {
         let f = f.as_str().unwrap();
         if !p.omc().join(f).is_file() {
             errors.push(format!(".omc/{f} was not written"));
+        }
+    }
+    for f in expect["no_files"].as_array().into_iter().flatten() {
+        let f = f.as_str().unwrap();
+        if p.path().join(f).exists() {
+            errors.push(format!("{f} should not exist"));
         }
     }
     for (f, checks) in expect["equals_file"].as_object().into_iter().flatten() {

@@ -61,6 +61,7 @@ fn cli(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String)
         .current_dir(dir)
         .env("OMC_NOW_MS", NOW.to_string())
         .env("PATH", "/nonexistent")
+        .env("XDG_STATE_HOME", crate::common::test_state_home())
         .env_remove("CLAUDE_PROJECT_DIR")
         .env_remove("CLAUDE_CODE_SESSION_ID")
         .env_remove("OMC_STATE_DIR")
@@ -887,9 +888,25 @@ fn the_session_summary_is_measured_from_session_start() {
         .cwd(p.path())
         .run()
         .expect_noop();
-    let marker = p.read_json(".omc/state/sessions/s1/session.json").unwrap();
-    assert_valid("session", &marker);
-    assert_eq!(marker["created_state_dir"], true);
+    // The start is kept outside the project: `.omc/` would show in the git status the agent
+    // sends the model with the first prompt.
+    assert!(!p.omc().exists(), "session-start created .omc/");
+    let env = omc_hooks::env::Env::from_lookup(
+        |_| None,
+        None,
+        [(
+            "XDG_STATE_HOME".to_string(),
+            crate::common::test_state_home(),
+        )]
+        .into(),
+    );
+    let sid = omc_hooks::state::session::SessionId::parse("s1").unwrap();
+    let kept = omc_hooks::state::pending::peek(&env, p.path(), &sid);
+    assert_eq!(
+        kept.as_ref().unwrap()["started_at"],
+        omc_hooks::time::iso(NOW)
+    );
+    assert_valid("session", kept.as_ref().unwrap());
     prompt(&p, "s1", "ralph fix the failing tests")
         .now(NOW + MIN)
         .run()
@@ -906,5 +923,9 @@ fn the_session_summary_is_measured_from_session_start() {
     let s = p.read_json(".omc/sessions/s1.json").unwrap();
     assert_valid("session-summary", &s);
     assert_eq!(s["duration_ms"], 60 * MIN, "{s}");
+    assert!(
+        omc_hooks::state::pending::peek(&env, p.path(), &sid).is_none(),
+        "session-end takes the kept start back"
+    );
     assert_eq!(s["started_at"], omc_hooks::time::iso(NOW));
 }

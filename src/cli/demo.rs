@@ -150,6 +150,8 @@ fn invoke(
         .env("OMC_NOW_MS", now.to_string())
         // The scripted story, not the person's own user hooks (which could call their servers).
         .env("XDG_CONFIG_HOME", project.join(".demo-config"))
+        // Nor the person's state directory (session starts of a project without `.omc/`).
+        .env("XDG_STATE_HOME", project.join(".demo-state"))
         .env_remove("CLAUDE_PROJECT_DIR")
         .env_remove("OMC_STATE_DIR")
         .env_remove("DISABLE_OMC")

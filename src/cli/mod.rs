@@ -188,7 +188,9 @@ pub fn run(args: Vec<OsString>) -> i32 {
                 parsed
             }
         };
-        return crate::dispatch::run_hook(hook, Env::from_process(), agent);
+        let env = Env::from_process();
+        crate::state::fs::set_durable(env.durable);
+        return crate::dispatch::run_hook(hook, env, agent);
     }
     pipe_safe(|| run_command(&args, as_hook))
 }
@@ -245,7 +247,9 @@ fn run_command(args: &[String], as_hook: bool) -> i32 {
             println!("{}", cmd.help);
             return 0;
         }
-        return (cmd.run)(rest, &Env::from_process());
+        let env = Env::from_process();
+        crate::state::fs::set_durable(env.durable);
+        return (cmd.run)(rest, &env);
     }
     if as_hook {
         // Perhaps a hook subcommand of another version named in a stale manifest.

@@ -180,11 +180,19 @@ fn start_run(
     }
     let id = match session {
         Some(id) => id,
-        None => open_session(store)?,
+        None => open_session(store, env)?,
     };
     let scope = Scope::Session(id.clone());
     let prompt = crate::capabilities::keywords::stored_prompt(task.trim());
-    match start::start(store, &scope, spec.name, &prompt, env.now_ms(), config) {
+    match start::start(
+        store,
+        &scope,
+        spec.name,
+        &prompt,
+        env.now_ms(),
+        config,
+        None,
+    ) {
         Ok(run) => Ok(format!(
             "{}: run started in session {id} (iteration 1/{}); the next Stop in that session \
              continues it. Task: {}",
@@ -199,16 +207,27 @@ fn start_run(
     }
 }
 
-/// The one Claude Code session that is open in this project: started (`session.json`) and not
-/// ended since (no summary written after its last start).
-fn open_session(store: &Store) -> Result<SessionId, Failure> {
-    let mut open: Vec<SessionId> = store
-        .sessions()
+/// The one Claude Code session that is open in this project: started (`session.json`, or its
+/// start kept outside a project that had no `.omc/` then) and not ended since (no summary
+/// written after its last start).
+fn open_session(store: &Store, env: &Env) -> Result<SessionId, Failure> {
+    let outside = crate::state::pending::sessions(env, store.project());
+    let mut ids = store.sessions();
+    ids.extend(outside.iter().map(|(id, _)| id.clone()));
+    ids.sort();
+    ids.dedup();
+    let mut open: Vec<SessionId> = ids
         .into_iter()
         .filter(|id| {
             let scope = Scope::Session(id.clone());
             let started = StateFile::new(&scope, session_start::MARKER)
                 .and_then(|f| store.read::<session_start::Marker>(&f))
+                .or_else(|| {
+                    outside
+                        .iter()
+                        .find(|(o, _)| o == id)
+                        .and_then(|(_, v)| serde_json::from_value(v.clone()).ok())
+                })
                 .and_then(|m| crate::time::parse_iso(&m.last_start_at));
             let ended = StateFile::nested(&Scope::Omc, session_end::DIR, &format!("{id}.json"))
                 .and_then(|f| store.read::<session_end::Summary>(&f))

@@ -203,6 +203,15 @@ pub(super) fn read_scope(store: &Store, scope: Scope) -> SessionView {
                     .last_checked_at
                     .as_deref()
                     .and_then(crate::time::parse_iso);
+                // Else the agent the run was started from (recorded in the run itself, as a
+                // session in a project without `.omc/` has no `session.json`).
+                if view.agent.is_none() {
+                    view.agent = state
+                        .extra
+                        .get("agent")
+                        .and_then(Value::as_str)
+                        .map(str::to_string);
+                }
                 let run = Run {
                     mode,
                     started_ms,

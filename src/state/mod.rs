@@ -10,6 +10,7 @@ pub mod files;
 pub mod fs;
 pub mod health;
 pub mod outbox;
+pub mod pending;
 pub mod root;
 pub mod session;
 mod text;

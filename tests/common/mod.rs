@@ -95,6 +95,17 @@ pub struct Outcome {
     pub elapsed: Duration,
 }
 
+/// This test process's `XDG_STATE_HOME` (projects differ by path, so tests share it).
+pub fn test_state_home() -> String {
+    static DIR: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let d = std::env::temp_dir().join(format!("omc-tests-state-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        d.display().to_string()
+    })
+    .clone()
+}
+
 impl Hook {
     pub fn new(sub: &str) -> Hook {
         Hook::args(&[sub])
@@ -113,6 +124,9 @@ impl Hook {
                     "XDG_CONFIG_HOME".into(),
                     "/nonexistent/omc-hooks-tests".into(),
                 ),
+                // Session starts of projects without `.omc/` are kept in the user's state
+                // directory: one private to this test process, never the developer's.
+                ("XDG_STATE_HOME".into(), test_state_home()),
             ],
             cwd: None,
             close_stdin: true,

@@ -135,6 +135,7 @@ fn start_run(ctx: &Ctx<'_>, mode: &str, request: &str) -> Result<(), WriteProble
         &stored_prompt(request),
         ctx.now_ms,
         &ctx.config,
+        Some(ctx.input.agent.name()),
     )
     .map(|_| ())
 }

@@ -82,6 +82,8 @@ pub fn run(ctx: &Ctx<'_>) -> Answer {
         return Answer::default();
     };
     if !store.omc_dir().is_dir() {
+        // Nothing recorded in the project; drop the start kept outside it.
+        let _ = session_start::take_marker(ctx, store);
         return Answer::default();
     }
     if let Some(marker) = StateFile::new(&ctx.scope, session_start::MARKER) {
@@ -89,7 +91,8 @@ pub fn run(ctx: &Ctx<'_>) -> Answer {
             .read::<session_start::Marker>(&marker)
             .is_some_and(|m| m.created_state_dir);
         if created && store.holds_only(&[&marker]) {
-            // This session created `.omc/` only to note when it started, and recorded nothing
+            // (A marker of an earlier version, which created `.omc/` at SessionStart.) This
+            // session created `.omc/` only to note when it started, and recorded nothing
             // else: leave no `.omc/` behind just to say so.
             if let Err(e) = store.remove_only(&[&marker]) {
                 crate::diag!("session-end: cannot remove the session's empty state: {e}");
@@ -156,8 +159,7 @@ fn suspend(store: &Store, scope: &Scope, now: &str) -> Vec<ModeState> {
 
 fn summarise(ctx: &Ctx<'_>, store: &Store, runs: &[ModeState], now: &str) -> Summary {
     let scope = &ctx.scope;
-    let marker: Option<session_start::Marker> =
-        StateFile::new(scope, session_start::MARKER).and_then(|f| store.read(&f));
+    let marker = session_start::take_marker(ctx, store);
     let tracked = subagents::tracked(ctx);
     // Without a marker (SessionStart could not write it, or the session began under an older
     // version), the earliest thing the session is known to have started stands in.

@@ -9,20 +9,19 @@
 //! 5. project memory.
 //!
 //! A section that does not fit is cut with a marker, and sections left out entirely are named
-//! in a closing line. It also records `session.json` (first start, last start, source), which
-//! SessionEnd uses for the session's duration: the only record of when the session began, so
-//! it is written even where `.omc/` does not exist yet (a session whose first prompt starts a
-//! run would otherwise be measured from that prompt). The model does not see it: Claude Code
-//! takes its git-status snapshot before SessionStart hooks run (tests/e2e/FINDINGS.md §11).
-//! A session that records nothing else leaves nothing behind: SessionEnd takes the directory
-//! away again ([`super::session_end`]).
+//! in a closing line. It also records `session.json` (first start, last start, source, agent),
+//! which SessionEnd uses for the session's duration: the only record of when the session
+//! began. Where the project has no `.omc/` yet, the start goes to the user's state directory
+//! instead ([`crate::state::pending`]): creating `.omc/` here would show in the git status the
+//! agent sends the model with the first prompt, and SessionStart hooks can run before that
+//! snapshot is taken (tests/e2e/FINDINGS.md §11). SessionEnd takes it back from there.
 
 use super::{checkpoint, clip, mode_states, notepad, project_memory, render, resume, run_label};
 use crate::capabilities::Ctx;
 use crate::protocol::Answer;
 use crate::protocol::output::truncate_chars;
 use crate::state::files::{ModeState, SCHEMA_VERSION};
-use crate::state::{Change, StateFile, Store};
+use crate::state::{Change, StateFile, Store, pending};
 use serde::{Deserialize, Serialize};
 
 /// The most characters SessionStart adds to the context.
@@ -144,13 +143,11 @@ fn mark(ctx: &Ctx<'_>, store: &Store, source: &str) {
     let Some(file) = StateFile::new(&ctx.scope, MARKER) else {
         return;
     };
-    let created = !store.omc_dir().exists();
     let now = crate::time::iso(ctx.now_ms);
     let source = clip(source, 40);
-    let r = store.update(&file, |cur: Option<Marker>| {
+    let next = |cur: Option<Marker>| {
         let mut m = cur.unwrap_or_else(|| Marker {
             started_at: now.clone(),
-            created_state_dir: created,
             ..Marker::default()
         });
         m.schema_version = SCHEMA_VERSION;
@@ -159,11 +156,37 @@ fn mark(ctx: &Ctx<'_>, store: &Store, source: &str) {
         m.last_source = source.clone();
         m.starts += 1;
         m.agent = Some(ctx.input.agent.name().to_string());
-        (Change::Write(m), ())
-    });
+        m
+    };
+    if !store.omc_dir().exists() {
+        // No `.omc/` in this project: keep the start outside it (see the module doc).
+        let project = store.project();
+        let cur = pending::peek(ctx.env, project, sid).and_then(|v| serde_json::from_value(v).ok());
+        let m = next(cur);
+        let r = serde_json::to_value(&m)
+            .map_err(std::io::Error::other)
+            .and_then(|v| pending::record(ctx.env, project, sid, &v));
+        if let Err(e) = r
+            && ctx.env.debug
+        {
+            crate::diag!("session-start: start not recorded outside the project: {e}");
+        }
+        return;
+    }
+    let r = store.update(&file, |cur: Option<Marker>| (Change::Write(next(cur)), ()));
     if let Err(e) = r {
         crate::diag!("session-start: cannot record the session: {e}");
     }
+}
+
+/// The session's start as recorded at SessionStart: `session.json`, else the record kept
+/// outside a project that had no `.omc/` then (taken: it is not needed after SessionEnd).
+pub fn take_marker(ctx: &Ctx<'_>, store: &Store) -> Option<Marker> {
+    let sid = ctx.scope.session_id()?;
+    let outside = pending::take(ctx.env, store.project(), sid)
+        .and_then(|v| serde_json::from_value::<Marker>(v).ok());
+    let inside = StateFile::new(&ctx.scope, MARKER).and_then(|f| store.read::<Marker>(&f));
+    inside.or(outside)
 }
 
 /// Joins sections within `budget` characters: whole while they fit, the first that does not

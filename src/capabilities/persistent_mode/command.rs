@@ -70,6 +70,7 @@ pub fn on_prompt(ctx: &Ctx<'_>) -> Answer {
             &crate::capabilities::keywords::stored_prompt(task),
             ctx.now_ms,
             &ctx.config,
+            Some(ctx.input.agent.name()),
         ),
         None => Err(start::no_project()),
     };

@@ -23,7 +23,8 @@ pub struct Started {
 
 /// Writes a fresh run of `mode` for `scope` (restarting one that is already active): iteration
 /// 1, `prompt` as its task, the limit [`max_iterations`] gives (configuration, defaults and the
-/// environment's hard maximum, all applied).
+/// environment's hard maximum, all applied). `agent` is the agent the run was started from
+/// (its hooks' `--agent`), recorded for `status`; `None` from the command line.
 pub fn start(
     store: &Store,
     scope: &Scope,
@@ -31,6 +32,7 @@ pub fn start(
     prompt: &str,
     now_ms: i64,
     config: &Config,
+    agent: Option<&str>,
 ) -> Result<Started, WriteProblem> {
     let file = StateFile::new(scope, &state_file_name(mode))
         .ok_or_else(|| WriteProblem::Other(format!("'{mode}' is not a mode name")))?;
@@ -42,6 +44,10 @@ pub fn start(
         &crate::time::iso(now_ms),
         max_iterations(mode, config),
     );
+    let mut state = state;
+    if let Some(agent) = agent {
+        state.extra.insert("agent".into(), agent.into());
+    }
     let written = state.clone();
     store
         .update(&file, |_: Option<ModeState>| (Change::Write(written), ()))
@@ -104,9 +110,20 @@ mod tests {
         );
         let config = Config::default().with_env(&env);
         let scope = Scope::for_session(Some("s1"));
-        let run = start(&store, &scope, "ultraqa", "the login flow", 0, &config).unwrap();
+        let run = start(
+            &store,
+            &scope,
+            "ultraqa",
+            "the login flow",
+            0,
+            &config,
+            Some("codex"),
+        )
+        .unwrap();
         assert_eq!(run.state.max_iterations, 3);
         let back: ModeState = store.read(&run.file).unwrap();
         assert_eq!(back, run.state);
+        // The agent it was started from, for `status` (kept beside OMC's fields).
+        assert_eq!(back.extra["agent"], "codex");
     }
 }
