@@ -774,8 +774,10 @@ fn main() {
     table(&agent_rows);
 }
 
-/// The events each agent's installed hooks receive, as that agent sends them (agents-live,
-/// agent-hook-protocols §4), for the bench session: (subcommand, label, payload).
+/// The events each agent's installed hooks receive, as that agent sends them (the payloads
+/// recorded from the pinned clients in `tests/fixtures/{codex,gemini,qwen}/`; Cursor's fields
+/// as its hooks documentation, cursor.com/docs/agent/hooks, gives them), for the bench
+/// session: (subcommand, label, payload).
 fn agent_cases(agent: &str, project: &Path) -> Vec<(&'static str, String, Vec<u8>)> {
     let base = |event: &str| agent_base(agent, project, event);
     let with = |event: &str, extra: Value| -> Vec<u8> {
@@ -1275,8 +1277,8 @@ fn compare_builds(runs: usize, other: &str, rows: &mut Vec<Row>) {
 }
 
 /// The fields every payload of `agent` carries, for the bench session and `event` (the
-/// agent's own name for it), as each client sends them (agents-live §1.4, §2.3, §3.3;
-/// agent-hook-protocols §4).
+/// agent's own name for it), as each client sends them (`tests/fixtures/{codex,gemini,qwen}/`;
+/// for Cursor, cursor.com/docs/agent/hooks).
 fn agent_base(agent: &str, project: &Path, event: &str) -> Value {
     let transcript = project.join("transcript.jsonl");
     match agent {

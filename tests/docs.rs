@@ -1,7 +1,9 @@
 //! The documentation travels with the clone: every relative link in README.md, docs/ and the
 //! other top-level pages resolves to a file of the repository (and, with `#anchor`, to a
 //! heading in it), and nothing in the docs or the code points outside the repository — not to
-//! the workspace the project was written in, not to an absolute local path.
+//! the workspace the project was written in, not to an absolute local path, not to the team's
+//! internal notes (a reader of the clone follows the FINDINGS files, the recorded fixtures and
+//! the clients' public documentation instead).
 
 use std::path::{Component, Path, PathBuf};
 
@@ -240,16 +242,44 @@ fn every_relative_link_resolves_inside_the_repository() {
     );
 }
 
-#[test]
-fn nothing_points_outside_the_repository() {
-    // Built from pieces so that this file does not match itself.
-    let forbidden = [
-        format!("{}/shared", ".."),
-        format!("/{}/", "work"),
-        format!("shared/{}", "reference"),
-        format!("{}.md", "CONTRACT"),
-        format!("{}.md", "STYLE"),
-    ];
+/// What no file of the clone may name: the workspace the project was written in (paths into
+/// it, its shared contract and style notes) and the team's internal reference notes, which a
+/// reader of the clone cannot open. Built from pieces so that this file does not match itself.
+/// The second field says whether the name is also refused in `tests/data/` (the keyword corpora
+/// hold prompts as typed, which may mention anything that is not a pointer into the workspace).
+fn forbidden() -> Vec<(String, bool)> {
+    vec![
+        (format!("{}/shared", ".."), true),
+        (format!("/{}/", "work"), true),
+        (format!("shared/{}", "reference"), true),
+        (format!("{}.md", "CONTRACT"), true),
+        (format!("{}.md", "STYLE"), true),
+        (format!("agents-{}", "live"), false),
+        (format!("agent-hook-{}", "protocols"), false),
+        (format!("omc-{}", "behaviour"), false),
+        (format!("omc-{}", "behavior"), false),
+        (format!("{}/", "reference"), false),
+    ]
+}
+
+/// The forbidden names on each line of `text`: `(line number, name)`. `corpus` is true for a
+/// file under `tests/data/`, where only the names marked for it count.
+fn outside_refs(text: &str, corpus: bool) -> Vec<(usize, String)> {
+    let names = forbidden();
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        for (bad, everywhere) in &names {
+            if (*everywhere || !corpus) && line.contains(bad.as_str()) {
+                out.push((n + 1, bad.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// Every file of the clone a reader may open to follow a pointer: the pages, the code, its
+/// comments, the tests and their data, the manifests and packaging.
+fn scanned_files() -> Vec<PathBuf> {
     let root = repo();
     let mut files = pages();
     for dir in [
@@ -260,41 +290,88 @@ fn nothing_points_outside_the_repository() {
         "fuzz",
         ".ci",
         ".claude-plugin",
+        ".codex-plugin",
+        ".github",
+        "commands",
+        "extensions",
+        "packaging",
+        "state-schema",
     ] {
         walk(&root.join(dir), &mut |p| {
             let text_like = p.extension().is_some_and(|e| {
-                ["rs", "md", "sh", "json", "toml", "tsv"].contains(&e.to_str().unwrap_or(""))
+                ["rs", "md", "sh", "json", "toml", "tsv", "yml", "yaml", "py"]
+                    .contains(&e.to_str().unwrap_or(""))
             }) || p.ends_with(".ci/run");
             if text_like && !p.components().any(|c| c.as_os_str() == "target") {
                 files.push(p.to_path_buf());
             }
         });
     }
-    files.push(root.join("hooks.json"));
-    files.push(root.join("Cargo.toml"));
+    for f in ["hooks.json", "Cargo.toml", "dist-workspace.toml"] {
+        files.push(root.join(f));
+    }
+    files
+}
+
+#[test]
+fn nothing_points_outside_the_repository() {
+    let root = repo();
+    let files = scanned_files();
     let mut hits = Vec::new();
     for f in &files {
         let Ok(text) = std::fs::read_to_string(f) else {
             continue;
         };
-        for (n, line) in text.lines().enumerate() {
-            for bad in &forbidden {
-                if line.contains(bad.as_str()) {
-                    hits.push(format!(
-                        "{}:{}: {bad}",
-                        f.strip_prefix(&root).unwrap().display(),
-                        n + 1
-                    ));
-                }
-            }
+        let rel = f.strip_prefix(&root).unwrap();
+        for (line, bad) in outside_refs(&text, rel.starts_with("tests/data")) {
+            hits.push(format!("{}:{line}: {bad}", rel.display()));
         }
     }
     assert!(files.len() > 50, "only {} files scanned", files.len());
+    for must in [
+        "README.md",
+        "docs/contract.md",
+        "src/protocol/agents/codex.rs",
+        "tests/golden/agents/codex/stop-completed.json",
+        "benches/latency.rs",
+    ] {
+        assert!(
+            files.iter().any(|f| f.ends_with(must)),
+            "{must} is not scanned"
+        );
+    }
     assert!(
         hits.is_empty(),
-        "references outside the repository:\n{}",
+        "references outside the repository (the FINDINGS files, the recorded fixtures or the \
+         clients' public docs are what a reader of the clone can follow):\n{}",
         hits.join("\n")
     );
+}
+
+#[test]
+fn the_outside_pointer_check_catches_each_name() {
+    // One line per forbidden name, in the way a comment or a golden file would cite it.
+    let mut text = String::from("nothing to see here\n");
+    for (bad, _) in forbidden() {
+        text.push_str(&format!("//! as measured (see {bad} §1.4)\n"));
+    }
+    let hits = outside_refs(&text, false);
+    let names = forbidden();
+    assert_eq!(hits.len(), names.len(), "{hits:?}");
+    for (i, (bad, _)) in names.iter().enumerate() {
+        assert!(
+            hits.iter().any(|(l, b)| *l == i + 2 && b == bad),
+            "{bad}: {hits:?}"
+        );
+    }
+    // In the keyword corpora only workspace paths count; elsewhere a clean text has none.
+    let in_corpus = outside_refs(&text, true);
+    assert_eq!(
+        in_corpus.len(),
+        names.iter().filter(|(_, everywhere)| *everywhere).count(),
+        "{in_corpus:?}"
+    );
+    assert!(outside_refs("see tests/e2e/codex-FINDINGS.md §3\n", false).is_empty());
 }
 
 #[test]

@@ -120,7 +120,7 @@ fn untrusted_hooks_are_skipped_silently_and_pre_written_trust_runs_them() {
     assert!(events.is_empty(), "untrusted hooks ran: {}", names(&events));
     assert_eq!(run.main_requests().len(), 1, "{}", run.diagnostics());
 
-    // The same hooks.json with trusted_hash entries in config.toml (agents-live §1.2).
+    // The same hooks.json with trusted_hash entries in config.toml (codex-FINDINGS.md §3).
     sb.trust_codex_hooks();
     let (run, events) = recorded_run(
         &sb,

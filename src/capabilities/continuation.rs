@@ -2,7 +2,8 @@
 //!
 //! Some agents hand an end-of-turn continuation back through their prompt event: Gemini CLI's
 //! BeforeAgent and Qwen Code's UserPromptSubmit fire again with the Stop reason we sent as the
-//! prompt (agents-live §2.4, §3.4), and Cursor submits `followup_message` as the next user
+//! prompt (tests/e2e/gemini-FINDINGS.md §5, qwen-FINDINGS.md §4 and §6), and Cursor submits
+//! `followup_message` as the next user
 //! message. Qwen also fires UserPromptSubmit with an empty prompt before every model call that
 //! carries a tool result. Read as the user speaking, either would reset the run's count of
 //! consecutive blocks (so our cap never holds), restart turns, and run keyword detection on

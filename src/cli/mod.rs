@@ -68,7 +68,7 @@ pub const COMMANDS: &[Command] = &[
     },
     Command {
         name: "install",
-        summary: "add the hooks to a Claude Code settings file (--scope local|project|user)",
+        summary: "add the hooks to a Claude Code settings file (--scope), or --agent NAME's own file",
         help: install::INSTALL_HELP,
         run: install::run_install,
     },
@@ -325,7 +325,7 @@ fn help_for(name: &str) -> Option<String> {
 
 fn usage() -> String {
     let mut s = format!(
-        "omc-hooks {} — persistent modes, skill guards and memory for Claude Code\n\n\
+        "omc-hooks {} — persistent modes, skill guards and memory for coding agents\n\n\
          Usage: omc-hooks <command> [args]\n\nCommands:\n",
         env!("CARGO_PKG_VERSION")
     );

@@ -60,7 +60,9 @@ impl HookSpec {
     }
 }
 
-/// Every event each pinned client fires headless (agents-live.md), for the recorder.
+/// The events the recorder subscribes to for each pinned client: every event it was seen to
+/// fire headless (the "Events and payloads" sections of tests/e2e/codex-FINDINGS.md,
+/// gemini-FINDINGS.md and qwen-FINDINGS.md), plus the few it documents but did not fire there.
 pub fn client_events(agent: Agent) -> &'static [&'static str] {
     match agent {
         Agent::Codex => &[
@@ -337,7 +339,7 @@ impl AgentSandbox {
     }
 
     /// Codex: pre-write `trusted_hash` entries for every handler of the project's
-    /// `.codex/hooks.json` into `$CODEX_HOME/config.toml` (agents-live.md §1.2), so that a run
+    /// `.codex/hooks.json` into `$CODEX_HOME/config.toml` (codex-FINDINGS.md §3), so that a run
     /// with [`AgentScenario::trusted_hooks_only`] fires them.
     pub fn trust_codex_hooks(&self) {
         assert_eq!(self.agent, Agent::Codex);

@@ -4,7 +4,7 @@
 //! Offline: a custom provider `mock` (`wire_api = "responses"`, Bearer key from `MOCK_API_KEY`)
 //! whose `base_url` each run points at its own scripted model with `-c`, no retries, and the
 //! curated-plugin sync (`[features] plugins`, `apps`) off — with those, Codex makes no DNS
-//! lookup (agents-live.md §1.7). The project is trusted in config.toml (project hooks load
+//! lookup (codex-FINDINGS.md §2). The project is trusted in config.toml (project hooks load
 //! only in trusted projects); hooks themselves need hook trust: runs pass
 //! `--dangerously-bypass-hook-trust` unless the scenario asks for trusted hooks only, in which
 //! case [`trust_hooks`] must have written their hashes.
@@ -176,7 +176,9 @@ fn sha256_hex(data: &str) -> String {
 }
 
 /// The `[hooks.state."<file>:<event>:<group>:<handler>"]` tables that mark every handler of
-/// `file` (a Codex hooks.json) trusted, per agents-live.md §1.2.
+/// `file` (a Codex hooks.json) trusted, as codex-FINDINGS.md §3 describes (the hash is the one
+/// upstream computes: `codex-rs/hooks/src/engine/discovery.rs` and
+/// `codex-rs/config/src/fingerprint.rs` in openai/codex).
 pub(super) fn trust_entries(file: &std::path::Path) -> String {
     let v: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
     let mut out = String::new();

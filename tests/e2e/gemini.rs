@@ -3,7 +3,7 @@
 //!
 //! `GEMINI_CLI_HOME` replaces the home directory, so user settings are
 //! `$GEMINI_CLI_HOME/.gemini/settings.json`: API-key auth, usage statistics, telemetry and
-//! auto-update off (no DNS lookup then, agents-live.md §2.6), folder trust off, hooks enabled.
+//! auto-update off (no DNS lookup then, gemini-FINDINGS.md §2), folder trust off, hooks enabled.
 //! The model is reached through `GOOGLE_GEMINI_BASE_URL` (plain http is accepted for
 //! 127.0.0.1); `GEMINI_CLI_TRUST_WORKSPACE=true` trusts the project for the run. Hook timeouts
 //! are milliseconds in this client.

@@ -3,7 +3,7 @@
 //!
 //! `QWEN_HOME` holds the user settings directly (`$QWEN_HOME/settings.json`): OpenAI-compatible
 //! auth against the scripted model (`OPENAI_BASE_URL`), usage statistics and telemetry off (no
-//! DNS lookup then, agents-live.md §3.6), auto-update off, and the managed auto-memory off so
+//! DNS lookup then, qwen-FINDINGS.md §2), auto-update off, and the managed auto-memory off so
 //! that no background subagent makes extra model calls. Folder trust is off by default, so the
 //! project's `.qwen/settings.json` hooks load. Hook timeouts are seconds.
 

@@ -1,6 +1,9 @@
-//! Where each agent keeps its hooks and how it wants them written (agents-live §1.1, §2.1,
-//! §3.1; agent-hook-protocols §2–§4): the file per scope, the entry shape, the timeout unit,
-//! and what the person must still do for the client to run project hooks (its trust model).
+//! Where each agent keeps its hooks and how it wants them written: the file per scope, the
+//! entry shape, the timeout unit, and what the person must still do for the client to run
+//! project hooks (its trust model). What the pinned clients were seen to do is in
+//! tests/e2e/codex-FINDINGS.md §3, gemini-FINDINGS.md §2 and qwen-FINDINGS.md §2; the rest
+//! follows each client's own hook documentation (Codex's hooks docs, Gemini CLI's
+//! docs/hooks/reference.md, Qwen Code's docs/features/hooks.md, cursor.com/docs/agent/hooks).
 
 use super::super::args::{fail, parse, usage_error};
 use crate::env::Env;

@@ -1,7 +1,9 @@
-//! Claude Code's format, and the clients that copy it (Kimi CLI, Factory Droid, CodeBuddy,
-//! Qoder: agent-hook-protocols §5). The neutral input *is* Claude Code's payload, so decoding
-//! is [`HookInput::from_map`] plus the few spellings the copies use for the same fields; the
-//! answer is [`crate::protocol::Answer::encode`].
+//! Claude Code's format, and the clients that copy it: Kimi CLI (its hooks docs,
+//! docs/en/customization/hooks.md in MoonshotAI/kimi-cli), Factory Droid (the hooks reference
+//! on docs.factory.ai), CodeBuddy and Qoder (Claude-format settings files; none of these four
+//! runs in our tests, see tests/golden/agents/). The neutral input *is* Claude Code's payload,
+//! so decoding is [`HookInput::from_map`] plus the few spellings the copies use for the same
+//! fields; the answer is [`crate::protocol::Answer::encode`].
 
 use super::{Wire, neutral_event, rename};
 use crate::protocol::HookInput;

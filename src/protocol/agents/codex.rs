@@ -1,4 +1,5 @@
-//! OpenAI Codex CLI (agents-live §1, agent-hook-protocols §2).
+//! OpenAI Codex CLI (what the pinned 0.169.0 was seen to do: tests/e2e/codex-FINDINGS.md;
+//! upstream: Codex's hooks documentation and `codex-rs/hooks/` in openai/codex).
 //!
 //! Payloads are Claude Code's with `turn_id` and `model` added; tool output is a string.
 //! Codex has no PostToolUseFailure: a failed shell command arrives as an ordinary PostToolUse,

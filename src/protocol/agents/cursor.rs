@@ -1,4 +1,5 @@
-//! Cursor (agent-hook-protocols §4; no installable client here, so this follows the documented
+//! Cursor (its hooks documentation, cursor.com/docs/agent/hooks; no installable client here,
+//! so this follows the documented
 //! payloads and is tested from them).
 //!
 //! camelCase event names, snake_case fields; the session is `conversation_id` (stable across

@@ -1,4 +1,5 @@
-//! Gemini CLI (agents-live §2, agent-hook-protocols §3).
+//! Gemini CLI (what the pinned 0.61.0 was seen to do: tests/e2e/gemini-FINDINGS.md; upstream:
+//! docs/hooks/reference.md in google-gemini/gemini-cli).
 //!
 //! Its own event names (BeforeAgent, AfterAgent, BeforeTool, AfterTool, PreCompress), a
 //! `timestamp` on every payload, `prompt_response` for the turn's answer (cumulative across

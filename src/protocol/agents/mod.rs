@@ -36,7 +36,7 @@ pub enum Agent {
     Gemini,
     Qwen,
     Cursor,
-    /// Clients that speak Claude Code's hook format (agent-hook-protocols §5).
+    /// Clients that speak Claude Code's hook format (their sources: `claude.rs`).
     Kimi,
     Factory,
     CodeBuddy,
@@ -138,7 +138,8 @@ impl Agent {
     }
 
     /// Whether the agent sends an end-of-turn continuation back through its prompt event, so
-    /// the prompt handler must recognise its own text (agents-live §2.4, §3.4; Cursor submits
+    /// the prompt handler must recognise its own text (tests/e2e/gemini-FINDINGS.md §5,
+    /// qwen-FINDINGS.md §4; Cursor submits
     /// `followup_message` as the next user message). Claude Code and Codex continue inside the
     /// turn without a new prompt event.
     pub fn echoes_continuation(self) -> bool {
@@ -214,8 +215,9 @@ fn event_name(map: &Map<String, Value>) -> Option<&str> {
 }
 
 /// What agent a payload looks like it came from, from markers only that agent sends
-/// (agent-hook-protocols §10.2, agents-live §1.4, §2.3, §3.3, and Claude Code's recorded
-/// fixtures). `None` when nothing tells (a bare Claude-format payload: Claude Code's
+/// (the recorded fixtures in tests/fixtures/, whose fields tests/e2e/codex-FINDINGS.md §4,
+/// gemini-FINDINGS.md §3 and qwen-FINDINGS.md §3 list; Cursor's documented fields). `None`
+/// when nothing tells (a bare Claude-format payload: Claude Code's
 /// SessionStart, Codex's SessionEnd and Kimi's payloads look alike).
 pub fn detect_shape(map: &Map<String, Value>) -> Option<Agent> {
     let has = |k: &str| map.get(k).is_some_and(|v| !v.is_null());
@@ -319,7 +321,8 @@ pub fn encode(input: &HookInput, hook: crate::hooks::Hook, answer: &Answer) -> O
 /// Consecutive end-of-turn blocks a run may make before it pauses by itself.
 ///
 /// Our own cap holds on every agent (`OMC_STOP_BLOCK_CAP`, default 8): Codex and Gemini have
-/// none and loop for ever on an always-blocking hook (agents-live §0.2). Where the client has a
+/// none and loop for ever on an always-blocking hook (tests/e2e/codex-FINDINGS.md §6,
+/// gemini-FINDINGS.md §5). Where the client has a
 /// cap of its own, the lower one applies, so the run pauses and says so before the client cuts
 /// it off silently: Claude Code honours `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP` blocks (default 8),
 /// Qwen Code one fewer than `QWEN_CODE_STOP_HOOK_BLOCK_CAP` (default 8, so 7), Cursor its

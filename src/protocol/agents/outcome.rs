@@ -1,9 +1,11 @@
 //! Whether a tool call failed, read from a post-tool payload.
 //!
-//! Claude Code reports a failed tool in its own event (PostToolUseFailure). Codex, Gemini CLI
-//! and Qwen Code report a shell command that exited non-zero in the ordinary post-tool event,
-//! as text: Gemini and Qwen end the tool's `llmContent` with an `Exit Code: N` line (Gemini
-//! only when N ≠ 0), Codex's model-facing output carries `Process exited with code N`, and
+//! Claude Code reports a failed tool in its own event (PostToolUseFailure), and so does Qwen
+//! Code 0.24.4 for a shell command that exited non-zero (tests/e2e/qwen-FINDINGS.md §5). Codex
+//! and Gemini CLI report it in the ordinary post-tool event, as text: Gemini ends the tool's
+//! `llmContent` with an `Exit Code: N` line (only when N ≠ 0; Qwen writes the line always, so a
+//! Qwen PostToolUse with N ≠ 0 counts too), Codex's model-facing output carries `Process exited
+//! with code N` (its hook payload does not: codex-FINDINGS.md §5, read from the transcript), and
 //! Gemini adds `tool_response.error` when the tool itself failed. This module reads those, so
 //! the failure capabilities can run for every agent; it never guesses from the output's words.
 

@@ -1,11 +1,13 @@
-//! Qwen Code (agents-live §3, agent-hook-protocols §5).
+//! Qwen Code (what the pinned 0.24.4 was seen to do: tests/e2e/qwen-FINDINGS.md; upstream:
+//! docs/features/hooks.md, bundled with the @qwen-code/qwen-code package).
 //!
 //! Claude Code's event names and output, plus a `timestamp`, `prompt_id` and a second tool id
 //! (`tool_call_id`). Its quirks, handled elsewhere: UserPromptSubmit also fires with an empty
 //! prompt before every model call that carries a tool result, and with the Stop reason as the
-//! prompt on a continuation (see `capabilities::continuation`); a shell command that exits
-//! non-zero still arrives as PostToolUse, with `Exit Code: N` in `llmContent` (PostToolUseFailure
-//! is for tools that could not run), so the exit status is read here.
+//! prompt on a continuation (see `capabilities::continuation`). A shell command that exits
+//! non-zero arrives as PostToolUseFailure on 0.24.4 (qwen-FINDINGS.md §5); a PostToolUse whose
+//! `llmContent` ends with a non-zero `Exit Code: N` line is read as a failure too, here, so a
+//! client that reports it that way still escalates.
 
 use super::{Wire, mark_failed, neutral_event, neutral_tool, outcome};
 use crate::protocol::HookInput;
