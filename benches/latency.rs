@@ -1054,10 +1054,15 @@ type Stats = (f64, f64, f64, i64);
 fn export_cases(runs: usize, rows: &mut Vec<Row>) -> (Stats, Stats) {
     let mut b = Bench::new();
     b.seed(20);
-    let payload = b.payload(
-        "PostToolUse",
-        json!({"tool_name": "Bash", "tool_input": {"command": "cargo test -p parser -- --nocapture"}, "tool_response": {"stdout": "test result: ok. 42 passed; 0 failed", "stderr": "", "interrupted": false}, "tool_use_id": "toolu_9"}),
-    );
+    // The payload names its project (`cwd`), and the hook resolves the project from it: each
+    // project needs its own, or every arm would spool into one project and share one flusher.
+    let payload_of = |x: &Bench| {
+        x.payload(
+            "PostToolUse",
+            json!({"tool_name": "Bash", "tool_input": {"command": "cargo test -p parser -- --nocapture"}, "tool_response": {"stdout": "test result: ok. 42 passed; 0 failed", "stderr": "", "interrupted": false}, "tool_use_id": "toolu_9"}),
+        )
+    };
+    let payload = payload_of(&b);
     let ok = receiver(false);
     let hang = receiver(true);
     let linger = ("OMC_EXPORT_LINGER_MS", "600000".to_string());
@@ -1106,16 +1111,17 @@ fn export_cases(runs: usize, rows: &mut Vec<Row>) -> (Stats, Stats) {
             x
         })
         .collect();
-    for ((_, env), x) in arms.iter().zip(&benches) {
+    let payloads: Vec<Vec<u8>> = benches.iter().map(payload_of).collect();
+    for (((_, env), x), payload) in arms.iter().zip(&benches).zip(&payloads) {
         x.restore();
-        run_once(BIN, &["post-tool-use"], &payload, x.path(), env);
+        run_once(BIN, &["post-tool-use"], payload, x.path(), env);
     }
     std::thread::sleep(std::time::Duration::from_millis(500));
     let mut samples: Vec<Vec<Sample>> = arms.iter().map(|_| Vec::with_capacity(runs)).collect();
     for _ in 0..runs {
         for (i, ((_, env), x)) in arms.iter().zip(&benches).enumerate() {
             x.restore();
-            samples[i].push(run_once(BIN, &["post-tool-use"], &payload, x.path(), env));
+            samples[i].push(run_once(BIN, &["post-tool-use"], &payloads[i], x.path(), env));
         }
     }
     // Paired: the difference of each arm's run from the export-off run of the same round,
