@@ -1121,7 +1121,13 @@ fn export_cases(runs: usize, rows: &mut Vec<Row>) -> (Stats, Stats) {
     for _ in 0..runs {
         for (i, ((_, env), x)) in arms.iter().zip(&benches).enumerate() {
             x.restore();
-            samples[i].push(run_once(BIN, &["post-tool-use"], &payloads[i], x.path(), env));
+            samples[i].push(run_once(
+                BIN,
+                &["post-tool-use"],
+                &payloads[i],
+                x.path(),
+                env,
+            ));
         }
     }
     // Paired: the difference of each arm's run from the export-off run of the same round,
