@@ -117,6 +117,7 @@ pub const RULES: &[Rule] = &[
     rule("retracted", Guard, Ignore, "asked, then taken back (code review this? no, …; I want a dashboard? no, just explain it)", Some(guards::retracted)),
     rule("question", Guard, Ignore, "part of a question (a polite request such as can you … ? / would you mind … ? still counts, and so does a question asked as the task after a context-only mode's colon: think hard about this: is it safe?)", Some(guards::question)),
     rule("vocative", Guard, Ignore, "a person addressed (thanks ralph, hey ralph, …)", Some(guards::vocative)),
+    rule("full-name", Guard, Ignore, "a person's full name (Ralph Wiggum, Ralph Lauren): a capitalised name and a capitalised word after it that is no task verb or mode word", Some(guards::full_name)),
     rule("cancel-phrase", Guard, Cancel, "asks to stop a running mode (stop ralph, cancel the autopilot run, 랄프 꺼줘): acted on as cancel", Some(guards::cancel_phrase)),
     rule("negation", Guard, Ignore, "negated (don't / without / instead of / turn off / 쓰지 마 / 使わないで / 不要)", Some(guards::negation)),
     rule("alternative", Guard, Ignore, "offered as one of several options (ralph or autopilot)", Some(guards::alternative)),
@@ -147,8 +148,8 @@ pub const RULES: &[Rule] = &[
     // ------------------------------------------------------------------ invocation shapes: elsewhere in a command
     rule("manner", Shape, Activate, "a command done in tdd's manner, the name ending the clause (do it test-first, write this red-green)", Some(shapes::manner)),
     rule("not-at-command-head", Shape, Ignore, "a common phrase (think hard, test first) names a mode only at the head of a command", Some(shapes::command_only)),
-    rule("activation-verb", Shape, Activate, "an activation verb before it (use / run / start / enable / turn on ralph)", Some(shapes::activation_verb)),
-    rule("instrument", Shape, Activate, "a command done with the mode (fix … with ralph, … using tdd)", Some(shapes::instrument)),
+    rule("activation-verb", Shape, Activate, "an activation verb before it (use / run / start / enable / turn on ralph; usa / nutze / utilise tdd)", Some(shapes::activation_verb)),
+    rule("instrument", Shape, Activate, "a command done with the mode (fix … with ralph, … using tdd; arregla … con ralph, bitte mit ultrawork …)", Some(shapes::instrument)),
     rule("trailing-tag", Shape, Activate, "a command tagged with the mode at the end of its line (refactor … ulw)", Some(shapes::trailing_tag)),
     rule("cjk-modifier", Shape, Ignore, "a CJK modifier (랄프의 상태, ラルフ 関連, 拉尔夫的代码, 보안 리뷰 결과)", Some(cjk::modifier)),
     rule("cjk-directive", Shape, Activate, "a CJK directive (울트라워크 돌려, ラルフで直して, 用ralph修复, ulw 부탁해요, 代码审查一下), not an editing verb whose object it is (ralph 추가해줘)", Some(cjk::directive)),
