@@ -172,6 +172,11 @@ fn next_effective<'a>(s: &'a Scene) -> Option<&'a String> {
 /// The subject of a statement: `ralph keeps looping`, `랄프가 …`, `ralph and autopilot keep
 /// fighting` (modes joined by `and` take a plural verb).
 pub(crate) fn subject(s: &Scene) -> bool {
+    // a slash command for a context-only mode heads its question (`/ultrathink is our key
+    // scheme safe under retries`); a persistent one stays a statement (`/ralph keeps looping`)
+    if s.explicit && s.command_pos && !s.persistent() {
+        return false;
+    }
     let plural = s.site.joined && is(next_effective(s), PLURAL_VERBS);
     is(next_effective(s), FINITE) || plural || cjk::subject(s)
 }

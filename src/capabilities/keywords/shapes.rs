@@ -105,6 +105,11 @@ pub(crate) fn leading_imperative(s: &Scene) -> bool {
     if s.site.joined && words(&s.t[s.site.start..s.end]).iter().any(|w| w == "then") {
         return true;
     }
+    // a request said in one breath: `ultrawork mode please we have 40 lint errors …` (`mode
+    // please` or a coined name and `please`, so `Ralph please review my PR` is not one)
+    if asked_for(s) {
+        return true;
+    }
     match first_task_word(s) {
         // another mode's name continues the command: `ralplan first, then ralph …`
         Some(w) if TASK_VERBS.contains(&w) || is_mode_word(w) => true,
@@ -142,6 +147,19 @@ fn answers_next(s: &Scene) -> bool {
                 | "write")
         )
     )
+}
+
+/// The name, then `mode please` (or, for a coined name, `please`) with no break between:
+/// `ultrawork mode please we have …`, `ulw please the lint backlog`.
+fn asked_for(s: &Scene) -> bool {
+    let aw = &s.after_words;
+    let please = |w: Option<&String>| is(w, &["please", "pls", "plz"]);
+    let gap = &s.clause_after.trim_start();
+    let unbroken = !gap.starts_with(['-', '—', '–']);
+    unbroken
+        && aw.len() > 2
+        && ((is(aw.first(), &["mode"]) && please(aw.get(1)))
+            || (s.alias().coined() && please(aw.first())))
 }
 
 /// `ralplan the schema change`, `autopilot this`, `deep interview me`: the name is the verb of

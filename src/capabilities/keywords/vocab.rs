@@ -32,6 +32,8 @@ pub(crate) const ACTIVATION_VERBS: &[&str] = &[
     "do", "apply", "begin", "enter", "go", "fire", "resume", "restart",
     // Spanish, Portuguese, Italian, German, French: `usa tdd para …`, `nutze ralph`
     "usa", "utiliza", "utilize", "utilizza", "nutze", "verwende", "benutze", "utilise", "utilisez",
+    // `fai una code review`, `haz un code review`, `fais une code review`, `mach ein code review`
+    "fai", "haz", "fais", "faça", "mach", "mache",
 ];
 
 pub(crate) const ACTIVATION_PAIRS: &[[&str; 2]] = &[
@@ -52,6 +54,8 @@ pub(crate) const FILLERS: &[&str] = &[
     "the", "a", "an", "omc", "omc's", "oh-my-claudecode", "oh-my-claudecode's", "my", "your", "our",
     "full", "proper", "quick", "thorough", "deep", "careful", "real", "fresh", "second", "final",
     "brief", "light", "serious", "complete", "detailed", "good", "another",
+    // articles of the other languages' activation verbs (`fai una code review`)
+    "una", "un", "une", "uma", "ein", "eine", "einen",
 ];
 
 /// After `give` / `get`, the thing the mode is given to (`give this a security review`).
