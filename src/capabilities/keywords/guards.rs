@@ -12,7 +12,8 @@ use super::text::{
 };
 use super::vocab::{
     BANTER, COMPARISON, DEFERRALS, FILLERS, FINITE, GREETINGS, HYPOTHETICAL, INFO_BEFORE,
-    MODE_NOUNS, NEGATORS, NEGATORS_AFTER, NOUNS, PLURAL_VERBS, REPORTING, TASK_VERBS, TOPIC_WORDS,
+    MODE_NOUNS, NEGATORS, NEGATORS_AFTER, NOUNS, PLURAL_VERBS, REPORTING, SOFTENERS, TASK_VERBS,
+    TOPIC_WORDS,
 };
 
 /// `code review` in a pasted review template (approve / request-changes / merge-ready).
@@ -82,6 +83,34 @@ pub(crate) fn vocative(s: &Scene) -> bool {
         && s.cb_words.iter().any(|w| GREETINGS.contains(&w.as_str()))
 }
 
+/// A person's full name: `Ralph Wiggum`, `Ralph Lauren` — an ordinary name written as a name
+/// (capitalised, not shouted) with a capitalised word right after it that is not a task verb or
+/// another mode's word (`Ralph Fix …`, `Ralph Mode` stay commands). Not for an explicit command.
+pub(crate) fn full_name(s: &Scene) -> bool {
+    if s.explicit || s.alias().coined() || !s.is_name() {
+        return false;
+    }
+    let typed = &s.site.raw[s.site.start..s.site.end];
+    let mut cs = typed.chars();
+    let titled = cs.next().is_some_and(char::is_uppercase) && cs.all(char::is_lowercase);
+    let after = fwd(s.site.raw, s.end, 40);
+    let Some(next) = after.strip_prefix(' ') else {
+        return false;
+    };
+    let word: String = next.chars().take_while(|c| c.is_alphabetic()).collect();
+    let mut wc = word.chars();
+    let named = wc.next().is_some_and(char::is_uppercase)
+        && word.chars().count() >= 2
+        && wc.all(char::is_lowercase);
+    let lower = word.to_lowercase();
+    titled
+        && named
+        && !TASK_VERBS.contains(&lower.as_str())
+        && !MODE_NOUNS.contains(&lower.as_str())
+        && !SOFTENERS.contains(&lower.as_str())
+        && !super::lexicon::is_mode_word(&lower)
+}
+
 /// `stop ralph`, `please cancel the autopilot run`, `랄프 꺼줘`: a persistent mode named in a
 /// request to stop it.
 pub(crate) fn cancel_phrase(s: &Scene) -> bool {
@@ -143,6 +172,11 @@ fn next_effective<'a>(s: &'a Scene) -> Option<&'a String> {
 /// The subject of a statement: `ralph keeps looping`, `랄프가 …`, `ralph and autopilot keep
 /// fighting` (modes joined by `and` take a plural verb).
 pub(crate) fn subject(s: &Scene) -> bool {
+    // a slash command for a context-only mode heads its question (`/ultrathink is our key
+    // scheme safe under retries`); a persistent one stays a statement (`/ralph keeps looping`)
+    if s.explicit && s.command_pos && !s.persistent() {
+        return false;
+    }
     let plural = s.site.joined && is(next_effective(s), PLURAL_VERBS);
     is(next_effective(s), FINITE) || plural || cjk::subject(s)
 }
@@ -174,11 +208,16 @@ pub(crate) fn deferred(s: &Scene) -> bool {
             || has_seq(ws, &["in", "theory"])
             || has_seq(ws, &["in", "principle"])
     };
+    // modes joined with their order said: `tdd, with code review afterwards: …` is a sequence
+    let order_before_colon = s.site.joined
+        && s.after_words.len() <= 3
+        && s.rest_after()[s.clause_after.len()..].starts_with([':', '：']);
     hypothetical(&s.sa_words)
         || hypothetical(&s.sentence_words)
-        || s.after_words
-            .iter()
-            .any(|w| DEFERRALS.contains(&w.as_str()))
+        || (!order_before_colon
+            && s.after_words
+                .iter()
+                .any(|w| DEFERRALS.contains(&w.as_str())))
         || has_seq(&s.after_words, &["one", "day"])
         || has_seq(&s.after_words, &["some", "day"])
         || has_seq(&s.after_words, &["at", "some", "point"])

@@ -84,6 +84,12 @@ pub(crate) fn extent(shape: Shape, t: &str, start: usize, end: usize) -> Option<
     }
 }
 
+/// Duplication, the smell that counts only for code: `duplicated helpers`, `copy-pasted date
+/// helpers` (not `duplicate rows`).
+fn duplication(word: &str) -> bool {
+    word.starts_with("duplicat") || word.starts_with("copy-paste") || word.starts_with("copy paste")
+}
+
 /// A code smell and the cleanup verb before it in its sentence: `clean up the dead code`,
 /// `dedupe the duplicated helpers`. Duplication counts only for code (`duplicated helpers`,
 /// `code duplication`, not `duplicate rows`); the vaguer smells (`tech debt`, `generated code`)
@@ -93,7 +99,7 @@ fn smell(t: &str, start: usize, end: usize) -> Option<(usize, usize)> {
     let word = t[start..end].to_ascii_lowercase();
     let mut end = end;
     let strong = matches!(word.as_str(), "slop" | "dead code" | "unused code");
-    if word.starts_with("duplicat") {
+    if duplication(&word) {
         let ws = spans(fwd(t, end, 60), end);
         let before = spans(tail_after_break(back(t, start, 40), false), 0);
         let code_before = before
@@ -117,7 +123,7 @@ fn smell(t: &str, start: usize, end: usize) -> Option<(usize, usize)> {
     {
         return None;
     }
-    let verbs = if strong || word.starts_with("duplicat") {
+    let verbs = if strong || duplication(&word) {
         CLEANUP_VERBS
     } else {
         CORE_CLEANUP_VERBS

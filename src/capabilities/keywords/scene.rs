@@ -4,7 +4,8 @@
 
 use super::lexicon::{Alias, Gate, Shape, is_mode_word, opens_with_mode};
 use super::text::{
-    back, base_form, fwd, head_before_break, is, quote_span, strip_leadins, tail_after_break, words,
+    MIND_ADVERBS, back, base_form, fwd, head_before_break, is, quote_span, strip_leadins,
+    tail_after_break, words,
 };
 use super::vocab::{ACTIVATION_VERBS, QUESTION_STARTS, TASK_VERBS};
 
@@ -72,7 +73,13 @@ impl<'a> Scene<'a> {
         let mut cb_words = words(clause_before);
         let (leadins, polite) = strip_leadins(&cb_words);
         // `would you mind doing a code review`: the gerund is the request's verb
-        if leadins > 0 && cb_words[leadins - 1] == "mind" && leadins < cb_words.len() {
+        let after_mind = |k: usize| {
+            cb_words[k - 1] == "mind"
+                || (k >= 2
+                    && cb_words[k - 2] == "mind"
+                    && MIND_ADVERBS.contains(&cb_words[k - 1].as_str()))
+        };
+        if leadins > 0 && leadins < cb_words.len() && after_mind(leadins) {
             cb_words[leadins] = base_form(&cb_words[leadins], ACTIVATION_VERBS);
         }
         // nothing but lead-ins before it, or a command and `then` (`deep interview me then

@@ -9,13 +9,25 @@ use super::lexicon::{Gate, is_mode_word, needs_task, takes_topic};
 use super::scene::Scene;
 use super::text::{back, base_form, floor, fwd, is, is_activation, strip_leadins, words};
 use super::vocab::{
-    AUXILIARIES, DETERMINERS, FILLERS, FINITE, GREETINGS, MEANING, OBJECTS, RELATIVES, SIGNOFFS,
-    SOFTENERS, STATEMENT_VERBS, TASK_VERBS, TOPIC_WORDS, WH_WORDS,
+    AUXILIARIES, DETERMINERS, FILLERS, FINITE, FOREIGN_TASK_VERBS, GREETINGS, INSTRUMENT_PREPS,
+    MEANING, OBJECTS, RELATIVES, REQUEST_LEADINS, SIGNOFFS, SOFTENERS, STATEMENT_VERBS, TASK_VERBS,
+    TOPIC_WORDS, WH_WORDS,
 };
 
 /// Words skipped between a name and its task (`ralph now fix …`, `ulw and then migrate …`).
 const SOFT: &[&str] = &[
     "please", "now", "and", "then", "just", "to", "first", "mode",
+];
+
+/// What may say when the last of modes joined in one command runs, before their colon.
+const JOINED_ORDER: &[&str] = &[
+    "at the end",
+    "afterwards",
+    "after",
+    "at the start",
+    "first",
+    "too",
+    "as well",
 ];
 
 /// The first word after the name on its line, past [`SOFT`] words.
@@ -49,6 +61,15 @@ pub(crate) fn colon_directive(s: &Scene) -> bool {
         .iter()
         .find_map(|m| colon.strip_prefix(m))
         .map_or(colon, |c| c.trim_start_matches([' ', '\t']));
+    // modes joined with their order said: `ralph, with security review at the end: …`
+    let colon = if s.site.joined {
+        JOINED_ORDER
+            .iter()
+            .find_map(|m| colon.strip_prefix(m))
+            .map_or(colon, |c| c.trim_start_matches([' ', '\t']))
+    } else {
+        colon
+    };
     let Some(body) = colon.strip_prefix(':').or_else(|| colon.strip_prefix('：')) else {
         return false;
     };
@@ -84,14 +105,61 @@ pub(crate) fn leading_imperative(s: &Scene) -> bool {
     if s.site.joined && words(&s.t[s.site.start..s.end]).iter().any(|w| w == "then") {
         return true;
     }
+    // a request said in one breath: `ultrawork mode please we have 40 lint errors …` (`mode
+    // please` or a coined name and `please`, so `Ralph please review my PR` is not one)
+    if asked_for(s) {
+        return true;
+    }
     match first_task_word(s) {
         // another mode's name continues the command: `ralplan first, then ralph …`
         Some(w) if TASK_VERBS.contains(&w) || is_mode_word(w) => true,
         // the thinking modes' task can be an answer: `think hard, then answer: …`
         Some("answer" | "respond" | "reply") => takes_topic(s.name),
         Some("about" | "through" | "over" | "on") => takes_topic(s.name) || !needs_task(s.name),
+        // `think deeply before answering: …`, `think hard before you reply` (not `think hard
+        // before changing the API`: advice on how to work, not the task)
+        Some("before") => takes_topic(s.name) && answers_next(s),
         _ => !needs_task(s.name),
     }
+}
+
+/// After `before`, the model's answer: `before answering`, `before you reply`.
+fn answers_next(s: &Scene) -> bool {
+    let ws: Vec<&str> = s
+        .line_after_words
+        .iter()
+        .map(String::as_str)
+        .skip_while(|w| *w != "before")
+        .skip(1)
+        .skip_while(|w| matches!(*w, "you" | "u" | "we"))
+        .take(1)
+        .collect();
+    matches!(
+        ws.first(),
+        Some(
+            &("answering"
+                | "answer"
+                | "responding"
+                | "respond"
+                | "replying"
+                | "reply"
+                | "writing"
+                | "write")
+        )
+    )
+}
+
+/// The name, then `mode please` (or, for a coined name, `please`) with no break between:
+/// `ultrawork mode please we have …`, `ulw please the lint backlog`.
+fn asked_for(s: &Scene) -> bool {
+    let aw = &s.after_words;
+    let please = |w: Option<&String>| is(w, &["please", "pls", "plz"]);
+    let gap = &s.clause_after.trim_start();
+    let unbroken = !gap.starts_with(['-', '—', '–']);
+    unbroken
+        && aw.len() > 2
+        && ((is(aw.first(), &["mode"]) && please(aw.get(1)))
+            || (s.alias().coined() && please(aw.first())))
 }
 
 /// `ralplan the schema change`, `autopilot this`, `deep interview me`: the name is the verb of
@@ -302,7 +370,7 @@ pub(crate) fn activation_verb(s: &Scene) -> bool {
 
 /// A command done with the mode: `fix the tests with ralph`, `… using tdd`, `… in ralph mode`.
 pub(crate) fn instrument(s: &Scene) -> bool {
-    if !s.imperative_sentence() {
+    if !instrument_command(s) {
         return false;
     }
     let before: Vec<&String> = s
@@ -311,10 +379,22 @@ pub(crate) fn instrument(s: &Scene) -> bool {
         .rev()
         .skip_while(|w| FILLERS.contains(&w.as_str()))
         .collect();
-    matches!(
-        before.first().map(|w| w.as_str()),
-        Some("with" | "using" | "via")
-    ) || (before.first().is_some_and(|w| *w == "in") && is(s.after_words.first(), &["mode"]))
+    is(before.first().copied(), INSTRUMENT_PREPS)
+        || (before.first().is_some_and(|w| *w == "in") && is(s.after_words.first(), &["mode"]))
+}
+
+/// Whether the command the candidate is in is one: it opens with an imperative verb (English,
+/// or [`FOREIGN_TASK_VERBS`] for the instrument's other languages), or, right after a request
+/// lead-in (`bitte`, `please`), with the instrument itself (`bitte mit ultrawork … ersetzen`).
+fn instrument_command(s: &Scene) -> bool {
+    let rest = s.lead_rest();
+    s.imperative_sentence()
+        || is(s.command_rest().first(), FOREIGN_TASK_VERBS)
+        || (rest.len() == 1
+            && is(rest.first(), INSTRUMENT_PREPS)
+            && s.cb_words[..s.leadins]
+                .iter()
+                .any(|w| REQUEST_LEADINS.contains(&w.as_str())))
 }
 
 /// A command tagged with the mode at the end of its line: `refactor the auth module ulw`.

@@ -6,6 +6,12 @@
 
 use super::vocab::{ACTIVATION_PAIRS, ACTIVATION_VERBS, FILLERS, RECIPIENTS};
 
+/// Adverbs between `would you mind` and its gerund (`would you mind terribly running …`).
+pub(crate) const MIND_ADVERBS: &[&str] = &["terribly", "awfully", "just", "quickly", "maybe"];
+
+/// `i'd be <grateful> if you could …`: a polite request that opens a sentence.
+const GRATEFUL: &[&str] = &["grateful", "glad", "happy", "thankful"];
+
 /// The largest char boundary at or before `i`.
 pub(crate) fn floor(t: &str, mut i: usize) -> usize {
     i = i.min(t.len());
@@ -112,8 +118,23 @@ pub(crate) fn strip_leadins(ws: &[String]) -> (usize, bool) {
             // imperative: [`base_form`])
             (Some("would" | "do"), Some("you")) if rest.get(2).is_some_and(|w| w == "mind") => {
                 polite = true;
+                // `would you mind terribly running …`
+                3 + usize::from(is(rest.get(3), MIND_ADVERBS))
+            }
+            // a request put as a condition: `if you could …`, `now if you'd …`, `i'd be grateful
+            // if you could …` (the verb after it is the request's: a question still ends in `?`)
+            (Some("if"), Some("you'd")) => {
+                polite = true;
+                2
+            }
+            (Some("if"), Some("you")) if is(rest.get(2), &["could", "would"]) => {
+                polite = true;
                 3
             }
+            (Some("i'd" | "we'd"), Some("be")) if is(rest.get(2), GRATEFUL) => 3,
+            (Some("i'd" | "we'd"), Some("appreciate")) if is(rest.get(2), &["it"]) => 3,
+            // `por favor`, `per favore`, `s'il vous plaît`
+            (Some("por" | "per"), Some("favor" | "favore")) => 2,
             (Some("can" | "could" | "would" | "will"), Some("you" | "u" | "we")) => {
                 polite = true;
                 2
@@ -137,7 +158,7 @@ pub(crate) fn strip_leadins(ws: &[String]) -> (usize, bool) {
                     | "let's" | "lets" | "hey" | "claude" | "yes" | "yeah" | "sure" | "great"
                     | "good" | "thanks" | "cool" | "basically" | "actually" | "k" | "yep" | "fine"
                     | "perfect" | "nice" | "oh" | "well" | "anyway" | "anyways" | "btw" | "yo"
-                    | "afterwards",
+                    | "afterwards" | "bitte" | "porfa" | "svp",
                 ),
                 _,
             ) => 1,

@@ -30,6 +30,10 @@ pub(crate) const TASK_VERBS: &[&str] = &[
 pub(crate) const ACTIVATION_VERBS: &[&str] = &[
     "use", "run", "start", "enable", "activate", "invoke", "trigger", "launch", "engage", "try",
     "do", "apply", "begin", "enter", "go", "fire", "resume", "restart",
+    // Spanish, Portuguese, Italian, German, French: `usa tdd para …`, `nutze ralph`
+    "usa", "utiliza", "utilize", "utilizza", "nutze", "verwende", "benutze", "utilise", "utilisez",
+    // `fai una code review`, `haz un code review`, `fais une code review`, `mach ein code review`
+    "fai", "haz", "fais", "faça", "mach", "mache",
 ];
 
 pub(crate) const ACTIVATION_PAIRS: &[[&str; 2]] = &[
@@ -50,6 +54,8 @@ pub(crate) const FILLERS: &[&str] = &[
     "the", "a", "an", "omc", "omc's", "oh-my-claudecode", "oh-my-claudecode's", "my", "your", "our",
     "full", "proper", "quick", "thorough", "deep", "careful", "real", "fresh", "second", "final",
     "brief", "light", "serious", "complete", "detailed", "good", "another",
+    // articles of the other languages' activation verbs (`fai una code review`)
+    "una", "un", "une", "uma", "ein", "eine", "einen",
 ];
 
 /// After `give` / `get`, the thing the mode is given to (`give this a security review`).
@@ -375,4 +381,40 @@ pub(crate) const SMELL_TALK: &[&str] = &[
 /// Laughter that makes an ordinary wish a joke (`i want an app like that too lol`).
 pub(crate) const BANTER: &[&str] = &[
     "lol", "lmao", "haha", "hahaha", "hehe", "jk", "rofl", "lul", "kidding", "joking",
+];
+
+/// Prepositions before a mode that make it the instrument of a command: `fix … with ralph`,
+/// `arregla … con ralph`, `bitte mit ultrawork …`, `corrige … avec ralph`.
+pub(crate) const INSTRUMENT_PREPS: &[&str] = &[
+    "with", "using", "via", "con", "mit", "avec", "com", "usando",
+];
+
+/// Imperatives that open a command in Spanish, German, French, Portuguese and Italian, read
+/// only by the instrument shape (`arregla los tests con ralph`), so that a sentence about a
+/// person (`hablé con Ralph`) stays a statement.
+#[rustfmt::skip]
+pub(crate) const FOREIGN_TASK_VERBS: &[&str] = &[
+    // es
+    "arregla", "corrige", "repara", "implementa", "haz", "refactoriza", "migra", "crea", "escribe",
+    "revisa", "añade", "agrega", "elimina", "actualiza", "mejora", "optimiza", "construye",
+    "genera", "prueba", "termina", "busca", "analiza", "arregle", "corrija", "haga", "cree",
+    // de
+    "behebe", "repariere", "fixe", "korrigiere", "implementiere", "ersetze", "migriere",
+    "schreibe", "schreib", "erstelle", "baue", "bau", "mach", "mache", "prüfe", "überprüfe",
+    "aktualisiere", "entferne", "refaktoriere", "optimiere", "teste", "finde", "suche", "löse",
+    // fr
+    "répare", "implémente", "fais", "migre", "écris", "crée", "ajoute", "remplace", "supprime",
+    "refactorise", "optimise", "cherche", "trouve", "construis", "vérifie", "corrigez", "faites",
+    // pt
+    "conserte", "implemente", "faça", "crie", "escreva", "adicione", "remova", "atualize",
+    "refatore", "arrume",
+    // it
+    "correggi", "sistema", "fai", "scrivi", "aggiungi", "rimuovi", "aggiorna", "risolvi",
+    "controlla", "trova", "cerca",
+];
+
+/// Lead-ins that ask for something (`bitte mit ultrawork …`): after one, a command may open
+/// with its instrument.
+pub(crate) const REQUEST_LEADINS: &[&str] = &[
+    "please", "pls", "plz", "kindly", "bitte", "porfa", "svp", "favor", "favore",
 ];
