@@ -23,6 +23,8 @@ fn omc(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Output {
         .current_dir(cwd)
         .env("OMC_NOW_MS", "1796305500000")
         .env("PATH", "/usr/bin:/bin")
+        // a project install is noted in the user's registry: never the real one
+        .env("XDG_DATA_HOME", data_home())
         .env_remove("CLAUDE_PROJECT_DIR")
         .env_remove("CODEX_HOME")
         .env_remove("GEMINI_CLI_HOME")
@@ -32,6 +34,11 @@ fn omc(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Output {
         c.env(k, v);
     }
     c.output().unwrap()
+}
+
+/// The data directory (and so the install registry) of this test process.
+fn data_home() -> String {
+    format!("{}/data", crate::common::test_state_home())
 }
 
 #[track_caller]
@@ -497,4 +504,64 @@ fn doctor_checks_the_other_agents_installs() {
         "{text}"
     );
     assert!(text.contains("install --agent gemini' again"), "{text}");
+}
+
+#[test]
+fn status_all_lists_a_project_installed_for_another_agent() {
+    let data = tempfile::tempdir().unwrap();
+    let data_s = data.path().to_str().unwrap();
+    let env = [("XDG_DATA_HOME", data_s)];
+    let registry = data.path().join("omc-hooks/installs.json");
+    let p = Project::new();
+    let out = ok(&omc(&["install", "--agent", "gemini"], p.path(), &env));
+    assert!(out.contains("status --all"), "{out}");
+    let reg = read(&registry);
+    let noted = reg["agent_installs"].as_array().unwrap();
+    assert_eq!(noted.len(), 1, "{reg}");
+    assert_eq!(noted[0]["agent"], "gemini");
+    let project = p.path().canonicalize().unwrap();
+    assert_eq!(noted[0]["project"], project.to_str().unwrap());
+    crate::schema::assert_valid("installs", &reg);
+
+    // A run of that project shows in the view of every project.
+    let run = json!({
+        "schema_version": 1, "mode": "ralph", "active": true, "session_id": "g1",
+        "project_path": project, "started_at": "2026-12-03T08:00:00Z",
+        "last_checked_at": "2026-12-03T08:05:00Z", "iteration": 4, "max_iterations": 100,
+        "prompt": "ralph fix the flaky test", "agent": "gemini"
+    });
+    p.write_json(".omc/state/sessions/g1/ralph-state.json", &run);
+    let v: Value =
+        serde_json::from_str(&ok(&omc(&["status", "--all", "--json"], p.path(), &env))).unwrap();
+    let projects = v["projects"].as_array().unwrap();
+    assert_eq!(projects.len(), 1, "{v}");
+    let runs = projects[0]["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1, "{v}");
+    assert_eq!(runs[0]["agent"], "gemini");
+    assert_eq!(runs[0]["iteration"], 4);
+
+    // Installing again keeps one note; uninstall takes it back, and the registry goes with it.
+    ok(&omc(&["install", "--agent", "gemini"], p.path(), &env));
+    assert_eq!(
+        read(&registry)["agent_installs"].as_array().unwrap().len(),
+        1
+    );
+    ok(&omc(&["uninstall", "--agent", "gemini"], p.path(), &env));
+    assert!(!registry.exists(), "the last note gone, the registry goes");
+
+    // A user-level install serves every project and is not noted.
+    let home = tempfile::tempdir().unwrap();
+    let home_s = home.path().to_str().unwrap();
+    let env = [("XDG_DATA_HOME", data_s), ("HOME", home_s)];
+    ok(&omc(
+        &["install", "--agent", "qwen", "--user"],
+        p.path(),
+        &env,
+    ));
+    assert!(!registry.exists());
+    ok(&omc(
+        &["uninstall", "--agent", "qwen", "--user"],
+        p.path(),
+        &env,
+    ));
 }

@@ -1,6 +1,8 @@
 //! The user's registry of installs: which settings files `omc-hooks install` wrote, for which
 //! project, and what each install created there (so `uninstall` can undo exactly that).
-//! `status --all` reads it to find every project's runs.
+//! `status --all` reads it to find every project's runs. Projects hooked into another agent
+//! with `install --agent` are listed too (`agent_installs`), for `status --all` only: what to
+//! undo there is kept beside the agent's own file.
 //!
 //! One JSON file, `$XDG_DATA_HOME/omc-hooks/installs.json` (else
 //! `~/.local/share/omc-hooks/installs.json`), schema `state-schema/installs.schema.json`.
@@ -21,6 +23,9 @@ pub(super) struct Registry {
     pub(super) version: u32,
     #[serde(default)]
     pub(super) installs: Vec<Install>,
+    /// Projects whose Codex, Gemini CLI, Qwen Code or Cursor hooks `install --agent` wrote.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(super) agent_installs: Vec<AgentInstall>,
     /// Directories created to hold this file, outermost first: removed (when empty) with it.
     #[serde(default)]
     pub(super) created_dirs: Vec<PathBuf>,
@@ -46,6 +51,18 @@ pub(super) struct Install {
     pub(super) created_dirs: Vec<PathBuf>,
     #[serde(flatten)]
     pub(super) record: Record,
+}
+
+/// A project's hook file of another agent, written by `install --agent` (project files only:
+/// a user-level file serves every project, like Claude Code's user scope).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(super) struct AgentInstall {
+    /// `codex`, `gemini`, `qwen` or `cursor`.
+    pub(super) agent: String,
+    /// The agent's hook file, absolute.
+    pub(super) file: PathBuf,
+    pub(super) project: PathBuf,
+    pub(super) installed_at: String,
 }
 
 /// The registry's directory: `$XDG_DATA_HOME/omc-hooks` (an absolute XDG_DATA_HOME only, as
@@ -114,11 +131,11 @@ pub(super) fn update<R>(
     let path = dir.join(FILE);
     let mut reg = read_file(&path)?;
     reg.version = 1;
-    if !made.is_empty() && reg.installs.is_empty() {
+    if !made.is_empty() && reg.is_empty() {
         reg.created_dirs = made;
     }
     let out = f(&mut reg);
-    if reg.installs.is_empty() {
+    if reg.is_empty() {
         match std::fs::remove_file(&path) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
@@ -141,6 +158,22 @@ pub(super) fn update<R>(
 }
 
 impl Registry {
+    /// Nothing is installed anywhere.
+    pub(super) fn is_empty(&self) -> bool {
+        self.installs.is_empty() && self.agent_installs.is_empty()
+    }
+
+    /// Notes (or renews) the agent hook file `file` of `project`.
+    pub(super) fn note_agent(&mut self, entry: AgentInstall) {
+        self.agent_installs.retain(|a| a.file != entry.file);
+        self.agent_installs.push(entry);
+    }
+
+    /// Forgets the agent hook file `file`.
+    pub(super) fn forget_agent(&mut self, file: &Path) {
+        self.agent_installs.retain(|a| a.file != file);
+    }
+
     /// The entry for a settings file.
     pub(super) fn find(&self, settings: &Path) -> Option<&Install> {
         self.installs.iter().find(|i| i.settings == settings)
@@ -155,7 +188,13 @@ impl Registry {
     /// The projects installed into (project and local scope), each once, in install order.
     pub(super) fn projects(&self) -> Vec<PathBuf> {
         let mut out: Vec<PathBuf> = Vec::new();
-        for p in self.installs.iter().filter_map(|i| i.project.clone()) {
+        let agents = self.agent_installs.iter().map(|a| a.project.clone());
+        for p in self
+            .installs
+            .iter()
+            .filter_map(|i| i.project.clone())
+            .chain(agents)
+        {
             if !out.contains(&p) {
                 out.push(p);
             }
@@ -165,14 +204,21 @@ impl Registry {
 
     /// Drops the entries of projects that no longer exist; returns them.
     pub(super) fn prune(&mut self) -> Vec<PathBuf> {
-        let gone: Vec<PathBuf> = self
+        let mut gone: Vec<PathBuf> = Vec::new();
+        let agents = self.agent_installs.iter().map(|a| a.project.clone());
+        for p in self
             .installs
             .iter()
             .filter_map(|i| i.project.clone())
-            .filter(|p| !p.is_dir())
-            .collect();
+            .chain(agents)
+        {
+            if !p.is_dir() && !gone.contains(&p) {
+                gone.push(p);
+            }
+        }
         self.installs
             .retain(|i| i.project.as_ref().is_none_or(|p| !gone.contains(p)));
+        self.agent_installs.retain(|a| !gone.contains(&a.project));
         gone
     }
 }

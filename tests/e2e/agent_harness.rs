@@ -320,6 +320,8 @@ impl AgentSandbox {
             .args(["install", "--agent", self.agent.name(), "--project"])
             .arg(self.project())
             .env("HOME", self.home())
+            // install notes the project in the user's registry: the sandbox's, not ours
+            .env("XDG_DATA_HOME", self.home().join(".local/share"))
             .env("CODEX_HOME", self.home().join(".codex"))
             .env("GEMINI_CLI_HOME", self.home())
             .env("QWEN_HOME", self.home().join(".qwen"))

@@ -18,6 +18,7 @@ mod layout;
 mod packaging;
 
 use super::args::fail;
+use super::registry;
 use super::settings::edit::{Edit, Seg};
 use super::settings::{self, SettingsFile};
 use crate::env::Env;
@@ -146,6 +147,7 @@ pub(super) fn install(agent: Agent, args: &[String], env: &Env, help: &str) -> i
             &format!("cannot write {}: {e}", record_path.display()),
         );
     }
+    let listed = note_in_registry(&layout, &path, agent, env);
     if changed {
         println!(
             "Installed omc-hooks for {} in {}: {} hooks added, {} updated, {} removed; they run \
@@ -169,11 +171,54 @@ pub(super) fn install(agent: Agent, args: &[String], env: &Env, help: &str) -> i
     if let Some(n) = feature {
         println!("{n}");
     }
+    if let Some(f) = listed {
+        println!(
+            "Recorded in {} (for 'omc-hooks status --all').",
+            f.display()
+        );
+    }
     for w in layout.warnings(&file.value()) {
         println!("Warning: {w}");
     }
     println!("{}", layout.trust_note(&path));
     0
+}
+
+/// The project a hook file of `layout` belongs to: `<project>/.<agent>/<file>`, unless it is
+/// the agent's user-level file.
+fn project_of(layout: &Layout, path: &Path, env: &Env) -> Option<PathBuf> {
+    if layout.user_file(env).as_deref() == Some(path) {
+        return None;
+    }
+    let project = path.parent()?.parent()?;
+    Some(
+        project
+            .canonicalize()
+            .unwrap_or_else(|_| project.to_path_buf()),
+    )
+}
+
+/// Lists a project install in the user's registry, so that `status --all` finds the project;
+/// returns the registry file when it was written. A failure is said and changes nothing else:
+/// the hooks are installed either way.
+fn note_in_registry(layout: &Layout, path: &Path, agent: Agent, env: &Env) -> Option<PathBuf> {
+    let project = project_of(layout, path, env)?;
+    let entry = registry::AgentInstall {
+        agent: agent.name().to_string(),
+        file: path.to_path_buf(),
+        project,
+        installed_at: crate::time::iso(env.now_ms()),
+    };
+    match registry::update(env, true, |r| r.note_agent(entry)) {
+        Ok(_) => registry::file(env),
+        Err(e) => {
+            eprintln!(
+                "omc-hooks install: could not record the install in the registry ({e}); \
+                 'status --all' will not list this project."
+            );
+            None
+        }
+    }
 }
 
 /// `uninstall --agent NAME [--project DIR | --user]`.
@@ -183,6 +228,11 @@ pub(super) fn uninstall(agent: Agent, args: &[String], env: &Env, help: &str) ->
         Ok(p) => p,
         Err(code) => return code,
     };
+    if project_of(&layout, &path, env).is_some()
+        && let Err(e) = registry::update(env, false, |r| r.forget_agent(&path))
+    {
+        eprintln!("omc-hooks uninstall: could not update the registry ({e})");
+    }
     let record_path = record_path(&path);
     let record = read_record(&record_path);
     let mut feature_note = None;
