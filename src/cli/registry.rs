@@ -185,7 +185,8 @@ impl Registry {
         Some(self.installs.remove(i))
     }
 
-    /// The projects installed into (project and local scope), each once, in install order.
+    /// The projects installed into (Claude Code's project and local scope, and other agents'
+    /// project files), each once, in install order.
     pub(super) fn projects(&self) -> Vec<PathBuf> {
         let mut out: Vec<PathBuf> = Vec::new();
         let agents = self.agent_installs.iter().map(|a| a.project.clone());
@@ -204,18 +205,11 @@ impl Registry {
 
     /// Drops the entries of projects that no longer exist; returns them.
     pub(super) fn prune(&mut self) -> Vec<PathBuf> {
-        let mut gone: Vec<PathBuf> = Vec::new();
-        let agents = self.agent_installs.iter().map(|a| a.project.clone());
-        for p in self
-            .installs
-            .iter()
-            .filter_map(|i| i.project.clone())
-            .chain(agents)
-        {
-            if !p.is_dir() && !gone.contains(&p) {
-                gone.push(p);
-            }
-        }
+        let gone: Vec<PathBuf> = self
+            .projects()
+            .into_iter()
+            .filter(|p| !p.is_dir())
+            .collect();
         self.installs
             .retain(|i| i.project.as_ref().is_none_or(|p| !gone.contains(p)));
         self.agent_installs.retain(|a| !gone.contains(&a.project));
