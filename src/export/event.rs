@@ -132,45 +132,7 @@ pub fn new_id() -> String {
 /// whole strings first (a token cut in half no longer looks like one), then [`bound`] cuts.
 pub fn payload_of(input: &HookInput) -> Value {
     let mut m = Map::new();
-    let mut s = |k: &str, v: &Option<String>| {
-        if let Some(v) = v {
-            m.insert(k.to_string(), Value::String(v.clone()));
-        }
-    };
-    s("hook_event_name", &input.hook_event_name);
-    s("session_id", &input.session_id);
-    s("transcript_path", &input.transcript_path);
-    s("cwd", &input.cwd);
-    s("permission_mode", &input.permission_mode);
-    s("prompt", &input.prompt);
-    s("tool_name", &input.tool_name);
-    s("tool_use_id", &input.tool_use_id);
-    s("error", &input.error);
-    s("last_assistant_message", &input.last_assistant_message);
-    s("stop_reason", &input.stop_reason);
-    s("agent_id", &input.agent_id);
-    s("agent_type", &input.agent_type);
-    s("agent_transcript_path", &input.agent_transcript_path);
-    s("source", &input.source);
-    s("trigger", &input.trigger);
-    s("custom_instructions", &input.custom_instructions);
-    s("reason", &input.reason);
-    s("model", &input.model);
-    if let Some(v) = &input.tool_input {
-        m.insert("tool_input".into(), v.clone());
-    }
-    if let Some(v) = &input.tool_response {
-        m.insert("tool_response".into(), v.clone());
-    }
-    if !input.background_tasks.is_empty() {
-        m.insert(
-            "background_tasks".into(),
-            Value::Array(input.background_tasks.clone()),
-        );
-    }
-    for (k, v) in &input.raw {
-        m.entry(k.clone()).or_insert_with(|| v.clone());
-    }
+    input.payload_into(&mut m);
     Value::Object(m)
 }
 

@@ -159,6 +159,53 @@ impl HookInput {
         }
     }
 
+    /// The payload as one JSON object again, appended to `m`: the fields the decoder picked
+    /// out, under their snake_case names, then everything it left in `raw` (keys already in `m`
+    /// win). What user hooks receive and what export sends are built from this.
+    pub fn payload_into(&self, m: &mut Map<String, Value>) {
+        let fields = [
+            ("hook_event_name", &self.hook_event_name),
+            ("session_id", &self.session_id),
+            ("transcript_path", &self.transcript_path),
+            ("cwd", &self.cwd),
+            ("permission_mode", &self.permission_mode),
+            ("prompt", &self.prompt),
+            ("tool_name", &self.tool_name),
+            ("tool_use_id", &self.tool_use_id),
+            ("error", &self.error),
+            ("last_assistant_message", &self.last_assistant_message),
+            ("stop_reason", &self.stop_reason),
+            ("agent_id", &self.agent_id),
+            ("agent_type", &self.agent_type),
+            ("agent_transcript_path", &self.agent_transcript_path),
+            ("source", &self.source),
+            ("trigger", &self.trigger),
+            ("custom_instructions", &self.custom_instructions),
+            ("reason", &self.reason),
+            ("model", &self.model),
+        ];
+        for (k, v) in fields {
+            if let Some(v) = v {
+                m.insert(k.to_string(), Value::String(v.clone()));
+            }
+        }
+        if let Some(v) = &self.tool_input {
+            m.insert("tool_input".into(), v.clone());
+        }
+        if let Some(v) = &self.tool_response {
+            m.insert("tool_response".into(), v.clone());
+        }
+        if !self.background_tasks.is_empty() {
+            m.insert(
+                "background_tasks".into(),
+                Value::Array(self.background_tasks.clone()),
+            );
+        }
+        for (k, v) in &self.raw {
+            m.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+    }
+
     /// A string field of `tool_input`, if present.
     pub fn tool_input_str(&self, key: &str) -> Option<&str> {
         self.tool_input.as_ref()?.get(key)?.as_str()

@@ -13,53 +13,16 @@ use std::path::Path;
 pub fn build(event: &str, input: &HookInput, project: Option<&Path>) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("event".into(), json!(event));
-    let mut s = |k: &str, v: &Option<String>| {
-        if let Some(v) = v {
-            m.insert(k.into(), json!(v));
+    input.payload_into(&mut m);
+    // the flags as the decoder read them, under their snake_case names, whatever the spelling
+    for (k, on) in [
+        ("is_interrupt", input.is_interrupt),
+        ("stop_hook_active", input.stop_hook_active),
+        ("user_requested", input.user_requested),
+    ] {
+        if on {
+            m.insert(k.into(), json!(true));
         }
-    };
-    s("hook_event_name", &input.hook_event_name);
-    s("session_id", &input.session_id);
-    s("transcript_path", &input.transcript_path);
-    s("cwd", &input.cwd);
-    s("permission_mode", &input.permission_mode);
-    s("prompt", &input.prompt);
-    s("tool_name", &input.tool_name);
-    s("tool_use_id", &input.tool_use_id);
-    s("error", &input.error);
-    s("last_assistant_message", &input.last_assistant_message);
-    s("stop_reason", &input.stop_reason);
-    s("agent_id", &input.agent_id);
-    s("agent_type", &input.agent_type);
-    s("agent_transcript_path", &input.agent_transcript_path);
-    s("source", &input.source);
-    s("trigger", &input.trigger);
-    s("custom_instructions", &input.custom_instructions);
-    s("reason", &input.reason);
-    s("model", &input.model);
-    if let Some(v) = &input.tool_input {
-        m.insert("tool_input".into(), v.clone());
-    }
-    if let Some(v) = &input.tool_response {
-        m.insert("tool_response".into(), v.clone());
-    }
-    if input.is_interrupt {
-        m.insert("is_interrupt".into(), json!(true));
-    }
-    if input.stop_hook_active {
-        m.insert("stop_hook_active".into(), json!(true));
-    }
-    if input.user_requested {
-        m.insert("user_requested".into(), json!(true));
-    }
-    if !input.background_tasks.is_empty() {
-        m.insert(
-            "background_tasks".into(),
-            Value::Array(input.background_tasks.clone()),
-        );
-    }
-    for (k, v) in &input.raw {
-        m.entry(k.clone()).or_insert_with(|| v.clone());
     }
     if let Some(p) = project {
         m.insert("project_dir".into(), json!(p.to_string_lossy()));
