@@ -66,6 +66,16 @@ pub fn reject_symlink(path: &Path) -> io::Result<()> {
     }
 }
 
+/// `Ok(true)` for a real directory, `Ok(false)` for anything else that is not a symlink
+/// (missing included), `Err` for a symlink.
+pub fn real_dir(path: &Path) -> io::Result<bool> {
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => Err(symlink_error(path)),
+        Ok(m) => Ok(m.is_dir()),
+        Err(_) => Ok(false),
+    }
+}
+
 fn symlink_error(path: &Path) -> io::Error {
     io::Error::new(
         io::ErrorKind::PermissionDenied,
@@ -100,25 +110,34 @@ impl std::error::Error for NotADirectory {}
 
 /// Reads a file that must be a regular file (not a symlink) of bounded size.
 /// `Ok(None)` when it does not exist.
+///
+/// One `open` that refuses a symlink (`O_NOFOLLOW`) and never waits on a FIFO (`O_NONBLOCK`),
+/// then `fstat` on what was opened: no window between checking the path and opening it, and
+/// the whole file read in one go from its known size.
 pub fn read_regular(path: &Path) -> io::Result<Option<Vec<u8>>> {
-    let meta = match fs::symlink_metadata(path) {
-        Ok(m) => m,
+    use rustix::fs::OFlags;
+    let file = match OpenOptions::new()
+        .read(true)
+        .custom_flags((OFlags::NOFOLLOW | OFlags::NONBLOCK).bits() as i32)
+        .open(path)
+    {
+        Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => {
+            return Err(symlink_error(path));
+        }
         Err(e) => return Err(e),
     };
-    if meta.file_type().is_symlink() {
-        return Err(symlink_error(path));
-    }
+    let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
             "not a regular file",
         ));
     }
-    let mut buf = Vec::new();
-    File::open(path)?
-        .take(MAX_STATE_FILE_BYTES + 1)
-        .read_to_end(&mut buf)?;
+    let cap = meta.len().min(MAX_STATE_FILE_BYTES + 1);
+    let mut buf = Vec::with_capacity(cap as usize + 1);
+    file.take(MAX_STATE_FILE_BYTES + 1).read_to_end(&mut buf)?;
     Ok(Some(buf))
 }
 
@@ -159,10 +178,41 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     if durable {
         tmp.as_file().sync_all()?;
     }
-    tmp.persist(path).map_err(|e| e.error)?;
+    replace(tmp.into_temp_path(), path)?;
     if durable {
         File::open(dir)?.sync_all()?;
     }
+    Ok(())
+}
+
+/// Puts the written temporary file `tmp` in place of `path`, atomically.
+///
+/// When `path` exists, the two names are exchanged (`renameat2(RENAME_EXCHANGE)`) and the old
+/// file, now under the temporary name, is deleted. A plain rename over an existing file would
+/// do the same for readers, but ext4 then starts writing the new file's data back at once (its
+/// `auto_da_alloc` safeguard for programs that rename without fsync): 0.25 ms per write here,
+/// against 0.06 ms for the exchange and the unlink (BENCHMARKS.md, "Where the time goes").
+/// Readers see the old file or the new one at every instant, as with a rename. Where the file
+/// is new, or the file system cannot exchange, a plain rename.
+fn replace(tmp: tempfile::TempPath, path: &Path) -> io::Result<()> {
+    use rustix::fs::{CWD, RenameFlags, renameat_with};
+    if renameat_with(CWD, &*tmp, CWD, path, RenameFlags::EXCHANGE).is_err() {
+        return tmp.persist(path).map_err(|e| e.error);
+    }
+    // `tmp` now names what was at `path`. Only a file may be replaced: a directory swapped out
+    // by the exchange is swapped back, as a rename over a directory would have failed.
+    if let Err(e) = fs::remove_file(&*tmp) {
+        if renameat_with(CWD, &*tmp, CWD, path, RenameFlags::EXCHANGE).is_ok() {
+            return Err(e);
+        }
+        crate::diag!(
+            "cannot remove {} after replacing {}: {e}",
+            tmp.display(),
+            path.display()
+        );
+    }
+    // Already removed: nothing for the guard to delete.
+    let _ = tmp.keep();
     Ok(())
 }
 
@@ -257,6 +307,21 @@ mod tests {
     }
 
     #[test]
+    fn atomic_write_never_replaces_a_directory() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("f.json");
+        fs::create_dir(&p).unwrap();
+        fs::write(p.join("inside"), b"kept").unwrap();
+        assert!(write_atomic(&p, b"new").is_err());
+        assert_eq!(fs::read(p.join("inside")).unwrap(), b"kept");
+        let names: Vec<String> = fs::read_dir(t.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["f.json"], "no temporary file left beside it");
+    }
+
+    #[test]
     fn atomic_write_replaces_a_planted_symlink_instead_of_following_it() {
         let t = tempfile::tempdir().unwrap();
         let outside = t.path().join("outside.txt");
@@ -286,8 +351,27 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         fs::write(t.path().join("real"), b"x").unwrap();
         std::os::unix::fs::symlink(t.path().join("real"), t.path().join("link")).unwrap();
-        assert!(read_regular(&t.path().join("link")).is_err());
+        let e = read_regular(&t.path().join("link")).unwrap_err();
+        assert!(e.get_ref().is_some_and(|i| i.is::<SymlinkRefused>()), "{e}");
         assert_eq!(read_regular(&t.path().join("missing")).unwrap(), None);
+        assert_eq!(read_regular(&t.path().join("real")).unwrap().unwrap(), b"x");
+    }
+
+    #[test]
+    fn reading_a_fifo_or_a_directory_fails_at_once() {
+        use rustix::fs::{CWD, FileType, Mode, mknodat};
+        let t = tempfile::tempdir().unwrap();
+        let fifo = t.path().join("fifo");
+        mknodat(CWD, &fifo, FileType::Fifo, Mode::from_raw_mode(0o600), 0).unwrap();
+        // No writer: a blocking open would wait forever.
+        assert_eq!(
+            read_regular(&fifo).unwrap_err().kind(),
+            io::ErrorKind::InvalidData
+        );
+        assert_eq!(
+            read_regular(t.path()).unwrap_err().kind(),
+            io::ErrorKind::InvalidData
+        );
     }
 
     #[test]

@@ -14,7 +14,7 @@ impl Store {
         file: &StateFile,
         f: impl FnOnce(Option<&str>) -> Option<String>,
     ) -> io::Result<bool> {
-        let dir = fs::ensure_dir(&self.root.omc, &file.rel_dir)?;
+        let dir = self.ensure(&file.rel_dir)?;
         let path = dir.join(&file.name);
         let _lock = fs::lock_for(&path)?;
         let current = match fs::read_regular(&path)? {
