@@ -648,7 +648,7 @@ fn main() {
     }
 
     // The price of a state write on this disk, in-process, no hook around it: as hooks make it
-    // by default (temporary file, rename over the old one) and with `OMC_DURABLE=1` (plus an
+    // by default (temporary file exchanged with the old one) and with `OMC_DURABLE=1` (plus an
     // fsync of the file and of the directory). The two alternate, so drift hits both alike.
     let writes = want("write").then(|| {
         let d = tempfile::tempdir().unwrap();
@@ -731,7 +731,7 @@ fn main() {
     }
     if let Some(((m, p10, p90, _), (dm, d10, d90, _))) = writes {
         println!(
-            "one atomic state write (temporary file + rename), in-process: median {:.2} ms (p10–p90 {:.2}–{:.2}); with OMC_DURABLE=1 (fsync file + rename + fsync dir): median {:.2} ms (p10–p90 {:.2}–{:.2})",
+            "one atomic state write (temporary file exchanged with the old one, which is then unlinked), in-process: median {:.2} ms (p10–p90 {:.2}–{:.2}); with OMC_DURABLE=1 (fsync file + exchange + fsync dir): median {:.2} ms (p10–p90 {:.2}–{:.2})",
             m / 1000.0,
             p10 / 1000.0,
             p90 / 1000.0,
