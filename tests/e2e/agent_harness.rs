@@ -348,6 +348,45 @@ impl AgentSandbox {
         codex::trust_hooks(self);
     }
 
+    /// Runs the client's own command line `args` (e.g. `extensions link …`) outside a turn, with
+    /// the sandbox's homes and the scrubbed environment of [`run`](Self::run), in the project;
+    /// killed after [`AGENT_TIMEOUT`]. Returns (status, stdout, stderr).
+    pub fn client_command(&self, args: &[&std::ffi::OsStr]) -> (ExitStatus, String, String) {
+        let inst = require(self.agent);
+        let mut cmd = Command::new(&inst.program);
+        cmd.args(&inst.args).args(args);
+        for (k, _) in std::env::vars_os() {
+            if let Some(k) = k.to_str() {
+                if scrub(k) {
+                    cmd.env_remove(k);
+                }
+            }
+        }
+        let tmp = self.root().join("tmp");
+        std::fs::create_dir_all(&tmp).unwrap();
+        cmd.env("HOME", self.home())
+            .env("TMPDIR", &tmp)
+            .env("NO_COLOR", "1")
+            .current_dir(self.project());
+        match self.agent {
+            Agent::Codex => cmd.env("CODEX_HOME", self.client_home()),
+            Agent::Gemini => cmd.env("GEMINI_CLI_HOME", self.home()),
+            Agent::Qwen => cmd.env("QWEN_HOME", self.client_home()),
+        };
+        // no model is asked; the server only lends its request log to a timeout's panic
+        let idle = ScriptedModel::start(
+            match self.agent {
+                Agent::Codex => codex::wire(),
+                Agent::Gemini => gemini::wire(),
+                Agent::Qwen => qwen::wire(),
+            },
+            Vec::new(),
+        );
+        let (status, stdout, stderr, _) =
+            spawn_with_timeout(cmd, AGENT_TIMEOUT, self.agent, &idle);
+        (status, stdout, stderr)
+    }
+
     /// Runs the client once: `prompt`, answered by `scenario`'s script.
     pub fn run(&self, prompt: &str, scenario: AgentScenario) -> AgentRun {
         let inst = require(self.agent);

@@ -82,3 +82,38 @@ pub(super) fn parse_output(stdout: &str) -> (Value, String, String) {
     let text = v["response"].as_str().unwrap_or("").to_owned();
     (v, session, text)
 }
+
+/// Lays out the shipped Gemini extension as a checkout holds it — `<root>/pkg/extensions/gemini/`
+/// (the repository's `gemini-extension.json` and `hooks/hooks.json`, copied byte for byte) and
+/// `<root>/pkg/target/release/omc-hooks` (a symlink to the binary under test, so this works in
+/// every profile) — and links it into the sandbox's user extensions with the client's own
+/// `gemini extensions link <dir> --consent`. Returns the extension directory.
+///
+/// `--consent` is what a headless link needs: an extension with hooks asks for consent, and
+/// without the flag the question is read from stdin. The directories are real (only the binary
+/// is a symlink): the hook command's `${extensionPath}/../..` is resolved by the shell, which
+/// would follow a symlinked `extensions/gemini` elsewhere.
+pub fn link_extension(sb: &AgentSandbox) -> std::path::PathBuf {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let checkout = sb.root().join("pkg");
+    let ext = checkout.join("extensions/gemini");
+    for rel in ["gemini-extension.json", "hooks/hooks.json"] {
+        let to = ext.join(rel);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(repo.join("extensions/gemini").join(rel), &to).unwrap();
+    }
+    let bin = checkout.join("target/release/omc-hooks");
+    std::fs::create_dir_all(bin.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(super::agent_harness::omc_bin(), &bin).unwrap();
+    let (status, stdout, stderr) = sb.client_command(&[
+        "extensions".as_ref(),
+        "link".as_ref(),
+        ext.as_os_str(),
+        "--consent".as_ref(),
+    ]);
+    assert!(
+        status.success(),
+        "gemini extensions link failed ({status}):\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    ext
+}

@@ -1,0 +1,67 @@
+//! The packages the repository ships, loaded by the real clients (pinned, `e2e::clients`):
+//! the Gemini CLI extension `extensions/gemini/` linked with `gemini extensions link`, its hooks
+//! the only ones in the sandbox (no `install --agent`), then a ralph run in it.
+
+use crate::e2e::agent_harness::{AgentSandbox, AgentScenario};
+use crate::e2e::clients::Agent;
+use crate::e2e::gemini::link_extension;
+use crate::e2e_agents::{DONE, MORE, PROMPT, continuations, ralph_state};
+use serde_json::Value;
+
+/// `gemini extensions link <checkout>/extensions/gemini --consent` into a fresh home, with
+/// `hooksConfig` left at the client's default: the linked extension's hooks run the checkout's
+/// `target/release/omc-hooks`, a `ralph …` prompt starts a run (our context reaches the model)
+/// and AfterAgent continues it until the completion token.
+#[test]
+fn the_linked_gemini_extension_runs_a_ralph_loop() {
+    let sb = AgentSandbox::new(Agent::Gemini);
+    // No hook setting of ours: hooksConfig.enabled defaults to true in 0.61.0 and it is what
+    // decides whether an extension's hooks/hooks.json is read at all.
+    let settings_path = sb.client_home().join("settings.json");
+    let mut settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings_path).unwrap()).unwrap();
+    settings.as_object_mut().unwrap().remove("hooksConfig");
+    std::fs::write(&settings_path, settings.to_string()).unwrap();
+
+    let ext = link_extension(&sb);
+    let install = sb
+        .client_home()
+        .join("extensions/omc-hooks/.gemini-extension-install.json");
+    let meta: Value = serde_json::from_str(
+        &std::fs::read_to_string(&install)
+            .unwrap_or_else(|e| panic!("{} after the link: {e}", install.display())),
+    )
+    .unwrap();
+    assert_eq!(meta["type"], "link", "{meta}");
+    assert_eq!(meta["source"], ext.to_str().unwrap(), "{meta}");
+    // the hooks come only from the extension
+    assert!(!sb.project().join(".gemini").exists());
+
+    let run = sb.run(
+        PROMPT,
+        AgentScenario::new()
+            .reply_text(MORE)
+            .reply_text(DONE)
+            .reply_text("unexpected extra turn"),
+    );
+    run.assert_success();
+    let d = run.diagnostics();
+    let shown = run.shown_text(0);
+    assert!(
+        shown.contains("<hook_context>[MAGIC KEYWORD: RALPH]"),
+        "the keyword context reached the model: {shown}\n{d}"
+    );
+    assert_eq!(run.main_requests().len(), 2, "{d}");
+    assert_eq!(run.unused_steps, 1, "no continuation after the token: {d}");
+    let conts = continuations(&run);
+    assert_eq!(conts.len(), 1, "{d}");
+    assert!(
+        conts[0].starts_with("[RALPH LOOP - ITERATION 2/100]") && conts[0].contains(PROMPT),
+        "the continuation restates the task verbatim: {}\n{d}",
+        conts[0]
+    );
+    let s = ralph_state(&sb, &run.session_id).expect("ralph-state.json for the client's session");
+    assert_eq!(s["active"], false, "{s:#}");
+    assert_eq!(s["ended_reason"], "completed", "{s:#}");
+    assert_eq!(s["iteration"], 2, "{s:#}");
+}
