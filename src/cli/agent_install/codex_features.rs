@@ -2,7 +2,8 @@
 //!
 //! Codex 0.124 and later run hooks by default (`codex features list`: `hooks stable true` on
 //! 0.169); older builds run them only with `[features] codex_hooks = true` (the switch was
-//! later renamed `hooks`; Open Island picks `hooks` from 0.130). So install asks the `codex`
+//! later renamed `hooks`, read under that name from 0.130 on, as the public notes on Codex's
+//! hook protocol give it; not checked against a 0.12x client here). So install asks the `codex`
 //! on PATH for its version and, only for a version that needs it, adds the switch — with
 //! `toml_edit`, which keeps every other byte of the user's file, and with a trailing comment
 //! that marks the line as ours. A switch the user set to `false` is reported, never flipped.
