@@ -382,8 +382,7 @@ impl AgentSandbox {
             },
             Vec::new(),
         );
-        let (status, stdout, stderr, _) =
-            spawn_with_timeout(cmd, AGENT_TIMEOUT, self.agent, &idle);
+        let (status, stdout, stderr, _) = spawn_with_timeout(cmd, AGENT_TIMEOUT, self.agent, &idle);
         (status, stdout, stderr)
     }
 

@@ -225,3 +225,57 @@ pub(super) fn trust_hooks(sb: &AgentSandbox) {
     text.push_str(&trust_entries(&sb.hooks_file()));
     std::fs::write(cfg, text).unwrap();
 }
+
+/// Installs the checkout's Codex plugin the way a user does, with the client's own commands:
+/// `codex plugin marketplace add <checkout>` (the checkout is its own marketplace,
+/// `.agents/plugins/marketplace.json`) then `codex plugin add omc-hooks@omc-hooks`. Turns
+/// `[features] plugins` on first (the harness keeps it off); the plugin's hooks are then the
+/// only ones in the sandbox. Returns the plugin root Codex runs the hooks from (its cache copy).
+///
+/// The checkout is a copy of the shipped manifests plus the binary as a regular file at
+/// `target/release/omc-hooks`: `plugin add` copies the plugin directory and leaves symlinks
+/// out (codex-FINDINGS.md §9), so a symlinked binary would be missing from the copy.
+pub fn install_plugin(sb: &AgentSandbox) -> std::path::PathBuf {
+    let cfg = sb.client_home().join("config.toml");
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    assert!(text.contains("\nplugins = false\n"), "{text}");
+    std::fs::write(
+        &cfg,
+        text.replace("\nplugins = false\n", "\nplugins = true\n"),
+    )
+    .unwrap();
+
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let checkout = sb.root().join("pkg");
+    for rel in [
+        ".agents/plugins/marketplace.json",
+        ".codex-plugin/plugin.json",
+        "extensions/codex/hooks.json",
+    ] {
+        let to = checkout.join(rel);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(repo.join(rel), &to).unwrap();
+    }
+    let bin = checkout.join("target/release/omc-hooks");
+    std::fs::create_dir_all(bin.parent().unwrap()).unwrap();
+    let from = super::agent_harness::omc_bin();
+    if std::fs::hard_link(from, &bin).is_err() {
+        std::fs::copy(from, &bin).unwrap();
+    }
+
+    for args in [
+        &["plugin", "marketplace", "add", checkout.to_str().unwrap()][..],
+        &["plugin", "add", "omc-hooks@omc-hooks"][..],
+    ] {
+        let os: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
+        let (status, stdout, stderr) = sb.client_command(&os);
+        assert!(
+            status.success(),
+            "codex {} failed ({status}):\nstdout:\n{stdout}\nstderr:\n{stderr}",
+            args.join(" ")
+        );
+    }
+    sb.client_home()
+        .join("plugins/cache/omc-hooks/omc-hooks")
+        .join(env!("CARGO_PKG_VERSION"))
+}
