@@ -4,7 +4,7 @@
 
 use crate::e2e::agent_harness::{AgentSandbox, AgentScenario};
 use crate::e2e::clients::Agent;
-use crate::e2e::codex::install_plugin;
+use crate::e2e::codex::{install_plugin, trust_entries_as};
 use crate::e2e::gemini::link_extension;
 use crate::e2e_agents::{DONE, MORE, PROMPT, continuations, ralph_state};
 use serde_json::Value;
@@ -69,10 +69,11 @@ fn the_linked_gemini_extension_runs_a_ralph_loop() {
 
 /// `codex plugin marketplace add <checkout>` + `codex plugin add omc-hooks@omc-hooks` into a
 /// fresh `CODEX_HOME` with `[features] plugins` on and nothing said about `plugin_hooks` (a
-/// removed flag in 0.169.0): Codex copies the plugin into its cache, runs the hooks of
-/// `extensions/codex/hooks.json` from there with `PLUGIN_ROOT` set to the copy, and a `ralph …`
-/// prompt runs to its completion token on those hooks alone. Hook trust is bypassed as in the
-/// other Codex runs (untrusted plugin hooks are skipped like any other: codex-FINDINGS.md §9).
+/// removed flag in 0.169.0): Codex copies the plugin into its cache and reads
+/// `extensions/codex/hooks.json` there. No run bypasses hook trust: untrusted, the plugin's hooks
+/// are skipped without a word; once trusted in `config.toml` (keyed by plugin id and the hooks
+/// file's path in the plugin) they run from the copy with `PLUGIN_ROOT` set to it, and a
+/// `ralph …` prompt runs to its completion token on those hooks alone.
 #[test]
 fn the_installed_codex_plugin_runs_a_ralph_loop() {
     let sb = AgentSandbox::new(Agent::Codex);
@@ -94,9 +95,31 @@ fn the_installed_codex_plugin_runs_a_ralph_loop() {
     assert!(!sb.project().join(".codex").exists());
     assert!(!sb.client_home().join("hooks.json").exists());
 
+    // installed and enabled, but not trusted: nothing of ours runs
+    let untrusted = sb.run(
+        PROMPT,
+        AgentScenario::new().trusted_hooks_only().reply_text(DONE),
+    );
+    untrusted.assert_success();
+    let d = untrusted.diagnostics();
+    assert!(
+        !untrusted.shown_text(0).contains("[MAGIC KEYWORD: RALPH]"),
+        "an untrusted plugin hook ran: {d}"
+    );
+    assert!(!sb.omc_dir().exists(), "{d}");
+
+    let cfg_path = sb.client_home().join("config.toml");
+    let mut cfg = std::fs::read_to_string(&cfg_path).unwrap();
+    cfg.push_str(&trust_entries_as(
+        &root.join("extensions/codex/hooks.json"),
+        "omc-hooks@omc-hooks:extensions/codex/hooks.json",
+    ));
+    std::fs::write(&cfg_path, cfg).unwrap();
+
     let run = sb.run(
         PROMPT,
         AgentScenario::new()
+            .trusted_hooks_only()
             .reply_text(MORE)
             .reply_text(DONE)
             .reply_text("unexpected extra turn"),

@@ -180,6 +180,14 @@ fn sha256_hex(data: &str) -> String {
 /// upstream computes: `codex-rs/hooks/src/engine/discovery.rs` and
 /// `codex-rs/config/src/fingerprint.rs` in openai/codex).
 pub(super) fn trust_entries(file: &std::path::Path) -> String {
+    trust_entries_as(file, &file.display().to_string())
+}
+
+/// [`trust_entries`] for the handlers of `file` keyed by `key_source` instead of the file's
+/// path: a plugin's hooks are keyed `<plugin>@<marketplace>:<hooks file relative to the
+/// plugin root>` (`codex-rs/hooks/src/declarations.rs::plugin_hook_key_source`; seen to work
+/// with 0.169.0, codex-FINDINGS.md §9).
+pub fn trust_entries_as(file: &std::path::Path, key_source: &str) -> String {
     let v: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
     let mut out = String::new();
     for (event, groups) in v["hooks"].as_object().into_iter().flatten() {
@@ -210,8 +218,7 @@ pub(super) fn trust_entries(file: &std::path::Path) -> String {
                 }
                 let hash = sha256_hex(&canonical(&identity));
                 out.push_str(&format!(
-                    "\n[hooks.state.\"{}:{ev}:{gi}:{hi}\"]\nenabled = true\ntrusted_hash = \"sha256:{hash}\"\n",
-                    file.display()
+                    "\n[hooks.state.\"{key_source}:{ev}:{gi}:{hi}\"]\nenabled = true\ntrusted_hash = \"sha256:{hash}\"\n"
                 ));
             }
         }
