@@ -1,6 +1,8 @@
 //! The packages the repository ships, loaded by the real clients (pinned, `e2e::clients`):
-//! the Gemini CLI extension `extensions/gemini/` linked with `gemini extensions link`, its hooks
-//! the only ones in the sandbox (no `install --agent`), then a ralph run in it.
+//! the Gemini CLI extension `extensions/gemini/` linked with `gemini extensions link`, and the
+//! Codex plugin installed with `codex plugin marketplace add` + `codex plugin add`; each time
+//! the package's hooks are the only ones in the sandbox (no `install --agent`), then a ralph run
+//! in it.
 
 use crate::e2e::agent_harness::{AgentSandbox, AgentScenario};
 use crate::e2e::clients::Agent;
