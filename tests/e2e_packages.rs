@@ -1,9 +1,12 @@
 //! The packages the repository ships, loaded by the real clients (pinned, `e2e::clients`):
-//! the Gemini CLI extension `extensions/gemini/` linked with `gemini extensions link`, its hooks
-//! the only ones in the sandbox (no `install --agent`), then a ralph run in it.
+//! the Gemini CLI extension `extensions/gemini/` linked with `gemini extensions link`, and the
+//! Codex plugin installed with `codex plugin marketplace add` + `codex plugin add`; each time
+//! the package's hooks are the only ones in the sandbox (no `install --agent`), then a ralph run
+//! in it.
 
 use crate::e2e::agent_harness::{AgentSandbox, AgentScenario};
 use crate::e2e::clients::Agent;
+use crate::e2e::codex::{install_plugin, trust_entries_as};
 use crate::e2e::gemini::link_extension;
 use crate::e2e_agents::{DONE, MORE, PROMPT, continuations, ralph_state};
 use serde_json::Value;
@@ -57,6 +60,85 @@ fn the_linked_gemini_extension_runs_a_ralph_loop() {
     assert_eq!(conts.len(), 1, "{d}");
     assert!(
         conts[0].starts_with("[RALPH LOOP - ITERATION 2/100]") && conts[0].contains(PROMPT),
+        "the continuation restates the task verbatim: {}\n{d}",
+        conts[0]
+    );
+    let s = ralph_state(&sb, &run.session_id).expect("ralph-state.json for the client's session");
+    assert_eq!(s["active"], false, "{s:#}");
+    assert_eq!(s["ended_reason"], "completed", "{s:#}");
+    assert_eq!(s["iteration"], 2, "{s:#}");
+}
+
+/// `codex plugin marketplace add <checkout>` + `codex plugin add omc-hooks@omc-hooks` into a
+/// fresh `CODEX_HOME` with `[features] plugins` on and nothing said about `plugin_hooks` (a
+/// removed flag in 0.169.0): Codex copies the plugin into its cache and reads
+/// `extensions/codex/hooks.json` there. No run bypasses hook trust: untrusted, the plugin's hooks
+/// are skipped without a word; once trusted in `config.toml` (keyed by plugin id and the hooks
+/// file's path in the plugin) they run from the copy with `PLUGIN_ROOT` set to it, and a
+/// `ralph …` prompt runs to its completion token on those hooks alone.
+#[test]
+fn the_installed_codex_plugin_runs_a_ralph_loop() {
+    let sb = AgentSandbox::new(Agent::Codex);
+    let root = install_plugin(&sb);
+    let cfg = std::fs::read_to_string(sb.client_home().join("config.toml")).unwrap();
+    assert!(
+        cfg.contains("[plugins.\"omc-hooks@omc-hooks\"]\nenabled = true"),
+        "{cfg}"
+    );
+    assert!(!cfg.contains("plugin_hooks"), "{cfg}");
+    for rel in [
+        ".codex-plugin/plugin.json",
+        "extensions/codex/hooks.json",
+        "target/release/omc-hooks",
+    ] {
+        assert!(root.join(rel).is_file(), "{} in the plugin cache", rel);
+    }
+    // the hooks come only from the plugin
+    assert!(!sb.project().join(".codex").exists());
+    assert!(!sb.client_home().join("hooks.json").exists());
+
+    // installed and enabled, but not trusted: nothing of ours runs
+    let untrusted = sb.run(
+        PROMPT,
+        AgentScenario::new().trusted_hooks_only().reply_text(DONE),
+    );
+    untrusted.assert_success();
+    let d = untrusted.diagnostics();
+    assert!(
+        !untrusted.shown_text(0).contains("[MAGIC KEYWORD: RALPH]"),
+        "an untrusted plugin hook ran: {d}"
+    );
+    assert!(!sb.omc_dir().exists(), "{d}");
+
+    let cfg_path = sb.client_home().join("config.toml");
+    let mut cfg = std::fs::read_to_string(&cfg_path).unwrap();
+    cfg.push_str(&trust_entries_as(
+        &root.join("extensions/codex/hooks.json"),
+        "omc-hooks@omc-hooks:extensions/codex/hooks.json",
+    ));
+    std::fs::write(&cfg_path, cfg).unwrap();
+
+    let run = sb.run(
+        PROMPT,
+        AgentScenario::new()
+            .trusted_hooks_only()
+            .reply_text(MORE)
+            .reply_text(DONE)
+            .reply_text("unexpected extra turn"),
+    );
+    run.assert_success();
+    let d = run.diagnostics();
+    let shown = run.shown_text(0);
+    assert!(
+        shown.contains("[MAGIC KEYWORD: RALPH]"),
+        "the keyword context reached the model: {shown}\n{d}"
+    );
+    assert_eq!(run.main_requests().len(), 2, "{d}");
+    assert_eq!(run.unused_steps, 1, "no continuation after the token: {d}");
+    let conts = continuations(&run);
+    assert_eq!(conts.len(), 1, "{d}");
+    assert!(
+        conts[0].contains("[RALPH LOOP - ITERATION 2/100]") && conts[0].contains(PROMPT),
         "the continuation restates the task verbatim: {}\n{d}",
         conts[0]
     );

@@ -180,6 +180,14 @@ fn sha256_hex(data: &str) -> String {
 /// upstream computes: `codex-rs/hooks/src/engine/discovery.rs` and
 /// `codex-rs/config/src/fingerprint.rs` in openai/codex).
 pub(super) fn trust_entries(file: &std::path::Path) -> String {
+    trust_entries_as(file, &file.display().to_string())
+}
+
+/// [`trust_entries`] for the handlers of `file` keyed by `key_source` instead of the file's
+/// path: a plugin's hooks are keyed `<plugin>@<marketplace>:<hooks file relative to the
+/// plugin root>` (`codex-rs/hooks/src/declarations.rs::plugin_hook_key_source`; seen to work
+/// with 0.169.0, codex-FINDINGS.md §9).
+pub fn trust_entries_as(file: &std::path::Path, key_source: &str) -> String {
     let v: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
     let mut out = String::new();
     for (event, groups) in v["hooks"].as_object().into_iter().flatten() {
@@ -210,8 +218,7 @@ pub(super) fn trust_entries(file: &std::path::Path) -> String {
                 }
                 let hash = sha256_hex(&canonical(&identity));
                 out.push_str(&format!(
-                    "\n[hooks.state.\"{}:{ev}:{gi}:{hi}\"]\nenabled = true\ntrusted_hash = \"sha256:{hash}\"\n",
-                    file.display()
+                    "\n[hooks.state.\"{key_source}:{ev}:{gi}:{hi}\"]\nenabled = true\ntrusted_hash = \"sha256:{hash}\"\n"
                 ));
             }
         }
@@ -224,4 +231,58 @@ pub(super) fn trust_hooks(sb: &AgentSandbox) {
     let mut text = std::fs::read_to_string(&cfg).unwrap();
     text.push_str(&trust_entries(&sb.hooks_file()));
     std::fs::write(cfg, text).unwrap();
+}
+
+/// Installs the checkout's Codex plugin the way a user does, with the client's own commands:
+/// `codex plugin marketplace add <checkout>` (the checkout is its own marketplace,
+/// `.agents/plugins/marketplace.json`) then `codex plugin add omc-hooks@omc-hooks`. Turns
+/// `[features] plugins` on first (the harness keeps it off); the plugin's hooks are then the
+/// only ones in the sandbox. Returns the plugin root Codex runs the hooks from (its cache copy).
+///
+/// The checkout is a copy of the shipped manifests plus the binary as a regular file at
+/// `target/release/omc-hooks`: `plugin add` copies the plugin directory and leaves symlinks
+/// out (codex-FINDINGS.md §9), so a symlinked binary would be missing from the copy.
+pub fn install_plugin(sb: &AgentSandbox) -> std::path::PathBuf {
+    let cfg = sb.client_home().join("config.toml");
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    assert!(text.contains("\nplugins = false\n"), "{text}");
+    std::fs::write(
+        &cfg,
+        text.replace("\nplugins = false\n", "\nplugins = true\n"),
+    )
+    .unwrap();
+
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let checkout = sb.root().join("pkg");
+    for rel in [
+        ".agents/plugins/marketplace.json",
+        ".codex-plugin/plugin.json",
+        "extensions/codex/hooks.json",
+    ] {
+        let to = checkout.join(rel);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(repo.join(rel), &to).unwrap();
+    }
+    let bin = checkout.join("target/release/omc-hooks");
+    std::fs::create_dir_all(bin.parent().unwrap()).unwrap();
+    let from = super::agent_harness::omc_bin();
+    if std::fs::hard_link(from, &bin).is_err() {
+        std::fs::copy(from, &bin).unwrap();
+    }
+
+    for args in [
+        &["plugin", "marketplace", "add", checkout.to_str().unwrap()][..],
+        &["plugin", "add", "omc-hooks@omc-hooks"][..],
+    ] {
+        let os: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
+        let (status, stdout, stderr) = sb.client_command(&os);
+        assert!(
+            status.success(),
+            "codex {} failed ({status}):\nstdout:\n{stdout}\nstderr:\n{stderr}",
+            args.join(" ")
+        );
+    }
+    sb.client_home()
+        .join("plugins/cache/omc-hooks/omc-hooks")
+        .join(env!("CARGO_PKG_VERSION"))
 }

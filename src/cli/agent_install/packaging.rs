@@ -4,6 +4,10 @@
 //! Gemini reads an extension's hooks only from there, and that path is not at the repository
 //! root because Claude Code loads a plugin's `hooks/hooks.json` on its own).
 //!
+//! The checkout is also its own Codex marketplace (`.agents/plugins/marketplace.json`, one
+//! local plugin at `./`): `codex plugin marketplace add <checkout>` then `codex plugin add
+//! omc-hooks@omc-hooks` installs the plugin (Codex copies the checkout into its plugin cache).
+//!
 //! Their hook files are generated from the agents' event table, like `install --agent`'s
 //! entries, and reach the checkout's release build through each ecosystem's variable:
 //! `${PLUGIN_ROOT}` (an environment variable Codex gives plugin hooks) and `${extensionPath}`
@@ -34,6 +38,18 @@ pub(super) fn codex_manifest() -> Value {
         "version": env!("CARGO_PKG_VERSION"),
         "description": DESCRIPTION,
         "hooks": "./extensions/codex/hooks.json",
+    })
+}
+
+/// The Codex marketplace that lists the checkout itself as its one local plugin (Codex resolves
+/// `path` against the directory holding `.agents/`).
+pub(super) fn codex_marketplace() -> Value {
+    json!({
+        "name": "omc-hooks",
+        "plugins": [{
+            "name": "omc-hooks",
+            "source": {"source": "local", "path": "./"},
+        }],
     })
 }
 
@@ -99,6 +115,7 @@ mod tests {
     fn shipped_packages_are_generated_from_the_table() {
         same(".codex-plugin/plugin.json", &codex_manifest());
         same("extensions/codex/hooks.json", &codex_hooks());
+        same(".agents/plugins/marketplace.json", &codex_marketplace());
         same(
             "extensions/gemini/gemini-extension.json",
             &gemini_manifest(),
