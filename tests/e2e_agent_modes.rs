@@ -22,7 +22,8 @@ use crate::e2e_agents::{DONE, MORE, PROMPT, ralph_state, with_omc};
 use serde_json::Value;
 
 /// A model that cannot go on without the user: its final message ends with a question.
-pub const ASKING: &str = "I am blocked: the tests need a DATABASE_URL. Which database should I use?";
+pub const ASKING: &str =
+    "I am blocked: the tests need a DATABASE_URL. Which database should I use?";
 /// The user's answer, the next prompt of the same session.
 pub const ANSWER: &str = "Use Postgres; DATABASE_URL=postgres://localhost/test";
 
@@ -116,7 +117,10 @@ fn a_run_that_asks(sb: &AgentSandbox) -> (AgentRun, String) {
         "[RALPH LOOP - ITERATION 2/100]",
         PROMPT,
     );
-    assert_eq!(run.unused_steps, 1, "no continuation after the question: {d}");
+    assert_eq!(
+        run.unused_steps, 1,
+        "no continuation after the question: {d}"
+    );
     assert!(
         run.result_text.contains(ASKING),
         "the user sees the question: {:?}\n{d}",
@@ -310,11 +314,21 @@ pub fn a_turn_without_a_run_is_never_continued(agent: Agent) {
     );
     run.assert_success();
     let d = run.diagnostics();
-    assert_eq!(run.main_requests().len(), 2, "the shell call, then the end: {d}");
+    assert_eq!(
+        run.main_requests().len(),
+        2,
+        "the shell call, then the end: {d}"
+    );
     assert_eq!(run.unused_steps, 1, "not continued: {d}");
     let all = run.all_shown_text();
     assert!(!all.contains("[MAGIC KEYWORD"), "{d}");
-    for head in ["[RALPH LOOP", "[ULTRAWORK", "[AUTOPILOT", "[RALPLAN", "[ULTRAQA"] {
+    for head in [
+        "[RALPH LOOP",
+        "[ULTRAWORK",
+        "[AUTOPILOT",
+        "[RALPLAN",
+        "[ULTRAQA",
+    ] {
         assert!(!all.contains(head), "{head}: {d}");
     }
     assert!(run_files(&sb).is_empty(), "{:?}", run_files(&sb));

@@ -165,8 +165,10 @@ mod tests {
         let ctx = "<hook_context>[SUSPENDED RUN] A run is waiting:\n- [RALPH LOOP] iteration 2/100. \
                    Task: \"ralph fix it\"\nresumed on `omc resume &lt;mode&gt;`.</hook_context>";
         for event in ["BeforeAgent", "AfterAgent"] {
-            let i = dec(json!({"hook_event_name":event,"session_id":"s","timestamp":"t",
-                "prompt": format!("{ctx}\n\nomc resume")}));
+            let i = dec(
+                json!({"hook_event_name":event,"session_id":"s","timestamp":"t",
+                "prompt": format!("{ctx}\n\nomc resume")}),
+            );
             assert_eq!(i.prompt.as_deref(), Some("omc resume"), "{event}");
         }
         let two = dec(json!({"hook_event_name":"BeforeAgent","session_id":"s",
