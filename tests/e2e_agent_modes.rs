@@ -165,6 +165,133 @@ pub fn a_ralph_run_whose_model_asks_hands_back_and_resumes_on_the_next_prompt(ag
     assert!(s.get("awaiting_input_at").is_none(), "answered: {s:#}");
 }
 
+/// A run whose model never finishes is paused by the block cap (ours; Qwen Code's own is one
+/// lower, see `e2e_agents::our_cap_pauses_a_run_and_cancelomc_ends_it`), not ended; the user's
+/// next prompt in the same session carries it on from the iteration it reached.
+pub fn the_block_cap_pauses_a_run_and_the_next_prompt_resumes_it(agent: Agent) {
+    let sb = with_omc(agent);
+    let run = sb.run(PROMPT, AgentScenario::new().default_text(MORE));
+    run.assert_success();
+    let d = run.diagnostics();
+    let sid = run.session_id.clone();
+    let cap = match agent {
+        Agent::Codex | Agent::Gemini => 8,
+        Agent::Qwen => 7,
+    };
+    assert_eq!(
+        continuations_of(&run, "RALPH LOOP - ITERATION").len(),
+        cap,
+        "{d}"
+    );
+    let s = ralph_state(&sb, &sid).unwrap_or_else(|| panic!("ralph-state.json\n{d}"));
+    assert_eq!(s["active"], true, "paused, not ended: {s:#}");
+    assert_eq!(s["consecutive_blocks"], 0, "handed back by our hook: {s:#}");
+    assert_eq!(s["iteration"], cap + 1, "{s:#}");
+
+    let next = sb.run(
+        "carry on",
+        AgentScenario::new()
+            .resume(&sid)
+            .reply_text(MORE)
+            .reply_text(DONE)
+            .reply_text("unexpected"),
+    );
+    next.assert_success();
+    let d = next.diagnostics();
+    assert_eq!(next.main_requests().len(), 2, "{d}");
+    assert_eq!(next.unused_steps, 1, "{d}");
+    let conts = continuations_of(&next, "RALPH LOOP - ITERATION");
+    assert_eq!(conts.len(), 1, "{d}");
+    assert_continuation(
+        agent,
+        &conts[0],
+        &format!("[RALPH LOOP - ITERATION {}/100]", cap + 2),
+        PROMPT,
+    );
+    let s = ralph_state(&sb, &sid).unwrap();
+    assert_eq!(s["ended_reason"], "completed", "{s:#}");
+    assert_eq!(s["iteration"], cap + 2, "{s:#}");
+}
+
+/// In a ralph run, five failures of a shell command escalate, and the escalation heads the
+/// end-of-turn reason that sends the model back, before the ralph continuation.
+pub fn a_failing_command_in_a_run_escalates_and_heads_the_end_of_turn_reason(agent: Agent) {
+    let sb = with_omc(agent);
+    let mut sc = AgentScenario::new();
+    for n in 1..=5 {
+        sc = sc.reply_shell(crate::e2e_agents::failing(n));
+    }
+    let run = sb.run(
+        PROMPT,
+        sc.reply_text("The build keeps failing; more work remains.")
+            .reply_text("Tried another way; it works now.\n<omc-complete/>")
+            .reply_text("unexpected"),
+    );
+    run.assert_success();
+    let d = run.diagnostics();
+    assert_eq!(run.main_requests().len(), 7, "{d}");
+    assert_eq!(run.unused_steps, 1, "{d}");
+    let conts = continuations_of(&run, "RALPH LOOP - ITERATION");
+    assert_eq!(conts.len(), 1, "{d}");
+    let back = &conts[0];
+    let escalation = "[TOOL ERROR - ALTERNATIVE APPROACH NEEDED]";
+    let (Some(e), Some(r)) = (
+        back.find(escalation),
+        back.find("[RALPH LOOP - ITERATION 2/100]"),
+    ) else {
+        panic!("the escalation and the continuation: {back}\n{d}");
+    };
+    assert!(e < r, "the escalation heads the reason: {back}");
+    match agent {
+        Agent::Codex => assert!(
+            back.starts_with("<hook_prompt hook_run_id=\"stop:"),
+            "{back}"
+        ),
+        Agent::Gemini | Agent::Qwen => assert!(back.starts_with(escalation), "{back}"),
+    }
+    assert!(back.contains(&format!("Task: {PROMPT}")), "{back}");
+    let s = ralph_state(&sb, &run.session_id).unwrap();
+    assert_eq!(s["ended_reason"], "completed", "{s:#}");
+}
+
+/// The model itself starts a run with `omc-hooks mode start team …` through the client's shell
+/// tool, without being told the session: the command finds the one open session in the
+/// project, and that session's end-of-turn hook continues the run.
+pub fn mode_start_run_by_the_model_finds_its_own_session(agent: Agent) {
+    let sb = with_omc(agent);
+    let bin = crate::e2e::agent_harness::omc_bin();
+    let run = sb.run(
+        "start a team run for the auth service",
+        AgentScenario::new()
+            .reply_shell(format!(
+                "'{}' mode start team build the auth service",
+                bin.display()
+            ))
+            .reply_text("Planned the work; the team has more to do.")
+            .reply_text("Done.\n<omc-complete/>")
+            .reply_text("unexpected"),
+    );
+    run.assert_success();
+    let d = run.diagnostics();
+    let sid = run.session_id.clone();
+    let out = run.main_requests()[1].tool_outputs().join("\n");
+    assert!(
+        out.contains(&format!("team: run started in session {sid}")),
+        "{out}\n{d}"
+    );
+    assert_eq!(run.main_requests().len(), 3, "{d}");
+    let conts = continuations_of(&run, "TEAM - PHASE");
+    assert_eq!(conts.len(), 1, "{d}");
+    assert_continuation(
+        agent,
+        &conts[0],
+        "[TEAM - PHASE: not reported yet - ITERATION 2/30]",
+        "build the auth service",
+    );
+    let s = mode_state(&sb, &sid, "team").unwrap_or_else(|| panic!("team-state.json\n{d}"));
+    assert_eq!(s["ended_reason"], "completed", "{s:#}");
+}
+
 // ---------------------------------------------------------------- other mode words ----
 
 /// `prompt` starts `mode` on the prompt event (the model is shown `[MAGIC KEYWORD: <MODE>]`
@@ -518,6 +645,23 @@ macro_rules! agent_suite {
                 super::a_ralph_run_whose_model_asks_hands_back_and_resumes_on_the_next_prompt(
                     $agent,
                 );
+            }
+
+            #[test]
+            fn the_block_cap_pauses_a_run_and_the_next_prompt_resumes_it() {
+                super::the_block_cap_pauses_a_run_and_the_next_prompt_resumes_it($agent);
+            }
+
+            #[test]
+            fn a_failing_command_in_a_run_escalates_and_heads_the_end_of_turn_reason() {
+                super::a_failing_command_in_a_run_escalates_and_heads_the_end_of_turn_reason(
+                    $agent,
+                );
+            }
+
+            #[test]
+            fn mode_start_run_by_the_model_finds_its_own_session() {
+                super::mode_start_run_by_the_model_finds_its_own_session($agent);
             }
 
             #[test]
