@@ -223,6 +223,19 @@ impl AgentSandbox {
         s
     }
 
+    /// The same sandbox (project, home, `.omc`) set up for `agent` as well: its offline user
+    /// settings are written beside the other client's (each client has its own home directory),
+    /// so a run can be started in one client and carried on in another.
+    pub fn switch_to(self, agent: Agent) -> AgentSandbox {
+        let s = AgentSandbox { agent, sb: self.sb };
+        match agent {
+            Agent::Codex => codex::prepare(&s),
+            Agent::Gemini => gemini::prepare(&s),
+            Agent::Qwen => qwen::prepare(&s),
+        }
+        s
+    }
+
     pub fn root(&self) -> &Path {
         self.sb.root()
     }

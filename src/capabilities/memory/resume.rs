@@ -366,6 +366,9 @@ fn rebind(
         new.session_id = Some(to.to_string());
         new.project_path = Some(project.clone());
         new.suspended_at = None;
+        // The resume word is the user speaking: a run that was waiting for an answer (the
+        // model asked, then the session ended) has it now, as any next prompt would give it.
+        new.awaiting_input_at = None;
         new.last_checked_at = Some(now_iso.to_string());
         new.consecutive_blocks = 0;
         new.extra
@@ -411,6 +414,47 @@ mod tests {
         assert_eq!(request("please resume"), None);
         assert_eq!(request("resume tdd"), None);
         assert_eq!(request("how do I resume?"), None);
+    }
+
+    #[test]
+    fn rebinding_a_run_that_waited_for_the_user_clears_the_wait() {
+        let t = tempfile::tempdir().unwrap();
+        let store = Store::new(
+            crate::state::Root {
+                project: t.path().to_path_buf(),
+                omc: t.path().join(".omc"),
+            },
+            0,
+        );
+        let (from, to) = (
+            SessionId::parse("old-1").unwrap(),
+            SessionId::parse("new-1").unwrap(),
+        );
+        let mut old = ModeState::start(
+            "ralph",
+            Some("old-1"),
+            &t.path().to_string_lossy(),
+            "fix the tests",
+            "2026-12-02T13:40:00.000Z",
+            100,
+        );
+        old.iteration = 2;
+        old.suspended_at = Some("2026-12-02T13:45:00.000Z".into());
+        old.awaiting_input_at = Some("2026-12-02T13:44:00.000Z".into());
+        store
+            .write(&mode_file(&from, "ralph").unwrap(), &old)
+            .unwrap();
+        let new = rebind(&store, &from, &to, "ralph", "2026-12-02T14:00:00.000Z")
+            .unwrap_or_else(|_| panic!("re-bound"));
+        assert_eq!(new.awaiting_input_at, None);
+        assert_eq!(new.suspended_at, None);
+        assert_eq!(new.iteration, 2);
+        let on_disk: ModeState = store.read(&mode_file(&to, "ralph").unwrap()).unwrap();
+        assert_eq!(on_disk.awaiting_input_at, None);
+        assert_eq!(on_disk.session_id.as_deref(), Some("new-1"));
+        let was: ModeState = store.read(&mode_file(&from, "ralph").unwrap()).unwrap();
+        assert!(!was.active);
+        assert_eq!(was.ended_reason.as_deref(), Some("resumed"));
     }
 
     #[test]

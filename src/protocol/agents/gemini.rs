@@ -9,6 +9,10 @@
 //! AfterAgent; context only through `hookSpecificOutput.additionalContext` (plain stdout is
 //! shown to the person, not the model). PreCompress fires before every model turn whether or
 //! not anything is compacted, so it is marked [`HookInput::compaction_uncertain`].
+//! SessionStart's `additionalContext` comes back at the head of the session's first prompt:
+//! BeforeAgent's (and AfterAgent's) `prompt` is `<hook_context>…</hook_context>\n\n<what the
+//! user typed>` (gemini-FINDINGS.md §7); the wrapper is removed here, so the prompt
+//! capabilities see the user's words only (a whole-prompt word like `omc resume` included).
 
 use super::{Wire, mark_failed, neutral_event, neutral_tool, outcome, rename};
 use crate::protocol::output::{MAX_CONTEXT_CHARS, truncate_chars};
@@ -27,6 +31,12 @@ pub fn decode(mut map: Map<String, Value>) -> HookInput {
     rename(&mut map, "prompt_response", "last_assistant_message");
     let mut input = HookInput::from_map(map);
     neutral_event(&mut input, Wire::Gemini);
+    if let Some(p) = input.prompt.as_mut() {
+        let typed = without_hook_context(p);
+        if typed.len() != p.len() {
+            *p = typed.to_string();
+        }
+    }
     if input.tool_name.as_deref() == Some("activate_skill") {
         // activate_skill names its skill `name`; the skill guard reads `skill`.
         if let Some(Value::Object(args)) = input.tool_input.as_mut()
@@ -46,6 +56,29 @@ pub fn decode(mut map: Map<String, Value>) -> HookInput {
         _ => {}
     }
     input
+}
+
+/// The prompt without the `<hook_context>…</hook_context>` blocks Gemini CLI puts in front of
+/// it (hook output: the client escapes `<` and `>` inside, so the first closing tag ends it).
+fn without_hook_context(prompt: &str) -> &str {
+    const OPEN: &str = "<hook_context>";
+    const CLOSE: &str = "</hook_context>";
+    let mut rest = prompt;
+    loop {
+        let t = rest.trim_start();
+        let Some(end) = t
+            .strip_prefix(OPEN)
+            .and_then(|body| body.find(CLOSE).map(|i| OPEN.len() + i + CLOSE.len()))
+        else {
+            break;
+        };
+        rest = &t[end..];
+    }
+    if rest.len() == prompt.len() {
+        prompt
+    } else {
+        rest.trim_start()
+    }
 }
 
 /// Encodes an answer for a Gemini CLI event.
@@ -124,6 +157,32 @@ mod tests {
             Some("done <omc-complete/>")
         );
         assert!(i.stop_hook_active);
+    }
+
+    #[test]
+    fn the_session_start_context_in_front_of_the_prompt_is_not_the_user_speaking() {
+        // as the pinned 0.61.0 sends the first prompt of a session whose SessionStart answered
+        let ctx = "<hook_context>[SUSPENDED RUN] A run is waiting:\n- [RALPH LOOP] iteration 2/100. \
+                   Task: \"ralph fix it\"\nresumed on `omc resume &lt;mode&gt;`.</hook_context>";
+        for event in ["BeforeAgent", "AfterAgent"] {
+            let i = dec(
+                json!({"hook_event_name":event,"session_id":"s","timestamp":"t",
+                "prompt": format!("{ctx}\n\nomc resume")}),
+            );
+            assert_eq!(i.prompt.as_deref(), Some("omc resume"), "{event}");
+        }
+        let two = dec(json!({"hook_event_name":"BeforeAgent","session_id":"s",
+            "prompt": format!("{ctx}\n{ctx}\n\nralph fix the parser")}));
+        assert_eq!(two.prompt.as_deref(), Some("ralph fix the parser"));
+        // only a leading, closed block is the client's
+        for typed in [
+            "explain <hook_context>x</hook_context> to me",
+            "<hook_context> never closed",
+            "plain prompt",
+        ] {
+            let i = dec(json!({"hook_event_name":"BeforeAgent","session_id":"s","prompt":typed}));
+            assert_eq!(i.prompt.as_deref(), Some(typed));
+        }
     }
 
     #[test]
