@@ -11,6 +11,20 @@ use crate::e2e::model::Step;
 use crate::e2e_agents::{DONE, MORE, PROMPT, continuations, ralph_state, with_omc};
 use serde_json::{Value, json};
 
+/// The hook trace (`OMC_TRACE_FILE`) of a run, one line per hook call, for diagnostics.
+fn trace_text(path: &std::path::Path) -> String {
+    crate::e2e_foundation::trace(path)
+        .iter()
+        .map(|l| {
+            format!(
+                "{} {} {} {}",
+                l["agent_event"], l["hook"], l["event"], l["outcome"]
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 // ------------------------------------------------------------------- skill guards ----
 
 const GUARDED: &str = "---\nname: guarded\ndescription: A multi-step workflow for the tests. Use when asked to run the guarded workflow.\n---\n\n\
@@ -225,16 +239,7 @@ pub fn a_ralph_run_survives_a_compaction_and_the_model_sees_it(agent: Agent) {
         ),
     );
     run.assert_success();
-    let trace: Vec<String> = crate::e2e_foundation::trace(&trace_file)
-        .iter()
-        .map(|l| {
-            format!(
-                "{} {} {} {}",
-                l["agent_event"], l["hook"], l["outcome"], l["source"]
-            )
-        })
-        .collect();
-    let d = format!("{}\ntrace:\n{}", run.diagnostics(), trace.join("\n"));
+    let d = format!("{}\ntrace:\n{}", run.diagnostics(), trace_text(&trace_file));
     let compactions: Vec<usize> = run.compaction_requests().iter().map(|r| r.seq).collect();
     assert!(!compactions.is_empty(), "the client compacted: {d}");
     assert_eq!(run.main_requests().len(), 4, "{d}");
@@ -365,6 +370,101 @@ pub fn pre_compress_on_every_turn_writes_nothing_without_a_compaction() {
     );
 }
 
+// ------------------------------------------------- concurrent tool failures ----
+
+const PARALLEL: u32 = 4;
+
+/// The model asks for four failing commands in one answer (parallel tool calls); the client
+/// runs them — concurrently where it does — and fires a post-tool hook for each. No update is
+/// lost: every failure is counted once (retries 1 to 4 each reach the model exactly once,
+/// `retry_count` ends at 4), and the state tree keeps the invariants of `tests/hardening`
+/// (schema-valid JSON, no temporary file, nothing written outside `.omc`).
+pub fn parallel_failing_commands_lose_no_update(agent: Agent) {
+    let sb = with_omc(agent);
+    let before: Vec<String> = std::fs::read_dir(sb.project())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    // Each command notes its start, waits a second, then notes how many had started by then:
+    // 4 everywhere means the client ran them concurrently, 1, 2, 3, 4 one after the other.
+    let trace_file = sb.root().join("trace.jsonl");
+    let par = sb.root().join("par");
+    std::fs::create_dir_all(par.join("seen")).unwrap();
+    let p = par.display();
+    let calls = (1..=PARALLEL)
+        .map(|n| {
+            Step::Shell(format!(
+                "touch {p}/start-{n}; sleep 1; ls {p} | grep -c start- > {p}/seen/{n}; {}",
+                crate::e2e_agents::failing(n)
+            ))
+        })
+        .collect();
+    let run = sb.run(
+        "build the parser",
+        AgentScenario::new()
+            .env("OMC_TRACE_FILE", trace_file.to_string_lossy())
+            .step(Step::Parallel(calls))
+            .reply_text("The build keeps failing; I will try another way.")
+            .reply_text("unexpected"),
+    );
+    run.assert_success();
+    let d = format!("{}\ntrace:\n{}", run.diagnostics(), trace_text(&trace_file));
+    assert_eq!(
+        run.main_requests().len(),
+        2,
+        "one answer ran every call: {d}"
+    );
+    let outputs = run.main_requests()[1].tool_outputs();
+    assert_eq!(outputs.len(), PARALLEL as usize, "{outputs:#?}\n{d}");
+    let news = run.new_text(1);
+    for n in 1..=PARALLEL {
+        let tag = format!("[TOOL ERROR - RETRY {n}]");
+        assert_eq!(
+            news.matches(&tag).count(),
+            1,
+            "{tag} once — every failure counted, none twice:\n{news}\n{d}"
+        );
+    }
+    let rec: Value = serde_json::from_slice(
+        &std::fs::read(
+            sb.omc_dir()
+                .join("state/sessions")
+                .join(&run.session_id)
+                .join("last-tool-error.json"),
+        )
+        .unwrap_or_else(|e| panic!("last-tool-error.json: {e}\n{d}")),
+    )
+    .unwrap();
+    crate::schema::assert_valid("last-tool-error", &rec);
+    assert_eq!(rec["retry_count"], PARALLEL, "{rec:#}");
+    let seen: Vec<u32> = (1..=PARALLEL)
+        .map(|n| {
+            std::fs::read_to_string(par.join(format!("seen/{n}")))
+                .map(|t| t.trim().parse().unwrap_or(0))
+                .unwrap_or(0)
+        })
+        .collect();
+    let concurrent = seen.iter().all(|c| *c == PARALLEL);
+    eprintln!(
+        "{}: commands started by the time each had slept: {seen:?} ({})",
+        agent.name(),
+        if concurrent {
+            "concurrent"
+        } else {
+            "not all concurrent"
+        }
+    );
+    assert!(
+        seen.iter().all(|c| (1..=PARALLEL).contains(c)),
+        "every command ran: {seen:?}"
+    );
+    let keep: Vec<&str> = before.iter().map(String::as_str).collect();
+    let tree = crate::hardening::kit::check_tree(&run.project, &keep, crate::hardening::kit::CLEAN);
+    crate::hardening::kit::assert_no_cross_session_leak(&run.project, &[&run.session_id]);
+    assert!(tree.json_files >= 1, "{:?}", tree.files);
+}
+
 // ---------------------------------------------------------------- the wrappers ----
 
 #[test]
@@ -410,4 +510,19 @@ fn qwen_a_ralph_run_survives_a_compaction_and_the_model_sees_it() {
 #[test]
 fn gemini_pre_compress_on_every_turn_writes_nothing_without_a_compaction() {
     pre_compress_on_every_turn_writes_nothing_without_a_compaction();
+}
+
+#[test]
+fn codex_parallel_failing_commands_lose_no_update() {
+    parallel_failing_commands_lose_no_update(Agent::Codex);
+}
+
+#[test]
+fn gemini_parallel_failing_commands_lose_no_update() {
+    parallel_failing_commands_lose_no_update(Agent::Gemini);
+}
+
+#[test]
+fn qwen_parallel_failing_commands_lose_no_update() {
+    parallel_failing_commands_lose_no_update(Agent::Qwen);
 }
