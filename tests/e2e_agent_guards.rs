@@ -147,6 +147,55 @@ pub fn the_reinforcement_cap_lets_a_stubborn_model_stop(agent: Agent) {
     );
 }
 
+const T0: i64 = 1_796_305_500_000;
+const MIN: i64 = 60_000;
+
+/// A guard never holds a session hostage: the skill is activated and the session left with the
+/// guard in place (its end-of-turn hook switched off for that run); the same session resumed
+/// past `light`'s time to live (5 min) ends its turn at once, and the lapsed guard is gone.
+pub fn the_ttl_releases_a_guard_left_behind(agent: Agent) {
+    let sb = guarded_project(agent);
+    let call = skill_call(agent, "guarded").expect("the client has a skill tool");
+    let first = sb.run(
+        "run the guarded workflow",
+        AgentScenario::new()
+            .step(call)
+            .reply_text("paused")
+            .env("OMC_NOW_MS", T0.to_string())
+            .env("OMC_SKIP_HOOKS", "stop,session-end"),
+    );
+    first.assert_success();
+    let d = first.diagnostics();
+    let sid = first.session_id.clone();
+    let s = skill_stack(&sb, &sid).unwrap_or_else(|| panic!("the guard outlived the run\n{d}"));
+    let g = &s["stack"][0];
+    assert_eq!(g["skill_name"], "guarded", "{s:#}");
+    assert_eq!(g["reinforcement_count"], 0, "{s:#}");
+    assert_eq!(
+        g["loaded_at"],
+        omc_hooks::time::iso(T0),
+        "the post-tool hook marked it loaded, not released: {s:#}"
+    );
+
+    let later = sb.run(
+        "anything else?",
+        AgentScenario::new()
+            .resume(&sid)
+            .reply_text("nothing")
+            .reply_text("unexpected")
+            .env("OMC_NOW_MS", (T0 + 7 * MIN).to_string()),
+    );
+    later.assert_success();
+    let d = later.diagnostics();
+    assert_eq!(later.session_id, sid, "{d}");
+    assert_eq!(later.main_requests().len(), 1, "not sent back: {d}");
+    assert!(guard_blocks(&later).is_empty(), "{d}");
+    assert!(
+        skill_stack(&sb, &sid).is_none(),
+        "the expired guard was dropped\n{d}"
+    );
+}
+
 /// Codex 0.169.0 has no skill tool: a project skill is only listed in the instructions (the
 /// model is to open its SKILL.md itself), so no tool event names a skill and no guard can be
 /// pushed. Asserted so that a Codex that grows one fails here and gets the scenarios above.
@@ -485,6 +534,16 @@ fn gemini_the_reinforcement_cap_lets_a_stubborn_model_stop() {
 #[test]
 fn qwen_the_reinforcement_cap_lets_a_stubborn_model_stop() {
     the_reinforcement_cap_lets_a_stubborn_model_stop(Agent::Qwen);
+}
+
+#[test]
+fn gemini_the_ttl_releases_a_guard_left_behind() {
+    the_ttl_releases_a_guard_left_behind(Agent::Gemini);
+}
+
+#[test]
+fn qwen_the_ttl_releases_a_guard_left_behind() {
+    the_ttl_releases_a_guard_left_behind(Agent::Qwen);
 }
 
 #[test]
