@@ -110,6 +110,12 @@ pub fn an_early_stop_is_sent_back_until_the_skill_completes(agent: Agent) {
         loaded.contains("Step 1: list the files"),
         "the skill tool returned the SKILL.md body:\n{loaded}\n{d}"
     );
+    // The guard announces itself with the skill's result (the clients drop context answered
+    // before the call: Agent::shows_pre_tool_context).
+    assert!(
+        loaded.contains("[SKILL GUARD: guarded (light)]"),
+        "the guard's announcement came with the skill:\n{loaded}\n{d}"
+    );
     let blocks = guard_blocks(&run);
     assert_eq!(blocks.len(), 1, "{d}");
     assert_reason_shape(agent, &blocks[0]);
@@ -221,6 +227,13 @@ pub fn codex_lists_skills_but_has_no_skill_tool() {
         !tools.iter().any(|t| t.to_lowercase().contains("skill")),
         "Codex now has a skill tool: {tools:?}"
     );
+    // The skill is offered by name and description in the instructions, its body is not.
+    let shown = first.shown_text();
+    assert!(
+        shown.contains("A multi-step workflow for the tests"),
+        "the project skill is listed for the model: {d}"
+    );
+    assert!(!shown.contains("Step 1: list the files"), "{d}");
     // Reading the skill with the shell is an ordinary command: nothing guards the stop.
     assert_eq!(run.main_requests().len(), 2, "{d}");
     assert!(guard_blocks(&run).is_empty(), "{d}");
