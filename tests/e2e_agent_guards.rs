@@ -269,7 +269,8 @@ fn notepad_entries(sb: &AgentSandbox) -> usize {
         .unwrap_or(0)
 }
 
-/// The scenario settings that make the client compact headless (agents-live.md).
+/// The scenario settings that make the client compact headless (codex-FINDINGS.md §2,
+/// gemini-FINDINGS.md §12, qwen-FINDINGS.md §2).
 fn compacting(agent: Agent, sc: AgentScenario) -> AgentScenario {
     match agent {
         Agent::Codex => sc.arg("-c").arg("model_auto_compact_token_limit=12"),
