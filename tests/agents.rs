@@ -604,18 +604,24 @@ fn gemini_pre_compress_checkpoints_only_what_changed() {
         ),
     )
     .expect_valid();
-    let first = compress();
-    first.expect_valid();
-    assert!(
-        note(&first.json()).contains("checkpoint saved"),
-        "{}",
-        first.stdout
-    );
+    // It fires before every model call, compaction or not: no message and no notepad entry
+    // (they would claim a compaction each turn), one checkpoint replaced in place.
+    compress().expect_noop();
     assert_eq!(checkpoints(), 1);
+    assert!(!p.omc().join("notepad.md").exists(), "no notepad entry");
+    let pending = p
+        .omc()
+        .join(format!("state/sessions/{sid}/checkpoints/pending.json"));
+    let written = std::fs::read(&pending).unwrap();
     for _ in 0..3 {
         compress().expect_noop();
     }
-    assert_eq!(checkpoints(), 1, "the same content is not written again");
+    assert_eq!(checkpoints(), 1);
+    assert_eq!(
+        std::fs::read(&pending).unwrap(),
+        written,
+        "the same content is not written again"
+    );
     let file = p.path().join("src/lib.rs");
     hook(
         &p,
@@ -631,8 +637,16 @@ fn gemini_pre_compress_checkpoints_only_what_changed() {
         ),
     )
     .expect_valid();
-    compress().expect_valid();
-    assert_eq!(checkpoints(), 2, "an edit is a change");
+    compress().expect_noop();
+    assert_eq!(checkpoints(), 1, "still one checkpoint");
+    let cp: Value = serde_json::from_slice(&std::fs::read(&pending).unwrap()).unwrap();
+    crate::schema::assert_valid("checkpoint", &cp);
+    assert_eq!(
+        cp["edited_files"][0]["path"],
+        json!(file),
+        "an edit is a change: {cp}"
+    );
+    assert!(!p.omc().join("notepad.md").exists(), "no notepad entry");
 }
 
 /// Starts ralph in Claude Code, continues it twice, and ends the session: suspended.

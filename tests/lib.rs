@@ -14,6 +14,7 @@ mod common;
 mod demo;
 mod docs;
 mod e2e;
+mod e2e_agent_guards;
 mod e2e_agent_modes;
 mod e2e_agents;
 mod e2e_cli;

@@ -38,6 +38,10 @@ pub enum Step {
     Shell(String),
     /// One call of a named tool with these arguments, as the wire spells them.
     Call(String, Value),
+    /// Several tool calls (`Shell` / `Call`) in one answer — parallel tool calls, as the
+    /// wire spells them (Codex: several `function_call` output items; Gemini: several
+    /// `functionCall` parts; chat completions: several `tool_calls`).
+    Parallel(Vec<Step>),
 }
 
 /// What a recorded request was.
@@ -364,14 +368,16 @@ impl Wire for ResponsesWire {
     fn answer(&self, _req: &Req, _body: &Value, step: &Step, prompt_tokens: u64) -> Resp {
         let id = next_id();
         let resp_id = format!("resp_e2e_{id}");
+        if let Step::Parallel(calls) = step {
+            return codex_calls(&resp_id, calls, prompt_tokens);
+        }
         let item = match step {
             Step::Text(t) => json!({
                 "type": "message", "id": format!("msg_e2e_{id}"), "status": "completed",
                 "role": "assistant",
                 "content": [{"type": "output_text", "text": t, "annotations": []}]
             }),
-            Step::Shell(cmd) => function_call(id, "exec_command", &json!({"cmd": cmd})),
-            Step::Call(name, args) => function_call(id, name, args),
+            other => codex_call(id, other),
         };
         let mut out = String::new();
         sse_event(
@@ -414,6 +420,48 @@ impl Wire for ResponsesWire {
         );
         Resp::sse(out)
     }
+}
+
+fn codex_call(id: u64, step: &Step) -> Value {
+    match step {
+        Step::Shell(cmd) => function_call(id, "exec_command", &json!({"cmd": cmd})),
+        Step::Call(name, args) => function_call(id, name, args),
+        other => panic!("not a tool call: {other:?}"),
+    }
+}
+
+/// One Responses-API answer made of several `function_call` items.
+fn codex_calls(resp_id: &str, calls: &[Step], prompt_tokens: u64) -> Resp {
+    let items: Vec<Value> = calls.iter().map(|c| codex_call(next_id(), c)).collect();
+    let mut out = String::new();
+    sse_event(
+        &mut out,
+        "response.created",
+        &json!({"type": "response.created",
+                "response": {"id": resp_id, "object": "response", "status": "in_progress"}}),
+    );
+    for (i, item) in items.iter().enumerate() {
+        sse_event(
+            &mut out,
+            "response.output_item.added",
+            &json!({"type": "response.output_item.added", "output_index": i, "item": item}),
+        );
+        sse_event(
+            &mut out,
+            "response.output_item.done",
+            &json!({"type": "response.output_item.done", "output_index": i, "item": item}),
+        );
+    }
+    sse_event(
+        &mut out,
+        "response.completed",
+        &json!({"type": "response.completed", "response": {
+            "id": resp_id, "object": "response", "status": "completed", "output": items,
+            "usage": {"input_tokens": prompt_tokens, "input_tokens_details": {"cached_tokens": 0},
+                      "output_tokens": 5, "output_tokens_details": {"reasoning_tokens": 0},
+                      "total_tokens": prompt_tokens + 5}}}),
+    );
+    Resp::sse(out)
 }
 
 fn function_call(id: u64, name: &str, args: &Value) -> Value {
@@ -508,14 +556,20 @@ impl Wire for GeminiWire {
     }
 
     fn answer(&self, req: &Req, _body: &Value, step: &Step, prompt_tokens: u64) -> Resp {
-        let part = match step {
-            Step::Text(t) => json!({"text": t}),
-            Step::Shell(cmd) => json!({"functionCall": {"name": "run_shell_command",
-                "args": {"command": cmd, "is_background": false, "description": "scripted command"}}}),
-            Step::Call(name, args) => json!({"functionCall": {"name": name, "args": args}}),
-        };
+        fn part(step: &Step) -> Vec<Value> {
+            match step {
+                Step::Text(t) => vec![json!({"text": t})],
+                Step::Shell(cmd) => vec![json!({"functionCall": {"name": "run_shell_command",
+                    "args": {"command": cmd, "is_background": false, "description": "scripted command"}}})],
+                Step::Call(name, args) => {
+                    vec![json!({"functionCall": {"name": name, "args": args}})]
+                }
+                Step::Parallel(calls) => calls.iter().flat_map(part).collect(),
+            }
+        }
+        let parts = part(step);
         let chunk = json!({
-            "candidates": [{"content": {"role": "model", "parts": [part]},
+            "candidates": [{"content": {"role": "model", "parts": parts},
                             "finishReason": "STOP", "index": 0}],
             "usageMetadata": {"promptTokenCount": prompt_tokens, "candidatesTokenCount": 5,
                               "totalTokenCount": prompt_tokens + 5},
@@ -627,6 +681,29 @@ impl Wire for ChatWire {
                 "tool_calls",
             ),
             Step::Call(name, args) => (tool_delta(id, name, args), "tool_calls"),
+            Step::Parallel(calls) => {
+                let list: Vec<Value> = calls
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| {
+                        let (name, args) = match c {
+                            Step::Shell(cmd) => (
+                                "run_shell_command".to_owned(),
+                                json!({"command": cmd, "is_background": false,
+                                       "description": "scripted command"}),
+                            ),
+                            Step::Call(name, args) => (name.clone(), args.clone()),
+                            other => panic!("not a tool call: {other:?}"),
+                        };
+                        json!({"index": i, "id": format!("call_e2e_{id}_{i}"), "type": "function",
+                               "function": {"name": name, "arguments": args.to_string()}})
+                    })
+                    .collect();
+                (
+                    json!({"role": "assistant", "content": null, "tool_calls": list}),
+                    "tool_calls",
+                )
+            }
         };
         let stream = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
         if !stream {

@@ -24,6 +24,9 @@ pub const DIR: &str = "checkpoints";
 pub const KEEP_CHECKPOINTS: usize = 10;
 /// Files listed in a checkpoint (the most recently edited).
 const MAX_FILES_LISTED: usize = 50;
+/// The one checkpoint of an event that may not be followed by a compaction
+/// ([`crate::protocol::HookInput::compaction_uncertain`]), replaced in place.
+pub const PENDING: &str = "pending.json";
 
 const SKILL_STACK_FILE: &str = crate::capabilities::cancel::SKILL_STACK_FILE;
 const TOOL_ERROR_FILE: &str = "last-tool-error.json";
@@ -87,7 +90,8 @@ pub fn run(ctx: &Ctx<'_>) -> Answer {
         return Answer::default();
     };
     let cp = collect(ctx, store);
-    if ctx.input.compaction_uncertain && !worth_keeping(store, &ctx.scope, &cp) {
+    if ctx.input.compaction_uncertain {
+        keep_pending(store, &ctx.scope, &cp);
         return Answer::default();
     }
     let stamp = crate::time::stamp(ctx.now_ms);
@@ -123,24 +127,51 @@ pub fn not_saved(problem: &WriteProblem) -> String {
     )
 }
 
-/// For an event that may not be followed by a compaction (it fires before every model turn
-/// on some agents): a checkpoint is worth writing only when it holds something and differs
-/// from the newest one in more than its time.
-fn worth_keeping(store: &Store, scope: &Scope, cp: &Checkpoint) -> bool {
-    let empty = cp.active_modes.is_empty()
-        && cp.skill_guards.is_empty()
-        && cp.last_tool_error.is_none()
-        && cp.edited_files.is_empty()
-        && cp.open_todos.is_empty();
-    if empty {
-        return false;
-    }
-    let content = |c: &Checkpoint| Checkpoint {
-        created_at: String::new(),
-        trigger: None,
-        ..c.clone()
+/// For an event that may not be followed by a compaction at all (Gemini CLI's PreCompress
+/// fires before every model call): no notepad entry and no message — either would claim a
+/// compaction that most likely did not happen, once per turn — and one checkpoint file,
+/// [`PENDING`], kept equal to what is in flight: written only when that changed (an active
+/// run's iteration, an edit), removed when nothing is in flight any more. Most calls read a few
+/// small files and write nothing.
+fn keep_pending(store: &Store, scope: &Scope, cp: &Checkpoint) {
+    let Some(file) = StateFile::nested(scope, DIR, PENDING) else {
+        return;
     };
-    latest(store, scope).is_none_or(|last| content(&last) != content(cp))
+    let last: Option<Checkpoint> = store.read(&file);
+    let r = if cp.is_empty() {
+        match last {
+            Some(_) => store.remove(&file),
+            None => Ok(()),
+        }
+    } else if last.is_some_and(|l| l.same_content(cp)) {
+        Ok(())
+    } else {
+        store.write(&file, cp)
+    };
+    if let Err(e) = r {
+        crate::diag!("pre-compact: pending checkpoint: {e}");
+    }
+}
+
+impl Checkpoint {
+    /// Nothing in flight.
+    pub fn is_empty(&self) -> bool {
+        self.active_modes.is_empty()
+            && self.skill_guards.is_empty()
+            && self.last_tool_error.is_none()
+            && self.edited_files.is_empty()
+            && self.open_todos.is_empty()
+    }
+
+    /// The same in everything but when and why it was taken.
+    pub fn same_content(&self, other: &Checkpoint) -> bool {
+        let content = |c: &Checkpoint| Checkpoint {
+            created_at: String::new(),
+            trigger: None,
+            ..c.clone()
+        };
+        content(self) == content(other)
+    }
 }
 
 /// Gathers the checkpoint from the session's files.
@@ -433,6 +464,52 @@ mod tests {
                 status: "in_progress".into(),
             }],
         }
+    }
+
+    #[test]
+    fn an_uncertain_compaction_keeps_one_pending_checkpoint_and_writes_nothing_unchanged() {
+        use crate::state::Root;
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(
+            Root {
+                project: dir.path().into(),
+                omc: dir.path().join(".omc"),
+            },
+            1_796_305_500_000,
+        );
+        let scope = Scope::for_session(Some("s1"));
+        let pending = StateFile::nested(&scope, DIR, PENDING).unwrap();
+        let names = || store.list(&scope, Some(DIR));
+        // Nothing in flight, nothing on disk: not even the session directory.
+        keep_pending(&store, &scope, &Checkpoint::default());
+        assert!(!dir.path().join(".omc").exists());
+        // A run: one file.
+        let mut cp = sample();
+        keep_pending(&store, &scope, &cp);
+        assert_eq!(names(), vec![PENDING.to_string()]);
+        // Asked again a turn later with the same content: not rewritten.
+        let before = std::fs::metadata(store.path(&pending))
+            .unwrap()
+            .modified()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let mut later = cp.clone();
+        later.created_at = "2026-12-02T13:46:00.000Z".into();
+        later.trigger = Some("auto".into());
+        keep_pending(&store, &scope, &later);
+        let after = std::fs::metadata(store.path(&pending))
+            .unwrap()
+            .modified()
+            .unwrap();
+        assert_eq!(before, after, "unchanged content is not written again");
+        // The run's next iteration: the same file, replaced.
+        cp.active_modes[0].iteration = 4;
+        keep_pending(&store, &scope, &cp);
+        assert_eq!(names(), vec![PENDING.to_string()]);
+        assert_eq!(latest(&store, &scope).unwrap().active_modes[0].iteration, 4);
+        // Nothing in flight any more: removed.
+        keep_pending(&store, &scope, &Checkpoint::default());
+        assert!(names().is_empty());
     }
 
     #[test]

@@ -23,7 +23,9 @@
 //! 2.1.328, `tests/e2e/FINDINGS.md` §5): for an *inline* skill it fires right after the
 //! instructions are loaded (`tool_response: {commandName, success}`), before any of the
 //! skill's work, which then happens in later ordinary tool calls. So that PostToolUse only
-//! marks the guard `loaded_at` and never releases it. For a `context: fork` skill the skill
+//! marks the guard `loaded_at` and never releases it (on an agent whose pre-tool context does
+//! not reach the model, [`crate::protocol::agents::Agent::shows_pre_tool_context`], it also
+//! carries the guard's announcement). For a `context: fork` skill the skill
 //! runs as a synchronous subagent and PostToolUse fires after it finished, with
 //! `tool_response.status: "forked"` and its final message in `result`: the skill's work is
 //! done, and that PostToolUse releases the guard. A `success: false` response or a
@@ -114,14 +116,23 @@ pub fn on_post_tool_use(ctx: &Ctx<'_>) -> Answer {
         .and_then(Value::as_str)
         == Some("forked");
     let now = iso(ctx.now_ms);
+    let mut loaded = None;
     edit_call(ctx, &name, |s, i| {
         if failed || forked_done {
             s.stack.remove(i);
         } else if s.stack[i].loaded_at.is_none() {
             s.stack[i].loaded_at = Some(now);
+            loaded = Some(s.stack[i].level);
         }
     });
-    Answer::default()
+    // Where the announcement on PreToolUse never reached the model, it comes with the
+    // skill's instructions instead — once, when they are first reported loaded.
+    match loaded {
+        Some(level) if !ctx.input.format.shows_pre_tool_context() => {
+            Answer::context(render_started(&name.bare, level))
+        }
+        _ => Answer::default(),
+    }
 }
 
 /// PostToolUseFailure `Skill`: the skill never ran, so its guard goes.

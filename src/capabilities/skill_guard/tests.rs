@@ -57,6 +57,31 @@ impl Fixture {
         f(&ctx)
     }
 
+    /// [`Fixture::run`] for a payload decoded as `agent`'s.
+    fn run_as(
+        &self,
+        agent: crate::protocol::agents::Agent,
+        hook: &str,
+        now_ms: i64,
+        payload: Value,
+        f: fn(&Ctx<'_>) -> Answer,
+    ) -> Answer {
+        let mut map = payload.as_object().cloned().unwrap_or_default();
+        map.entry("session_id").or_insert(json!("s1"));
+        let mut input = HookInput::from_map(map);
+        input.format = agent;
+        let ctx = Ctx {
+            hook: crate::hooks::find(hook).unwrap(),
+            input: &input,
+            env: &self.env,
+            now_ms,
+            scope: Scope::for_session(input.session_id.as_deref()),
+            store: Some(self.store.clone()),
+            config: self.config.clone(),
+        };
+        f(&ctx)
+    }
+
     fn invoke(&self, skill: &str, id: &str, now_ms: i64) -> Answer {
         self.run(
             "pre-tool-use",
@@ -195,6 +220,53 @@ fn inline_post_tool_use_marks_loaded_but_keeps_guarding() {
     let s = f.stack().unwrap();
     assert_eq!(s.stack[0].loaded_at.as_deref(), Some(iso(T0 + 10).as_str()));
     assert!(f.stop(T0 + 20, "done").is_some());
+}
+
+#[test]
+fn where_pre_tool_context_is_dropped_the_loaded_skill_carries_the_announcement() {
+    use crate::protocol::agents::Agent;
+    for (agent, shown_before) in [
+        (Agent::Claude, true),
+        (Agent::Codex, true),
+        (Agent::Gemini, false),
+        (Agent::Qwen, false),
+    ] {
+        let f = Fixture::new();
+        let pre = f.run_as(
+            agent,
+            "pre-tool-use",
+            T0,
+            json!({"tool_name":"Skill","tool_input":{"skill":"plan"},"tool_use_id":"t1"}),
+            on_pre_tool_use,
+        );
+        let announced = pre.context.expect("PreToolUse still answers");
+        assert!(
+            announced.starts_with("[SKILL GUARD: plan (medium)]"),
+            "{announced}"
+        );
+        let post = || {
+            f.run_as(
+                agent,
+                "post-tool-use",
+                T0 + 10,
+                json!({"tool_name":"Skill","tool_input":{"skill":"plan"},"tool_use_id":"t1",
+                       "tool_response":{"llmContent":"<activated_skill>…</activated_skill>"}}),
+                on_post_tool_use,
+            )
+        };
+        let first = post();
+        if shown_before {
+            assert_eq!(first.context, None, "{agent:?}: said once, before the call");
+        } else {
+            assert_eq!(
+                first.context.as_deref(),
+                Some(announced.as_str()),
+                "{agent:?}"
+            );
+        }
+        assert_eq!(post().context, None, "{agent:?}: only when first loaded");
+        assert!(f.stack().unwrap().stack[0].loaded_at.is_some());
+    }
 }
 
 #[test]

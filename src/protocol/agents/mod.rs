@@ -3,7 +3,8 @@
 //! Every agent's payload is decoded into the neutral [`HookInput`] (whose `hook_event_name` is
 //! the neutral, Claude Code, event name of the hook that serves it) and the neutral [`Answer`]
 //! is encoded into that agent's own output. Capabilities never see which agent spoke, except
-//! through neutral properties ([`Agent::echoes_continuation`], [`stop_block_cap`]).
+//! through neutral properties ([`Agent::echoes_continuation`], [`Agent::shows_pre_tool_context`],
+//! [`stop_block_cap`]).
 //!
 //! The agent is *said*, not guessed: installed commands carry `--agent <name>` (default
 //! `claude`). The payload's shape is still detected ([`detect_shape`]) and written to the trace;
@@ -144,6 +145,16 @@ impl Agent {
     /// turn without a new prompt event.
     pub fn echoes_continuation(self) -> bool {
         matches!(self.wire(), Wire::Gemini | Wire::Qwen | Wire::Cursor)
+    }
+
+    /// Whether context answered on a pre-tool event reaches the model. Gemini CLI's BeforeTool
+    /// has no context output (its docs/hooks/reference.md; only AfterTool appends context to
+    /// the tool's result) and Qwen Code reads PreToolUse context only beside a
+    /// `permissionDecision`, which an announcement must not send; both were seen to drop it
+    /// (tests/e2e_agent_guards.rs). There a capability says on the post-tool event what it
+    /// would have said before the call.
+    pub fn shows_pre_tool_context(self) -> bool {
+        !matches!(self.wire(), Wire::Gemini | Wire::Qwen)
     }
 
     /// The names `--agent` accepts, for help and error texts.

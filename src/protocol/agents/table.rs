@@ -142,7 +142,7 @@ pub const ROWS: &[Row] = &[
         "PreCompress",
         "pre-compact",
         Yes,
-        "fires before every model turn: a checkpoint only when something changed",
+        "fires before every model turn: one pending checkpoint kept current, no notepad entry, no message",
     ),
     row(
         G,
