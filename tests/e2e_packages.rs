@@ -4,11 +4,11 @@
 //! the package's hooks are the only ones in the sandbox (no `install --agent`), then a ralph run
 //! in it.
 
-use crate::e2e::agent_harness::{AgentSandbox, AgentScenario};
+use crate::e2e::agent_harness::{AgentRun, AgentSandbox, AgentScenario};
 use crate::e2e::clients::Agent;
 use crate::e2e::codex::{install_plugin, trust_entries_as};
 use crate::e2e::gemini::link_extension;
-use crate::e2e_agents::{DONE, MORE, PROMPT, continuations, ralph_state};
+use crate::e2e_agents::{DONE, MORE, PROMPT, assert_wrapped, continuations, ralph_state};
 use serde_json::Value;
 
 /// `gemini extensions link <checkout>/extensions/gemini --consent` into a fresh home, with
@@ -47,26 +47,12 @@ fn the_linked_gemini_extension_runs_a_ralph_loop() {
             .reply_text(DONE)
             .reply_text("unexpected extra turn"),
     );
-    run.assert_success();
-    let d = run.diagnostics();
-    let shown = run.shown_text(0);
-    assert!(
-        shown.contains("<hook_context>[MAGIC KEYWORD: RALPH]"),
-        "the keyword context reached the model: {shown}\n{d}"
+    a_ralph_loop_ran_to_its_token(
+        Agent::Gemini,
+        &sb,
+        &run,
+        "<hook_context>[MAGIC KEYWORD: RALPH]",
     );
-    assert_eq!(run.main_requests().len(), 2, "{d}");
-    assert_eq!(run.unused_steps, 1, "no continuation after the token: {d}");
-    let conts = continuations(&run);
-    assert_eq!(conts.len(), 1, "{d}");
-    assert!(
-        conts[0].starts_with("[RALPH LOOP - ITERATION 2/100]") && conts[0].contains(PROMPT),
-        "the continuation restates the task verbatim: {}\n{d}",
-        conts[0]
-    );
-    let s = ralph_state(&sb, &run.session_id).expect("ralph-state.json for the client's session");
-    assert_eq!(s["active"], false, "{s:#}");
-    assert_eq!(s["ended_reason"], "completed", "{s:#}");
-    assert_eq!(s["iteration"], 2, "{s:#}");
 }
 
 /// `codex plugin marketplace add <checkout>` + `codex plugin add omc-hooks@omc-hooks` into a
@@ -126,23 +112,31 @@ fn the_installed_codex_plugin_runs_a_ralph_loop() {
             .reply_text(DONE)
             .reply_text("unexpected extra turn"),
     );
+    a_ralph_loop_ran_to_its_token(Agent::Codex, &sb, &run, "[MAGIC KEYWORD: RALPH]");
+}
+
+/// A `ralph …` run of two model turns on the package's hooks: the keyword context (`context`,
+/// as the client wraps it) reached the model, one continuation restated the task (as the
+/// client wraps a continuation), and the run ended `completed` at iteration 2.
+fn a_ralph_loop_ran_to_its_token(agent: Agent, sb: &AgentSandbox, run: &AgentRun, context: &str) {
     run.assert_success();
     let d = run.diagnostics();
     let shown = run.shown_text(0);
     assert!(
-        shown.contains("[MAGIC KEYWORD: RALPH]"),
+        shown.contains(context),
         "the keyword context reached the model: {shown}\n{d}"
     );
     assert_eq!(run.main_requests().len(), 2, "{d}");
     assert_eq!(run.unused_steps, 1, "no continuation after the token: {d}");
-    let conts = continuations(&run);
+    let conts = continuations(run);
     assert_eq!(conts.len(), 1, "{d}");
+    assert_wrapped(agent, &conts[0], "[RALPH LOOP - ITERATION 2/100]");
     assert!(
-        conts[0].contains("[RALPH LOOP - ITERATION 2/100]") && conts[0].contains(PROMPT),
+        conts[0].contains(PROMPT),
         "the continuation restates the task verbatim: {}\n{d}",
         conts[0]
     );
-    let s = ralph_state(&sb, &run.session_id).expect("ralph-state.json for the client's session");
+    let s = ralph_state(sb, &run.session_id).expect("ralph-state.json for the client's session");
     assert_eq!(s["active"], false, "{s:#}");
     assert_eq!(s["ended_reason"], "completed", "{s:#}");
     assert_eq!(s["iteration"], 2, "{s:#}");
