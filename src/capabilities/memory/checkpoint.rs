@@ -276,7 +276,7 @@ fn prune(store: &Store, scope: &Scope) {
     let names: Vec<String> = store
         .list(scope, Some(DIR))
         .into_iter()
-        .filter(|n| n.ends_with(".json"))
+        .filter(|n| is_stamped(n))
         .collect();
     let surplus = names.len().saturating_sub(KEEP_CHECKPOINTS);
     for name in &names[..surplus] {
@@ -288,13 +288,29 @@ fn prune(store: &Store, scope: &Scope) {
     }
 }
 
-/// The newest checkpoint of a session, if any.
+/// A checkpoint taken before a compaction, named by its time (`<stamp>.json`); not
+/// [`PENDING`], which would sort after every stamp.
+fn is_stamped(name: &str) -> bool {
+    name.ends_with(".json") && name != PENDING
+}
+
+/// The newest checkpoint of a session, if any: the newest named by its time, or [`PENDING`]
+/// when that was taken later (its name says nothing of its age, its `created_at` does).
 pub fn latest(store: &Store, scope: &Scope) -> Option<Checkpoint> {
-    let name = store
-        .list(scope, Some(DIR))
-        .into_iter()
-        .rfind(|n| n.ends_with(".json"))?;
-    store.read(&StateFile::nested(scope, DIR, &name)?)
+    let read =
+        |name: &str| -> Option<Checkpoint> { store.read(&StateFile::nested(scope, DIR, name)?) };
+    let names = store.list(scope, Some(DIR));
+    let stamped = names.iter().rfind(|n| is_stamped(n)).and_then(|n| read(n));
+    let pending = names
+        .iter()
+        .any(|n| n == PENDING)
+        .then(|| read(PENDING))
+        .flatten();
+    match (stamped, pending) {
+        (Some(s), Some(p)) if p.created_at > s.created_at => Some(p),
+        (Some(s), _) => Some(s),
+        (None, p) => p,
+    }
 }
 
 fn modes_line(cp: &Checkpoint) -> String {
@@ -510,6 +526,48 @@ mod tests {
         // Nothing in flight any more: removed.
         keep_pending(&store, &scope, &Checkpoint::default());
         assert!(names().is_empty());
+    }
+
+    #[test]
+    fn the_pending_checkpoint_is_never_pruned_and_is_latest_only_when_newer() {
+        use crate::state::Root;
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(
+            Root {
+                project: dir.path().into(),
+                omc: dir.path().join(".omc"),
+            },
+            1_796_305_500_000,
+        );
+        let scope = Scope::for_session(Some("s1"));
+        let at = |stamp: &str, iteration: u32| {
+            let mut cp = sample();
+            cp.created_at = stamp.into();
+            cp.active_modes[0].iteration = iteration;
+            cp
+        };
+        // a pending checkpoint (it sorts after every stamp), then a later stamped one
+        keep_pending(&store, &scope, &at("2026-12-02T13:40:00.000Z", 3));
+        let f = StateFile::nested(&scope, DIR, "20261202T134500000Z.json").unwrap();
+        store.write(&f, &at("2026-12-02T13:45:00.000Z", 5)).unwrap();
+        assert_eq!(latest(&store, &scope).unwrap().active_modes[0].iteration, 5);
+        // the pending one changes later: now it is the newest
+        keep_pending(&store, &scope, &at("2026-12-02T13:50:00.000Z", 6));
+        assert_eq!(latest(&store, &scope).unwrap().active_modes[0].iteration, 6);
+        // KEEP_CHECKPOINTS stamped ones more: the pending one is not counted, nor pruned
+        for i in 0..KEEP_CHECKPOINTS {
+            let f =
+                StateFile::nested(&scope, DIR, &format!("20261202T14{i:02}00000Z.json")).unwrap();
+            store.write(&f, &at("2026-12-02T13:30:00.000Z", 1)).unwrap();
+        }
+        prune(&store, &scope);
+        let names = store.list(&scope, Some(DIR));
+        assert_eq!(names.len(), KEEP_CHECKPOINTS + 1, "{names:?}");
+        assert!(names.iter().any(|n| n == PENDING), "{names:?}");
+        assert!(
+            !names.iter().any(|n| n == "20261202T134500000Z.json"),
+            "{names:?}"
+        );
     }
 
     #[test]
