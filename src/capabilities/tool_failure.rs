@@ -124,7 +124,8 @@ pub fn clear(ctx: &Ctx<'_>) -> Answer {
         return Answer::default();
     };
     // Most tool calls follow no failure: do not create directories or take locks for them.
-    if !store.path(&file).exists() {
+    // A call whose outcome could not be read is no success: the record stays.
+    if ctx.input.outcome_unknown || !store.path(&file).exists() {
         return Answer::default();
     }
     let tool = tool.trim();

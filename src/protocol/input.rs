@@ -58,6 +58,10 @@ pub struct HookInput {
     /// The event may not be followed by a compaction at all (Gemini's PreCompress fires before
     /// every model turn): a checkpoint is only worth writing when something changed.
     pub compaction_uncertain: bool,
+    /// A post-tool event whose tool may have failed, but whether it did could not be read
+    /// (Codex: the call's status not yet in the transcript): not a failure, and not a success
+    /// either, so nothing that a success would clear is cleared.
+    pub outcome_unknown: bool,
 }
 
 /// Why a payload could not be decoded. Every variant leads to a no-op.
@@ -156,6 +160,7 @@ impl HookInput {
             shape: None,
             agent_event: None,
             compaction_uncertain: false,
+            outcome_unknown: false,
         }
     }
 

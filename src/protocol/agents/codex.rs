@@ -5,7 +5,7 @@
 //! Codex has no PostToolUseFailure: a failed shell command arrives as an ordinary PostToolUse,
 //! so its exit status is read from the output string when it carries one ("Process exited with
 //! code N"), else from the command's output record in the session's rollout transcript
-//! ([`failure_from_transcript`]). Answers go through an allow-list: Codex rejects unknown keys
+//! ([`status_from_transcript`]). Answers go through an allow-list: Codex rejects unknown keys
 //! (the whole output is then invalid), needs `hookEventName` inside `hookSpecificOutput`,
 //! marks a PreToolUse answer with `continue`/`stopReason`/`suppressOutput` as a failed hook,
 //! and refuses `hookSpecificOutput` on Stop.
@@ -34,7 +34,41 @@ pub fn decode(map: Map<String, Value>) -> HookInput {
 /// the real client (the `clients` e2e suite); `exec_command_end` and a `function_call_output`
 /// carrying "Process exited with code N" are read too, for other versions. Reads at most the
 /// transcript's last 64 KB, only for a path the transcript reader accepts.
-pub fn failure_from_transcript(input: &HookInput) -> Option<String> {
+///
+/// When several calls run at once, Codex may fire a call's PostToolUse before that call's
+/// record is in the transcript: then the transcript is read again, every [`STATUS_POLL`], for
+/// at most [`STATUS_WAIT`]; still nothing, and the status is [`Status::Unknown`].
+pub fn status_from_transcript(input: &HookInput) -> Status {
+    let Some(first) = read_status(input) else {
+        return Status::NotApplicable;
+    };
+    let mut status = first;
+    let started = std::time::Instant::now();
+    while status == Status::Unknown && started.elapsed() < STATUS_WAIT {
+        std::thread::sleep(STATUS_POLL);
+        status = read_status(input).unwrap_or(Status::Unknown);
+    }
+    status
+}
+
+/// How long a PostToolUse waits for its call's record in the transcript.
+pub const STATUS_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
+/// How often it looks.
+const STATUS_POLL: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// What the transcript says of a call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    /// Not a Bash call with an id and a readable transcript: nothing to read.
+    NotApplicable,
+    /// No record of the call (yet).
+    Unknown,
+    Succeeded,
+    Failed(String),
+}
+
+/// One reading of the transcript's tail; `None` when there is nothing to read.
+fn read_status(input: &HookInput) -> Option<Status> {
     if input.tool_name.as_deref() != Some("Bash") {
         return None;
     }
@@ -43,7 +77,13 @@ pub fn failure_from_transcript(input: &HookInput) -> Option<String> {
         input.transcript_path.as_deref()?,
         crate::state::transcript::TAIL_BYTES,
     )?;
-    let text = String::from_utf8_lossy(&tail);
+    Some(status_in(&tail, call))
+}
+
+/// The status the transcript tail `tail` records for `call`.
+fn status_in(tail: &[u8], call: &str) -> Status {
+    let done = |failure: Option<String>| failure.map_or(Status::Succeeded, Status::Failed);
+    let text = String::from_utf8_lossy(tail);
     for line in text.lines().rev().filter(|l| l.contains(call)) {
         let Ok(v) = serde_json::from_str::<Value>(line) else {
             continue;
@@ -54,44 +94,52 @@ pub fn failure_from_transcript(input: &HookInput) -> Option<String> {
             if item.get("id").and_then(Value::as_str) != Some(call) {
                 continue;
             }
-            let code = item.get("exit_code").and_then(Value::as_i64)?;
+            let Some(code) = item.get("exit_code").and_then(Value::as_i64) else {
+                return Status::Unknown;
+            };
             if code == 0 {
-                return None;
+                return Status::Succeeded;
             }
             let out = ["aggregated_output", "formatted_output", "output"]
                 .iter()
                 .find_map(|k| item.get(*k).and_then(Value::as_str))
                 .unwrap_or("");
-            return outcome::from_text(&format!("{out}\nExit Code: {code}"));
+            return done(outcome::from_text(&format!("{out}\nExit Code: {code}")));
         }
         if p.get("call_id").and_then(Value::as_str) != Some(call) {
             continue;
         }
         match p.get("type").and_then(Value::as_str) {
             Some("exec_command_end") => {
-                let code = p.get("exit_code").and_then(Value::as_i64)?;
+                let Some(code) = p.get("exit_code").and_then(Value::as_i64) else {
+                    return Status::Unknown;
+                };
                 if code == 0 {
-                    return None;
+                    return Status::Succeeded;
                 }
                 let out = p
                     .get("aggregated_output")
                     .or_else(|| p.get("stderr"))
                     .and_then(Value::as_str)
                     .unwrap_or("");
-                return outcome::from_text(&format!("{out}\nExit Code: {code}"));
+                return done(outcome::from_text(&format!("{out}\nExit Code: {code}")));
             }
             Some("function_call_output") => {
-                let out = p.get("output")?;
-                let text = out
-                    .as_str()
-                    .map(str::to_string)
-                    .or_else(|| out.get("content")?.as_str().map(str::to_string))?;
-                return outcome::from_text(&text);
+                let text = p.get("output").and_then(|out| {
+                    out.as_str()
+                        .map(str::to_string)
+                        .or_else(|| out.get("content")?.as_str().map(str::to_string))
+                });
+                // the output says the status on a line of its own, or it says nothing
+                return match text {
+                    Some(t) if outcome::exit_code(&t).is_some() => done(outcome::from_text(&t)),
+                    _ => Status::Unknown,
+                };
             }
             _ => {}
         }
     }
-    None
+    Status::Unknown
 }
 
 /// The keys of a `hookSpecificOutput` Codex accepts, per event (its generated output schemas).
@@ -191,18 +239,19 @@ mod tests {
             json!({"hook_event_name":"PostToolUse","session_id":"s","tool_name":"Bash",
             "tool_response":"boom\n","tool_use_id":"call_9","transcript_path":t}),
         );
-        assert!(
-            failure_from_transcript(&i)
-                .unwrap()
-                .starts_with("Exit code 2")
-        );
+        let failed = |i: &HookInput| match read_status(i) {
+            Some(Status::Failed(f)) => f,
+            other => panic!("{other:?}"),
+        };
+        assert!(failed(&i).starts_with("Exit code 2"));
         i.tool_use_id = Some("call_8".into());
-        assert_eq!(failure_from_transcript(&i), None);
+        assert_eq!(read_status(&i), Some(Status::Succeeded));
+        // no record of the call: unknown, not a success
         i.tool_use_id = Some("call_7".into());
-        assert_eq!(failure_from_transcript(&i), None);
+        assert_eq!(read_status(&i), Some(Status::Unknown));
         let end = json!({"type":"event_msg","payload":{"type":"exec_command_end","call_id":"call_7","exit_code":127,"aggregated_output":"sh: x: not found"}});
         std::fs::write(&t, format!("{end}\n")).unwrap();
-        assert!(failure_from_transcript(&i).unwrap().contains("not found"));
+        assert!(failed(&i).contains("not found"));
         // What Codex 0.169 has written when PostToolUse runs (seen with the real client).
         let done = json!({"type":"event_msg","payload":{"type":"item_completed","turn_id":"t",
             "item":{"id":"call_e2e_2","type":"CommandExecution","exit_code":3,"status":"failed","aggregated_output":"failing\n"}}});
@@ -210,10 +259,43 @@ mod tests {
             "item":{"id":"call_e2e_1","type":"CommandExecution","exit_code":0,"status":"completed"}}});
         std::fs::write(&t, format!("{ok}\n{done}\n")).unwrap();
         i.tool_use_id = Some("call_e2e_2".into());
-        let f = failure_from_transcript(&i).unwrap();
+        let f = failed(&i);
         assert!(f.starts_with("Exit code 3\nfailing"), "{f}");
         i.tool_use_id = Some("call_e2e_1".into());
-        assert_eq!(failure_from_transcript(&i), None);
+        assert_eq!(read_status(&i), Some(Status::Succeeded));
+        // not a Bash call, or no transcript: nothing to read
+        i.tool_name = Some("apply_patch".into());
+        assert_eq!(status_from_transcript(&i), Status::NotApplicable);
+    }
+
+    #[test]
+    fn a_call_whose_record_comes_late_is_waited_for_and_one_that_never_comes_is_unknown() {
+        // Parallel calls: Codex may fire a call's PostToolUse before the call's record is in
+        // the transcript (seen with 0.169.0, e2e_agent_guards::codex_parallel_failing_…).
+        let dir = tempfile::tempdir().unwrap();
+        let t = dir.path().join("rollout.jsonl");
+        let other = json!({"type":"event_msg","payload":{"type":"item_completed","turn_id":"t",
+            "item":{"id":"call_a","type":"CommandExecution","exit_code":1,"aggregated_output":"x\n"}}});
+        std::fs::write(&t, format!("{other}\n")).unwrap();
+        let i = dec(
+            json!({"hook_event_name":"PostToolUse","session_id":"s","tool_name":"Bash",
+            "tool_response":"boom\n","tool_use_id":"call_b","transcript_path":t}),
+        );
+        let started = std::time::Instant::now();
+        assert_eq!(status_from_transcript(&i), Status::Unknown);
+        assert!(started.elapsed() >= STATUS_WAIT);
+        let late = json!({"type":"event_msg","payload":{"type":"item_completed","turn_id":"t",
+            "item":{"id":"call_b","type":"CommandExecution","exit_code":1,"aggregated_output":"boom\n"}}});
+        let path = t.clone();
+        let writer = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(60));
+            std::fs::write(&path, format!("{other}\n{late}\n")).unwrap();
+        });
+        match status_from_transcript(&i) {
+            Status::Failed(f) => assert!(f.starts_with("Exit code 1"), "{f}"),
+            s => panic!("{s:?}"),
+        }
+        writer.join().unwrap();
     }
 
     #[test]

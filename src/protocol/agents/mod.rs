@@ -281,11 +281,13 @@ pub fn route(hook: crate::hooks::Hook, input: &mut HookInput) -> crate::hooks::H
     if hook.event != "PostToolUse" {
         return hook;
     }
-    if input.format.wire() == Wire::Codex
-        && input.hook_event_name.as_deref() == Some("PostToolUse")
-        && let Some(error) = codex::failure_from_transcript(input)
+    if input.format.wire() == Wire::Codex && input.hook_event_name.as_deref() == Some("PostToolUse")
     {
-        mark_failed(input, error);
+        match codex::status_from_transcript(input) {
+            codex::Status::Failed(error) => mark_failed(input, error),
+            codex::Status::Unknown => input.outcome_unknown = true,
+            codex::Status::Succeeded | codex::Status::NotApplicable => {}
+        }
     }
     if input.hook_event_name.as_deref() == Some("PostToolUseFailure")
         && let Some(h) = crate::hooks::find("post-tool-use-failure")
