@@ -36,19 +36,23 @@ pub fn decode(map: Map<String, Value>) -> HookInput {
 /// transcript's last 64 KB, only for a path the transcript reader accepts.
 ///
 /// When several calls run at once, Codex may fire a call's PostToolUse before that call's
-/// record is in the transcript: then the transcript is read again, every [`STATUS_POLL`], for
-/// at most [`STATUS_WAIT`]; still nothing, and the status is [`Status::Unknown`].
+/// result is in the transcript (its `function_call` is): then the transcript is read again,
+/// every [`STATUS_POLL`], for at most [`STATUS_WAIT`]; still nothing, and the status is
+/// [`Status::Unknown`]. A call the transcript does not mention at all is not waited for.
 pub fn status_from_transcript(input: &HookInput) -> Status {
     let Some(first) = read_status(input) else {
         return Status::NotApplicable;
     };
     let mut status = first;
     let started = std::time::Instant::now();
-    while status == Status::Unknown && started.elapsed() < STATUS_WAIT {
+    while status == Status::Pending && started.elapsed() < STATUS_WAIT {
         std::thread::sleep(STATUS_POLL);
         status = read_status(input).unwrap_or(Status::Unknown);
     }
-    status
+    match status {
+        Status::Pending => Status::Unknown,
+        s => s,
+    }
 }
 
 /// How long a PostToolUse waits for its call's record in the transcript.
@@ -61,7 +65,9 @@ const STATUS_POLL: std::time::Duration = std::time::Duration::from_millis(20);
 pub enum Status {
     /// Not a Bash call with an id and a readable transcript: nothing to read.
     NotApplicable,
-    /// No record of the call (yet).
+    /// The call is in the transcript, its result not (yet).
+    Pending,
+    /// Nothing in the transcript says how the call ended.
     Unknown,
     Succeeded,
     Failed(String),
@@ -84,10 +90,12 @@ fn read_status(input: &HookInput) -> Option<Status> {
 fn status_in(tail: &[u8], call: &str) -> Status {
     let done = |failure: Option<String>| failure.map_or(Status::Succeeded, Status::Failed);
     let text = String::from_utf8_lossy(tail);
+    let mut seen = false;
     for line in text.lines().rev().filter(|l| l.contains(call)) {
         let Ok(v) = serde_json::from_str::<Value>(line) else {
             continue;
         };
+        seen = true;
         let p = v.get("payload").unwrap_or(&v);
         if p.get("type").and_then(Value::as_str) == Some("item_completed") {
             let item = &p["item"];
@@ -139,7 +147,11 @@ fn status_in(tail: &[u8], call: &str) -> Status {
             _ => {}
         }
     }
-    Status::Unknown
+    if seen {
+        Status::Pending
+    } else {
+        Status::Unknown
+    }
 }
 
 /// The keys of a `hookSpecificOutput` Codex accepts, per event (its generated output schemas).
@@ -246,9 +258,12 @@ mod tests {
         assert!(failed(&i).starts_with("Exit code 2"));
         i.tool_use_id = Some("call_8".into());
         assert_eq!(read_status(&i), Some(Status::Succeeded));
-        // no record of the call: unknown, not a success
+        // no record of the call: unknown, not a success (and not waited for)
         i.tool_use_id = Some("call_7".into());
         assert_eq!(read_status(&i), Some(Status::Unknown));
+        let started = std::time::Instant::now();
+        assert_eq!(status_from_transcript(&i), Status::Unknown);
+        assert!(started.elapsed() < STATUS_WAIT);
         let end = json!({"type":"event_msg","payload":{"type":"exec_command_end","call_id":"call_7","exit_code":127,"aggregated_output":"sh: x: not found"}});
         std::fs::write(&t, format!("{end}\n")).unwrap();
         assert!(failed(&i).contains("not found"));
@@ -274,8 +289,7 @@ mod tests {
         // the transcript (seen with 0.169.0, e2e_agent_guards::codex_parallel_failing_…).
         let dir = tempfile::tempdir().unwrap();
         let t = dir.path().join("rollout.jsonl");
-        let other = json!({"type":"event_msg","payload":{"type":"item_completed","turn_id":"t",
-            "item":{"id":"call_a","type":"CommandExecution","exit_code":1,"aggregated_output":"x\n"}}});
+        let other = json!({"type":"response_item","payload":{"type":"function_call","call_id":"call_b","name":"exec_command"}});
         std::fs::write(&t, format!("{other}\n")).unwrap();
         let i = dec(
             json!({"hook_event_name":"PostToolUse","session_id":"s","tool_name":"Bash",

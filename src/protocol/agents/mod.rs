@@ -285,7 +285,7 @@ pub fn route(hook: crate::hooks::Hook, input: &mut HookInput) -> crate::hooks::H
     {
         match codex::status_from_transcript(input) {
             codex::Status::Failed(error) => mark_failed(input, error),
-            codex::Status::Unknown => input.outcome_unknown = true,
+            codex::Status::Unknown | codex::Status::Pending => input.outcome_unknown = true,
             codex::Status::Succeeded | codex::Status::NotApplicable => {}
         }
     }
