@@ -482,17 +482,22 @@ mod tests {
         }
     }
 
-    #[test]
-    fn an_uncertain_compaction_keeps_one_pending_checkpoint_and_writes_nothing_unchanged() {
-        use crate::state::Root;
+    /// A store in a fresh temporary project (kept alive by the returned directory).
+    fn scratch_store() -> (tempfile::TempDir, Store) {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::new(
-            Root {
+            crate::state::Root {
                 project: dir.path().into(),
                 omc: dir.path().join(".omc"),
             },
             1_796_305_500_000,
         );
+        (dir, store)
+    }
+
+    #[test]
+    fn an_uncertain_compaction_keeps_one_pending_checkpoint_and_writes_nothing_unchanged() {
+        let (dir, store) = scratch_store();
         let scope = Scope::for_session(Some("s1"));
         let pending = StateFile::nested(&scope, DIR, PENDING).unwrap();
         let names = || store.list(&scope, Some(DIR));
@@ -530,15 +535,7 @@ mod tests {
 
     #[test]
     fn the_pending_checkpoint_is_never_pruned_and_is_latest_only_when_newer() {
-        use crate::state::Root;
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::new(
-            Root {
-                project: dir.path().into(),
-                omc: dir.path().join(".omc"),
-            },
-            1_796_305_500_000,
-        );
+        let (_dir, store) = scratch_store();
         let scope = Scope::for_session(Some("s1"));
         let at = |stamp: &str, iteration: u32| {
             let mut cp = sample();
