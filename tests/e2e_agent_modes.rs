@@ -18,7 +18,7 @@
 
 use crate::e2e::agent_harness::{AgentRun, AgentSandbox, AgentScenario};
 use crate::e2e::clients::Agent;
-use crate::e2e_agents::{DONE, MORE, PROMPT, ralph_state, with_omc};
+use crate::e2e_agents::{DONE, MORE, PROMPT, ralph_state, read_back, with_omc};
 use serde_json::Value;
 
 /// A model that cannot go on without the user: its final message ends with a question.
@@ -263,9 +263,9 @@ pub fn mode_start_run_by_the_model_finds_its_own_session(agent: Agent) {
     let run = sb.run(
         "start a team run for the auth service",
         AgentScenario::new()
-            .reply_shell(format!(
-                "'{}' mode start team build the auth service",
-                bin.display()
+            .reply_shell(read_back(
+                agent,
+                &format!("'{}' mode start team build the auth service", bin.display()),
             ))
             .reply_text("Planned the work; the team has more to do.")
             .reply_text("Done.\n<omc-complete/>")
