@@ -687,3 +687,27 @@ fn help_into_a_closed_pipe_does_not_panic() {
         "{err}"
     );
 }
+
+/// The executable is linked the way build.rs says it linked it: a static PIE (no program
+/// interpreter, still position-independent) where the build could make one, else dynamic.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_executable_is_linked_as_the_build_says() {
+    let elf = std::fs::read(BIN).unwrap();
+    assert_eq!(&elf[..4], b"\x7fELF");
+    let u16_at = |o: usize| u16::from_le_bytes([elf[o], elf[o + 1]]) as usize;
+    let phoff = u64::from_le_bytes(elf[32..40].try_into().unwrap()) as usize;
+    let (size, count) = (u16_at(54), u16_at(56));
+    const ET_DYN: usize = 3;
+    const PT_INTERP: u32 = 3;
+    let pie = u16_at(16) == ET_DYN;
+    let interpreter = (0..count).any(|i| {
+        let at = phoff + i * size;
+        u32::from_le_bytes(elf[at..at + 4].try_into().unwrap()) == PT_INTERP
+    });
+    match env!("OMC_BUILD_LINKAGE") {
+        "static-pie" => assert!(pie && !interpreter, "pie {pie}, interpreter {interpreter}"),
+        "dynamic" => assert!(interpreter, "a dynamic executable names its interpreter"),
+        other => assert_eq!(other, "default"),
+    }
+}

@@ -147,6 +147,26 @@ fn the_timer_flushes_a_partial_batch_with_no_further_hook() {
     assert_eq!(srv.request_count(), 1);
 }
 
+/// A receiver named by host name rather than address is reached: the flusher resolves the name
+/// through the C library's name services (`localhost`, from the hosts file), also when the
+/// executable is linked statically (build.rs).
+#[test]
+fn a_receiver_named_by_host_name_is_reached() {
+    let p = Project::new();
+    let srv = Server::start(Mode::Ok);
+    let url = srv.url("/named").replace("127.0.0.1", "localhost");
+    assert!(url.starts_with("http://localhost:"), "{url}");
+    let env = [
+        ("OMC_EXPORT_WEBHOOK_URL", url.as_str()),
+        ("OMC_EXPORT_BATCH_SIZE", "1"),
+    ];
+    hook(&p, &env, json!({"command": "ls"}));
+    srv.wait_for(PATIENCE, "the batch at localhost", |s| s.answered_ok() >= 1);
+    let reqs = srv.requests();
+    assert_eq!(reqs[0].path, "/named");
+    assert_eq!(webhook_ids(&reqs).len(), 1);
+}
+
 #[test]
 fn a_hook_never_touches_the_network_and_spools_valid_records() {
     let p = Project::new();
