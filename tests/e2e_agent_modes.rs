@@ -255,11 +255,21 @@ pub fn a_failing_command_in_a_run_escalates_and_heads_the_end_of_turn_reason(age
 }
 
 /// The model itself starts a run with `omc-hooks mode start team …` through the client's shell
-/// tool, without being told the session: the command finds the one open session in the
-/// project, and that session's end-of-turn hook continues the run.
+/// tool, without being told the session, in a project where an earlier session ran: the
+/// command finds its own session (Codex and Qwen Code name it in the command's environment;
+/// Gemini CLI ended the earlier one, so its session is the one open), and that session's
+/// end-of-turn hook continues the run. Qwen Code never ends a headless session, so without
+/// the variable the command would find two open sessions and refuse.
 pub fn mode_start_run_by_the_model_finds_its_own_session(agent: Agent) {
     let sb = with_omc(agent);
     let bin = crate::e2e::agent_harness::omc_bin();
+    let earlier = sb.run(
+        "say hello",
+        AgentScenario::new()
+            .reply_text("Hello.")
+            .reply_text("unexpected"),
+    );
+    earlier.assert_success();
     let run = sb.run(
         "start a team run for the auth service",
         AgentScenario::new()
@@ -290,6 +300,11 @@ pub fn mode_start_run_by_the_model_finds_its_own_session(agent: Agent) {
     );
     let s = mode_state(&sb, &sid, "team").unwrap_or_else(|| panic!("team-state.json\n{d}"));
     assert_eq!(s["ended_reason"], "completed", "{s:#}");
+    assert_ne!(earlier.session_id, sid);
+    assert!(
+        mode_state(&sb, &earlier.session_id, "team").is_none(),
+        "{d}"
+    );
 }
 
 // ---------------------------------------------------------------- other mode words ----

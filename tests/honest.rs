@@ -64,6 +64,8 @@ fn cli(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String)
         .env("XDG_STATE_HOME", crate::common::test_state_home())
         .env_remove("CLAUDE_PROJECT_DIR")
         .env_remove("CLAUDE_CODE_SESSION_ID")
+        .env_remove("CODEX_THREAD_ID")
+        .env_remove("QWEN_CODE_SESSION_ID")
         .env_remove("OMC_STATE_DIR")
         .env_remove("OMC_RALPH_HARD_MAX");
     for (k, v) in env {
@@ -350,6 +352,64 @@ fn mode_start_starts_every_persistent_mode() {
     }
 }
 
+/// Codex and Qwen Code name the session in the environment of the model's commands as Claude
+/// Code does, so `mode start` needs no `--session` in a project with several open sessions
+/// (Qwen Code ends none in a headless run); with two agents' variables set (an agent started
+/// from another agent's command), the session that started last is the inner agent's.
+#[test]
+fn mode_start_takes_the_session_its_agent_names() {
+    let q = Project::new();
+    let start = |sid: &str, at: i64| {
+        Hook::new("session-start")
+            .payload(with(
+                payload("SessionStart", sid, q.path()),
+                json!({"source": "startup"}),
+            ))
+            .cwd(q.path())
+            .now(at)
+            .run()
+            .expect_valid();
+    };
+    start("outer", NOW);
+    start("inner", NOW + MIN);
+    let (code, _, err) = cli(q.path(), &["mode", "start", "team", "x"], &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("several sessions are open"), "{err}");
+    for (env, want) in [
+        (&[("QWEN_CODE_SESSION_ID", "outer")][..], "outer"),
+        (&[("CODEX_THREAD_ID", "inner")][..], "inner"),
+        (
+            &[
+                ("CLAUDE_CODE_SESSION_ID", "outer"),
+                ("CODEX_THREAD_ID", "inner"),
+            ][..],
+            "inner",
+        ),
+        (
+            &[
+                ("CLAUDE_CODE_SESSION_ID", "inner"),
+                ("QWEN_CODE_SESSION_ID", "outer"),
+            ][..],
+            "inner",
+        ),
+        // Not started in this project: the agents' order decides (Claude Code first).
+        (
+            &[
+                ("CLAUDE_CODE_SESSION_ID", "gone-1"),
+                ("CODEX_THREAD_ID", "gone-2"),
+            ][..],
+            "gone-1",
+        ),
+    ] {
+        let (code, out, err) = cli(q.path(), &["mode", "start", "team", "x"], env);
+        assert_eq!(code, 0, "{env:?}: {err}");
+        assert!(
+            out.contains(&format!("run started in session {want} ")),
+            "{env:?}: {out}"
+        );
+    }
+}
+
 #[test]
 fn mode_start_finds_the_session_or_asks_for_it() {
     let p = Project::new();
@@ -367,7 +427,7 @@ fn mode_start_finds_the_session_or_asks_for_it() {
     let q = Project::new();
     let (code, _, err) = cli(q.path(), &["mode", "start", "pipeline", "x"], &[]);
     assert_eq!(code, 1);
-    assert!(err.contains("no open Claude Code session found"), "{err}");
+    assert!(err.contains("no open session found"), "{err}");
     assert!(err.contains("/omc-hooks:<mode> <task>"), "{err}");
     for sid in ["old", "live"] {
         Hook::new("session-start")

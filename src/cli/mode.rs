@@ -12,6 +12,7 @@ use crate::capabilities::persistent_mode::start;
 use crate::config::Config;
 use crate::env::Env;
 use crate::modes::{self, Progress, REGISTRY};
+use crate::protocol::agents::Agent;
 use crate::state::files::ModeState;
 use crate::state::{Change, Scope, SessionId, StateFile, Store, root};
 use serde_json::Value;
@@ -35,9 +36,10 @@ or shows runs.
   omc-hooks mode stage pipeline <k>/<n>|done   now on stage k of n; done (or k = n+1) ends
                                                the run
 
-The session: --session ID; else CLAUDE_CODE_SESSION_ID, which Claude Code sets for the
-commands the model runs; else, for start, the one Claude Code session open in this project,
-and for the others the one session with an active run of that mode. Inside Claude Code, the
+The session: --session ID; else the one the agent names in the environment of the
+commands the model runs (CLAUDE_CODE_SESSION_ID, CODEX_THREAD_ID, QWEN_CODE_SESSION_ID);
+else, for start, the one session open in this project, and for the others the one session
+with an active run of that mode. Inside Claude Code, the
 plugin's slash commands /omc-hooks:ultraqa, /omc-hooks:team and /omc-hooks:pipeline <task>
 start a run in the current session. The project is found as the hooks find it:
 CLAUDE_PROJECT_DIR, else the nearest ancestor of the current directory holding .omc/ or .git,
@@ -113,12 +115,11 @@ fn run_inner(args: &[String], env: &Env) -> Result<String, Failure> {
         })?),
         None => None,
     };
-    // Claude Code sets this for the commands the model runs: the model's own session.
-    let from_client = env.var(CLIENT_SESSION_VAR).and_then(SessionId::parse);
     let root = root::resolve(env, None).ok_or_else(|| {
         refused("cannot tell which project this is: run it from inside the project")
     })?;
     let store = Store::new(root, env.now_ms());
+    let from_client = client_session(&store, env);
 
     let (verb, rest) = words
         .split_first()
@@ -149,8 +150,44 @@ fn run_inner(args: &[String], env: &Env) -> Result<String, Failure> {
     apply(&store, &scope, spec.name, report, env.now_ms())
 }
 
-/// The variable Claude Code sets to its session id in the environment of the model's commands.
-pub const CLIENT_SESSION_VAR: &str = "CLAUDE_CODE_SESSION_ID";
+/// The model's own session, from the variable its client sets for the commands the model runs
+/// ([`Agent::session_var`]). When several are set — an agent started from another agent's
+/// command inherits the outer one's — the session that started last in this project is the
+/// inner one, the agent that runs this command.
+fn client_session(store: &Store, env: &Env) -> Option<SessionId> {
+    let mut ids: Vec<SessionId> = Vec::new();
+    for id in Agent::ALL
+        .iter()
+        .filter_map(|a| a.session_var())
+        .filter_map(|var| env.var(var).and_then(SessionId::parse))
+    {
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    if ids.len() < 2 {
+        return ids.pop();
+    }
+    let outside = crate::state::pending::sessions(env, store.project());
+    // `max_by_key` keeps the last of equals; the agents' order decides among unknown starts.
+    ids.into_iter()
+        .rev()
+        .max_by_key(|id| last_start(store, &outside, id))
+}
+
+/// When `id` last started in this project: its `session.json`, or its start kept outside a
+/// project that had no `.omc/` then (`outside`, from [`crate::state::pending::sessions`]).
+fn last_start(store: &Store, outside: &[(SessionId, Value)], id: &SessionId) -> Option<i64> {
+    StateFile::new(&Scope::Session(id.clone()), session_start::MARKER)
+        .and_then(|f| store.read::<session_start::Marker>(&f))
+        .or_else(|| {
+            outside
+                .iter()
+                .find(|(o, _)| o == id)
+                .and_then(|(_, v)| serde_json::from_value(v.clone()).ok())
+        })
+        .and_then(|m| crate::time::parse_iso(&m.last_start_at))
+}
 
 /// `mode start <mode> <task…>`.
 fn start_run(
@@ -219,16 +256,7 @@ fn open_session(store: &Store, env: &Env) -> Result<SessionId, Failure> {
     let mut open: Vec<SessionId> = ids
         .into_iter()
         .filter(|id| {
-            let scope = Scope::Session(id.clone());
-            let started = StateFile::new(&scope, session_start::MARKER)
-                .and_then(|f| store.read::<session_start::Marker>(&f))
-                .or_else(|| {
-                    outside
-                        .iter()
-                        .find(|(o, _)| o == id)
-                        .and_then(|(_, v)| serde_json::from_value(v.clone()).ok())
-                })
-                .and_then(|m| crate::time::parse_iso(&m.last_start_at));
+            let started = last_start(store, &outside, id);
             let ended = StateFile::nested(&Scope::Omc, session_end::DIR, &format!("{id}.json"))
                 .and_then(|f| store.read::<session_end::Summary>(&f))
                 .and_then(|s| crate::time::parse_iso(&s.ended_at));
@@ -238,7 +266,7 @@ fn open_session(store: &Store, env: &Env) -> Result<SessionId, Failure> {
     match open.len() {
         1 => Ok(open.remove(0)),
         0 => Err(refused(format!(
-            "no open Claude Code session found in {}; pass --session ID, or type \
+            "no open session found in {}; pass --session ID, or type \
              /omc-hooks:<mode> <task> inside the session",
             store.project().display()
         ))),

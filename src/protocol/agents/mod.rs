@@ -157,6 +157,20 @@ impl Agent {
         !matches!(self.wire(), Wire::Gemini | Wire::Qwen)
     }
 
+    /// The variable the client sets to its session id (the one its hooks are sent) in the
+    /// environment of the commands the model runs, where it sets one: Claude Code
+    /// `CLAUDE_CODE_SESSION_ID` (tests/e2e/FINDINGS.md), Codex `CODEX_THREAD_ID` (the same value
+    /// is in `CODEX_SESSION_ID`) and Qwen Code `QWEN_CODE_SESSION_ID`, as the pinned clients were
+    /// seen to set them (codex-FINDINGS.md §13, qwen-FINDINGS.md §14). Gemini CLI sets none.
+    pub fn session_var(self) -> Option<&'static str> {
+        match self {
+            Agent::Claude => Some("CLAUDE_CODE_SESSION_ID"),
+            Agent::Codex => Some("CODEX_THREAD_ID"),
+            Agent::Qwen => Some("QWEN_CODE_SESSION_ID"),
+            _ => None,
+        }
+    }
+
     /// The names `--agent` accepts, for help and error texts.
     pub fn names() -> String {
         Agent::ALL
