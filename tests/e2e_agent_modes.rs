@@ -364,6 +364,64 @@ pub fn a_mode_word_starts_a_run_the_end_of_turn_hook_continues(
     );
 }
 
+/// `autopilot <task>` starts autopilot; the model records its phases with `omc-hooks mode phase
+/// autopilot <phase>` through the shell tool without naming the session (Codex and Qwen Code
+/// name it in the command's environment; in Gemini CLI it is the one session with an active
+/// autopilot run), the end-of-turn hook continues with the phase it recorded, and recording
+/// `complete` ends the run: the next end of turn is not continued.
+pub fn autopilot_records_its_phases_and_completing_ends_the_run(agent: Agent) {
+    let sb = with_omc(agent);
+    let bin = crate::e2e::agent_harness::omc_bin();
+    let phase = |p: &str| {
+        read_back(
+            agent,
+            &format!("'{}' mode phase autopilot {p}", bin.display()),
+        )
+    };
+    let prompt = "autopilot build me a todo app with a REST API";
+    let run = sb.run(
+        prompt,
+        AgentScenario::new()
+            .reply_shell(phase("planning"))
+            .reply_text("The plan is written; building comes next.")
+            .reply_shell(phase("complete"))
+            .reply_text("Built, tested and validated.")
+            .reply_text("unexpected extra turn"),
+    );
+    run.assert_success();
+    let d = run.diagnostics();
+    let sid = run.session_id.clone();
+    assert!(
+        run.shown_text(0).contains("[MAGIC KEYWORD: AUTOPILOT]"),
+        "{d}"
+    );
+    assert_eq!(run.main_requests().len(), 4, "{d}");
+    assert_eq!(run.unused_steps, 1, "not continued after complete: {d}");
+    let out = run.main_requests()[1].tool_outputs().join("\n");
+    assert!(
+        out.contains(&format!("autopilot: phase planning (session {sid})")),
+        "{out}\n{d}"
+    );
+    let conts = continuations_of(&run, "AUTOPILOT - PHASE");
+    assert_eq!(conts.len(), 1, "{d}");
+    assert_continuation(
+        agent,
+        &conts[0],
+        "[AUTOPILOT - PHASE: planning - ITERATION 2/30]",
+        prompt,
+    );
+    let out = run.main_requests()[3].tool_outputs().join("\n");
+    assert!(
+        out.contains(&format!(
+            "autopilot: phase complete — run finished (session {sid})"
+        )),
+        "{out}\n{d}"
+    );
+    let s = mode_state(&sb, &sid, "autopilot").unwrap_or_else(|| panic!("state\n{d}"));
+    assert_eq!(s["active"], false, "{s:#}");
+    assert_eq!(s["phase"], "complete", "{s:#}");
+}
+
 /// `ulw <task>`: ultrawork.
 pub fn ulw_starts_ultrawork_and_the_end_of_turn_hook_continues_it(agent: Agent) {
     a_mode_word_starts_a_run_the_end_of_turn_hook_continues(
@@ -677,6 +735,11 @@ macro_rules! agent_suite {
             #[test]
             fn mode_start_run_by_the_model_finds_its_own_session() {
                 super::mode_start_run_by_the_model_finds_its_own_session($agent);
+            }
+
+            #[test]
+            fn autopilot_records_its_phases_and_completing_ends_the_run() {
+                super::autopilot_records_its_phases_and_completing_ends_the_run($agent);
             }
 
             #[test]
