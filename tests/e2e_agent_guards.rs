@@ -1,6 +1,6 @@
-//! Skill guards, compaction memory and concurrent tool failures in the real Codex CLI, Gemini
-//! CLI and Qwen Code clients — the kinds of scenarios `e2e_skills`, `e2e_memory` and
-//! `e2e_hardening` run in Claude Code — after a plain `omc-hooks install --agent X --project
+//! Skill guards, compaction memory, concurrent tool failures and a team's user hook in the real
+//! Codex CLI, Gemini CLI and Qwen Code clients — the kinds of scenarios `e2e_skills`,
+//! `e2e_memory`, `e2e_hardening` and `e2e_user_hooks` run in Claude Code — after a plain `omc-hooks install --agent X --project
 //! DIR`. The scenarios take the [`Agent`]; one `#[test]` per agent and scenario follows at the
 //! end. What a client makes impossible headless is in its `tests/e2e/*-FINDINGS.md` and the
 //! scenario asserts what does happen instead.
@@ -530,6 +530,52 @@ pub fn parallel_failing_commands_lose_no_update(agent: Agent) {
 
 // ---------------------------------------------------------------- the wrappers ----
 
+// ------------------------------------------------------------------- user hooks ----
+
+/// One user hook in the person's hooks.toml, `matcher = "Bash"`, refuses `rm -rf` in every
+/// agent: the agent's shell tool arrives as `Bash` whatever the agent calls it, the refusal is
+/// answered in the agent's own terms, the command does not run and the model is shown the
+/// reason; a harmless command is let through.
+pub fn a_user_hook_on_bash_refuses_a_shell_command(agent: Agent) {
+    const REASON: &str = "team policy: no rm -rf in this repository (omc-e2e)";
+    let sb = with_omc(agent);
+    std::fs::create_dir_all(sb.project().join("build")).unwrap();
+    let config = sb.home().join(".config");
+    std::fs::create_dir_all(config.join("omc-hooks")).unwrap();
+    let guard = format!(
+        "if grep -q 'rm -rf'; then printf '%s' '{{\"action\":\"block\",\"reason\":\"{REASON}\"}}'; fi"
+    );
+    std::fs::write(
+        config.join("omc-hooks/hooks.toml"),
+        format!(
+            "[[hooks]]\nevent = \"pre-tool-use\"\nmatcher = \"Bash\"\ntype = \"script\"\ncommand = {}\n",
+            serde_json::to_string(&guard).unwrap()
+        ),
+    )
+    .unwrap();
+    let run = sb.run(
+        "clean the build directory",
+        AgentScenario::new()
+            .env("XDG_CONFIG_HOME", config.to_string_lossy())
+            .reply_shell("rm -rf build")
+            .reply_shell(crate::e2e_agents::read_back(agent, "echo still-allowed"))
+            .reply_text("I could not clean it.")
+            .reply_text("unexpected"),
+    );
+    run.assert_success();
+    let d = run.diagnostics();
+    assert_eq!(run.main_requests().len(), 3, "{d}");
+    assert!(sb.project().join("build").is_dir(), "rm -rf ran: {d}");
+    let refused = run.new_text(1);
+    assert!(
+        refused.contains(REASON),
+        "the model sees the reason: {refused}\n{d}"
+    );
+    let allowed = run.main_requests()[2].tool_outputs().join("\n");
+    assert!(allowed.contains("still-allowed"), "{allowed}\n{d}");
+    assert!(!allowed.contains(REASON), "{allowed}");
+}
+
 #[test]
 fn gemini_an_early_stop_is_sent_back_until_the_skill_completes() {
     an_early_stop_is_sent_back_until_the_skill_completes(Agent::Gemini);
@@ -598,4 +644,19 @@ fn gemini_parallel_failing_commands_lose_no_update() {
 #[test]
 fn qwen_parallel_failing_commands_lose_no_update() {
     parallel_failing_commands_lose_no_update(Agent::Qwen);
+}
+
+#[test]
+fn codex_a_user_hook_on_bash_refuses_a_shell_command() {
+    a_user_hook_on_bash_refuses_a_shell_command(Agent::Codex);
+}
+
+#[test]
+fn gemini_a_user_hook_on_bash_refuses_a_shell_command() {
+    a_user_hook_on_bash_refuses_a_shell_command(Agent::Gemini);
+}
+
+#[test]
+fn qwen_a_user_hook_on_bash_refuses_a_shell_command() {
+    a_user_hook_on_bash_refuses_a_shell_command(Agent::Qwen);
 }

@@ -9,7 +9,7 @@
 //! `stop_hook_active`. Cursor cannot take context on a prompt or after a tool: only
 //! `sessionStart` has `additional_context`.
 
-use super::{Wire, neutral_event, rename};
+use super::{Wire, neutral_event, neutral_tool, rename};
 use crate::protocol::output::{MAX_CONTEXT_CHARS, truncate_chars};
 use crate::protocol::{Answer, HookInput};
 use serde_json::{Map, Value, json};
@@ -37,7 +37,7 @@ pub fn decode(mut map: Map<String, Value>) -> HookInput {
             if let Some(command) = map.remove("command") {
                 map.insert("tool_input".into(), json!({ "command": command }));
             }
-            map.insert("tool_name".into(), json!("Shell"));
+            map.insert("tool_name".into(), json!("Bash"));
             rename(&mut map, "output", "tool_response");
         }
         "beforeMCPExecution" | "afterMCPExecution" => {
@@ -82,6 +82,8 @@ pub fn decode(mut map: Map<String, Value>) -> HookInput {
         .map(str::to_string);
     let mut input = HookInput::from_map(map);
     neutral_event(&mut input, Wire::Cursor);
+    // Cursor's `Shell` (preToolUse/postToolUse) is the shell, as its shell events are.
+    neutral_tool(&mut input, &[("Shell", "Bash")]);
     if input.hook_event_name.as_deref() == Some("Stop") {
         input.stop_hook_active |= loop_count > 0;
         // `aborted`: the person stopped it; `error`: the turn failed. Neither is something a
@@ -190,7 +192,7 @@ mod tests {
         v["cwd"] = json!("/home/u/proj/sub");
         let i = dec(v);
         assert_eq!(i.hook_event_name.as_deref(), Some("PreToolUse"));
-        assert_eq!(i.tool_name.as_deref(), Some("Shell"));
+        assert_eq!(i.tool_name.as_deref(), Some("Bash"));
         assert_eq!(i.tool_input_str("command"), Some("npm test"));
         assert_eq!(i.cwd.as_deref(), Some("/home/u/proj/sub"));
         let mut v = common("afterFileEdit");
@@ -217,6 +219,11 @@ mod tests {
         let i = dec(v);
         assert_eq!(i.hook_event_name.as_deref(), Some("PostToolUseFailure"));
         assert_eq!(i.error.as_deref(), Some("exit 1"));
+        assert_eq!(
+            i.tool_name.as_deref(),
+            Some("Bash"),
+            "Cursor's Shell is the shell"
+        );
         let mut v = common("beforeSubmitPrompt");
         v["prompt"] = json!("ralph fix the tests");
         v["attachments"] = json!([{"type":"file","filePath":"/x"}]);

@@ -19,10 +19,13 @@ use crate::protocol::output::{MAX_CONTEXT_CHARS, truncate_chars};
 use crate::protocol::{Answer, HookInput};
 use serde_json::{Map, Value, json};
 
-/// Gemini's tools that do what a Claude Code tool does, with the same input fields.
+/// Gemini's tools that do what a Claude Code tool does, with the input fields the capabilities
+/// read under the same names (`run_shell_command`'s `command`), so that a capability, a user
+/// hook's or an export sink's `matcher = "Bash"` means the shell in every agent.
 const TOOLS: &[(&str, &str)] = &[
     ("activate_skill", "Skill"),
     ("replace", "Edit"),
+    ("run_shell_command", "Bash"),
     ("write_file", "Write"),
 ];
 
@@ -200,7 +203,7 @@ mod tests {
             failed.hook_event_name.as_deref(),
             Some("PostToolUseFailure")
         );
-        assert_eq!(failed.tool_name.as_deref(), Some("run_shell_command"));
+        assert_eq!(failed.tool_name.as_deref(), Some("Bash"));
         let pc = dec(json!({"hook_event_name":"PreCompress","session_id":"s","trigger":"auto"}));
         assert!(pc.compaction_uncertain);
     }

@@ -13,10 +13,13 @@ use super::{Wire, mark_failed, neutral_event, neutral_tool, outcome};
 use crate::protocol::HookInput;
 use serde_json::{Map, Value};
 
-/// Qwen's tools that do what a Claude Code tool does, with the same input fields.
+/// Qwen's tools that do what a Claude Code tool does, with the input fields the capabilities
+/// read under the same names (`run_shell_command`'s `command`), so that a user hook's or an
+/// export sink's `matcher = "Bash"` means the shell in every agent.
 const TOOLS: &[(&str, &str)] = &[
     ("skill", "Skill"),
     ("edit", "Edit"),
+    ("run_shell_command", "Bash"),
     ("write_file", "Write"),
 ];
 
@@ -55,6 +58,11 @@ mod tests {
         assert_eq!(i.hook_event_name.as_deref(), Some("PostToolUseFailure"));
         assert_eq!(i.tool_use_id.as_deref(), Some("toolu_1"));
         assert!(i.error.unwrap().contains("npm ERR!"));
+        assert_eq!(
+            i.tool_name.as_deref(),
+            Some("Bash"),
+            "the shell, as in every agent"
+        );
     }
 
     #[test]
