@@ -72,7 +72,8 @@ pub fn record(ctx: &Ctx<'_>) -> Answer {
     if input.is_interrupt {
         return Answer::default();
     }
-    let (Some(tool), Some(error)) = (input.tool_name.as_deref(), input.error.as_deref()) else {
+    // Recorded, and shown to the model, under the agent's own name for the tool.
+    let (Some(tool), Some(error)) = (input.tool_as_named(), input.error.as_deref()) else {
         return Answer::default();
     };
     let tool = tool.trim();
@@ -119,7 +120,7 @@ pub fn clear(ctx: &Ctx<'_>) -> Answer {
     let (Some(store), Some(file), Some(tool)) = (
         ctx.store.as_ref(),
         StateFile::new(&ctx.scope, FILE),
-        ctx.input.tool_name.as_deref(),
+        ctx.input.tool_as_named(),
     ) else {
         return Answer::default();
     };

@@ -55,6 +55,9 @@ pub struct HookInput {
     /// The event name as the agent sent it (`AfterAgent`, `stop`, …); `hook_event_name` holds
     /// the neutral (Claude Code) name of the event the hook serves.
     pub agent_event: Option<String>,
+    /// The tool's name as the agent calls it, when the decoder gave `tool_name` Claude Code's
+    /// name for it (Gemini's `run_shell_command` is `Bash`): what the model is told about.
+    pub agent_tool: Option<String>,
     /// The event may not be followed by a compaction at all (Gemini's PreCompress fires before
     /// every model turn): a checkpoint is only worth writing when something changed.
     pub compaction_uncertain: bool,
@@ -159,9 +162,16 @@ impl HookInput {
             format: Agent::Claude,
             shape: None,
             agent_event: None,
+            agent_tool: None,
             compaction_uncertain: false,
             outcome_unknown: false,
         }
+    }
+
+    /// The tool as the model knows it: the agent's own name for it ([`Self::agent_tool`]),
+    /// else `tool_name`.
+    pub fn tool_as_named(&self) -> Option<&str> {
+        self.agent_tool.as_deref().or(self.tool_name.as_deref())
     }
 
     /// The payload as one JSON object again, appended to `m`: the fields the decoder picked

@@ -204,6 +204,11 @@ mod tests {
             Some("PostToolUseFailure")
         );
         assert_eq!(failed.tool_name.as_deref(), Some("Bash"));
+        assert_eq!(
+            failed.tool_as_named(),
+            Some("run_shell_command"),
+            "as the model knows it"
+        );
         let pc = dec(json!({"hook_event_name":"PreCompress","session_id":"s","trigger":"auto"}));
         assert!(pc.compaction_uncertain);
     }

@@ -410,7 +410,7 @@ pub(crate) fn neutral_tool(input: &mut HookInput, aliases: &[(&str, &str)]) {
         return;
     };
     if let Some((_, neutral)) = aliases.iter().find(|(a, _)| *a == name) {
-        input.tool_name = Some((*neutral).to_string());
+        input.agent_tool = input.tool_name.replace((*neutral).to_string());
     }
 }
 
