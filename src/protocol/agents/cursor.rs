@@ -37,7 +37,7 @@ pub fn decode(mut map: Map<String, Value>) -> HookInput {
             if let Some(command) = map.remove("command") {
                 map.insert("tool_input".into(), json!({ "command": command }));
             }
-            map.insert("tool_name".into(), json!("Bash"));
+            map.insert("tool_name".into(), json!("Shell"));
             rename(&mut map, "output", "tool_response");
         }
         "beforeMCPExecution" | "afterMCPExecution" => {
@@ -82,7 +82,8 @@ pub fn decode(mut map: Map<String, Value>) -> HookInput {
         .map(str::to_string);
     let mut input = HookInput::from_map(map);
     neutral_event(&mut input, Wire::Cursor);
-    // Cursor's `Shell` (preToolUse/postToolUse) is the shell, as its shell events are.
+    // Cursor's `Shell` (its name in preToolUse/postToolUse, and the one its shell events get
+    // above) is the shell: `Bash`, as in every agent.
     neutral_tool(&mut input, &[("Shell", "Bash")]);
     if input.hook_event_name.as_deref() == Some("Stop") {
         input.stop_hook_active |= loop_count > 0;
@@ -193,6 +194,7 @@ mod tests {
         let i = dec(v);
         assert_eq!(i.hook_event_name.as_deref(), Some("PreToolUse"));
         assert_eq!(i.tool_name.as_deref(), Some("Bash"));
+        assert_eq!(i.tool_as_named(), Some("Shell"));
         assert_eq!(i.tool_input_str("command"), Some("npm test"));
         assert_eq!(i.cwd.as_deref(), Some("/home/u/proj/sub"));
         let mut v = common("afterFileEdit");
