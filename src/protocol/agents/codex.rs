@@ -86,9 +86,21 @@ fn read_status(input: &HookInput) -> Option<Status> {
     Some(status_in(&tail, call))
 }
 
+/// A command's end as a record gives it: its exit code (none: unknown) and its output.
+fn ended(code: Option<i64>, out: Option<&str>) -> Status {
+    match code {
+        None => Status::Unknown,
+        Some(0) => Status::Succeeded,
+        Some(code) => {
+            let out = out.unwrap_or("");
+            outcome::from_text(&format!("{out}\nExit Code: {code}"))
+                .map_or(Status::Succeeded, Status::Failed)
+        }
+    }
+}
+
 /// The status the transcript tail `tail` records for `call`.
 fn status_in(tail: &[u8], call: &str) -> Status {
-    let done = |failure: Option<String>| failure.map_or(Status::Succeeded, Status::Failed);
     let text = String::from_utf8_lossy(tail);
     let mut seen = false;
     for line in text.lines().rev().filter(|l| l.contains(call)) {
@@ -102,35 +114,21 @@ fn status_in(tail: &[u8], call: &str) -> Status {
             if item.get("id").and_then(Value::as_str) != Some(call) {
                 continue;
             }
-            let Some(code) = item.get("exit_code").and_then(Value::as_i64) else {
-                return Status::Unknown;
-            };
-            if code == 0 {
-                return Status::Succeeded;
-            }
             let out = ["aggregated_output", "formatted_output", "output"]
                 .iter()
-                .find_map(|k| item.get(*k).and_then(Value::as_str))
-                .unwrap_or("");
-            return done(outcome::from_text(&format!("{out}\nExit Code: {code}")));
+                .find_map(|k| item.get(*k).and_then(Value::as_str));
+            return ended(item.get("exit_code").and_then(Value::as_i64), out);
         }
         if p.get("call_id").and_then(Value::as_str) != Some(call) {
             continue;
         }
         match p.get("type").and_then(Value::as_str) {
             Some("exec_command_end") => {
-                let Some(code) = p.get("exit_code").and_then(Value::as_i64) else {
-                    return Status::Unknown;
-                };
-                if code == 0 {
-                    return Status::Succeeded;
-                }
                 let out = p
                     .get("aggregated_output")
                     .or_else(|| p.get("stderr"))
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
-                return done(outcome::from_text(&format!("{out}\nExit Code: {code}")));
+                    .and_then(Value::as_str);
+                return ended(p.get("exit_code").and_then(Value::as_i64), out);
             }
             Some("function_call_output") => {
                 let text = p.get("output").and_then(|out| {
@@ -140,7 +138,9 @@ fn status_in(tail: &[u8], call: &str) -> Status {
                 });
                 // the output says the status on a line of its own, or it says nothing
                 return match text {
-                    Some(t) if outcome::exit_code(&t).is_some() => done(outcome::from_text(&t)),
+                    Some(t) if outcome::exit_code(&t).is_some() => {
+                        outcome::from_text(&t).map_or(Status::Succeeded, Status::Failed)
+                    }
                     _ => Status::Unknown,
                 };
             }
