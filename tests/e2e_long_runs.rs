@@ -8,7 +8,7 @@
 //! so, and a run suspended at the end of one session is continued by the next new session.
 
 use crate::e2e::{Run, Sandbox, Scenario};
-use serde_json::{Value, json};
+use serde_json::json;
 use std::path::{Path, PathBuf};
 
 fn recorder_dir() -> PathBuf {
@@ -83,5 +83,10 @@ fn the_clients_cap_counts_only_blocks_without_a_tool_call() {
     assert_eq!(run.unused_replies, 2, "{d}");
     // `stop_hook_active` stays true across the tool turns once a block was made.
     assert_eq!(stop_payloads[0]["stop_hook_active"], false);
-    assert!(stop_payloads[1..].iter().all(|p| p["stop_hook_active"] == true), "{d}");
+    assert!(
+        stop_payloads[1..]
+            .iter()
+            .all(|p| p["stop_hook_active"] == true),
+        "{d}"
+    );
 }

@@ -179,6 +179,12 @@ fn run_json(r: &Run, now: i64, config: &crate::config::Config) -> Value {
         "iteration": r.state.iteration,
         "max_iterations": crate::modes::effective_max(&r.state, config),
         "awaiting_input_at": r.state.awaiting_input_at,
+        "paused_at": r.state.paused_at,
+        "paused_reason": r.state.paused_reason,
+        "continuations_without_progress": r.state.consecutive_blocks,
+        "max_minutes": (r.state.max_minutes > 0).then_some(r.state.max_minutes),
+        "deadline_at": r.state.deadline_at.as_ref().filter(|_| r.state.max_minutes > 0),
+        "time_left_ms": crate::modes::time_left_ms(&r.state, now).map(|ms| ms.max(0)),
         "prompt": r.state.prompt,
         "phase": r.state.phase,
         "started_at": r.state.started_at,
@@ -266,6 +272,10 @@ fn render_text(
                 Some(ms) if ms > 0 && r.state.awaiting_input_at.is_some() => {
                     "waiting for your answer".to_string()
                 }
+                Some(ms) if ms > 0 && r.state.paused_reason.is_some() => format!(
+                    "paused: {}",
+                    r.state.paused_reason.as_deref().unwrap_or_default()
+                ),
                 Some(ms) if ms > 0 => format!("stale in {}", short_duration(ms)),
                 _ => "STALE (ignored by Stop)".to_string(),
             };
@@ -279,9 +289,10 @@ fn render_text(
                 "  {:<13}{:<16}{:<18}{:<26}{}\n",
                 r.mode,
                 format!(
-                    "iter {}/{}{phase}",
+                    "iter {}/{}{}{phase}",
                     r.state.iteration,
-                    crate::modes::effective_max(&r.state, config)
+                    crate::modes::effective_max(&r.state, config),
+                    crate::modes::budget_suffix(&r.state, now)
                 ),
                 format!("started {}", ago(r.started_ms, now)),
                 stale,

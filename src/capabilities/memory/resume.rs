@@ -209,9 +209,9 @@ pub fn unsuspend_own(ctx: &Ctx<'_>, store: &Store) -> Vec<String> {
         }
         let r = store.update(&file, |cur: Option<ModeState>| match cur {
             Some(mut s) if s.active && s.suspended_at.is_some() => {
-                s.suspended_at = None;
+                s.unsuspend(ctx.now_ms);
                 s.last_checked_at = Some(now.clone());
-                s.consecutive_blocks = 0;
+                s.new_turn();
                 (Change::Write(s), true)
             }
             _ => (Change::Keep, false),
