@@ -43,6 +43,7 @@ mod install;
 mod keyword_table;
 mod keywords;
 mod launcher;
+mod layers;
 mod long_runs;
 mod memory;
 mod schema;
