@@ -722,6 +722,12 @@ fn suspended_in(p: &Project, agent: &str, sid: &str) {
 fn a_run_suspended_in_claude_code_resumes_in_codex() {
     let p = Project::new();
     suspended_in(&p, "claude", "claude-s1");
+    // The resume word's path: with the resume bound at 0 the run is only offered (within the
+    // default bound a new session would take it up at its start; long_runs.rs).
+    p.write_json(
+        ".omc/config.json",
+        &json!({"resume": {"within_minutes": 0}}),
+    );
     let start = hook(
         &p,
         "codex",
@@ -792,6 +798,12 @@ fn a_run_suspended_in_claude_code_resumes_in_codex() {
 fn a_run_suspended_in_codex_resumes_in_claude_code() {
     let p = Project::new();
     suspended_in(&p, "codex", "codex-s1");
+    // The resume word's path: with the resume bound at 0 the run is only offered (within the
+    // default bound a new session would take it up at its start; long_runs.rs).
+    p.write_json(
+        ".omc/config.json",
+        &json!({"resume": {"within_minutes": 0}}),
+    );
     hook(
         &p,
         "claude",

@@ -308,16 +308,22 @@ fn qwen_counts_every_continuation_of_a_prompt_so_its_cap_holds_even_while_the_mo
     );
 }
 
-#[test]
-fn qwen_with_the_cap_install_writes_continues_a_working_run_for_a_long_time() {
+/// A project whose Qwen Code settings hold what `install --agent qwen` puts there (see
+/// agents_install).
+fn qwen_project() -> Project {
     let p = Project::new();
-    // What `install --agent qwen` puts in the project's settings (see agents_install).
     std::fs::create_dir_all(p.path().join(".qwen")).unwrap();
     std::fs::write(
         p.path().join(".qwen/settings.json"),
         r#"{"stopHookBlockingCap": 100}"#,
     )
     .unwrap();
+    p
+}
+
+#[test]
+fn qwen_with_the_cap_install_writes_continues_a_working_run_for_a_long_time() {
+    let p = qwen_project();
     start(QWEN, &p, "q2", &[]);
     let note = work_then_talk(QWEN, &p, "q2", 30, 8, &[]);
     assert!(
@@ -572,4 +578,245 @@ fn mode_start_takes_the_same_budget_words() {
     assert_eq!(s["prompt"], "port the cli");
     assert_eq!(s["max_iterations"], 5);
     assert_eq!(s["max_minutes"], 90);
+}
+
+// ------------------------------------------------------------ across sessions ----
+
+fn at(h: Hook, ms: i64) -> Outcome {
+    h.now(ms).run()
+}
+
+fn session_start(c: Client, p: &Project, sid: &str, source: &str, now: i64) -> Outcome {
+    let event = if c.agent == "cursor" {
+        "sessionStart"
+    } else {
+        "SessionStart"
+    };
+    let payload = with(c.base(p, sid, event), json!({"source": source}));
+    at(
+        Hook::new("session-start")
+            .agent(c.agent)
+            .payload(payload)
+            .cwd(p.path()),
+        now,
+    )
+}
+
+fn session_end(p: &Project, sid: &str, now: i64) {
+    at(
+        Hook::new("session-end")
+            .payload(with(
+                CLAUDE.base(p, sid, "SessionEnd"),
+                json!({"reason": "other"}),
+            ))
+            .cwd(p.path()),
+        now,
+    )
+    .expect_noop();
+}
+
+fn stop_at(c: Client, p: &Project, sid: &str, n: u32, now: i64) -> Outcome {
+    let extra = match c.agent {
+        "gemini" => json!({"prompt_response": "more to do", "stop_hook_active": n > 0}),
+        _ => json!({"stop_hook_active": n > 0, "last_assistant_message": "Here is the answer."}),
+    };
+    at(
+        Hook::new("stop")
+            .agent(c.agent)
+            .payload(with(c.base(p, sid, c.stop_event), extra))
+            .cwd(p.path()),
+        now,
+    )
+}
+
+/// A ralph run of `sid` at iteration 7 with a 60-minute time budget, 15 minutes of it used.
+fn seed_run(p: &Project, sid: &str, started: i64) {
+    p.write_json(
+        &format!(".omc/state/sessions/{sid}/ralph-state.json"),
+        &json!({
+            "schema_version": 1, "mode": "ralph", "active": true, "session_id": sid,
+            "project_path": p.path(), "prompt": format!("ralph {TASK}"),
+            "started_at": omc_hooks::time::iso(started),
+            "last_checked_at": omc_hooks::time::iso(started + 15 * MIN),
+            "iteration": 7, "max_iterations": 100, "consecutive_blocks": 0,
+            "max_minutes": 60, "deadline_at": omc_hooks::time::iso(started + 60 * MIN),
+        }),
+    );
+}
+
+#[test]
+fn a_run_suspended_within_the_bound_is_continued_by_the_next_new_session() {
+    let p = Project::new();
+    let t0 = NOW - 60 * MIN;
+    seed_run(&p, "one", t0);
+    session_end(&p, "one", t0 + 15 * MIN);
+
+    // A new session (not a resume of the first), 45 minutes later: the run is its own now, and
+    // the model is told its task at once.
+    let ctx = session_start(CLAUDE, &p, "two", "startup", NOW).context();
+    assert!(
+        ctx.starts_with(
+            "[RALPH LOOP RESUMED] The run from session one, left unfinished 45 min ago, \
+             continues in this session: iteration 7/100 · 45 min left.\n\
+             Task: ralph fix the failing tests in src/parser"
+        ),
+        "{ctx}"
+    );
+    assert!(!ctx.contains("[SUSPENDED RUN]"), "{ctx}");
+    let s = ralph(&p, "two");
+    assert_eq!(s["session_id"], "two");
+    assert_eq!(s["iteration"], 7);
+    // The time spent suspended does not count against the budget.
+    assert_eq!(s["deadline_at"], omc_hooks::time::iso(NOW + 45 * MIN));
+    assert!(s.get("suspended_at").is_none());
+    assert_eq!(ralph(&p, "one")["ended_reason"], "resumed");
+
+    // Its next Stop continues it, whatever the user asked first.
+    let text = continuation(&stop_at(CLAUDE, &p, "two", 0, NOW + MIN)).expect("continued");
+    assert!(
+        text.starts_with("[RALPH LOOP - ITERATION 8/100 · 44 min left]"),
+        "{text}"
+    );
+    // A third session is told nothing: the run has moved.
+    session_start(CLAUDE, &p, "three", "startup", NOW + 2 * MIN).expect_noop();
+}
+
+#[test]
+fn an_old_run_is_only_offered_and_never_rearmed_without_the_persons_word() {
+    // Issue 30: the session's own run, suspended ten days ago, comes back with `--resume`.
+    let p = Project::new();
+    let t0 = NOW - 10 * 24 * 60 * MIN;
+    seed_run(&p, "s1", t0);
+    session_end(&p, "s1", t0 + 15 * MIN);
+    let ctx = session_start(CLAUDE, &p, "s1", "resume", NOW).context();
+    assert!(ctx.starts_with("[SUSPENDED RUN]"), "{ctx}");
+    assert!(
+        ctx.contains("- [RALPH LOOP] iteration 7/100 — session s1"),
+        "{ctx}"
+    );
+    assert!(!ctx.contains("RESTORED"), "{ctx}");
+    assert!(ralph(&p, "s1").get("suspended_at").is_some());
+    // An unrelated question is answered and the turn ends: nothing blocks.
+    CLAUDE.prompt(&p, "s1", "what does the parser return on EOF?", &[]);
+    assert_eq!(continuation(&stop_at(CLAUDE, &p, "s1", 0, NOW + MIN)), None);
+    assert_eq!(ralph(&p, "s1")["iteration"], 7);
+    // The person's word re-arms it, in the same session; the next Stop continues it.
+    let out = at(
+        Hook::new("user-prompt-submit")
+            .payload(with(
+                CLAUDE.base(&p, "s1", "UserPromptSubmit"),
+                json!({"prompt": "omc resume"}),
+            ))
+            .cwd(p.path()),
+        NOW + 2 * MIN,
+    );
+    assert!(
+        out.context().starts_with("[RALPH LOOP RESUMED]"),
+        "{}",
+        out.context()
+    );
+    let s = ralph(&p, "s1");
+    assert!(s.get("suspended_at").is_none(), "{s}");
+    assert_eq!(s["active"], true);
+    assert!(continuation(&stop_at(CLAUDE, &p, "s1", 0, NOW + 3 * MIN)).is_some());
+
+    // Another session's run suspended three days ago: a new session is only offered it.
+    let q = Project::new();
+    let t0 = NOW - 3 * 24 * 60 * MIN;
+    seed_run(&q, "old", t0);
+    session_end(&q, "old", t0 + 15 * MIN);
+    let ctx = session_start(CLAUDE, &q, "new", "startup", NOW).context();
+    assert!(ctx.starts_with("[SUSPENDED RUN]"), "{ctx}");
+    assert!(
+        q.read_json(".omc/state/sessions/new/ralph-state.json")
+            .is_none()
+    );
+    assert_eq!(
+        continuation(&stop_at(CLAUDE, &q, "new", 0, NOW + MIN)),
+        None
+    );
+}
+
+#[test]
+fn the_resume_bound_is_configurable() {
+    // 0: never without the word, even a minute later.
+    let p = Project::new();
+    p.write_json(
+        ".omc/config.json",
+        &json!({"resume": {"within_minutes": 0}}),
+    );
+    seed_run(&p, "one", NOW - 20 * MIN);
+    session_end(&p, "one", NOW - MIN);
+    let ctx = session_start(CLAUDE, &p, "two", "startup", NOW).context();
+    assert!(ctx.starts_with("[SUSPENDED RUN]"), "{ctx}");
+    assert!(
+        p.read_json(".omc/state/sessions/two/ralph-state.json")
+            .is_none()
+    );
+    let ctx = session_start(CLAUDE, &p, "one", "resume", NOW).context();
+    assert!(ctx.starts_with("[SUSPENDED RUN]"), "{ctx}");
+    assert!(ralph(&p, "one").get("suspended_at").is_some());
+
+    // 600: a run suspended five hours ago is still taken back.
+    let q = Project::new();
+    q.write_json(
+        ".omc/config.json",
+        &json!({"resume": {"within_minutes": 600}}),
+    );
+    seed_run(&q, "one", NOW - 320 * MIN);
+    session_end(&q, "one", NOW - 300 * MIN);
+    let ctx = session_start(CLAUDE, &q, "one", "resume", NOW).context();
+    assert!(ctx.starts_with("[RALPH LOOP RESTORED]"), "{ctx}");
+}
+
+#[test]
+fn qwen_leaves_a_handed_back_run_open_and_the_next_new_session_takes_it_up() {
+    // Qwen Code fires no SessionEnd headless: nothing suspends the run.
+    let p = qwen_project();
+    start(QWEN, &p, "q1", &[]);
+    work_then_talk(QWEN, &p, "q1", 2, 8, &[]);
+    let idx = p
+        .read_json(".omc/state/suspended-runs.json")
+        .expect("index");
+    assert_valid("suspended-runs", &idx);
+    assert_eq!(idx["runs"][0]["open"], true, "{idx}");
+    assert!(ralph(&p, "q1").get("suspended_at").is_none());
+
+    let ctx = session_start(QWEN, &p, "q2", "startup", NOW + MIN).context();
+    assert!(
+        ctx.starts_with("[RALPH LOOP RESUMED] The run from session q1, left unfinished 1 min ago"),
+        "{ctx}"
+    );
+    assert_eq!(ralph(&p, "q1")["ended_reason"], "resumed");
+    let text = continuation(&stop_at(QWEN, &p, "q2", 0, NOW + 2 * MIN)).expect("continued");
+    assert!(text.contains("ITERATION 12/100"), "{text}");
+
+    // A run its session touched again after the hand-back (the person answered) is not left
+    // open: a new session leaves it alone.
+    let q = qwen_project();
+    start(QWEN, &q, "q1", &[]);
+    work_then_talk(QWEN, &q, "q1", 1, 8, &[]);
+    at(
+        Hook::new("user-prompt-submit")
+            .agent("qwen")
+            .payload(with(
+                QWEN.base(&q, "q1", "UserPromptSubmit"),
+                json!({"prompt": "yes, go on", "submitted_prompt": "yes, go on"}),
+            ))
+            .cwd(q.path()),
+        NOW + MIN,
+    )
+    .expect_valid();
+    session_start(QWEN, &q, "q2", "startup", NOW + 2 * MIN);
+    assert!(
+        q.read_json(".omc/state/sessions/q2/ralph-state.json")
+            .is_none()
+    );
+    assert_eq!(ralph(&q, "q1")["active"], true);
+
+    // Claude Code suspends at SessionEnd, so its hand-backs are not noted.
+    let r = Project::new();
+    start(CLAUDE, &r, "c1", &[]);
+    work_then_talk(CLAUDE, &r, "c1", 1, 8, &[]);
+    assert!(r.read_json(".omc/state/suspended-runs.json").is_none());
 }

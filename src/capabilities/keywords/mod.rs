@@ -131,7 +131,11 @@ pub fn reset_turn(ctx: &Ctx<'_>) -> Answer {
         }
         let res = store.update(&file, |s: Option<ModeState>| match s {
             Some(mut s) if s.active => match s.new_turn() {
-                true => (Change::Write(s), ()),
+                true => {
+                    // The run was touched by its session: not one left open at a turn's end.
+                    s.last_checked_at = Some(crate::time::iso(ctx.now_ms));
+                    (Change::Write(s), ())
+                }
                 false => (Change::Keep, ()),
             },
             _ => (Change::Keep, ()),

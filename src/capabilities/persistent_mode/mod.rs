@@ -142,6 +142,11 @@ pub fn stop(ctx: &Ctx<'_>) -> Answer {
                 notes.push(note);
                 return with_notes(Answer::default(), notes);
             }
+            Step::Paused(note, state) => {
+                left_open(&facts, &state);
+                notes.push(note);
+                return with_notes(Answer::default(), notes);
+            }
             Step::Block(reason) => {
                 let reason = match tool_failure::fresh_guidance(ctx) {
                     Some(g) => format!("{g}\n\n{reason}"),
@@ -198,15 +203,34 @@ fn await_user(facts: &Facts<'_>, spec: &PersistentMode) -> bool {
             s.new_turn();
             s.awaiting_input_at = Some(facts.now_iso.clone());
             s.last_checked_at = Some(facts.now_iso.clone());
-            (Change::Write(s), true)
+            (Change::Write(s.clone()), Some(s))
         }
-        _ => (Change::Keep, false),
+        _ => (Change::Keep, None),
     });
-    r.unwrap_or_else(|e| {
-        // The hand-back happens anyway: never send back a model that asked the user.
-        crate::diag!("stop: cannot mark {} as waiting: {e}", spec.name);
-        true
-    })
+    match r {
+        Ok(Some(s)) => {
+            left_open(facts, &s);
+            true
+        }
+        Ok(None) => false,
+        Err(e) => {
+            // The hand-back happens anyway: never send back a model that asked the user.
+            crate::diag!("stop: cannot mark {} as waiting: {e}", spec.name);
+            true
+        }
+    }
+}
+
+/// The turn ends with the run `s` still active. On an agent whose sessions may end without a
+/// SessionEnd (so the run would never be suspended), it is noted as left open, for the next
+/// session to take up (`memory::resume`).
+fn left_open(facts: &Facts<'_>, s: &ModeState) {
+    if let (true, Some(sid)) = (
+        facts.ctx.input.agent.may_end_silently(),
+        facts.ctx.scope.session_id(),
+    ) {
+        super::memory::resume::note_open(facts.store, s, sid, &facts.now_iso);
+    }
 }
 
 fn with_notes(mut answer: Answer, notes: Vec<String>) -> Answer {
@@ -313,8 +337,11 @@ enum Step {
     Gone,
     /// Ended by its own measure; the next run may still continue.
     Finished(&'static str),
-    /// Stop allowed with a note for the person (limit reached, or paused at the block cap).
+    /// Stop allowed with a note for the person: the run ended at a limit.
     Stop(String),
+    /// Stop allowed with a note for the person: the run paused at a continuation limit, and
+    /// stays active as it is now.
+    Paused(String, Box<ModeState>),
     /// Continue with this reason.
     Block(String),
 }
@@ -407,7 +434,7 @@ fn advance(facts: &Facts<'_>, spec: &'static PersistentMode) -> Step {
                     ("who", limit.owner),
                 ],
             );
-            return (Change::Write(s), Step::Stop(note));
+            return (Change::Write(s.clone()), Step::Paused(note, Box::new(s)));
         }
         s.iteration = s.iteration.saturating_add(1);
         s.consecutive_blocks = idle + 1;
