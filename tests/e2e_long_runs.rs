@@ -90,3 +90,155 @@ fn the_clients_cap_counts_only_blocks_without_a_tool_call() {
         "{d}"
     );
 }
+
+// ----------------------------------------------------------------- omc-hooks ----
+
+const PROMPT: &str = "ralph fix the failing parser test";
+const MORE: &str = "I changed the tokenizer; more work remains.";
+const DONE: &str = "The parser is fixed and the tests pass.\n<omc-complete/>";
+
+/// The ralph run of `sid`, schema-checked.
+fn ralph(sb: &Sandbox, sid: &str) -> serde_json::Value {
+    let p = sb
+        .project()
+        .join(".omc/state/sessions")
+        .join(sid)
+        .join("ralph-state.json");
+    let v = serde_json::from_slice(&std::fs::read(&p).unwrap_or_else(|e| panic!("{p:?}: {e}")))
+        .unwrap();
+    crate::schema::assert_valid("mode-state", &v);
+    v
+}
+
+/// What each main-loop request shows of a ralph continuation (`Stop hook feedback:` …).
+fn continuations(run: &Run) -> Vec<String> {
+    (1..run.main_loop_requests().len())
+        .map(|i| run.new_text(i))
+        .filter(|t| t.contains("Stop hook feedback:\n[RALPH LOOP - ITERATION"))
+        .collect()
+}
+
+#[test]
+fn a_model_that_works_is_continued_thirty_times_without_the_user() {
+    let sb = Sandbox::new();
+    let run = sb.claude(
+        crate::e2e::plugin_dir(),
+        PROMPT,
+        working_turns(Scenario::new(), 30)
+            .reply_text(DONE)
+            .reply_text("unexpected"),
+        None,
+    );
+    run.assert_success();
+    let d = run.diagnostics();
+    let conts = continuations(&run);
+    assert_eq!(conts.len(), 30, "{d}");
+    assert!(conts[29].contains("[RALPH LOOP - ITERATION 31/100]"), "{d}");
+    assert_eq!(run.unused_replies, 1, "ended by the token: {d}");
+    let s = ralph(&sb, &run.session_id);
+    assert_eq!(s["ended_reason"], "completed", "{s:#}");
+    assert_eq!(s["iteration"], 31, "{s:#}");
+}
+
+#[test]
+fn a_model_that_only_talks_is_handed_back_within_eight_even_with_the_clients_cap_raised() {
+    let sb = Sandbox::new();
+    let run = sb.claude(
+        crate::e2e::plugin_dir(),
+        PROMPT,
+        Scenario::new()
+            .default_text(MORE)
+            .env("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "20"),
+        None,
+    );
+    run.assert_success();
+    let d = run.diagnostics();
+    assert_eq!(continuations(&run).len(), 8, "{d}");
+    assert_eq!(run.main_loop_requests().len(), 9, "{d}");
+    assert_eq!(run.result_text(), MORE, "the turn ended normally: {d}");
+    let s = ralph(&sb, &run.session_id);
+    assert_eq!(s["active"], true, "{s:#}");
+    assert_eq!(
+        s["paused_reason"], "no tool ran in the last 8 continuations",
+        "{s:#}"
+    );
+}
+
+#[test]
+fn a_run_with_twelve_iterations_ends_at_twelve() {
+    let sb = Sandbox::new();
+    sb.write(".omc/config.json", r#"{"ralph": {"max_iterations": 12}}"#);
+    let run = sb.claude(
+        crate::e2e::plugin_dir(),
+        PROMPT,
+        working_turns(Scenario::new(), 16),
+        None,
+    );
+    run.assert_success();
+    let d = run.diagnostics();
+    let conts = continuations(&run);
+    assert_eq!(conts.len(), 11, "{d}");
+    assert!(conts[10].contains("[RALPH LOOP - ITERATION 12/12]"), "{d}");
+    let s = ralph(&sb, &run.session_id);
+    assert_eq!(s["active"], false, "{s:#}");
+    assert_eq!(s["ended_reason"], "max_iterations", "{s:#}");
+    assert_eq!(s["iteration"], 12, "{s:#}");
+}
+
+#[test]
+fn a_run_left_at_the_end_of_one_session_is_continued_by_a_new_session() {
+    let sb = Sandbox::new();
+    // Session 1: two working turns, then the model only talks and is handed back; the session
+    // ends (headless) and SessionEnd suspends the run.
+    let first = sb.claude(
+        crate::e2e::plugin_dir(),
+        PROMPT,
+        working_turns(Scenario::new(), 2).default_text(MORE),
+        None,
+    );
+    first.assert_success();
+    let old = first.session_id.clone();
+    let s = ralph(&sb, &old);
+    assert!(
+        s["suspended_at"].is_string(),
+        "{s:#}\n{}",
+        first.diagnostics()
+    );
+    let it = s["iteration"].as_u64().unwrap();
+    // A continuation after each working turn, then 7 more while it talks: 8 in a row since its
+    // last tool call, the one right after it included.
+    assert_eq!(it, 10, "{s:#}");
+
+    // Session 2, new (no --resume), with an unrelated question: the model is told the task at
+    // start, answers, and the Stop continues the run.
+    let second = sb.claude(
+        crate::e2e::plugin_dir(),
+        "what does the tokenizer do?",
+        Scenario::new()
+            .reply_text("It splits the input into tokens.")
+            .reply_text(DONE)
+            .reply_text("unexpected"),
+        None,
+    );
+    second.assert_success();
+    let d = second.diagnostics();
+    assert_ne!(second.session_id, old);
+    let shown = second.shown_text(0);
+    assert!(
+        shown.contains(&format!(
+            "[RALPH LOOP RESUMED] The run from session {old}, left unfinished"
+        )),
+        "{d}"
+    );
+    assert!(shown.contains(&format!("Task: {PROMPT}")), "{d}");
+    let conts = continuations(&second);
+    assert_eq!(conts.len(), 1, "{d}");
+    assert!(
+        conts[0].contains(&format!("[RALPH LOOP - ITERATION {}/100]", it + 1)),
+        "{d}"
+    );
+    let moved = ralph(&sb, &second.session_id);
+    assert_eq!(moved["resumed_from"], old.as_str(), "{moved:#}");
+    assert_eq!(moved["ended_reason"], "completed", "{moved:#}");
+    assert_eq!(ralph(&sb, &old)["ended_reason"], "resumed");
+}

@@ -15,6 +15,7 @@ mod demo;
 mod docs;
 mod e2e;
 mod e2e_agent_guards;
+mod e2e_agent_long_runs;
 mod e2e_agent_modes;
 mod e2e_agents;
 mod e2e_cli;

@@ -26,7 +26,9 @@ or shows runs.
 
   omc-hooks mode start <mode> <task…>          starts a run of ralph, autopilot, ultrawork,
                                                ultraqa, ralplan, team or pipeline (restarts a
-                                               running one); the next Stop continues it
+                                               running one); the next Stop continues it; a
+                                               budget may head the task: 2h, 90m, 1h30m (time),
+                                               --max N (iterations)
   omc-hooks mode show                          the active runs (of one session with --session)
   omc-hooks mode phase autopilot <phase>       expansion, planning, execution, qa, validation,
                                                complete (ends the run)

@@ -11,8 +11,9 @@ pub(super) const HELP: &str = "\
 Usage: omc-hooks status [--all] [--json] [--watch [--interval SECS]]
 
 Shows, for the current project (the nearest directory holding .omc/ or .git), each session's
-active persistent modes (iteration/max — the limit the Stop hook enforces — age, time until
-the run goes stale after 2 h without activity, whether it waits for your answer), running
+active persistent modes (iteration/max — the limit the Stop hook enforces — and the time left
+of a time budget, age, time until the run goes stale after 2 h without activity, whether it
+waits for your answer or was paused at a continuation limit, and why), running
 skill guards (time and reinforcements left), the last tool failure, and runs suspended at the
 end of a session. First, if the hooks cannot write the state directory (read-only, a refused
 symlink, a full disk) or .omc/config.json has errors, it says so and how to fix it. For
