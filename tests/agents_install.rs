@@ -1,5 +1,6 @@
-//! `install --agent NAME` / `uninstall --agent NAME` for Codex, Gemini CLI, Qwen Code and
-//! Cursor: each agent's file in its place and shape (timeouts in its unit), merged with what is
+//! `install --agent NAME` / `uninstall --agent NAME` for Codex, Gemini CLI, Qwen Code, Cursor
+//! and the clients that copy Claude Code's format in their own folder (Factory Droid,
+//! CodeBuddy, Qoder): each agent's file in its place and shape (timeouts in its unit), merged with what is
 //! there, idempotent, given back byte for byte by uninstall (also Codex's `config.toml`, whose
 //! feature switch is added only for a Codex that needs it), and the commands written really run
 //! the hooks in that agent's format.
@@ -10,11 +11,14 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-const AGENTS: [(&str, &str); 4] = [
+const AGENTS: [(&str, &str); 7] = [
     ("codex", ".codex/hooks.json"),
     ("gemini", ".gemini/settings.json"),
     ("qwen", ".qwen/settings.json"),
     ("cursor", ".cursor/hooks.json"),
+    ("factory", ".factory/settings.json"),
+    ("codebuddy", ".codebuddy/settings.json"),
+    ("qoder", ".qoder/settings.json"),
 ];
 
 fn omc(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Output {
@@ -29,6 +33,10 @@ fn omc(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Output {
         .env_remove("CODEX_HOME")
         .env_remove("GEMINI_CLI_HOME")
         .env_remove("QWEN_HOME")
+        .env_remove("FACTORY_HOME_OVERRIDE")
+        .env_remove("CODEBUDDY_CONFIG_DIR")
+        .env_remove("QODER_CONFIG_DIR")
+        .env_remove("QODER_CLI_HOME")
         .stdin(Stdio::null());
     for (k, v) in env {
         c.env(k, v);
@@ -223,17 +231,23 @@ fn user_scope_follows_each_clients_home() {
     let h = home.path();
     let codex_home = h.join("codex-home");
     let (g, q) = (h.join("g"), h.join("q"));
+    let (cb, qh) = (h.join("cb"), h.join("qh"));
     let env = [
         ("HOME", h.to_str().unwrap()),
         ("CODEX_HOME", codex_home.to_str().unwrap()),
         ("GEMINI_CLI_HOME", g.to_str().unwrap()),
         ("QWEN_HOME", q.to_str().unwrap()),
+        ("CODEBUDDY_CONFIG_DIR", cb.to_str().unwrap()),
+        ("QODER_CLI_HOME", qh.to_str().unwrap()),
     ];
     for (agent, want) in [
         ("codex", codex_home.join("hooks.json")),
         ("gemini", h.join("g/.gemini/settings.json")),
         ("qwen", h.join("q/settings.json")),
         ("cursor", h.join(".cursor/hooks.json")),
+        ("droid", h.join(".factory/settings.json")),
+        ("codebuddy", h.join("cb/settings.json")),
+        ("qoder", h.join("qh/.qoder/settings.json")),
     ] {
         let text = ok(&omc(
             &["install", "--agent", agent, "--user"],
@@ -504,6 +518,23 @@ fn doctor_checks_the_other_agents_installs() {
         "{text}"
     );
     assert!(text.contains("install --agent gemini' again"), "{text}");
+
+    // A Claude-format client in its own folder: the same check, and Qoder's off switch.
+    ok(&omc(&["install", "--agent", "qoder"], p.path(), &env));
+    let text = String::from_utf8_lossy(&doctor(&p).stdout).into_owned();
+    assert!(
+        text.contains(".qoder/settings.json: installed, 10 of 10 hooks"),
+        "{text}"
+    );
+    let f = p.path().join(".qoder/settings.json");
+    let mut v = read(&f);
+    v["disableAllHooks"] = json!(true);
+    std::fs::write(&f, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let text = String::from_utf8_lossy(&doctor(&p).stdout).into_owned();
+    assert!(
+        text.contains(".qoder/settings.json: \"disableAllHooks\": true"),
+        "{text}"
+    );
 }
 
 #[test]

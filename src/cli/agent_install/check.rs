@@ -16,7 +16,10 @@ use std::path::{Path, PathBuf};
 /// Adds a line per agent file that has our hooks, and a problem per thing that keeps them
 /// from running.
 pub(in crate::cli) fn check(r: &mut Report, env: &Env, project: Option<&Path>) {
-    for agent in [Agent::Codex, Agent::Gemini, Agent::Qwen, Agent::Cursor] {
+    for agent in Agent::INSTALLABLE
+        .into_iter()
+        .filter(|a| *a != Agent::Claude)
+    {
         let layout = Layout::of(agent);
         let mut files: Vec<(PathBuf, &str)> = Vec::new();
         if let Some(p) = project {

@@ -1,6 +1,8 @@
 //! `omc-hooks install --agent NAME` / `uninstall --agent NAME`: our hooks in another agent's
-//! own configuration (Codex CLI, Gemini CLI, Qwen Code, Cursor), from the rows of the agents'
-//! event table marked installed, each as `'<this binary>' --agent NAME <subcommand>`.
+//! own configuration (Codex CLI, Gemini CLI, Qwen Code, Cursor, and the clients that copy
+//! Claude Code's format in a folder of their own: Factory Droid, CodeBuddy, Qoder), from the
+//! rows of the agents' event table marked installed, each as
+//! `'<this binary>' --agent NAME <subcommand>`.
 //!
 //! What is written is merged into what is there as edits of the file's text (every other byte
 //! kept: `settings::edit`), installing twice changes nothing, and uninstall removes exactly
