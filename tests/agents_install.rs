@@ -115,6 +115,9 @@ fn every_agent_installs_into_an_existing_file_and_uninstalls_byte_for_byte() {
             &[],
         ));
         assert!(text.contains("Installed omc-hooks for"), "{agent}: {text}");
+        // The project is noted in the registry under the agent's name, as its schema allows.
+        let registry = Path::new(&data_home()).join("omc-hooks/installs.json");
+        crate::schema::assert_valid("installs", &read(&registry));
         let v = read(&file);
         let ours = entries(agent, &v);
         let table: Vec<_> = omc_hooks::protocol::agents::table::rows(
