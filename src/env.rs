@@ -55,6 +55,7 @@ const EXTRA_VARS: &[&str] = &[
     "FACTORY_HOME_OVERRIDE",
     "GEMINI_CLI_HOME",
     "HOME",
+    "KIMI_SHARE_DIR",
     "OMC_RALPH_HARD_MAX",
     "OMC_STOP_BLOCK_CAP",
     "PATH",

@@ -46,14 +46,15 @@ impl Agent {
         Agent::Qoder,
     ];
 
-    /// The agents `install --agent` writes a configuration for. Kimi CLI is not among them:
-    /// its hooks live in TOML, in the user's `config.toml` only (docs/agents-survey.md).
-    pub const INSTALLABLE: [Agent; 8] = [
+    /// The agents `install --agent` writes a configuration for (Kimi CLI's is TOML, in the
+    /// user's `config.toml` only: docs/agents-survey.md).
+    pub const INSTALLABLE: [Agent; 9] = [
         Agent::Claude,
         Agent::Codex,
         Agent::Gemini,
         Agent::Qwen,
         Agent::Cursor,
+        Agent::Kimi,
         Agent::Factory,
         Agent::CodeBuddy,
         Agent::Qoder,

@@ -90,6 +90,13 @@ impl Layout {
     ) -> Result<PathBuf, i32> {
         let p = parse(args, &["user"], &["project"], false)
             .map_err(|e| usage_error(command, help, &e))?;
+        if self.agent == Agent::Kimi && !p.flag("user") {
+            return Err(usage_error(
+                command,
+                help,
+                "Kimi CLI reads hooks only from your config.toml, not from a project: use --user",
+            ));
+        }
         match (p.flag("user"), p.value("project")) {
             (true, Some(_)) => Err(usage_error(
                 command,
@@ -140,6 +147,9 @@ impl Layout {
             Agent::Factory => project.join(".factory/settings.json"),
             Agent::CodeBuddy => project.join(".codebuddy/settings.json"),
             Agent::Qoder => project.join(".qoder/settings.json"),
+            // Kimi reads no project file: `target` refuses a project install, and this is only
+            // where `doctor` would look.
+            Agent::Kimi => project.join(".kimi/config.toml"),
             _ => project.join(".claude/settings.json"),
         }
     }
@@ -148,8 +158,9 @@ impl Layout {
     /// (Gemini's home replaces `~`), `$QWEN_HOME/settings.json`, `~/.cursor/hooks.json`;
     /// Droid's `$FACTORY_HOME_OVERRIDE/.factory/settings.json` (the override replaces `~`),
     /// CodeBuddy's `$CODEBUDDY_CONFIG_DIR/settings.json` (the variable replaces `~/.codebuddy`),
-    /// Qoder's `$QODER_CONFIG_DIR/settings.json`, else `$QODER_CLI_HOME/.qoder/settings.json`
-    /// (as each pinned client's code resolves them, docs/agents-survey.md).
+    /// Qoder's `$QODER_CONFIG_DIR/settings.json`, else `$QODER_CLI_HOME/.qoder/settings.json`;
+    /// Kimi's `$KIMI_SHARE_DIR/config.toml` (default `~/.kimi`) (as each pinned client's code
+    /// resolves them, docs/agents-survey.md).
     pub(super) fn user_file(&self, env: &Env) -> Option<PathBuf> {
         let var = |k: &str| {
             env.var(k)
@@ -178,6 +189,9 @@ impl Layout {
             Agent::Qoder => var("QODER_CONFIG_DIR")
                 .or_else(|| var("QODER_CLI_HOME").or(home).map(|h| h.join(".qoder")))?
                 .join("settings.json"),
+            Agent::Kimi => var("KIMI_SHARE_DIR")
+                .or_else(|| home.map(|h| h.join(".kimi")))?
+                .join("config.toml"),
             _ => return None,
         })
     }
@@ -235,6 +249,11 @@ impl Layout {
                  new codebuddy session for them to load. Its hooks are a beta feature; in \
                  non-interactive (-p) runs it was not seen to continue a turn on a Stop hook's \
                  answer."
+                .to_string(),
+            Agent::Kimi => "Kimi CLI reads these hooks when it starts; start a new kimi session. \
+                 It ignores a hook's context and continues a turn at most once per prompt, on a \
+                 Stop answer our hook does not give yet: there omc-hooks serves your user hooks \
+                 and its state, not the loop."
                 .to_string(),
             Agent::Qoder => "Qoder reads these hooks when a session starts (\"disableAllHooks\": \
                  true switches them off); start a new qodercli session for them to load."
