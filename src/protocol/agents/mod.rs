@@ -21,6 +21,7 @@ pub mod cursor;
 pub mod gemini;
 pub mod outcome;
 pub mod qwen;
+pub mod support;
 pub mod table;
 
 // `Agent` and `Wire` are named in their own module (`protocol::agent`) so that the neutral
@@ -32,6 +33,16 @@ use crate::env::Env;
 use crate::protocol::input::DecodeError;
 use crate::protocol::{Answer, HookInput};
 use serde_json::{Map, Value};
+
+/// What `doctor --agents` prints: what works in each agent ([`support`]), then which agent
+/// event runs which hook subcommand ([`table`]).
+pub fn render_tables() -> String {
+    format!(
+        "What works in each agent\n\n{}\nWhich agent event runs which hook subcommand\n\n{}",
+        support::render_markdown(),
+        table::render_markdown()
+    )
+}
 
 /// Decodes a payload sent to an agent declared as `declared`.
 ///
