@@ -677,8 +677,24 @@ fn a_run_suspended_within_the_bound_is_continued_by_the_next_new_session() {
         text.starts_with("[RALPH LOOP - ITERATION 8/100 · 44 min left]"),
         "{text}"
     );
+    // The resume word in the session that took the run up says so (not "nothing to resume").
+    let out = at(
+        Hook::new("user-prompt-submit")
+            .payload(with(
+                CLAUDE.base(&p, "two", "UserPromptSubmit"),
+                json!({"prompt": "omc resume"}),
+            ))
+            .cwd(p.path()),
+        NOW + 2 * MIN,
+    );
+    assert_eq!(
+        out.context(),
+        "[OMC RESUME] The RALPH LOOP run from session one was already taken up by this session \
+         when it started (iteration 8/100); carry on with it: each stop sends you back to it \
+         until it is done."
+    );
     // A third session is told nothing: the run has moved.
-    session_start(CLAUDE, &p, "three", "startup", NOW + 2 * MIN).expect_noop();
+    session_start(CLAUDE, &p, "three", "startup", NOW + 3 * MIN).expect_noop();
 }
 
 #[test]

@@ -64,6 +64,7 @@ const RESUMED: &str = include_str!("../../../templates/memory/resumed.md");
 const NOTHING: &str = include_str!("../../../templates/memory/resume-nothing.md");
 const BUSY: &str = include_str!("../../../templates/memory/resume-busy.md");
 const TAKEN_UP: &str = include_str!("../../../templates/memory/taken-up.md");
+const ALREADY: &str = include_str!("../../../templates/memory/resume-already.md");
 
 /// The resume bound in force, in milliseconds (see the module doc).
 pub fn within_ms(config: &crate::config::Config) -> i64 {
@@ -429,6 +430,11 @@ pub fn on_prompt(ctx: &Ctx<'_>) -> Answer {
         .filter(|r| wanted.is_none_or(|m| r.mode == m))
         .collect();
     let Some(from) = offers.first().map(|r| r.session_id.clone()) else {
+        // The word after this session took a run up at its start (within the resume bound):
+        // say so, rather than "nothing to resume" beside the run it is working on.
+        if let Some(text) = already_taken_up(ctx, store, wanted) {
+            return Answer::context(text);
+        }
         let what = wanted.map_or(String::new(), |m| format!(" {m}"));
         return Answer::context(render(NOTHING.trim_end(), &[("mode", &what)]));
     };
@@ -467,6 +473,31 @@ pub fn on_prompt(ctx: &Ctx<'_>) -> Answer {
         return Answer::context(render(NOTHING.trim_end(), &[("mode", "")]));
     }
     Answer::context(texts.join("\n\n"))
+}
+
+/// What the resume word is told when this session already runs a run it took up from another
+/// session (the newest of them, or the named mode's).
+fn already_taken_up(ctx: &Ctx<'_>, store: &Store, wanted: Option<&str>) -> Option<String> {
+    super::mode_states(store, &ctx.scope)
+        .into_iter()
+        .map(|(_, s)| s)
+        .filter(|s| s.active && s.suspended_at.is_none())
+        .filter(|s| wanted.is_none_or(|m| s.mode == m))
+        .find_map(|s| {
+            let from = s.extra.get("resumed_from")?.as_str()?.to_string();
+            Some(render(
+                ALREADY.trim_end(),
+                &[
+                    ("label", &run_label(&s.mode)),
+                    ("from", &from),
+                    ("iteration", &s.iteration.to_string()),
+                    (
+                        "max",
+                        &crate::modes::effective_max(&s, &ctx.config).to_string(),
+                    ),
+                ],
+            ))
+        })
 }
 
 /// The files the earlier session edited come along with its run, so a checkpoint in the new
@@ -687,6 +718,40 @@ mod tests {
         assert_eq!(
             render(NOTHING.trim_end(), &[("mode", " ralph")]),
             "[OMC RESUME] There is no suspended ralph run to resume in this project. Tell the user so."
+        );
+        assert_eq!(
+            render(
+                ALREADY.trim_end(),
+                &[
+                    ("label", "RALPH LOOP"),
+                    ("from", "old-1"),
+                    ("iteration", "8"),
+                    ("max", "100")
+                ]
+            ),
+            "[OMC RESUME] The RALPH LOOP run from session old-1 was already taken up by this \
+             session when it started (iteration 8/100); carry on with it: each stop sends you \
+             back to it until it is done."
+        );
+        assert_eq!(
+            render(
+                TAKEN_UP.trim_end(),
+                &[
+                    ("label", "RALPH LOOP"),
+                    ("from", "old-1"),
+                    ("ago", "45 min ago"),
+                    ("iteration", "7"),
+                    ("max", "100 · 45 min left"),
+                    ("task", "fix")
+                ]
+            ),
+            "[RALPH LOOP RESUMED] The run from session old-1, left unfinished 45 min ago, \
+             continues in this session: iteration 7/100 · 45 min left.\n\
+             Task: fix\n\
+             If the user asks for something else, do that first; otherwise carry on with this \
+             task from where it stopped. Each stop sends you back to it until it is done. Put \
+             <omc-complete/> in your final message when it is really complete; the user can stop \
+             the run with `cancelomc`."
         );
         assert_eq!(
             render(BUSY.trim_end(), &[("mode", "ralph"), ("from", "old-1")]),
