@@ -830,6 +830,16 @@ fn qwen_leaves_a_handed_back_run_open_and_the_next_new_session_takes_it_up() {
     );
     assert_eq!(ralph(&q, "q1")["active"], true);
 
+    // The session that left it open, resumed: its own live run again, not offered to itself.
+    let r = qwen_project();
+    start(QWEN, &r, "q1", &[]);
+    work_then_talk(QWEN, &r, "q1", 1, 8, &[]);
+    let ctx = session_start(QWEN, &r, "q1", "resume", NOW + MIN).context();
+    assert!(ctx.starts_with("[RALPH LOOP RESTORED]"), "{ctx}");
+    assert!(!ctx.contains("[SUSPENDED RUN]"), "{ctx}");
+    let idx = r.read_json(".omc/state/suspended-runs.json").unwrap();
+    assert_eq!(idx["runs"], json!([]), "{idx}");
+
     // Claude Code suspends at SessionEnd, so its hand-backs are not noted.
     let r = Project::new();
     start(CLAUDE, &r, "c1", &[]);

@@ -223,6 +223,12 @@ pub fn offers(ctx: &Ctx<'_>, store: &Store) -> Vec<Suspended> {
     let mut gone = Vec::new();
     for r in idx.runs.iter().rev() {
         let mine = Some(r.session_id.as_str()) == own;
+        if mine && r.open {
+            // The session that left it open is back: the run is simply its own again (live,
+            // or stale as any untouched run).
+            gone.push((r.session_id.clone(), r.mode.clone()));
+            continue;
+        }
         let fresh = mine || r.age_ms(ctx.now_ms).is_some_and(|a| a <= OFFER_MAX_AGE_MS);
         let holds = fresh
             && is_persistent(&r.mode)
