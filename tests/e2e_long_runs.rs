@@ -162,6 +162,18 @@ fn a_model_that_only_talks_is_handed_back_within_eight_even_with_the_clients_cap
         s["paused_reason"], "no tool ran in the last 8 continuations",
         "{s:#}"
     );
+    // The session ended (headless), so the run is suspended; `status` says why it stopped.
+    let out = std::process::Command::new(crate::e2e::agent_harness::omc_bin())
+        .arg("status")
+        .current_dir(sb.project())
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .output()
+        .unwrap();
+    let status = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        status.contains("(paused: no tool ran in the last 8 continuations)"),
+        "{status}"
+    );
 }
 
 #[test]

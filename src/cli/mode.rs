@@ -553,6 +553,8 @@ fn show(store: &Store, session: Option<&SessionId>, config: &Config, now: i64) -
             }
             if s.awaiting_input_at.is_some() {
                 line += "  waiting for your answer";
+            } else if let Some(why) = &s.paused_reason {
+                line += &format!("  paused: {why}");
             }
             let task: String = s.prompt.chars().take(60).collect();
             line += &format!("  {task}");

@@ -344,8 +344,14 @@ fn render_text(
             ));
         }
         for r in &v.suspended {
+            let why = r
+                .state
+                .paused_reason
+                .as_deref()
+                .map(|why| format!("(paused: {why}) "))
+                .unwrap_or_default();
             s.push_str(&format!(
-                "  {:<13}{:<16}{:<18}{}\n",
+                "  {:<13}{:<16}{:<18}{why}{}\n",
                 "suspended",
                 r.mode,
                 format!(
