@@ -81,6 +81,17 @@ pub fn a_model_that_only_talks_is_handed_back_after_eight(agent: Agent) {
         s["paused_reason"], "no tool ran in the last 8 continuations",
         "{s:#}"
     );
+    // Where the person reads the note headless: Gemini CLI prints a hook's `systemMessage` on
+    // stderr; Codex (`exec --json`) and Qwen Code (JSON output) were not seen to show it, and
+    // the run's `paused_reason`, shown by `status`, is what says why there.
+    if agent == Agent::Gemini {
+        assert!(
+            run.stderr
+                .contains("ralph paused — no tool ran in the last 8 continuations"),
+            "{d}\n{}",
+            run.stderr
+        );
+    }
 }
 
 pub fn a_run_with_a_limit_of_twelve_ends_at_twelve(agent: Agent) {
