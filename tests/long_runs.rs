@@ -448,6 +448,25 @@ fn an_iteration_budget_said_with_the_request_ends_the_run_at_it() {
 }
 
 #[test]
+fn detect_shows_the_budget_and_judges_the_prompt_as_the_hook_does() {
+    let out = Command::new(BIN)
+        .args(["detect", "--json", "ralph 2h --max 12 fix the tests"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["modes"], json!(["ralph"]), "{v}");
+    assert_eq!(v["budget"]["max_minutes"], 120, "{v}");
+    assert_eq!(v["budget"]["max_iterations"], 12, "{v}");
+    assert_eq!(v["budget"]["judged"], "ralph fix the tests", "{v}");
+    let out = Command::new(BIN)
+        .args(["detect", "--json", "ralph fix the tests"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["budget"], Value::Null, "{v}");
+}
+
+#[test]
 fn budget_words_elsewhere_are_the_request_as_typed() {
     let p = Project::new();
     // Not after the mode's name: the words stay in the task, no budget.

@@ -95,8 +95,8 @@ pub fn on_prompt(ctx: &Ctx<'_>) -> Answer {
 }
 
 /// The prompt's budget and its detection: judged without the budget words when the mode they
-/// follow then activates, else as typed with no budget.
-fn with_budget(prompt: &str, config: &Config) -> (String, budget::Budget, Detection) {
+/// follow then activates, else as typed with no budget. `detect` shows the same.
+pub fn with_budget(prompt: &str, config: &Config) -> (String, budget::Budget, Detection) {
     let disabled = config.disabled_keywords();
     let (rest, budget) = budget::split(prompt);
     if !budget.is_empty() {
