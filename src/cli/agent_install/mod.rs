@@ -98,7 +98,7 @@ pub(super) fn install(agent: Agent, args: &[String], env: &Env, help: &str) -> i
         Ok(p) => p,
         Err(code) => return code,
     };
-    let exe = match std::env::current_exe().and_then(|p| p.canonicalize()) {
+    let exe = match super::hook_binary::this_binary() {
         Ok(p) => p,
         Err(e) => return fail("install", &format!("cannot locate this binary: {e}")),
     };
@@ -179,6 +179,9 @@ pub(super) fn install(agent: Agent, args: &[String], env: &Env, help: &str) -> i
     }
     for w in layout.warnings(&file.value()) {
         println!("Warning: {w}");
+    }
+    if let Some(note) = super::hook_binary::npx_note(&exe) {
+        println!("{note}");
     }
     println!("{}", layout.trust_note(&path));
     0
