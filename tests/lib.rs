@@ -43,6 +43,7 @@ mod install;
 mod keyword_table;
 mod keywords;
 mod launcher;
+mod layers;
 mod memory;
 mod packaging;
 mod schema;
