@@ -813,7 +813,10 @@ fn installed_cases(runs: usize, spec: &str) -> (Vec<Row>, Vec<String>) {
         .filter_map(|p| p.split_once(':'))
         .map(|(l, p)| (l.trim().to_string(), p.trim().to_string()))
         .collect();
-    assert!(arms.len() >= 2, "OMC_BENCH_INSTALLED=label:path,label:path (two or more)");
+    assert!(
+        arms.len() >= 2,
+        "OMC_BENCH_INSTALLED=label:path,label:path (two or more)"
+    );
     let mut b = Bench::for_agent("codex");
     b.seed(20);
     std::fs::write(b.path().join("transcript.jsonl"), tail_line(120_000)).unwrap();
@@ -837,10 +840,9 @@ fn installed_cases(runs: usize, spec: &str) -> (Vec<Row>, Vec<String>) {
                 .output()
                 .unwrap_or_else(|e| panic!("{label}: {bin}: {e}"));
             assert!(out.status.success(), "{label}: {bin} install failed");
-            let v: Value = serde_json::from_slice(
-                &std::fs::read(project.join(".codex/hooks.json")).unwrap(),
-            )
-            .unwrap();
+            let v: Value =
+                serde_json::from_slice(&std::fs::read(project.join(".codex/hooks.json")).unwrap())
+                    .unwrap();
             let mut by_sub = std::collections::HashMap::new();
             for groups in v["hooks"].as_object().unwrap().values() {
                 for g in groups.as_array().unwrap() {
@@ -865,7 +867,13 @@ fn installed_cases(runs: usize, spec: &str) -> (Vec<Row>, Vec<String>) {
             for k in 0..arms.len() {
                 let i = (round + k) % arms.len();
                 b.restore();
-                let s = run_once("/bin/sh", &["-c", &commands[i][sub]], &payload, b.path(), &[]);
+                let s = run_once(
+                    "/bin/sh",
+                    &["-c", &commands[i][sub]],
+                    &payload,
+                    b.path(),
+                    &[],
+                );
                 // Round 0 warms up, uncounted.
                 if round > 0 {
                     samples[i].push(s);
