@@ -1,6 +1,6 @@
 //! The release packaging, without publishing anything: the repository is named alike in every
 //! place a user's command reads it (and `packaging/set-repository.sh` renames it in all of
-//! them); `packaging/npm-pack.sh --archives` turns a release's checksummed archives into one
+//! them); the Claude Code plugin carries the crate's version; `packaging/npm-pack.sh --archives` turns a release's checksummed archives into one
 //! npm package per release target plus the launcher package, with no install script; a wrong
 //! checksum stops it; `packaging/npm-publish.sh` publishes platform packages first and refuses
 //! an incomplete set. (The packages installed and run: `e2e_npm`.) Needs bash, Node.js and npm.
@@ -110,6 +110,23 @@ fn set_repository_renames_it_in_every_place() {
     let out = run("not a name");
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(repository_names(d.path()).0, "acme-labs/agent.hooks");
+}
+
+/// A release's version is Cargo.toml's; the Claude Code plugin's manifest, which the `plugin`
+/// branch carries and by whose version the client tells an update, must say the same (the
+/// Codex plugin's and the Gemini extension's are generated with it, checked in
+/// `cli::agent_install::packaging`; the npm packages take it when packed).
+#[test]
+fn the_claude_code_plugin_carries_the_crate_version() {
+    let v: Value = serde_json::from_slice(
+        &std::fs::read(repo_root().join(".claude-plugin/plugin.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        v["version"],
+        env!("CARGO_PKG_VERSION"),
+        ".claude-plugin/plugin.json against Cargo.toml (docs/releasing.md)"
+    );
 }
 
 /// npm-pack.sh's table: release target → npm platform.
