@@ -189,30 +189,14 @@ fn the_npm_packages_are_the_release_targets() {
     }
 }
 
-/// What dist publishes for `target`: `omc-hooks-<target>.tar.xz` holding
-/// `omc-hooks-<target>/omc-hooks` (here a small stand-in program), and its `.sha256`.
+/// What dist publishes for `target` (`common::release_archive`), its binary a small stand-in
+/// program; returns the stand-in's bytes.
 fn fake_archive(dir: &Path, target: &str) -> Vec<u8> {
-    let stage = dir.join(format!("omc-hooks-{target}"));
-    std::fs::create_dir_all(&stage).unwrap();
     let body = format!("#!/bin/sh\necho 'omc-hooks for {target}'\n").into_bytes();
-    let bin = stage.join("omc-hooks");
-    std::fs::write(&bin, &body).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let archive = format!("omc-hooks-{target}.tar.xz");
-    let st = Command::new("tar")
-        .args(["-cJf", &archive, &format!("omc-hooks-{target}")])
-        .current_dir(dir)
-        .status()
-        .unwrap();
-    assert!(st.success());
-    std::fs::remove_dir_all(&stage).unwrap();
-    let sum = Command::new("sha256sum")
-        .arg(&archive)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    std::fs::write(dir.join(format!("{archive}.sha256")), sum.stdout).unwrap();
+    let stand_in = dir.join(format!("stand-in-{target}"));
+    std::fs::write(&stand_in, &body).unwrap();
+    crate::common::release_archive(dir, target, &stand_in);
+    std::fs::remove_file(&stand_in).unwrap();
     body
 }
 
