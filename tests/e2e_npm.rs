@@ -130,6 +130,9 @@ fn a_signal_to_the_launcher_ends_the_binary_and_the_launcher_ends_by_it() {
         .status()
         .unwrap();
     assert!(killed.success());
+    // Held open until the end: `wait` would close it, and the binary, seeing the end of its
+    // input, could finish normally before the forwarded signal reached it.
+    let _stdin = child.stdin.take();
     let status = child.wait().unwrap();
     assert_eq!(status.signal(), Some(15), "{status}");
     // The binary got it too: gone (a zombie reaped by init at most), not left waiting.
