@@ -2,9 +2,11 @@
 //!
 //! The highest-priority run of this session that is active, in this project and not stale
 //! decides: it blocks with its mode's continuation text, or ends (completion token, its own
-//! end, a limit), or pauses (a hold, or Claude Code's consecutive-block cap). Each decision is
-//! made again under the run's lock on the freshly read file, so a cancel racing the Stop wins
-//! and parallel hooks lose no count. With no run to continue, the skill guards decide.
+//! end, its iteration limit or time budget), or pauses (a hold, or a continuation limit: ours
+//! on continuations without progress — [`progress`] resets the count on any tool event — and
+//! the client's own, `protocol::agents::caps`). Each decision is made again under the run's
+//! lock on the freshly read file, so a cancel racing the Stop wins and parallel hooks lose no
+//! count. With no run to continue, the skill guards decide.
 //!
 //! A model that needs the user hands the turn back ([`needs_input`]): the run (or skill guard)
 //! pauses instead of sending it back, and resumes with the user's next prompt.

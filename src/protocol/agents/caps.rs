@@ -69,6 +69,13 @@ pub fn stop_limits(agent: Agent, env: &Env, project: Option<&Path>) -> StopLimit
     };
     let client = agent.wire().agent().client();
     match agent.wire() {
+        // Claude Code's cap is Claude Code's: the clients that copy its format do not share it
+        // (docs/agents-survey.md: Factory Droid continues with no cap, CodeBuddy and Kimi CLI
+        // do not continue a headless turn at all), so ours holds there.
+        Wire::Claude if agent != Agent::Claude => StopLimits {
+            idle: ours,
+            per_prompt: None,
+        },
         Wire::Claude => {
             let theirs =
                 positive(env.var("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP")).unwrap_or(CLAUDE_DEFAULT_CAP);
@@ -258,6 +265,15 @@ mod tests {
             }
         );
         assert_eq!(stop_limits(Agent::Gemini, &low, None).idle.max, 20);
+        // A client that copies Claude Code's format is not held to Claude Code's cap.
+        let low_claude = env(&[("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "3")]);
+        assert_eq!(
+            stop_limits(Agent::Qoder, &low_claude, None).idle,
+            Limit {
+                max: 8,
+                owner: "omc-hooks"
+            }
+        );
         let zero = env(&[("OMC_STOP_BLOCK_CAP", "0")]);
         assert_eq!(stop_limits(Agent::Codex, &zero, None).idle.max, 8);
     }
