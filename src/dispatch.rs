@@ -172,6 +172,14 @@ fn handle(hook: Hook, env: &Env, seen: &mut Traced, started: Instant) -> Option<
     seen.shape = input.shape;
     seen.agent_event = input.agent_event.clone();
     seen.session_id = input.session_id.clone();
+    if agents::stands_down(&input) {
+        crate::diag!(
+            "{}: a GitHub Copilot CLI payload sent to a hook installed for Claude Code; no-op \
+             (`omc-hooks install --agent copilot` serves Copilot)",
+            hook.name
+        );
+        return None;
+    }
     let hook = agents::route(hook, &mut input);
     seen.event = input.hook_event_name.clone();
     // The neutral event is compared, so the check holds for every agent; an event of another

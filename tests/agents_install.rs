@@ -781,3 +781,194 @@ fn kimi_gets_its_hooks_in_its_config_toml_and_back_byte_for_byte() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "hooks = []\n");
 }
+
+/// Every file and folder under `dir` (but `.git`), relative, sorted.
+fn tree(dir: &Path) -> Vec<String> {
+    fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            let rel = p.strip_prefix(base).unwrap().to_string_lossy().into_owned();
+            if rel == ".git" {
+                continue;
+            }
+            if e.file_type().unwrap().is_dir() {
+                out.push(format!("{rel}/"));
+                walk(base, &p, out);
+            } else {
+                out.push(format!("{rel} {:?}", std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+/// GitHub Copilot CLI: a hook file of our own in the repository's `.github/hooks/` (Copilot
+/// reads every `*.json` there; tests/e2e/copilot-FINDINGS.md §1), flat entries under Claude
+/// Code's event names with `timeoutSec`; the record of what install made is a dotfile Copilot
+/// does not read. Uninstall gives the tree back as it was: the folders install made go, the
+/// person's own files and folders stay.
+#[test]
+fn copilot_gets_a_hook_file_of_its_own_and_uninstall_gives_the_tree_back() {
+    use omc_hooks::protocol::agents::table::{self, Install};
+    // An empty project, one with .github/ (a workflow), one with a hook file of the person's.
+    for setup in ["", ".github/workflows/ci.yml", ".github/hooks/audit.json"] {
+        let p = Project::new();
+        if !setup.is_empty() {
+            p.write_json(setup, &json!({"version": 1, "hooks": {}}));
+        }
+        let before = tree(p.path());
+        let text = ok(&omc(&["install", "--agent", "copilot"], p.path(), &[]));
+        assert!(text.contains("Installed omc-hooks for GitHub Copilot CLI"), "{text}");
+        assert!(text.contains("--trust-folder"), "the trust step is said: {text}");
+        let file = p.path().join(".github/hooks/omc-hooks.json");
+        let v = read(&file);
+        assert_eq!(v["version"], 1);
+        let rows: Vec<_> = table::rows(omc_hooks::protocol::agents::Wire::Copilot)
+            .filter(|r| r.install != Install::No)
+            .collect();
+        assert_eq!(v["hooks"].as_object().unwrap().len(), rows.len(), "{v}");
+        for r in &rows {
+            let list = v["hooks"][r.event].as_array().unwrap();
+            assert_eq!(list.len(), 1, "{}: {v}", r.event);
+            let h = &list[0];
+            assert_eq!(h["type"], "command");
+            assert!(
+                h["command"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with(&format!(" --agent copilot {}", r.hook)),
+                "{h}"
+            );
+            assert!(h["timeoutSec"].as_u64().unwrap() > 0, "{h}");
+            assert!(h.get("hooks").is_none(), "flat, not matcher groups: {h}");
+        }
+        // Nothing in the hooks folder but ours (and the person's) is JSON: Copilot would read it.
+        let jsons: Vec<String> = std::fs::read_dir(file.parent().unwrap())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".json"))
+            .collect();
+        let mut want = vec!["omc-hooks.json".to_string()];
+        if setup.ends_with("audit.json") {
+            want.push("audit.json".into());
+        }
+        let mut jsons = jsons;
+        jsons.sort();
+        want.sort();
+        assert_eq!(jsons, want);
+        let installed = std::fs::read_to_string(&file).unwrap();
+        let again = ok(&omc(&["install", "--agent", "copilot"], p.path(), &[]));
+        assert!(again.contains("nothing changed"), "{again}");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), installed);
+        let out = ok(&omc(&["uninstall", "--agent", "copilot"], p.path(), &[]));
+        assert!(out.contains("Removed"), "{out}");
+        assert_eq!(tree(p.path()), before, "setup {setup:?}: the tree as it was");
+    }
+}
+
+#[test]
+fn copilot_user_hooks_live_in_copilot_home() {
+    let p = Project::new();
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let ch = h.join("copilot-home");
+    for (env, want) in [
+        (vec![("HOME", h.to_str().unwrap())], h.join(".copilot/hooks/omc-hooks.json")),
+        (
+            vec![("HOME", h.to_str().unwrap()), ("COPILOT_HOME", ch.to_str().unwrap())],
+            ch.join("hooks/omc-hooks.json"),
+        ),
+    ] {
+        let text = ok(&omc(
+            &["install", "--agent", "github-copilot", "--user"],
+            p.path(),
+            &env,
+        ));
+        assert!(want.is_file(), "{text}");
+        assert!(text.contains("without asking"), "user hooks need no trust: {text}");
+        ok(&omc(
+            &["uninstall", "--agent", "copilot", "--user"],
+            p.path(),
+            &env,
+        ));
+        assert!(!want.exists());
+        assert!(!want.parent().unwrap().exists(), "the hooks folder install made");
+    }
+    assert_eq!(p.files(), Vec::<String>::new());
+}
+
+/// The installed commands answer Copilot's payloads (recorded from 1.0.102) in Copilot's
+/// format; doctor names the file and the trust step.
+#[test]
+fn copilots_installed_commands_answer_in_its_format_and_doctor_checks_them() {
+    let p = Project::new();
+    let home = tempfile::tempdir().unwrap();
+    let env = [("HOME", home.path().to_str().unwrap())];
+    ok(&omc(&["install", "--agent", "copilot"], p.path(), &env));
+    let v = read(&p.path().join(".github/hooks/omc-hooks.json"));
+    let run = |event: &str, input: Value| {
+        let cmd = v["hooks"][event][0]["command"].as_str().unwrap().to_string();
+        let mut child = Command::new("sh")
+            .args(["-c", &cmd])
+            .current_dir(p.path())
+            .env("OMC_NOW_MS", "1796305500000")
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.to_string().as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    let base = json!({"session_id": "cop-1", "timestamp": "2026-12-04T07:09:45.812Z",
+                      "cwd": p.path()});
+    let with = |event: &str, extra: Value| {
+        let mut x = base.clone();
+        x["hook_event_name"] = json!(event);
+        for (k, val) in extra.as_object().unwrap() {
+            x[k] = val.clone();
+        }
+        x
+    };
+    let a: Value = serde_json::from_str(&run(
+        "UserPromptSubmit",
+        with("UserPromptSubmit", json!({"prompt": "ralph fix the parser"})),
+    ))
+    .unwrap();
+    assert!(
+        a["additionalContext"]
+            .as_str()
+            .is_some_and(|c| c.contains("[MAGIC KEYWORD: RALPH]")),
+        "context at the top level: {a}"
+    );
+    assert!(a.get("hookSpecificOutput").is_none(), "{a}");
+    let a: Value = serde_json::from_str(&run(
+        "Stop",
+        with(
+            "Stop",
+            json!({"transcript_path": "/h/events.jsonl", "stop_reason": "end_turn",
+                   "stop_hook_active": false}),
+        ),
+    ))
+    .unwrap();
+    assert_eq!(a["decision"], "block", "{a}");
+    let doctor = String::from_utf8_lossy(&omc(&["doctor"], p.path(), &env).stdout).into_owned();
+    assert!(
+        doctor.contains(".github/hooks/omc-hooks.json: installed, 10 of 10 hooks"),
+        "{doctor}"
+    );
+    assert!(doctor.contains("--trust-folder"), "{doctor}");
+}

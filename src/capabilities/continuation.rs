@@ -69,7 +69,17 @@ pub fn classify(ctx: &Ctx<'_>) -> Prompt {
 
 /// Whether the capabilities of this hook should run at all: every hook but the prompt hook
 /// always; the prompt hook only for a prompt the user typed.
+///
+/// A prompt or an end of turn inside a subagent (`agent_id` set: GitHub Copilot CLI fires both
+/// for a subagent's own turns, with the subagent as the session, copilot-FINDINGS.md §7) is not
+/// the user's session: no keyword starts a run there and no run is continued there.
 pub fn admit(ctx: &Ctx<'_>) -> bool {
+    if matches!(ctx.hook.event, "UserPromptSubmit" | "Stop") && ctx.input.agent_id.is_some() {
+        if ctx.env.debug {
+            crate::diag!("{}: a subagent's own turn; left alone", ctx.hook.name);
+        }
+        return false;
+    }
     if ctx.hook.event != "UserPromptSubmit" {
         return true;
     }
@@ -125,10 +135,14 @@ fn record_file(scope: &Scope) -> Option<StateFile> {
 }
 
 /// A fingerprint of a continuation text: FNV-1a (64 bit) and the length of the text with
-/// surrounding whitespace and a Codex `<hook_prompt …>` wrapper removed. Not a secret and not
-/// an authenticator — it only has to tell our text from what a person types.
+/// surrounding whitespace, a Codex `<hook_prompt …>` wrapper and a `Stop hook: ` label removed
+/// (CodeBuddy hands the reason back as `Stop hook: REASON`, tests/e2e/codebuddy-FINDINGS.md
+/// §4). Not a secret and not an authenticator — it only has to tell our text from what a
+/// person types.
 pub fn fingerprint(text: &str) -> String {
-    let t = unwrap_hook_prompt(text.trim()).trim();
+    let t = text.trim();
+    let t = t.strip_prefix("Stop hook: ").unwrap_or(t);
+    let t = unwrap_hook_prompt(t).trim();
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in t.bytes() {
         h ^= u64::from(b);
@@ -166,6 +180,7 @@ mod tests {
         );
         assert_ne!(a, fingerprint("[RALPH LOOP 3/100] keep going"));
         assert_ne!(a, fingerprint("keep going"));
+        assert_eq!(a, fingerprint("Stop hook: [RALPH LOOP 2/100] keep going"));
         assert!(a.starts_with("fnv1a64:"));
     }
 

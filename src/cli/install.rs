@@ -417,6 +417,15 @@ pub(super) fn run_install(args: &[String], env: &Env) -> i32 {
             path.display()
         );
     }
+    if scope != Scope::User {
+        // Copilot reads a trusted project's .claude/settings.json and settings.local.json (not
+        // the user's file): tests/e2e/copilot-FINDINGS.md §8.
+        println!(
+            "GitHub Copilot CLI runs this file's hooks too; omc-hooks leaves those runs alone \
+             (they would answer in Claude Code's format). For Copilot, run 'omc-hooks install \
+             --agent copilot'."
+        );
+    }
     for n in omc_notes.advice {
         println!("{n}");
     }

@@ -20,6 +20,9 @@ pub enum Agent {
     Factory,
     CodeBuddy,
     Qoder,
+    /// GitHub Copilot CLI: Claude Code's event names with its own payload fields and answers
+    /// (`copilot.rs`).
+    Copilot,
 }
 
 /// The wire format an agent speaks: which adapter decodes and encodes its hooks.
@@ -30,16 +33,18 @@ pub enum Wire {
     Gemini,
     Qwen,
     Cursor,
+    Copilot,
 }
 
 impl Agent {
     /// Every agent `--agent` accepts, in the order help texts list them.
-    pub const ALL: [Agent; 9] = [
+    pub const ALL: [Agent; 10] = [
         Agent::Claude,
         Agent::Codex,
         Agent::Gemini,
         Agent::Qwen,
         Agent::Cursor,
+        Agent::Copilot,
         Agent::Kimi,
         Agent::Factory,
         Agent::CodeBuddy,
@@ -48,12 +53,13 @@ impl Agent {
 
     /// The agents `install --agent` writes a configuration for (Kimi CLI's is TOML, in the
     /// user's `config.toml` only: docs/agents-survey.md).
-    pub const INSTALLABLE: [Agent; 9] = [
+    pub const INSTALLABLE: [Agent; 10] = [
         Agent::Claude,
         Agent::Codex,
         Agent::Gemini,
         Agent::Qwen,
         Agent::Cursor,
+        Agent::Copilot,
         Agent::Kimi,
         Agent::Factory,
         Agent::CodeBuddy,
@@ -72,6 +78,7 @@ impl Agent {
             Agent::Factory => "factory",
             Agent::CodeBuddy => "codebuddy",
             Agent::Qoder => "qoder",
+            Agent::Copilot => "copilot",
         }
     }
 
@@ -87,6 +94,7 @@ impl Agent {
             Agent::Factory => "Factory Droid",
             Agent::CodeBuddy => "CodeBuddy",
             Agent::Qoder => "Qoder",
+            Agent::Copilot => "GitHub Copilot CLI",
         }
     }
 
@@ -103,6 +111,7 @@ impl Agent {
             "factory" | "droid" | "factory-droid" => Agent::Factory,
             "codebuddy" | "codebuddy-code" => Agent::CodeBuddy,
             "qoder" | "qodercli" | "qoder-cli" => Agent::Qoder,
+            "copilot" | "copilot-cli" | "github-copilot" | "github-copilot-cli" => Agent::Copilot,
             _ => return None,
         };
         Some(agent)
@@ -115,6 +124,7 @@ impl Agent {
             Agent::Gemini => Wire::Gemini,
             Agent::Qwen => Wire::Qwen,
             Agent::Cursor => Wire::Cursor,
+            Agent::Copilot => Wire::Copilot,
             Agent::Claude | Agent::Kimi | Agent::Factory | Agent::CodeBuddy | Agent::Qoder => {
                 Wire::Claude
             }
@@ -123,21 +133,26 @@ impl Agent {
 
     /// Whether the agent sends an end-of-turn continuation back through its prompt event, so
     /// the prompt handler must recognise its own text (tests/e2e/gemini-FINDINGS.md §5,
-    /// qwen-FINDINGS.md §4; Cursor submits
-    /// `followup_message` as the next user message). Claude Code and Codex continue inside the
-    /// turn without a new prompt event.
+    /// qwen-FINDINGS.md §4; Cursor submits `followup_message` as the next user message; GitHub
+    /// Copilot CLI fires UserPromptSubmit with the reason, copilot-FINDINGS.md §5, and CodeBuddy
+    /// with `Stop hook: ` and the reason, codebuddy-FINDINGS.md §4). Claude Code, Codex and
+    /// Factory Droid continue without a new prompt event (factory-FINDINGS.md §4).
     pub fn echoes_continuation(self) -> bool {
-        matches!(self.wire(), Wire::Gemini | Wire::Qwen | Wire::Cursor)
+        matches!(
+            self.wire(),
+            Wire::Gemini | Wire::Qwen | Wire::Cursor | Wire::Copilot
+        ) || self == Agent::CodeBuddy
     }
 
     /// Whether context answered on a pre-tool event reaches the model. Gemini CLI's BeforeTool
     /// has no context output (its docs/hooks/reference.md; only AfterTool appends context to
     /// the tool's result) and Qwen Code reads PreToolUse context only beside a
     /// `permissionDecision`, which an announcement must not send; both were seen to drop it
-    /// (tests/e2e_agent_guards.rs). There a capability says on the post-tool event what it
-    /// would have said before the call.
+    /// (tests/e2e_agent_guards.rs); Factory Droid 0.225 reads only a PreToolUse hook's
+    /// decision, input rewrite and system message (tests/e2e/factory-FINDINGS.md §5). There a
+    /// capability says on the post-tool event what it would have said before the call.
     pub fn shows_pre_tool_context(self) -> bool {
-        !matches!(self.wire(), Wire::Gemini | Wire::Qwen)
+        !matches!(self.wire(), Wire::Gemini | Wire::Qwen) && self != Agent::Factory
     }
 
     /// Whether a session of the agent can end without a SessionEnd event, so a run it leaves
@@ -153,12 +168,14 @@ impl Agent {
     /// environment of the commands the model runs, where it sets one: Claude Code
     /// `CLAUDE_CODE_SESSION_ID` (tests/e2e/FINDINGS.md), Codex `CODEX_THREAD_ID` (the same value
     /// is in `CODEX_SESSION_ID`) and Qwen Code `QWEN_CODE_SESSION_ID`, as the pinned clients were
-    /// seen to set them (codex-FINDINGS.md §13, qwen-FINDINGS.md §14). Gemini CLI sets none.
+    /// seen to set them (codex-FINDINGS.md §13, qwen-FINDINGS.md §14), and GitHub Copilot CLI
+    /// `COPILOT_AGENT_SESSION_ID` (copilot-FINDINGS.md §2). Gemini CLI sets none.
     pub fn session_var(self) -> Option<&'static str> {
         match self {
             Agent::Claude => Some("CLAUDE_CODE_SESSION_ID"),
             Agent::Codex => Some("CODEX_THREAD_ID"),
             Agent::Qwen => Some("QWEN_CODE_SESSION_ID"),
+            Agent::Copilot => Some("COPILOT_AGENT_SESSION_ID"),
             _ => None,
         }
     }
@@ -174,6 +191,16 @@ impl Agent {
 }
 
 impl Wire {
+    /// Every wire format, in the order tables list them.
+    pub const ALL: [Wire; 6] = [
+        Wire::Claude,
+        Wire::Codex,
+        Wire::Gemini,
+        Wire::Qwen,
+        Wire::Cursor,
+        Wire::Copilot,
+    ];
+
     /// The agent this wire format is named after.
     pub fn agent(self) -> Agent {
         match self {
@@ -182,6 +209,7 @@ impl Wire {
             Wire::Gemini => Agent::Gemini,
             Wire::Qwen => Agent::Qwen,
             Wire::Cursor => Agent::Cursor,
+            Wire::Copilot => Agent::Copilot,
         }
     }
 }

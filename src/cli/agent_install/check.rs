@@ -1,7 +1,7 @@
 //! `doctor`'s look at the other agents' hook files: where `install --agent` put omc-hooks,
 //! whether every hook of the table is there, whether the program each runs exists, and the
 //! switches that keep a client from running any hook (Gemini's `hooksConfig.enabled`, Codex's
-//! `[features]`). Silence from a client is what users of the one-agent forks complain about.
+//! `[features]`), and the trust a client wants first (Codex's, Copilot's). Silence from a client is what users of the one-agent forks complain about.
 
 use super::layout::Layout;
 use super::{agent_command, shell_words};
@@ -142,6 +142,14 @@ fn check_file(r: &mut Report, layout: &Layout, path: &Path, flag: &str) {
         r.note(format!(
             "Codex skips hooks it has not been told to trust, silently: trust the omc-hooks \
              entries of {} in codex's /hooks (and trust the project for a project file)",
+            path.display()
+        ));
+    }
+    if agent == Agent::Copilot && path.ends_with(".github/hooks/omc-hooks.json") {
+        r.note(format!(
+            "GitHub Copilot CLI skips a repository's hooks, silently, unless the folder is \
+             trusted: trust the project when copilot asks (or run `copilot -p` with \
+             --trust-folder) for {} to run",
             path.display()
         ));
     }

@@ -3,9 +3,10 @@
 //! project hooks (its trust model). What the pinned clients were seen to do is in
 //! tests/e2e/codex-FINDINGS.md §3, gemini-FINDINGS.md §2 and qwen-FINDINGS.md §2, and for
 //! Factory Droid, CodeBuddy and Qoder (Claude Code's format, in their own folders) in
-//! docs/agents-survey.md; the rest follows each client's own hook documentation (Codex's hooks
-//! docs, Gemini CLI's docs/hooks/reference.md, Qwen Code's docs/features/hooks.md,
-//! cursor.com/docs/agent/hooks).
+//! docs/agents-survey.md, and for GitHub Copilot CLI (a file of our own among its hook files)
+//! in tests/e2e/copilot-FINDINGS.md §1; the rest follows each client's own hook documentation
+//! (Codex's hooks docs, Gemini CLI's docs/hooks/reference.md, Qwen Code's
+//! docs/features/hooks.md, cursor.com/docs/agent/hooks).
 
 use super::super::args::{fail, parse, usage_error};
 use crate::env::Env;
@@ -17,8 +18,9 @@ use std::path::{Path, PathBuf};
 /// One agent's hook configuration.
 pub(super) struct Layout {
     pub(super) agent: Agent,
-    /// Cursor: handlers sit directly under the event (`{"stop": [{"command": …}]}`); the
-    /// others group them under matchers (`{"Stop": [{"matcher": …, "hooks": [{…}]}]}`).
+    /// Cursor and Copilot: handlers sit directly under the event (`{"stop": [{"command":
+    /// …}]}`); the others group them under matchers (`{"Stop": [{"matcher": …, "hooks":
+    /// [{…}]}]}`).
     pub(super) flat: bool,
 }
 
@@ -26,7 +28,25 @@ impl Layout {
     pub(super) fn of(agent: Agent) -> Layout {
         Layout {
             agent,
-            flat: agent == Agent::Cursor,
+            flat: matches!(agent, Agent::Cursor | Agent::Copilot),
+        }
+    }
+
+    /// The project a project-level file belongs to: the folder holding the agent's own folder
+    /// (`<project>/.codex/hooks.json`), two up for Copilot's `<project>/.github/hooks/…`.
+    pub(super) fn project_of_file<'p>(&self, path: &'p Path) -> Option<&'p Path> {
+        let levels = if self.agent == Agent::Copilot { 3 } else { 2 };
+        path.ancestors().nth(levels)
+    }
+
+    /// The record of what install added, beside the file. Copilot reads every `.json` file of
+    /// its hooks folder as a hook file (and logs an error for one that is not), so there the
+    /// record is a dotfile it does not read.
+    pub(super) fn record_path(&self, config: &Path) -> PathBuf {
+        if self.agent == Agent::Copilot {
+            config.with_file_name(".omc-hooks-install")
+        } else {
+            super::record_path(config)
         }
     }
 
@@ -73,6 +93,8 @@ impl Layout {
                 "loop_limit": null,
             }),
             Agent::Cursor => json!({"command": command, "type": "command", "timeout": secs}),
+            // `command` is Copilot's cross-platform spelling of `bash`, `timeoutSec` its timeout.
+            Agent::Copilot => json!({"type": "command", "command": command, "timeoutSec": secs}),
             _ => json!({"type": "command", "command": command, "timeout": secs}),
         }
     }
@@ -84,7 +106,7 @@ impl Layout {
             // Older Gemini CLI builds ran hooks only when switched on; the switch has been
             // renamed (tools.enableHooks, hooks.enabled, now hooksConfig.enabled, default on).
             Agent::Gemini => vec![("/hooksConfig/enabled", json!(true))],
-            Agent::Cursor => vec![("/version", json!(1))],
+            Agent::Cursor | Agent::Copilot => vec![("/version", json!(1))],
             // Qwen Code counts every Stop block of a prompt, tool calls or not, and ends the
             // turn at its cap (8 by default; qwen-FINDINGS.md §6): a working ralph run would
             // be cut off after 7 continuations. Its ceiling, 100, lets it go on; our own cap
@@ -164,6 +186,9 @@ impl Layout {
             Agent::Factory => project.join(".factory/settings.json"),
             Agent::CodeBuddy => project.join(".codebuddy/settings.json"),
             Agent::Qoder => project.join(".qoder/settings.json"),
+            // A file of our own among the repository's hook files (every `*.json` there is
+            // read): nothing of the person's to merge into.
+            Agent::Copilot => project.join(".github/hooks/omc-hooks.json"),
             // Kimi reads no project file: `target` refuses a project install, and this is only
             // where `doctor` would look.
             Agent::Kimi => project.join(".kimi/config.toml"),
@@ -176,7 +201,8 @@ impl Layout {
     /// Droid's `$FACTORY_HOME_OVERRIDE/.factory/settings.json` (the override replaces `~`),
     /// CodeBuddy's `$CODEBUDDY_CONFIG_DIR/settings.json` (the variable replaces `~/.codebuddy`),
     /// Qoder's `$QODER_CONFIG_DIR/settings.json`, else `$QODER_CLI_HOME/.qoder/settings.json`;
-    /// Kimi's `$KIMI_SHARE_DIR/config.toml` (default `~/.kimi`) (as each pinned client's code
+    /// Kimi's `$KIMI_SHARE_DIR/config.toml` (default `~/.kimi`); Copilot's
+    /// `$COPILOT_HOME/hooks/omc-hooks.json` (default `~/.copilot`) (as each pinned client's code
     /// resolves them, docs/agents-survey.md).
     pub(super) fn user_file(&self, env: &Env) -> Option<PathBuf> {
         let var = |k: &str| {
@@ -209,6 +235,9 @@ impl Layout {
             Agent::Kimi => var("KIMI_SHARE_DIR")
                 .or_else(|| home.map(|h| h.join(".kimi")))?
                 .join("config.toml"),
+            Agent::Copilot => var("COPILOT_HOME")
+                .or_else(|| home.map(|h| h.join(".copilot")))?
+                .join("hooks/omc-hooks.json"),
             _ => return None,
         })
     }
@@ -255,9 +284,8 @@ impl Layout {
 
     /// What the person must still do before the client runs these hooks.
     pub(super) fn trust_note(&self, path: &Path) -> String {
-        let project = path
-            .parent()
-            .and_then(Path::parent)
+        let project = self
+            .project_of_file(path)
             .map(|p| p.display().to_string())
             .unwrap_or_default();
         match self.agent {
@@ -292,6 +320,20 @@ impl Layout {
                  It ignores a hook's context and continues a turn at most once per prompt, on a \
                  Stop answer our hook does not give yet: there omc-hooks serves your user hooks \
                  and its state, not the loop."
+                .to_string(),
+            Agent::Copilot if path.ends_with(".github/hooks/omc-hooks.json") => format!(
+                "GitHub Copilot CLI runs a repository's hooks only in a trusted folder, and \
+                 skips them without a word otherwise: trust {project} when copilot asks (it is \
+                 remembered in ~/.copilot/config.json, trustedFolders); `copilot -p` runs them \
+                 only for a trusted folder, with --trust-folder, or with COPILOT_ALLOW_ALL=true. \
+                 Hooks installed with --user need no trust. Copilot also runs the hooks of this \
+                 project's .claude/settings.json: an omc-hooks entry there (Claude Code's \
+                 install) stands down under Copilot, so Copilot is served once, by this file."
+            ),
+            Agent::Copilot => "GitHub Copilot CLI runs your own hooks (this folder) without \
+                 asking; start a new copilot session for them to load. It also runs the hooks \
+                 of a trusted project's .claude/settings.json: an omc-hooks entry there (Claude \
+                 Code's install) stands down under Copilot, so Copilot is served once."
                 .to_string(),
             Agent::Qoder => "Qoder reads these hooks when a session starts (\"disableAllHooks\": \
                  true switches them off); start a new qodercli session for them to load."

@@ -105,7 +105,7 @@ pub(super) fn install(agent: Agent, args: &[String], env: &Env, help: &str) -> i
         Ok(p) => p,
         Err(e) => return fail("install", &format!("cannot locate this binary: {e}")),
     };
-    let record_path = record_path(&path);
+    let record_path = layout.record_path(&path);
     let mut record = read_record(&record_path).unwrap_or_default();
     if agent == Agent::Kimi {
         let (merged, changed) = match kimi::install(&path, &exe, &mut record) {
@@ -146,6 +146,7 @@ pub(super) fn install(agent: Agent, args: &[String], env: &Env, help: &str) -> i
                 if !file.existed {
                     record.created_file = true;
                     record.created_dir |= !created.is_empty();
+                    record.created_dirs = record.created_dirs.max(created.len());
                 }
             }
             Err(e) => return fail("install", &format!("cannot write {}: {e}", path.display())),
@@ -217,7 +218,7 @@ fn project_of(layout: &Layout, path: &Path, env: &Env) -> Option<PathBuf> {
     if layout.user_file(env).as_deref() == Some(path) {
         return None;
     }
-    let project = path.parent()?.parent()?;
+    let project = layout.project_of_file(path)?;
     Some(
         project
             .canonicalize()
@@ -281,7 +282,7 @@ pub(super) fn uninstall(agent: Agent, args: &[String], env: &Env, help: &str) ->
             }
         };
     }
-    let record_path = record_path(&path);
+    let record_path = layout.record_path(&path);
     let record = read_record(&record_path);
     let mut feature_note = None;
     if agent == Agent::Codex
@@ -336,10 +337,12 @@ pub(super) fn uninstall(agent: Agent, args: &[String], env: &Env, help: &str) ->
                 &format!("cannot remove {}: {e}", path.display()),
             );
         }
-        if record.created_dir
-            && let Some(dir) = path.parent()
-        {
-            let _ = std::fs::remove_dir(dir); // only if empty
+        // The folders install created, innermost first, each only if empty.
+        let levels = record.created_dirs.max(usize::from(record.created_dir));
+        for dir in path.ancestors().skip(1).take(levels) {
+            if std::fs::remove_dir(dir).is_err() {
+                break;
+            }
         }
         println!(
             "Removed {removed} omc-hooks hooks for {}: {} was created by install and is gone again.",
@@ -376,6 +379,10 @@ pub(super) struct Record {
     /// Nor its directory.
     #[serde(default)]
     pub(super) created_dir: bool,
+    /// How many folders install created above the file (Copilot's `.github/hooks/` may be
+    /// two); `created_dir` alone means one.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub(super) created_dirs: usize,
     /// JSON pointers install set that were absent before (`/hooksConfig/enabled`, `/version`).
     #[serde(default)]
     pub(super) added: Vec<String>,
@@ -389,6 +396,10 @@ pub(super) struct Record {
 
 fn record_path(config: &Path) -> PathBuf {
     config.with_file_name(RECORD)
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 fn read_record(path: &Path) -> Option<Record> {

@@ -14,8 +14,11 @@
 //!   (setting, or `QWEN_CODE_STOP_HOOK_BLOCK_CAP`, default 8, at most 100; counted per prompt
 //!   and not reset by tool calls: qwen-FINDINGS.md §6), so it honours one fewer; Cursor
 //!   follows up at most `loop_limit` times (default 5, `null` for none) and says how many it
-//!   did in `loop_count` (cursor.com/docs/agent/hooks). Codex and Gemini CLI count neither
-//!   (codex-FINDINGS.md §6, gemini-FINDINGS.md §5).
+//!   did in `loop_count` (cursor.com/docs/agent/hooks); GitHub Copilot CLI 1.0.102 honours 8
+//!   blocks of a prompt and ends the turn at the 9th, tool calls between them or not (its own
+//!   changelog says "8 consecutive blocks"; copilot-FINDINGS.md §5). Codex, Gemini CLI, Factory
+//!   Droid and CodeBuddy count neither (codex-FINDINGS.md §6, gemini-FINDINGS.md §5,
+//!   factory-FINDINGS.md §4, codebuddy-FINDINGS.md §4).
 //!
 //! The clients' settings are read where the client keeps them — Qwen's `settings.json`
 //! (the project's, then the user's), Cursor's `hooks.json` (our `stop` entry's `loop_limit`) —
@@ -42,6 +45,9 @@ pub const QWEN_MAX_CAP: u32 = 100;
 
 /// Cursor's documented default `loop_limit` for `stop` follow-ups.
 pub const CURSOR_LOOP_LIMIT: u32 = 5;
+
+/// GitHub Copilot CLI's blocks honoured per prompt (not configurable in 1.0.102).
+pub const COPILOT_CAP: u32 = 8;
 
 /// One limit and whose it is (a client's name, or `omc-hooks`), for the note the person reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,6 +109,13 @@ pub fn stop_limits(agent: Agent, env: &Env, project: Option<&Path>) -> StopLimit
         Wire::Cursor => StopLimits {
             idle: ours,
             per_prompt: cursor_loop_limit(env, project).map(|max| Limit { max, owner: client }),
+        },
+        Wire::Copilot => StopLimits {
+            idle: ours,
+            per_prompt: Some(Limit {
+                max: COPILOT_CAP,
+                owner: client,
+            }),
         },
         Wire::Codex | Wire::Gemini => StopLimits {
             idle: ours,
@@ -240,6 +253,14 @@ mod tests {
         assert_eq!(l(Agent::Qwen).idle.max, 8);
         assert_eq!(l(Agent::Qwen).per_prompt.unwrap().max, 7);
         assert_eq!(l(Agent::Cursor).per_prompt.unwrap().max, 5);
+        assert_eq!(
+            l(Agent::Copilot).per_prompt,
+            Some(Limit {
+                max: 8,
+                owner: "GitHub Copilot CLI"
+            })
+        );
+        assert_eq!(l(Agent::Factory).per_prompt, None);
 
         let own = env(&[("OMC_STOP_BLOCK_CAP", "3")]);
         assert_eq!(stop_limits(Agent::Codex, &own, None).idle.max, 3);

@@ -1,11 +1,12 @@
 //! Claude Code's format, and the clients that copy it: Kimi CLI (its hooks docs,
-//! docs/en/customization/hooks.md in MoonshotAI/kimi-cli), Factory Droid (the hooks reference
-//! on docs.factory.ai), CodeBuddy and Qoder (Claude-format settings files; none of these four
-//! runs in our tests, see tests/golden/agents/). The neutral input *is* Claude Code's payload,
-//! so decoding is [`HookInput::from_map`] plus the few spellings the copies use for the same
-//! fields; the answer is [`crate::protocol::Answer::encode`].
+//! docs/en/customization/hooks.md in MoonshotAI/kimi-cli), Factory Droid and CodeBuddy (run in
+//! their real clients: tests/e2e/factory-FINDINGS.md, codebuddy-FINDINGS.md) and Qoder
+//! (Claude-format settings files; tests/golden/agents/). The neutral input *is* Claude Code's
+//! payload, so decoding is [`HookInput::from_map`] plus the few spellings the copies use for
+//! the same fields ([`for_client`] for what one client names its own way); the answer is
+//! [`crate::protocol::Answer::encode`].
 
-use super::{Wire, neutral_event, rename};
+use super::{Agent, Wire, mark_failed, neutral_event, neutral_tool, outcome, rename};
 use crate::protocol::HookInput;
 use serde_json::{Map, Value};
 
@@ -21,6 +22,26 @@ pub fn decode(mut map: Map<String, Value>) -> HookInput {
     let mut input = HookInput::from_map(map);
     neutral_event(&mut input, Wire::Claude);
     input
+}
+
+/// Factory Droid's shell tool, `Execute {command, summary, riskLevel, riskLevelReason}`
+/// (tests/e2e/factory-FINDINGS.md §3): Claude Code's `Bash` with the same `command`.
+const FACTORY_TOOLS: &[(&str, &str)] = &[("Execute", "Bash")];
+
+/// What one client of the format sends differently: its tool names, and a shell command's
+/// failure reported in the post-tool event (CodeBuddy's `tool_response.exitCode`,
+/// tests/e2e/codebuddy-FINDINGS.md §6; Claude Code itself sends PostToolUseFailure).
+pub fn for_client(agent: Agent, input: &mut HookInput) {
+    if agent == Agent::Factory {
+        neutral_tool(input, FACTORY_TOOLS);
+    }
+    if agent != Agent::Claude
+        && input.hook_event_name.as_deref() == Some("PostToolUse")
+        && input.tool_name.as_deref() == Some("Bash")
+        && let Some(error) = input.tool_response.as_ref().and_then(outcome::failure)
+    {
+        mark_failed(input, error);
+    }
 }
 
 #[cfg(test)]
@@ -57,5 +78,29 @@ mod tests {
         );
         assert_eq!(s.agent_type.as_deref(), Some("coder"));
         assert_eq!(s.last_assistant_message.as_deref(), Some("done"));
+    }
+
+    #[test]
+    fn clients_tool_names_and_failures() {
+        let mut droid = dec(json!({"hook_event_name":"PreToolUse","session_id":"s",
+            "tool_name":"Execute","tool_input":{"command":"ls","summary":"list","riskLevel":"low"}}));
+        for_client(Agent::Factory, &mut droid);
+        assert_eq!(droid.tool_name.as_deref(), Some("Bash"));
+        assert_eq!(droid.agent_tool.as_deref(), Some("Execute"));
+        let post = json!({"hook_event_name":"PostToolUse","session_id":"s","tool_name":"Bash",
+            "tool_input":{"command":"ls /x"},
+            "tool_response":{"exitCode":2,"is_error":true,"error":"ls: cannot access '/x'"}});
+        let mut cb = dec(post.clone());
+        for_client(Agent::CodeBuddy, &mut cb);
+        assert_eq!(cb.hook_event_name.as_deref(), Some("PostToolUseFailure"));
+        assert_eq!(cb.error.as_deref(), Some("Exit code 2\nls: cannot access '/x'"));
+        // Claude Code reports its failures itself; its post-tool event is left as it came.
+        let mut cc = dec(post);
+        for_client(Agent::Claude, &mut cc);
+        assert_eq!(cc.hook_event_name.as_deref(), Some("PostToolUse"));
+        let mut execute = dec(json!({"hook_event_name":"PreToolUse","session_id":"s",
+            "tool_name":"Execute","tool_input":{"command":"ls"}}));
+        for_client(Agent::Qoder, &mut execute);
+        assert_eq!(execute.tool_name.as_deref(), Some("Execute"), "Droid's name only");
     }
 }

@@ -18,6 +18,7 @@
 pub mod caps;
 pub mod claude;
 pub mod codex;
+pub mod copilot;
 pub mod cursor;
 pub mod gemini;
 pub mod outcome;
@@ -71,7 +72,11 @@ pub fn decode_map(declared: Agent, map: Map<String, Value>) -> HookInput {
         Wire::Gemini => gemini::decode(map),
         Wire::Qwen => qwen::decode(map),
         Wire::Cursor => cursor::decode(map),
+        Wire::Copilot => copilot::decode(map),
     };
+    if format.wire() == Wire::Claude {
+        claude::for_client(format, &mut input);
+    }
     input.agent = declared;
     input.format = format;
     input.shape = shape;
@@ -87,11 +92,12 @@ fn event_name(map: &Map<String, Value>) -> Option<&str> {
 
 /// What agent a payload looks like it came from, from markers only that agent sends
 /// (the recorded fixtures in tests/fixtures/, whose fields tests/e2e/codex-FINDINGS.md §4,
-/// gemini-FINDINGS.md §3 and qwen-FINDINGS.md §3 list; Cursor's documented fields; CodeBuddy's
-/// `client` and `version`, seen on every payload of CodeBuddy Code 2.117.0, which also sends
-/// Cursor's `generation_id` and Codex's `model` with `permission_mode`: docs/agents-survey.md).
-/// `None` when nothing tells (a bare Claude-format payload: Claude Code's SessionStart, Codex's
-/// SessionEnd and Kimi's payloads look alike).
+/// gemini-FINDINGS.md §3, qwen-FINDINGS.md §3 and copilot-FINDINGS.md §3 list; Cursor's
+/// documented fields; CodeBuddy's `client` and `version`, seen on every payload of CodeBuddy
+/// Code 2.117.0, which also sends Cursor's `generation_id` and Codex's `model` with
+/// `permission_mode`: codebuddy-FINDINGS.md §3). `None` when nothing tells (a bare
+/// Claude-format payload: Claude Code's SessionStart, Codex's SessionEnd and Kimi's payloads
+/// look alike).
 pub fn detect_shape(map: &Map<String, Value>) -> Option<Agent> {
     let has = |k: &str| map.get(k).is_some_and(|v| !v.is_null());
     let event = event_name(map);
@@ -116,19 +122,29 @@ pub fn detect_shape(map: &Map<String, Value>) -> Option<Agent> {
         }
     }
     if has("timestamp") {
-        // Gemini and Qwen both stamp payloads; Qwen's carry Claude Code's fields and events.
+        // Gemini CLI, Qwen Code and GitHub Copilot CLI stamp payloads. Qwen's carry Claude
+        // Code's fields (`permission_mode` on every one); Copilot's carry Claude Code's event
+        // names without them, its own fields, and no `transcript_path` outside Stop and
+        // PreCompact, which Gemini sends on every event.
+        if [
+            "permission_mode",
+            "prompt_id",
+            "tool_call_id",
+            "submitted_prompt",
+        ]
+        .iter()
+        .any(|k| has(k))
+        {
+            return Some(Agent::Qwen);
+        }
         let claude_only =
-            event.is_some_and(|e| table::knows(Wire::Qwen, e) && !table::knows(Wire::Gemini, e));
-        let qwen = claude_only
-            || [
-                "permission_mode",
-                "prompt_id",
-                "tool_call_id",
-                "submitted_prompt",
-            ]
-            .iter()
-            .any(|k| has(k));
-        return Some(if qwen { Agent::Qwen } else { Agent::Gemini });
+            event.is_some_and(|e| table::knows(Wire::Copilot, e) && !table::knows(Wire::Gemini, e));
+        let copilot = claude_only
+            || ["tool_result", "initial_prompt", "stop_reason", "parent_agent_id"]
+                .iter()
+                .any(|k| has(k))
+            || (event.is_some_and(|e| table::knows(Wire::Copilot, e)) && !has("transcript_path"));
+        return Some(if copilot { Agent::Copilot } else { Agent::Gemini });
     }
     if has("turn_id") {
         return Some(Agent::Codex);
@@ -142,6 +158,16 @@ pub fn detect_shape(map: &Map<String, Value>) -> Option<Agent> {
         return Some(Agent::Codex);
     }
     None
+}
+
+/// Whether a hook installed for Claude Code leaves this payload alone: GitHub Copilot CLI runs
+/// the hooks of a project's `.claude/settings.json` too, with its own payloads
+/// (tests/e2e/copilot-FINDINGS.md §8). Answered in Claude Code's shape they would lose their
+/// context, and beside `install --agent copilot`'s own hooks every event would be served
+/// twice (a keyword started twice, a run advanced twice per turn); so Copilot is served by its
+/// own install only.
+pub fn stands_down(input: &HookInput) -> bool {
+    input.agent == Agent::Claude && input.shape == Some(Agent::Copilot)
 }
 
 /// The hook subcommand that actually serves a decoded payload: the one installed, unless the
@@ -199,6 +225,7 @@ pub fn encode(input: &HookInput, hook: crate::hooks::Hook, answer: &Answer) -> O
         Wire::Codex => codex::encode(answer, event),
         Wire::Gemini => gemini::encode(answer, event),
         Wire::Cursor => cursor::encode(answer, event),
+        Wire::Copilot => copilot::encode(answer, event),
     }
 }
 
@@ -260,6 +287,8 @@ mod tests {
         }
         assert_eq!(Agent::parse("gemini-cli"), Some(Agent::Gemini));
         assert_eq!(Agent::parse("droid"), Some(Agent::Factory));
+        assert_eq!(Agent::parse("github-copilot"), Some(Agent::Copilot));
+        assert_eq!(Agent::parse("copilot-cli"), Some(Agent::Copilot));
         assert_eq!(Agent::parse("vim"), None);
     }
 
@@ -285,16 +314,55 @@ mod tests {
                        "version":"2.117.0","model":"m","permission_mode":"bypassPermissions"}),
                 Some(Agent::CodeBuddy),
             ),
+            // Gemini CLI 0.61 sends `transcript_path` on every event (tests/fixtures/gemini/).
             (
-                json!({"hook_event_name":"SessionStart","timestamp":"t","source":"startup"}),
+                json!({"hook_event_name":"SessionStart","timestamp":"t","source":"startup",
+                       "transcript_path":"/t"}),
                 Some(Agent::Gemini),
             ),
             (
                 json!({"hook_event_name":"Stop","timestamp":"t","prompt_id":"p"}),
                 Some(Agent::Qwen),
             ),
+            // GitHub Copilot CLI 1.0.102 (tests/fixtures/copilot/).
+            (
+                json!({"hook_event_name":"UserPromptSubmit","session_id":"s","timestamp":"t",
+                       "cwd":"/p","prompt":"hi"}),
+                Some(Agent::Copilot),
+            ),
+            (
+                json!({"hook_event_name":"SessionStart","session_id":"s","timestamp":"t",
+                       "cwd":"/p","source":"new","initial_prompt":"hi"}),
+                Some(Agent::Copilot),
+            ),
+            (
+                json!({"hook_event_name":"SessionEnd","session_id":"s","timestamp":"t",
+                       "cwd":"/p","reason":"complete"}),
+                Some(Agent::Copilot),
+            ),
+            (
+                json!({"hook_event_name":"Stop","session_id":"s","timestamp":"t","cwd":"/p",
+                       "transcript_path":"/h/events.jsonl","stop_reason":"end_turn",
+                       "stop_hook_active":false}),
+                Some(Agent::Copilot),
+            ),
+            (
+                json!({"sessionId":"s","timestamp":1,"transcriptPath":"/t","agent_id":"a",
+                       "parent_agent_id":"s"}),
+                Some(Agent::Copilot),
+            ),
+            (
+                json!({"hook_event_name":"SessionEnd","session_id":"s","timestamp":"t",
+                       "cwd":"/p","reason":"exit","transcript_path":"/t"}),
+                Some(Agent::Gemini),
+            ),
             (
                 json!({"hook_event_name":"SessionStart","timestamp":"t","permission_mode":"yolo"}),
+                Some(Agent::Qwen),
+            ),
+            (
+                json!({"hook_event_name":"PreToolUse","timestamp":"t","permission_mode":"yolo",
+                       "transcript_path":"/t","tool_name":"run_shell_command"}),
                 Some(Agent::Qwen),
             ),
             (

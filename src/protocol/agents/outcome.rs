@@ -6,8 +6,11 @@
 //! `llmContent` with an `Exit Code: N` line (only when N ≠ 0; Qwen writes the line always, so a
 //! Qwen PostToolUse with N ≠ 0 counts too), Codex's model-facing output carries `Process exited
 //! with code N` (its hook payload does not: codex-FINDINGS.md §5, read from the transcript), and
-//! Gemini adds `tool_response.error` when the tool itself failed. This module reads those, so
-//! the failure capabilities can run for every agent; it never guesses from the output's words.
+//! Gemini adds `tool_response.error` when the tool itself failed. GitHub Copilot CLI ends its
+//! shell tool's text with `<shellId: N completed with exit code K>` and calls the call a
+//! success whatever K is (tests/e2e/copilot-FINDINGS.md §6); CodeBuddy reports
+//! `tool_response.exitCode` (codebuddy-FINDINGS.md §6). This module reads those, so the failure
+//! capabilities can run for every agent; it never guesses from the output's words.
 
 use serde_json::Value;
 
@@ -19,6 +22,14 @@ const EXCERPT_CHARS: usize = 400;
 pub fn failure(tool_response: &Value) -> Option<String> {
     match tool_response {
         Value::Object(o) => {
+            // CodeBuddy: `exitCode` with the output in `error` (stderr) when it is not zero.
+            if let Some(code) = o.get("exitCode").and_then(Value::as_i64) {
+                if code == 0 {
+                    return None;
+                }
+                let text = o.get("error").and_then(error_text).unwrap_or_default();
+                return Some(format!("Exit code {code}\n{}", tail(&text, EXCERPT_CHARS)));
+            }
             if let Some(msg) = o.get("error").and_then(error_text) {
                 return Some(msg);
             }
@@ -34,21 +45,41 @@ pub fn failure(tool_response: &Value) -> Option<String> {
 pub fn from_text(text: &str) -> Option<String> {
     let code = exit_code(text)?;
     (code != 0).then(|| {
-        let body = strip_wrapper(text);
+        let body = strip_status_line(strip_wrapper(text));
         format!("Exit code {code}\n{}", tail(body.trim(), EXCERPT_CHARS))
     })
 }
 
-/// The last `Exit Code: N` / `Process exited with code N` line of a text. A clients appends
-/// its status after the output, so the last such line is the client's, not the program's.
+/// The last `Exit Code: N` / `Process exited with code N` / `<shellId: S completed with exit
+/// code N>` line of a text. A client appends its status after the output, so the last such
+/// line is the client's, not the program's.
 pub fn exit_code(text: &str) -> Option<i64> {
     text.lines().rev().find_map(|line| {
         let line = line.trim();
         let rest = line
             .strip_prefix("Exit Code:")
-            .or_else(|| line.strip_prefix("Process exited with code "))?;
+            .or_else(|| line.strip_prefix("Process exited with code "))
+            .or_else(|| shell_status(line))?;
         rest.trim().parse::<i64>().ok()
     })
+}
+
+/// The exit code of Copilot's `<shellId: S completed with exit code N>` status line.
+fn shell_status(line: &str) -> Option<&str> {
+    let inner = line.strip_prefix("<shellId:")?.strip_suffix('>')?;
+    let (_, code) = inner.split_once(" completed with exit code ")?;
+    Some(code)
+}
+
+/// The text without a last line that is Copilot's shell status (the failure text says the code
+/// already).
+fn strip_status_line(text: &str) -> &str {
+    let t = text.trim_end();
+    match t.rsplit_once('\n') {
+        Some((body, last)) if shell_status(last.trim()).is_some() => body,
+        None if shell_status(t.trim()).is_some() => "",
+        _ => t,
+    }
 }
 
 /// An `error` field's text: a non-empty string, or an object's `message`.
@@ -138,6 +169,36 @@ mod tests {
             failure(&json!("Process exited with code 0\nOutput:\nok")),
             None
         );
+    }
+
+    #[test]
+    fn codebuddy_exit_codes() {
+        let ok = json!({"exitCode":0,"signal":null,"interrupted":false,"tool_error_code":"0"});
+        assert_eq!(failure(&ok), None);
+        let bad = json!({"exitCode":2,"signal":null,"interrupted":false,"tool_error_code":"8002",
+            "is_error":true,"error":"ls: cannot access '/x': No such file or directory\n"});
+        assert_eq!(
+            failure(&bad).as_deref(),
+            Some("Exit code 2\nls: cannot access '/x': No such file or directory")
+        );
+    }
+
+    #[test]
+    fn copilot_shell_status_lines() {
+        assert_eq!(
+            from_text("hi\n<shellId: 0 completed with exit code 0>"),
+            None
+        );
+        let f = from_text("boom\n<shellId: 3 completed with exit code 127>").unwrap();
+        assert_eq!(f, "Exit code 127\nboom");
+        assert_eq!(
+            from_text("<shellId: 3 completed with exit code 1>").unwrap(),
+            "Exit code 1\n"
+        );
+        // not the client's line: no closing bracket, or words around it
+        assert_eq!(exit_code("<shellId: 3 completed with exit code 1"), None);
+        assert_eq!(exit_code("x <shellId: 3 completed with exit code 1>"), None);
+        assert_eq!(exit_code("<shellId: 3 completed with exit code one>"), None);
     }
 
     #[test]

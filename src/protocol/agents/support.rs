@@ -176,6 +176,22 @@ pub fn of(agent: Agent) -> Support {
             user_hooks: EVERYWHERE,
             export: EVERYWHERE,
         },
+        Agent::Copilot => Support {
+            proven: "real client 1.0.102",
+            keywords: yes_but("context at the top level"),
+            continuation: yes_but(
+                "the continuation comes back as a prompt and is recognised; client cap 8 per prompt, tool calls or not",
+            ),
+            tool_failures: yes_but(
+                "a shell's exit code is read from its `<shellId: … exit code N>` line",
+            ),
+            skill_guards: yes_but("`skill`"),
+            compaction: partly(
+                "checkpoint at PreCompact; nothing fires after a compaction, so the run is told again only by the next continuation",
+            ),
+            user_hooks: EVERYWHERE,
+            export: EVERYWHERE,
+        },
         Agent::Kimi => Support {
             proven: "real client 1.51.0 ran every installed hook",
             keywords: partly("reads no context: a keyword starts the run in state"),

@@ -48,7 +48,7 @@ const fn row(
 }
 
 use Install::{Matcher, No, Yes};
-use Wire::{Claude as C, Codex as X, Cursor as K, Gemini as G, Qwen as Q};
+use Wire::{Claude as C, Codex as X, Copilot as P, Cursor as K, Gemini as G, Qwen as Q};
 
 /// Every mapping, agent by agent, in lifecycle order.
 pub const ROWS: &[Row] = &[
@@ -288,6 +288,53 @@ pub const ROWS: &[Row] = &[
         "continues with `followup_message`; `loop_count` for `stop_hook_active`; `loop_limit` none as install writes it (default 5)",
     ),
     row(K, "sessionEnd", "session-end", Yes, ""),
+    //
+    row(P, "SessionStart", "session-start", Yes, "context at the top level"),
+    row(
+        P,
+        "UserPromptSubmit",
+        "user-prompt-submit",
+        Yes,
+        "context at the top level; also fires with our continuation (recognised and left alone) and for a subagent's own prompt (left alone)",
+    ),
+    row(
+        P,
+        "PreToolUse",
+        "pre-tool-use",
+        Yes,
+        "skill guards (`skill`); user hooks on any tool",
+    ),
+    row(
+        P,
+        "PostToolUse",
+        "post-tool-use",
+        Yes,
+        "`tool_result` for `tool_response`; a shell's `exit code K` ≠ 0 runs post-tool-use-failure",
+    ),
+    row(
+        P,
+        "PostToolUseFailure",
+        "post-tool-use-failure",
+        Yes,
+        "tools that fail outright (not a shell's exit code)",
+    ),
+    row(
+        P,
+        "SubagentStart",
+        "subagent-start",
+        Yes,
+        "sends its camelCase payload",
+    ),
+    row(P, "SubagentStop", "subagent-stop", Yes, ""),
+    row(P, "PreCompact", "pre-compact", Yes, ""),
+    row(
+        P,
+        "Stop",
+        "stop",
+        Yes,
+        "continues with `decision: block`; client cap 8 continuations per prompt, tool calls or not",
+    ),
+    row(P, "SessionEnd", "session-end", Yes, ""),
 ];
 
 /// The rows of one wire format.
@@ -331,13 +378,7 @@ pub fn agent_event(wire: Wire, hook: &str) -> Option<&'static str> {
 /// README holds a copy (kept identical by a test).
 pub fn render_markdown() -> String {
     let mut s = String::new();
-    for wire in [
-        Wire::Claude,
-        Wire::Codex,
-        Wire::Gemini,
-        Wire::Qwen,
-        Wire::Cursor,
-    ] {
+    for wire in Wire::ALL {
         let agent = wire.agent();
         let also: Vec<&str> = Agent::ALL
             .iter()
@@ -397,13 +438,7 @@ mod tests {
 
     #[test]
     fn every_hook_is_installed_where_the_agent_has_its_event() {
-        for wire in [
-            Wire::Claude,
-            Wire::Codex,
-            Wire::Gemini,
-            Wire::Qwen,
-            Wire::Cursor,
-        ] {
+        for wire in Wire::ALL {
             for hook in crate::hooks::HOOKS {
                 let mapped: Vec<&Row> = rows(wire).filter(|r| r.hook == hook.name).collect();
                 let installed = mapped.iter().filter(|r| r.install != Install::No).count();

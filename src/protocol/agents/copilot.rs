@@ -1,0 +1,190 @@
+//! GitHub Copilot CLI (what the pinned 1.0.102 was seen to do: tests/e2e/copilot-FINDINGS.md,
+//! payloads recorded in tests/fixtures/copilot/).
+//!
+//! Copilot runs hooks from `.github/hooks/*.json` and `$COPILOT_HOME/hooks/*.json` and, for an
+//! event spelled as Claude Code spells it (`Stop`, `PreToolUse`, …), sends Claude Code's event
+//! names with fields of its own: an ISO `timestamp`, no `transcript_path` but on Stop and
+//! PreCompact, and a tool's outcome as `tool_result: {result_type, text_result_for_llm}`
+//! instead of `tool_response`. A shell command that exits non-zero is a *success* of its
+//! `bash` tool, whose text ends with `<shellId: N completed with exit code K>`: that line is
+//! read here as the failure it is (only tools that fail outright send PostToolUseFailure). Its
+//! SubagentStart payload is the camelCase one (`sessionId`, `transcriptPath`, no event name),
+//! even under the Pascal name; a subagent's own turns fire UserPromptSubmit and Stop with the
+//! subagent's id as the session and `agent_id` set.
+//!
+//! Answers: Claude Code's `decision: "block"` on Stop, a PreToolUse `permissionDecision` or
+//! `updatedInput` inside `hookSpecificOutput` — but context only at the top level
+//! (`additionalContext`): Copilot ignores Claude Code's `hookSpecificOutput.additionalContext`.
+
+use super::{Wire, mark_failed, neutral_event, neutral_tool, outcome, rename};
+use crate::protocol::{Answer, HookInput};
+use serde_json::{Map, Value};
+
+/// Copilot's runtime tool names, should a payload carry them instead of Claude Code's (the
+/// Pascal dialect names `bash` `Bash` and `task` `Agent`; `skill` keeps its own name).
+const TOOLS: &[(&str, &str)] = &[
+    ("bash", "Bash"),
+    ("skill", "Skill"),
+    ("view", "Read"),
+    ("create", "Write"),
+    ("edit", "Edit"),
+    ("task", "Agent"),
+];
+
+/// Decodes a Copilot payload.
+pub fn decode(mut map: Map<String, Value>) -> HookInput {
+    // The camelCase dialect (SubagentStart sends it under either spelling).
+    rename(&mut map, "sessionId", "session_id");
+    rename(&mut map, "transcriptPath", "transcript_path");
+    rename(&mut map, "toolName", "tool_name");
+    rename(&mut map, "toolArgs", "tool_input");
+    rename(&mut map, "agentName", "agent_type");
+    rename(&mut map, "agent_name", "agent_type");
+    rename(&mut map, "tool_result", "tool_response");
+    let mut input = HookInput::from_map(map);
+    neutral_event(&mut input, Wire::Copilot);
+    neutral_tool(&mut input, TOOLS);
+    if input.hook_event_name.as_deref() == Some("PostToolUse")
+        && let Some(error) = input.tool_response.as_ref().and_then(failure)
+    {
+        mark_failed(&mut input, error);
+    }
+    input
+}
+
+/// The failure a `tool_result` reports: the shell's exit-code line, or a result that is not a
+/// success.
+fn failure(result: &Value) -> Option<String> {
+    let text = result
+        .get("text_result_for_llm")
+        .or_else(|| result.get("textResultForLlm"))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    if let Some(f) = outcome::from_text(text) {
+        return Some(f);
+    }
+    let kind = result
+        .get("result_type")
+        .or_else(|| result.get("resultType"))
+        .and_then(Value::as_str)?;
+    (kind == "failure").then(|| {
+        let t = text.trim();
+        if t.is_empty() {
+            "the tool failed".to_string()
+        } else {
+            t.to_string()
+        }
+    })
+}
+
+/// Encodes `answer` for `event`: Claude Code's answer with the context moved to the top level.
+pub fn encode(answer: &Answer, event: &str) -> Option<Value> {
+    let mut v = answer.encode(event)?;
+    let out = v.as_object_mut()?;
+    if let Some(Value::Object(specific)) = out.get_mut("hookSpecificOutput") {
+        if let Some(context) = specific.remove("additionalContext") {
+            out.insert("additionalContext".into(), context);
+        }
+    }
+    let only_the_name = out
+        .get("hookSpecificOutput")
+        .and_then(Value::as_object)
+        .is_some_and(|s| s.keys().all(|k| k == "hookEventName"));
+    if only_the_name {
+        out.remove("hookSpecificOutput");
+    }
+    (!out.is_empty()).then_some(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn dec(v: Value) -> HookInput {
+        decode(v.as_object().unwrap().clone())
+    }
+
+    #[test]
+    fn a_shell_command_that_exits_non_zero_is_a_failure() {
+        let base = json!({"hook_event_name":"PostToolUse","session_id":"s",
+            "timestamp":"2026-12-04T07:09:46.204Z","cwd":"/p","tool_name":"Bash",
+            "tool_input":{"command":"ls /x"}});
+        let mut ok = base.clone();
+        ok["tool_result"] = json!({"result_type":"success",
+            "text_result_for_llm":"hi\n<shellId: 0 completed with exit code 0>"});
+        let i = dec(ok);
+        assert_eq!(i.hook_event_name.as_deref(), Some("PostToolUse"));
+        assert_eq!(i.agent_event.as_deref(), Some("PostToolUse"));
+        assert!(i.tool_response.is_some());
+        let mut bad = base;
+        bad["tool_result"] = json!({"result_type":"success",
+            "text_result_for_llm":"ls: cannot access '/x': No such file or directory\n<shellId: 1 completed with exit code 2>"});
+        let i = dec(bad);
+        assert_eq!(i.hook_event_name.as_deref(), Some("PostToolUseFailure"));
+        let e = i.error.unwrap();
+        assert!(e.starts_with("Exit code 2\n"), "{e}");
+        assert!(e.contains("cannot access"), "{e}");
+        assert!(!e.contains("shellId"), "the client's status line is not the output: {e}");
+    }
+
+    #[test]
+    fn a_failed_result_is_a_failure() {
+        let i = dec(json!({"hook_event_name":"PostToolUse","session_id":"s","tool_name":"Read",
+            "tool_result":{"result_type":"failure","text_result_for_llm":"Path does not exist"}}));
+        assert_eq!(i.hook_event_name.as_deref(), Some("PostToolUseFailure"));
+        assert_eq!(i.error.as_deref(), Some("Path does not exist"));
+        let i = dec(json!({"hook_event_name":"PostToolUse","session_id":"s","tool_name":"Read",
+            "tool_result":{"result_type":"success","text_result_for_llm":"Exit Code: 0"}}));
+        assert_eq!(i.hook_event_name.as_deref(), Some("PostToolUse"));
+    }
+
+    #[test]
+    fn the_camel_case_subagent_start_reads_too() {
+        let i = dec(json!({"sessionId":"parent","timestamp":1796368867475u64,"cwd":"/p",
+            "transcriptPath":"/h/events.jsonl","agentName":"explore","agent_id":"child",
+            "agent_type":"explore","parent_agent_id":"parent"}));
+        assert_eq!(i.session_id.as_deref(), Some("parent"));
+        assert_eq!(i.agent_id.as_deref(), Some("child"));
+        assert_eq!(i.agent_type.as_deref(), Some("explore"));
+        assert_eq!(i.transcript_path.as_deref(), Some("/h/events.jsonl"));
+        assert_eq!(i.hook_event_name, None);
+    }
+
+    #[test]
+    fn runtime_tool_names_are_claude_codes() {
+        let i = dec(json!({"hook_event_name":"PreToolUse","session_id":"s","tool_name":"skill",
+            "tool_input":{"skill":"demo"}}));
+        assert_eq!(i.tool_name.as_deref(), Some("Skill"));
+        assert_eq!(i.agent_tool.as_deref(), Some("skill"));
+    }
+
+    #[test]
+    fn context_goes_to_the_top_level_and_the_rest_stays_claudes() {
+        let ctx = Answer::context("ralph started");
+        for event in ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse"] {
+            assert_eq!(
+                encode(&ctx, event),
+                Some(json!({"additionalContext": "ralph started"})),
+                "{event}"
+            );
+        }
+        assert_eq!(
+            encode(&Answer::block("go on"), "Stop"),
+            Some(json!({"decision": "block", "reason": "go on"}))
+        );
+        let deny = Answer {
+            deny: Some("no".into()),
+            context: Some("why".into()),
+            ..Answer::default()
+        };
+        assert_eq!(
+            encode(&deny, "PreToolUse"),
+            Some(json!({"hookSpecificOutput": {"permissionDecision": "deny",
+                "permissionDecisionReason": "no", "hookEventName": "PreToolUse"},
+                "additionalContext": "why"}))
+        );
+        assert_eq!(encode(&Answer::default(), "Stop"), None);
+        assert_eq!(encode(&ctx, "SessionEnd"), None);
+    }
+}
