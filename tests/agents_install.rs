@@ -821,8 +821,14 @@ fn copilot_gets_a_hook_file_of_its_own_and_uninstall_gives_the_tree_back() {
         }
         let before = tree(p.path());
         let text = ok(&omc(&["install", "--agent", "copilot"], p.path(), &[]));
-        assert!(text.contains("Installed omc-hooks for GitHub Copilot CLI"), "{text}");
-        assert!(text.contains("--trust-folder"), "the trust step is said: {text}");
+        assert!(
+            text.contains("Installed omc-hooks for GitHub Copilot CLI"),
+            "{text}"
+        );
+        assert!(
+            text.contains("--trust-folder"),
+            "the trust step is said: {text}"
+        );
         let file = p.path().join(".github/hooks/omc-hooks.json");
         let v = read(&file);
         assert_eq!(v["version"], 1);
@@ -866,7 +872,11 @@ fn copilot_gets_a_hook_file_of_its_own_and_uninstall_gives_the_tree_back() {
         assert_eq!(std::fs::read_to_string(&file).unwrap(), installed);
         let out = ok(&omc(&["uninstall", "--agent", "copilot"], p.path(), &[]));
         assert!(out.contains("Removed"), "{out}");
-        assert_eq!(tree(p.path()), before, "setup {setup:?}: the tree as it was");
+        assert_eq!(
+            tree(p.path()),
+            before,
+            "setup {setup:?}: the tree as it was"
+        );
     }
 }
 
@@ -877,9 +887,15 @@ fn copilot_user_hooks_live_in_copilot_home() {
     let h = home.path();
     let ch = h.join("copilot-home");
     for (env, want) in [
-        (vec![("HOME", h.to_str().unwrap())], h.join(".copilot/hooks/omc-hooks.json")),
         (
-            vec![("HOME", h.to_str().unwrap()), ("COPILOT_HOME", ch.to_str().unwrap())],
+            vec![("HOME", h.to_str().unwrap())],
+            h.join(".copilot/hooks/omc-hooks.json"),
+        ),
+        (
+            vec![
+                ("HOME", h.to_str().unwrap()),
+                ("COPILOT_HOME", ch.to_str().unwrap()),
+            ],
             ch.join("hooks/omc-hooks.json"),
         ),
     ] {
@@ -889,14 +905,20 @@ fn copilot_user_hooks_live_in_copilot_home() {
             &env,
         ));
         assert!(want.is_file(), "{text}");
-        assert!(text.contains("without asking"), "user hooks need no trust: {text}");
+        assert!(
+            text.contains("without asking"),
+            "user hooks need no trust: {text}"
+        );
         ok(&omc(
             &["uninstall", "--agent", "copilot", "--user"],
             p.path(),
             &env,
         ));
         assert!(!want.exists());
-        assert!(!want.parent().unwrap().exists(), "the hooks folder install made");
+        assert!(
+            !want.parent().unwrap().exists(),
+            "the hooks folder install made"
+        );
     }
     assert_eq!(p.files(), Vec::<String>::new());
 }
@@ -911,7 +933,10 @@ fn copilots_installed_commands_answer_in_its_format_and_doctor_checks_them() {
     ok(&omc(&["install", "--agent", "copilot"], p.path(), &env));
     let v = read(&p.path().join(".github/hooks/omc-hooks.json"));
     let run = |event: &str, input: Value| {
-        let cmd = v["hooks"][event][0]["command"].as_str().unwrap().to_string();
+        let cmd = v["hooks"][event][0]["command"]
+            .as_str()
+            .unwrap()
+            .to_string();
         let mut child = Command::new("sh")
             .args(["-c", &cmd])
             .current_dir(p.path())
@@ -945,7 +970,10 @@ fn copilots_installed_commands_answer_in_its_format_and_doctor_checks_them() {
     };
     let a: Value = serde_json::from_str(&run(
         "UserPromptSubmit",
-        with("UserPromptSubmit", json!({"prompt": "ralph fix the parser"})),
+        with(
+            "UserPromptSubmit",
+            json!({"prompt": "ralph fix the parser"}),
+        ),
     ))
     .unwrap();
     assert!(

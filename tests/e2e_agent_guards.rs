@@ -37,7 +37,8 @@ pub fn skill_call(agent: Agent, name: &str) -> Option<Step> {
     match agent {
         Agent::Codex => None,
         Agent::Gemini => Some(Step::Call("activate_skill".into(), json!({ "name": name }))),
-        Agent::Qwen => Some(Step::Call("skill".into(), json!({ "skill": name }))),
+        Agent::Qwen | Agent::Copilot => Some(Step::Call("skill".into(), json!({ "skill": name }))),
+        Agent::Factory | Agent::CodeBuddy => panic!("skill guards not exercised in {agent:?}"),
     }
 }
 
@@ -80,9 +81,11 @@ fn guard_blocks(run: &AgentRun) -> Vec<String> {
 fn assert_reason_shape(agent: Agent, shown: &str) {
     match agent {
         Agent::Codex => assert!(shown.starts_with("<hook_prompt"), "{shown}"),
-        Agent::Gemini | Agent::Qwen => {
+        Agent::Gemini | Agent::Qwen | Agent::Factory => {
             assert!(shown.starts_with("[SKILL ACTIVE: guarded]"), "{shown}")
         }
+        Agent::Copilot => assert!(shown.starts_with("<current_datetime>"), "{shown}"),
+        Agent::CodeBuddy => assert!(shown.starts_with("<user_query>Stop hook: "), "{shown}"),
     }
 }
 
@@ -276,6 +279,7 @@ fn compacting(agent: Agent, sc: AgentScenario) -> AgentScenario {
         Agent::Codex => sc.arg("-c").arg("model_auto_compact_token_limit=12"),
         Agent::Gemini => sc.prompt_tokens(900_000),
         Agent::Qwen => sc.prompt_tokens(190_000),
+        other => panic!("compaction not exercised in {other:?}"),
     }
 }
 
@@ -324,6 +328,7 @@ pub fn a_ralph_run_survives_a_compaction_and_the_model_sees_it(agent: Agent) {
         Agent::Codex | Agent::Qwen => assert!(notepad_entries(&sb) >= 1, "{d}"),
         // PreCompress cannot tell a compression from any other model call: no entry
         Agent::Gemini => assert_eq!(notepad_entries(&sb), 0, "{d}"),
+        other => panic!("compaction not exercised in {other:?}"),
     }
 
     // The first main request after a compaction shows the run again.
@@ -381,6 +386,7 @@ pub fn a_ralph_run_survives_a_compaction_and_the_model_sees_it(agent: Agent) {
             );
             assert!(!after.iter().any(|r| restored(r)), "{d}");
         }
+        other => panic!("compaction not exercised in {other:?}"),
     }
     let s = ralph_state(&sb, sid).expect("ralph-state.json");
     assert_eq!(s["active"], false, "{s:#}");

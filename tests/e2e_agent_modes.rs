@@ -83,9 +83,18 @@ pub fn assert_continuation(agent: Agent, shown: &str, head: &str, task: &str) {
                 && shown.ends_with("</hook_prompt>"),
             "Codex wraps the reason in <hook_prompt>: {shown}"
         ),
-        Agent::Gemini | Agent::Qwen => assert!(
+        Agent::Gemini | Agent::Qwen | Agent::Factory => assert!(
             shown.starts_with(head),
             "the reason, verbatim, is the new message: {shown}"
+        ),
+        // the reason after the date line Copilot puts before every message
+        Agent::Copilot => assert!(
+            shown.starts_with("<current_datetime>") && shown.contains(&format!("\n\n{head}")),
+            "the reason, after Copilot's date line: {shown}"
+        ),
+        Agent::CodeBuddy => assert!(
+            shown.starts_with(&format!("<user_query>Stop hook: {head}")),
+            "the reason, labelled by CodeBuddy: {shown}"
         ),
     }
 }
@@ -245,7 +254,14 @@ pub fn a_failing_command_in_a_run_escalates_and_heads_the_end_of_turn_reason(age
             back.starts_with("<hook_prompt hook_run_id=\"stop:"),
             "{back}"
         ),
-        Agent::Gemini | Agent::Qwen => assert!(back.starts_with(escalation), "{back}"),
+        Agent::Gemini | Agent::Qwen | Agent::Factory => {
+            assert!(back.starts_with(escalation), "{back}")
+        }
+        Agent::Copilot => assert!(back.contains(&format!("\n\n{escalation}")), "{back}"),
+        Agent::CodeBuddy => assert!(
+            back.starts_with(&format!("<user_query>Stop hook: {escalation}")),
+            "{back}"
+        ),
     }
     assert!(back.contains(&format!("Task: {PROMPT}")), "{back}");
     let s = ralph_state(&sb, &run.session_id).unwrap();

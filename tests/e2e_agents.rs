@@ -1,6 +1,6 @@
-//! Scenarios shared by the Codex, Gemini CLI and Qwen Code suites (`e2e_codex`, `e2e_gemini`,
-//! `e2e_qwen`): each takes the [`Agent`] and runs the pinned real client against the scripted
-//! model.
+//! Scenarios shared by the real-client suites of the other agents (`e2e_codex`, `e2e_gemini`,
+//! `e2e_qwen`, `e2e_copilot`, `e2e_factory`, `e2e_codebuddy`): each takes the [`Agent`] and runs
+//! the pinned real client against the scripted model.
 
 use crate::e2e::agent_harness::{AgentRun, AgentSandbox, AgentScenario};
 use crate::e2e::clients::Agent;
@@ -169,9 +169,21 @@ pub fn assert_wrapped(agent: Agent, shown: &str, reason_part: &str) {
                 && shown.ends_with("</hook_prompt>"),
             "Codex wraps the reason in <hook_prompt>: {shown}"
         ),
-        Agent::Gemini | Agent::Qwen => assert!(
+        Agent::Gemini | Agent::Qwen | Agent::Factory => assert!(
             shown.starts_with("[RALPH LOOP") || shown.starts_with("[TOOL ERROR"),
             "the reason verbatim: {shown}"
+        ),
+        // Copilot heads every user message with the date (copilot-FINDINGS.md §5)
+        Agent::Copilot => assert!(
+            shown.starts_with("<current_datetime>")
+                && (shown.contains("\n\n[RALPH LOOP") || shown.contains("\n\n[TOOL ERROR")),
+            "the reason after Copilot's date line: {shown}"
+        ),
+        // CodeBuddy labels it and wraps it as a query (codebuddy-FINDINGS.md §4)
+        Agent::CodeBuddy => assert!(
+            shown.starts_with("<user_query>Stop hook: [RALPH LOOP")
+                || shown.starts_with("<user_query>Stop hook: [TOOL ERROR"),
+            "the reason labelled by CodeBuddy: {shown}"
         ),
     }
 }
@@ -205,6 +217,8 @@ pub fn a_ralph_run_continues_in(sb: &AgentSandbox) {
         }),
         Agent::Gemini => shown.contains("<hook_context>[MAGIC KEYWORD: RALPH]"),
         Agent::Qwen => shown.contains("<qwen:user-prompt-submit-context>\n[MAGIC KEYWORD: RALPH]"),
+        Agent::Copilot => shown.contains("<system_reminder>\n[MAGIC KEYWORD: RALPH]"),
+        Agent::Factory | Agent::CodeBuddy => shown.contains("[MAGIC KEYWORD: RALPH]"),
     };
     assert!(
         wrapped,
@@ -360,6 +374,24 @@ pub fn not_fired_headless(agent: Agent) -> &'static [(&'static str, &'static str
         ],
         Agent::Gemini => &[],
         Agent::Qwen => &[("SessionEnd", "never fired by headless -p runs")],
+        Agent::Copilot => &[],
+        // Droid 0.225 has neither event (its settings know nine: factory-FINDINGS.md §3), and
+        // its subagents and compaction are not driven here
+        Agent::Factory => &[
+            ("PostToolUseFailure", "no such event in Droid"),
+            ("SubagentStart", "no such event in Droid"),
+            ("SubagentStop", "subagents not exercised"),
+            ("PreCompact", "compaction not exercised"),
+        ],
+        Agent::CodeBuddy => &[
+            (
+                "PostToolUseFailure",
+                "a failing command arrives as PostToolUse",
+            ),
+            ("SubagentStart", "subagents not exercised"),
+            ("SubagentStop", "subagents not exercised"),
+            ("PreCompact", "compaction not exercised"),
+        ],
     }
 }
 
@@ -370,7 +402,11 @@ pub fn not_fired_headless(agent: Agent) -> &'static [(&'static str, &'static str
 pub fn every_installed_hook_fires_and_decodes_the_payload(agent: Agent) {
     let sb = with_omc(agent);
     let installed = sb.installed_omc_hooks();
-    sb.write(&format!(".{}/skills/demo/SKILL.md", agent.name()), SKILL);
+    let skills = match agent {
+        Agent::Copilot => ".github".to_owned(),
+        a => format!(".{}", a.name()),
+    };
+    sb.write(&format!("{skills}/skills/demo/SKILL.md"), SKILL);
     let trace_file = sb.root().join("trace.jsonl");
     let trace_env = trace_file.to_string_lossy().into_owned();
     let mut sc = AgentScenario::new()
@@ -399,6 +435,26 @@ pub fn every_installed_hook_fires_and_decodes_the_payload(agent: Agent) {
                 // the subagent's own (synchronous) model call
                 .reply_text("nothing to report");
         }
+        Agent::Copilot => {
+            sc = sc
+                // a tool that fails outright: Copilot's own PostToolUseFailure
+                .step(crate::e2e::model::Step::Call(
+                    "view".into(),
+                    serde_json::json!({"path": sb.project().join("missing.txt")}),
+                ))
+                .step(crate::e2e::model::Step::Call(
+                    "skill".into(),
+                    serde_json::json!({"skill": "demo"}),
+                ))
+                .step(crate::e2e::model::Step::Call(
+                    "task".into(),
+                    serde_json::json!({"description": "look around", "prompt": "List the files.",
+                                       "agent_type": "explore", "name": "looker"}),
+                ))
+                // the subagent's own model call
+                .reply_text("nothing to report");
+        }
+        Agent::Factory | Agent::CodeBuddy => {}
     }
     let first = sb.run("set the project up", sc.reply_text("all set"));
     first.assert_success();
@@ -411,6 +467,11 @@ pub fn every_installed_hook_fires_and_decodes_the_payload(agent: Agent) {
         Agent::Codex => sc.arg("-c").arg("model_auto_compact_token_limit=12"),
         Agent::Gemini => sc,
         Agent::Qwen => sc.prompt_tokens(190_000),
+        // a usage near the window the provider is said to have (copilot-FINDINGS.md §9)
+        Agent::Copilot => sc
+            .prompt_tokens(45_000)
+            .env("COPILOT_PROVIDER_MAX_PROMPT_TOKENS", "50000"),
+        Agent::Factory | Agent::CodeBuddy => sc,
     };
     let second = sb.run("compact please", sc);
     second.assert_success();
@@ -448,7 +509,12 @@ pub fn every_installed_hook_fires_and_decodes_the_payload(agent: Agent) {
                     l["event"]
                 ));
             }
-            if !sessions.contains(&l["session_id"].as_str().unwrap_or("")) {
+            // Copilot runs a subagent's own prompt and Stop hooks with the subagent's id as the
+            // session (copilot-FINDINGS.md §7): left alone, they answer nothing.
+            let subagent_turn = agent == Agent::Copilot
+                && ["UserPromptSubmit", "Stop"].contains(&event.as_str())
+                && l["outcome"] == "noop";
+            if !sessions.contains(&l["session_id"].as_str().unwrap_or("")) && !subagent_turn {
                 problems.push(format!("{event}: session {}", l["session_id"]));
             }
             if !matches!(l["outcome"].as_str(), Some("answer" | "noop")) {

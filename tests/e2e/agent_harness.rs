@@ -1,6 +1,8 @@
-//! Drive the real Codex CLI, Gemini CLI and Qwen Code clients (pinned, see `clients.rs`) for one
-//! headless turn each, offline, against the [`ScriptedModel`](super::model::ScriptedModel) —
-//! the same shape as `harness.rs` does for Claude Code.
+//! Drive the real Codex CLI, Gemini CLI, Qwen Code, GitHub Copilot CLI, Factory Droid and
+//! CodeBuddy clients (pinned, see `clients.rs`) for one headless turn each, offline, against the
+//! [`ScriptedModel`](super::model::ScriptedModel) — the same shape as `harness.rs` does for
+//! Claude Code. Droid and CodeBuddy read their prompt from stdin (a JSON-RPC session, a
+//! stream-json session: `factory.rs`, `codebuddy.rs`), fed by a [`Driver`].
 //!
 //! ```ignore
 //! let sb = AgentSandbox::new(Agent::Gemini);      // project (git init) + isolated home
@@ -11,20 +13,28 @@
 //! assert!(run.new_text(1).contains("[RALPH LOOP"));
 //! ```
 //!
-//! Each client gets its own home (`CODEX_HOME`, `GEMINI_CLI_HOME`, `QWEN_HOME`, and `HOME`)
-//! with the offline settings of `codex.rs` / `gemini.rs` / `qwen.rs`; every run is killed (its
-//! whole process group) after the scenario's timeout. `OMC_E2E_KEEP=1` keeps sandboxes.
+//! Each client gets its own home (`CODEX_HOME`, `GEMINI_CLI_HOME`, `QWEN_HOME`, `COPILOT_HOME`,
+//! `CODEBUDDY_CONFIG_DIR`, and `HOME`) with the offline settings of its module; every run is
+//! killed (its whole process group) after the scenario's timeout. `OMC_E2E_KEEP=1` keeps
+//! sandboxes.
 
 #![allow(dead_code)]
 
 use super::clients::{Agent, require};
 use super::harness::Sandbox;
 use super::model::{Kind, Recorded, ScriptedModel, Step};
-use super::{codex, gemini, qwen};
+use super::{codebuddy, codex, copilot, factory, gemini, qwen};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::{ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::Arc;
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
+
+/// Feeds a client that reads its session from stdin: it gets the client's stdin, the lines
+/// the client prints (as they come) and the run's deadline, and returns when the session is
+/// done; stdin is closed then, and the client ends.
+pub type Driver = Box<dyn FnOnce(ChildStdin, &Receiver<String>, Instant)>;
 
 /// Default per-run timeout. Generous: two cores are shared with other builds.
 pub const AGENT_TIMEOUT: Duration = Duration::from_secs(180);
@@ -112,6 +122,46 @@ pub fn client_events(agent: Agent) -> &'static [&'static str] {
             "SubagentStop",
             "SessionEnd",
             "PermissionRequest",
+        ],
+        // Pascal names only: the camelCase ones send another payload (copilot-FINDINGS.md §3).
+        Agent::Copilot => &[
+            "SessionStart",
+            "UserPromptSubmit",
+            "PreToolUse",
+            "PostToolUse",
+            "PostToolUseFailure",
+            "SubagentStart",
+            "SubagentStop",
+            "PreCompact",
+            "Stop",
+            "SessionEnd",
+            "Notification",
+            "ErrorOccurred",
+        ],
+        // The nine events of its settings schema (factory-FINDINGS.md §3).
+        Agent::Factory => &[
+            "SessionStart",
+            "UserPromptSubmit",
+            "PreToolUse",
+            "PostToolUse",
+            "Notification",
+            "Stop",
+            "SubagentStop",
+            "PreCompact",
+            "SessionEnd",
+        ],
+        Agent::CodeBuddy => &[
+            "SessionStart",
+            "UserPromptSubmit",
+            "PreToolUse",
+            "PostToolUse",
+            "PostToolUseFailure",
+            "Notification",
+            "Stop",
+            "SubagentStart",
+            "SubagentStop",
+            "PreCompact",
+            "SessionEnd",
         ],
     }
 }
@@ -215,12 +265,19 @@ impl AgentSandbox {
     pub fn new(agent: Agent) -> AgentSandbox {
         let sb = Sandbox::new();
         let s = AgentSandbox { agent, sb };
-        match agent {
-            Agent::Codex => codex::prepare(&s),
-            Agent::Gemini => gemini::prepare(&s),
-            Agent::Qwen => qwen::prepare(&s),
-        }
+        s.prepare();
         s
+    }
+
+    fn prepare(&self) {
+        match self.agent {
+            Agent::Codex => codex::prepare(self),
+            Agent::Gemini => gemini::prepare(self),
+            Agent::Qwen => qwen::prepare(self),
+            Agent::Copilot => copilot::prepare(self),
+            Agent::Factory => factory::prepare(self),
+            Agent::CodeBuddy => codebuddy::prepare(self),
+        }
     }
 
     /// The same sandbox (project, home, `.omc`) set up for `agent` as well: its offline user
@@ -228,11 +285,7 @@ impl AgentSandbox {
     /// so a run can be started in one client and carried on in another.
     pub fn switch_to(self, agent: Agent) -> AgentSandbox {
         let s = AgentSandbox { agent, sb: self.sb };
-        match agent {
-            Agent::Codex => codex::prepare(&s),
-            Agent::Gemini => gemini::prepare(&s),
-            Agent::Qwen => qwen::prepare(&s),
-        }
+        s.prepare();
         s
     }
 
@@ -245,12 +298,10 @@ impl AgentSandbox {
     pub fn home(&self) -> PathBuf {
         self.sb.home()
     }
-    /// The client's own home (`CODEX_HOME`, `GEMINI_CLI_HOME/.gemini`, `QWEN_HOME`).
+    /// The client's own home (`CODEX_HOME`, `GEMINI_CLI_HOME/.gemini`, `QWEN_HOME`,
+    /// `COPILOT_HOME`, `~/.factory`, `CODEBUDDY_CONFIG_DIR`).
     pub fn client_home(&self) -> PathBuf {
-        match self.agent {
-            Agent::Codex => self.home().join(".codex"),
-            Agent::Gemini | Agent::Qwen => self.home().join(format!(".{}", self.agent.name())),
-        }
+        self.home().join(format!(".{}", self.agent.name()))
     }
     pub fn write(&self, rel: &str, contents: &str) -> PathBuf {
         self.sb.write(rel, contents)
@@ -259,23 +310,34 @@ impl AgentSandbox {
         self.project().join(".omc")
     }
 
-    /// The project hook configuration file of this client.
+    /// The project hook configuration file of this client (for Copilot, the one `install`
+    /// writes among its hook files).
     pub fn hooks_file(&self) -> PathBuf {
         match self.agent {
             Agent::Codex => self.project().join(".codex/hooks.json"),
             Agent::Gemini => self.project().join(".gemini/settings.json"),
             Agent::Qwen => self.project().join(".qwen/settings.json"),
+            Agent::Copilot => self.project().join(".github/hooks/omc-hooks.json"),
+            Agent::Factory => self.project().join(".factory/settings.json"),
+            Agent::CodeBuddy => self.project().join(".codebuddy/settings.json"),
         }
     }
 
-    /// Writes `specs` as the project's hook configuration (replacing the file).
+    /// Writes `specs` as the project's hook configuration (replacing the file; for Copilot, a
+    /// hook file of the harness's own beside the one `install` writes).
     pub fn write_hooks(&self, specs: &[HookSpec]) {
         let v = match self.agent {
             Agent::Codex => codex::hooks_json(specs),
             Agent::Gemini => gemini::hooks_json(specs),
             Agent::Qwen => qwen::hooks_json(specs),
+            Agent::Copilot => copilot::hooks_json(specs),
+            Agent::Factory => factory::hooks_json(specs),
+            Agent::CodeBuddy => codebuddy::hooks_json(specs),
         };
-        let p = self.hooks_file();
+        let p = match self.agent {
+            Agent::Copilot => self.project().join(".github/hooks/e2e-recorder.json"),
+            _ => self.hooks_file(),
+        };
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(&p, serde_json::to_string_pretty(&v).unwrap()).unwrap();
     }
@@ -305,7 +367,12 @@ impl AgentSandbox {
         let mut out = Vec::new();
         for (event, groups) in v["hooks"].as_object().into_iter().flatten() {
             for g in groups.as_array().into_iter().flatten() {
-                for h in g["hooks"].as_array().into_iter().flatten() {
+                // Copilot's handlers sit directly under the event.
+                let handlers = match g["hooks"].as_array() {
+                    Some(hs) => hs.iter().collect::<Vec<_>>(),
+                    None => vec![g],
+                };
+                for h in handlers {
                     let cmd = h["command"].as_str().unwrap_or("");
                     if cmd.contains("omc-hooks") {
                         let sub = cmd.split_whitespace().last().unwrap_or("").to_owned();
@@ -344,6 +411,8 @@ impl AgentSandbox {
             .env("CODEX_HOME", self.home().join(".codex"))
             .env("GEMINI_CLI_HOME", self.home())
             .env("QWEN_HOME", self.home().join(".qwen"))
+            .env("COPILOT_HOME", self.home().join(".copilot"))
+            .env("CODEBUDDY_CONFIG_DIR", self.home().join(".codebuddy"))
             .current_dir(self.project())
             .stdin(Stdio::null())
             .output()
@@ -360,6 +429,31 @@ impl AgentSandbox {
         let text = std::fs::read_to_string(self.hooks_file()).unwrap();
         let v: Value = serde_json::from_str(&text).unwrap();
         super::harness::assert_commands_run_native(&v, &self.hooks_file());
+        out
+    }
+
+    /// Claude Code's own install in the project, shared through git (`omc-hooks install
+    /// --scope project`: `.claude/settings.json`), which some clients run too. Returns its
+    /// output; panics when it fails.
+    pub fn install_claude_project(&self) -> std::process::Output {
+        let bin = super::harness::installed_bin().unwrap_or(omc_bin());
+        let out = Command::new(bin)
+            .args(["install", "--scope", "project"])
+            .env("PATH", super::harness::path_without_cargo())
+            .env("HOME", self.home())
+            .env("XDG_DATA_HOME", self.home().join(".local/share"))
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .current_dir(self.project())
+            .stdin(Stdio::null())
+            .output()
+            .expect("run omc-hooks install");
+        assert!(
+            out.status.success(),
+            "install --scope project failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(self.project().join(".claude/settings.json").is_file());
         out
     }
 
@@ -395,29 +489,35 @@ impl AgentSandbox {
             Agent::Codex => cmd.env("CODEX_HOME", self.client_home()),
             Agent::Gemini => cmd.env("GEMINI_CLI_HOME", self.home()),
             Agent::Qwen => cmd.env("QWEN_HOME", self.client_home()),
+            Agent::Copilot => cmd
+                .env("COPILOT_HOME", self.client_home())
+                .env("XDG_CACHE_HOME", super::clients::cache_dir(Agent::Copilot)),
+            Agent::Factory => &mut cmd,
+            Agent::CodeBuddy => cmd.env("CODEBUDDY_CONFIG_DIR", self.client_home()),
         };
         // no model is asked; the server only lends its request log to a timeout's panic
-        let idle = ScriptedModel::start(
-            match self.agent {
-                Agent::Codex => codex::wire(),
-                Agent::Gemini => gemini::wire(),
-                Agent::Qwen => qwen::wire(),
-            },
-            Vec::new(),
-        );
-        let (status, stdout, stderr, _) = spawn_with_timeout(cmd, AGENT_TIMEOUT, self.agent, &idle);
+        let idle = ScriptedModel::start(self.wire(), Vec::new());
+        let (status, stdout, stderr, _) =
+            spawn_with_timeout(cmd, AGENT_TIMEOUT, self.agent, &idle, None);
         (status, stdout, stderr)
+    }
+
+    /// The wire API of this client's scripted model.
+    fn wire(&self) -> Arc<dyn super::model::Wire> {
+        match self.agent {
+            Agent::Codex => codex::wire(),
+            Agent::Gemini => gemini::wire(),
+            Agent::Qwen => qwen::wire(),
+            Agent::Copilot => copilot::wire(),
+            Agent::Factory => factory::wire(),
+            Agent::CodeBuddy => codebuddy::wire(),
+        }
     }
 
     /// Runs the client once: `prompt`, answered by `scenario`'s script.
     pub fn run(&self, prompt: &str, scenario: AgentScenario) -> AgentRun {
         let inst = require(self.agent);
-        let wire = match self.agent {
-            Agent::Codex => codex::wire(),
-            Agent::Gemini => gemini::wire(),
-            Agent::Qwen => qwen::wire(),
-        };
-        let model = ScriptedModel::start(wire, scenario.steps.clone());
+        let model = Arc::new(ScriptedModel::start(self.wire(), scenario.steps.clone()));
         if let Some(t) = &scenario.default_text {
             model.set_default_text(t);
         }
@@ -430,6 +530,11 @@ impl AgentSandbox {
             Agent::Codex => codex::args(&mut cmd, self, prompt, &scenario, &model.base_url()),
             Agent::Gemini => gemini::args(&mut cmd, self, prompt, &scenario, &model.base_url()),
             Agent::Qwen => qwen::args(&mut cmd, self, prompt, &scenario, &model.base_url()),
+            Agent::Copilot => copilot::args(&mut cmd, self, prompt, &scenario, &model.base_url()),
+            Agent::Factory => factory::args(&mut cmd, self, prompt, &scenario, &model.base_url()),
+            Agent::CodeBuddy => {
+                codebuddy::args(&mut cmd, self, prompt, &scenario, &model.base_url())
+            }
         }
         cmd.args(&scenario.args);
         for (k, _) in std::env::vars_os() {
@@ -446,12 +551,20 @@ impl AgentSandbox {
             cmd.env(k, v);
         }
         cmd.current_dir(self.project());
+        let driver = match self.agent {
+            Agent::Factory => Some(factory::driver(self, prompt, &scenario)),
+            Agent::CodeBuddy => Some(codebuddy::driver(prompt, Arc::clone(&model))),
+            _ => None,
+        };
         let (status, stdout, stderr, duration) =
-            spawn_with_timeout(cmd, scenario.timeout, self.agent, &model);
+            spawn_with_timeout(cmd, scenario.timeout, self.agent, &model, driver);
         let (result, session_id, result_text) = match self.agent {
             Agent::Codex => codex::parse_output(&stdout),
             Agent::Gemini => gemini::parse_output(&stdout),
             Agent::Qwen => qwen::parse_output(&stdout),
+            Agent::Copilot => copilot::parse_output(&stdout),
+            Agent::Factory => factory::parse_output(&stdout, &scenario),
+            Agent::CodeBuddy => codebuddy::parse_output(&stdout),
         };
         AgentRun {
             agent: self.agent,
@@ -481,6 +594,12 @@ fn scrub(name: &str) -> bool {
         "VERTEX",
         "QWEN_",
         "DASHSCOPE_",
+        "COPILOT_",
+        "GH_",
+        "GITHUB_",
+        "FACTORY_",
+        "DROID_",
+        "CODEBUDDY_",
         "OTEL_",
         "AWS_",
         "OMC_",
@@ -499,21 +618,33 @@ fn spawn_with_timeout(
     timeout: Duration,
     agent: Agent,
     model: &ScriptedModel,
+    driver: Option<Driver>,
 ) -> (ExitStatus, String, String, Duration) {
     use std::os::unix::process::CommandExt;
-    cmd.stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
+    cmd.stdin(if driver.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    })
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .process_group(0);
     let start = Instant::now();
     let mut child = cmd
         .spawn()
         .unwrap_or_else(|e| panic!("cannot spawn the {} client: {e}", agent.name()));
-    let mut so = child.stdout.take().unwrap();
+    let so = child.stdout.take().unwrap();
     let mut se = child.stderr.take().unwrap();
+    let (line_tx, line_rx) = std::sync::mpsc::channel::<String>();
     let t_out = std::thread::spawn(move || {
+        use std::io::BufRead;
         let mut s = String::new();
-        let _ = std::io::Read::read_to_string(&mut so, &mut s);
+        for line in std::io::BufReader::new(so).lines() {
+            let Ok(line) = line else { break };
+            s.push_str(&line);
+            s.push('\n');
+            let _ = line_tx.send(line);
+        }
         s
     });
     let t_err = std::thread::spawn(move || {
@@ -521,6 +652,9 @@ fn spawn_with_timeout(
         let _ = std::io::Read::read_to_string(&mut se, &mut s);
         s
     });
+    if let (Some(drive), Some(stdin)) = (driver, child.stdin.take()) {
+        drive(stdin, &line_rx, start + timeout);
+    }
     let status = loop {
         if let Some(st) = child.try_wait().expect("wait for the client") {
             break st;
@@ -645,6 +779,11 @@ impl AgentRun {
     pub fn last_user_text(&self, i: usize) -> String {
         self.main(i).last_user_text()
     }
+    /// Tool results new in main request `i`.
+    #[track_caller]
+    pub fn tool_outputs_of(&self, i: usize) -> Vec<String> {
+        self.main(i).tool_outputs()
+    }
     /// Shown text of every main request, joined.
     pub fn all_shown_text(&self) -> String {
         self.main_requests()
@@ -690,7 +829,15 @@ pub(super) fn parse_json_output(stdout: &str) -> Value {
         .unwrap_or(Value::Null)
 }
 
-/// The hook-handler list of one `HookSpec` in the Claude-shaped configuration all three share.
+/// Every JSON line of a client's output, in order.
+pub(super) fn parse_jsonl(stdout: &str) -> Vec<Value> {
+    stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l.trim()).ok())
+        .collect()
+}
+
+/// The hook-handler list of one `HookSpec` in the Claude-shaped configuration most share.
 pub(super) fn grouped(specs: &[HookSpec], handler: impl Fn(&HookSpec) -> Value) -> Value {
     let mut hooks = serde_json::Map::new();
     for s in specs {

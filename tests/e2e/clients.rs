@@ -1,4 +1,5 @@
-//! The pinned Codex CLI, Gemini CLI and Qwen Code clients: installed from npm on first use into
+//! The pinned Codex CLI, Gemini CLI, Qwen Code, GitHub Copilot CLI, Factory Droid and CodeBuddy
+//! clients: installed from npm on first use into
 //! `$OMC_E2E_CLIENTS_DIR/<agent>` (default `<checkout>/target/e2e-clients/<agent>`), once per
 //! process (`OnceLock`) and once across processes (an exclusive lock on
 //! `<agent>/.install.lock`).
@@ -20,10 +21,20 @@ pub enum Agent {
     Codex,
     Gemini,
     Qwen,
+    Copilot,
+    Factory,
+    CodeBuddy,
 }
 
 impl Agent {
-    pub const ALL: [Agent; 3] = [Agent::Codex, Agent::Gemini, Agent::Qwen];
+    pub const ALL: [Agent; 6] = [
+        Agent::Codex,
+        Agent::Gemini,
+        Agent::Qwen,
+        Agent::Copilot,
+        Agent::Factory,
+        Agent::CodeBuddy,
+    ];
 
     /// The name `omc-hooks --agent` takes and the install sub-directory.
     pub fn name(self) -> &'static str {
@@ -31,24 +42,46 @@ impl Agent {
             Agent::Codex => "codex",
             Agent::Gemini => "gemini",
             Agent::Qwen => "qwen",
+            Agent::Copilot => "copilot",
+            Agent::Factory => "factory",
+            Agent::CodeBuddy => "codebuddy",
         }
     }
 
-    /// The npm package installed.
+    /// The npm package installed. Factory Droid: the wrapper `@factory/cli` 0.225.1 names a
+    /// platform package that was never published, so the platform package itself is installed
+    /// (its `bin/droid` is the whole client). CodeBuddy: `@tencent-ai/codebuddy-code` is not
+    /// served by the registry, and the SDK package ships the whole CLI in `cli/`
+    /// (tests/e2e/codebuddy-FINDINGS.md §1).
     pub fn package(self) -> &'static str {
         match self {
             Agent::Codex => "@openai/codex",
             Agent::Gemini => "@google/gemini-cli",
             Agent::Qwen => "@qwen-code/qwen-code",
+            Agent::Copilot => "@github/copilot",
+            Agent::Factory => "@factory/cli-linux-x64",
+            Agent::CodeBuddy => "@tencent-ai/agent-sdk",
         }
     }
 
-    /// The pinned version (see tests/README.md for why pinned).
+    /// The pinned version of the package (see tests/README.md for why pinned).
     pub fn version(self) -> &'static str {
         match self {
             Agent::Codex => "0.169.0",
             Agent::Gemini => "0.61.0",
             Agent::Qwen => "0.24.4",
+            Agent::Copilot => "1.0.102",
+            Agent::Factory => "0.225.2",
+            Agent::CodeBuddy => "0.3.201",
+        }
+    }
+
+    /// The version the client itself reports (`--version`): the package's, but CodeBuddy's
+    /// CLI inside the SDK package has its own.
+    pub fn client_version(self) -> &'static str {
+        match self {
+            Agent::CodeBuddy => "2.117.0",
+            a => a.version(),
         }
     }
 
@@ -78,10 +111,16 @@ pub fn installed(agent: Agent) -> Result<&'static Installed, &'static str> {
     static CODEX: OnceLock<Result<Installed, String>> = OnceLock::new();
     static GEMINI: OnceLock<Result<Installed, String>> = OnceLock::new();
     static QWEN: OnceLock<Result<Installed, String>> = OnceLock::new();
+    static COPILOT: OnceLock<Result<Installed, String>> = OnceLock::new();
+    static FACTORY: OnceLock<Result<Installed, String>> = OnceLock::new();
+    static CODEBUDDY: OnceLock<Result<Installed, String>> = OnceLock::new();
     let cell = match agent {
         Agent::Codex => &CODEX,
         Agent::Gemini => &GEMINI,
         Agent::Qwen => &QWEN,
+        Agent::Copilot => &COPILOT,
+        Agent::Factory => &FACTORY,
+        Agent::CodeBuddy => &CODEBUDDY,
     };
     cell.get_or_init(|| install(agent, &clients_dir().join(agent.name())))
         .as_ref()
@@ -126,9 +165,46 @@ fn codex_native(dir: &Path) -> Result<PathBuf, String> {
         .join("bin/codex"))
 }
 
+/// The npm platform suffix of a native package (`linux-x64`, …) on this machine.
+fn platform() -> Result<&'static str, String> {
+    match (std::env::consts::OS, std::env::consts::ARCH) {
+        ("linux", "x86_64") => Ok("linux-x64"),
+        ("linux", "aarch64") => Ok("linux-arm64"),
+        (os, arch) => Err(format!(
+            "no native package of this client is known here for {arch}-{os}"
+        )),
+    }
+}
+
+/// Where a client keeps the package it unpacks from its own binary on first start (GitHub
+/// Copilot CLI: `$XDG_CACHE_HOME/copilot/pkg`, 235 MB). Shared by every sandbox, so it is
+/// unpacked once, at install ([`version_of`]), not once per test.
+pub fn cache_dir(agent: Agent) -> PathBuf {
+    clients_dir().join(agent.name()).join("cache")
+}
+
 fn entry(agent: Agent, dir: &Path) -> Result<Installed, String> {
     let pkg = dir.join("node_modules").join(agent.package());
     let (program, args) = match agent {
+        Agent::Copilot => (
+            dir.join("node_modules/@github")
+                .join(format!("copilot-{}", platform()?))
+                .join("copilot"),
+            Vec::new(),
+        ),
+        Agent::Factory => {
+            if platform()? != "linux-x64" {
+                return Err(format!(
+                    "the pinned Factory Droid package is {}; this machine needs another platform's",
+                    agent.package()
+                ));
+            }
+            (pkg.join("bin/droid"), Vec::new())
+        }
+        Agent::CodeBuddy => (
+            PathBuf::from("node"),
+            vec![pkg.join("cli/bin/codebuddy").into_os_string()],
+        ),
         Agent::Codex => (codex_native(dir)?, Vec::new()),
         Agent::Gemini => (
             PathBuf::from("node"),
@@ -165,14 +241,14 @@ fn check(agent: Agent, dir: &Path) -> Result<Installed, String> {
         ));
     }
     let e = entry(agent, dir)?;
-    let file = if agent == Agent::Codex {
+    let file = if e.args.is_empty() {
         e.program.clone()
     } else {
         PathBuf::from(&e.args[0])
     };
     if !file.is_file() {
         return Err(format!(
-            "{} is missing (for Codex: did npm skip the optional native dependency?)",
+            "{} is missing (for Codex and Copilot: did npm skip the optional native dependency?)",
             file.display()
         ));
     }
@@ -180,11 +256,13 @@ fn check(agent: Agent, dir: &Path) -> Result<Installed, String> {
 }
 
 /// Asks the client for its version: proves it starts.
-fn version_of(e: &Installed) -> Result<String, String> {
+fn version_of(agent: Agent, e: &Installed) -> Result<String, String> {
     let out = Command::new(&e.program)
         .args(&e.args)
         .arg("--version")
         .env("HOME", std::env::temp_dir())
+        .env("XDG_CACHE_HOME", cache_dir(agent))
+        .env("COPILOT_AUTO_UPDATE", "false")
         .stdin(Stdio::null())
         .output()
         .map_err(|err| format!("cannot run {}: {err}", e.program.display()))?;
@@ -213,6 +291,10 @@ fn install(agent: Agent, dir: &Path) -> Result<Installed, String> {
     lock.lock()
         .map_err(|e| format!("cannot lock {}/.install.lock: {e}", dir.display()))?;
     if let Ok(e) = check(agent, dir) {
+        if agent == Agent::Copilot && !cache_dir(agent).join("copilot/pkg").is_dir() {
+            // a copy installed before the cache was shared: unpack it there once
+            version_of(agent, &e).map_err(|e| format!("{} does not start: {e}", agent.spec()))?;
+        }
         return Ok(e);
     }
     let spec = agent.spec();
@@ -243,11 +325,12 @@ fn install(agent: Agent, dir: &Path) -> Result<Installed, String> {
         ));
     }
     let e = check(agent, dir).map_err(|e| format!("{spec} installed but unusable: {e}"))?;
-    let v = version_of(&e).map_err(|e| format!("{spec} installed but does not start: {e}"))?;
-    if !v.contains(agent.version()) {
+    let v =
+        version_of(agent, &e).map_err(|e| format!("{spec} installed but does not start: {e}"))?;
+    if !v.contains(agent.client_version()) {
         return Err(format!(
             "{spec} installed but reports version {v:?}, want {}",
-            agent.version()
+            agent.client_version()
         ));
     }
     Ok(e)

@@ -1,6 +1,7 @@
 //! End-to-end tests against the real clients, offline. Claude Code: `harness.rs` with the
-//! scripted Messages API in `server.rs` (FINDINGS.md). Codex CLI, Gemini CLI and Qwen Code:
-//! `agent_harness.rs` (+ `codex.rs`, `gemini.rs`, `qwen.rs`), installed by `clients.rs`, with
+//! scripted Messages API in `server.rs` (FINDINGS.md). Codex CLI, Gemini CLI, Qwen Code, GitHub
+//! Copilot CLI, Factory Droid and CodeBuddy: `agent_harness.rs` (+ one file per client),
+//! installed by `clients.rs`, with
 //! the scripted model of `model.rs` (one script, a wire format per API). Both servers share
 //! the HTTP plumbing of `http.rs`.
 
@@ -8,7 +9,10 @@
 
 pub mod agent_harness;
 pub mod clients;
+pub mod codebuddy;
 pub mod codex;
+pub mod copilot;
+pub mod factory;
 pub mod gemini;
 pub mod harness;
 pub mod http;

@@ -671,82 +671,116 @@ impl Wire for ChatWire {
     }
 
     fn answer(&self, _req: &Req, body: &Value, step: &Step, prompt_tokens: u64) -> Resp {
-        let id = next_id();
-        let usage = json!({"prompt_tokens": prompt_tokens, "completion_tokens": 5,
-                           "total_tokens": prompt_tokens + 5});
-        let model = body
-            .get("model")
-            .and_then(Value::as_str)
-            .unwrap_or("mock-model");
-        let created = 1_796_305_500u64;
-        let chunk = |choices: Value| {
-            json!({"id": format!("chatcmpl-e2e-{id}"), "object": "chat.completion.chunk",
-                   "created": created, "model": model, "choices": choices})
-        };
-        let (delta, finish) = match step {
-            Step::Text(t) => (json!({"role": "assistant", "content": t}), "stop"),
-            Step::Shell(cmd) => (
-                tool_delta(
-                    id,
-                    "run_shell_command",
-                    &json!({"command": cmd, "is_background": false, "description": "scripted command"}),
-                ),
-                "tool_calls",
-            ),
-            Step::Call(name, args) => (tool_delta(id, name, args), "tool_calls"),
-            Step::Parallel(calls) => {
-                let list: Vec<Value> = calls
-                    .iter()
-                    .enumerate()
-                    .map(|(i, c)| {
-                        let (name, args) = match c {
-                            Step::Shell(cmd) => (
-                                "run_shell_command".to_owned(),
-                                json!({"command": cmd, "is_background": false,
-                                       "description": "scripted command"}),
-                            ),
-                            Step::Call(name, args) => (name.clone(), args.clone()),
-                            other => panic!("not a tool call: {other:?}"),
-                        };
-                        json!({"index": i, "id": format!("call_e2e_{id}_{i}"), "type": "function",
-                               "function": {"name": name, "arguments": args.to_string()}})
-                    })
-                    .collect();
-                (
-                    json!({"role": "assistant", "content": null, "tool_calls": list}),
-                    "tool_calls",
-                )
-            }
-        };
-        let stream = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
-        if !stream {
-            let mut message = delta.clone();
-            if message.get("content").is_none() {
-                message["content"] = Value::Null;
-            }
-            return Resp::json(
-                "200 OK",
-                &json!({"id": format!("chatcmpl-e2e-{id}"), "object": "chat.completion",
-                        "created": created, "model": model,
-                        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-                        "usage": usage}),
-            );
-        }
-        let mut out = String::new();
-        sse_data(
-            &mut out,
-            &chunk(json!([{"index": 0, "delta": delta, "finish_reason": null}])).to_string(),
-        );
-        sse_data(
-            &mut out,
-            &chunk(json!([{"index": 0, "delta": {}, "finish_reason": finish}])).to_string(),
-        );
-        let mut last = chunk(json!([]));
-        last["usage"] = usage;
-        sse_data(&mut out, &last.to_string());
-        sse_data(&mut out, "[DONE]");
-        Resp::sse(out)
+        chat_answer(body, step, prompt_tokens, &|cmd| {
+            (
+                "run_shell_command".to_owned(),
+                json!({"command": cmd, "is_background": false, "description": "scripted command"}),
+            )
+        })
     }
+}
+
+/// OpenAI chat completions with another client's shell tool: GitHub Copilot CLI's `bash
+/// {command, description}`, Factory Droid's `Execute {command, summary, riskLevel,
+/// riskLevelReason}`, CodeBuddy's `Bash {command, description}` (the tools each pinned client
+/// offers: tests/e2e/copilot-FINDINGS.md, factory-FINDINGS.md, codebuddy-FINDINGS.md).
+pub struct ChatShellWire {
+    /// The shell tool's name and its arguments for a command.
+    pub shell: fn(&str) -> (&'static str, Value),
+}
+
+impl Wire for ChatShellWire {
+    fn messages(&self, body: &Value) -> Vec<Msg> {
+        ChatWire.messages(body)
+    }
+
+    fn classify(&self, req: &Req, body: &Value, msgs: &[Msg]) -> Kind {
+        ChatWire.classify(req, body, msgs)
+    }
+
+    fn answer(&self, _req: &Req, body: &Value, step: &Step, prompt_tokens: u64) -> Resp {
+        chat_answer(body, step, prompt_tokens, &|cmd| {
+            let (name, args) = (self.shell)(cmd);
+            (name.to_owned(), args)
+        })
+    }
+}
+
+/// A chat-completions answer to `step` (streamed when the request asks for it), a shell call
+/// spelled by `shell`.
+fn chat_answer(
+    body: &Value,
+    step: &Step,
+    prompt_tokens: u64,
+    shell: &dyn Fn(&str) -> (String, Value),
+) -> Resp {
+    let id = next_id();
+    let usage = json!({"prompt_tokens": prompt_tokens, "completion_tokens": 5,
+                       "total_tokens": prompt_tokens + 5});
+    let model = body
+        .get("model")
+        .and_then(Value::as_str)
+        .unwrap_or("mock-model");
+    let created = 1_796_305_500u64;
+    let chunk = |choices: Value| {
+        json!({"id": format!("chatcmpl-e2e-{id}"), "object": "chat.completion.chunk",
+               "created": created, "model": model, "choices": choices})
+    };
+    let (delta, finish) = match step {
+        Step::Text(t) => (json!({"role": "assistant", "content": t}), "stop"),
+        Step::Shell(cmd) => {
+            let (name, args) = shell(cmd);
+            (tool_delta(id, &name, &args), "tool_calls")
+        }
+        Step::Call(name, args) => (tool_delta(id, name, args), "tool_calls"),
+        Step::Parallel(calls) => {
+            let list: Vec<Value> = calls
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let (name, args) = match c {
+                        Step::Shell(cmd) => shell(cmd),
+                        Step::Call(name, args) => (name.clone(), args.clone()),
+                        other => panic!("not a tool call: {other:?}"),
+                    };
+                    json!({"index": i, "id": format!("call_e2e_{id}_{i}"), "type": "function",
+                           "function": {"name": name, "arguments": args.to_string()}})
+                })
+                .collect();
+            (
+                json!({"role": "assistant", "content": null, "tool_calls": list}),
+                "tool_calls",
+            )
+        }
+    };
+    let stream = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
+    if !stream {
+        let mut message = delta.clone();
+        if message.get("content").is_none() {
+            message["content"] = Value::Null;
+        }
+        return Resp::json(
+            "200 OK",
+            &json!({"id": format!("chatcmpl-e2e-{id}"), "object": "chat.completion",
+                    "created": created, "model": model,
+                    "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                    "usage": usage}),
+        );
+    }
+    let mut out = String::new();
+    sse_data(
+        &mut out,
+        &chunk(json!([{"index": 0, "delta": delta, "finish_reason": null}])).to_string(),
+    );
+    sse_data(
+        &mut out,
+        &chunk(json!([{"index": 0, "delta": {}, "finish_reason": finish}])).to_string(),
+    );
+    let mut last = chunk(json!([]));
+    last["usage"] = usage;
+    sse_data(&mut out, &last.to_string());
+    sse_data(&mut out, "[DONE]");
+    Resp::sse(out)
 }
 
 fn tool_delta(id: u64, name: &str, args: &Value) -> Value {

@@ -93,7 +93,10 @@ mod tests {
         let mut cb = dec(post.clone());
         for_client(Agent::CodeBuddy, &mut cb);
         assert_eq!(cb.hook_event_name.as_deref(), Some("PostToolUseFailure"));
-        assert_eq!(cb.error.as_deref(), Some("Exit code 2\nls: cannot access '/x'"));
+        assert_eq!(
+            cb.error.as_deref(),
+            Some("Exit code 2\nls: cannot access '/x'")
+        );
         // Claude Code reports its failures itself; its post-tool event is left as it came.
         let mut cc = dec(post);
         for_client(Agent::Claude, &mut cc);
@@ -101,6 +104,10 @@ mod tests {
         let mut execute = dec(json!({"hook_event_name":"PreToolUse","session_id":"s",
             "tool_name":"Execute","tool_input":{"command":"ls"}}));
         for_client(Agent::Qoder, &mut execute);
-        assert_eq!(execute.tool_name.as_deref(), Some("Execute"), "Droid's name only");
+        assert_eq!(
+            execute.tool_name.as_deref(),
+            Some("Execute"),
+            "Droid's name only"
+        );
     }
 }

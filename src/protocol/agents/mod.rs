@@ -140,11 +140,20 @@ pub fn detect_shape(map: &Map<String, Value>) -> Option<Agent> {
         let claude_only =
             event.is_some_and(|e| table::knows(Wire::Copilot, e) && !table::knows(Wire::Gemini, e));
         let copilot = claude_only
-            || ["tool_result", "initial_prompt", "stop_reason", "parent_agent_id"]
-                .iter()
-                .any(|k| has(k))
+            || [
+                "tool_result",
+                "initial_prompt",
+                "stop_reason",
+                "parent_agent_id",
+            ]
+            .iter()
+            .any(|k| has(k))
             || (event.is_some_and(|e| table::knows(Wire::Copilot, e)) && !has("transcript_path"));
-        return Some(if copilot { Agent::Copilot } else { Agent::Gemini });
+        return Some(if copilot {
+            Agent::Copilot
+        } else {
+            Agent::Gemini
+        });
     }
     if has("turn_id") {
         return Some(Agent::Codex);
@@ -173,8 +182,15 @@ pub fn stands_down(input: &HookInput) -> bool {
 /// The hook subcommand that actually serves a decoded payload: the one installed, unless the
 /// tool call failed on an agent that has no failure event of its own (then the failure hook
 /// runs, and the answer still goes out in the post-tool event's shape). For Codex, whose
-/// payload may not carry the exit status, this is where the transcript is consulted.
+/// payload may not carry the exit status, this is where the transcript is consulted; for
+/// GitHub Copilot CLI, whose Stop does not carry the model's final message, its event log.
 pub fn route(hook: crate::hooks::Hook, input: &mut HookInput) -> crate::hooks::Hook {
+    if hook.event == "Stop"
+        && input.format.wire() == Wire::Copilot
+        && input.hook_event_name.as_deref() == Some("Stop")
+    {
+        copilot::read_last_message(input);
+    }
     if hook.event != "PostToolUse" {
         return hook;
     }

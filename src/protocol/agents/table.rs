@@ -289,7 +289,13 @@ pub const ROWS: &[Row] = &[
     ),
     row(K, "sessionEnd", "session-end", Yes, ""),
     //
-    row(P, "SessionStart", "session-start", Yes, "context at the top level"),
+    row(
+        P,
+        "SessionStart",
+        "session-start",
+        Yes,
+        "context at the top level",
+    ),
     row(
         P,
         "UserPromptSubmit",
