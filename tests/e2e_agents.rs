@@ -222,7 +222,12 @@ pub fn a_ralph_run_continues_in(sb: &AgentSandbox) {
     };
     assert!(
         wrapped,
-        "the keyword context reached the model: {shown}\n{d}"
+        "the keyword context reached the model: {:#?}\n{d}",
+        run.main_requests()[0]
+            .messages
+            .iter()
+            .map(|m| (m.role, m.text.chars().take(120).collect::<String>()))
+            .collect::<Vec<_>>()
     );
     assert_eq!(run.main_requests().len(), 4, "{d}");
     assert_eq!(run.unused_steps, 1, "no continuation after the token: {d}");
@@ -384,12 +389,12 @@ pub fn not_fired_headless(agent: Agent) -> &'static [(&'static str, &'static str
             ("PreCompact", "compaction not exercised"),
         ],
         Agent::CodeBuddy => &[
+            ("SessionEnd", "never fired by its headless sessions"),
             (
                 "PostToolUseFailure",
                 "a failing command arrives as PostToolUse",
             ),
-            ("SubagentStart", "subagents not exercised"),
-            ("SubagentStop", "subagents not exercised"),
+            ("SubagentStart", "not fired for its Agent tool"),
             ("PreCompact", "compaction not exercised"),
         ],
     }
@@ -454,7 +459,16 @@ pub fn every_installed_hook_fires_and_decodes_the_payload(agent: Agent) {
                 // the subagent's own model call
                 .reply_text("nothing to report");
         }
-        Agent::Factory | Agent::CodeBuddy => {}
+        Agent::CodeBuddy => {
+            sc = sc
+                .step(crate::e2e::model::Step::Call(
+                    "Agent".into(),
+                    serde_json::json!({"description": "look around", "prompt": "List the files.",
+                                       "subagent_type": "general-purpose"}),
+                ))
+                .reply_text("nothing to report");
+        }
+        Agent::Factory => {}
     }
     let first = sb.run("set the project up", sc.reply_text("all set"));
     first.assert_success();

@@ -1,1 +1,118 @@
-//! placeholder
+//! The real CodeBuddy Code (pinned 2.117.0, inside `@tencent-ai/agent-sdk` 0.3.201) with the
+//! scripted chat-completions model, in its headless multi-turn mode (`-p --input-format
+//! stream-json`; tests/e2e/codebuddy-FINDINGS.md).
+//!
+//! First what the client itself does, with the recorder as the only hook: Claude Code's
+//! payloads with CodeBuddy's own fields, a failing command in PostToolUse with its
+//! `exitCode`, and a Stop block continued — as `Stop hook: REASON`, through a new
+//! UserPromptSubmit — only while the session's input stays open (a plain `-p` run exits
+//! first), with no cap of its own. Then omc-hooks installed with `install --agent codebuddy`
+//! (the shared scenarios of `e2e_agents`).
+
+use crate::e2e::agent_harness::{AgentSandbox, AgentScenario};
+use crate::e2e::clients::Agent;
+use crate::e2e_agents::{self as s, block_script, names, of, recorded_run};
+
+const AGENT: Agent = Agent::CodeBuddy;
+
+#[test]
+fn a_shell_turn_round_trips_with_the_exit_code_in_the_tool_response() {
+    let (run, events) = s::a_shell_turn_round_trips(AGENT);
+    let d = names(&events);
+    let post = of(&events, "PostToolUse");
+    assert_eq!(post.len(), 1, "{d}");
+    assert_eq!(post[0]["tool_name"], "Bash");
+    assert_eq!(post[0]["session_id"], run.session_id.as_str());
+    assert_eq!(post[0]["tool_response"]["exitCode"], 0);
+    assert_eq!(post[0]["client"], "CLI");
+    assert_eq!(post[0]["version"], "2.117.0");
+}
+
+#[test]
+fn a_failing_command_is_post_tool_use_with_its_exit_code() {
+    let sb = AgentSandbox::new(AGENT);
+    let (run, events) = recorded_run(
+        &sb,
+        "fail once",
+        AgentScenario::new()
+            .reply_shell("echo failing >&2; exit 3")
+            .reply_text("it failed"),
+        &[],
+    );
+    run.assert_success();
+    let d = names(&events);
+    assert!(of(&events, "PostToolUseFailure").is_empty(), "{d}");
+    let post = of(&events, "PostToolUse");
+    assert_eq!(post.len(), 1, "{d}");
+    assert_eq!(post[0]["tool_response"]["exitCode"], 3, "{}", post[0]);
+    assert_eq!(post[0]["tool_response"]["is_error"], true, "{}", post[0]);
+}
+
+/// Twelve blocks in a row: each continues with `Stop hook: CONTINUE-n` as the next user
+/// message, announced by a UserPromptSubmit carrying the same text; CodeBuddy does not stop
+/// them.
+#[test]
+fn stop_blocks_continue_as_labelled_prompts_without_a_cap_of_its_own() {
+    let sb = AgentSandbox::new(AGENT);
+    let (run, events) = recorded_run(
+        &sb,
+        "keep going",
+        AgentScenario::new().default_text("more to do"),
+        &[("Stop", block_script("Stop", "block", 12))],
+    );
+    run.assert_success();
+    let d = format!("{}\n{}", names(&events), run.diagnostics());
+    let stops = of(&events, "Stop");
+    assert_eq!(
+        stops.len(),
+        13,
+        "12 blocks honoured, then the turn ended: {d}"
+    );
+    assert_eq!(run.main_requests().len(), 13, "{d}");
+    assert_eq!(stops[0]["stop_hook_active"], false);
+    assert!(
+        stops[1..].iter().all(|v| v["stop_hook_active"] == true),
+        "{d}"
+    );
+    for i in 1..=12usize {
+        assert_eq!(
+            run.last_user_text(i),
+            format!("<user_query>Stop hook: CONTINUE-{i}</user_query>"),
+            "{d}"
+        );
+    }
+    let prompts: Vec<&str> = of(&events, "UserPromptSubmit")
+        .iter()
+        .map(|v| v["prompt"].as_str().unwrap_or("<none>"))
+        .collect();
+    let mut want = vec!["keep going".to_owned()];
+    want.extend((1..=12).map(|n| format!("Stop hook: CONTINUE-{n}")));
+    assert_eq!(prompts, want, "{d}");
+}
+
+// ------------------------------------------------------------ omc-hooks in CodeBuddy ----
+
+#[test]
+fn a_ralph_run_continues_until_the_completion_token() {
+    s::a_ralph_run_continues_until_the_completion_token(AGENT);
+}
+
+#[test]
+fn our_cap_pauses_a_run_and_cancelomc_ends_it() {
+    s::our_cap_pauses_a_run_and_cancelomc_ends_it(AGENT);
+}
+
+#[test]
+fn a_question_about_ralph_is_inert() {
+    s::a_question_about_ralph_is_inert(AGENT);
+}
+
+#[test]
+fn a_failing_command_escalates() {
+    s::a_failing_command_escalates(AGENT);
+}
+
+#[test]
+fn every_installed_hook_fires_and_decodes_the_payload() {
+    s::every_installed_hook_fires_and_decodes_the_payload(AGENT);
+}

@@ -135,14 +135,18 @@ fn record_file(scope: &Scope) -> Option<StateFile> {
 }
 
 /// A fingerprint of a continuation text: FNV-1a (64 bit) and the length of the text with
-/// surrounding whitespace, a Codex `<hook_prompt …>` wrapper and a `Stop hook: ` label removed
-/// (CodeBuddy hands the reason back as `Stop hook: REASON`, tests/e2e/codebuddy-FINDINGS.md
-/// §4). Not a secret and not an authenticator — it only has to tell our text from what a
-/// person types.
+/// surrounding whitespace, a Codex `<hook_prompt …>` wrapper, a `Stop hook: ` label and every
+/// line break removed (CodeBuddy hands the reason back to its prompt hook as `Stop hook:
+/// REASON` with the line breaks taken out, tests/e2e/codebuddy-FINDINGS.md §4). Not a secret
+/// and not an authenticator — it only has to tell our text from what a person types.
 pub fn fingerprint(text: &str) -> String {
     let t = text.trim();
     let t = t.strip_prefix("Stop hook: ").unwrap_or(t);
-    let t = unwrap_hook_prompt(t).trim();
+    let t: String = unwrap_hook_prompt(t)
+        .trim()
+        .chars()
+        .filter(|c| !matches!(c, '\n' | '\r'))
+        .collect();
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in t.bytes() {
         h ^= u64::from(b);
@@ -181,6 +185,12 @@ mod tests {
         assert_ne!(a, fingerprint("[RALPH LOOP 3/100] keep going"));
         assert_ne!(a, fingerprint("keep going"));
         assert_eq!(a, fingerprint("Stop hook: [RALPH LOOP 2/100] keep going"));
+        let para = fingerprint("[RALPH LOOP 2/100]\n\nTask: x\nkeep going");
+        assert_eq!(
+            para,
+            fingerprint("Stop hook: [RALPH LOOP 2/100]Task: xkeep going")
+        );
+        assert_ne!(para, fingerprint("[RALPH LOOP 2/100] Task: x keep going"));
         assert!(a.starts_with("fnv1a64:"));
     }
 

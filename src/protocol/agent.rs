@@ -157,11 +157,12 @@ impl Agent {
 
     /// Whether a session of the agent can end without a SessionEnd event, so a run it leaves
     /// at the end of a turn is never suspended: Qwen Code fires none in headless `-p` runs
-    /// (tests/e2e/qwen-FINDINGS.md §3). There a run handed back at the end of a turn is noted
-    /// as left open, and a new session may take it up as it would a suspended one
+    /// (tests/e2e/qwen-FINDINGS.md §3), nor does CodeBuddy 2.117 when its headless session ends
+    /// (codebuddy-FINDINGS.md §3). There a run handed back at the end of a turn is noted as left
+    /// open, and a new session may take it up as it would a suspended one
     /// (`capabilities/memory/resume.rs`).
     pub fn may_end_silently(self) -> bool {
-        matches!(self.wire(), Wire::Qwen)
+        matches!(self.wire(), Wire::Qwen) || self == Agent::CodeBuddy
     }
 
     /// The variable the client sets to its session id (the one its hooks are sent) in the

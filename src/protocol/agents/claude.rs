@@ -24,16 +24,12 @@ pub fn decode(mut map: Map<String, Value>) -> HookInput {
     input
 }
 
-/// Factory Droid's shell tool, `Execute {command, summary, riskLevel, riskLevelReason}`
-/// (tests/e2e/factory-FINDINGS.md §3): Claude Code's `Bash` with the same `command`.
-const FACTORY_TOOLS: &[(&str, &str)] = &[("Execute", "Bash")];
-
 /// What one client of the format sends differently: its tool names, and a shell command's
 /// failure reported in the post-tool event (CodeBuddy's `tool_response.exitCode`,
 /// tests/e2e/codebuddy-FINDINGS.md §6; Claude Code itself sends PostToolUseFailure).
 pub fn for_client(agent: Agent, input: &mut HookInput) {
     if agent == Agent::Factory {
-        neutral_tool(input, FACTORY_TOOLS);
+        neutral_tool(input, super::factory::TOOLS);
     }
     if agent != Agent::Claude
         && input.hook_event_name.as_deref() == Some("PostToolUse")

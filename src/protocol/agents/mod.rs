@@ -20,6 +20,7 @@ pub mod claude;
 pub mod codex;
 pub mod copilot;
 pub mod cursor;
+pub mod factory;
 pub mod gemini;
 pub mod outcome;
 pub mod qwen;
@@ -183,13 +184,15 @@ pub fn stands_down(input: &HookInput) -> bool {
 /// tool call failed on an agent that has no failure event of its own (then the failure hook
 /// runs, and the answer still goes out in the post-tool event's shape). For Codex, whose
 /// payload may not carry the exit status, this is where the transcript is consulted; for
-/// GitHub Copilot CLI, whose Stop does not carry the model's final message, its event log.
+/// GitHub Copilot CLI and Factory Droid, whose Stop does not carry the model's final message,
+/// their session logs.
 pub fn route(hook: crate::hooks::Hook, input: &mut HookInput) -> crate::hooks::Hook {
-    if hook.event == "Stop"
-        && input.format.wire() == Wire::Copilot
-        && input.hook_event_name.as_deref() == Some("Stop")
-    {
-        copilot::read_last_message(input);
+    if hook.event == "Stop" && input.hook_event_name.as_deref() == Some("Stop") {
+        match input.format {
+            Agent::Copilot => copilot::read_last_message(input),
+            Agent::Factory => factory::read_last_message(input),
+            _ => {}
+        }
     }
     if hook.event != "PostToolUse" {
         return hook;
