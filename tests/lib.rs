@@ -44,6 +44,7 @@ mod keywords;
 mod launcher;
 mod memory;
 mod schema;
+mod secrets;
 mod skills;
 mod state_store;
 mod statusline;

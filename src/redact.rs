@@ -1,4 +1,8 @@
-//! Redaction of secret-shaped text in exported payloads, before they are spooled.
+//! Redaction of secret-shaped text: the one redaction everything uses. `state::Store` runs it
+//! on every file it writes under `.omc/` (which gets committed, shared and pasted), export on
+//! every payload before it is spooled, and the commands on every stored text they print (a
+//! file written by an older version or by OMC may still hold one). A leaf module: it needs
+//! nothing from the crate, so the state store, the ground floor, can use it.
 //!
 //! What is recognised (each replaced by `[REDACTED:<kind>]`, or the value alone after a key):
 //!
@@ -271,7 +275,13 @@ fn check(b: &[u8], start: usize, end: usize, rule: Rule) -> Option<(usize, usize
                 return None;
             }
             let n = run(b, end, |c| in_class(c, class));
-            if n < min || n > max {
+            // A key cut short where a text was clipped for storage or display (`…`, `...`)
+            // is still most of a key: what is left of it goes too.
+            let cut_short = n >= 4 && n < min && {
+                let rest = &b[end + n..];
+                rest.starts_with("…".as_bytes()) || rest.starts_with(b"...")
+            };
+            if (n < min && !cut_short) || n > max {
                 return None;
             }
             if kind == "jwt" {
@@ -435,6 +445,18 @@ mod tests {
         for (input, want) in cases {
             assert_eq!(r(input), want, "{input}");
         }
+    }
+
+    #[test]
+    fn a_key_cut_short_by_a_clip_still_goes() {
+        assert_eq!(
+            r("Slack: xoxb-20486..."),
+            "Slack: [REDACTED:slack-token]..."
+        );
+        assert_eq!(r("key ghp_R4nd0mF4k3…"), "key [REDACTED:github-token]…");
+        // Not a clipped key: too little of one, or no mark of a cut.
+        assert_eq!(r("keys look like sk-..."), "keys look like sk-...");
+        assert_eq!(r("xoxb-20486 is short"), "xoxb-20486 is short");
     }
 
     #[test]
