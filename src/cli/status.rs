@@ -98,7 +98,11 @@ fn once(p: &super::args::Parsed, env: &Env, clear: bool) -> Result<String, i32> 
         let _ = match (p.flag("json"), watch) {
             (true, true) => writeln!(s, "{out}"),
             (true, false) => writeln!(s, "{out:#}"),
-            (false, _) => write!(s, "{}", super::status_all::render(&all, now)),
+            (false, _) => write!(
+                s,
+                "{}",
+                crate::terminal::strip(&super::status_all::render(&all, now))
+            ),
         };
         if watch && !p.flag("json") && !clear {
             s.push('\n');
@@ -167,7 +171,9 @@ fn once(p: &super::args::Parsed, env: &Env, clear: bool) -> Result<String, i32> 
         }
     }
     text.push_str(&crate::export::report::text(&store, now));
-    s.push_str(&text);
+    // Paths, sink errors from a receiver and hooks.toml names are shown too: no escape
+    // sequence of theirs reaches the terminal (the runs' own texts are cleaned as read).
+    s.push_str(&crate::terminal::strip(&text));
     if watch && !clear {
         s.push('\n');
     }
