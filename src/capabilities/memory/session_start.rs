@@ -289,7 +289,7 @@ mod tests {
             "[RALPH LOOP RESTORED] Iteration 1/100, started 2026-12-02 13:45 UTC.\n\
              Task: fix the tests\n\
              This run is still active in this session. Prioritize the user's newest request; when \
-             there is none, keep working on the task. Put <omc-complete/> in your final message when \
+             there is none, keep working on the task. Put <omc-complete/> alone on the last line of your final message when \
              it is really complete; the user can stop the run with `cancelomc`."
         );
         assert_eq!(
