@@ -267,15 +267,21 @@ pub fn lock_for(target: &Path) -> io::Result<Lock> {
 
 /// Moves a corrupt file aside to `<name>.corrupt-<stamp>` and returns the new path.
 pub fn quarantine(path: &Path, stamp: &str) -> io::Result<PathBuf> {
+    set_aside(path, "corrupt", stamp)
+}
+
+/// Moves a file aside to `<name>.<label>-<stamp>` (`-<n>` added while that exists) and returns
+/// the new path. A rename in the same directory: it needs no new space on the disk.
+pub fn set_aside(path: &Path, label: &str, stamp: &str) -> io::Result<PathBuf> {
     let name = path
         .file_name()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no file name"))?
         .to_string_lossy()
         .into_owned();
-    let mut aside = path.with_file_name(format!("{name}.corrupt-{stamp}"));
+    let mut aside = path.with_file_name(format!("{name}.{label}-{stamp}"));
     let mut n = 1;
     while aside.exists() {
-        aside = path.with_file_name(format!("{name}.corrupt-{stamp}-{n}"));
+        aside = path.with_file_name(format!("{name}.{label}-{stamp}-{n}"));
         n += 1;
     }
     fs::rename(path, &aside)?;

@@ -347,6 +347,13 @@ impl Store {
         fs::write_atomic(&dir.join(&file.name), &bytes)
     }
 
+    /// Moves a file aside to `<name>.<label>-<stamp>` (never through a symlinked directory):
+    /// the way to end a file's life that needs no new space, when a write cannot be made.
+    pub fn set_aside(&self, file: &StateFile, label: &str) -> io::Result<PathBuf> {
+        let path = self.checked_dir(&file.rel_dir)?.join(&file.name);
+        fs::set_aside(&path, label, &crate::time::stamp(self.now_ms))
+    }
+
     /// Removes a file if present (never a directory, never through a symlinked directory).
     pub fn remove(&self, file: &StateFile) -> io::Result<()> {
         let path = self.checked_dir(&file.rel_dir)?.join(&file.name);
