@@ -195,6 +195,15 @@ fn handle(hook: Hook, env: &Env, seen: &mut Traced, started: Instant) -> Option<
         );
         return None;
     }
+    if let Some(cwd) = root::unusable_cwd(env, input.cwd.as_deref()) {
+        let shown: String = cwd.chars().take(200).collect();
+        crate::diag!(
+            "{}: the payload's cwd '{shown}' is not an existing directory, and \
+             CLAUDE_PROJECT_DIR does not name the project; no-op",
+            hook.name
+        );
+        return None;
+    }
     let answer = decide_from(hook, env, &input, started);
     agents::encode(&input, hook, &answer)
 }

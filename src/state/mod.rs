@@ -105,6 +105,23 @@ fn plain_name(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-'))
 }
 
+/// Deletes `path` (a file); one that is already gone is no error.
+fn remove_present(path: &Path) -> io::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// Releases a read-modify-write's lock: with its lock file when the target is gone (removed,
+/// or never written), so a session's directory keeps no empty lock file for a file it does not
+/// have ([`fs::Lock::remove`] makes that safe for a process waiting on it).
+fn release(lock: fs::Lock, target: &Path) {
+    if std::fs::symlink_metadata(target).is_err() {
+        lock.remove();
+    }
+}
+
 /// The bytes of a state file: `value` as pretty-printed JSON and a newline, with every string
 /// that holds secret-shaped text redacted (and the string value of every key naming a secret).
 /// Going through a `Value` keeps the field order (`preserve_order`) and costs a few
@@ -237,7 +254,31 @@ impl Store {
             Ok(None) => None,
             Ok(Some(bytes)) => self.decode_or_quarantine(&path, &bytes),
             Err(e) => {
-                crate::diag!("cannot read {}: {e}", path.display());
+                match std::fs::symlink_metadata(&path) {
+                    // A directory, FIFO or socket where a state file belongs (ours, never a
+                    // person's) is moved aside like a corrupt file, so the next write can put
+                    // the file there: `doctor` promises as much. A symlink is left alone (it is
+                    // refused, never followed, and not ours to rename).
+                    Ok(m) if !m.is_file() && !m.file_type().is_symlink() => {
+                        let what = if m.is_dir() {
+                            "a directory"
+                        } else {
+                            "not a regular file"
+                        };
+                        match fs::quarantine(&path, &crate::time::stamp(self.now_ms)) {
+                            Ok(aside) => crate::diag!(
+                                "state file {} is {what}; moved aside to {}",
+                                path.display(),
+                                aside.display()
+                            ),
+                            Err(e) => crate::diag!(
+                                "state file {} is {what}; could not move it aside: {e}",
+                                path.display()
+                            ),
+                        }
+                    }
+                    _ => crate::diag!("cannot read {}: {e}", path.display()),
+                }
                 None
             }
         }
@@ -354,13 +395,21 @@ impl Store {
         fs::set_aside(&path, label, &crate::time::stamp(self.now_ms))
     }
 
-    /// Removes a file if present (never a directory, never through a symlinked directory).
+    /// Removes a file if present (never a directory, never through a symlinked directory),
+    /// and its lock file with it, under the lock, when it has one.
     pub fn remove(&self, file: &StateFile) -> io::Result<()> {
         let path = self.checked_dir(&file.rel_dir)?.join(&file.name);
-        match std::fs::remove_file(&path) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
-            _ => Ok(()),
+        if std::fs::symlink_metadata(&path).is_err() {
+            return Ok(());
         }
+        let lock_path = path.with_file_name(format!(".{}.lock", file.name));
+        if std::fs::symlink_metadata(&lock_path).is_err() {
+            return remove_present(&path);
+        }
+        let lock = fs::lock_for(&path)?;
+        remove_present(&path)?;
+        release(lock, &path);
+        Ok(())
     }
 
     /// Read-modify-write under the file's lock. `f` sees the current value (or `None`) and
@@ -375,14 +424,15 @@ impl Store {
     {
         let dir = self.ensure(&file.rel_dir)?;
         let path = dir.join(&file.name);
-        let _lock = fs::lock_for(&path)?;
+        let lock = fs::lock_for(&path)?;
         let current = self.read(file);
         let (change, result) = f(current);
         match change {
             Change::Keep => {}
             Change::Write(v) => fs::write_atomic(&path, &redacted_json(&v)?)?,
-            Change::Remove => self.remove(file)?,
+            Change::Remove => remove_present(&path)?,
         }
+        release(lock, &path);
         Ok(result)
     }
 

@@ -17,7 +17,7 @@ impl Store {
     ) -> io::Result<bool> {
         let dir = self.ensure(&file.rel_dir)?;
         let path = dir.join(&file.name);
-        let _lock = fs::lock_for(&path)?;
+        let lock = fs::lock_for(&path)?;
         let current = match fs::read_regular(&path)? {
             None => None,
             Some(bytes) if bytes.len() as u64 > fs::MAX_STATE_FILE_BYTES => {
@@ -33,13 +33,15 @@ impl Store {
                 )
             })?),
         };
-        match f(current.as_deref()).map(|new| super::redacted_text(&file.name, new)) {
+        let written = match f(current.as_deref()).map(|new| super::redacted_text(&file.name, new)) {
             Some(new) if Some(new.as_str()) != current.as_deref() => {
                 fs::write_atomic(&path, new.as_bytes())?;
-                Ok(true)
+                true
             }
-            _ => Ok(false),
-        }
+            _ => false,
+        };
+        super::release(lock, &path);
+        Ok(written)
     }
 }
 
