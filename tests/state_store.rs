@@ -283,10 +283,10 @@ fn a_session_folder_keeps_no_lock_file_of_a_file_it_does_not_have() {
     let mut orphans = Vec::new();
     for f in walk(&p.omc()) {
         let name = f.file_name().unwrap().to_string_lossy().into_owned();
-        if let Some(target) = name.strip_prefix('.').and_then(|n| n.strip_suffix(".lock")) {
-            if !f.with_file_name(target).exists() {
-                orphans.push(f.display().to_string());
-            }
+        if let Some(target) = name.strip_prefix('.').and_then(|n| n.strip_suffix(".lock"))
+            && !f.with_file_name(target).exists()
+        {
+            orphans.push(f.display().to_string());
         }
     }
     assert!(
