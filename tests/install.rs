@@ -671,6 +671,58 @@ fn the_gitignore_line_is_offered_and_added_only_on_request() {
     );
 }
 
+#[test]
+fn uninstall_gives_the_gitignore_back_byte_for_byte() {
+    // Issue 30, item 10. A .gitignore without a final newline: install adds one and two lines.
+    let w = World::new();
+    let gi = w.p().join(".gitignore");
+    write(&gi, "target\n*.log");
+    w.run(&["install", "--gitignore"]).ok();
+    assert_eq!(
+        std::fs::read_to_string(&gi).unwrap(),
+        "target\n*.log\n.omc/\n.claude/settings.local.json\n"
+    );
+    let reg: Value = serde_json::from_str(
+        &std::fs::read_to_string(w.home.path().join(".local/share/omc-hooks/installs.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    crate::schema::assert_valid("installs", &reg);
+    let out = w.run(&["uninstall"]);
+    out.ok();
+    assert!(
+        out.stdout
+            .contains("Removed .omc/ and .claude/settings.local.json from"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(std::fs::read_to_string(&gi).unwrap(), "target\n*.log");
+
+    // No .gitignore before: the one install created goes again.
+    let w = World::new();
+    let gi = w.p().join(".gitignore");
+    w.run(&["install", "--gitignore"]).ok();
+    assert!(gi.exists());
+    w.run(&["uninstall"]).ok();
+    assert!(!gi.exists(), "{:?}", std::fs::read_to_string(&gi));
+
+    // Changed after install where install wrote: left as it is, and said so.
+    let w = World::new();
+    let gi = w.p().join(".gitignore");
+    write(&gi, "target\n");
+    w.run(&["install", "--gitignore"]).ok();
+    let edited = "target\n.omc/\n.claude/settings.local.json\nnode_modules/\n";
+    write(&gi, edited);
+    let out = w.run(&["uninstall"]);
+    out.ok();
+    assert!(
+        out.stdout.contains("are no longer its last ones"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(std::fs::read_to_string(&gi).unwrap(), edited);
+}
+
 // ---------------------------------------------------------------- status --all / --watch
 
 #[test]

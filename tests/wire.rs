@@ -244,6 +244,50 @@ fn an_unreadable_switch_is_said_once_and_never_silently_ignored() {
 }
 
 #[test]
+fn no_diagnostic_says_omc_hooks_twice() {
+    // Issue 30, item 10: notices also shown to the person carry the prefix already.
+    let p = Project::new();
+    let config = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(p.omc()).unwrap();
+    std::fs::write(
+        p.omc().join("hooks.toml"),
+        "[[hooks]]\nevent = \"stop\"\ntype = \"script\"\ncommand = \"true\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        p.omc().join("config.json"),
+        r#"{"ralph": {"max_iterations": "x"}}"#,
+    )
+    .unwrap();
+    let mut lines = Vec::new();
+    for (sub, event) in [
+        ("session-start", "SessionStart"),
+        ("user-prompt-submit", "UserPromptSubmit"),
+        ("stop", "Stop"),
+    ] {
+        let mut v = payload(event, "s1", p.path());
+        v["prompt"] = json!("ralph fix it");
+        let out = Hook::new(sub)
+            .payload(v)
+            .cwd(p.path())
+            .env("XDG_CONFIG_HOME", config.path().to_str().unwrap())
+            .env("OMC_DEBUG", "1")
+            .env("OMC_SKIP_HOOKS", "nothing-by-this-name")
+            .run();
+        out.expect_valid();
+        lines.extend(out.stderr.lines().map(str::to_string));
+    }
+    assert!(
+        lines.iter().any(|l| l.contains("is not trusted")),
+        "the untrusted notice is on stderr: {lines:#?}"
+    );
+    for l in &lines {
+        assert!(l.starts_with("omc-hooks: "), "{l}");
+        assert!(!l.contains("omc-hooks: omc-hooks:"), "{l}");
+    }
+}
+
+#[test]
 fn unknown_subcommand_is_an_error_for_people_not_a_hook() {
     // As a hook (stdin is a pipe, a payload on it): exit 0 — Claude Code reads 2 as "block" —
     // nothing on stdout, one line on stderr. Also for no subcommand at all.
