@@ -32,7 +32,13 @@ pub fn run_hook(hook: Hook, env: Env, agent: Option<Agent>) -> i32 {
         agent,
         ..Traced::default()
     };
-    if env.hook_skipped(hook.name) {
+    // What the switches say that cannot be read is said once per process, in one line, before
+    // anything else: the person's typo must not silently do nothing (contract §3).
+    let problems = capabilities::config_notice::switch_problems(&env);
+    if !problems.is_empty() {
+        crate::diag!("{}", problems.join("; "));
+    }
+    if env.disabled || crate::hooks::skipped_by(&env.skip_hooks, hook) {
         if env.debug {
             crate::diag!("{} skipped by DISABLE_OMC / OMC_SKIP_HOOKS", hook.name);
         }
@@ -186,6 +192,15 @@ fn handle(hook: Hook, env: &Env, seen: &mut Traced, started: Instant) -> Option<
                 .or(input.hook_event_name.as_deref())
                 .unwrap_or("?"),
             hook.event
+        );
+        return None;
+    }
+    if let Some(cwd) = root::unusable_cwd(env, input.cwd.as_deref()) {
+        let shown: String = cwd.chars().take(200).collect();
+        crate::diag!(
+            "{}: the payload's cwd '{shown}' is not an existing directory, and \
+             CLAUDE_PROJECT_DIR does not name the project; no-op",
+            hook.name
         );
         return None;
     }

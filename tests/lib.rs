@@ -50,6 +50,7 @@ mod long_runs;
 mod memory;
 mod packaging;
 mod schema;
+mod secrets;
 mod skills;
 mod state_store;
 mod statusline;

@@ -124,12 +124,16 @@ fn report(label: &str, c: &Cancelled) -> i32 {
     if !parts.is_empty() {
         println!("Cancelled in {label}: {}.", parts.join("; "));
     }
+    for n in &c.notes {
+        println!("  ({n})");
+    }
     if c.failed.is_empty() {
         return 0;
     }
     eprintln!(
-        "omc-hooks cancel: NOT cancelled in {label}: {}. 'omc-hooks doctor' says how to fix it.",
-        c.failed.join("; ")
+        "omc-hooks cancel: NOT cancelled in {label}: {}. {}",
+        c.failed.join("; "),
+        c.what_now()
     );
     1
 }

@@ -16,6 +16,7 @@ use crate::modes::{self, Progress, REGISTRY};
 use crate::protocol::agents::Agent;
 use crate::state::files::ModeState;
 use crate::state::{Change, Scope, SessionId, StateFile, Store, root};
+use crate::terminal::one_line;
 use serde_json::Value;
 
 pub const HELP: &str = "\
@@ -538,7 +539,10 @@ fn show(store: &Store, session: Option<&SessionId>, config: &Config, now: i64) -
             );
             match spec.progress {
                 Progress::Phases { .. } => {
-                    line += &format!("  phase {}", modes::phase_of(&s).unwrap_or("-".into()))
+                    line += &format!(
+                        "  phase {}",
+                        modes::phase_of(&s).map_or("-".into(), |p| one_line(&p, 40))
+                    )
                 }
                 Progress::Tests => {
                     let (c, m) = modes::cycles_of(&s);
@@ -556,8 +560,9 @@ fn show(store: &Store, session: Option<&SessionId>, config: &Config, now: i64) -
             } else if let Some(why) = &s.paused_reason {
                 line += &format!("  paused: {why}");
             }
-            let task: String = s.prompt.chars().take(60).collect();
-            line += &format!("  {task}");
+            // The task as the file holds it, which an older version or OMC may have written
+            // with a secret or an escape sequence in it.
+            line += &format!("  {}", one_line(&s.prompt, 60));
             lines.push(line);
         }
     }

@@ -502,7 +502,7 @@ impl SinkRun {
             }
         };
         self.progress.kind = kind.to_string();
-        self.progress.destination = dest.map(|d| super::redact::text(&d).map_or(d, |r| r.0));
+        self.progress.destination = dest.map(|d| crate::redact::text(&d).map_or(d, |r| r.0));
         self.progress.note = note;
     }
 

@@ -37,7 +37,6 @@ pub use spec::{Method, SinkKind, SinkSpec};
 mod deliver;
 pub mod otlp;
 pub mod progress;
-pub mod redact;
 pub mod report;
 pub mod sources;
 mod webhook;
@@ -134,7 +133,7 @@ pub fn enqueue(store: &Store, env: &Env, event: &ExportEvent, sinks: &[SinkSpec]
 fn record(event: &ExportEvent, redact: bool) -> Vec<u8> {
     let mut ev = event.clone();
     if redact {
-        redact::value(&mut ev.payload);
+        crate::redact::value(&mut ev.payload);
     }
     event::bound(&mut ev.payload);
     serde_json::to_vec(&ev).unwrap_or_default()

@@ -13,6 +13,8 @@ pub struct FileView {
     pub file: HookFile,
     /// `Trusted` for the user's file.
     pub status: Status,
+    /// The trust recorded for a project file (who, when, how), with these bytes or others.
+    pub record: Option<trust::Trusted>,
 }
 
 pub struct View {
@@ -29,13 +31,19 @@ pub fn inspect(env: &Env, store: Option<&Store>) -> View {
         .files
         .into_iter()
         .map(|file| {
-            let status = match file.origin {
-                Origin::User => Status::Trusted,
-                Origin::Project => {
-                    trust::status_in(&trusted, &trust::key(&file.path), &file.sha256)
-                }
+            let key = trust::key(&file.path);
+            let (status, record) = match file.origin {
+                Origin::User => (Status::Trusted, None),
+                Origin::Project => (
+                    trust::status_in(&trusted, &key, &file.sha256),
+                    trust::entry_in(&trusted, &key).cloned(),
+                ),
             };
-            FileView { file, status }
+            FileView {
+                file,
+                status,
+                record,
+            }
         })
         .collect();
     View {
@@ -171,6 +179,24 @@ pub fn doctor(env: &Env, store: Option<&Store>) -> Findings {
     }
     for line in status_lines(&view) {
         r.lines.push(("hooks".into(), line));
+    }
+    // Who trusted the project's file, and when: trust is a person's word, so it says whose.
+    for v in &view.files {
+        if let Some(t) = &v.record {
+            r.lines.push((
+                "hooks".into(),
+                format!(
+                    "{} was trusted {}{}",
+                    v.file.path.display(),
+                    t.who_and_when(),
+                    if v.status == Status::Changed {
+                        " (it has changed since)"
+                    } else {
+                        ""
+                    }
+                ),
+            ));
+        }
     }
     for u in &view.unreadable {
         r.problems.push((
