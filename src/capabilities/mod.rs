@@ -9,6 +9,7 @@ pub mod continuation;
 pub mod keywords;
 pub mod memory;
 pub mod persistent_mode;
+pub mod run_events;
 pub mod skill_guard;
 pub mod subagents;
 pub mod tool_failure;

@@ -11,7 +11,10 @@ pub fn run(ctx: &Ctx<'_>) -> Answer {
     let Some(store) = &ctx.store else {
         return Answer::default();
     };
-    let sinks = sources::all(store, ctx.env);
+    // Notification sinks hear of runs and sessions (`capabilities::run_events`), not of hook
+    // events — a hook named `session-end` is not the session-end notification.
+    let mut sinks = sources::all(store, ctx.env);
+    sinks.retain(|s| !matches!(s.kind, super::SinkKind::Notify(_)));
     if sinks.is_empty() {
         return Answer::default();
     }

@@ -38,6 +38,7 @@ pub mod capability;
 mod deliver;
 pub mod otlp;
 pub mod progress;
+pub mod notify;
 pub mod redact;
 pub mod report;
 pub mod sources;

@@ -448,7 +448,7 @@ const OTLP_KEYS: &[&str] = &[
 ];
 
 /// The entry types.
-pub const TYPES: [&str; 4] = ["script", "webhook", "async_webhook", "otlp"];
+pub const TYPES: [&str; 5] = ["script", "webhook", "async_webhook", "otlp", "notify"];
 
 type Lines<'a> = dyn Fn(std::ops::Range<usize>) -> usize + 'a;
 
@@ -491,19 +491,22 @@ fn check_entry(
     let (kind_name, kind_line) = string("type")?.ok_or_else(|| {
         err(
             at,
-            "`type` is missing (script, webhook, async_webhook or otlp)".into(),
+            "`type` is missing (script, webhook, async_webhook, otlp or notify)".into(),
         )
     })?;
     if !TYPES.contains(&kind_name.as_str()) {
         return Err(err(
             kind_line,
-            format!("`type` {kind_name:?} is not one of script, webhook, async_webhook, otlp"),
+            format!(
+                "`type` {kind_name:?} is not one of script, webhook, async_webhook, otlp, notify"
+            ),
         ));
     }
     let allowed: &[&str] = match kind_name.as_str() {
         "script" => SCRIPT_KEYS,
         "webhook" => WEBHOOK_KEYS,
         "async_webhook" => ASYNC_KEYS,
+        "notify" => crate::export::notify::ENTRY_KEYS,
         _ => OTLP_KEYS,
     };
     for (key, _) in t.iter() {
@@ -513,6 +516,7 @@ fn check_entry(
                 || WEBHOOK_KEYS.contains(&k)
                 || ASYNC_KEYS.contains(&k)
                 || OTLP_KEYS.contains(&k)
+                || crate::export::notify::ENTRY_KEYS.contains(&k)
             {
                 format!("`{k}` does not apply to type {kind_name:?}")
             } else {
@@ -523,6 +527,8 @@ fn check_entry(
     }
 
     let events = match get("event") {
+        // A notification follows runs and sessions, not hook events: `event` may be left out.
+        None if kind_name == "notify" => vec!["*".to_string()],
         None => {
             return Err(err(
                 at,
@@ -532,7 +538,7 @@ fn check_entry(
         }
         Some(v) => events(v.get_ref()).map_err(|m| err(line(v.span()), m))?,
     };
-    let export = matches!(kind_name.as_str(), "async_webhook" | "otlp");
+    let export = matches!(kind_name.as_str(), "async_webhook" | "otlp" | "notify");
     let mut warnings = Vec::new();
     let matcher = match string("matcher")? {
         None => Matcher::any(),
@@ -602,7 +608,19 @@ fn check_entry(
                 .map_err(|m| err(l, format!("`{key}`: {m}"))),
         }
     };
+    let raw = Value::Object(
+        t.iter()
+            .map(|(k, v)| (k.get_ref().to_string(), to_json(v.get_ref())))
+            .collect::<Map<_, _>>(),
+    );
     let kind = match kind_name.as_str() {
+        // Checked by export's own reader, so the file and the flusher agree on every entry.
+        "notify" => {
+            crate::export::SinkSpec::from_entry(&raw).map_err(|m| err(at, m))?;
+            Kind::Export {
+                sink_type: kind_name.clone(),
+            }
+        }
         "script" => {
             let (command, l) = string("command")?
                 .ok_or_else(|| err(at, "`command` is missing for a script".into()))?;
@@ -650,11 +668,6 @@ fn check_entry(
             }
         }
     };
-    let raw = Value::Object(
-        t.iter()
-            .map(|(k, v)| (k.get_ref().to_string(), to_json(v.get_ref())))
-            .collect::<Map<_, _>>(),
-    );
     Ok((
         Entry {
             index,

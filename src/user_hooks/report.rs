@@ -292,8 +292,20 @@ pub fn literal_secrets(e: &config::Entry) -> Vec<String> {
             }
             (None, Vec::new())
         }
-        Kind::Export { .. } => {
+        Kind::Export { sink_type } => {
             let url = e.raw.get("url").or_else(|| e.raw.get("endpoint"));
+            // A Slack or Discord webhook URL is itself the credential.
+            if sink_type == "notify"
+                && e.raw.get("service").and_then(Value::as_str) != Some("telegram")
+                && url
+                    .and_then(Value::as_str)
+                    .is_some_and(|u| !u.contains("${"))
+            {
+                found.push(
+                    "`url` is a webhook URL written in clear (it is the credential): use \"${VARIABLE}\""
+                        .to_string(),
+                );
+            }
             let headers = e
                 .raw
                 .get("headers")
