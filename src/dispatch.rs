@@ -254,7 +254,10 @@ pub fn decide_from(hook: Hook, env: &Env, input: &HookInput, started: Instant) -
         .flatten();
     run_all(&ctx, capabilities::for_hook(hook.name), &mut answer);
     if let Some(watch) = watch
-        && catch_unwind(AssertUnwindSafe(|| capabilities::run_events::after(&ctx, watch))).is_err()
+        && catch_unwind(AssertUnwindSafe(|| {
+            capabilities::run_events::after(&ctx, watch)
+        }))
+        .is_err()
     {
         crate::diag!("{}: notification events panicked; skipped", hook.name);
     }

@@ -53,7 +53,12 @@ pub fn before(ctx: &Ctx<'_>) -> Option<Watch> {
     if !WATCHED.contains(&ctx.hook.name) {
         return None;
     }
-    Watch::start(ctx.store.as_ref()?, &ctx.scope, ctx.env, Some(ctx.hook.name))
+    Watch::start(
+        ctx.store.as_ref()?,
+        &ctx.scope,
+        ctx.env,
+        Some(ctx.hook.name),
+    )
 }
 
 /// For the dispatcher: the events of this hook, spooled. Says nothing to the model.
@@ -89,7 +94,12 @@ pub const COMMAND_LINE: &str = "command-line";
 
 impl Watch {
     /// Reads the scope's run files, unless no notification sink is configured (`None`).
-    pub fn start(store: &Store, scope: &Scope, env: &Env, hook: Option<&'static str>) -> Option<Watch> {
+    pub fn start(
+        store: &Store,
+        scope: &Scope,
+        env: &Env,
+        hook: Option<&'static str>,
+    ) -> Option<Watch> {
         let sinks: Vec<SinkSpec> = crate::export::sources::configured(store, env)
             .into_iter()
             .filter(|s| matches!(s.kind, SinkKind::Notify(_)))
@@ -115,7 +125,15 @@ impl Watch {
                 continue;
             };
             if let Some((event, outcome)) = change(before, now, self.hook) {
-                events.push(run_event(event, outcome, mode, now, store, &self.scope, seen));
+                events.push(run_event(
+                    event,
+                    outcome,
+                    mode,
+                    now,
+                    store,
+                    &self.scope,
+                    seen,
+                ));
             }
         }
         if self.hook == Some("session-end") {
@@ -139,7 +157,11 @@ fn runs(store: &Store, scope: &Scope) -> Vec<(&'static str, Option<ModeState>)> 
 }
 
 /// What one run's change means: the lifecycle event and, for a run end, its outcome.
-fn change(before: &ModeState, now: &ModeState, hook: Option<&str>) -> Option<(&'static str, &'static str)> {
+fn change(
+    before: &ModeState,
+    now: &ModeState,
+    hook: Option<&str>,
+) -> Option<(&'static str, &'static str)> {
     let live = |s: &ModeState| s.active && s.suspended_at.is_none();
     if !live(before) {
         return None;
@@ -309,7 +331,14 @@ mod tests {
     use super::*;
 
     fn run(iteration: u32, blocks: u32) -> ModeState {
-        let mut s = ModeState::start("ralph", Some("s1"), "/p", "fix it", "2026-01-01T00:00:00.000Z", 100);
+        let mut s = ModeState::start(
+            "ralph",
+            Some("s1"),
+            "/p",
+            "fix it",
+            "2026-01-01T00:00:00.000Z",
+            100,
+        );
         s.iteration = iteration;
         s.consecutive_blocks = blocks;
         s
@@ -329,7 +358,11 @@ mod tests {
         ] {
             let mut now = before.clone();
             now.end(reason, "2026-01-01T00:05:00.000Z");
-            assert_eq!(change(&before, &now, Some("stop")), Some(("run-end", want)), "{reason}");
+            assert_eq!(
+                change(&before, &now, Some("stop")),
+                Some(("run-end", want)),
+                "{reason}"
+            );
         }
         let mut moved = before.clone();
         moved.end("resumed", "t");
@@ -358,11 +391,17 @@ mod tests {
         let mut waiting = before.clone();
         waiting.awaiting_input_at = Some("t".into());
         waiting.consecutive_blocks = 0;
-        assert_eq!(change(&before, &waiting, Some("stop")), Some(("needs-input", "")));
+        assert_eq!(
+            change(&before, &waiting, Some("stop")),
+            Some(("needs-input", ""))
+        );
         let mut paused = before.clone();
         paused.consecutive_blocks = 0;
         paused.last_checked_at = Some("later".into());
-        assert_eq!(change(&before, &paused, Some("stop")), Some(("run-end", "handed-back")));
+        assert_eq!(
+            change(&before, &paused, Some("stop")),
+            Some(("run-end", "handed-back"))
+        );
         // The prompt hook resets the count too: that is the person answering, not a hand-back.
         assert_eq!(change(&before, &paused, Some("user-prompt-submit")), None);
     }

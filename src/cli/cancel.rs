@@ -56,7 +56,9 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
             );
         }
         let scope = Scope::Session(id.clone());
-        let c = around(&store, &scope, env, || cancel_scope(&store, &scope, &now_iso));
+        let c = around(&store, &scope, env, || {
+            cancel_scope(&store, &scope, &now_iso)
+        });
         return report(&format!("session {id}"), &c);
     }
     let views = runs::scan(&store);
@@ -64,7 +66,9 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
         let mut any = false;
         let mut code = 0;
         for v in &views {
-            let c = around(&store, &v.scope, env, || cancel_scope(&store, &v.scope, &now_iso));
+            let c = around(&store, &v.scope, env, || {
+                cancel_scope(&store, &v.scope, &now_iso)
+            });
             if !c.is_empty() {
                 code = code.max(report(&v.label(), &c));
                 any = true;

@@ -602,15 +602,17 @@ impl SinkRun {
             // One event per batch (the spec's batch size): one message per request.
             SinkKind::Notify(target) => match events {
                 [ev] => super::notify::send(&self.client, target, &super::notify::message(ev), get),
-                _ => events.iter().fold(Outcome::Delivered { note: None }, |o, ev| match o {
-                    Outcome::Delivered { .. } => super::notify::send(
-                        &self.client,
-                        target,
-                        &super::notify::message(ev),
-                        get,
-                    ),
-                    other => other,
-                }),
+                _ => events
+                    .iter()
+                    .fold(Outcome::Delivered { note: None }, |o, ev| match o {
+                        Outcome::Delivered { .. } => super::notify::send(
+                            &self.client,
+                            target,
+                            &super::notify::message(ev),
+                            get,
+                        ),
+                        other => other,
+                    }),
             },
             SinkKind::BatchWebhook {
                 url,

@@ -69,8 +69,8 @@ pub enum SinkKind {
         headers: Vec<(String, String)>,
     },
     /// A chat notification (Slack, Discord, Telegram) per lifecycle event, one message per
-    /// request ([`super::notify`]).
-    Notify(super::notify::Target),
+    /// request (`super::notify` sends it).
+    Notify(crate::user_hooks::notify::Target),
 }
 
 /// The batch webhook's request method.
@@ -212,7 +212,7 @@ impl SinkSpec {
     /// Whether this sink receives `event` (a neutral hook name, or for a notification sink a
     /// lifecycle event) about `tool`.
     pub fn accepts(&self, event: &str, tool: Option<&str>) -> bool {
-        let lifecycle = super::notify::LIFECYCLE_EVENTS.contains(&event);
+        let lifecycle = crate::user_hooks::notify::LIFECYCLE_EVENTS.contains(&event);
         if lifecycle != matches!(self.kind, SinkKind::Notify(_)) {
             return false;
         }
@@ -260,11 +260,13 @@ fn derived_name(kind: &SinkKind) -> String {
 fn notify_spec(obj: &serde_json::Map<String, Value>) -> Result<SinkSpec, String> {
     for key in obj.keys() {
         let common = ["type", "event", "matcher", "enabled", "timeout_ms", "name"];
-        if !common.contains(&key.as_str()) && !super::notify::ENTRY_KEYS.contains(&key.as_str()) {
+        if !common.contains(&key.as_str())
+            && !crate::user_hooks::notify::ENTRY_KEYS.contains(&key.as_str())
+        {
             return Err(format!("`{key}` does not apply to type \"notify\""));
         }
     }
-    let (target, on) = super::notify::from_entry(obj)?;
+    let (target, on) = crate::user_hooks::notify::from_entry(obj)?;
     let kind = SinkKind::Notify(target);
     let name = match opt_str(obj.get("name"), "name")? {
         Some(n) if is_sink_name(n) => n.to_string(),

@@ -7,6 +7,7 @@
 //! describe the same file; a test feeds both the same corpus.
 
 use super::matcher::{self, Matcher};
+pub use super::syntax::{check_url, is_env_name};
 use crate::env::Env;
 use crate::state::Store;
 use serde_json::{Map, Value};
@@ -506,7 +507,7 @@ fn check_entry(
         "script" => SCRIPT_KEYS,
         "webhook" => WEBHOOK_KEYS,
         "async_webhook" => ASYNC_KEYS,
-        "notify" => crate::export::notify::ENTRY_KEYS,
+        "notify" => super::notify::ENTRY_KEYS,
         _ => OTLP_KEYS,
     };
     for (key, _) in t.iter() {
@@ -516,7 +517,7 @@ fn check_entry(
                 || WEBHOOK_KEYS.contains(&k)
                 || ASYNC_KEYS.contains(&k)
                 || OTLP_KEYS.contains(&k)
-                || crate::export::notify::ENTRY_KEYS.contains(&k)
+                || super::notify::ENTRY_KEYS.contains(&k)
             {
                 format!("`{k}` does not apply to type {kind_name:?}")
             } else {
@@ -614,9 +615,10 @@ fn check_entry(
             .collect::<Map<_, _>>(),
     );
     let kind = match kind_name.as_str() {
-        // Checked by export's own reader, so the file and the flusher agree on every entry.
+        // The same reader export builds the sink with, so the file and the flusher agree.
         "notify" => {
-            crate::export::SinkSpec::from_entry(&raw).map_err(|m| err(at, m))?;
+            let obj = raw.as_object().cloned().unwrap_or_default();
+            super::notify::from_entry(&obj).map_err(|m| err(at, m))?;
             Kind::Export {
                 sink_type: kind_name.clone(),
             }
@@ -777,30 +779,10 @@ pub fn check_header(name: &str, value: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// An `http://` or `https://` URL with a host (`${VAR}` may stand anywhere after the scheme).
-pub fn check_url(s: &str) -> Result<(), String> {
-    let rest = s
-        .strip_prefix("http://")
-        .or_else(|| s.strip_prefix("https://"))
-        .ok_or_else(|| format!("{s:?} is not an http:// or https:// URL"))?;
-    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
-    if host.is_empty() || s.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err(format!("{s:?} is not a usable URL"));
-    }
-    Ok(())
-}
-
 fn is_name(s: &str) -> bool {
     (1..=64).contains(&s.len())
         && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-}
-
-pub fn is_env_name(s: &str) -> bool {
-    let b = s.as_bytes();
-    !b.is_empty()
-        && (b[0].is_ascii_alphabetic() || b[0] == b'_')
-        && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
 }
 
 /// A TOML value as JSON (datetimes as their text).

@@ -33,8 +33,20 @@ fn hook(s: &Setup, sub: &str, event: &str, url: &str, extra: Value) {
 
 /// `ralph …`, one continuation, then the completion token: a run of two iterations, completed.
 fn ralph_run_to_completion(s: &Setup, url: &str) {
-    hook(s, "user-prompt-submit", "UserPromptSubmit", url, json!({"prompt": "ralph fix the flaky tests"}));
-    hook(s, "stop", "Stop", url, json!({"last_assistant_message": "Fixed one; more to do."}));
+    hook(
+        s,
+        "user-prompt-submit",
+        "UserPromptSubmit",
+        url,
+        json!({"prompt": "ralph fix the flaky tests"}),
+    );
+    hook(
+        s,
+        "stop",
+        "Stop",
+        url,
+        json!({"last_assistant_message": "Fixed one; more to do."}),
+    );
     hook(
         s,
         "stop",
@@ -43,7 +55,11 @@ fn ralph_run_to_completion(s: &Setup, url: &str) {
         json!({"last_assistant_message": "All fixed and verified.\n<omc-complete/>", "stop_hook_active": true}),
     );
     let state: Value = serde_json::from_slice(
-        &std::fs::read(s.root().join(format!(".omc/state/sessions/{SID}/ralph-state.json"))).unwrap(),
+        &std::fs::read(
+            s.root()
+                .join(format!(".omc/state/sessions/{SID}/ralph-state.json")),
+        )
+        .unwrap(),
     )
     .unwrap();
     assert_eq!(state["active"], false, "{state}");
@@ -71,11 +87,17 @@ fn a_completed_ralph_run_posts_one_slack_message_naming_the_mode_and_its_iterati
     assert_eq!(reqs[0].path, "/services/T000/B000/XXXX");
     assert_eq!(reqs[0].header("content-type"), Some("application/json"));
     let body = reqs[0].json();
-    assert_eq!(body.as_object().unwrap().len(), 1, "Slack's shape is {{\"text\"}}: {body}");
+    assert_eq!(
+        body.as_object().unwrap().len(),
+        1,
+        "Slack's shape is {{\"text\"}}: {body}"
+    );
     let text = body["text"].as_str().unwrap();
     let project = s.root().file_name().unwrap().to_string_lossy().to_string();
     assert!(
-        text.starts_with(&format!("ralph completed in {project} after 2 iterations (of ")),
+        text.starts_with(&format!(
+            "ralph completed in {project} after 2 iterations (of "
+        )),
         "{text}"
     );
     assert!(text.ends_with("Task: ralph fix the flaky tests"), "{text}");
@@ -99,9 +121,14 @@ fn with_the_endpoint_down_first_the_message_arrives_once_it_is_up_none_lost_none
             .filter(|e| e.file_name().to_string_lossy().ends_with(".progress.json"))
             .any(|e| std::fs::read_to_string(e.path()).is_ok_and(|t| t.contains("last_error")))
     });
-    assert!(!contains(&all_state_bytes(s.root()), &format!("127.0.0.1:{port}/hook")));
+    assert!(!contains(
+        &all_state_bytes(s.root()),
+        &format!("127.0.0.1:{port}/hook")
+    ));
     let srv = Server::start_on(port, Mode::Ok);
-    srv.wait_for(PATIENCE, "the message after the endpoint came up", |s| s.answered_ok() >= 1);
+    srv.wait_for(PATIENCE, "the message after the endpoint came up", |s| {
+        s.answered_ok() >= 1
+    });
     wait_until("the flusher to exit", || flusher_pid(s.root()).is_none());
     let got = texts(&srv);
     assert_eq!(got.len(), 1, "{got:?}");
@@ -114,8 +141,20 @@ fn a_run_waiting_for_the_person_and_the_session_end_are_told_with_their_figures(
     let s = Setup::new();
     s.user_hooks(&slack_entry("[\"needs-input\", \"session-end\"]"));
     let url = srv.url("/hook");
-    hook(&s, "session-start", "SessionStart", &url, json!({"source": "startup"}));
-    hook(&s, "user-prompt-submit", "UserPromptSubmit", &url, json!({"prompt": "ralph migrate the db"}));
+    hook(
+        &s,
+        "session-start",
+        "SessionStart",
+        &url,
+        json!({"source": "startup"}),
+    );
+    hook(
+        &s,
+        "user-prompt-submit",
+        "UserPromptSubmit",
+        &url,
+        json!({"prompt": "ralph migrate the db"}),
+    );
     hook(
         &s,
         "stop",
@@ -123,12 +162,21 @@ fn a_run_waiting_for_the_person_and_the_session_end_are_told_with_their_figures(
         &url,
         json!({"last_assistant_message": "Two schemas exist.\n\nShould I migrate v1 or v2?"}),
     );
-    hook(&s, "session-end", "SessionEnd", &url, json!({"reason": "other"}));
+    hook(
+        &s,
+        "session-end",
+        "SessionEnd",
+        &url,
+        json!({"reason": "other"}),
+    );
     srv.wait_for(PATIENCE, "two messages", |s| s.answered_ok() >= 2);
     wait_until("the flusher to exit", || flusher_pid(s.root()).is_none());
     let got = texts(&srv);
     assert_eq!(got.len(), 2, "{got:?}");
-    assert!(got[0].starts_with("ralph is waiting for you in "), "{got:?}");
+    assert!(
+        got[0].starts_with("ralph is waiting for you in "),
+        "{got:?}"
+    );
     assert!(got[0].contains("Should I migrate v1 or v2?"), "{got:?}");
     assert!(got[1].starts_with("Session ended in "), "{got:?}");
     assert!(got[1].contains("ralph suspended (1 iterations)"), "{got:?}");
@@ -140,11 +188,29 @@ fn a_cancel_notifies_but_a_continuing_run_does_not() {
     let s = Setup::new();
     s.user_hooks(&slack_entry("[\"run-end\"]"));
     let url = srv.url("/hook");
-    hook(&s, "user-prompt-submit", "UserPromptSubmit", &url, json!({"prompt": "ralph fix it"}));
+    hook(
+        &s,
+        "user-prompt-submit",
+        "UserPromptSubmit",
+        &url,
+        json!({"prompt": "ralph fix it"}),
+    );
     for _ in 0..3 {
-        hook(&s, "stop", "Stop", &url, json!({"last_assistant_message": "working", "stop_hook_active": true}));
+        hook(
+            &s,
+            "stop",
+            "Stop",
+            &url,
+            json!({"last_assistant_message": "working", "stop_hook_active": true}),
+        );
     }
-    hook(&s, "user-prompt-submit", "UserPromptSubmit", &url, json!({"prompt": "cancelomc"}));
+    hook(
+        &s,
+        "user-prompt-submit",
+        "UserPromptSubmit",
+        &url,
+        json!({"prompt": "cancelomc"}),
+    );
     srv.wait_for(PATIENCE, "the cancel message", |s| s.answered_ok() >= 1);
     wait_until("the flusher to exit", || flusher_pid(s.root()).is_none());
     let got = texts(&srv);
@@ -174,17 +240,41 @@ fn telegram_and_discord_get_their_own_shapes_and_the_token_stays_out_of_state() 
             .run()
             .expect_valid();
     };
-    run("user-prompt-submit", "UserPromptSubmit", json!({"prompt": "ralph tidy up"}));
-    run("stop", "Stop", json!({"last_assistant_message": "done <omc-complete/>"}));
+    run(
+        "user-prompt-submit",
+        "UserPromptSubmit",
+        json!({"prompt": "ralph tidy up"}),
+    );
+    run(
+        "stop",
+        "Stop",
+        json!({"last_assistant_message": "done <omc-complete/>"}),
+    );
     srv.wait_for(PATIENCE, "both messages", |s| s.answered_ok() >= 2);
     wait_until("the flusher to exit", || flusher_pid(s.root()).is_none());
     let reqs = srv.requests();
-    let tg = reqs.iter().find(|r| r.path.starts_with("/tg")).expect("telegram request");
+    let tg = reqs
+        .iter()
+        .find(|r| r.path.starts_with("/tg"))
+        .expect("telegram request");
     assert_eq!(tg.path, "/tg/bot123456:SECRET-token-value/sendMessage");
     assert_eq!(tg.json()["chat_id"], -100123);
-    assert!(tg.json()["text"].as_str().unwrap().starts_with("ralph completed"));
-    let dc = reqs.iter().find(|r| r.path.starts_with("/discord")).expect("discord request");
-    assert!(dc.json()["content"].as_str().unwrap().starts_with("ralph completed"));
+    assert!(
+        tg.json()["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("ralph completed")
+    );
+    let dc = reqs
+        .iter()
+        .find(|r| r.path.starts_with("/discord"))
+        .expect("discord request");
+    assert!(
+        dc.json()["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("ralph completed")
+    );
     assert_eq!(dc.json()["allowed_mentions"]["parse"], json!([]));
     assert!(!contains(&all_state_bytes(s.root()), "SECRET-token"));
 }
@@ -195,14 +285,40 @@ fn an_untrusted_project_file_notifies_nobody_until_trusted() {
     let s = Setup::new();
     s.project_hooks(&slack_entry("[\"run-end\"]"));
     let url = srv.url("/hook");
-    hook(&s, "user-prompt-submit", "UserPromptSubmit", &url, json!({"prompt": "ralph fix bug one"}));
-    hook(&s, "stop", "Stop", &url, json!({"last_assistant_message": "<omc-complete/>"}));
+    hook(
+        &s,
+        "user-prompt-submit",
+        "UserPromptSubmit",
+        &url,
+        json!({"prompt": "ralph fix bug one"}),
+    );
+    hook(
+        &s,
+        "stop",
+        "Stop",
+        &url,
+        json!({"last_assistant_message": "<omc-complete/>"}),
+    );
     assert!(spooled_records(s.root()).is_empty());
     assert!(flusher_pid(s.root()).is_none());
     s.trust();
-    hook(&s, "user-prompt-submit", "UserPromptSubmit", &url, json!({"prompt": "ralph fix bug two"}));
-    hook(&s, "stop", "Stop", &url, json!({"last_assistant_message": "<omc-complete/>"}));
-    srv.wait_for(PATIENCE, "the trusted file's message", |s| s.answered_ok() >= 1);
+    hook(
+        &s,
+        "user-prompt-submit",
+        "UserPromptSubmit",
+        &url,
+        json!({"prompt": "ralph fix bug two"}),
+    );
+    hook(
+        &s,
+        "stop",
+        "Stop",
+        &url,
+        json!({"last_assistant_message": "<omc-complete/>"}),
+    );
+    srv.wait_for(PATIENCE, "the trusted file's message", |s| {
+        s.answered_ok() >= 1
+    });
     wait_until("the flusher to exit", || flusher_pid(s.root()).is_none());
     let got = texts(&srv);
     assert_eq!(got.len(), 1, "{got:?}");
@@ -219,14 +335,40 @@ fn notify_test_sends_one_message_now_and_says_when_it_could_not() {
     ));
     let (code, out, err) = s.cli(&["notify", "test"]);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.starts_with("team: test message delivered (slack: http://127.0.0.1:"), "{out}");
+    assert!(
+        out.starts_with("team: test message delivered (slack: http://127.0.0.1:"),
+        "{out}"
+    );
     assert_eq!(srv.request_count(), 1);
     assert!(texts(&srv)[0].starts_with("omc-hooks test notification from "));
     srv.set_mode(Mode::Status(404));
     let (code, out, _) = s.cli(&["notify", "test"]);
     assert_eq!(code, 1, "{out}");
-    assert!(out.contains("team: NOT delivered") && out.contains("HTTP 404"), "{out}");
+    assert!(
+        out.contains("team: NOT delivered") && out.contains("HTTP 404"),
+        "{out}"
+    );
     let (code, _, err) = s.cli(&["notify", "test", "--name", "other"]);
     assert_eq!(code, 1);
     assert!(err.contains("no notification sink"), "{err}");
+}
+
+#[test]
+fn doctor_names_a_webhook_url_written_in_clear_in_a_project_file() {
+    let s = Setup::new();
+    s.project_hooks(
+        "[[hooks]]\ntype = \"notify\"\nservice = \"slack\"\nurl = \"https://hooks.slack.example/services/T1/B2/abc\"\n\n\
+         [[hooks]]\ntype = \"notify\"\nservice = \"discord\"\nurl = \"${DISCORD_WEBHOOK_URL}\"\n",
+    );
+    let (_, out, err) = s.cli(&["doctor"]);
+    let all = format!("{out}{err}");
+    let flagged: Vec<&str> = all
+        .lines()
+        .filter(|l| l.contains("written in clear"))
+        .collect();
+    assert_eq!(flagged.len(), 1, "{all}");
+    assert!(
+        flagged[0].contains("line 1") || flagged[0].contains("entry 1"),
+        "{all}"
+    );
 }
