@@ -44,6 +44,7 @@ mod keywords;
 mod launcher;
 mod layers;
 mod memory;
+mod output_check;
 mod schema;
 mod skills;
 mod state_store;

@@ -9,6 +9,7 @@ pub mod continuation;
 pub mod export;
 pub mod keywords;
 pub mod memory;
+pub mod output_check;
 pub mod persistent_mode;
 pub mod run_events;
 pub mod skill_guard;
@@ -85,6 +86,7 @@ const REGISTRY: &[(&str, &[Capability])] = &[
             cap("tool_failure clear", tool_failure::clear),
             cap("edits", memory::edits::record),
             cap("todos", memory::todos::record),
+            cap("output-check", output_check::on_post_tool_use),
         ],
     ),
     (
