@@ -11,6 +11,7 @@ pub mod keywords;
 pub mod memory;
 pub mod output_check;
 pub mod persistent_mode;
+pub mod project_rules;
 pub mod run_events;
 pub mod skill_guard;
 pub mod subagents;
@@ -77,7 +78,10 @@ const REGISTRY: &[(&str, &[Capability])] = &[
     ),
     (
         "pre-tool-use",
-        &[cap("skill-guard", skill_guard::on_pre_tool_use)],
+        &[
+            cap("skill-guard", skill_guard::on_pre_tool_use),
+            cap("project-rules", project_rules::on_pre_tool_use),
+        ],
     ),
     (
         "post-tool-use",
@@ -87,6 +91,7 @@ const REGISTRY: &[(&str, &[Capability])] = &[
             cap("edits", memory::edits::record),
             cap("todos", memory::todos::record),
             cap("output-check", output_check::on_post_tool_use),
+            cap("project-rules", project_rules::on_post_tool_use),
         ],
     ),
     (
@@ -106,7 +111,13 @@ const REGISTRY: &[(&str, &[Capability])] = &[
     ),
     ("subagent-start", &[cap("subagents", subagents::start)]),
     ("subagent-stop", &[cap("subagents", subagents::stop)]),
-    ("pre-compact", &[cap("checkpoint", memory::checkpoint::run)]),
+    (
+        "pre-compact",
+        &[
+            cap("checkpoint", memory::checkpoint::run),
+            cap("project-rules", project_rules::forget),
+        ],
+    ),
     (
         "session-end",
         &[
