@@ -5,7 +5,6 @@
 use crate::e2e::agent_harness::{AgentSandbox, AgentScenario};
 use crate::e2e::clients::Agent;
 use crate::e2e::model::Step;
-use crate::e2e_agents::recorded;
 use serde_json::json;
 
 /// A project with every kind of rule file, each holding its own marker.
@@ -52,56 +51,93 @@ fn edit_steps(agent: Agent, sb: &AgentSandbox) -> Vec<Step> {
     }
 }
 
-pub fn probe(agent: Agent) {
+/// Runs the read-and-edit scenario (hook payloads recorded under `rec/`).
+fn read_and_edit(agent: Agent, sb: &AgentSandbox) -> crate::e2e::agent_harness::AgentRun {
+    let rec = sb.root().join("rec");
+    let mut sc = AgentScenario::new().env("REC_DIR", rec.to_string_lossy());
+    for s in edit_steps(agent, sb) {
+        sc = sc.step(s);
+    }
+    sb.run("update the handler", sc.reply_text("done"))
+}
+
+const MARKERS: [&str; 6] = [
+    "ROOT-AGENTS-MARKER",
+    "NESTED-AGENTS-MARKER",
+    "NESTED-GEMINI-MARKER",
+    "NESTED-QWEN-MARKER",
+    "NESTED-CLAUDE-MARKER",
+    "CLAUDE-RULES-MARKER",
+];
+
+/// What the client gives the model of the rule files by itself (no omc-hooks): the markers
+/// seen in any request of a run that read and edited `src/api/handler.py`.
+fn natively_loaded(agent: Agent) -> Vec<&'static str> {
     let sb = AgentSandbox::new(agent);
     sb.record_hooks();
     lay_out(&sb);
-    let rec = sb.root().join("rec");
-    let mut sc = AgentScenario::new().env("REC_DIR", rec.to_string_lossy());
-    for s in edit_steps(agent, &sb) {
-        sc = sc.step(s);
-    }
-    let run = sb.run("update the handler", sc.reply_text("done"));
+    let run = read_and_edit(agent, &sb);
     run.assert_success();
-    for m in [
-        "ROOT-AGENTS-MARKER",
-        "NESTED-AGENTS-MARKER",
-        "NESTED-GEMINI-MARKER",
-        "NESTED-QWEN-MARKER",
-        "NESTED-CLAUDE-MARKER",
-        "CLAUDE-RULES-MARKER",
-    ] {
-        let first = run.shown_text(0).contains(m);
-        let any = run.all_shown_text().contains(m);
-        println!("{agent:?} {m}: first request {first}, any request {any}");
-    }
-    for (ev, v) in recorded(&rec) {
-        if ev.contains("Tool") {
-            println!("{ev}: tool {} input {}", v["tool_name"], v["tool_input"]);
-        }
-    }
-    println!(
-        "file now: {:?}",
-        std::fs::read_to_string(sb.project().join("src/api/handler.py"))
+    MARKERS
+        .iter()
+        .copied()
+        .filter(|m| run.all_shown_text().contains(m))
+        .collect()
+}
+
+#[test]
+fn codex_loads_the_top_agents_md_only() {
+    assert_eq!(natively_loaded(Agent::Codex), vec!["ROOT-AGENTS-MARKER"]);
+}
+
+#[test]
+fn gemini_loads_a_nested_gemini_md_and_no_agents_md_or_claude_rule() {
+    assert_eq!(natively_loaded(Agent::Gemini), vec!["NESTED-GEMINI-MARKER"]);
+}
+
+#[test]
+fn qwen_loads_the_top_agents_md_only() {
+    assert_eq!(natively_loaded(Agent::Qwen), vec!["ROOT-AGENTS-MARKER"]);
+}
+
+/// With omc-hooks installed, an edit of `src/api/handler.py` (Codex: `apply_patch` through the
+/// shell; Gemini: `replace`) shows the model the path rule and the nested `AGENTS.md`, once.
+fn a_path_rule_reaches_the_model_when_the_file_is_edited(agent: Agent) {
+    let sb = crate::e2e_agents::with_omc(agent);
+    lay_out(&sb);
+    let edit = edit_steps(agent, &sb).pop().unwrap();
+    let run = sb.run(
+        "update the handler",
+        AgentScenario::new().step(edit).reply_text("done"),
     );
-    println!("{}", run.diagnostics().chars().take(0).collect::<String>());
+    run.assert_success();
+    let d = run.diagnostics();
+    assert_eq!(
+        std::fs::read_to_string(sb.project().join("src/api/handler.py")).unwrap(),
+        "x = 2\n",
+        "the edit ran: {d}"
+    );
+    assert!(!run.shown_text(0).contains("CLAUDE-RULES-MARKER"), "{d}");
+    let after = run.shown_text(1);
+    for m in ["CLAUDE-RULES-MARKER", "NESTED-AGENTS-MARKER"] {
+        assert!(after.contains(m), "{m} after the edit: {after}\n{d}");
+    }
+    assert!(after.contains("[PROJECT RULE: .claude/rules/api.md, for paths matching src/api/**]"), "{after}");
+    assert_eq!(run.all_shown_text().matches("[PROJECT RULE: .claude/rules/api.md").count(), 1, "{d}");
 }
 
 #[test]
-fn probe_codex() {
-    probe(Agent::Codex)
-}
-#[test]
-fn probe_gemini() {
-    probe(Agent::Gemini)
-}
-#[test]
-fn probe_qwen() {
-    probe(Agent::Qwen)
+fn codex_a_path_rule_reaches_the_model_when_the_file_is_edited() {
+    a_path_rule_reaches_the_model_when_the_file_is_edited(Agent::Codex);
 }
 
 #[test]
-fn probe_claude() {
+fn gemini_a_path_rule_reaches_the_model_when_the_file_is_edited() {
+    a_path_rule_reaches_the_model_when_the_file_is_edited(Agent::Gemini);
+}
+
+#[test]
+fn claude_code_loads_path_rules_and_nested_claude_md_but_no_nested_agents_md() {
     use crate::e2e::harness::{Sandbox, Scenario};
     let sb = Sandbox::new();
     sb.write("AGENTS.md", "Root instructions. ROOT-AGENTS-MARKER\n");
