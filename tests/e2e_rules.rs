@@ -122,8 +122,17 @@ fn a_path_rule_reaches_the_model_when_the_file_is_edited(agent: Agent) {
     for m in ["CLAUDE-RULES-MARKER", "NESTED-AGENTS-MARKER"] {
         assert!(after.contains(m), "{m} after the edit: {after}\n{d}");
     }
-    assert!(after.contains("[PROJECT RULE: .claude/rules/api.md, for paths matching src/api/**]"), "{after}");
-    assert_eq!(run.all_shown_text().matches("[PROJECT RULE: .claude/rules/api.md").count(), 1, "{d}");
+    assert!(
+        after.contains("[PROJECT RULE: .claude/rules/api.md, for paths matching src/api/**]"),
+        "{after}"
+    );
+    assert_eq!(
+        run.all_shown_text()
+            .matches("[PROJECT RULE: .claude/rules/api.md")
+            .count(),
+        1,
+        "{d}"
+    );
 }
 
 #[test]

@@ -28,6 +28,7 @@ mod e2e_honest;
 mod e2e_install;
 mod e2e_keywords;
 mod e2e_memory;
+mod e2e_notify;
 mod e2e_packages;
 mod e2e_qwen;
 mod e2e_record;
