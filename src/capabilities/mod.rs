@@ -6,6 +6,7 @@
 pub mod cancel;
 pub mod config_notice;
 pub mod continuation;
+pub mod deliverables;
 pub mod export;
 pub mod keywords;
 pub mod memory;
@@ -73,6 +74,7 @@ const REGISTRY: &[(&str, &[Capability])] = &[
             cap("resume", memory::resume::on_prompt),
             cap("mode-command", persistent_mode::command::on_prompt),
             cap("keywords", keywords::on_prompt),
+            cap("deliverables", deliverables::tell_parent),
             cap("config-notice", config_notice::run),
         ],
     ),
@@ -92,6 +94,7 @@ const REGISTRY: &[(&str, &[Capability])] = &[
             cap("todos", memory::todos::record),
             cap("output-check", output_check::on_post_tool_use),
             cap("project-rules", project_rules::on_post_tool_use),
+            cap("deliverables", deliverables::tell_parent),
         ],
     ),
     (
@@ -110,7 +113,13 @@ const REGISTRY: &[(&str, &[Capability])] = &[
         ],
     ),
     ("subagent-start", &[cap("subagents", subagents::start)]),
-    ("subagent-stop", &[cap("subagents", subagents::stop)]),
+    (
+        "subagent-stop",
+        &[
+            cap("subagents", subagents::stop),
+            cap("deliverables", deliverables::on_subagent_stop),
+        ],
+    ),
     (
         "pre-compact",
         &[

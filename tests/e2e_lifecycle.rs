@@ -1,7 +1,8 @@
-//! Notifications in the real clients (contract §18, "Notifications"): a ralph run completed in
-//! Codex CLI and in Claude Code posts one Slack-shaped message to a loopback endpoint named in
-//! the user's `hooks.toml` (the URL in the agent's environment, as `${SLACK_WEBHOOK_URL}`),
-//! naming the mode and its iterations; the hooks only spool it, the detached flusher sends it.
+//! The lifecycle in the real clients: notifications (contract §18, "Notifications") — a ralph
+//! run completed in Codex CLI and in Claude Code posts one Slack-shaped message to a loopback
+//! endpoint named in the user's `hooks.toml` (the URL in the agent's environment, as
+//! `${SLACK_WEBHOOK_URL}`), naming the mode and its iterations, the hooks only spooling it and
+//! the detached flusher sending it; and deliverables (contract §6) told to the parent.
 
 use crate::e2e::agent_harness::AgentScenario;
 use crate::e2e::clients::Agent;
@@ -90,4 +91,45 @@ fn claude_code_a_completed_ralph_run_posts_one_slack_message() {
     assert_one_message(&srv, 2);
     wait_until("the flusher to exit", || flusher_gone(&run.omc_dir()));
     assert_eq!(srv.request_count(), 1, "none twice");
+}
+
+/// Deliverables (contract §6) in the real Claude Code: a foreground subagent whose task names
+/// `out/report.md` as its output and that writes nothing; the parent's next request carries the
+/// finding (from the Agent tool's PostToolUse), and the subagent's requests never do.
+#[test]
+fn claude_code_the_parent_is_told_which_deliverables_a_subagent_left_missing() {
+    use crate::e2e::harness::{Sandbox, Scenario};
+    use serde_json::json;
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.project().join(".omc")).unwrap();
+    std::fs::create_dir_all(sb.project().join("out")).unwrap();
+    std::fs::write(sb.project().join("out/done.md"), "# done\n").unwrap();
+    let run = sb.claude(
+        crate::e2e::plugin::plugin_dir(),
+        "audit the repository",
+        Scenario::new()
+            .reply_tool(
+                "Agent",
+                json!({"description": "audit", "subagent_type": "general-purpose", "run_in_background": false,
+                       "prompt": "Audit the repository. Write the findings to out/report.md and the checklist to out/done.md."}),
+            )
+            .subagent_text("I looked around; all good.")
+            .reply_text("finished"),
+        None,
+    );
+    run.assert_success();
+    let d = run.diagnostics();
+    let main = run.main_loop_requests();
+    assert_eq!(main.len(), 2, "{d}");
+    let after = run.shown_text(1);
+    assert!(
+        after.contains("[DELIVERABLES MISSING] The general-purpose subagent finished, but 1 of the 2 files its task named as outputs are missing or empty: `out/report.md`."),
+        "{after}\n{d}"
+    );
+    assert!(
+        run.subagent_requests()
+            .iter()
+            .all(|r| !r.user_text().contains("DELIVERABLES")),
+        "{d}"
+    );
 }
