@@ -90,3 +90,94 @@ fn a_task_whose_outputs_all_exist_or_that_names_none_says_nothing() {
     out.expect_valid();
     assert!(out.stdout.contains("`tables/t1.csv`"), "{}", out.stdout);
 }
+
+/// The delegation reminder (contract §6): opt-in, in team and autopilot runs, once per file,
+/// never for a subagent's write or for state and instruction files.
+mod delegation {
+    use super::*;
+
+    const SID: &str = "deleg-1";
+
+    fn write(p: &Project, file: &str, agent_id: Option<&str>) -> String {
+        let mut v = payload("PostToolUse", SID, p.path());
+        v["tool_name"] = json!("Write");
+        v["tool_input"] =
+            json!({"file_path": p.path().join(file).to_string_lossy(), "content": "x"});
+        v["tool_response"] = json!({"type": "create"});
+        if let Some(a) = agent_id {
+            v["agent_id"] = json!(a);
+        }
+        let out = Hook::new("post-tool-use").cwd(p.path()).payload(v).run();
+        out.expect_valid();
+        if out.stdout.trim().is_empty() {
+            return String::new();
+        }
+        out.json()["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    }
+
+    fn start(p: &Project, prompt: &str) {
+        let mut v = payload("UserPromptSubmit", SID, p.path());
+        v["prompt"] = json!(prompt);
+        Hook::new("user-prompt-submit")
+            .cwd(p.path())
+            .payload(v)
+            .run()
+            .expect_valid();
+    }
+
+    #[test]
+    fn an_orchestrator_writing_source_is_reminded_once_per_file_when_switched_on() {
+        let p = Project::new();
+        std::fs::create_dir_all(p.omc()).unwrap();
+        start(&p, "autopilot build a todo app");
+        assert!(p.session_dir(SID).join("autopilot-state.json").exists());
+        // Off by default.
+        assert_eq!(write(&p, "src/app.ts", None), "");
+        std::fs::write(
+            p.omc().join("config.json"),
+            r#"{"delegation": {"enforce": true}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            write(&p, "src/main.ts", None),
+            "[DELEGATION] This autopilot run has you orchestrating, and you just wrote `src/main.ts` yourself. Hand implementation work to a subagent and keep to planning, review and integration."
+        );
+        assert_eq!(write(&p, "src/main.ts", None), "", "once per file");
+        assert_eq!(
+            write(&p, "src/other.ts", Some("sub-1")),
+            "",
+            "a subagent's write is its job"
+        );
+        for f in [
+            ".omc/notepad.md",
+            ".claude/agents/x.sh",
+            "CLAUDE.md",
+            "docs/AGENTS.md",
+            "README.md",
+        ] {
+            assert_eq!(write(&p, f, None), "", "{f}");
+        }
+        let reminded: Value = serde_json::from_slice(
+            &std::fs::read(p.session_dir(SID).join("delegation-reminded.json")).unwrap(),
+        )
+        .unwrap();
+        assert_valid("delegation-reminded", &reminded);
+    }
+
+    #[test]
+    fn no_reminder_outside_team_and_autopilot() {
+        let p = Project::new();
+        std::fs::create_dir_all(p.omc()).unwrap();
+        std::fs::write(
+            p.omc().join("config.json"),
+            r#"{"delegation": {"enforce": true}}"#,
+        )
+        .unwrap();
+        assert_eq!(write(&p, "src/main.rs", None), "");
+        start(&p, "ralph fix the parser");
+        assert_eq!(write(&p, "src/main.rs", None), "");
+    }
+}

@@ -114,11 +114,13 @@ fn claude_code_the_parent_is_told_which_deliverables_a_subagent_left_missing() {
                        "prompt": "Audit the repository. Write the findings to out/report.md and the checklist to out/done.md."}),
             )
             .subagent_text("I looked around; all good.")
-            .reply_text("finished"),
+            .reply_text("finished")
+            .env("OMC_TRACE_FILE", sb.root().join("trace.jsonl").to_string_lossy()),
         None,
     );
     run.assert_success();
-    let d = run.diagnostics();
+    let trace = std::fs::read_to_string(sb.root().join("trace.jsonl")).unwrap_or_default();
+    let d = format!("{}\ntrace:\n{trace}", run.diagnostics());
     let main = run.main_loop_requests();
     assert_eq!(main.len(), 2, "{d}");
     let after = run.shown_text(1);

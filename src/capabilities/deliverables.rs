@@ -22,6 +22,10 @@ pub const FILE: &str = "deliverables.json";
 
 /// How much of the subagent's transcript is read to find its task.
 const HEAD_BYTES: u64 = 256 * 1024;
+/// How long SubagentStop waits for the task to be in the transcript, and how often it looks
+/// (the hook's deadline is 2.5 s; a task already written costs no wait).
+const TASK_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
+const TASK_POLL: std::time::Duration = std::time::Duration::from_millis(25);
 /// The most output paths taken from one task.
 const MAX_PATHS: usize = 20;
 /// The most findings kept waiting for the parent.
@@ -60,9 +64,7 @@ pub fn on_subagent_stop(ctx: &Ctx<'_>) -> Answer {
     else {
         return Answer::default();
     };
-    let Some(task) = crate::state::transcript::head(transcript, HEAD_BYTES)
-        .and_then(|h| crate::state::transcript::first_user_text(&h))
-    else {
+    let Some(task) = task_of(transcript) else {
         return Answer::default();
     };
     let outputs = output_paths(&task);
@@ -106,6 +108,22 @@ pub fn on_subagent_stop(ctx: &Ctx<'_>) -> Answer {
         }
     }
     Answer::default()
+}
+
+/// The subagent's task: the first user message of its transcript. Claude Code 2.1.328 may
+/// fire SubagentStop before that line is in the file (seen in about one run in three of
+/// `e2e_lifecycle::claude_code_the_parent_is_told_…`), so an absent task is looked for again,
+/// every [`TASK_POLL`], for at most [`TASK_WAIT`].
+fn task_of(transcript: &str) -> Option<String> {
+    let started = std::time::Instant::now();
+    loop {
+        let task = crate::state::transcript::head(transcript, HEAD_BYTES)
+            .and_then(|h| crate::state::transcript::first_user_text(&h));
+        if task.is_some() || started.elapsed() >= TASK_WAIT {
+            return task;
+        }
+        std::thread::sleep(TASK_POLL);
+    }
 }
 
 /// The parent's next PostToolUse (its own, not a subagent's) or prompt: what is missing.

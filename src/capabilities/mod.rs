@@ -6,6 +6,7 @@
 pub mod cancel;
 pub mod config_notice;
 pub mod continuation;
+pub mod delegation;
 pub mod deliverables;
 pub mod export;
 pub mod keywords;
@@ -95,6 +96,7 @@ const REGISTRY: &[(&str, &[Capability])] = &[
             cap("output-check", output_check::on_post_tool_use),
             cap("project-rules", project_rules::on_post_tool_use),
             cap("deliverables", deliverables::tell_parent),
+            cap("delegation", delegation::on_post_tool_use),
         ],
     ),
     (
