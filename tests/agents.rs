@@ -1052,7 +1052,7 @@ fn doctor_reports_hooks_installed_for_the_wrong_agent_from_the_trace() {
     assert_eq!(table.status.code(), Some(0));
     assert_eq!(
         String::from_utf8_lossy(&table.stdout),
-        omc_hooks::protocol::agents::table::render_markdown()
+        omc_hooks::protocol::agents::render_tables()
     );
 }
 
@@ -1126,6 +1126,23 @@ fn recorded_payloads_of_every_client_decode_to_their_neutral_events() {
         }
     }
     assert!(seen >= 40, "{seen}");
+}
+
+#[test]
+fn the_readme_carries_the_current_capability_table() {
+    let readme =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+            .unwrap();
+    let start = readme
+        .find("<!-- support-table:begin")
+        .expect("README has the capability table");
+    let body = &readme[readme[start..].find("-->\n").unwrap() + start + 4..];
+    let end = body.find("<!-- support-table:end -->").unwrap();
+    assert_eq!(
+        &body[..end],
+        omc_hooks::protocol::agents::support::render_markdown(),
+        "README's capability table is stale: paste the first table of 'omc-hooks doctor --agents' between the markers"
+    );
 }
 
 #[test]

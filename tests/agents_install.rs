@@ -1,5 +1,6 @@
-//! `install --agent NAME` / `uninstall --agent NAME` for Codex, Gemini CLI, Qwen Code and
-//! Cursor: each agent's file in its place and shape (timeouts in its unit), merged with what is
+//! `install --agent NAME` / `uninstall --agent NAME` for Codex, Gemini CLI, Qwen Code, Cursor
+//! and the clients that copy Claude Code's format in their own folder (Factory Droid,
+//! CodeBuddy, Qoder): each agent's file in its place and shape (timeouts in its unit), merged with what is
 //! there, idempotent, given back byte for byte by uninstall (also Codex's `config.toml`, whose
 //! feature switch is added only for a Codex that needs it), and the commands written really run
 //! the hooks in that agent's format.
@@ -10,11 +11,14 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-const AGENTS: [(&str, &str); 4] = [
+const AGENTS: [(&str, &str); 7] = [
     ("codex", ".codex/hooks.json"),
     ("gemini", ".gemini/settings.json"),
     ("qwen", ".qwen/settings.json"),
     ("cursor", ".cursor/hooks.json"),
+    ("factory", ".factory/settings.json"),
+    ("codebuddy", ".codebuddy/settings.json"),
+    ("qoder", ".qoder/settings.json"),
 ];
 
 fn omc(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Output {
@@ -29,6 +33,11 @@ fn omc(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Output {
         .env_remove("CODEX_HOME")
         .env_remove("GEMINI_CLI_HOME")
         .env_remove("QWEN_HOME")
+        .env_remove("FACTORY_HOME_OVERRIDE")
+        .env_remove("CODEBUDDY_CONFIG_DIR")
+        .env_remove("QODER_CONFIG_DIR")
+        .env_remove("QODER_CLI_HOME")
+        .env_remove("KIMI_SHARE_DIR")
         .stdin(Stdio::null());
     for (k, v) in env {
         c.env(k, v);
@@ -107,6 +116,9 @@ fn every_agent_installs_into_an_existing_file_and_uninstalls_byte_for_byte() {
             &[],
         ));
         assert!(text.contains("Installed omc-hooks for"), "{agent}: {text}");
+        // The project is noted in the registry under the agent's name, as its schema allows.
+        let registry = Path::new(&data_home()).join("omc-hooks/installs.json");
+        crate::schema::assert_valid("installs", &read(&registry));
         let v = read(&file);
         let ours = entries(agent, &v);
         let table: Vec<_> = omc_hooks::protocol::agents::table::rows(
@@ -223,17 +235,23 @@ fn user_scope_follows_each_clients_home() {
     let h = home.path();
     let codex_home = h.join("codex-home");
     let (g, q) = (h.join("g"), h.join("q"));
+    let (cb, qh) = (h.join("cb"), h.join("qh"));
     let env = [
         ("HOME", h.to_str().unwrap()),
         ("CODEX_HOME", codex_home.to_str().unwrap()),
         ("GEMINI_CLI_HOME", g.to_str().unwrap()),
         ("QWEN_HOME", q.to_str().unwrap()),
+        ("CODEBUDDY_CONFIG_DIR", cb.to_str().unwrap()),
+        ("QODER_CLI_HOME", qh.to_str().unwrap()),
     ];
     for (agent, want) in [
         ("codex", codex_home.join("hooks.json")),
         ("gemini", h.join("g/.gemini/settings.json")),
         ("qwen", h.join("q/settings.json")),
         ("cursor", h.join(".cursor/hooks.json")),
+        ("droid", h.join(".factory/settings.json")),
+        ("codebuddy", h.join("cb/settings.json")),
+        ("qoder", h.join("qh/.qoder/settings.json")),
     ] {
         let text = ok(&omc(
             &["install", "--agent", agent, "--user"],
@@ -504,6 +522,23 @@ fn doctor_checks_the_other_agents_installs() {
         "{text}"
     );
     assert!(text.contains("install --agent gemini' again"), "{text}");
+
+    // A Claude-format client in its own folder: the same check, and Qoder's off switch.
+    ok(&omc(&["install", "--agent", "qoder"], p.path(), &env));
+    let text = String::from_utf8_lossy(&doctor(&p).stdout).into_owned();
+    assert!(
+        text.contains(".qoder/settings.json: installed, 10 of 10 hooks"),
+        "{text}"
+    );
+    let f = p.path().join(".qoder/settings.json");
+    let mut v = read(&f);
+    v["disableAllHooks"] = json!(true);
+    std::fs::write(&f, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let text = String::from_utf8_lossy(&doctor(&p).stdout).into_owned();
+    assert!(
+        text.contains(".qoder/settings.json: \"disableAllHooks\": true"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -564,4 +599,143 @@ fn status_all_lists_a_project_installed_for_another_agent() {
         p.path(),
         &env,
     ));
+}
+
+/// Kimi CLI: `[[hooks]]` tables at the end of the user's `config.toml`, in one marked block
+/// that uninstall cuts out again to the byte; no project install.
+#[test]
+fn kimi_gets_its_hooks_in_its_config_toml_and_back_byte_for_byte() {
+    let p = Project::new();
+    let home = tempfile::tempdir().unwrap();
+    let share = home.path().join("kimi-share");
+    std::fs::create_dir_all(&share).unwrap();
+    let env = [
+        ("HOME", home.path().to_str().unwrap()),
+        ("KIMI_SHARE_DIR", share.to_str().unwrap()),
+    ];
+    let file = share.join("config.toml");
+    // The person's file: a provider, a hook of theirs, no line break at the end.
+    let original = "default_model = \"k2\"\n\n[providers.moonshot]\ntype = \"kimi\"\nbase_url = \"https://x\"\napi_key = \"sk\"\n\n[[hooks]]\nevent = \"PreToolUse\"\nmatcher = \"Shell\"\ncommand = \"./guard.sh\"";
+    std::fs::write(&file, original).unwrap();
+
+    // A project install is refused: Kimi reads no project file.
+    let out = omc(&["install", "--agent", "kimi"], p.path(), &env);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--user"));
+    assert_eq!(p.files(), Vec::<String>::new());
+
+    let text = ok(&omc(
+        &["install", "--agent", "kimi", "--user"],
+        p.path(),
+        &env,
+    ));
+    assert!(text.contains("Installed omc-hooks for Kimi CLI"), "{text}");
+    let installed = std::fs::read_to_string(&file).unwrap();
+    assert!(installed.starts_with(original));
+    let doc: toml_edit::DocumentMut = installed.parse().unwrap();
+    let hooks: Vec<&toml_edit::Table> = doc["hooks"].as_array_of_tables().unwrap().iter().collect();
+    let rows: Vec<_> =
+        omc_hooks::protocol::agents::table::rows(omc_hooks::protocol::agent::Wire::Claude)
+            .filter(|r| r.install != omc_hooks::protocol::agents::table::Install::No)
+            .collect();
+    assert_eq!(hooks.len(), rows.len() + 1, "ours after the person's own");
+    assert_eq!(hooks[0]["command"].as_str(), Some("./guard.sh"));
+    let get = |h: &toml_edit::Table, k: &str| h.get(k).and_then(|i| i.as_str()).map(str::to_string);
+    for r in &rows {
+        let h = hooks
+            .iter()
+            .find(|h| {
+                get(h, "event").as_deref() == Some(r.event)
+                    && get(h, "command").as_deref() != Some("./guard.sh")
+            })
+            .unwrap_or_else(|| panic!("no {}", r.event));
+        let cmd = get(h, "command").unwrap();
+        assert!(cmd.ends_with(&format!(" --agent kimi {}", r.hook)), "{cmd}");
+        assert!(
+            h.get("matcher").is_none(),
+            "{}: '*' is no regex for Kimi",
+            r.event
+        );
+        assert!((1..=600).contains(&h["timeout"].as_integer().unwrap()));
+    }
+    // Idempotent.
+    let again = ok(&omc(
+        &["install", "--agent", "kimi", "--user"],
+        p.path(),
+        &env,
+    ));
+    assert!(again.contains("nothing changed"), "{again}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), installed);
+    // The installed commands run the hooks, answered in Claude Code's format.
+    let stop = hooks
+        .iter()
+        .filter(|h| get(h, "event").as_deref() == Some("PreToolUse"))
+        .find_map(|h| get(h, "command").filter(|c| c != "./guard.sh"))
+        .unwrap();
+    let mut child = Command::new("sh")
+        .args(["-c", &stop])
+        .current_dir(p.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(
+            json!({"hook_event_name": "PreToolUse", "session_id": "k1", "cwd": p.path(),
+                   "tool_name": "Shell", "tool_input": {"command": "ls"}, "tool_call_id": "c1"})
+            .to_string()
+            .as_bytes(),
+        )
+        .unwrap();
+    assert_eq!(child.wait_with_output().unwrap().status.code(), Some(0));
+    // Uninstall gives back the very bytes, final line break missing and all.
+    let out = ok(&omc(
+        &["uninstall", "--agent", "kimi", "--user"],
+        p.path(),
+        &env,
+    ));
+    assert!(out.contains("Removed 10"), "{out}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), original);
+    assert!(!share.join("omc-hooks-install.json").exists());
+    let again = ok(&omc(
+        &["uninstall", "--agent", "kimi", "--user"],
+        p.path(),
+        &env,
+    ));
+    assert!(again.contains("not installed"), "{again}");
+
+    // A file and folder install created go away with uninstall; doctor sees the install.
+    let fresh = home.path().join(".kimi");
+    let env = [("HOME", home.path().to_str().unwrap())];
+    ok(&omc(
+        &["install", "--agent", "kimi", "--user"],
+        p.path(),
+        &env,
+    ));
+    assert!(fresh.join("config.toml").is_file());
+    let doctor = String::from_utf8_lossy(&omc(&["doctor"], p.path(), &env).stdout).into_owned();
+    assert!(
+        doctor.contains(".kimi/config.toml: installed, 10 of 10 hooks"),
+        "{doctor}"
+    );
+    ok(&omc(
+        &["uninstall", "--agent", "kimi", "--user"],
+        p.path(),
+        &env,
+    ));
+    assert!(!fresh.exists());
+
+    // `hooks` that is not a list of tables: refused, untouched.
+    std::fs::write(&file, "hooks = []\n").unwrap();
+    let env = [
+        ("HOME", home.path().to_str().unwrap()),
+        ("KIMI_SHARE_DIR", share.to_str().unwrap()),
+    ];
+    let out = omc(&["install", "--agent", "kimi", "--user"], p.path(), &env);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "hooks = []\n");
 }

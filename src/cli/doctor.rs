@@ -15,8 +15,9 @@ use std::time::{Duration, Instant, SystemTime};
 pub(super) const HELP: &str = "\
 Usage: omc-hooks doctor [--agents]
 
-  --agents   print which event of each agent (Claude Code, Codex CLI, Gemini CLI, Qwen Code,
-             Cursor) runs which hook subcommand, and exit
+  --agents   print what works in each agent (keywords, continuation, tool failures, skill
+             guards, compaction memory, user hooks, export; why not where not) and which
+             event of each agent runs which hook subcommand, and exit
 
 Checks, and says how to fix:
   * this binary's version, and the plugin checkout it sits in (hooks.json, plugin.json);
@@ -53,7 +54,7 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
         Err(e) => return usage_error("doctor", HELP, &e),
     };
     if parsed.flag("agents") {
-        print!("{}", crate::protocol::agents::table::render_markdown());
+        print!("{}", crate::protocol::agents::render_tables());
         return 0;
     }
     let mut r = Report::default();

@@ -17,7 +17,9 @@ use std::path::{Path, PathBuf};
 pub(super) const INSTALL_HELP: &str = "\
 Usage: omc-hooks install [--scope project|local|user] [--project DIR] [--use-path]
                          [--statusline [--force]] [--disable-omc] [--gitignore] [--backup]
-       omc-hooks install --agent codex|gemini|qwen|cursor [--project DIR | --user]
+       omc-hooks install --agent codex|gemini|qwen|cursor|factory|codebuddy|qoder
+                         [--project DIR | --user]
+       omc-hooks install --agent kimi --user
 
 Adds omc-hooks' hooks to a Claude Code settings file — the alternative to installing the
 plugin. The hooks run this binary by its absolute path (or, with --use-path, 'omc-hooks'
@@ -51,13 +53,22 @@ Use one way of loading omc-hooks (this or the plugin), or each hook runs twice.
                    gemini  DIR/.gemini/settings.json (--user: ~/.gemini/settings.json)
                    qwen    DIR/.qwen/settings.json   (--user: $QWEN_HOME/settings.json)
                    cursor  DIR/.cursor/hooks.json    (--user: ~/.cursor/hooks.json)
+                   factory DIR/.factory/settings.json   (droid; --user: ~/.factory/)
+                   codebuddy DIR/.codebuddy/settings.json (--user: $CODEBUDDY_CONFIG_DIR,
+                           else ~/.codebuddy/)
+                   qoder   DIR/.qoder/settings.json     (--user: $QODER_CONFIG_DIR, else
+                           ~/.qoder/)
+                   kimi    --user only: [[hooks]] tables at the end of
+                           $KIMI_SHARE_DIR/config.toml (~/.kimi/), in one marked block
                    each hook runs '<this binary> --agent NAME <subcommand>'; what else install
                    adds there is listed in omc-hooks-install.json beside the file, so
                    'uninstall --agent NAME' gives the file back as it was.";
 
 pub(super) const UNINSTALL_HELP: &str = "\
 Usage: omc-hooks uninstall [--scope project|local|user] [--project DIR] [--backup]
-       omc-hooks uninstall --agent codex|gemini|qwen|cursor [--project DIR | --user]
+       omc-hooks uninstall --agent codex|gemini|qwen|cursor|factory|codebuddy|qoder
+                           [--project DIR | --user]
+       omc-hooks uninstall --agent kimi --user
 
 Removes exactly what 'omc-hooks install' added: the hook entries whose command runs a program
 named omc-hooks with one of its hook subcommands, and the containers, status line and other

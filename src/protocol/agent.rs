@@ -46,13 +46,18 @@ impl Agent {
         Agent::Qoder,
     ];
 
-    /// The agents `install --agent` writes a configuration for.
-    pub const INSTALLABLE: [Agent; 5] = [
+    /// The agents `install --agent` writes a configuration for (Kimi CLI's is TOML, in the
+    /// user's `config.toml` only: docs/agents-survey.md).
+    pub const INSTALLABLE: [Agent; 9] = [
         Agent::Claude,
         Agent::Codex,
         Agent::Gemini,
         Agent::Qwen,
         Agent::Cursor,
+        Agent::Kimi,
+        Agent::Factory,
+        Agent::CodeBuddy,
+        Agent::Qoder,
     ];
 
     /// The name used on the command line, in the trace and in state files.
@@ -95,9 +100,9 @@ impl Agent {
             "qwen" | "qwen-code" => Agent::Qwen,
             "cursor" => Agent::Cursor,
             "kimi" | "kimi-cli" | "kimi-code" => Agent::Kimi,
-            "factory" | "droid" => Agent::Factory,
-            "codebuddy" => Agent::CodeBuddy,
-            "qoder" => Agent::Qoder,
+            "factory" | "droid" | "factory-droid" => Agent::Factory,
+            "codebuddy" | "codebuddy-code" => Agent::CodeBuddy,
+            "qoder" | "qodercli" | "qoder-cli" => Agent::Qoder,
             _ => return None,
         };
         Some(agent)

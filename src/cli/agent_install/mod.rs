@@ -1,6 +1,8 @@
 //! `omc-hooks install --agent NAME` / `uninstall --agent NAME`: our hooks in another agent's
-//! own configuration (Codex CLI, Gemini CLI, Qwen Code, Cursor), from the rows of the agents'
-//! event table marked installed, each as `'<this binary>' --agent NAME <subcommand>`.
+//! own configuration (Codex CLI, Gemini CLI, Qwen Code, Cursor, and the clients that copy
+//! Claude Code's format in a folder of their own: Factory Droid, CodeBuddy, Qoder), from the
+//! rows of the agents' event table marked installed, each as
+//! `'<this binary>' --agent NAME <subcommand>`.
 //!
 //! What is written is merged into what is there as edits of the file's text (every other byte
 //! kept: `settings::edit`), installing twice changes nothing, and uninstall removes exactly
@@ -12,6 +14,7 @@
 
 pub(super) mod check;
 mod codex_features;
+mod kimi;
 mod layout;
 // Generates (and a test pins) the shipped Codex plugin and Gemini extension files.
 #[cfg(test)]
@@ -102,12 +105,27 @@ pub(super) fn install(agent: Agent, args: &[String], env: &Env, help: &str) -> i
         Ok(p) => p,
         Err(e) => return fail("install", &format!("cannot locate this binary: {e}")),
     };
+    let record_path = record_path(&path);
+    let mut record = read_record(&record_path).unwrap_or_default();
+    if agent == Agent::Kimi {
+        let (merged, changed) = match kimi::install(&path, &exe, &mut record) {
+            Ok(r) => r,
+            Err(code) => return code,
+        };
+        if let Err(e) = write_record(&record_path, &record) {
+            return fail(
+                "install",
+                &format!("cannot write {}: {e}", record_path.display()),
+            );
+        }
+        announce(&layout, &path, &exe, &merged, changed);
+        println!("{}", layout.trust_note(&path));
+        return 0;
+    }
     let mut file = match load("install", &path) {
         Ok(f) => f,
         Err(code) => return code,
     };
-    let record_path = record_path(&path);
-    let mut record = read_record(&record_path).unwrap_or_default();
     let before = file.edit.text().to_string();
     let merged = match merge(&layout, &mut file.edit, &exe, &mut record) {
         Ok(m) => m,
@@ -148,6 +166,26 @@ pub(super) fn install(agent: Agent, args: &[String], env: &Env, help: &str) -> i
         );
     }
     let listed = note_in_registry(&layout, &path, agent, env);
+    announce(&layout, &path, &exe, &merged, changed);
+    if let Some(n) = feature {
+        println!("{n}");
+    }
+    if let Some(f) = listed {
+        println!(
+            "Recorded in {} (for 'omc-hooks status --all').",
+            f.display()
+        );
+    }
+    for w in layout.warnings(&file.value()) {
+        println!("Warning: {w}");
+    }
+    println!("{}", layout.trust_note(&path));
+    0
+}
+
+/// Says what install did.
+fn announce(layout: &Layout, path: &Path, exe: &Path, merged: &Merged, changed: bool) {
+    let agent = layout.agent;
     if changed {
         println!(
             "Installed omc-hooks for {} in {}: {} hooks added, {} updated, {} removed; they run \
@@ -168,20 +206,6 @@ pub(super) fn install(agent: Agent, args: &[String], env: &Env, help: &str) -> i
             exe.display()
         );
     }
-    if let Some(n) = feature {
-        println!("{n}");
-    }
-    if let Some(f) = listed {
-        println!(
-            "Recorded in {} (for 'omc-hooks status --all').",
-            f.display()
-        );
-    }
-    for w in layout.warnings(&file.value()) {
-        println!("Warning: {w}");
-    }
-    println!("{}", layout.trust_note(&path));
-    0
 }
 
 /// The project a hook file of `layout` belongs to: `<project>/.<agent>/<file>`, unless it is
@@ -232,6 +256,27 @@ pub(super) fn uninstall(agent: Agent, args: &[String], env: &Env, help: &str) ->
         && let Err(e) = registry::update(env, false, |r| r.forget_agent(&path))
     {
         eprintln!("omc-hooks uninstall: could not update the registry ({e})");
+    }
+    if agent == Agent::Kimi {
+        return match kimi::uninstall(&path) {
+            Err(code) => code,
+            Ok(None) => {
+                println!(
+                    "omc-hooks is not installed for {} in {}; nothing changed.",
+                    agent.client(),
+                    path.display()
+                );
+                0
+            }
+            Ok(Some(n)) => {
+                println!(
+                    "Removed {n} omc-hooks hooks for {} from {}.",
+                    agent.client(),
+                    path.display()
+                );
+                0
+            }
+        };
     }
     let record_path = record_path(&path);
     let record = read_record(&record_path);
@@ -334,6 +379,9 @@ pub(super) struct Record {
     /// Codex: the `config.toml` install changed, and whether install created it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) codex_config: Option<codex_features::Change>,
+    /// Kimi: install added a line break to end the file's last line before its block.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(super) kimi_newline: bool,
 }
 
 fn record_path(config: &Path) -> PathBuf {
@@ -345,8 +393,11 @@ fn read_record(path: &Path) -> Option<Record> {
 }
 
 fn write_record(path: &Path, r: &Record) -> std::io::Result<()> {
-    let nothing =
-        !r.created_file && !r.created_dir && r.added.is_empty() && r.codex_config.is_none();
+    let nothing = !r.created_file
+        && !r.created_dir
+        && r.added.is_empty()
+        && r.codex_config.is_none()
+        && !r.kimi_newline;
     if nothing {
         return match std::fs::remove_file(path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),

@@ -21,6 +21,7 @@ pub mod cursor;
 pub mod gemini;
 pub mod outcome;
 pub mod qwen;
+pub mod support;
 pub mod table;
 
 // `Agent` and `Wire` are named in their own module (`protocol::agent`) so that the neutral
@@ -32,6 +33,16 @@ use crate::env::Env;
 use crate::protocol::input::DecodeError;
 use crate::protocol::{Answer, HookInput};
 use serde_json::{Map, Value};
+
+/// What `doctor --agents` prints: what works in each agent ([`support`]), then which agent
+/// event runs which hook subcommand ([`table`]).
+pub fn render_tables() -> String {
+    format!(
+        "What works in each agent\n\n{}\nWhich agent event runs which hook subcommand\n\n{}",
+        support::render_markdown(),
+        table::render_markdown()
+    )
+}
 
 /// Decodes a payload sent to an agent declared as `declared`.
 ///
@@ -74,13 +85,24 @@ fn event_name(map: &Map<String, Value>) -> Option<&str> {
 
 /// What agent a payload looks like it came from, from markers only that agent sends
 /// (the recorded fixtures in tests/fixtures/, whose fields tests/e2e/codex-FINDINGS.md §4,
-/// gemini-FINDINGS.md §3 and qwen-FINDINGS.md §3 list; Cursor's documented fields). `None`
-/// when nothing tells (a bare Claude-format payload: Claude Code's
-/// SessionStart, Codex's SessionEnd and Kimi's payloads look alike).
+/// gemini-FINDINGS.md §3 and qwen-FINDINGS.md §3 list; Cursor's documented fields; CodeBuddy's
+/// `client` and `version`, seen on every payload of CodeBuddy Code 2.117.0, which also sends
+/// Cursor's `generation_id` and Codex's `model` with `permission_mode`: docs/agents-survey.md).
+/// `None` when nothing tells (a bare Claude-format payload: Claude Code's SessionStart, Codex's
+/// SessionEnd and Kimi's payloads look alike).
 pub fn detect_shape(map: &Map<String, Value>) -> Option<Agent> {
     let has = |k: &str| map.get(k).is_some_and(|v| !v.is_null());
     let event = event_name(map);
-    if has("conversation_id") || has("generation_id") || has("cursor_version") {
+    if has("conversation_id") || has("cursor_version") {
+        return Some(Agent::Cursor);
+    }
+    if ["client", "version"]
+        .iter()
+        .all(|k| map.get(*k).is_some_and(Value::is_string))
+    {
+        return Some(Agent::CodeBuddy);
+    }
+    if has("generation_id") {
         return Some(Agent::Cursor);
     }
     if let Some(e) = event {
@@ -296,6 +318,17 @@ mod tests {
             (
                 json!({"hook_event_name":"AfterAgent","timestamp":"t"}),
                 Some(Agent::Gemini),
+            ),
+            // CodeBuddy 2.117.0's Stop and SessionStart (docs/agents-survey.md).
+            (
+                json!({"hook_event_name":"Stop","generation_id":"g","client":"CLI",
+                       "version":"2.117.0","model":"m","permission_mode":"bypassPermissions"}),
+                Some(Agent::CodeBuddy),
+            ),
+            (
+                json!({"hook_event_name":"SessionStart","source":"startup","client":"CLI",
+                       "version":"2.117.0","model":"m","permission_mode":"bypassPermissions"}),
+                Some(Agent::CodeBuddy),
             ),
             (
                 json!({"hook_event_name":"SessionStart","timestamp":"t","source":"startup"}),

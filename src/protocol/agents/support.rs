@@ -1,0 +1,313 @@
+//! What works in each agent, capability by capability, and why not where it does not: the one
+//! table that `omc-hooks doctor --agents` prints and the README carries (a test keeps the copy
+//! identical), so a person choosing an agent reads the same answer everywhere.
+//!
+//! Each entry is what the pinned client was seen to do (its `tests/e2e/<agent>-FINDINGS.md`),
+//! or, where no client runs here, what its code or documentation says — the `proven` column
+//! says which. An agent's entry is a `match` arm, so a new `Agent` cannot be added without
+//! saying what works in it. Agents people ask about that have no adapter (no hook system, or
+//! none that can continue a session) are listed after the table with the reason.
+
+use super::Agent;
+
+/// How far a capability works in an agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Works {
+    /// Works as in Claude Code.
+    Yes,
+    /// Works with a limit the note names.
+    Partly,
+    /// Cannot work in this client; the note says why.
+    No,
+    /// Not verified in the pinned client (no client runs here, or not tried yet); the note
+    /// says what is known.
+    Unverified,
+}
+
+/// One capability in one agent.
+#[derive(Debug, Clone, Copy)]
+pub struct Cell {
+    pub works: Works,
+    /// Why, or what limits it; empty for a plain yes.
+    pub note: &'static str,
+}
+
+const fn yes() -> Cell {
+    Cell {
+        works: Works::Yes,
+        note: "",
+    }
+}
+
+const fn yes_but(note: &'static str) -> Cell {
+    Cell {
+        works: Works::Yes,
+        note,
+    }
+}
+
+const fn partly(note: &'static str) -> Cell {
+    Cell {
+        works: Works::Partly,
+        note,
+    }
+}
+
+const fn no(note: &'static str) -> Cell {
+    Cell {
+        works: Works::No,
+        note,
+    }
+}
+
+const fn unverified(note: &'static str) -> Cell {
+    Cell {
+        works: Works::Unverified,
+        note,
+    }
+}
+
+/// The capabilities of one agent, in the order of [`CAPABILITIES`].
+#[derive(Debug, Clone, Copy)]
+pub struct Support {
+    /// How the entries were established: the pinned client's version, or the source read.
+    pub proven: &'static str,
+    pub keywords: Cell,
+    pub continuation: Cell,
+    pub tool_failures: Cell,
+    pub skill_guards: Cell,
+    pub compaction: Cell,
+    pub user_hooks: Cell,
+    pub export: Cell,
+}
+
+/// The column names, in order.
+pub const CAPABILITIES: [&str; 7] = [
+    "keywords",
+    "continuation",
+    "tool-failure escalation",
+    "skill guards",
+    "compaction memory",
+    "user hooks",
+    "export",
+];
+
+impl Support {
+    /// The cells in the order of [`CAPABILITIES`].
+    pub fn cells(&self) -> [Cell; 7] {
+        [
+            self.keywords,
+            self.continuation,
+            self.tool_failures,
+            self.skill_guards,
+            self.compaction,
+            self.user_hooks,
+            self.export,
+        ]
+    }
+}
+
+/// User hooks and export run inside every hook subcommand, whatever the agent: they work
+/// wherever the hooks run at all.
+const EVERYWHERE: Cell = yes();
+
+/// What works in `agent`.
+pub fn of(agent: Agent) -> Support {
+    match agent {
+        Agent::Claude => Support {
+            proven: "real client 2.1.328",
+            keywords: yes(),
+            continuation: yes_but("client cap counts only blocks without tool use"),
+            tool_failures: yes(),
+            skill_guards: yes(),
+            compaction: yes(),
+            user_hooks: EVERYWHERE,
+            export: EVERYWHERE,
+        },
+        Agent::Codex => Support {
+            proven: "real client 0.169.0",
+            keywords: yes(),
+            continuation: yes_but("no client cap: ours holds"),
+            tool_failures: yes_but(
+                "no failure event: the exit status is read from the rollout transcript",
+            ),
+            skill_guards: no("Codex has no skill tool"),
+            compaction: yes_but("the run is shown again at SessionStart `compact`"),
+            user_hooks: EVERYWHERE,
+            export: EVERYWHERE,
+        },
+        Agent::Gemini => Support {
+            proven: "real client 0.61.0",
+            keywords: yes(),
+            continuation: yes_but(
+                "AfterAgent `deny`; the continuation comes back as a prompt and is recognised; no client cap",
+            ),
+            tool_failures: yes_but("no failure event: the exit status is read from AfterTool"),
+            skill_guards: yes_but("`activate_skill`; announced after the call"),
+            compaction: partly(
+                "PreCompress fires before every turn (one pending checkpoint); nothing fires after a compression, so the run is told again only by the next continuation",
+            ),
+            user_hooks: EVERYWHERE,
+            export: EVERYWHERE,
+        },
+        Agent::Qwen => Support {
+            proven: "real client 0.24.4",
+            keywords: yes(),
+            continuation: yes_but("the client refuses the block that reaches its own cap"),
+            tool_failures: yes(),
+            skill_guards: yes_but("`skill`; announced after the call"),
+            compaction: yes_but(
+                "SessionStart `compact` is not awaited: the run is shown from a later call on",
+            ),
+            user_hooks: EVERYWHERE,
+            export: EVERYWHERE,
+        },
+        Agent::Cursor => Support {
+            proven: "documented payloads (no client runs here)",
+            keywords: partly(
+                "no context on a prompt: a keyword starts the run in state and the first stop follow-up carries the task",
+            ),
+            continuation: yes_but("`followup_message`; client `loop_limit` 5"),
+            tool_failures: partly(
+                "counted, but a post-tool event cannot add context: the guidance heads the next follow-up",
+            ),
+            skill_guards: unverified("no skill tool documented"),
+            compaction: partly("checkpoint at preCompact; context only at sessionStart"),
+            user_hooks: EVERYWHERE,
+            export: EVERYWHERE,
+        },
+        Agent::Kimi => Support {
+            proven: "real client 1.51.0 ran every installed hook",
+            keywords: partly("reads no context: a keyword starts the run in state"),
+            continuation: no(
+                "continues only on a Stop `permissionDecision: deny`, once per prompt; not answered that way yet",
+            ),
+            tool_failures: unverified("reads no context after a tool"),
+            skill_guards: unverified(""),
+            compaction: unverified(""),
+            user_hooks: EVERYWHERE,
+            export: EVERYWHERE,
+        },
+        Agent::Factory => Support {
+            proven: "real client 0.225.2 ran the installed hooks",
+            keywords: partly(
+                "`droid exec` sends no UserPromptSubmit: keywords start nothing headless",
+            ),
+            continuation: yes_but("Stop `block`; no client cap: ours holds"),
+            tool_failures: unverified("a failing command fired no post-tool hook in `droid exec`"),
+            skill_guards: unverified(""),
+            compaction: unverified(""),
+            user_hooks: EVERYWHERE,
+            export: EVERYWHERE,
+        },
+        Agent::CodeBuddy => Support {
+            proven: "real client 2.117.0 ran the installed hooks",
+            keywords: yes_but("reads context"),
+            continuation: no("its `-p` runs did not continue on a Stop block"),
+            tool_failures: unverified(""),
+            skill_guards: unverified(""),
+            compaction: unverified(""),
+            user_hooks: EVERYWHERE,
+            export: EVERYWHERE,
+        },
+        Agent::Qoder => Support {
+            proven: "its code (the client needs a login)",
+            keywords: unverified("Claude Code's hook format, per its code"),
+            continuation: unverified("a Stop `block` is read as `deny`, per its code"),
+            tool_failures: unverified(""),
+            skill_guards: unverified(""),
+            compaction: unverified(""),
+            user_hooks: EVERYWHERE,
+            export: EVERYWHERE,
+        },
+    }
+}
+
+/// Agents people ask about that omc-hooks cannot serve, and why: `(client, package, why)`.
+pub const WITHOUT_ADAPTER: &[(&str, &str, &str)] = &[
+    (
+        "Grok CLI",
+        "`@vibe-kit/grok-cli`",
+        "no hook or plugin system (0.0.34)",
+    ),
+    (
+        "Crush",
+        "`@charmland/crush`",
+        "hooks on PreToolUse and PreCompact only: no end-of-turn event to continue on, no prompt event for keywords (its documentation)",
+    ),
+];
+
+fn cell_text(c: &Cell) -> String {
+    let word = match c.works {
+        Works::Yes => "yes",
+        Works::Partly => "partly",
+        Works::No => "no",
+        Works::Unverified => "not verified",
+    };
+    if c.note.is_empty() {
+        word.to_string()
+    } else {
+        format!("{word} — {}", c.note)
+    }
+}
+
+/// The table as Markdown: `doctor --agents` prints it before the event table, and the README
+/// holds a copy (kept identical by a test).
+pub fn render_markdown() -> String {
+    let mut s = format!(
+        "| agent | `--agent` | proven | {} |\n|---|---|---|{}\n",
+        CAPABILITIES.join(" | "),
+        "---|".repeat(CAPABILITIES.len())
+    );
+    for agent in Agent::ALL {
+        let sup = of(agent);
+        let cells: Vec<String> = sup.cells().iter().map(cell_text).collect();
+        s.push_str(&format!(
+            "| {} | `{}` | {} | {} |\n",
+            agent.client(),
+            agent.name(),
+            sup.proven,
+            cells.join(" | ")
+        ));
+    }
+    if !WITHOUT_ADAPTER.is_empty() {
+        s.push_str("\nNot served:\n\n");
+        for (client, package, why) in WITHOUT_ADAPTER {
+            s.push_str(&format!("* **{client}** ({package}): {why}.\n"));
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_agent_has_a_row_and_every_limit_says_why() {
+        let table = render_markdown();
+        for agent in Agent::ALL {
+            assert!(table.contains(&format!("`{}`", agent.name())), "{agent}");
+            for (name, c) in CAPABILITIES.iter().zip(of(agent).cells()) {
+                // A "no" or a "partly" without its reason tells the person nothing.
+                if matches!(c.works, Works::No | Works::Partly) {
+                    assert!(!c.note.is_empty(), "{agent} {name}: say why");
+                }
+                assert!(
+                    !c.note.contains('|'),
+                    "{agent} {name}: '|' breaks the table"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn claude_code_has_everything() {
+        assert!(
+            of(Agent::Claude)
+                .cells()
+                .iter()
+                .all(|c| c.works == Works::Yes)
+        );
+    }
+}
