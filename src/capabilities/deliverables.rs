@@ -273,7 +273,7 @@ fn as_path(word: &str) -> Option<String> {
         return None;
     }
     let name = w.rsplit('/').next().unwrap_or(w);
-    let ext = name.rsplit_once('.').map(|(stem, e)| (stem, e));
+    let ext = name.rsplit_once('.');
     let has_ext = ext.is_some_and(|(stem, e)| {
         !stem.is_empty()
             && (1..=8).contains(&e.len())

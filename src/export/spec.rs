@@ -209,13 +209,12 @@ impl SinkSpec {
         }
     }
 
-    /// Whether this sink receives `event` (a neutral hook name, or for a notification sink a
-    /// lifecycle event) about `tool`.
+    /// Whether this sink receives `event` about `tool`: a neutral hook name, or for a
+    /// notification sink a lifecycle event of its `on` list. Which kind of event goes to which
+    /// kind of sink is the callers' choice (the export capability hands hook events to the
+    /// other sinks, `capabilities::run_events` lifecycle events to notification sinks): the
+    /// names overlap (`session-end` is both).
     pub fn accepts(&self, event: &str, tool: Option<&str>) -> bool {
-        let lifecycle = crate::user_hooks::notify::LIFECYCLE_EVENTS.contains(&event);
-        if lifecycle != matches!(self.kind, SinkKind::Notify(_)) {
-            return false;
-        }
         let event_ok =
             self.events.is_empty() || self.events.iter().any(|e| event_matches(e, event));
         let tool_ok = match (&self.matcher, TOOL_EVENTS.contains(&event)) {
@@ -478,6 +477,18 @@ mod tests {
             SinkSpec::from_entry(&json!({"type": "otlp", "event": "*", "matcher": "*"})).unwrap();
         assert!(all.events.is_empty() && all.matcher.is_none());
         assert!(all.accepts("pre-compact", None));
+    }
+
+    #[test]
+    fn a_hook_named_like_a_lifecycle_event_still_reaches_an_export_sink() {
+        // `session-end` is a hook and a notification event; the export sinks want the hook.
+        let otlp = SinkSpec::from_entry(&json!({"type": "otlp"})).unwrap();
+        assert!(otlp.accepts("session-end", None));
+        let notify = SinkSpec::from_entry(&json!({"type": "notify", "service": "slack",
+            "url": "${U}", "on": ["run-end"]}))
+        .unwrap();
+        assert!(notify.accepts("run-end", None));
+        assert!(!notify.accepts("session-end", None));
     }
 
     #[test]

@@ -139,7 +139,9 @@ pub fn of(agent: Agent) -> Support {
             user_hooks: EVERYWHERE,
             export: EVERYWHERE,
             notifications: yes(),
-            project_rules: yes_but("the client loads `.claude/rules` and the top `AGENTS.md` itself: we add nested `AGENTS.md`"),
+            project_rules: yes_but(
+                "the client loads `.claude/rules` and the top `AGENTS.md` itself: we add nested `AGENTS.md`",
+            ),
             output_check: yes(),
             deliverables: yes_but("the task is read from the subagent's transcript"),
             delegation: yes(),
@@ -156,10 +158,14 @@ pub fn of(agent: Agent) -> Support {
             user_hooks: EVERYWHERE,
             export: EVERYWHERE,
             notifications: yes(),
-            project_rules: yes_but("edits are `apply_patch` through the shell: rules given at its PreToolUse"),
+            project_rules: yes_but(
+                "edits are `apply_patch` through the shell: rules given at its PreToolUse",
+            ),
             output_check: yes_but("exit status from the rollout transcript"),
             deliverables: unverified("no subagent event exercised headless"),
-            delegation: no("edits go through `apply_patch` in the shell, which fires no post-tool event"),
+            delegation: no(
+                "edits go through `apply_patch` in the shell, which fires no post-tool event",
+            ),
         },
         Agent::Gemini => Support {
             proven: "real client 0.61.0",
@@ -174,8 +180,12 @@ pub fn of(agent: Agent) -> Support {
             ),
             user_hooks: EVERYWHERE,
             export: EVERYWHERE,
-            notifications: yes_but("from the same run ends as continuation; no real-client test yet"),
-            project_rules: yes_but("on `read_file`, `replace`, `write_file`; the client loads a nested `GEMINI.md` itself"),
+            notifications: yes_but(
+                "from the same run ends as continuation; no real-client test yet",
+            ),
+            project_rules: yes_but(
+                "on `read_file`, `replace`, `write_file`; the client loads a nested `GEMINI.md` itself",
+            ),
             output_check: yes_but("output read from AfterTool's `returnDisplay`"),
             deliverables: no("no subagent events"),
             delegation: yes_but("`replace` and `write_file` count as edits"),
@@ -191,8 +201,12 @@ pub fn of(agent: Agent) -> Support {
             ),
             user_hooks: EVERYWHERE,
             export: EVERYWHERE,
-            notifications: yes_but("from the same run ends as continuation; no SessionEnd headless; no real-client test yet"),
-            project_rules: unverified("the client loads the top `AGENTS.md` only; our rules on `read_file`/`edit` not yet seen in the client"),
+            notifications: yes_but(
+                "from the same run ends as continuation; no SessionEnd headless; no real-client test yet",
+            ),
+            project_rules: unverified(
+                "the client loads the top `AGENTS.md` only; our rules on `read_file`/`edit` not yet seen in the client",
+            ),
             output_check: yes_but("output read from PostToolUse's `returnDisplay`"),
             deliverables: unverified("subagent payloads not checked for a transcript"),
             delegation: yes_but("`edit` and `write_file` count as edits"),
