@@ -142,6 +142,10 @@ impl Watch {
         for ev in &events {
             crate::export::enqueue(store, env, ev, &self.sinks);
         }
+        if events.is_empty() {
+            // Messages left by a flusher that gave up on a service that was down go out now.
+            crate::export::resume_delivery(store, env, &self.sinks);
+        }
         events
     }
 }

@@ -372,3 +372,31 @@ fn doctor_names_a_webhook_url_written_in_clear_in_a_project_file() {
         "{all}"
     );
 }
+
+#[test]
+fn a_message_left_by_a_flusher_that_gave_up_goes_out_at_the_next_prompt() {
+    let port = Server::free_port();
+    let s = Setup::new();
+    s.user_hooks(&slack_entry("[\"run-end\"]"));
+    let url = format!("http://127.0.0.1:{port}/hook");
+    ralph_run_to_completion(&s, &url);
+    // The flusher that would have retried is gone (it gives up after ten minutes of failing).
+    wait_until("a flusher to run", || flusher_pid(s.root()).is_some());
+    kill_flusher(s.root());
+    wait_until("it to be gone", || flusher_pid(s.root()).is_none());
+    assert_eq!(spooled_records(s.root()).len(), 1);
+    let srv = Server::start_on(port, Mode::Ok);
+    // A prompt that ends no run: nothing new to announce, but the waiting message is sent.
+    hook(
+        &s,
+        "user-prompt-submit",
+        "UserPromptSubmit",
+        &url,
+        json!({"prompt": "what next?"}),
+    );
+    srv.wait_for(PATIENCE, "the waiting message", |s| s.answered_ok() >= 1);
+    wait_until("the flusher to exit", || flusher_pid(s.root()).is_none());
+    let got = texts(&srv);
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert!(got[0].starts_with("ralph completed"), "{got:?}");
+}
