@@ -179,7 +179,12 @@ pub fn assert_wrapped(agent: Agent, shown: &str, reason_part: &str) {
 /// `ralph fix …` starts a run on the prompt event and the end-of-turn hook continues it, turn
 /// after turn, until the model writes the completion token.
 pub fn a_ralph_run_continues_until_the_completion_token(agent: Agent) {
-    let sb = with_omc(agent);
+    a_ralph_run_continues_in(&with_omc(agent));
+}
+
+/// The same in a sandbox where omc-hooks is already installed (by whichever binary).
+pub fn a_ralph_run_continues_in(sb: &AgentSandbox) {
+    let agent = sb.agent;
     let run = sb.run(
         PROMPT,
         AgentScenario::new()
@@ -213,7 +218,7 @@ pub fn a_ralph_run_continues_until_the_completion_token(agent: Agent) {
         assert_wrapped(agent, c, &format!("[RALPH LOOP - ITERATION {}/100]", i + 2));
         assert!(c.contains(PROMPT), "the task is restated: {c}");
     }
-    let s = ralph_state(&sb, &run.session_id).expect("ralph-state.json for the client's session");
+    let s = ralph_state(sb, &run.session_id).expect("ralph-state.json for the client's session");
     assert_eq!(s["active"], false, "{s:#}");
     assert_eq!(s["ended_reason"], "completed", "{s:#}");
     assert_eq!(s["iteration"], 4, "{s:#}");
