@@ -42,7 +42,7 @@ fn edit_steps(agent: Agent, sb: &AgentSandbox) -> Vec<Step> {
             ),
         ],
         Agent::Qwen => vec![
-            Step::Call("read_file".into(), json!({"absolute_path": file})),
+            Step::Call("read_file".into(), json!({"file_path": file})),
             Step::Call(
                 "edit".into(),
                 json!({"file_path": file, "old_string": "x = 1", "new_string": "x = 2"}),
@@ -126,10 +126,10 @@ fn a_path_rule_reaches_the_model_when_the_file_is_edited(agent: Agent) {
         after.contains("[PROJECT RULE: .claude/rules/api.md, for paths matching src/api/**]"),
         "{after}"
     );
+    // The last request holds the whole conversation: the rule is in it once.
+    let last = run.shown_text(run.main_requests().len() - 1);
     assert_eq!(
-        run.all_shown_text()
-            .matches("[PROJECT RULE: .claude/rules/api.md")
-            .count(),
+        last.matches("[PROJECT RULE: .claude/rules/api.md").count(),
         1,
         "{d}"
     );
@@ -143,6 +143,36 @@ fn codex_a_path_rule_reaches_the_model_when_the_file_is_edited() {
 #[test]
 fn gemini_a_path_rule_reaches_the_model_when_the_file_is_edited() {
     a_path_rule_reaches_the_model_when_the_file_is_edited(Agent::Gemini);
+}
+
+#[test]
+fn qwen_a_path_rule_reaches_the_model_when_the_file_is_read_and_edited() {
+    // Qwen Code's `edit` wants the file read first in the session: read, then edit.
+    let sb = crate::e2e_agents::with_omc(Agent::Qwen);
+    lay_out(&sb);
+    let run = read_and_edit(Agent::Qwen, &sb);
+    run.assert_success();
+    let d = run.diagnostics();
+    assert_eq!(
+        std::fs::read_to_string(sb.project().join("src/api/handler.py")).unwrap(),
+        "x = 2\n",
+        "the edit ran: {d}"
+    );
+    assert!(!run.shown_text(0).contains("CLAUDE-RULES-MARKER"), "{d}");
+    let after_read = run.shown_text(1);
+    for m in ["CLAUDE-RULES-MARKER", "NESTED-AGENTS-MARKER"] {
+        assert!(
+            after_read.contains(m),
+            "{m} after the read: {after_read}\n{d}"
+        );
+    }
+    // The last request holds the whole conversation: the rule is in it once.
+    let last = run.shown_text(run.main_requests().len() - 1);
+    assert_eq!(
+        last.matches("[PROJECT RULE: .claude/rules/api.md").count(),
+        1,
+        "{d}"
+    );
 }
 
 #[test]

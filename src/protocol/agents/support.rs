@@ -204,8 +204,8 @@ pub fn of(agent: Agent) -> Support {
             notifications: yes_but(
                 "from the same run ends as continuation; no SessionEnd headless; no real-client test yet",
             ),
-            project_rules: unverified(
-                "the client loads the top `AGENTS.md` only; our rules on `read_file`/`edit` not yet seen in the client",
+            project_rules: yes_but(
+                "on `read_file`, `edit`, `write_file`; the client loads the top `AGENTS.md` itself",
             ),
             output_check: yes_but("output read from PostToolUse's `returnDisplay`"),
             deliverables: unverified("subagent payloads not checked for a transcript"),
