@@ -190,8 +190,7 @@ fn change(
         && before.consecutive_blocks > 0
         && now.consecutive_blocks == 0
         && now.iteration == before.iteration
-        && now.awaiting_input_at.is_none()
-        && now.last_checked_at != before.last_checked_at;
+        && now.awaiting_input_at.is_none();
     handed_back.then_some(("run-end", "handed-back"))
 }
 
@@ -401,7 +400,6 @@ mod tests {
         );
         let mut paused = before.clone();
         paused.consecutive_blocks = 0;
-        paused.last_checked_at = Some("later".into());
         assert_eq!(
             change(&before, &paused, Some("stop")),
             Some(("run-end", "handed-back"))

@@ -400,3 +400,42 @@ fn a_message_left_by_a_flusher_that_gave_up_goes_out_at_the_next_prompt() {
     assert_eq!(got.len(), 1, "{got:?}");
     assert!(got[0].starts_with("ralph completed"), "{got:?}");
 }
+
+#[test]
+fn a_run_handed_back_at_the_continuation_cap_is_told_once() {
+    let srv = Server::start(Mode::Ok);
+    let s = Setup::new();
+    s.user_hooks(&slack_entry("[\"run-end\"]"));
+    let url = srv.url("/hook");
+    let stop = |active: bool| {
+        let mut p = crate::common::payload("Stop", SID, s.root());
+        p["last_assistant_message"] = json!("still working");
+        p["stop_hook_active"] = json!(active);
+        s.hook("stop")
+            .env(SLACK_VAR, &url)
+            .env("OMC_EXPORT_LINGER_MS", "300")
+            .env("OMC_STOP_BLOCK_CAP", "2")
+            .payload(p)
+            .run()
+            .expect_valid();
+    };
+    hook(
+        &s,
+        "user-prompt-submit",
+        "UserPromptSubmit",
+        &url,
+        json!({"prompt": "ralph tidy the code"}),
+    );
+    stop(false);
+    stop(true);
+    stop(true); // the cap: handed back, the run stays
+    stop(false); // a later turn's stop continues it again: nothing to tell
+    srv.wait_for(PATIENCE, "the hand-back message", |s| s.answered_ok() >= 1);
+    wait_until("the flusher to exit", || flusher_pid(s.root()).is_none());
+    let got = texts(&srv);
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert!(
+        got[0].starts_with("ralph handed back to you (it kept stopping without finishing) in "),
+        "{got:?}"
+    );
+}
