@@ -124,7 +124,7 @@ impl Watch {
             let (Some(before), Some(now)) = (before, now) else {
                 continue;
             };
-            if let Some((event, outcome)) = change(before, now, self.hook) {
+            if let Some((event, outcome)) = change(before, now) {
                 events.push(run_event(
                     event,
                     outcome,
@@ -161,11 +161,7 @@ fn runs(store: &Store, scope: &Scope) -> Vec<(&'static str, Option<ModeState>)> 
 }
 
 /// What one run's change means: the lifecycle event and, for a run end, its outcome.
-fn change(
-    before: &ModeState,
-    now: &ModeState,
-    hook: Option<&str>,
-) -> Option<(&'static str, &'static str)> {
+fn change(before: &ModeState, now: &ModeState) -> Option<(&'static str, &'static str)> {
     let live = |s: &ModeState| s.active && s.suspended_at.is_none();
     if !live(before) {
         return None;
@@ -183,14 +179,9 @@ fn change(
     if before.awaiting_input_at.is_none() && now.awaiting_input_at.is_some() {
         return Some(("needs-input", ""));
     }
-    // The Stop hook let a live run stop without ending it, waiting or continuing it: the block
-    // cap handed it back (the count restarts, the iteration does not move). Outside Stop the
-    // count is reset by a new prompt, which is no hand-back.
-    let handed_back = hook == Some("stop")
-        && before.consecutive_blocks > 0
-        && now.consecutive_blocks == 0
-        && now.iteration == before.iteration
-        && now.awaiting_input_at.is_none();
+    // The Stop hook handed the run back at a continuation limit (`paused_at` set): the run
+    // stays, waiting for the person.
+    let handed_back = before.paused_at.is_none() && now.paused_at.is_some();
     handed_back.then_some(("run-end", "handed-back"))
 }
 
@@ -235,7 +226,7 @@ fn run_event(
         "project": project_name(store),
         "task": quote(&run.prompt),
     });
-    if let Some(reason) = &run.ended_reason {
+    if let Some(reason) = run.ended_reason.as_ref().or(run.paused_reason.as_ref()) {
         payload["reason"] = json!(reason);
     }
     if let Some(t) = started {
@@ -361,15 +352,11 @@ mod tests {
         ] {
             let mut now = before.clone();
             now.end(reason, "2026-01-01T00:05:00.000Z");
-            assert_eq!(
-                change(&before, &now, Some("stop")),
-                Some(("run-end", want)),
-                "{reason}"
-            );
+            assert_eq!(change(&before, &now), Some(("run-end", want)), "{reason}");
         }
         let mut moved = before.clone();
         moved.end("resumed", "t");
-        assert_eq!(change(&before, &moved, Some("user-prompt-submit")), None);
+        assert_eq!(change(&before, &moved), None);
     }
 
     #[test]
@@ -379,13 +366,13 @@ mod tests {
         next.iteration = 4;
         next.consecutive_blocks = 3;
         next.last_checked_at = Some("later".into());
-        assert_eq!(change(&before, &next, Some("stop")), None);
+        assert_eq!(change(&before, &next), None);
         let mut ended = before.clone();
         ended.end("completed", "t");
-        assert_eq!(change(&ended, &ended, Some("stop")), None);
+        assert_eq!(change(&ended, &ended), None);
         let mut suspended = before.clone();
         suspended.suspended_at = Some("t".into());
-        assert_eq!(change(&before, &suspended, Some("session-end")), None);
+        assert_eq!(change(&before, &suspended), None);
     }
 
     #[test]
@@ -394,18 +381,17 @@ mod tests {
         let mut waiting = before.clone();
         waiting.awaiting_input_at = Some("t".into());
         waiting.consecutive_blocks = 0;
-        assert_eq!(
-            change(&before, &waiting, Some("stop")),
-            Some(("needs-input", ""))
-        );
+        assert_eq!(change(&before, &waiting), Some(("needs-input", "")));
         let mut paused = before.clone();
         paused.consecutive_blocks = 0;
-        assert_eq!(
-            change(&before, &paused, Some("stop")),
-            Some(("run-end", "handed-back"))
-        );
-        // The prompt hook resets the count too: that is the person answering, not a hand-back.
-        assert_eq!(change(&before, &paused, Some("user-prompt-submit")), None);
+        paused.paused_at = Some("t".into());
+        assert_eq!(change(&before, &paused), Some(("run-end", "handed-back")));
+        // A new prompt resets the count and clears the pause: no hand-back; nor a pause seen
+        // again.
+        let mut answered = paused.clone();
+        answered.paused_at = None;
+        assert_eq!(change(&paused, &answered), None);
+        assert_eq!(change(&paused, &paused), None);
     }
 
     #[test]

@@ -69,10 +69,13 @@ pub fn message(ev: &ExportEvent) -> String {
     let iterations = n("iterations").unwrap_or(0).to_string();
     let max = n("max_iterations").map_or_else(|| "?".to_string(), |m| m.to_string());
     let failures = n("tool_failures").unwrap_or(0).to_string();
-    let outcome = s("outcome");
+    let outcome = match (s("outcome").as_str(), s("reason")) {
+        ("handed-back", why) if !why.is_empty() => format!("was handed back to you ({why})"),
+        (o, _) => outcome_words(o).to_string(),
+    };
     let vars: Vec<(&str, &str)> = vec![
         ("mode", ev.mode.as_deref().unwrap_or("no mode")),
-        ("outcome", outcome_words(&outcome)),
+        ("outcome", &outcome),
         ("iterations", &iterations),
         ("max", &max),
         ("duration", &duration),
@@ -107,7 +110,7 @@ fn outcome_words(outcome: &str) -> &str {
         "completed" => "completed",
         "cancelled" => "was cancelled",
         "limit" => "reached its limit",
-        "handed-back" => "handed back to you (it kept stopping without finishing)",
+        "handed-back" => "was handed back to you",
         "stale" => "ended (no activity for two hours)",
         "failed" => "reported failure",
         "" => "ended",

@@ -435,7 +435,9 @@ fn a_run_handed_back_at_the_continuation_cap_is_told_once() {
     let got = texts(&srv);
     assert_eq!(got.len(), 1, "{got:?}");
     assert!(
-        got[0].starts_with("ralph handed back to you (it kept stopping without finishing) in "),
+        got[0].starts_with(
+            "ralph was handed back to you (no tool ran in the last 2 continuations) in "
+        ),
         "{got:?}"
     );
 }

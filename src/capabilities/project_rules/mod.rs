@@ -12,7 +12,7 @@
 //! The file is seen on the post-tool event of a read or an edit (Claude Code's Read, Edit,
 //! Write, MultiEdit; Gemini's and Qwen's `read_file`, `replace`/`edit`, `write_file`). Codex
 //! 0.169.0 offers no edit tool: its model edits with `apply_patch` through the shell, which
-//! fires PreToolUse (Bash) and no post-tool event (codex-FINDINGS.md §14), so the files a
+//! fires PreToolUse (Bash) and no post-tool event (codex-FINDINGS.md §15), so the files a
 //! patch names are read from the patch there, on agents that show pre-tool context.
 
 mod find;
