@@ -263,7 +263,19 @@ pub fn decide_from(hook: Hook, env: &Env, input: &HookInput, started: Instant) -
     if !continuation::admit(&ctx) {
         return answer;
     }
+    // Run ends and waits are read from the run files around the capabilities that make them.
+    let watch = catch_unwind(AssertUnwindSafe(|| capabilities::run_events::before(&ctx)))
+        .ok()
+        .flatten();
     run_all(&ctx, capabilities::for_hook(hook.name), &mut answer);
+    if let Some(watch) = watch
+        && catch_unwind(AssertUnwindSafe(|| {
+            capabilities::run_events::after(&ctx, watch)
+        }))
+        .is_err()
+    {
+        crate::diag!("{}: notification events panicked; skipped", hook.name);
+    }
     run_all(&ctx, capabilities::AFTER_EVERY_HOOK, &mut answer);
     if catch_unwind(AssertUnwindSafe(|| continuation::after(&ctx, &answer))).is_err() {
         crate::diag!(

@@ -151,7 +151,9 @@ fn run_inner(args: &[String], env: &Env) -> Result<String, Failure> {
         .ok_or_else(|| usage(format!("'{mode}' is not a persistent mode")))?;
     let report = parse_report(verb, spec.name, spec.progress, value)?;
     let scope = pick_scope(&store, spec.name, session, from_client)?;
-    apply(&store, &scope, spec.name, report, env.now_ms())
+    crate::capabilities::run_events::around(&store, &scope, env, || {
+        apply(&store, &scope, spec.name, report, env.now_ms())
+    })
 }
 
 /// The model's own session, from the variable its client sets for the commands the model runs

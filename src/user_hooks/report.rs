@@ -318,8 +318,20 @@ pub fn literal_secrets(e: &config::Entry) -> Vec<String> {
             }
             (None, Vec::new())
         }
-        Kind::Export { .. } => {
+        Kind::Export { sink_type } => {
             let url = e.raw.get("url").or_else(|| e.raw.get("endpoint"));
+            // A Slack or Discord webhook URL is itself the credential.
+            let target = e
+                .raw
+                .as_object()
+                .and_then(|o| super::notify::from_entry(o).ok());
+            if sink_type == "notify" && target.is_some_and(|(t, _)| super::notify::literal_url(&t))
+            {
+                found.push(
+                    "`url` is a webhook URL written in clear (it is the credential): use \"${VARIABLE}\""
+                        .to_string(),
+                );
+            }
             let headers = e
                 .raw
                 .get("headers")
