@@ -358,6 +358,9 @@ pub fn trust_run_by_the_model_is_refused(agent: Agent) {
         Agent::Codex => "CODEX_THREAD_ID",
         Agent::Gemini => "GEMINI_CLI",
         Agent::Qwen => "QWEN_CODE",
+        Agent::Copilot => "COPILOT_CLI",
+        Agent::CodeBuddy => "CODEBUDDY_SESSION_ID",
+        Agent::Factory => "FACTORY_DISABLE_SETTINGS_PERSISTENCE",
     };
     let out = run.main_requests()[1].tool_outputs().join("\n");
     assert!(

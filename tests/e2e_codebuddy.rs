@@ -116,3 +116,10 @@ fn a_failing_command_escalates() {
 fn every_installed_hook_fires_and_decodes_the_payload() {
     s::every_installed_hook_fires_and_decodes_the_payload(AGENT);
 }
+
+/// The model running `omc-hooks trust --yes` is refused: the client's own variable in the
+/// command's environment says who runs it.
+#[test]
+fn trust_run_by_the_model_is_refused() {
+    crate::e2e_agent_modes::trust_run_by_the_model_is_refused(AGENT);
+}

@@ -254,3 +254,10 @@ fn beside_claude_codes_install_each_event_is_served_once() {
         "{lines:#?}"
     );
 }
+
+/// The model running `omc-hooks trust --yes` is refused: the client's own variable in the
+/// command's environment says who runs it.
+#[test]
+fn trust_run_by_the_model_is_refused() {
+    crate::e2e_agent_modes::trust_run_by_the_model_is_refused(AGENT);
+}

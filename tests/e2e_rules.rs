@@ -48,6 +48,7 @@ fn edit_steps(agent: Agent, sb: &AgentSandbox) -> Vec<Step> {
                 json!({"file_path": file, "old_string": "x = 1", "new_string": "x = 2"}),
             ),
         ],
+        other => panic!("project rules not exercised in {other:?}"),
     }
 }
 

@@ -31,8 +31,9 @@ Trust covers the file, not the scripts it calls: read those too.
 
 It needs you: it asks at a terminal, and without one it refuses unless given --yes. It
 always refuses when an agent's model runs it (CLAUDECODE, CLAUDE_CODE_SESSION_ID,
-CODEX_THREAD_ID, CODEX_SESSION_ID, GEMINI_CLI, QWEN_CODE, QWEN_CODE_SESSION_ID, CURSOR_AGENT or
-AI_AGENT set): run it in your own terminal.
+CODEX_THREAD_ID, CODEX_SESSION_ID, GEMINI_CLI, QWEN_CODE, QWEN_CODE_SESSION_ID, COPILOT_CLI,
+COPILOT_AGENT_SESSION_ID, CODEBUDDY, CODEBUDDY_SESSION_ID, FACTORY_DISABLE_SETTINGS_PERSISTENCE,
+CURSOR_AGENT or AI_AGENT set): run it in your own terminal.
 
   --project DIR   the project (default: the one the current directory is in)
   --yes           trust without asking (for your own scripts; never give it to an agent)
@@ -44,8 +45,12 @@ AI_AGENT set): run it in your own terminal.
 /// they name. Seen in the pinned clients (tests/e2e/FINDINGS.md §11, codex-FINDINGS.md §13,
 /// gemini-FINDINGS.md §14, qwen-FINDINGS.md §14): Claude Code sets `CLAUDECODE=1` and
 /// `CLAUDE_CODE_SESSION_ID` (and `AI_AGENT`), Codex `CODEX_THREAD_ID` and `CODEX_SESSION_ID`,
-/// Gemini CLI `GEMINI_CLI=1`, Qwen Code `QWEN_CODE=1` and `QWEN_CODE_SESSION_ID`. Cursor's
-/// agent sets `CURSOR_AGENT` (not seen here: Cursor has no pinned client in the suites).
+/// Gemini CLI `GEMINI_CLI=1`, Qwen Code `QWEN_CODE=1` and `QWEN_CODE_SESSION_ID`, GitHub
+/// Copilot CLI `COPILOT_CLI=1` and `COPILOT_AGENT_SESSION_ID` (copilot-FINDINGS.md §2),
+/// CodeBuddy `CODEBUDDY=1` and `CODEBUDDY_SESSION_ID` (codebuddy-FINDINGS.md §2); Factory Droid
+/// sets no variable of its name, and `FACTORY_DISABLE_SETTINGS_PERSISTENCE` is the one only it
+/// sets (factory-FINDINGS.md §2). Cursor's agent sets `CURSOR_AGENT` (not seen here: Cursor has
+/// no pinned client in the suites).
 const AGENT_MARKERS: &[(&str, &str)] = &[
     ("CLAUDECODE", "Claude Code"),
     ("CLAUDE_CODE_SESSION_ID", "Claude Code"),
@@ -54,6 +59,11 @@ const AGENT_MARKERS: &[(&str, &str)] = &[
     ("GEMINI_CLI", "Gemini CLI"),
     ("QWEN_CODE", "Qwen Code"),
     ("QWEN_CODE_SESSION_ID", "Qwen Code"),
+    ("COPILOT_CLI", "GitHub Copilot CLI"),
+    ("COPILOT_AGENT_SESSION_ID", "GitHub Copilot CLI"),
+    ("CODEBUDDY", "CodeBuddy"),
+    ("CODEBUDDY_SESSION_ID", "CodeBuddy"),
+    ("FACTORY_DISABLE_SETTINGS_PERSISTENCE", "Factory Droid"),
     ("CURSOR_AGENT", "Cursor"),
     ("AI_AGENT", "an AI agent"),
 ];

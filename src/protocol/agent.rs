@@ -188,13 +188,15 @@ impl Agent {
     /// `CLAUDE_CODE_SESSION_ID` (tests/e2e/FINDINGS.md), Codex `CODEX_THREAD_ID` (the same value
     /// is in `CODEX_SESSION_ID`) and Qwen Code `QWEN_CODE_SESSION_ID`, as the pinned clients were
     /// seen to set them (codex-FINDINGS.md §13, qwen-FINDINGS.md §14), and GitHub Copilot CLI
-    /// `COPILOT_AGENT_SESSION_ID` (copilot-FINDINGS.md §2). Gemini CLI sets none.
+    /// `COPILOT_AGENT_SESSION_ID` (copilot-FINDINGS.md §2), and CodeBuddy `CODEBUDDY_SESSION_ID`
+    /// (codebuddy-FINDINGS.md §2). Gemini CLI and Factory Droid set none.
     pub fn session_var(self) -> Option<&'static str> {
         match self {
             Agent::Claude => Some("CLAUDE_CODE_SESSION_ID"),
             Agent::Codex => Some("CODEX_THREAD_ID"),
             Agent::Qwen => Some("QWEN_CODE_SESSION_ID"),
             Agent::Copilot => Some("COPILOT_AGENT_SESSION_ID"),
+            Agent::CodeBuddy => Some("CODEBUDDY_SESSION_ID"),
             _ => None,
         }
     }

@@ -43,12 +43,7 @@ pub(super) fn args(
     sc: &AgentScenario,
     base_url: &str,
 ) {
-    cmd.args([
-        "--allow-all-tools",
-        "--output-format",
-        "json",
-        "--no-auto-update",
-    ]);
+    cmd.args(["--allow-all", "--output-format", "json", "--no-auto-update"]);
     if let Some(id) = &sc.resume {
         cmd.args(["--resume", id]);
     }

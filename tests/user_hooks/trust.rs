@@ -229,6 +229,11 @@ fn trust_needs_a_person_not_a_model() {
         ("GEMINI_CLI", "1"),
         ("QWEN_CODE", "1"),
         ("QWEN_CODE_SESSION_ID", "q-1"),
+        ("COPILOT_CLI", "1"),
+        ("COPILOT_AGENT_SESSION_ID", "1c815d5e"),
+        ("CODEBUDDY", "1"),
+        ("CODEBUDDY_SESSION_ID", "b61c6959"),
+        ("FACTORY_DISABLE_SETTINGS_PERSISTENCE", "true"),
         ("CURSOR_AGENT", "1"),
         ("AI_AGENT", "claude-code"),
     ] {

@@ -233,18 +233,27 @@ pub fn of(agent: Agent) -> Support {
         Agent::Copilot => Support {
             proven: "real client 1.0.102",
             keywords: yes_but("context at the top level"),
-            continuation: yes_but(
-                "the continuation comes back as a prompt and is recognised; client cap 8 per prompt, tool calls or not",
+            continuation: partly(
+                "the continuation comes back as a prompt and is recognised; the client allows 8 per prompt, tool calls or not (not configurable): a working run is handed back after 8 and resumes with your next message",
             ),
             tool_failures: yes_but(
                 "a shell's exit code is read from its `<shellId: … exit code N>` line",
             ),
-            skill_guards: yes_but("`skill`"),
+            skill_guards: unverified("`skill` is decoded as Skill; no real-client test yet"),
             compaction: partly(
                 "checkpoint at PreCompact; nothing fires after a compaction, so the run is told again only by the next continuation",
             ),
             user_hooks: EVERYWHERE,
             export: EVERYWHERE,
+            notifications: unverified(
+                "SessionEnd fires once per headless run; no real-client test yet",
+            ),
+            project_rules: unverified(
+                "its file tools are decoded to Claude Code's names; no real-client test yet",
+            ),
+            output_check: unverified("output read from `tool_result`; no real-client test yet"),
+            deliverables: unverified(""),
+            delegation: unverified(""),
         },
         Agent::Kimi => Support {
             proven: "real client 1.51.0 ran every installed hook",
@@ -264,13 +273,15 @@ pub fn of(agent: Agent) -> Support {
             delegation: unverified(""),
         },
         Agent::Factory => Support {
-            proven: "real client 0.225.2 ran the installed hooks",
+            proven: "real client 0.225.2",
             keywords: partly(
-                "`droid exec` sends no UserPromptSubmit: keywords start nothing headless",
+                "in a session driven over JSON-RPC (Factory's SDK, `droid exec --input-format stream-jsonrpc`); the one-shot `droid exec \"…\"` sends no UserPromptSubmit, so a keyword there starts nothing",
             ),
             continuation: yes_but("Stop `block`; no client cap: ours holds"),
-            tool_failures: unverified("a failing command fired no post-tool hook in `droid exec`"),
-            skill_guards: unverified(""),
+            tool_failures: no(
+                "Droid runs no hook after a command that fails (its PostToolUse runs only when the tool returns) and reads no context from PreToolUse",
+            ),
+            skill_guards: unverified("PreToolUse context is not read: announced after the call"),
             compaction: unverified(""),
             user_hooks: EVERYWHERE,
             export: EVERYWHERE,
@@ -281,10 +292,12 @@ pub fn of(agent: Agent) -> Support {
             delegation: unverified(""),
         },
         Agent::CodeBuddy => Support {
-            proven: "real client 2.117.0 ran the installed hooks",
-            keywords: yes_but("reads context"),
-            continuation: no("its `-p` runs did not continue on a Stop block"),
-            tool_failures: unverified(""),
+            proven: "real client 2.117.0",
+            keywords: yes(),
+            continuation: partly(
+                "in a session that keeps its input open (`-p --input-format stream-json`, or the interactive client): a plain `-p` run exits before the continuation; no client cap, ours holds",
+            ),
+            tool_failures: yes_but("the exit code is read from PostToolUse's `tool_response`"),
             skill_guards: unverified(""),
             compaction: unverified(""),
             user_hooks: EVERYWHERE,
