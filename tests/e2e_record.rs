@@ -378,3 +378,203 @@ fn record_qwen_fixtures() {
     let missing = save(&all, picks, &out);
     finish(agent, missing, &out);
 }
+
+#[test]
+#[ignore = "re-records tests/fixtures/copilot: tests/e2e/record-agent-fixtures.sh copilot"]
+fn record_copilot_fixtures() {
+    let agent = Agent::Copilot;
+    let sb = AgentSandbox::new(agent);
+    sb.record_hooks();
+    sb.write(".github/skills/demo/SKILL.md", crate::e2e_agents::SKILL);
+    let (e1, e2) = first_and_resumed(agent, &sb, "Stop", "block");
+
+    // run 3: a tool that fails outright, a skill, a subagent (its own prompt and Stop)
+    let rec3 = sb.root().join("rec3");
+    let run3 = sb.run(
+        "use the other tools",
+        with_rec(
+            AgentScenario::new()
+                .step(crate::e2e::model::Step::Call(
+                    "view".into(),
+                    serde_json::json!({"path": sb.project().join("missing.txt")}),
+                ))
+                .step(crate::e2e::model::Step::Call(
+                    "skill".into(),
+                    serde_json::json!({"skill": "demo"}),
+                ))
+                .step(crate::e2e::model::Step::Call(
+                    "task".into(),
+                    serde_json::json!({"description": "look around", "prompt": "List the files.",
+                                       "agent_type": "explore", "name": "looker"}),
+                ))
+                .reply_text("nothing to report")
+                .reply_text("all done"),
+            &rec3,
+        ),
+    );
+    run3.assert_success();
+    let e3 = recorded(&rec3);
+    summary("run 3 (other tools, subagent)", &run3, &e3);
+
+    // run 4: auto-compaction, forced by a reported usage near the window it is told of
+    let rec4 = sb.root().join("rec4");
+    let run4 = sb.run(
+        "compact please",
+        with_rec(
+            AgentScenario::new()
+                .prompt_tokens(45_000)
+                .env("COPILOT_PROVIDER_MAX_PROMPT_TOKENS", "50000")
+                .reply_shell("echo before-compaction")
+                .reply_shell("echo after-compaction")
+                .reply_text("compacted and done"),
+            &rec4,
+        ),
+    );
+    run4.assert_success();
+    let e4 = recorded(&rec4);
+    summary("run 4 (compaction)", &run4, &e4);
+
+    let all: Events = e1.into_iter().chain(e2).chain(e3).chain(e4).collect();
+    let sub = |v: &Value| v.get("agent_id").is_some();
+    let picks: Vec<(&str, Pred)> = vec![
+        (
+            "SessionStart-new",
+            ev_where("SessionStart", |v| s(v, "source") == "new"),
+        ),
+        (
+            "SessionStart-resume",
+            ev_where("SessionStart", |v| s(v, "source") == "resume"),
+        ),
+        (
+            "UserPromptSubmit",
+            ev_where("UserPromptSubmit", |v| {
+                s(v, "prompt") == "record all events"
+            }),
+        ),
+        (
+            "UserPromptSubmit-continuation",
+            ev_where("UserPromptSubmit", |v| s(v, "prompt") == CONTINUE),
+        ),
+        (
+            "UserPromptSubmit-subagent",
+            ev_where("UserPromptSubmit", move |v| sub(v)),
+        ),
+        ("PreToolUse-Bash", ev_where("PreToolUse", |v| !failing(v))),
+        (
+            "PostToolUse-Bash",
+            ev_where("PostToolUse", |v| {
+                !failing(v) && s(v, "tool_name") == "Bash"
+            }),
+        ),
+        ("PostToolUse-Bash-failed", ev_where("PostToolUse", failing)),
+        (
+            "PostToolUse-skill",
+            ev_where("PostToolUse", |v| s(v, "tool_name") == "skill"),
+        ),
+        ("PostToolUseFailure-Read", ev("PostToolUseFailure")),
+        ("SubagentStart", ev("SubagentStart")),
+        ("SubagentStop", ev("SubagentStop")),
+        ("Stop-subagent", ev_where("Stop", move |v| sub(v))),
+        (
+            "Stop",
+            ev_where("Stop", move |v| v["stop_hook_active"] == false && !sub(v)),
+        ),
+        (
+            "Stop-hook-active",
+            ev_where("Stop", |v| v["stop_hook_active"] == true),
+        ),
+        ("PreCompact-auto", ev("PreCompact")),
+        ("SessionEnd", ev("SessionEnd")),
+    ];
+    let out = out_dir(agent);
+    let missing = save(&all, picks, &out);
+    finish(agent, missing, &out);
+}
+
+#[test]
+#[ignore = "re-records tests/fixtures/factory: tests/e2e/record-agent-fixtures.sh factory"]
+fn record_factory_fixtures() {
+    let agent = Agent::Factory;
+    let sb = AgentSandbox::new(agent);
+    sb.record_hooks();
+    let (e1, e2) = first_and_resumed(agent, &sb, "Stop", "block");
+    let all: Events = e1.into_iter().chain(e2).collect();
+    let picks: Vec<(&str, Pred)> = vec![
+        (
+            "SessionStart-startup",
+            ev_where("SessionStart", |v| s(v, "source") == "startup"),
+        ),
+        (
+            "SessionStart-resume",
+            ev_where("SessionStart", |v| s(v, "source") == "resume"),
+        ),
+        (
+            "UserPromptSubmit",
+            ev_where("UserPromptSubmit", |v| {
+                s(v, "prompt") == "record all events"
+            }),
+        ),
+        (
+            "PreToolUse-Execute",
+            ev_where("PreToolUse", |v| !failing(v)),
+        ),
+        (
+            "PreToolUse-Execute-failing",
+            ev_where("PreToolUse", failing),
+        ),
+        ("PostToolUse-Execute", ev("PostToolUse")),
+        ("Stop", ev_where("Stop", |v| v["stop_hook_active"] == false)),
+        (
+            "Stop-hook-active",
+            ev_where("Stop", |v| v["stop_hook_active"] == true),
+        ),
+        ("SessionEnd", ev("SessionEnd")),
+    ];
+    let out = out_dir(agent);
+    let missing = save(&all, picks, &out);
+    finish(agent, missing, &out);
+}
+
+#[test]
+#[ignore = "re-records tests/fixtures/codebuddy: tests/e2e/record-agent-fixtures.sh codebuddy"]
+fn record_codebuddy_fixtures() {
+    let agent = Agent::CodeBuddy;
+    let sb = AgentSandbox::new(agent);
+    sb.record_hooks();
+    let (e1, e2) = first_and_resumed(agent, &sb, "Stop", "block");
+    let all: Events = e1.into_iter().chain(e2).collect();
+    let picks: Vec<(&str, Pred)> = vec![
+        (
+            "SessionStart-startup",
+            ev_where("SessionStart", |v| s(v, "source") == "startup"),
+        ),
+        (
+            "SessionStart-resume",
+            ev_where("SessionStart", |v| s(v, "source") == "resume"),
+        ),
+        (
+            "UserPromptSubmit",
+            ev_where("UserPromptSubmit", |v| {
+                s(v, "prompt") == "record all events"
+            }),
+        ),
+        (
+            "UserPromptSubmit-continuation",
+            ev_where("UserPromptSubmit", |v| {
+                s(v, "prompt") == format!("Stop hook: {CONTINUE}")
+            }),
+        ),
+        ("Notification", ev("Notification")),
+        ("PreToolUse-Bash", ev_where("PreToolUse", |v| !failing(v))),
+        ("PostToolUse-Bash", ev_where("PostToolUse", |v| !failing(v))),
+        ("PostToolUse-Bash-failed", ev_where("PostToolUse", failing)),
+        ("Stop", ev_where("Stop", |v| v["stop_hook_active"] == false)),
+        (
+            "Stop-hook-active",
+            ev_where("Stop", |v| v["stop_hook_active"] == true),
+        ),
+    ];
+    let out = out_dir(agent);
+    let missing = save(&all, picks, &out);
+    finish(agent, missing, &out);
+}

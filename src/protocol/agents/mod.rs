@@ -163,6 +163,20 @@ pub fn detect_shape(map: &Map<String, Value>) -> Option<Agent> {
     if has("prompt_id") {
         return Some(Agent::Claude);
     }
+    // Factory Droid 0.225's own fields: the final message's id (prompt, Stop, SessionEnd), the
+    // turn's counts, SessionStart's env file, SessionEnd's duration (its tool events carry
+    // none: tests/fixtures/factory/).
+    if [
+        "message_id",
+        "tool_execution_count",
+        "CLAUDE_ENV_FILE",
+        "session_duration_ms",
+    ]
+    .iter()
+    .any(|k| has(k))
+    {
+        return Some(Agent::Factory);
+    }
     // Codex's SessionStart: `model` and `permission_mode` (Claude Code's has `model` only).
     if map.get("model").is_some_and(Value::is_string) && has("permission_mode") {
         return Some(Agent::Codex);
@@ -407,6 +421,18 @@ mod tests {
             (
                 json!({"hook_event_name":"Stop","permission_mode":"default"}),
                 None,
+            ),
+            // Factory Droid 0.225.2 (tests/fixtures/factory/).
+            (
+                json!({"session_id":"s","transcript_path":"/t","cwd":"/p","permission_mode":"auto-high",
+                       "hook_event_name":"Stop","message_id":"m","stop_hook_active":false,
+                       "tool_execution_count":0,"elapsed_time":289}),
+                Some(Agent::Factory),
+            ),
+            (
+                json!({"session_id":"s","transcript_path":"/t","cwd":"/p","permission_mode":"off",
+                       "hook_event_name":"SessionStart","source":"startup","CLAUDE_ENV_FILE":"/e"}),
+                Some(Agent::Factory),
             ),
             (json!({"hook_event_name":"SomethingNew"}), None),
             (json!({}), None),
