@@ -394,7 +394,6 @@ pub fn not_fired_headless(agent: Agent) -> &'static [(&'static str, &'static str
                 "PostToolUseFailure",
                 "a failing command arrives as PostToolUse",
             ),
-            ("SubagentStart", "not fired for its Agent tool"),
             ("PreCompact", "compaction not exercised"),
         ],
     }

@@ -102,6 +102,14 @@ fn check_agent_shape(wire: Wire, v: &Value) {
         Wire::Claude | Wire::Qwen | Wire::Codex | Wire::Gemini => {
             &["decision", "reason", "hookSpecificOutput", "systemMessage"]
         }
+        // Copilot reads context at the top level only.
+        Wire::Copilot => &[
+            "decision",
+            "reason",
+            "hookSpecificOutput",
+            "systemMessage",
+            "additionalContext",
+        ],
         Wire::Cursor => &[
             "additional_context",
             "followup_message",
@@ -125,6 +133,13 @@ fn check_agent_shape(wire: Wire, v: &Value) {
         };
         assert_eq!(d, want, "{wire:?}");
         assert!(obj["reason"].is_string());
+    }
+    if wire == Wire::Copilot {
+        assert!(
+            obj.get("hookSpecificOutput")
+                .is_none_or(|s| s.get("additionalContext").is_none()),
+            "Copilot: context only at the top level"
+        );
     }
     if let Some(s) = obj.get("hookSpecificOutput") {
         assert!(s["hookEventName"].is_string(), "{wire:?}: hookEventName");

@@ -309,12 +309,16 @@ impl Layout {
                  workspace; reload the window for them to load."
                 .to_string(),
             Agent::Factory => "Factory Droid reads these hooks when a session starts; start a \
-                 new droid session for them to load."
+                 new droid session for them to load. Its one-shot `droid exec \"…\"` sends no \
+                 prompt event, so a keyword typed there starts nothing (a session driven over \
+                 JSON-RPC, `droid exec --input-format stream-jsonrpc`, does), and a command that \
+                 fails runs no hook, so failures are not escalated."
                 .to_string(),
             Agent::CodeBuddy => "CodeBuddy reads these hooks when a session starts; start a \
-                 new codebuddy session for them to load. Its hooks are a beta feature; in \
-                 non-interactive (-p) runs it was not seen to continue a turn on a Stop hook's \
-                 answer."
+                 new codebuddy session for them to load. It continues a run only in a session \
+                 that keeps its input open (the interactive client, or `codebuddy -p \
+                 --input-format stream-json`): a plain `codebuddy -p \"…\"` exits before the \
+                 continuation runs."
                 .to_string(),
             Agent::Kimi => "Kimi CLI reads these hooks when it starts; start a new kimi session. \
                  It ignores a hook's context and continues a turn at most once per prompt, on a \

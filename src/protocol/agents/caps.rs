@@ -76,8 +76,9 @@ pub fn stop_limits(agent: Agent, env: &Env, project: Option<&Path>) -> StopLimit
     let client = agent.wire().agent().client();
     match agent.wire() {
         // Claude Code's cap is Claude Code's: the clients that copy its format do not share it
-        // (docs/agents-survey.md: Factory Droid continues with no cap, CodeBuddy and Kimi CLI
-        // do not continue a headless turn at all), so ours holds there.
+        // (Factory Droid and CodeBuddy continue with no cap: factory-FINDINGS.md §4,
+        // codebuddy-FINDINGS.md §4; Kimi CLI continues once per prompt at most), so ours holds
+        // there.
         Wire::Claude if agent != Agent::Claude => StopLimits {
             idle: ours,
             per_prompt: None,

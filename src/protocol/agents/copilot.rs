@@ -13,10 +13,10 @@
 //! subagent's id as the session and `agent_id` set.
 //!
 //! Its Stop payload has no `last_assistant_message`: the model's final message is read from the
-//! session's event log (`transcript_path`, `events.jsonl`). Copilot writes that log in batches,
-//! about 0.1 s behind (copilot-FINDINGS.md §5): the Stop hook waits, at most [`LOG_WAIT`], for
-//! the batch holding its own `hook.start` entry, and takes the last `assistant.message` before
-//! it ([`read_last_message`]).
+//! session's event log (`transcript_path`, `session-state/<session>/events.jsonl`). Copilot
+//! writes that log in batches, about 0.1 s behind (copilot-FINDINGS.md §5): the Stop hook
+//! waits, at most [`LOG_WAIT`], for the batch holding its own `hook.start` entry, and takes the
+//! last `assistant.message` before it ([`read_last_message`]).
 //!
 //! Answers: Claude Code's `decision: "block"` on Stop, a PreToolUse `permissionDecision` or
 //! `updatedInput` inside `hookSpecificOutput` — but context only at the top level
@@ -85,12 +85,20 @@ pub fn read_last_message(input: &mut HookInput) {
     else {
         return;
     };
+    // Waited for only in Copilot's own layout, `session-state/<session id>/events.jsonl`,
+    // whose folder exists before the log's first batch: anything else is read once.
+    let copilots = std::path::Path::new(&path).parent().is_some_and(|d| {
+        d.is_dir()
+            && d.file_name().and_then(|n| n.to_str()).is_some()
+            && d.file_name().and_then(|n| n.to_str()) == input.session_id.as_deref()
+    });
     let stop_ms = input
         .raw
         .get("timestamp")
         .and_then(Value::as_str)
         .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
-        .map(|t| t.timestamp_millis());
+        .map(|t| t.timestamp_millis())
+        .filter(|_| copilots);
     let started = std::time::Instant::now();
     loop {
         let tail = crate::state::transcript::tail(&path, crate::state::transcript::TAIL_BYTES);
@@ -308,9 +316,10 @@ mod tests {
         );
         assert_eq!(last_message("", Some(1)), Found::Behind(None));
 
-        // From the file: found at once when the log holds the Stop.
+        // From the file, in Copilot's layout: the message before this Stop's entry.
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("events.jsonl");
+        std::fs::create_dir(dir.path().join("s")).unwrap();
+        let path = dir.path().join("s/events.jsonl");
         std::fs::write(&path, &log).unwrap();
         let mut i = dec(json!({"hook_event_name":"Stop","session_id":"s",
             "timestamp": "1970-01-01T00:00:02.000Z", "transcript_path": path}));
@@ -319,6 +328,13 @@ mod tests {
             i.last_assistant_message.as_deref(),
             Some("done.\n<omc-complete/>")
         );
+        // Outside that layout, no entry is waited for: the latest message there.
+        let other = dir.path().join("events.jsonl");
+        std::fs::write(&other, &log).unwrap();
+        let mut i = dec(json!({"hook_event_name":"Stop","session_id":"s",
+            "timestamp": "1970-01-01T00:00:02.000Z", "transcript_path": other}));
+        read_last_message(&mut i);
+        assert_eq!(i.last_assistant_message.as_deref(), Some("a later turn"));
         // A subagent's Stop and a relative path are not read.
         let mut sub = dec(json!({"hook_event_name":"Stop","agent_id":"a",
             "transcript_path": path}));

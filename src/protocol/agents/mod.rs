@@ -336,7 +336,7 @@ mod tests {
                 json!({"hook_event_name":"AfterAgent","timestamp":"t"}),
                 Some(Agent::Gemini),
             ),
-            // CodeBuddy 2.117.0's Stop and SessionStart (docs/agents-survey.md).
+            // CodeBuddy 2.117.0's Stop and SessionStart (tests/fixtures/codebuddy/).
             (
                 json!({"hook_event_name":"Stop","generation_id":"g","client":"CLI",
                        "version":"2.117.0","model":"m","permission_mode":"bypassPermissions"}),
