@@ -1063,6 +1063,38 @@ fn doctor_reports_hooks_installed_for_the_wrong_agent_from_the_trace() {
     );
     assert!(text.contains("install --agent gemini"), "{text}");
 
+    // GitHub Copilot CLI running Claude Code's own entries (it runs a project's
+    // .claude/settings.json): they stand down, and doctor says so as a note, not a problem.
+    let p = Project::new();
+    let trace = traces.path().join("copilot.jsonl");
+    let copilot = json!({"hook_event_name": "UserPromptSubmit", "session_id": "c-doc",
+        "timestamp": "2026-12-04T08:04:32.785Z", "cwd": p.path(), "prompt": "ralph fix it"});
+    let out = Hook::new("user-prompt-submit")
+        .agent("claude")
+        .payload(copilot)
+        .cwd(p.path())
+        .env("OMC_TRACE_FILE", &trace.to_string_lossy())
+        .run();
+    out.expect_noop();
+    let out = Command::new(BIN)
+        .arg("doctor")
+        .current_dir(p.path())
+        .env("OMC_TRACE_FILE", &trace)
+        .env("HOME", p.path())
+        .env("PATH", "/usr/bin:/bin")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains(
+            "GitHub Copilot CLI ran Claude Code's omc-hooks entries 1 time(s) (user-prompt-submit)"
+        ),
+        "{text}"
+    );
+
     let table = Command::new(BIN)
         .args(["doctor", "--agents"])
         .output()

@@ -1,6 +1,7 @@
 //! `doctor`'s look at the hook trace (`OMC_TRACE_FILE`): hooks that were installed for one
 //! agent (`--agent`) but receive payloads shaped like another's. They are still handled best
-//! effort (see `protocol::agents`), but the install is wrong and should be redone.
+//! effort (see `protocol::agents`), but the install is wrong and should be redone — except
+//! Claude Code's entries run by GitHub Copilot CLI, which stand down by design.
 
 use super::report::Report;
 use serde_json::Value;
@@ -58,6 +59,18 @@ pub(super) fn check(r: &mut Report, trace: &Path) {
         ),
     );
     for ((agent, shape), (n, hooks)) in wrong {
+        // Copilot runs a project's `.claude/` settings files by itself: Claude Code's install
+        // is right there, and its hooks stand down on Copilot's payloads
+        // (`protocol::agents::stands_down`).
+        if agent == "claude" && shape == "copilot" {
+            r.note(format!(
+                "GitHub Copilot CLI ran Claude Code's omc-hooks entries {n} time(s) ({}), as \
+                 it runs a project's .claude/settings.json too; they stood down. Copilot is \
+                 served by 'omc-hooks install --agent copilot'",
+                hooks.join(", ")
+            ));
+            continue;
+        }
         r.problem(
             format!(
                 "{n} payload(s) to hooks installed for {agent} ({}) look like {shape}'s: the \
