@@ -1,6 +1,6 @@
 //! Korean, Japanese and Chinese (and a little Thai): the particles and verbs that make a mode
 //! name a request (`울트라워크 돌려`, `ラルフで直して`, `用ralph修复`), a question (`랄프가 뭐야`),
-//! a negation (`쓰지 마`, `不要`), a request to stop (`랄프 꺼줘`) or a modifier (`랄프의 상태`).
+//! a negation (`쓰지 마`, `不要`), or a modifier (`랄프의 상태`).
 //! These scripts put no spaces between words, so the rules look at characters right next to the
 //! name rather than at words.
 
@@ -37,15 +37,6 @@ fn names_another_mode(s: &Scene) -> bool {
 /// `text` asks what a word means (`무슨 뜻`, `とは`, `什么意思`).
 pub(crate) fn asks_meaning(text: &str) -> bool {
     MEANING_CJK.iter().any(|m| text.contains(m))
-}
-
-/// Asks to stop the mode (`랄프 꺼줘`, `ラルフを止めて`, `停止拉尔夫`), not a statement about it
-/// (`ralph 가 … 멈추지 않아요`: it does not stop).
-pub(crate) fn cancel(s: &Scene) -> bool {
-    (CJK_CANCEL.iter().any(|m| s.near_after.contains(m)) && !subject(s))
-        || ["停止", "关闭", "取消", "停下"]
-            .iter()
-            .any(|m| s.near_before.trim_end().ends_with(m))
 }
 
 /// Negated (`쓰지 마`, `使わないで`, `不要`).
@@ -147,14 +138,6 @@ const NEGATION_CJK_AFTER: &[&str] = &[
 ];
 
 const NEGATION_CJK_BEFORE: &[&str] = &["不要", "别", "不用", "禁止", "关闭", "停止", "无需", "不"];
-
-/// CJK requests to stop a running mode (`랄프 꺼줘`, `ラルフを止めて`, `停止拉尔夫` is handled
-/// by the negation list before the keyword).
-#[rustfmt::skip]
-const CJK_CANCEL: &[&str] = &[
-    "꺼", "끄", "멈춰", "멈추", "중지", "취소", "그만", "止めて", "止め", "停止", "やめて", "キャンセル", "中止", "关闭", "取消",
-    "停下",
-];
 
 /// CJK directives right after a keyword (`ralph로`, `ラルフで`, `ralph模式`).
 const CJK_IMMEDIATE: &[&str] = &["로", "으로", "で", "を使", "を起動", "を実行", "模式"];

@@ -11,7 +11,7 @@ use super::text::{
     words,
 };
 use super::vocab::{
-    BANTER, COMPARISON, DEFERRALS, FILLERS, FINITE, GREETINGS, HYPOTHETICAL, INFO_BEFORE,
+    BANTER, COMPARISON, DEFERRALS, FINITE, GREETINGS, HYPOTHETICAL, INFO_BEFORE,
     MODE_NOUNS, NEGATORS, NEGATORS_AFTER, NOUNS, PLURAL_VERBS, REPORTING, SOFTENERS, TASK_VERBS,
     TOPIC_WORDS,
 };
@@ -109,20 +109,6 @@ pub(crate) fn full_name(s: &Scene) -> bool {
         && !MODE_NOUNS.contains(&lower.as_str())
         && !SOFTENERS.contains(&lower.as_str())
         && !super::lexicon::is_mode_word(&lower)
-}
-
-/// `stop ralph`, `please cancel the autopilot run`, `랄프 꺼줘`: a persistent mode named in a
-/// request to stop it.
-pub(crate) fn cancel_phrase(s: &Scene) -> bool {
-    if !s.persistent() {
-        return false;
-    }
-    let rest = s.lead_rest();
-    let en = matches!(
-        rest.first().map(String::as_str),
-        Some("cancel" | "stop" | "abort" | "kill" | "halt" | "exit" | "quit")
-    ) && rest[1..].iter().all(|w| FILLERS.contains(&w.as_str()));
-    en || cjk::cancel(s)
 }
 
 /// Negated: `don't`, `without`, `instead of`, `turn off`, `… is disabled`, `쓰지 마`, `不要`.

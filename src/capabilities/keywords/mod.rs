@@ -6,7 +6,8 @@
 //! stop. What is detected is injected as context (a header line, each mode's instructions from
 //! `templates/modes/`, the request), and each persistent mode detected gets a fresh run in the
 //! session's `<mode>-state.json`, enforced from the first Stop on. `cancel` ends every run and
-//! skill guard of the session, alone.
+//! skill guard of the session, alone: `cancelomc` always, a stop in the person's own words
+//! (`stop the loop, it's burning tokens`) only while something of the session runs.
 //!
 //! Re-activating a mode that is already running restarts it: iteration 1, the new request as
 //! its prompt, a fresh iteration budget. The user typed an explicit invocation with (usually) a
@@ -19,18 +20,20 @@ mod guards;
 pub mod lexicon;
 mod matcher;
 mod phrases;
+mod records;
 pub mod rules;
 pub mod sanitize;
 pub mod scan;
 mod scene;
 mod shapes;
+mod stop;
 mod text;
 mod vocab;
 
-pub use scan::{Candidate, Detection, detect};
+pub use scan::{Candidate, Detection, detect, detect_with};
 
 use super::Ctx;
-use super::cancel::{Cancelled, cancel_scope};
+use super::cancel::{Cancelled, anything_to_cancel, cancel_scope};
 use super::persistent_mode::start;
 use crate::config::Config;
 use crate::modes::{PERSISTENT, is_persistent, max_iterations, state_file_name};
@@ -51,7 +54,12 @@ pub fn on_prompt(ctx: &Ctx<'_>) -> Answer {
     let Some(prompt) = ctx.input.prompt.as_deref().filter(|p| !p.trim().is_empty()) else {
         return Answer::default();
     };
-    let det = detect(prompt, &ctx.config.disabled_keywords());
+    // a stop said in the person's own words ends what runs; with nothing running it is nothing
+    let det = detect_with(prompt, &ctx.config.disabled_keywords(), || {
+        ctx.store
+            .as_ref()
+            .is_some_and(|store| anything_to_cancel(store, &ctx.scope))
+    });
     if det.modes.is_empty() {
         return Answer::default();
     }

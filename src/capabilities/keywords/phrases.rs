@@ -81,6 +81,7 @@ pub(crate) fn extent(shape: Shape, t: &str, start: usize, end: usize) -> Option<
             Some((start, end))
         }
         Shape::Smell => smell(t, start, end),
+        Shape::Stop => super::stop::extent(t, start, end),
     }
 }
 

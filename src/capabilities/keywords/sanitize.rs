@@ -8,6 +8,7 @@
 //! prompt.
 
 use super::blame::{Blame, Recorder};
+use super::records::{self, Record};
 use std::collections::HashMap;
 
 /// The sanitiser's rules, in the order they are applied; what each recognises is in
@@ -18,6 +19,11 @@ pub const RULE_NAMES: &[&str] = &[
     "fenced-code",
     "indented-code",
     "diff-line",
+    "commit-line",
+    "log-line",
+    "stack-trace",
+    "chat-line",
+    "history-line",
     "shell-line",
     "block-quote",
     "table-row",
@@ -36,6 +42,11 @@ enum R {
     FencedCode,
     IndentedCode,
     DiffLine,
+    CommitLine,
+    LogLine,
+    StackTrace,
+    ChatLine,
+    HistoryLine,
     ShellLine,
     BlockQuote,
     TableRow,
@@ -417,16 +428,20 @@ fn leading_indented_block(src: &str) -> Option<usize> {
     None
 }
 
-/// Line-level rules: fenced code, diffs, shell lines, block quotes, tables, transcripts.
+/// Line-level rules: fenced code, diffs, pasted records (`records.rs`), shell lines, block
+/// quotes, tables, transcripts.
 fn line_rules(b: &mut Blanker<'_>) {
     let src = b.src;
+    let all: Vec<(usize, &str)> = lines(src).collect();
+    let texts: Vec<&str> = all.iter().map(|(_, l)| *l).collect();
+    let pasted = records::classify(&texts);
     let mut fence: Option<(char, usize)> = None;
     let mut in_diff = false;
     // Markdown's indented code: 4 spaces or a tab, after a blank line that follows some text,
     // or opening the prompt with text after it
     let (mut seen_text, mut prev_blank, mut in_indented) = (false, false, false);
     let leading_code_end = leading_indented_block(src).unwrap_or(0);
-    for (start, line) in lines(src) {
+    for (k, &(start, line)) in all.iter().enumerate() {
         let end = start + line.len();
         let t = line.trim_start();
         let blank_line = t.is_empty();
@@ -484,6 +499,17 @@ fn line_rules(b: &mut Blanker<'_>) {
                 continue;
             }
             in_diff = false;
+        }
+        if let Some(record) = pasted[k] {
+            let rule = match record {
+                Record::Commit => R::CommitLine,
+                Record::Log => R::LogLine,
+                Record::Trace => R::StackTrace,
+                Record::Chat => R::ChatLine,
+                Record::History => R::HistoryLine,
+            };
+            b.blank(start, end, rule);
+            continue;
         }
         if t.starts_with('+')
             || (t.starts_with('-') && t[1..].starts_with(|c: char| !c.is_whitespace() && c != '-'))

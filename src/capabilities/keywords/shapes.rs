@@ -262,7 +262,8 @@ pub(crate) fn heading(s: &Scene) -> bool {
 
 /// The name is the whole sentence, with only lead-ins and softeners around it: `ulw`, `ok ulw`,
 /// `tdd please.`, `ralph` on the first line of a prompt. Not a greeting (`thanks ralph`), a
-/// heading, a list of names, or a name signing the message.
+/// heading, a list of names, or a name signing the message (a name between a log's lines is
+/// part of the log, blanked with it: `records.rs`).
 pub(crate) fn bare_keyword(s: &Scene) -> bool {
     if !s.is_name() || s.gate == Gate::Prefix {
         return false;
@@ -297,13 +298,6 @@ pub(crate) fn bare_keyword(s: &Scene) -> bool {
         .skip(1)
         .find(|l| !l.trim().is_empty())
         .unwrap_or("");
-    // a log line: `[10:32:01] …`, `2026-01-02 …`, `10:32 …` (not a numbered list: `1. …`)
-    let log_line = |l: &str| {
-        let l = l.trim_start();
-        let digits = l.bytes().take_while(u8::is_ascii_digit).count();
-        l.starts_with('[')
-            || (digits > 0 && l[digits..].starts_with(['-', ':', '/']) && l.len() > digits + 1)
-    };
     if after_meaning_question(s, line_start) {
         return false;
     }
@@ -312,8 +306,6 @@ pub(crate) fn bare_keyword(s: &Scene) -> bool {
         |ws: &[String]| !ws.is_empty() && ws.len() <= 3 && ws.iter().all(|w| is_mode_word(w));
     !(prev.ends_with(':')
         || prev == "--"
-        || log_line(prev)
-        || log_line(next)
         || (!pw.is_empty() && pw.iter().all(|w| SIGNOFFS.contains(&w.as_str())))
         || lone_names(&pw)
         || lone_names(&words(next)))
