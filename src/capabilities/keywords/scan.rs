@@ -482,6 +482,40 @@ mod tests {
         assert_eq!(modes("stop ralph from touching the migrations folder"), Vec::<&str>::new());
     }
 
+    /// The misses and false starts issue 26 reported, each fixed by its rule.
+    #[test]
+    fn issue_26_examples() {
+        let none: Vec<&str> = Vec::new();
+        for (p, want) in [
+            (
+                "a1b2c3d feat: ralph fix flaky tests\nchore: ulw cleanup\nfix: autopilot build me a cli",
+                none.clone(),
+            ),
+            ("ralph 루프가 계속 재실행돼. 원인 좀 봐줘", none.clone()),
+            ("自动驾驶数据集的加载器有bug", none.clone()),
+            (
+                "the keyword list in docs/keywords.md is missing deslop and anti-slop, add them",
+                none.clone(),
+            ),
+            ("turn off ralph", vec!["cancel"]),
+            ("stop the loop, it's burning tokens", vec!["cancel"]),
+            ("ok stop, that's enough looping", vec!["cancel"]),
+            ("stop ralph from touching the migrations folder", none.clone()),
+            (
+                "convert every callback in the client to async/await ulw",
+                vec!["ultrawork"],
+            ),
+            ("please ralplan adding SSO with Okta", vec!["ralplan"]),
+            (
+                "before you answer, ultrathink: which of the two queues is fair?",
+                vec!["ultrathink"],
+            ),
+            ("深度分析一下为什么内存一直在涨", vec!["analyze"]),
+        ] {
+            assert_eq!(modes(p), want, "{p}: {:?}", detect(p, &[]).candidates);
+        }
+    }
+
     #[test]
     fn every_candidate_up_to_the_bound_is_judged_and_the_last_half_is_kept() {
         // 300 mentions, then a real invocation: judged, reported, activated

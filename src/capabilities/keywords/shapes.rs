@@ -171,6 +171,10 @@ pub(crate) fn verb_object(s: &Scene) -> bool {
     }
     // the object follows the name in its clause (`ralph, the new guy, …` is an apposition)
     let aw: Vec<&str> = s.after_words.iter().map(String::as_str).collect();
+    // a path or code the sanitiser blanked is the object: `code review src/billing`
+    if s.blanked_next() && s.gate != Gate::Command {
+        return true;
+    }
     let Some(at) = aw.iter().position(|w| !SOFT.contains(w)) else {
         return false;
     };
@@ -193,6 +197,11 @@ pub(crate) fn verb_object(s: &Scene) -> bool {
         || prepositional
         // a review asked for by its noun: `security review of the webhook receiver please`
         || (first == "of" && matches!(s.name, "code-review" | "security-review"))
+        // a coined name's object can be an activity: `ralplan adding SSO with Okta`, `ulw
+        // migrating the remaining handlers` (an ordinary name is not: `ralph working late`)
+        || (s.alias().coined()
+            && first.ends_with("ing")
+            && TASK_VERBS.contains(&base_form(first, TASK_VERBS).as_str()))
         // a purpose: `ultrawork for implementing the endpoints`, `tdd for fixing the parser`
         || (first == "for" && second.is_some_and(|w| TASK_VERBS.contains(&base_form(w, TASK_VERBS).as_str())));
     if !object {
@@ -392,7 +401,8 @@ fn instrument_command(s: &Scene) -> bool {
 /// A command tagged with the mode at the end of its line: `refactor the auth module ulw`.
 pub(crate) fn trailing_tag(s: &Scene) -> bool {
     let line_rest = s.rest_after().split('\n').next().unwrap_or("");
-    let prev = s.prev_word();
+    // (a token the sanitiser blanked right before it is the last word: `… to async/await ulw`)
+    let prev = s.prev_word().filter(|_| !s.blanked_prev());
     if line_rest.chars().any(char::is_alphanumeric)
         || is(prev, DETERMINERS)
         || is(prev, TOPIC_WORDS)

@@ -418,3 +418,22 @@ pub(crate) const FOREIGN_TASK_VERBS: &[&str] = &[
 pub(crate) const REQUEST_LEADINS: &[&str] = &[
     "please", "pls", "plz", "kindly", "bitte", "porfa", "svp", "favor", "favore",
 ];
+
+/// Verbs whose object is a word in a text or a list (`the table lists deslop`, `the docs are
+/// missing anti-slop`), not a mode asked for.
+#[rustfmt::skip]
+pub(crate) const LISTING_VERBS: &[&str] = &[
+    "lists", "list", "listed", "mentions", "mention", "mentioned", "contains", "contain",
+    "includes", "include", "included", "missing", "lacks", "lack", "lacking", "documents",
+    "documented", "spells", "spelled", "spelt", "misspells", "misspelled", "recognises",
+    "recognizes", "recognised", "recognized", "detects", "detected", "matches", "matched",
+    "supports", "supported", "omits", "omitted", "defines", "defined", "registers", "registered",
+];
+
+/// Where a name is added as a word (`add ultrathink to the keyword list`).
+#[rustfmt::skip]
+pub(crate) const LIST_NOUNS: &[&str] = &[
+    "list", "table", "docs", "documentation", "readme", "aliases", "keywords", "section", "enum",
+    "array", "lexicon", "vocabulary", "dictionary", "glossary", "regex", "pattern", "corpus",
+    "changelog", "allowlist", "denylist", "blocklist",
+];
