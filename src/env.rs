@@ -64,6 +64,43 @@ const EXTRA_VARS: &[&str] = &[
     "XDG_STATE_HOME",
 ];
 
+/// The names of the export switches (`OMC_EXPORT_*`), read by `crate::export::sources` and the
+/// flusher. Named here, with every other variable the table holds, so that the ground floor
+/// does not reach up into export to learn which variables to copy.
+pub mod export_vars {
+    /// `1`/`true`/`on`, or a base URL: OTLP export of every event.
+    pub const OTLP: &str = "OMC_EXPORT_OTLP";
+    /// `name=value,…` headers for the OTLP sink (values may hold `${VAR}`).
+    pub const OTLP_HEADERS: &str = "OMC_EXPORT_OTLP_HEADERS";
+    /// A URL: batch webhook of every event.
+    pub const WEBHOOK_URL: &str = "OMC_EXPORT_WEBHOOK_URL";
+    /// `name=value,…` headers for the webhook sink.
+    pub const WEBHOOK_HEADERS: &str = "OMC_EXPORT_WEBHOOK_HEADERS";
+    /// The webhook signing key itself (read by the flusher at delivery time, never stored).
+    pub const WEBHOOK_SECRET: &str = "OMC_EXPORT_WEBHOOK_SECRET";
+    /// Batch size and flush interval of the environment's sinks.
+    pub const BATCH_SIZE: &str = "OMC_EXPORT_BATCH_SIZE";
+    pub const FLUSH_INTERVAL_MS: &str = "OMC_EXPORT_FLUSH_INTERVAL_MS";
+    /// `0`/`false`/`off`: the environment's sinks export payloads unredacted.
+    pub const REDACT: &str = "OMC_EXPORT_REDACT";
+
+    /// How long the flusher stays after the spools are empty (ms; read by the flusher).
+    pub const LINGER_MS: &str = "OMC_EXPORT_LINGER_MS";
+
+    /// Every export variable, as copied into the hook's [`super::Env`] and handed to the flusher.
+    pub const VARS: &[&str] = &[
+        OTLP,
+        OTLP_HEADERS,
+        WEBHOOK_URL,
+        WEBHOOK_HEADERS,
+        WEBHOOK_SECRET,
+        BATCH_SIZE,
+        FLUSH_INTERVAL_MS,
+        REDACT,
+        LINGER_MS,
+    ];
+}
+
 impl Env {
     /// Reads the real process environment.
     pub fn from_process() -> Env {
@@ -74,9 +111,9 @@ impl Env {
                 extra.insert((*name).to_string(), v);
             }
         }
-        // The export switches (`export::sources`): looked up by name, which is cheaper than
+        // The export switches: looked up by name, which is cheaper than
         // copying the whole environment to find a prefix.
-        for name in crate::export::sources::VARS {
+        for name in export_vars::VARS {
             if let Some(v) = get(name) {
                 extra.insert((*name).to_string(), v);
             }

@@ -46,9 +46,6 @@ pub fn state_file_name(mode: &str) -> String {
     format!("{mode}-state.json")
 }
 
-/// The hard ceiling on ralph's iterations, whatever the configuration says.
-pub const RALPH_HARD_MAX: u32 = 500;
-
 /// What the model writes in its final message when the task is truly finished.
 pub const COMPLETION_TOKEN: &str = "<omc-complete/>";
 
@@ -193,14 +190,6 @@ pub fn effective_max(state: &ModeState, config: &crate::config::Config) -> u32 {
     own.min(config.hard_max()).max(1)
 }
 
-/// The hard maximum in force: [`RALPH_HARD_MAX`], or a lower `OMC_RALPH_HARD_MAX`.
-pub fn hard_max(env_value: Option<&str>) -> u32 {
-    env_value
-        .and_then(|v| v.trim().parse::<u32>().ok())
-        .filter(|n| *n > 0)
-        .map_or(RALPH_HARD_MAX, |n| n.min(RALPH_HARD_MAX))
-}
-
 /// Normalises a reported phase: lowercase, and `team-exec` is `exec` (OMC's spelling).
 pub fn normalize_phase(mode: &str, phase: &str) -> String {
     let p = phase.trim().to_ascii_lowercase().replace([' ', '_'], "-");
@@ -317,6 +306,7 @@ pub fn fill(template: &str, vars: &[(&str, &str)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::{RALPH_HARD_MAX, hard_max};
     use serde_json::json;
 
     #[test]

@@ -42,6 +42,7 @@ mod install;
 mod keyword_table;
 mod keywords;
 mod launcher;
+mod layers;
 mod memory;
 mod schema;
 mod skills;

@@ -6,6 +6,7 @@
 pub mod cancel;
 pub mod config_notice;
 pub mod continuation;
+pub mod export;
 pub mod keywords;
 pub mod memory;
 pub mod persistent_mode;
@@ -114,7 +115,7 @@ const REGISTRY: &[(&str, &[Capability])] = &[
 
 /// Capabilities that run after those of the registry, for every hook subcommand: export sees
 /// the state the others left.
-pub const AFTER_EVERY_HOOK: &[Capability] = &[cap("export", crate::export::capability::run)];
+pub const AFTER_EVERY_HOOK: &[Capability] = &[cap("export", export::run)];
 
 const fn cap(name: &'static str, run: fn(&Ctx<'_>) -> Answer) -> Capability {
     Capability { name, run }

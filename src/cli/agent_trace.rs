@@ -2,7 +2,7 @@
 //! agent (`--agent`) but receive payloads shaped like another's. They are still handled best
 //! effort (see `protocol::agents`), but the install is wrong and should be redone.
 
-use super::doctor::Report;
+use super::report::Report;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::{Read, Seek, SeekFrom};

@@ -2,6 +2,7 @@
 //! each problem. Exit 0 when healthy, 1 when a problem was found. Read-only.
 
 use super::args::{parse, usage_error};
+use super::report::Report;
 use super::runs;
 use super::settings;
 use crate::env::Env;
@@ -45,25 +46,6 @@ const CLAUDE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A temporary file younger than this may belong to a write in progress.
 const TMP_GRACE: Duration = Duration::from_secs(60);
-
-#[derive(Default)]
-pub(super) struct Report {
-    lines: Vec<(String, String)>,
-    notes: Vec<String>,
-    problems: Vec<(String, String)>,
-}
-
-impl Report {
-    pub(super) fn line(&mut self, key: &str, text: impl Into<String>) {
-        self.lines.push((key.to_string(), text.into()));
-    }
-    pub(super) fn problem(&mut self, what: impl Into<String>, fix: impl Into<String>) {
-        self.problems.push((what.into(), fix.into()));
-    }
-    pub(super) fn note(&mut self, text: impl Into<String>) {
-        self.notes.push(text.into());
-    }
-}
 
 pub(super) fn run(args: &[String], env: &Env) -> i32 {
     let parsed = match parse(args, &["agents"], &[], false) {
@@ -197,34 +179,8 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
             env.skip_hooks.join(", ")
         ));
     }
-    print!("{}", render(&r));
+    print!("{}", r.render());
     i32::from(!r.problems.is_empty())
-}
-
-fn render(r: &Report) -> String {
-    let mut s = String::from("omc-hooks doctor\n\n");
-    for (k, v) in &r.lines {
-        s.push_str(&format!("  {k:<9} {v}\n"));
-    }
-    if !r.notes.is_empty() {
-        s.push_str("\nNotes:\n");
-        for n in &r.notes {
-            s.push_str(&format!("  - {n}\n"));
-        }
-    }
-    if r.problems.is_empty() {
-        s.push_str("\nNo problems found.\n");
-    } else {
-        let n = r.problems.len();
-        s.push_str(&format!(
-            "\n{n} problem{} found:\n",
-            if n == 1 { "" } else { "s" }
-        ));
-        for (i, (what, fix)) in r.problems.iter().enumerate() {
-            s.push_str(&format!("  {}. {what}\n     fix: {fix}\n", i + 1));
-        }
-    }
-    s
 }
 
 /// The plugin checkout this binary is built in, if any: the nearest ancestor holding both

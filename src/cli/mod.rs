@@ -16,6 +16,7 @@ mod install;
 pub mod mode;
 mod omc;
 mod registry;
+mod report;
 mod runs;
 mod settings;
 mod status;

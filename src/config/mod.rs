@@ -21,6 +21,17 @@ use std::path::{Path, PathBuf};
 /// The configuration file's name in `.omc/`.
 pub const FILE: &str = "config.json";
 
+/// The hard ceiling on any run's iterations, whatever the configuration says.
+pub const RALPH_HARD_MAX: u32 = 500;
+
+/// The hard maximum in force: [`RALPH_HARD_MAX`], or a lower `OMC_RALPH_HARD_MAX`.
+pub fn hard_max(env_value: Option<&str>) -> u32 {
+    env_value
+        .and_then(|v| v.trim().parse::<u32>().ok())
+        .filter(|n| *n > 0)
+        .map_or(RALPH_HARD_MAX, |n| n.min(RALPH_HARD_MAX))
+}
+
 /// The project's configuration as loaded (its valid part); accessors give typed views with
 /// defaults.
 #[derive(Debug, Clone)]
@@ -37,7 +48,7 @@ impl Default for Config {
             raw: Value::Object(serde_json::Map::new()),
             problems: Vec::new(),
             path: None,
-            hard_max: crate::modes::RALPH_HARD_MAX,
+            hard_max: RALPH_HARD_MAX,
         }
     }
 }
@@ -103,7 +114,7 @@ impl Config {
 
     /// Applies the environment's limits: `OMC_RALPH_HARD_MAX` lowers the hard maximum.
     pub fn with_env(mut self, env: &Env) -> Config {
-        self.hard_max = crate::modes::hard_max(env.var("OMC_RALPH_HARD_MAX"));
+        self.hard_max = hard_max(env.var("OMC_RALPH_HARD_MAX"));
         self
     }
 

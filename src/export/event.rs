@@ -5,7 +5,6 @@
 //! fields out of the map), bounded in size so that a 1 MB prompt or a large tool response
 //! cannot fill a spool by itself.
 
-use crate::capabilities::Ctx;
 use crate::protocol::HookInput;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -44,7 +43,7 @@ pub struct ExportEvent {
 
 impl ExportEvent {
     /// An event for hook `event` from `input`, with a fresh id. Mode, iteration and failure
-    /// count are left empty (see [`ExportEvent::from_ctx`]).
+    /// count are left empty: the `export` capability fills them from the state.
     pub fn new(event: &str, agent: &str, input: &HookInput, timestamp_ms: i64) -> ExportEvent {
         ExportEvent {
             id: new_id(),
@@ -59,40 +58,6 @@ impl ExportEvent {
             payload: payload_of(input),
         }
     }
-
-    /// The event for the hook a capability is running in, with the session's active mode and
-    /// iteration and the tool-failure count read from the state (after the capabilities that
-    /// ran before it changed them).
-    pub fn from_ctx(ctx: &Ctx<'_>) -> ExportEvent {
-        // The agent the hook was installed for (`--agent`; Claude Code when none was said).
-        let mut ev = ExportEvent::new(ctx.hook.name, ctx.input.agent.name(), ctx.input, ctx.now_ms);
-        if let Some(store) = &ctx.store {
-            if let Some((mode, iteration)) = active_mode(store, &ctx.scope) {
-                ev.mode = Some(mode);
-                ev.iteration = Some(iteration);
-            }
-            ev.failure_count =
-                crate::state::StateFile::new(&ctx.scope, crate::capabilities::tool_failure::FILE)
-                    .and_then(|f| store.read::<crate::capabilities::tool_failure::ToolError>(&f))
-                    .map(|e| e.retry_count);
-        }
-        ev
-    }
-}
-
-/// The highest-priority active run in the scope, from one listing and at most one read each
-/// of the mode files present.
-fn active_mode(store: &crate::state::Store, scope: &crate::state::Scope) -> Option<(String, u32)> {
-    let present = store.list(scope, None);
-    crate::modes::PERSISTENT.iter().find_map(|mode| {
-        let name = crate::modes::state_file_name(mode);
-        if !present.contains(&name) {
-            return None;
-        }
-        let file = crate::state::StateFile::new(scope, &name)?;
-        let st: crate::state::files::ModeState = store.read(&file)?;
-        st.active.then(|| ((*mode).to_string(), st.iteration))
-    })
 }
 
 /// A random 128-bit id in UUID (version 4) form. `RandomState` is seeded from the operating

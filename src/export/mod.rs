@@ -8,11 +8,11 @@
 //!   `[[hooks]]` entry of `hooks.toml` whose `type` is `"async_webhook"` or `"otlp"` (the entry
 //!   converted to a `serde_json::Value`, e.g. `serde_json::to_value(&toml_table)`), or get the
 //!   ones the environment switches on with [`sources::from_env`].
-//! * [`ExportEvent`] is one hook invocation as exported ([`ExportEvent::from_ctx`]).
+//! * [`ExportEvent`] is one hook invocation as exported.
 //! * [`enqueue`] spools an event for every sink whose filters accept it and makes sure a
-//!   flusher runs. It is called once per hook invocation, by the `export` capability (see
-//!   [`capability`]), with every configured sink — one caller, so that one flusher serves them
-//!   all. Code that loads sinks from a configuration file contributes them to
+//!   flusher runs. It is called once per hook invocation, by the `export` capability
+//!   (`crate::capabilities::export`, which builds the event from the hook's context), with
+//!   every configured sink — one caller, so that one flusher serves them all. Code that loads sinks from a configuration file contributes them to
 //!   [`sources::configured`]; it does not call `enqueue` itself.
 //!
 //! For the `hooks.toml` loader: expose `fn export_sinks(store: &Store, env: &Env) ->
@@ -34,7 +34,6 @@ pub mod spec;
 
 pub use event::ExportEvent;
 pub use spec::{Method, SinkKind, SinkSpec};
-pub mod capability;
 mod deliver;
 pub mod otlp;
 pub mod progress;

@@ -11,37 +11,12 @@ use super::spec::{self, Method, SinkKind, SinkSpec};
 use crate::env::Env;
 use crate::state::Store;
 
-/// `1`/`true`/`on`, or a base URL: OTLP export of every event.
-pub const OTLP: &str = "OMC_EXPORT_OTLP";
-/// `name=value,…` headers for the OTLP sink (values may hold `${VAR}`).
-pub const OTLP_HEADERS: &str = "OMC_EXPORT_OTLP_HEADERS";
-/// A URL: batch webhook of every event.
-pub const WEBHOOK_URL: &str = "OMC_EXPORT_WEBHOOK_URL";
-/// `name=value,…` headers for the webhook sink.
-pub const WEBHOOK_HEADERS: &str = "OMC_EXPORT_WEBHOOK_HEADERS";
-/// The webhook signing key itself (read by the flusher at delivery time, never stored).
-pub const WEBHOOK_SECRET: &str = "OMC_EXPORT_WEBHOOK_SECRET";
-/// Batch size and flush interval of the environment's sinks.
-pub const BATCH_SIZE: &str = "OMC_EXPORT_BATCH_SIZE";
-pub const FLUSH_INTERVAL_MS: &str = "OMC_EXPORT_FLUSH_INTERVAL_MS";
-/// `0`/`false`/`off`: the environment's sinks export payloads unredacted.
-pub const REDACT: &str = "OMC_EXPORT_REDACT";
-
-/// How long the flusher stays after the spools are empty (ms; read by the flusher).
-pub const LINGER_MS: &str = "OMC_EXPORT_LINGER_MS";
-
-/// Every export variable, as copied into the hook's [`Env`] and handed to the flusher.
-pub const VARS: &[&str] = &[
-    OTLP,
-    OTLP_HEADERS,
-    WEBHOOK_URL,
-    WEBHOOK_HEADERS,
-    WEBHOOK_SECRET,
-    BATCH_SIZE,
-    FLUSH_INTERVAL_MS,
-    REDACT,
-    LINGER_MS,
-];
+// The variables' names live with the rest of the environment (`crate::env`), which copies
+// them into a hook's table without having to know about export.
+pub use crate::env::export_vars::{
+    BATCH_SIZE, FLUSH_INTERVAL_MS, LINGER_MS, OTLP, OTLP_HEADERS, REDACT, VARS, WEBHOOK_HEADERS,
+    WEBHOOK_SECRET, WEBHOOK_URL,
+};
 
 /// Every sink configured for this project: the environment's, then the configuration files'.
 /// Problems are reported on stderr, once each, and the sink concerned is left out.

@@ -5,7 +5,7 @@
 //! rather than failing the whole payload: one odd field must not turn a hook into a no-op for
 //! everything else, and unknown fields and events are simply ignored.
 
-use crate::protocol::agents::Agent;
+use crate::protocol::agent::Agent;
 use serde_json::{Map, Value};
 
 /// The fields of a hook payload that omc-hooks reads. Everything is optional.

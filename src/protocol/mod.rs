@@ -5,11 +5,12 @@
 //! shapes the contract (§3) allows, `stdin` reads the payload within a size and a time cap.
 //! Printing happens in exactly one function, [`output::emit`].
 
+pub mod agent;
 pub mod agents;
 pub mod input;
 pub mod output;
 pub mod stdin;
 
-pub use agents::Agent;
+pub use agent::Agent;
 pub use input::HookInput;
 pub use output::Answer;

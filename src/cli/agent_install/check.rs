@@ -5,7 +5,7 @@
 
 use super::layout::Layout;
 use super::{agent_command, shell_words};
-use crate::cli::doctor::Report;
+use crate::cli::report::Report;
 use crate::env::Env;
 use crate::protocol::Agent;
 use serde_json::Value;

@@ -1,0 +1,179 @@
+//! Which coding agent a hook serves ([`Agent`], what `--agent` names) and which wire format it
+//! speaks ([`Wire`]: which adapter in `protocol::agents` decodes and encodes it), with the
+//! facts about each client that the rest of the product asks through neutral questions.
+//!
+//! Its own module, below both the neutral input (`protocol::input`, whose `HookInput` records
+//! the agent) and the adapters (`protocol::agents`, which decode into that input), so that
+//! neither has to reach into the other for it.
+
+/// A coding agent whose hooks run this binary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Agent {
+    #[default]
+    Claude,
+    Codex,
+    Gemini,
+    Qwen,
+    Cursor,
+    /// Clients that speak Claude Code's hook format (their sources: `claude.rs`).
+    Kimi,
+    Factory,
+    CodeBuddy,
+    Qoder,
+}
+
+/// The wire format an agent speaks: which adapter decodes and encodes its hooks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Wire {
+    Claude,
+    Codex,
+    Gemini,
+    Qwen,
+    Cursor,
+}
+
+impl Agent {
+    /// Every agent `--agent` accepts, in the order help texts list them.
+    pub const ALL: [Agent; 9] = [
+        Agent::Claude,
+        Agent::Codex,
+        Agent::Gemini,
+        Agent::Qwen,
+        Agent::Cursor,
+        Agent::Kimi,
+        Agent::Factory,
+        Agent::CodeBuddy,
+        Agent::Qoder,
+    ];
+
+    /// The agents `install --agent` writes a configuration for.
+    pub const INSTALLABLE: [Agent; 5] = [
+        Agent::Claude,
+        Agent::Codex,
+        Agent::Gemini,
+        Agent::Qwen,
+        Agent::Cursor,
+    ];
+
+    /// The name used on the command line, in the trace and in state files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Agent::Claude => "claude",
+            Agent::Codex => "codex",
+            Agent::Gemini => "gemini",
+            Agent::Qwen => "qwen",
+            Agent::Cursor => "cursor",
+            Agent::Kimi => "kimi",
+            Agent::Factory => "factory",
+            Agent::CodeBuddy => "codebuddy",
+            Agent::Qoder => "qoder",
+        }
+    }
+
+    /// The client's own name, for people.
+    pub fn client(self) -> &'static str {
+        match self {
+            Agent::Claude => "Claude Code",
+            Agent::Codex => "Codex CLI",
+            Agent::Gemini => "Gemini CLI",
+            Agent::Qwen => "Qwen Code",
+            Agent::Cursor => "Cursor",
+            Agent::Kimi => "Kimi CLI",
+            Agent::Factory => "Factory Droid",
+            Agent::CodeBuddy => "CodeBuddy",
+            Agent::Qoder => "Qoder",
+        }
+    }
+
+    /// Parses a name (any case; the clients' package names are accepted too).
+    pub fn parse(s: &str) -> Option<Agent> {
+        let s = s.trim().to_ascii_lowercase();
+        let agent = match s.as_str() {
+            "claude" | "claude-code" | "claudecode" => Agent::Claude,
+            "codex" | "codex-cli" => Agent::Codex,
+            "gemini" | "gemini-cli" => Agent::Gemini,
+            "qwen" | "qwen-code" => Agent::Qwen,
+            "cursor" => Agent::Cursor,
+            "kimi" | "kimi-cli" | "kimi-code" => Agent::Kimi,
+            "factory" | "droid" => Agent::Factory,
+            "codebuddy" => Agent::CodeBuddy,
+            "qoder" => Agent::Qoder,
+            _ => return None,
+        };
+        Some(agent)
+    }
+
+    /// The adapter that speaks this agent's hook format.
+    pub fn wire(self) -> Wire {
+        match self {
+            Agent::Codex => Wire::Codex,
+            Agent::Gemini => Wire::Gemini,
+            Agent::Qwen => Wire::Qwen,
+            Agent::Cursor => Wire::Cursor,
+            Agent::Claude | Agent::Kimi | Agent::Factory | Agent::CodeBuddy | Agent::Qoder => {
+                Wire::Claude
+            }
+        }
+    }
+
+    /// Whether the agent sends an end-of-turn continuation back through its prompt event, so
+    /// the prompt handler must recognise its own text (tests/e2e/gemini-FINDINGS.md §5,
+    /// qwen-FINDINGS.md §4; Cursor submits
+    /// `followup_message` as the next user message). Claude Code and Codex continue inside the
+    /// turn without a new prompt event.
+    pub fn echoes_continuation(self) -> bool {
+        matches!(self.wire(), Wire::Gemini | Wire::Qwen | Wire::Cursor)
+    }
+
+    /// Whether context answered on a pre-tool event reaches the model. Gemini CLI's BeforeTool
+    /// has no context output (its docs/hooks/reference.md; only AfterTool appends context to
+    /// the tool's result) and Qwen Code reads PreToolUse context only beside a
+    /// `permissionDecision`, which an announcement must not send; both were seen to drop it
+    /// (tests/e2e_agent_guards.rs). There a capability says on the post-tool event what it
+    /// would have said before the call.
+    pub fn shows_pre_tool_context(self) -> bool {
+        !matches!(self.wire(), Wire::Gemini | Wire::Qwen)
+    }
+
+    /// The variable the client sets to its session id (the one its hooks are sent) in the
+    /// environment of the commands the model runs, where it sets one: Claude Code
+    /// `CLAUDE_CODE_SESSION_ID` (tests/e2e/FINDINGS.md), Codex `CODEX_THREAD_ID` (the same value
+    /// is in `CODEX_SESSION_ID`) and Qwen Code `QWEN_CODE_SESSION_ID`, as the pinned clients were
+    /// seen to set them (codex-FINDINGS.md §13, qwen-FINDINGS.md §14). Gemini CLI sets none.
+    pub fn session_var(self) -> Option<&'static str> {
+        match self {
+            Agent::Claude => Some("CLAUDE_CODE_SESSION_ID"),
+            Agent::Codex => Some("CODEX_THREAD_ID"),
+            Agent::Qwen => Some("QWEN_CODE_SESSION_ID"),
+            _ => None,
+        }
+    }
+
+    /// The names `--agent` accepts, for help and error texts.
+    pub fn names() -> String {
+        Agent::ALL
+            .iter()
+            .map(|a| a.name())
+            .collect::<Vec<_>>()
+            .join("|")
+    }
+}
+
+impl Wire {
+    /// The agent this wire format is named after.
+    pub fn agent(self) -> Agent {
+        match self {
+            Wire::Claude => Agent::Claude,
+            Wire::Codex => Agent::Codex,
+            Wire::Gemini => Agent::Gemini,
+            Wire::Qwen => Agent::Qwen,
+            Wire::Cursor => Agent::Cursor,
+        }
+    }
+}
+
+impl std::fmt::Display for Agent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
