@@ -83,10 +83,12 @@ fn hash_len(t: &str, strict: bool) -> Option<usize> {
 /// The line without a list or graph mark in front (`- `, `* `, `| `, `• `).
 fn unmarked(t: &str) -> &str {
     let mut t = t;
-    for m in ["- ", "* ", "| ", "• ", "o ", "+ "] {
-        if let Some(r) = t.strip_prefix(m) {
-            t = r.trim_start();
-        }
+    // (`git log --graph` stacks them: `| * 1d2e3f4 …`)
+    while let Some(r) = ["- ", "* ", "| ", "• ", "o ", "+ ", "|/ ", "|\\ "]
+        .iter()
+        .find_map(|m| t.strip_prefix(m))
+    {
+        t = r.trim_start();
     }
     t
 }
@@ -260,11 +262,16 @@ fn frame(line: &str) -> bool {
     digits > 0 && t[digits..].starts_with(": ") && t.contains("::")
 }
 
-/// `alice: …`, `[9:41] Dana: …` (the time is a log line already), `<@U0421> …`: the speaker of a
-/// chat line, lowercased, if the line has one.
+/// `alice: …`, `[9:41] Dana: …` (the time is a log line already), `<@U0421> …`, IRC's `<alice>
+/// …`: the speaker of a chat line, lowercased, if the line has one.
 fn speaker(t: &str) -> Option<String> {
-    if t.starts_with("<@") {
-        return t.find('>').filter(|e| *e <= 24).map(|e| t[2..e].to_lowercase());
+    if let Some(nick) = t.strip_prefix('<') {
+        let e = nick.find('>').filter(|e| (1..=24).contains(e))?;
+        let name = nick[..e].trim_start_matches('@');
+        let plain = name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
+        return (plain && nick[e + 1..].starts_with(' ')).then(|| name.to_lowercase());
     }
     let n = t
         .bytes()
@@ -277,6 +284,43 @@ fn speaker(t: &str) -> Option<String> {
     let name = t[..n].to_lowercase();
     (!LABELS.contains(&name.as_str()) && !is_mode_word(&name) && !COMMIT_TYPES.contains(&name.as_str()))
         .then_some(name)
+}
+
+/// A chat client's header line over a message: `Alice  10:32 AM` (Slack: the name, two spaces,
+/// the time), `alice — Today at 10:32 AM` (Discord): a short name, then a time ending the line.
+fn chat_header(t: &str) -> bool {
+    let t = t.trim_end();
+    let lower = t.to_ascii_lowercase();
+    let body = ["am", "pm"]
+        .iter()
+        .find_map(|x| lower.strip_suffix(x))
+        .map_or(lower.as_str(), str::trim_end);
+    let clock_at = body.rfind(' ').map_or(0, |i| i + 1);
+    let (h, m) = body[clock_at..].split_once(':').unwrap_or(("", ""));
+    let is_clock = (1..=2).contains(&h.len())
+        && m.len() == 2
+        && h.bytes().chain(m.bytes()).all(|b| b.is_ascii_digit());
+    if !is_clock {
+        return false;
+    }
+    let before = &body[..clock_at];
+    let (name, set_off) = if let Some(n) = before.strip_suffix("  ") {
+        (n, true)
+    } else if let Some(n) = ["today at ", "yesterday at "]
+        .iter()
+        .find_map(|w| before.strip_suffix(w))
+    {
+        (n.trim_end().trim_end_matches(['—', '-']), true)
+    } else {
+        (before, false)
+    };
+    let name = name.trim();
+    set_off
+        && !name.is_empty()
+        && name.split_whitespace().count() <= 3
+        && name.len() <= 32
+        && !name.contains(':')
+        && !name.split_whitespace().any(is_mode_word)
 }
 
 /// `  501  claude -p "…"` (`history`'s numbered lines), `: 1733040000:0;…` (zsh).
@@ -350,6 +394,17 @@ pub(crate) fn classify(lines: &[&str]) -> Vec<Option<Record>> {
         if log_line(t) {
             out[i] = Some(Record::Log);
             i += 1;
+            continue;
+        }
+        // a chat client's copy: a header (name and time), then the message, to the next header
+        // or a blank line
+        if chat_header(t) && i + 1 < n && !blank(i + 1) {
+            out[i] = Some(Record::Chat);
+            i += 1;
+            while i < n && !blank(i) {
+                out[i] = Some(Record::Chat);
+                i += 1;
+            }
             continue;
         }
         // a chat: consecutive lines of two or more speakers
@@ -457,6 +512,26 @@ mod tests {
         assert_eq!(kinds("Context: x\nTask: ralph fix it"), vec![None, None]);
         assert_eq!(kinds("ralph: fix it\nulw: clean up"), vec![None, None]);
         assert_eq!(kinds("alice: ralph fix it"), vec![None]);
+        assert_eq!(
+            kinds("Alice  10:32 AM\nralph fix it pls\nBob  10:33 AM\nulw it\n\nsummarise"),
+            vec![Some(Chat), Some(Chat), Some(Chat), Some(Chat), None, None]
+        );
+        assert_eq!(
+            kinds("<alice> ralph the migrations\n<bob> no, autopilot them"),
+            vec![Some(Chat), Some(Chat)]
+        );
+        assert_eq!(kinds("<b> ralph fix it"), vec![None]);
+        assert_eq!(kinds("ralph fix it by 10:30"), vec![None]);
+        assert_eq!(kinds("fix tests  10:30"), vec![None]);
+        assert_eq!(kinds("fix the tests at 10:30 am"), vec![None]);
+        assert_eq!(
+            kinds("alice — Today at 10:32 AM\nralph it\n\nok"),
+            vec![Some(Chat), Some(Chat), None, None]
+        );
+        assert_eq!(
+            kinds("| * 1d2e3f4 autopilot: build me an app\n* 0a0a0a0 init"),
+            vec![Some(Commit), Some(Commit)]
+        );
         assert_eq!(
             kinds("  501  claude -p \"ralph fix\"\n  502  omc-hooks status"),
             vec![Some(History), Some(History)]

@@ -154,7 +154,7 @@ pub const RULES: &[Rule] = &[
     rule("cleanup-smell", Shape, Activate, "a cleanup verb heading a command whose object is a code smell (clean up the dead code, dedupe the duplicated helpers, dedupe the copy-pasted helpers, simplify the wrapper layers, remove the ai slop) (ai-slop-cleaner)", Some(phrases::cleanup_smell)),
     rule("incomplete-phrase", Shape, Ignore, "a phrase alias not used as a request (handle it all in one transaction, test it end to end)", Some(phrases::incomplete)),
     // ------------------------------------------------------------------ invocation shapes: elsewhere in a command
-    rule("manner", Shape, Activate, "a command done in tdd's manner, the name ending the clause (do it test-first, write this red-green)", Some(shapes::manner)),
+    rule("manner", Shape, Activate, "a command done in a mode's manner, the name ending the clause (write the rate limiter tdd style, do it test-first, write this red-green)", Some(shapes::manner)),
     rule("not-at-command-head", Shape, Ignore, "a common phrase (think hard, test first) names a mode only at the head of a command", Some(shapes::command_only)),
     rule("activation-verb", Shape, Activate, "an activation verb before it (use / run / start / enable / turn on ralph; usa / nutze / utilise tdd; fai una code review)", Some(shapes::activation_verb)),
     rule("instrument", Shape, Activate, "a command done with the mode (fix … with ralph, … using tdd; arregla … con ralph, bitte mit ultrawork …)", Some(shapes::instrument)),

@@ -338,10 +338,19 @@ fn greeted(s: &Scene) -> bool {
             .any(|w| GREETINGS.contains(&w.as_str()))
 }
 
-/// A command done in tdd's manner: `do it test-first`, `write this red-green`. The words are
-/// common, so only a verb and its pronoun object may come before (not a causative: `make it
+/// A command done in a mode's manner: `write the rate limiter tdd style`; `do it test-first`,
+/// `write this red-green`. tdd's own words are common, so only a verb and its pronoun object may come before (not a causative: `make it
 /// test first` is "make it run its tests first"), and the name ends the clause.
 pub(crate) fn manner(s: &Scene) -> bool {
+    // `write the rate limiter tdd style`: a command done in the mode's style
+    let aw = &s.after_words;
+    if s.is_name()
+        && is(aw.first(), &["style", "fashion"])
+        && aw[1..].iter().all(|w| SOFTENERS.contains(&w.as_str()))
+        && s.imperative_sentence()
+    {
+        return true;
+    }
     let rest = s.lead_rest();
     s.is_name()
         && s.gate == Gate::Command

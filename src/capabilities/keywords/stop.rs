@@ -219,7 +219,8 @@ fn english(t: &str, start: usize, end: usize) -> Option<(usize, usize)> {
                 break;
             }
             return None;
-        } else if WORK.contains(&w) || names_work(w) {
+        } else if WORK.contains(&w) || names_work(w) || VERBS.contains(&w) {
+            // (the verb said again is the same request: `abort abort abort`)
             work = true;
         } else if !AROUND.contains(&w) {
             return None;

@@ -22,7 +22,7 @@ pub(crate) const TASK_VERBS: &[&str] = &[
     "chase", "nail", "knock", "iterate", "drive", "execute", "perform", "sweep", "scan", "compare",
     "explain", "summarize", "summarise", "read", "grep", "locate", "map", "interview", "ask",
     "clarify", "spec", "think", "reason", "consider", "evaluate", "assess", "inspect", "examine",
-    "ensure", "deliver", "produce",
+    "ensure", "deliver", "produce", "switch", "swap",
 ];
 
 /// Verbs that, right before a keyword, ask for the mode itself.
