@@ -29,6 +29,26 @@ struct Sample {
     maxrss_kb: i64,
 }
 
+/// About 1 MB of what issue 26 calls a mixed paste — prose, fenced code, paths, inline code, a
+/// quote, questions, a `git log`, log lines, a stack trace, a chat — and at its end the user's
+/// own request, `ralph fix the tests`, which must still activate.
+fn mixed_paste() -> String {
+    let unit = "please look at the parser and tell me what changed in the last commit.\n\
+        see src/ralph/mod.rs and `ultrawork` then <b>x</b> https://x.y/z\n\
+        ```\nralph fix it\n```\n> quoted ralph line\nwhat is ralph? end to end tests\n\
+        a1b2c3d feat: ralph fix flaky tests\n9f8e7d6 chore: ulw cleanup\n\
+        2026-12-01T10:32:11Z INFO  keyword detected: autopilot build me a cli\n\
+        Traceback (most recent call last):\n  File \"omc/ralph.py\", line 42, in run\n    \
+        ralph(fix=True)\nPhaseError: build me a cli\n\n\
+        alice: can someone ralph the flaky tests?\nbob: ulw it, there are 40 of them\n\n";
+    let mut p = String::with_capacity((1 << 20) + 1024);
+    while p.len() < 1 << 20 {
+        p.push_str(unit);
+    }
+    p.push_str("ralph fix the tests");
+    p
+}
+
 /// Spawns `program args` with `stdin`, waits with wait4 and returns wall time and peak RSS.
 fn run_once(
     program: &str,
@@ -623,6 +643,22 @@ fn main() {
         rows.push(r);
     }
 
+    // Scale: a 1 MB mixed paste (issue 26) — prose, code, paths, quotes, a git log, log lines,
+    // a stack trace, a chat, some 40 000 mode mentions — then the user's own `ralph fix …`,
+    // which the last half of the judged candidates reaches: every sanitiser rule, the judging
+    // bound, and a run started.
+    if want("mixed paste") {
+        let mut r = measure(
+            runs,
+            &b,
+            BIN,
+            &["user-prompt-submit"],
+            &b.payload("UserPromptSubmit", json!({"prompt": mixed_paste()})),
+        );
+        r.case = "`user-prompt-submit`, 1 MB mixed paste".into();
+        rows.push(r);
+    }
+
     // Scale: 1 000 edits recorded before a PreCompact.
     if want("1 000 edits") {
         let mut e = Bench::new();
@@ -689,6 +725,7 @@ fn main() {
         ("prose", prose(1 << 20)),
         ("prose", prose(1 << 22)),
         ("mixed", mixed),
+        ("mixed paste", mixed_paste()),
     ];
     // (kind, bytes, wall stats, thread CPU median)
     type DetectRow = (String, usize, (f64, f64, f64, i64), f64);
@@ -696,6 +733,11 @@ fn main() {
         .iter()
         .filter(|_| want("keyword detection"))
         .map(|(kind, prompt)| {
+            if *kind == "mixed paste" {
+                // the case is what it claims: the request after the paste is judged and acted on
+                let d = omc_hooks::capabilities::keywords::detect(prompt, &[]);
+                assert_eq!(d.modes, vec!["ralph"], "{:?}", d.candidates.last());
+            }
             let mut cpu = Vec::new();
             let mut w: Vec<Sample> = (0..20)
                 .map(|_| {

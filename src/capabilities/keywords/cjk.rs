@@ -89,6 +89,9 @@ pub(crate) fn subject(s: &Scene) -> bool {
 /// polite form of a request (`랄프로 돌리면 좋겠어`: "I'd like it run with ralph") or the
 /// mode is its instrument (`用拉尔夫修复以后 …`).
 pub(crate) fn condition(s: &Scene) -> bool {
+    if s.sentence_after.is_ascii() {
+        return false;
+    }
     let clause: String = s
         .sentence_after
         .split(['，', ',', '、'])

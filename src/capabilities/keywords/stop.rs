@@ -349,6 +349,9 @@ pub(crate) fn object(s: &Scene) -> bool {
 /// `랄프 꺼줘`, `ラルフを止めて`, `把拉尔夫停了`; or a Chinese stop verb right before it:
 /// `停止拉尔夫`, `关掉自动驾驶`.
 fn cjk_object(s: &Scene) -> bool {
+    if s.sentence_after.is_ascii() && s.near_before.is_ascii() {
+        return false;
+    }
     let after: String = s
         .sentence_after
         .chars()
