@@ -368,9 +368,20 @@ pub const ALIASES: &[Alias] = &[
 /// A one-word name of a mode (`ulw`, `ralph`, `tdd`): an earlier one in a clause is skipped as a
 /// lead-in (`ultrathink and then ralph fix …`).
 pub fn is_mode_word(w: &str) -> bool {
-    ALIASES
-        .iter()
-        .any(|a| a.text == w && a.gate != Prefix && a.shape == Shape::Name)
+    // (asked of many words of a long prompt: a sorted list, built once, not a scan of the table)
+    static WORDS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    WORDS
+        .get_or_init(|| {
+            let mut v: Vec<&str> = ALIASES
+                .iter()
+                .filter(|a| a.gate != Prefix && a.shape == Shape::Name)
+                .map(|a| a.text)
+                .collect();
+            v.sort_unstable();
+            v
+        })
+        .binary_search(&w)
+        .is_ok()
 }
 
 /// `ws` opens with a mode's name (`ralph …`, `deep interview me …`).

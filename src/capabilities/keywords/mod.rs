@@ -76,7 +76,7 @@ pub fn on_prompt(ctx: &Ctx<'_>) -> Answer {
     if ctx.env.team_worker {
         return Answer::default();
     }
-    let request = sanitize::strip_echoes(prompt);
+    let request = request_text(prompt);
     // A run that could not be written did not start, and the text says so instead of the
     // mode's instructions (which promise a Stop hook that would not come).
     let mut not_started: Vec<(&str, String)> = Vec::new();
@@ -131,6 +131,29 @@ pub fn reset_turn(ctx: &Ctx<'_>) -> Answer {
         }
     }
     Answer::default()
+}
+
+/// The request as typed, pasted hook output removed: enough of it for the echo and the stored
+/// prompt, both cut far shorter than a long paste. A prefix cut at a line break gives the same
+/// text as the whole prompt as far as it goes (a hook-output block the cut splits is removed
+/// either way), so a megabyte is read only when its first lines are nearly all hook output.
+fn request_text(prompt: &str) -> String {
+    let mut take = 64 * 1024;
+    loop {
+        if take >= prompt.len() {
+            return sanitize::strip_echoes(prompt);
+        }
+        let mut cut = take;
+        while !prompt.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let cut = prompt[..cut].rfind('\n').unwrap_or(cut);
+        let request = sanitize::strip_echoes(&prompt[..cut]);
+        if request.chars().count() > REQUEST_ECHO_MAX {
+            return request;
+        }
+        take *= 4;
+    }
 }
 
 /// Writes a fresh run of `mode` (restarting one that is already active).
@@ -353,6 +376,24 @@ mod tests {
              workflow and do not resume it unless the user asks again."
         );
         assert!(render_cancel(&Cancelled::default()).contains("Nothing was running"));
+    }
+
+    #[test]
+    fn a_long_request_is_read_only_as_far_as_it_is_echoed() {
+        let line = "fix the parser and then look at the lexer, ralph fix the tests\n";
+        let mut p = String::from("[RALPH LOOP - ITERATION 2/100] Work is NOT done.\nTask: old\n\n");
+        while p.len() < 300_000 {
+            p.push_str(line);
+        }
+        let whole = sanitize::strip_echoes(&p);
+        let part = request_text(&p);
+        assert!(part.len() < whole.len());
+        assert!(whole.starts_with(&part));
+        assert_eq!(stored_prompt(&part), stored_prompt(&whole));
+        // hook output filling the first lines: read further
+        let mut q = "[MAGIC KEYWORD: RALPH]\n".repeat(20_000);
+        q.push_str("\n\nralph fix the tests");
+        assert_eq!(request_text(&q), sanitize::strip_echoes(&q));
     }
 
     #[test]

@@ -39,22 +39,23 @@ const REBASE_VERBS: &[&str] = &[
 ];
 
 /// Words that label a part of a request (`Context: …`, `Task: …`): a line they open is the
-/// person's own, not a speaker in a chat.
+/// person's own, not a speaker in a chat. Sorted (a binary search, for every `word:` line).
 #[rustfmt::skip]
 const LABELS: &[&str] = &[
-    "task", "tasks", "context", "goal", "goals", "note", "notes", "nb", "steps", "step", "background",
-    "constraints", "constraint", "requirements", "requirement", "expected", "actual", "problem", "issue",
-    "error", "errors", "output", "input", "example", "examples", "summary", "question", "answer",
-    "update", "status", "todo", "fixme", "plan", "mode", "modes", "scope", "details", "repro",
-    "result", "results", "why", "what", "how", "bug", "reason", "ps", "edit", "also", "then",
-    "first", "next", "finally", "after", "before", "deadline", "priority", "owner", "files", "file",
-    "ticket", "link", "links", "spec", "stack", "env", "environment", "version", "platform", "os",
-    "browser", "steps to reproduce", "warning", "tip", "hint", "important", "caution", "danger",
-    "fyi", "re", "subject", "title", "description", "body", "see", "ref", "refs", "cc", "from", "to",
-    "date", "time", "location", "where", "when", "who", "stage", "phase", "approach", "options",
-    "option", "pros", "cons", "decision", "outcome", "risk", "risks", "assumptions", "acceptance",
-    "criteria", "done", "definition", "feature", "features", "notes", "request", "requests", "ask",
-    "use", "usage", "command", "commands", "instructions", "rules", "rule", "policy", "format",
+    "acceptance", "actual", "after", "also", "answer", "approach", "ask", "assumptions",
+    "background", "before", "body", "browser", "bug", "caution", "cc", "command", "commands",
+    "cons", "constraint", "constraints", "context", "criteria", "danger", "date", "deadline",
+    "decision", "definition", "description", "details", "done", "edit", "env", "environment",
+    "error", "errors", "example", "examples", "expected", "feature", "features", "file", "files",
+    "finally", "first", "fixme", "format", "from", "fyi", "goal", "goals", "hint", "how",
+    "important", "input", "instructions", "issue", "link", "links", "location", "mode", "modes",
+    "nb", "next", "note", "notes", "option", "options", "os", "outcome", "output", "owner", "phase",
+    "plan", "platform", "policy", "priority", "problem", "pros", "ps", "question", "re", "reason",
+    "ref", "refs", "repro", "request", "requests", "requirement", "requirements", "result",
+    "results", "risk", "risks", "rule", "rules", "scope", "see", "spec", "stack", "stage", "status",
+    "step", "steps", "subject", "summary", "task", "tasks", "then", "ticket", "time", "tip",
+    "title", "to", "todo", "update", "usage", "use", "version", "warning", "what", "when", "where",
+    "who", "why",
 ];
 
 const MONTHS: &[&str] = &[
@@ -104,7 +105,9 @@ fn commit_hash_line(t: &str, strict: bool) -> bool {
         return false;
     }
     let (w, rest) = t.split_once(' ').unwrap_or((t, ""));
-    (REBASE_VERBS.contains(&w) || w == "commit") && hash_len(rest.trim_start(), false).is_some()
+    w.len() <= 6
+        && hash_len(rest.trim_start(), false).is_some()
+        && (REBASE_VERBS.contains(&w) || w == "commit")
 }
 
 /// `feat: …`, `fix(cli)!: …` (a commit's subject; only among other commit lines).
@@ -114,7 +117,7 @@ fn conventional(t: &str) -> bool {
         return false;
     }
     let word = t.bytes().take_while(u8::is_ascii_lowercase).count();
-    if !COMMIT_TYPES.contains(&&t[..word]) {
+    if !matches!(t.as_bytes().get(word), Some(b':' | b'(' | b'!')) || !COMMIT_TYPES.contains(&&t[..word]) {
         return false;
     }
     let mut rest = &t[word..];
@@ -263,15 +266,15 @@ fn frame(line: &str) -> bool {
 }
 
 /// `alice: …`, `[9:41] Dana: …` (the time is a log line already), `<@U0421> …`, IRC's `<alice>
-/// …`: the speaker of a chat line, lowercased, if the line has one.
-fn speaker(t: &str) -> Option<String> {
+/// …`: the speaker of a chat line, as written, if the line has one.
+fn speaker(t: &str) -> Option<&str> {
     if let Some(nick) = t.strip_prefix('<') {
         let e = nick.find('>').filter(|e| (1..=24).contains(e))?;
         let name = nick[..e].trim_start_matches('@');
         let plain = name
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
-        return (plain && nick[e + 1..].starts_with(' ')).then(|| name.to_lowercase());
+        return (plain && nick[e + 1..].starts_with(' ')).then_some(name);
     }
     let n = t
         .bytes()
@@ -281,15 +284,26 @@ fn speaker(t: &str) -> Option<String> {
     if n == 0 || !t[n..].starts_with(": ") || !t.as_bytes()[0].is_ascii_alphabetic() {
         return None;
     }
-    let name = t[..n].to_lowercase();
-    (!LABELS.contains(&name.as_str()) && !is_mode_word(&name) && !COMMIT_TYPES.contains(&name.as_str()))
-        .then_some(name)
+    // lowercased on the stack: this is asked of every `word: …` line of a paste
+    let mut buf = [0u8; 21];
+    buf[..n].copy_from_slice(&t.as_bytes()[..n]);
+    buf[..n].make_ascii_lowercase();
+    let lower = std::str::from_utf8(&buf[..n]).ok()?;
+    let person = LABELS.binary_search(&lower).is_err()
+        && !is_mode_word(lower)
+        && !COMMIT_TYPES.contains(&lower);
+    person.then_some(&t[..n])
 }
 
 /// A chat client's header line over a message: `Alice  10:32 AM` (Slack: the name, two spaces,
 /// the time), `alice — Today at 10:32 AM` (Discord): a short name, then a time ending the line.
 fn chat_header(t: &str) -> bool {
     let t = t.trim_end();
+    // (asked of every line: most do not end with a time)
+    let last = t.as_bytes().last().copied().unwrap_or(b' ');
+    if !(last.is_ascii_digit() || last.eq_ignore_ascii_case(&b'm')) {
+        return false;
+    }
     let lower = t.to_ascii_lowercase();
     let body = ["am", "pm"]
         .iter()
@@ -408,17 +422,19 @@ pub(crate) fn classify(lines: &[&str]) -> Vec<Option<Record>> {
             continue;
         }
         // a chat: consecutive lines of two or more speakers
-        let mut speakers: Vec<String> = Vec::new();
+        let mut first: Option<&str> = None;
+        let mut several = false;
         let mut k = i;
         while k < n
             && let Some(sp) = speaker(trimmed[k])
         {
-            if !speakers.contains(&sp) {
-                speakers.push(sp);
+            match first {
+                None => first = Some(sp),
+                Some(f) => several |= !f.eq_ignore_ascii_case(sp),
             }
             k += 1;
         }
-        if speakers.len() >= 2 || (k > i && trimmed[i].starts_with("<@")) {
+        if several || (k > i && trimmed[i].starts_with("<@")) {
             for slot in &mut out[i..k] {
                 *slot = Some(Record::Chat);
             }
@@ -457,6 +473,11 @@ mod tests {
     }
 
     use Record::{Chat, Commit, History, Log, Trace};
+
+    #[test]
+    fn labels_are_sorted_for_their_binary_search() {
+        assert!(LABELS.windows(2).all(|w| w[0] < w[1]));
+    }
 
     #[test]
     fn commit_lists_and_logs() {

@@ -77,9 +77,11 @@ impl Sanitized {
 /// Blanks the prompt. See the module documentation.
 pub fn sanitize(prompt: &str) -> Sanitized {
     let mut b = Blanker::new(prompt, true);
-    hook_echoes(&mut b);
+    // the lines, found once for the passes that read them
+    let all: Vec<(usize, &str)> = lines(prompt).collect();
+    hook_echoes(&mut b, &all);
     html_comments(&mut b);
-    line_rules(&mut b);
+    line_rules(&mut b, &all);
     tag_blocks(&mut b);
     inline_rules(&mut b);
     let blame = b.blame();
@@ -91,7 +93,8 @@ pub fn sanitize(prompt: &str) -> Sanitized {
 /// in the context. Whitespace-only lines collapse; the text is trimmed.
 pub fn strip_echoes(prompt: &str) -> String {
     let mut b = Blanker::new(prompt, false);
-    hook_echoes(&mut b);
+    let all: Vec<(usize, &str)> = lines(prompt).collect();
+    hook_echoes(&mut b, &all);
     let blame = Sanitized {
         text: String::new(),
         blame: b.blame(),
@@ -175,6 +178,10 @@ fn lines(s: &str) -> impl Iterator<Item = (usize, &str)> {
 
 /// Box-drawing and bullet marks Claude Code puts in front of hook output and transcript lines.
 fn strip_ui_marks(l: &str) -> &str {
+    // (most lines start with a letter: no search of the marks for them)
+    if l.as_bytes().first().is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'[') {
+        return l;
+    }
     l.trim_start_matches(|c: char| c.is_whitespace() || "⎿●⏺│└├>".contains(c))
 }
 
@@ -292,8 +299,7 @@ fn starts_ci(s: &str, prefix: &str) -> bool {
 /// `[MAGIC KEYWORD…]` context (which has blank lines inside) runs through its `User request:`
 /// payload, or to the end when it has none. Once any header was seen, later `Task:` lines are
 /// hook output too. A `User request…:` label and its payload are dropped anywhere.
-fn hook_echoes(b: &mut Blanker<'_>) {
-    let all: Vec<(usize, &str)> = lines(b.src).collect();
+fn hook_echoes(b: &mut Blanker<'_>, all: &[(usize, &str)]) {
     let mut seen_header = false;
     let mut i = 0;
     while i < all.len() {
@@ -430,9 +436,8 @@ fn leading_indented_block(src: &str) -> Option<usize> {
 
 /// Line-level rules: fenced code, diffs, pasted records (`records.rs`), shell lines, block
 /// quotes, tables, transcripts.
-fn line_rules(b: &mut Blanker<'_>) {
+fn line_rules(b: &mut Blanker<'_>, all: &[(usize, &str)]) {
     let src = b.src;
-    let all: Vec<(usize, &str)> = lines(src).collect();
     let texts: Vec<&str> = all.iter().map(|(_, l)| *l).collect();
     let pasted = records::classify(&texts);
     let mut fence: Option<(char, usize)> = None;
@@ -631,13 +636,26 @@ fn floor_boundary(s: &str, mut i: usize) -> usize {
 }
 
 /// Inline code, URLs and paths, line by line.
+///
+/// Each is one pass over the whole prompt rather than one per line (a megabyte of pasted lines
+/// would cost tens of thousands of short searches): URLs and paths never run across a line
+/// break, and inline code is matched within the lines that have a backtick. Which rule blanked
+/// a byte first is kept by the blame, whatever the order of the passes.
 fn inline_rules(b: &mut Blanker<'_>) {
     let src = b.src;
-    for (start, line) in lines(src) {
-        inline_code(b, start, line);
-        urls(b, start, line);
-        paths(b, start, line);
+    let mut from = 0;
+    while let Some(p) = src[from..].find('`') {
+        let at = from + p;
+        let start = src[..at].rfind('\n').map_or(0, |i| i + 1);
+        let end = src[at..].find('\n').map_or(src.len(), |i| at + i);
+        inline_code(b, start, &src[start..end]);
+        from = end;
+        if from >= src.len() {
+            break;
+        }
     }
+    urls(b, 0, src);
+    paths(b, 0, src);
 }
 
 fn inline_code(b: &mut Blanker<'_>, base: usize, line: &str) {
