@@ -349,10 +349,12 @@ fn history_line(line: &str) -> bool {
 }
 
 /// For every line of `lines`, the pasted record it belongs to, if any.
-pub(crate) fn classify(lines: &[&str]) -> Vec<Option<Record>> {
-    let n = lines.len();
+/// `lines` are `(offset, line)` pairs, as the sanitiser finds them.
+pub(crate) fn classify(all: &[(usize, &str)]) -> Vec<Option<Record>> {
+    let lines = |i: usize| all[i].1;
+    let n = all.len();
     let mut out: Vec<Option<Record>> = vec![None; n];
-    let trimmed: Vec<&str> = lines.iter().map(|l| l.trim()).collect();
+    let trimmed: Vec<&str> = all.iter().map(|(_, l)| l.trim()).collect();
     let blank = |i: usize| trimmed[i].is_empty();
     let mut i = 0;
     while i < n {
@@ -362,7 +364,7 @@ pub(crate) fn classify(lines: &[&str]) -> Vec<Option<Record>> {
             continue;
         }
         // a trace, from its header (or a message whose next line is a frame) to a blank line
-        if trace_header(t) || frame(lines[i]) || (i + 1 < n && frame(lines[i + 1]) && t.contains(':'))
+        if trace_header(t) || frame(lines(i)) || (i + 1 < n && frame(lines(i + 1)) && t.contains(':'))
         {
             while i < n && !blank(i) {
                 out[i] = Some(Record::Trace);
@@ -444,7 +446,7 @@ pub(crate) fn classify(lines: &[&str]) -> Vec<Option<Record>> {
             i = k;
             continue;
         }
-        let run = (i..n).take_while(|&k| history_line(lines[k])).count();
+        let run = (i..n).take_while(|&k| history_line(lines(k))).count();
         if run >= 2 || (run == 1 && t.starts_with(": ")) {
             for slot in &mut out[i..i + run] {
                 *slot = Some(Record::History);
@@ -469,7 +471,7 @@ mod tests {
     use super::*;
 
     fn kinds(text: &str) -> Vec<Option<Record>> {
-        classify(&text.lines().collect::<Vec<_>>())
+        classify(&text.lines().map(|l| (0, l)).collect::<Vec<_>>())
     }
 
     use Record::{Chat, Commit, History, Log, Trace};

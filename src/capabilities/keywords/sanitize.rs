@@ -438,8 +438,7 @@ fn leading_indented_block(src: &str) -> Option<usize> {
 /// quotes, tables, transcripts.
 fn line_rules(b: &mut Blanker<'_>, all: &[(usize, &str)]) {
     let src = b.src;
-    let texts: Vec<&str> = all.iter().map(|(_, l)| *l).collect();
-    let pasted = records::classify(&texts);
+    let pasted = records::classify(all);
     let mut fence: Option<(char, usize)> = None;
     let mut in_diff = false;
     // Markdown's indented code: 4 spaces or a tab, after a blank line that follows some text,
