@@ -76,7 +76,18 @@ impl Sanitized {
 
 /// Blanks the prompt. See the module documentation.
 pub fn sanitize(prompt: &str) -> Sanitized {
+    sanitize_near(prompt, &[(0, prompt.len())])
+}
+
+/// [`sanitize`], blanking only within `near`: sorted, disjoint byte ranges that hold every
+/// candidate to judge and the windows its rules read. A megabyte pasted with tens of thousands
+/// of mentions has only its first and last candidates judged ([`super::scan::MAX_JUDGED`]);
+/// the rules that carry state from line to line (a fence, a trace, an indented block) still
+/// read every line, but nothing outside the ranges is blanked or searched for URLs, paths and
+/// inline code. Outside them the text is left as typed: nothing reads it.
+pub fn sanitize_near(prompt: &str, near: &[(usize, usize)]) -> Sanitized {
     let mut b = Blanker::new(prompt, true);
+    b.near = near.to_vec();
     // the lines, found once for the passes that read them
     let all: Vec<(usize, &str)> = lines(prompt).collect();
     hook_echoes(&mut b, &all);
@@ -126,6 +137,8 @@ struct Blanker<'a> {
     /// The text being blanked (empty when only the blame is wanted).
     bytes: Vec<u8>,
     blame: Recorder,
+    /// Only these byte ranges (sorted, disjoint) are blanked.
+    near: Vec<(usize, usize)>,
 }
 
 impl<'a> Blanker<'a> {
@@ -138,10 +151,32 @@ impl<'a> Blanker<'a> {
                 Vec::new()
             },
             blame: Recorder::new(src.len()),
+            near: vec![(0, src.len())],
         }
     }
 
+    /// Whether any of `start..end` lies in the ranges that are blanked.
+    fn is_near(&self, start: usize, end: usize) -> bool {
+        let k = self.near.partition_point(|r| r.1 <= start);
+        self.near.get(k).is_some_and(|r| r.0 < end)
+    }
+
+    /// Blanks `start..end` where it lies in the ranges that are blanked.
     fn blank(&mut self, start: usize, end: usize, rule: R) {
+        if self.near.len() == 1 && self.near[0] == (0, self.src.len()) {
+            return self.blank_all(start, end, rule);
+        }
+        let mut k = self.near.partition_point(|r| r.1 <= start);
+        while let Some(&(a, z)) = self.near.get(k) {
+            if a >= end {
+                break;
+            }
+            self.blank_all(start.max(a), end.min(z), rule);
+            k += 1;
+        }
+    }
+
+    fn blank_all(&mut self, start: usize, end: usize, rule: R) {
         let mut start = start.min(self.src.len());
         let mut end = end.min(self.src.len());
         while !self.src.is_char_boundary(start) {
@@ -504,6 +539,10 @@ fn line_rules(b: &mut Blanker<'_>, all: &[(usize, &str)]) {
             }
             in_diff = false;
         }
+        // (what follows only blanks a line: not needed far from every candidate)
+        if !b.is_near(start, end.max(start + 1)) {
+            continue;
+        }
         if let Some(record) = pasted[k] {
             let rule = match record {
                 Record::Commit => R::CommitLine,
@@ -642,19 +681,34 @@ fn floor_boundary(s: &str, mut i: usize) -> usize {
 /// a byte first is kept by the blame, whatever the order of the passes.
 fn inline_rules(b: &mut Blanker<'_>) {
     let src = b.src;
-    let mut from = 0;
-    while let Some(p) = src[from..].find('`') {
-        let at = from + p;
-        let start = src[..at].rfind('\n').map_or(0, |i| i + 1);
-        let end = src[at..].find('\n').map_or(src.len(), |i| at + i);
-        inline_code(b, start, &src[start..end]);
-        from = end;
-        if from >= src.len() {
-            break;
+    for (a, z) in b.near.clone() {
+        // the range, widened to whole lines where a line break is near
+        let a = floor_boundary(src, a);
+        let a = src[floor_boundary(src, a.saturating_sub(2_000))..a]
+            .rfind('\n')
+            .map_or(a, |i| floor_boundary(src, a.saturating_sub(2_000)) + i + 1);
+        let z = floor_boundary(src, z);
+        let z = src[z..floor_boundary(src, (z + 2_000).min(src.len()))]
+            .find('\n')
+            .map_or(z, |i| z + i);
+        if a >= z {
+            continue;
         }
+        let part = &src[a..z];
+        let mut from = 0;
+        while let Some(p) = part[from..].find('`') {
+            let at = from + p;
+            let start = part[..at].rfind('\n').map_or(0, |i| i + 1);
+            let end = part[at..].find('\n').map_or(part.len(), |i| at + i);
+            inline_code(b, a + start, &part[start..end]);
+            from = end;
+            if from >= part.len() {
+                break;
+            }
+        }
+        urls(b, a, part);
+        paths(b, a, part);
     }
-    urls(b, 0, src);
-    paths(b, 0, src);
 }
 
 fn inline_code(b: &mut Blanker<'_>, base: usize, line: &str) {

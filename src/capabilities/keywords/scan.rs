@@ -12,10 +12,15 @@ use crate::modes::KEYWORD_CHAIN;
 use std::collections::VecDeque;
 
 /// At most this many candidates of one prompt are judged, and `detect` reports exactly those:
-/// the first half and the last half of them, so that a request typed before or after a long
-/// paste is judged however many mentions the paste holds, and a hostile prompt stays cheap (each
-/// judgement reads bounded windows). Candidates in between are counted, never judged.
+/// the first half of the candidates and those among the last half of the matches, so that a
+/// request typed before or after a long paste is judged however many mentions the paste holds,
+/// and a hostile prompt stays cheap (each judgement reads bounded windows, and the text is
+/// sanitised only around them). Matches in between are counted, never judged.
 pub const MAX_JUDGED: usize = 4_096;
+
+/// How far from a candidate the sanitised text is read by the rules (with a margin): the
+/// windows of `text.rs` and `scene.rs` reach 700 bytes back and 400 forward.
+const NEAR: usize = 1_024;
 
 /// One match and what was decided about it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,7 +41,7 @@ pub struct Detection {
     pub modes: Vec<&'static str>,
     /// Every candidate judged, in prompt order.
     pub candidates: Vec<Candidate>,
-    /// Candidates beyond [`MAX_JUDGED`], between the judged first and last halves: how many, and
+    /// Matches beyond [`MAX_JUDGED`], between the judged first and last halves: how many, and
     /// the bytes they span. None of them was judged.
     pub unjudged: usize,
     pub unjudged_span: Option<(usize, usize)>,
@@ -115,56 +120,58 @@ fn joins(gap: &str) -> bool {
 }
 
 /// The candidates of `prompt`: every match that is a word of its own (a phrase or a stop: that
-/// the words around complete it), the first and last halves of [`MAX_JUDGED`], and what lies
-/// between them uncounted.
+/// the words around complete it), among the first [`MAX_JUDGED`] / 2 candidates and the last as
+/// many matches; what lies between is counted, never judged (nor its phrases completed).
 fn candidates(prompt: &str, det: &mut Detection) -> Vec<Pending> {
     let half = MAX_JUDGED / 2;
     let mut head: Vec<Pending> = Vec::new();
-    let mut tail: VecDeque<Pending> = VecDeque::new();
+    let mut tail: VecDeque<matcher::Found> = VecDeque::new();
     for m in matcher::find_iter(prompt) {
-        let alias = m.alias;
-        let boundary = boundary::boundary(prompt, m.start, m.end, alias);
-        let prefix = boundary.ok().flatten();
-        let (start, end) = match alias.shape {
-            Shape::Name => (m.start, m.end),
-            // `/cancel` is the command; any other stop verb with a prefix is nothing
-            Shape::Stop if prefix.is_some() => {
-                if alias.gate != Gate::Prefix {
-                    continue;
-                }
-                (m.start, m.end)
-            }
-            _ if boundary.is_err() => continue,
-            shape => match phrases::extent(shape, prompt, m.start, m.end) {
-                Some(span) => span,
-                None => continue,
-            },
-        };
-        if alias.gate == Gate::Prefix && prefix.is_none() && alias.shape == Shape::Name {
-            continue;
-        }
-        let p = Pending {
-            alias,
-            start,
-            end,
-            prefix,
-            decided: boundary.err(),
-        };
         if head.len() < half {
-            head.push(p);
+            head.extend(pending(prompt, m));
             continue;
         }
         if tail.len() == half
             && let Some(gone) = tail.pop_front()
         {
             det.unjudged += 1;
-            let span = det.unjudged_span.get_or_insert((gone.head(), gone.end));
+            let span = det.unjudged_span.get_or_insert((gone.start, gone.end));
             span.1 = gone.end;
         }
-        tail.push_back(p);
+        tail.push_back(m);
     }
-    head.extend(tail);
+    head.extend(tail.into_iter().filter_map(|m| pending(prompt, m)));
     head
+}
+
+/// One match as a candidate, or `None` when it is not one: a phrase or a stop the words around
+/// do not complete, a command word without its prefix.
+fn pending(prompt: &str, m: matcher::Found) -> Option<Pending> {
+    let alias = m.alias;
+    let boundary = boundary::boundary(prompt, m.start, m.end, alias);
+    let prefix = boundary.ok().flatten();
+    let (start, end) = match alias.shape {
+        Shape::Name => (m.start, m.end),
+        // `/cancel` is the command; any other stop verb with a prefix is nothing
+        Shape::Stop if prefix.is_some() => {
+            if alias.gate != Gate::Prefix {
+                return None;
+            }
+            (m.start, m.end)
+        }
+        _ if boundary.is_err() => return None,
+        shape => phrases::extent(shape, prompt, m.start, m.end)?,
+    };
+    if alias.gate == Gate::Prefix && prefix.is_none() && alias.shape == Shape::Name {
+        return None;
+    }
+    Some(Pending {
+        alias,
+        start,
+        end,
+        prefix,
+        decided: boundary.err(),
+    })
 }
 
 /// Detects what `prompt` asks for, as while a run is active. `disabled` names (from project
@@ -181,7 +188,18 @@ pub fn detect_with(prompt: &str, disabled: &[String], running: impl FnOnce() -> 
     if pending.is_empty() {
         return det;
     }
-    let clean: Sanitized = sanitize::sanitize(prompt);
+    // only around the candidates is the sanitised text read: their spans, and the windows the
+    // rules read on either side (at most 700 bytes back, to a line start and a label above it;
+    // 400 forward)
+    let mut near: Vec<(usize, usize)> = Vec::new();
+    for p in &pending {
+        let (a, z) = (p.head().saturating_sub(NEAR), (p.end + NEAR).min(prompt.len()));
+        match near.last_mut() {
+            Some(last) if a <= last.1 => last.1 = last.1.max(z),
+            _ => near.push((a, z)),
+        }
+    }
+    let clean: Sanitized = sanitize::sanitize_near(prompt, &near);
     for p in &mut pending {
         // what the sanitiser blanked is reported before what the boundaries rejected
         p.decided = clean.blanked_by(p.start, p.end).or(p.decided);
