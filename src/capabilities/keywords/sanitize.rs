@@ -213,11 +213,25 @@ fn lines(s: &str) -> impl Iterator<Item = (usize, &str)> {
 
 /// Box-drawing and bullet marks Claude Code puts in front of hook output and transcript lines.
 fn strip_ui_marks(l: &str) -> &str {
-    // (most lines start with a letter: no search of the marks for them)
-    if l.as_bytes().first().is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'[') {
-        return l;
+    // (asked of every line: ASCII spaces and `>` by byte, the marks only past an ASCII byte)
+    let b = l.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b' ' | b'\t' | b'\r' | b'\x0b' | b'\x0c' | b'>' => i += 1,
+            c if c < 0x80 => return &l[i..],
+            _ => {
+                let rest = &l[i..];
+                let c = rest.chars().next().unwrap_or(' ');
+                if c.is_whitespace() || "⎿●⏺│└├".contains(c) {
+                    i += c.len_utf8();
+                } else {
+                    return rest;
+                }
+            }
+        }
     }
-    l.trim_start_matches(|c: char| c.is_whitespace() || "⎿●⏺│└├>".contains(c))
+    &l[i..]
 }
 
 const ECHO_TAGS: &[&str] = &[
@@ -469,11 +483,48 @@ fn leading_indented_block(src: &str) -> Option<usize> {
     None
 }
 
+/// The pasted record of every line near a candidate (`None` elsewhere). A record starts after
+/// a blank line — a commit's message two paragraphs after its header — and ends at one or where
+/// its kind of line does, so each stretch of lines near a candidate is classified from the
+/// second blank line before it to the first blank line after it, with the same result as a
+/// classification of the whole prompt, and a megabyte far from every candidate is skipped.
+fn pasted_near(b: &Blanker<'_>, all: &[(usize, &str)]) -> Vec<Option<Record>> {
+    let n = all.len();
+    let mut out = vec![None; n];
+    if b.near.len() == 1 && b.near[0] == (0, b.src.len()) {
+        out = records::classify(all);
+        return out;
+    }
+    let blank = |k: usize| all[k].1.trim().is_empty();
+    let near = |k: usize| b.is_near(all[k].0, all[k].0 + all[k].1.len().max(1));
+    let mut k = 0;
+    while k < n {
+        if !near(k) {
+            k += 1;
+            continue;
+        }
+        let mut from = k;
+        let mut blanks = 0;
+        while from > 0 && blanks < 2 {
+            from -= 1;
+            blanks += usize::from(blank(from));
+        }
+        let mut to = k;
+        while to < n && (near(to) || !blank(to)) {
+            to += 1;
+        }
+        let kinds = records::classify(&all[from..to]);
+        out[from..to].copy_from_slice(&kinds);
+        k = to.max(k + 1);
+    }
+    out
+}
+
 /// Line-level rules: fenced code, diffs, pasted records (`records.rs`), shell lines, block
 /// quotes, tables, transcripts.
 fn line_rules(b: &mut Blanker<'_>, all: &[(usize, &str)]) {
     let src = b.src;
-    let pasted = records::classify(all);
+    let pasted = pasted_near(b, all);
     let mut fence: Option<(char, usize)> = None;
     let mut in_diff = false;
     // Markdown's indented code: 4 spaces or a tab, after a blank line that follows some text,

@@ -183,6 +183,17 @@ pub fn detect(prompt: &str, disabled: &[String]) -> Detection {
 /// [`detect`], asking `running` (only when it matters: a stop said in the person's own words)
 /// whether anything of the session runs; when nothing does, such a stop is not acted on.
 pub fn detect_with(prompt: &str, disabled: &[String], running: impl FnOnce() -> bool) -> Detection {
+    detect_in(prompt, disabled, running, true)
+}
+
+/// [`detect_with`]; `narrow`: sanitise only around the candidates (always, but for the test that
+/// it changes nothing).
+fn detect_in(
+    prompt: &str,
+    disabled: &[String],
+    running: impl FnOnce() -> bool,
+    narrow: bool,
+) -> Detection {
     let mut det = Detection::default();
     let mut pending = candidates(prompt, &mut det);
     if pending.is_empty() {
@@ -198,6 +209,9 @@ pub fn detect_with(prompt: &str, disabled: &[String], running: impl FnOnce() -> 
             Some(last) if a <= last.1 => last.1 = last.1.max(z),
             _ => near.push((a, z)),
         }
+    }
+    if !narrow {
+        near = vec![(0, prompt.len())];
     }
     let clean: Sanitized = sanitize::sanitize_near(prompt, &near);
     for p in &mut pending {
@@ -553,6 +567,40 @@ mod tests {
         let (from, to) = d.unjudged_span.unwrap();
         assert!(d.candidates[MAX_JUDGED / 2 - 1].offset < from);
         assert!(to <= d.candidates[MAX_JUDGED / 2].offset);
+    }
+
+    /// Sanitising only around the candidates judges every one of them as sanitising the whole
+    /// prompt does: pastes of every kind, far apart, with long stretches of prose between them.
+    #[test]
+    fn sanitising_near_the_candidates_changes_no_verdict() {
+        let pieces = [
+            "commit 4f1a9c2e7b3d\nAuthor: D <d@x>\nDate:   Tue\n\n    ralph: fix it\nulw the rest\n\n",
+            "a1b2c3d feat: ralph fix flaky tests\nchore: ulw cleanup\n\n",
+            "Traceback (most recent call last):\n  File \"a.py\", line 1, in f\n    ralph()\nE: build me a cli\n\n",
+            "```\nralph fix it\n",
+            "```\nwhat is ralph? ulw the tests\n",
+            "alice: ralph it\nbob: ulw it\n\nralph fix the parser\n",
+            "<!-- ralph fix\n",
+            "-->\nsee src/ralph/mod.rs and `ulw` at https://x.y/ralph\n",
+            "> quoted ralph fix\n| ralph | x |\n$ ralph fix\n    indented ralph fix\n\n",
+            "[10:32:01] starting\nralph\n[10:32:04] done\n\nstop the loop, it's burning tokens\n",
+            "<b>ralph</b> fix the tests ulw\n",
+        ];
+        let filler = "nothing to see in this line of plain prose at all.\n".repeat(60);
+        let mut seed: u64 = 7;
+        for _ in 0..40 {
+            let mut p = String::new();
+            for _ in 0..30 {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                p.push_str(pieces[(seed >> 33) as usize % pieces.len()]);
+                if (seed >> 40) % 3 == 0 {
+                    p.push_str(&filler);
+                }
+            }
+            let narrow = detect_in(&p, &[], || true, true);
+            let whole = detect_in(&p, &[], || true, false);
+            assert_eq!(narrow, whole, "{p}");
+        }
     }
 
     #[test]
