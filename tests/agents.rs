@@ -1056,16 +1056,17 @@ fn doctor_reports_hooks_installed_for_the_wrong_agent_from_the_trace() {
     );
 }
 
-/// The payloads recorded from the pinned Codex, Gemini CLI and Qwen Code clients
+/// The payloads recorded from the pinned Codex, Gemini CLI, Qwen Code and Kimi CLI clients
 /// (`tests/fixtures/<agent>/`, recorded by the real-client suite): every one decodes, through
 /// the hook installed for its event, to the neutral event the table names, is recognised as
-/// its client's by shape, and gets a valid answer. Events no hook serves are traced under
-/// their own name and answered with nothing.
+/// its client's by shape (Kimi's only by the `tool_output` of its tool events), and gets a
+/// valid answer. Events no hook serves are traced under their own name and answered with
+/// nothing.
 #[test]
 fn recorded_payloads_of_every_client_decode_to_their_neutral_events() {
     use omc_hooks::protocol::agents::{Agent, table};
     let mut seen = 0;
-    for agent in [Agent::Codex, Agent::Gemini, Agent::Qwen] {
+    for agent in [Agent::Codex, Agent::Gemini, Agent::Qwen, Agent::Kimi] {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures")
             .join(agent.name());
@@ -1115,8 +1116,12 @@ fn recorded_payloads_of_every_client_decode_to_their_neutral_events() {
             if !(failed && agent == Agent::Codex) {
                 assert_eq!(line["event"], want, "{name}: {line}");
             }
-            // Codex's SessionEnd carries nothing only Codex sends; every other payload tells.
-            if !(agent == Agent::Codex && event == "SessionEnd") {
+            // Codex's SessionEnd carries nothing only Codex sends; every other payload tells,
+            // but of Kimi's only those with a `tool_output`.
+            if agent == Agent::Kimi {
+                let want = payload.get("tool_output").map(|_| agent.name());
+                assert_eq!(line["shape"].as_str(), want, "{name}: {line}");
+            } else if !(agent == Agent::Codex && event == "SessionEnd") {
                 assert_eq!(line["shape"], agent.name(), "{name}: {line}");
             }
             if row.is_none() {

@@ -27,6 +27,7 @@ mod e2e_hardening;
 mod e2e_honest;
 mod e2e_install;
 mod e2e_keywords;
+mod e2e_kimi;
 mod e2e_memory;
 mod e2e_packages;
 mod e2e_qwen;

@@ -15,8 +15,9 @@ pub enum Agent {
     Gemini,
     Qwen,
     Cursor,
-    /// Clients that speak Claude Code's hook format (their sources: `claude.rs`).
+    /// Kimi CLI: Claude Code's payloads, its own answers (`kimi.rs`).
     Kimi,
+    /// Clients that speak Claude Code's hook format (their sources: `claude.rs`).
     Factory,
     CodeBuddy,
     Qoder,
@@ -30,6 +31,7 @@ pub enum Wire {
     Gemini,
     Qwen,
     Cursor,
+    Kimi,
 }
 
 impl Agent {
@@ -115,9 +117,8 @@ impl Agent {
             Agent::Gemini => Wire::Gemini,
             Agent::Qwen => Wire::Qwen,
             Agent::Cursor => Wire::Cursor,
-            Agent::Claude | Agent::Kimi | Agent::Factory | Agent::CodeBuddy | Agent::Qoder => {
-                Wire::Claude
-            }
+            Agent::Kimi => Wire::Kimi,
+            Agent::Claude | Agent::Factory | Agent::CodeBuddy | Agent::Qoder => Wire::Claude,
         }
     }
 
@@ -165,6 +166,16 @@ impl Agent {
 }
 
 impl Wire {
+    /// Every wire format, in the order the tables list them.
+    pub const ALL: [Wire; 6] = [
+        Wire::Claude,
+        Wire::Codex,
+        Wire::Gemini,
+        Wire::Qwen,
+        Wire::Cursor,
+        Wire::Kimi,
+    ];
+
     /// The agent this wire format is named after.
     pub fn agent(self) -> Agent {
         match self {
@@ -173,6 +184,7 @@ impl Wire {
             Wire::Gemini => Agent::Gemini,
             Wire::Qwen => Agent::Qwen,
             Wire::Cursor => Agent::Cursor,
+            Wire::Kimi => Agent::Kimi,
         }
     }
 }

@@ -251,9 +251,9 @@ impl Layout {
                  answer."
                 .to_string(),
             Agent::Kimi => "Kimi CLI reads these hooks when it starts; start a new kimi session. \
-                 It ignores a hook's context and continues a turn at most once per prompt, on a \
-                 Stop answer our hook does not give yet: there omc-hooks serves your user hooks \
-                 and its state, not the loop."
+                 It shows the model no hook context and continues a turn once per prompt: a \
+                 keyword starts its run in state, and each prompt's end-of-turn continuation \
+                 carries the task."
                 .to_string(),
             Agent::Qoder => "Qoder reads these hooks when a session starts (\"disableAllHooks\": \
                  true switches them off); start a new qodercli session for them to load."

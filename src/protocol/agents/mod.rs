@@ -19,6 +19,7 @@ pub mod claude;
 pub mod codex;
 pub mod cursor;
 pub mod gemini;
+pub mod kimi;
 pub mod outcome;
 pub mod qwen;
 pub mod support;
@@ -69,6 +70,7 @@ pub fn decode_map(declared: Agent, map: Map<String, Value>) -> HookInput {
         Wire::Gemini => gemini::decode(map),
         Wire::Qwen => qwen::decode(map),
         Wire::Cursor => cursor::decode(map),
+        Wire::Kimi => kimi::decode(map),
     };
     input.agent = declared;
     input.format = format;
@@ -88,8 +90,9 @@ fn event_name(map: &Map<String, Value>) -> Option<&str> {
 /// gemini-FINDINGS.md §3 and qwen-FINDINGS.md §3 list; Cursor's documented fields; CodeBuddy's
 /// `client` and `version`, seen on every payload of CodeBuddy Code 2.117.0, which also sends
 /// Cursor's `generation_id` and Codex's `model` with `permission_mode`: docs/agents-survey.md).
-/// `None` when nothing tells (a bare Claude-format payload: Claude Code's SessionStart, Codex's
-/// SessionEnd and Kimi's payloads look alike).
+/// Kimi CLI's tool events carry `tool_output`, the Python `repr` of the tool's result
+/// (kimi-FINDINGS.md). `None` when nothing tells (a bare Claude-format payload: Claude Code's
+/// SessionStart, Codex's SessionEnd and Kimi's other payloads look alike).
 pub fn detect_shape(map: &Map<String, Value>) -> Option<Agent> {
     let has = |k: &str| map.get(k).is_some_and(|v| !v.is_null());
     let event = event_name(map);
@@ -104,6 +107,9 @@ pub fn detect_shape(map: &Map<String, Value>) -> Option<Agent> {
     }
     if has("generation_id") {
         return Some(Agent::Cursor);
+    }
+    if map.get("tool_output").is_some_and(kimi::is_tool_repr) {
+        return Some(Agent::Kimi);
     }
     if let Some(e) = event {
         if table::only(Wire::Gemini, e) {
@@ -145,8 +151,17 @@ pub fn detect_shape(map: &Map<String, Value>) -> Option<Agent> {
 /// The hook subcommand that actually serves a decoded payload: the one installed, unless the
 /// tool call failed on an agent that has no failure event of its own (then the failure hook
 /// runs, and the answer still goes out in the post-tool event's shape). For Codex, whose
-/// payload may not carry the exit status, this is where the transcript is consulted.
-pub fn route(hook: crate::hooks::Hook, input: &mut HookInput) -> crate::hooks::Hook {
+/// payload may not carry the exit status, this is where the transcript is consulted; for Kimi
+/// CLI, whose Stop payload lacks the model's last message, its session file.
+pub fn route(hook: crate::hooks::Hook, input: &mut HookInput, env: &Env) -> crate::hooks::Hook {
+    if input.format.wire() == Wire::Kimi
+        && hook.event == "Stop"
+        && input.hook_event_name.as_deref() == Some("Stop")
+        && input.last_assistant_message.is_none()
+        && let Some(sid) = input.session_id.as_deref()
+    {
+        input.last_assistant_message = kimi::last_message(sid, env);
+    }
     if hook.event != "PostToolUse" {
         return hook;
     }
@@ -197,6 +212,7 @@ pub fn encode(input: &HookInput, hook: crate::hooks::Hook, answer: &Answer) -> O
         Wire::Codex => codex::encode(answer, event),
         Wire::Gemini => gemini::encode(answer, event),
         Wire::Cursor => cursor::encode(answer, event),
+        Wire::Kimi => kimi::encode(answer, event),
     }
 }
 
@@ -233,7 +249,9 @@ pub fn stop_block_limit(agent: Agent, env: &Env) -> (u32, &'static str) {
                 .max(1),
         ),
         Wire::Cursor => Some(CURSOR_LOOP_LIMIT),
-        Wire::Codex | Wire::Gemini => None,
+        // Kimi's Stop hook fires once per prompt and its one refusal is always honoured: the
+        // client bounds the continuations itself (one per prompt) and refuses none of ours.
+        Wire::Codex | Wire::Gemini | Wire::Kimi => None,
     };
     match client {
         Some(c) if c <= own => (c, agent.wire().agent().client()),
@@ -364,6 +382,16 @@ mod tests {
             ),
             (
                 json!({"hook_event_name":"Stop","permission_mode":"default"}),
+                None,
+            ),
+            // Kimi CLI 1.51.0's PostToolUse; its Stop says nothing of where it came from.
+            (
+                json!({"hook_event_name":"PostToolUse","session_id":"s","tool_name":"Shell",
+                       "tool_output":"is_error=False output='hi' message='' display=[] extras=None"}),
+                Some(Agent::Kimi),
+            ),
+            (
+                json!({"hook_event_name":"Stop","session_id":"s","cwd":"/p","stop_hook_active":false}),
                 None,
             ),
             (json!({"hook_event_name":"SomethingNew"}), None),

@@ -177,15 +177,21 @@ pub fn of(agent: Agent) -> Support {
             export: EVERYWHERE,
         },
         Agent::Kimi => Support {
-            proven: "real client 1.51.0 ran every installed hook",
-            keywords: partly("reads no context: a keyword starts the run in state"),
-            continuation: no(
-                "continues only on a Stop `permissionDecision: deny`, once per prompt; not answered that way yet",
+            proven: "real client 1.51.0",
+            keywords: partly(
+                "reads no context: a keyword starts the run in state and the prompt's continuation carries the task",
             ),
-            tool_failures: unverified("reads no context after a tool"),
-            skill_guards: unverified(""),
-            compaction: unverified(""),
-            user_hooks: EVERYWHERE,
+            continuation: partly(
+                "one continuation per prompt: its Stop hook fires once per prompt (we answer `permissionDecision: deny`)",
+            ),
+            tool_failures: partly(
+                "counted, but nothing after a tool reaches the model: the guidance heads the prompt's continuation while a run is live",
+            ),
+            skill_guards: no("Kimi CLI has no skill tool"),
+            compaction: partly(
+                "checkpoint at PreCompact; nothing is shown after a compaction but the next continuation",
+            ),
+            user_hooks: partly("refusals of tool calls and prompts only: no rewrite, no context"),
             export: EVERYWHERE,
         },
         Agent::Factory => Support {

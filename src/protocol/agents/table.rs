@@ -48,7 +48,7 @@ const fn row(
 }
 
 use Install::{Matcher, No, Yes};
-use Wire::{Claude as C, Codex as X, Cursor as K, Gemini as G, Qwen as Q};
+use Wire::{Claude as C, Codex as X, Cursor as K, Gemini as G, Kimi as M, Qwen as Q};
 
 /// Every mapping, agent by agent, in lifecycle order.
 pub const ROWS: &[Row] = &[
@@ -288,6 +288,59 @@ pub const ROWS: &[Row] = &[
         "continues with `followup_message`; `loop_count` for `stop_hook_active`; client cap 5",
     ),
     row(K, "sessionEnd", "session-end", Yes, ""),
+    //
+    row(
+        M,
+        "SessionStart",
+        "session-start",
+        Yes,
+        "the answer is not read: nothing is shown at start",
+    ),
+    row(
+        M,
+        "UserPromptSubmit",
+        "user-prompt-submit",
+        Yes,
+        "reads no context: a keyword starts the run in state, the Stop continuation carries the task",
+    ),
+    row(
+        M,
+        "PreToolUse",
+        "pre-tool-use",
+        Matcher("*"),
+        "refusals only (`permissionDecision: deny`): no context, no rewrite",
+    ),
+    row(
+        M,
+        "PostToolUse",
+        "post-tool-use",
+        Matcher("*"),
+        "not awaited; `is_error=True` in `tool_output` runs post-tool-use-failure",
+    ),
+    row(
+        M,
+        "PostToolUseFailure",
+        "post-tool-use-failure",
+        Matcher("*"),
+        "only for a tool that raised; not awaited",
+    ),
+    row(M, "SubagentStart", "subagent-start", Matcher("*"), ""),
+    row(
+        M,
+        "SubagentStop",
+        "subagent-stop",
+        Matcher("*"),
+        "not awaited",
+    ),
+    row(M, "PreCompact", "pre-compact", Matcher("*"), ""),
+    row(
+        M,
+        "Stop",
+        "stop",
+        Yes,
+        "continues with `permissionDecision: deny`, once per prompt; `stop_hook_active` always false",
+    ),
+    row(M, "SessionEnd", "session-end", Yes, "awaited at most 5 s"),
 ];
 
 /// The rows of one wire format.
@@ -331,13 +384,7 @@ pub fn agent_event(wire: Wire, hook: &str) -> Option<&'static str> {
 /// README holds a copy (kept identical by a test).
 pub fn render_markdown() -> String {
     let mut s = String::new();
-    for wire in [
-        Wire::Claude,
-        Wire::Codex,
-        Wire::Gemini,
-        Wire::Qwen,
-        Wire::Cursor,
-    ] {
+    for wire in Wire::ALL {
         let agent = wire.agent();
         let also: Vec<&str> = Agent::ALL
             .iter()
@@ -397,13 +444,7 @@ mod tests {
 
     #[test]
     fn every_hook_is_installed_where_the_agent_has_its_event() {
-        for wire in [
-            Wire::Claude,
-            Wire::Codex,
-            Wire::Gemini,
-            Wire::Qwen,
-            Wire::Cursor,
-        ] {
+        for wire in Wire::ALL {
             for hook in crate::hooks::HOOKS {
                 let mapped: Vec<&Row> = rows(wire).filter(|r| r.hook == hook.name).collect();
                 let installed = mapped.iter().filter(|r| r.install != Install::No).count();
