@@ -253,6 +253,7 @@ fn every_golden_agent_case() {
         "factory",
         "codebuddy",
         "qoder",
+        "cline",
     ] {
         assert!(agents.contains(&want), "no golden case for {want}");
     }

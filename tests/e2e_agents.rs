@@ -470,8 +470,10 @@ pub fn every_installed_hook_fires_and_decodes_the_payload(agent: Agent) {
             }
         }
     }
+    // Cline installs four hooks (the only ones it awaits or could use), one of them unfired.
+    let least = if agent == Agent::Cline { 3 } else { 6 };
     assert!(
-        checked >= 6,
+        checked >= least,
         "install --agent {} installed too little: {installed:?}",
         agent.name()
     );

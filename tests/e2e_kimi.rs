@@ -234,3 +234,10 @@ fn a_failing_command_escalates_at_the_head_of_the_continuation() {
 fn every_installed_hook_fires_and_decodes_the_payload() {
     s::every_installed_hook_fires_and_decodes_the_payload(AGENT);
 }
+
+/// A user hook on `Bash` refuses `rm -rf` in Kimi: its `Shell` arrives as `Bash`, the refusal is
+/// Kimi's `permissionDecision: deny`, and the model reads the reason as the call's error.
+#[test]
+fn a_user_hook_on_bash_refuses_a_shell_command() {
+    crate::e2e_agent_guards::a_user_hook_on_bash_refuses_a_shell_command(AGENT);
+}

@@ -487,3 +487,45 @@ fn record_kimi_fixtures() {
     let missing = save(&all, picks, &out);
     finish(agent, missing, &out);
 }
+
+#[test]
+#[ignore = "re-records tests/fixtures/cline: tests/e2e/record-agent-fixtures.sh cline"]
+fn record_cline_fixtures() {
+    let agent = Agent::Cline;
+    let sb = AgentSandbox::new(agent);
+    sb.record_hooks();
+    // Headless Cline fires the task's start and end and the tool hooks; its prompt, resume and
+    // shutdown hooks belong to the interactive UI (cline-FINDINGS.md).
+    let rec = sb.root().join("rec1");
+    let run = sb.run(
+        "record all events",
+        with_rec(
+            AgentScenario::new()
+                .reply_shell(OK_CMD)
+                .reply_shell(FAIL_CMD)
+                .reply_text("all done"),
+            &rec,
+        ),
+    );
+    run.assert_success();
+    let all = recorded(&rec);
+    summary("run 1", &run, &all);
+    let command = |v: &Value| {
+        let call = v.get("tool_call").or_else(|| v.get("tool_result"));
+        call.and_then(|c| c["input"]["commands"][0].as_str())
+            .unwrap_or("")
+            .to_owned()
+    };
+    let ok = move |v: &Value| command(v) == OK_CMD;
+    let bad = move |v: &Value| command(v) == FAIL_CMD;
+    let picks: Vec<(&str, Pred)> = vec![
+        ("TaskStart", ev("TaskStart")),
+        ("PreToolUse-run_commands", ev_where("PreToolUse", ok)),
+        ("PostToolUse-run_commands", ev_where("PostToolUse", ok)),
+        ("PostToolUse-failed", ev_where("PostToolUse", bad)),
+        ("TaskComplete", ev("TaskComplete")),
+    ];
+    let out = out_dir(agent);
+    let missing = save(&all, picks, &out);
+    finish(agent, missing, &out);
+}

@@ -18,6 +18,7 @@ mod e2e_agent_guards;
 mod e2e_agent_modes;
 mod e2e_agents;
 mod e2e_cli;
+mod e2e_cline;
 mod e2e_codex;
 mod e2e_cross_agent;
 mod e2e_export;

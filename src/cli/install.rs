@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 pub(super) const INSTALL_HELP: &str = "\
 Usage: omc-hooks install [--scope project|local|user] [--project DIR] [--use-path]
                          [--statusline [--force]] [--disable-omc] [--gitignore] [--backup]
-       omc-hooks install --agent codex|gemini|qwen|cursor|factory|codebuddy|qoder
+       omc-hooks install --agent codex|gemini|qwen|cursor|factory|codebuddy|qoder|cline
                          [--project DIR | --user]
        omc-hooks install --agent kimi --user
 
@@ -60,13 +60,15 @@ Use one way of loading omc-hooks (this or the plugin), or each hook runs twice.
                            ~/.qoder/)
                    kimi    --user only: [[hooks]] tables at the end of
                            $KIMI_SHARE_DIR/config.toml (~/.kimi/), in one marked block
+                   cline   DIR/.clinerules/hooks/: one script per event (--user:
+                           $CLINE_DIR/hooks/, else ~/.cline/hooks/)
                    each hook runs '<this binary> --agent NAME <subcommand>'; what else install
                    adds there is listed in omc-hooks-install.json beside the file, so
                    'uninstall --agent NAME' gives the file back as it was.";
 
 pub(super) const UNINSTALL_HELP: &str = "\
 Usage: omc-hooks uninstall [--scope project|local|user] [--project DIR] [--backup]
-       omc-hooks uninstall --agent codex|gemini|qwen|cursor|factory|codebuddy|qoder
+       omc-hooks uninstall --agent codex|gemini|qwen|cursor|factory|codebuddy|qoder|cline
                            [--project DIR | --user]
        omc-hooks uninstall --agent kimi --user
 

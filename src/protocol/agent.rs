@@ -21,6 +21,8 @@ pub enum Agent {
     Factory,
     CodeBuddy,
     Qoder,
+    /// Cline CLI: one executable per event, its own payloads and answers (`cline.rs`).
+    Cline,
 }
 
 /// The wire format an agent speaks: which adapter decodes and encodes its hooks.
@@ -32,11 +34,12 @@ pub enum Wire {
     Qwen,
     Cursor,
     Kimi,
+    Cline,
 }
 
 impl Agent {
     /// Every agent `--agent` accepts, in the order help texts list them.
-    pub const ALL: [Agent; 9] = [
+    pub const ALL: [Agent; 10] = [
         Agent::Claude,
         Agent::Codex,
         Agent::Gemini,
@@ -46,11 +49,12 @@ impl Agent {
         Agent::Factory,
         Agent::CodeBuddy,
         Agent::Qoder,
+        Agent::Cline,
     ];
 
     /// The agents `install --agent` writes a configuration for (Kimi CLI's is TOML, in the
     /// user's `config.toml` only: docs/agents-survey.md).
-    pub const INSTALLABLE: [Agent; 9] = [
+    pub const INSTALLABLE: [Agent; 10] = [
         Agent::Claude,
         Agent::Codex,
         Agent::Gemini,
@@ -60,6 +64,7 @@ impl Agent {
         Agent::Factory,
         Agent::CodeBuddy,
         Agent::Qoder,
+        Agent::Cline,
     ];
 
     /// The name used on the command line, in the trace and in state files.
@@ -74,6 +79,7 @@ impl Agent {
             Agent::Factory => "factory",
             Agent::CodeBuddy => "codebuddy",
             Agent::Qoder => "qoder",
+            Agent::Cline => "cline",
         }
     }
 
@@ -89,6 +95,7 @@ impl Agent {
             Agent::Factory => "Factory Droid",
             Agent::CodeBuddy => "CodeBuddy",
             Agent::Qoder => "Qoder",
+            Agent::Cline => "Cline",
         }
     }
 
@@ -105,6 +112,7 @@ impl Agent {
             "factory" | "droid" | "factory-droid" => Agent::Factory,
             "codebuddy" | "codebuddy-code" => Agent::CodeBuddy,
             "qoder" | "qodercli" | "qoder-cli" => Agent::Qoder,
+            "cline" | "cline-cli" => Agent::Cline,
             _ => return None,
         };
         Some(agent)
@@ -118,6 +126,7 @@ impl Agent {
             Agent::Qwen => Wire::Qwen,
             Agent::Cursor => Wire::Cursor,
             Agent::Kimi => Wire::Kimi,
+            Agent::Cline => Wire::Cline,
             Agent::Claude | Agent::Factory | Agent::CodeBuddy | Agent::Qoder => Wire::Claude,
         }
     }
@@ -167,13 +176,14 @@ impl Agent {
 
 impl Wire {
     /// Every wire format, in the order the tables list them.
-    pub const ALL: [Wire; 6] = [
+    pub const ALL: [Wire; 7] = [
         Wire::Claude,
         Wire::Codex,
         Wire::Gemini,
         Wire::Qwen,
         Wire::Cursor,
         Wire::Kimi,
+        Wire::Cline,
     ];
 
     /// The agent this wire format is named after.
@@ -185,6 +195,7 @@ impl Wire {
             Wire::Qwen => Agent::Qwen,
             Wire::Cursor => Agent::Cursor,
             Wire::Kimi => Agent::Kimi,
+            Wire::Cline => Agent::Cline,
         }
     }
 }

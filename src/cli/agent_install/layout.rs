@@ -147,6 +147,8 @@ impl Layout {
             Agent::Factory => project.join(".factory/settings.json"),
             Agent::CodeBuddy => project.join(".codebuddy/settings.json"),
             Agent::Qoder => project.join(".qoder/settings.json"),
+            // A folder of hook scripts, one per event.
+            Agent::Cline => project.join(".clinerules/hooks"),
             // Kimi reads no project file: `target` refuses a project install, and this is only
             // where `doctor` would look.
             Agent::Kimi => project.join(".kimi/config.toml"),
@@ -159,8 +161,9 @@ impl Layout {
     /// Droid's `$FACTORY_HOME_OVERRIDE/.factory/settings.json` (the override replaces `~`),
     /// CodeBuddy's `$CODEBUDDY_CONFIG_DIR/settings.json` (the variable replaces `~/.codebuddy`),
     /// Qoder's `$QODER_CONFIG_DIR/settings.json`, else `$QODER_CLI_HOME/.qoder/settings.json`;
-    /// Kimi's `$KIMI_SHARE_DIR/config.toml` (default `~/.kimi`) (as each pinned client's code
-    /// resolves them, docs/agents-survey.md).
+    /// Kimi's `$KIMI_SHARE_DIR/config.toml` (default `~/.kimi`); Cline's hooks folder
+    /// `$CLINE_DIR/hooks` (default `~/.cline`) (as each pinned client's code resolves them,
+    /// docs/agents-survey.md).
     pub(super) fn user_file(&self, env: &Env) -> Option<PathBuf> {
         let var = |k: &str| {
             env.var(k)
@@ -192,6 +195,9 @@ impl Layout {
             Agent::Kimi => var("KIMI_SHARE_DIR")
                 .or_else(|| home.map(|h| h.join(".kimi")))?
                 .join("config.toml"),
+            Agent::Cline => var("CLINE_DIR")
+                .or_else(|| home.map(|h| h.join(".cline")))?
+                .join("hooks"),
             _ => return None,
         })
     }
@@ -254,6 +260,12 @@ impl Layout {
                  It shows the model no hook context and continues a turn once per prompt: a \
                  keyword starts its run in state, and each prompt's end-of-turn continuation \
                  carries the task."
+                .to_string(),
+            Agent::Cline => "Cline looks for hook scripts when a task starts (no trust step). \
+                 It awaits only the tool hooks: omc-hooks adds its guidance after a tool \
+                 (failure escalation) and runs your user hooks on tool calls — a refusal there \
+                 ends the whole task — but Cline continues no turn and shows nothing at a \
+                 prompt, so keywords and persistent modes do not work in it."
                 .to_string(),
             Agent::Qoder => "Qoder reads these hooks when a session starts (\"disableAllHooks\": \
                  true switches them off); start a new qodercli session for them to load."

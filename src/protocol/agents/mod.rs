@@ -16,6 +16,7 @@
 //! --agents`, `install --agent` and the README all print from.
 
 pub mod claude;
+pub mod cline;
 pub mod codex;
 pub mod cursor;
 pub mod gemini;
@@ -71,6 +72,7 @@ pub fn decode_map(declared: Agent, map: Map<String, Value>) -> HookInput {
         Wire::Qwen => qwen::decode(map),
         Wire::Cursor => cursor::decode(map),
         Wire::Kimi => kimi::decode(map),
+        Wire::Cline => cline::decode(map),
     };
     input.agent = declared;
     input.format = format;
@@ -78,11 +80,13 @@ pub fn decode_map(declared: Agent, map: Map<String, Value>) -> HookInput {
     input
 }
 
-/// The event name of a payload, in any of the spellings the agents use.
+/// The event name of a payload, in any of the spellings the agents use (Cline's `hookName`
+/// as its hook file is named).
 fn event_name(map: &Map<String, Value>) -> Option<&str> {
     ["hook_event_name", "hookEventName"]
         .iter()
         .find_map(|k| map.get(*k)?.as_str())
+        .or_else(|| cline::event_of(map))
 }
 
 /// What agent a payload looks like it came from, from markers only that agent sends
@@ -91,7 +95,7 @@ fn event_name(map: &Map<String, Value>) -> Option<&str> {
 /// `client` and `version`, seen on every payload of CodeBuddy Code 2.117.0, which also sends
 /// Cursor's `generation_id` and Codex's `model` with `permission_mode`: docs/agents-survey.md).
 /// Kimi CLI's tool events carry `tool_output`, the Python `repr` of the tool's result
-/// (kimi-FINDINGS.md). `None` when nothing tells (a bare Claude-format payload: Claude Code's
+/// (kimi-FINDINGS.md); Cline's `hookName` and `taskId` (cline-FINDINGS.md). `None` when nothing tells (a bare Claude-format payload: Claude Code's
 /// SessionStart, Codex's SessionEnd and Kimi's other payloads look alike).
 pub fn detect_shape(map: &Map<String, Value>) -> Option<Agent> {
     let has = |k: &str| map.get(k).is_some_and(|v| !v.is_null());
@@ -110,6 +114,10 @@ pub fn detect_shape(map: &Map<String, Value>) -> Option<Agent> {
     }
     if map.get("tool_output").is_some_and(kimi::is_tool_repr) {
         return Some(Agent::Kimi);
+    }
+    // Cline stamps its payloads too: before the timestamp's guess.
+    if cline::looks_like(map) {
+        return Some(Agent::Cline);
     }
     if let Some(e) = event {
         if table::only(Wire::Gemini, e) {
@@ -213,6 +221,7 @@ pub fn encode(input: &HookInput, hook: crate::hooks::Hook, answer: &Answer) -> O
         Wire::Gemini => gemini::encode(answer, event),
         Wire::Cursor => cursor::encode(answer, event),
         Wire::Kimi => kimi::encode(answer, event),
+        Wire::Cline => cline::encode(input, answer, event),
     }
 }
 
@@ -251,7 +260,8 @@ pub fn stop_block_limit(agent: Agent, env: &Env) -> (u32, &'static str) {
         Wire::Cursor => Some(CURSOR_LOOP_LIMIT),
         // Kimi's Stop hook fires once per prompt and its one refusal is always honoured: the
         // client bounds the continuations itself (one per prompt) and refuses none of ours.
-        Wire::Codex | Wire::Gemini | Wire::Kimi => None,
+        // Cline does not continue a turn at all.
+        Wire::Codex | Wire::Gemini | Wire::Kimi | Wire::Cline => None,
     };
     match client {
         Some(c) if c <= own => (c, agent.wire().agent().client()),
@@ -393,6 +403,11 @@ mod tests {
             (
                 json!({"hook_event_name":"Stop","session_id":"s","cwd":"/p","stop_hook_active":false}),
                 None,
+            ),
+            (
+                json!({"clineVersion":"","timestamp":"2026-12-04T05:46:39.192Z","taskId":"conv_1",
+                       "hookName":"tool_call"}),
+                Some(Agent::Cline),
             ),
             (json!({"hook_event_name":"SomethingNew"}), None),
             (json!({}), None),

@@ -226,6 +226,20 @@ pub fn of(agent: Agent) -> Support {
             user_hooks: EVERYWHERE,
             export: EVERYWHERE,
         },
+        Agent::Cline => Support {
+            proven: "real client 3.0.65",
+            keywords: no(
+                "its prompt hook is not awaited (nor fired for a headless prompt) and nothing could continue a run: not installed",
+            ),
+            continuation: no("TaskComplete is not awaited and its answer is not read"),
+            tool_failures: yes_but("the guidance is `contextModification` after the tool"),
+            skill_guards: no("Cline 3.0.65 has no skill tool"),
+            compaction: no("its PreCompact hook file is never run, and nothing is shown at start"),
+            user_hooks: partly(
+                "on tool calls only (the other hooks are not awaited); a refusal ends the whole task, its reason unseen headless",
+            ),
+            export: yes_but("of the events installed: task start, tool calls, session end"),
+        },
     }
 }
 

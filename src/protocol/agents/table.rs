@@ -48,7 +48,7 @@ const fn row(
 }
 
 use Install::{Matcher, No, Yes};
-use Wire::{Claude as C, Codex as X, Cursor as K, Gemini as G, Kimi as M, Qwen as Q};
+use Wire::{Claude as C, Cline as N, Codex as X, Cursor as K, Gemini as G, Kimi as M, Qwen as Q};
 
 /// Every mapping, agent by agent, in lifecycle order.
 pub const ROWS: &[Row] = &[
@@ -341,6 +341,56 @@ pub const ROWS: &[Row] = &[
         "continues with `permissionDecision: deny`, once per prompt; `stop_hook_active` always false",
     ),
     row(M, "SessionEnd", "session-end", Yes, "awaited at most 5 s"),
+    //
+    row(
+        N,
+        "TaskStart",
+        "session-start",
+        Yes,
+        "not awaited: nothing is shown at start",
+    ),
+    row(
+        N,
+        "TaskResume",
+        "session-start",
+        No,
+        "decoded (`source: resume`), not installed",
+    ),
+    row(
+        N,
+        "UserPromptSubmit",
+        "user-prompt-submit",
+        No,
+        "not awaited and not fired for a headless prompt; nothing could continue a run it starts: not installed",
+    ),
+    row(
+        N,
+        "PreToolUse",
+        "pre-tool-use",
+        Yes,
+        "context as `contextModification`; a refusal (`cancel`) ends the whole task; a rewrite is `overrideInput`",
+    ),
+    row(
+        N,
+        "PostToolUse",
+        "post-tool-use",
+        Yes,
+        "context as `contextModification`; a failed command (`success: false`) runs post-tool-use-failure",
+    ),
+    row(
+        N,
+        "TaskComplete",
+        "stop",
+        No,
+        "not awaited, its answer not read: no continuation; not installed",
+    ),
+    row(
+        N,
+        "SessionShutdown",
+        "session-end",
+        Yes,
+        "not awaited; not fired by a headless run",
+    ),
 ];
 
 /// The rows of one wire format.
