@@ -12,11 +12,14 @@ pub const MANIFEST: &str = include_str!("../hooks.json");
 /// with built-ins only (no extra process once a binary is found), first that exists:
 ///
 /// 1. `bin/omc-hooks` in the plugin — the prebuilt binary of a marketplace install (a link the
-///    first hook makes to `bin/<target>/omc-hooks`, step 5);
+///    first hook makes to `bin/<target>/omc-hooks`, step 3);
 /// 2. `target/release/omc-hooks` — a checkout built with `cargo build --release`;
-/// 3. `omc-hooks` on PATH, then `~/.cargo/bin/omc-hooks` — `cargo install omc-hooks`;
-/// 4. (none of these) the plugin's `bin/<target>/omc-hooks` for this machine, found once with
-///    `uname` and linked as `bin/omc-hooks` for the next hooks;
+/// 3. (a plugin with a `bin/` directory: a marketplace bundle) its `bin/<target>/omc-hooks` for
+///    this machine, found once with `uname` and linked as `bin/omc-hooks` for the next hooks.
+///    Before PATH, so that the bundle's own binary wins over an `omc-hooks` on PATH that may
+///    be npm's Node.js launcher, which would start Node for every hook and never let the link
+///    be made;
+/// 4. `omc-hooks` on PATH, then `~/.cargo/bin/omc-hooks` — `cargo install omc-hooks`;
 /// 5. nothing at all: exit 0 (fail open); SessionStart alone says, once per session, how to
 ///    get the binary (a `systemMessage`, which the person sees and the model does not).
 ///
@@ -24,15 +27,16 @@ pub const MANIFEST: &str = include_str!("../hooks.json");
 pub const LAUNCHER: &str = concat!(
     r#"o(){ r="${CLAUDE_PLUGIN_ROOT}"; "#,
     r#"for b in "$r/bin/omc-hooks" "$r/target/release/omc-hooks"; do [ -x "$b" ] && exec "$b" "$@"; done; "#,
-    r#"command -v omc-hooks >/dev/null 2>&1 && exec omc-hooks "$@"; "#,
-    r#"[ -x "$HOME/.cargo/bin/omc-hooks" ] && exec "$HOME/.cargo/bin/omc-hooks" "$@"; "#,
+    r#"if [ -d "$r/bin" ]; then "#,
     r#"case "$(uname -sm 2>/dev/null)" in "#,
     r#""Linux x86_64") t=x86_64-unknown-linux-musl;; "#,
     r#""Linux aarch64"|"Linux arm64") t=aarch64-unknown-linux-musl;; "#,
     r#""Darwin x86_64") t=x86_64-apple-darwin;; "#,
     r#""Darwin arm64") t=aarch64-apple-darwin;; "#,
     r#"*) t=none;; esac; "#,
-    r#"if [ -x "$r/bin/$t/omc-hooks" ]; then ln -s "$t/omc-hooks" "$r/bin/omc-hooks" 2>/dev/null; exec "$r/bin/$t/omc-hooks" "$@"; fi; "#,
+    r#"if [ -x "$r/bin/$t/omc-hooks" ]; then ln -s "$t/omc-hooks" "$r/bin/omc-hooks" 2>/dev/null; exec "$r/bin/$t/omc-hooks" "$@"; fi; fi; "#,
+    r#"command -v omc-hooks >/dev/null 2>&1 && exec omc-hooks "$@"; "#,
+    r#"[ -x "$HOME/.cargo/bin/omc-hooks" ] && exec "$HOME/.cargo/bin/omc-hooks" "$@"; "#,
     r#"[ "$1" = session-start ] && echo '{"systemMessage":"omc-hooks is off: its binary is not installed. Run: cargo install omc-hooks (or install the plugin from its marketplace, which ships prebuilt binaries), then start a new session. omc-hooks doctor checks the setup."}'; "#,
     r#"exit 0; }; o {sub}"#
 );

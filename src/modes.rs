@@ -190,6 +190,56 @@ pub fn effective_max(state: &ModeState, config: &crate::config::Config) -> u32 {
     own.min(config.hard_max()).max(1)
 }
 
+/// The time budget a new run of `mode` starts with, in minutes: `<mode>.max_minutes` from
+/// `.omc/config.json`, or none (0). A keyword's own budget (`ralph 2h …`) replaces it.
+pub fn max_minutes(mode: &str, config: &crate::config::Config) -> u32 {
+    config
+        .u32_at(&format!("{mode}/max_minutes"))
+        .filter(|n| *n > 0)
+        .unwrap_or(0)
+}
+
+/// Milliseconds left of a run's time budget (≤ 0: spent), or `None` without one.
+pub fn time_left_ms(state: &ModeState, now_ms: i64) -> Option<i64> {
+    if state.max_minutes == 0 {
+        return None;
+    }
+    let deadline = state
+        .deadline_at
+        .as_deref()
+        .and_then(crate::time::parse_iso)?;
+    Some(deadline - now_ms)
+}
+
+/// `34 min left`, `1 h 12 min left`, `under a minute left`: what is left of a time budget.
+pub fn time_left_text(ms: i64) -> String {
+    if ms < 60_000 {
+        return "under a minute left".into();
+    }
+    let minutes = ms / 60_000;
+    match (minutes / 60, minutes % 60) {
+        (0, m) => format!("{m} min left"),
+        (h, 0) => format!("{h} h left"),
+        (h, m) => format!("{h} h {m} min left"),
+    }
+}
+
+/// A time budget for people: `45 min`, `2 h`, `1 h 30 min`.
+pub fn minutes_text(minutes: u32) -> String {
+    match (minutes / 60, minutes % 60) {
+        (0, m) => format!("{m} min"),
+        (h, 0) => format!("{h} h"),
+        (h, m) => format!("{h} h {m} min"),
+    }
+}
+
+/// ` · 34 min left` after a run's `iteration/max`, or nothing without a time budget.
+pub fn budget_suffix(state: &ModeState, now_ms: i64) -> String {
+    time_left_ms(state, now_ms)
+        .map(|ms| format!(" · {}", time_left_text(ms.max(0))))
+        .unwrap_or_default()
+}
+
 /// Normalises a reported phase: lowercase, and `team-exec` is `exec` (OMC's spelling).
 pub fn normalize_phase(mode: &str, phase: &str) -> String {
     let p = phase.trim().to_ascii_lowercase().replace([' ', '_'], "-");
@@ -336,7 +386,7 @@ mod tests {
             let header = format!("[{}", m.name.to_ascii_uppercase());
             assert!(m.template.starts_with(&header), "{}", m.name);
             for needle in [
-                "{{iteration}}/{{max}}",
+                "{{iteration}}/{{max}}{{time_left}}]",
                 "{{task}}",
                 "{{complete}}",
                 "{{needs_input}}",

@@ -235,13 +235,20 @@ fn consecutive_blocks_continue_up_to_the_clients_cap_then_hand_back() {
     expect_allowed(&out);
     assert_eq!(
         system_message(&out),
-        "omc-hooks: ralph paused after 8 continuations in a row (Claude Code allows 8). The task is not finished: \
-         the run stays active and resumes with your next message. Type cancelomc to end it instead."
+        "omc-hooks: ralph paused — no tool ran in the last 8 continuations (Claude Code allows 8 in a row \
+         without one). The task is not finished: the run stays active and resumes with your next message. \
+         Type cancelomc to end it instead."
     );
     let s = state(&p, "s1", "ralph");
     assert_eq!(s["active"], true);
     assert_eq!(s["iteration"], 9);
     assert_eq!(s["consecutive_blocks"], 0);
+    // Why it was handed back stays with the run (for `status`) until the next prompt.
+    assert_eq!(
+        s["paused_reason"],
+        "no tool ran in the last 8 continuations"
+    );
+    assert_eq!(s["paused_at"], iso(NOW));
     // The next prompt's first Stop continues again.
     assert!(reason(&stop(&p, json!({}))).starts_with("[RALPH LOOP - ITERATION 10/100]"));
 }
@@ -263,10 +270,9 @@ fn the_block_cap_follows_the_clients_setting_and_resets_on_a_new_turn() {
     reason(&run(true));
     let out = run(true);
     expect_allowed(&out);
-    assert!(
-        system_message(&out)
-            .contains("paused after 3 continuations in a row (Claude Code allows 3)")
-    );
+    assert!(system_message(&out).contains(
+        "no tool ran in the last 3 continuations (Claude Code allows 3 in a row without one)"
+    ));
 }
 
 #[test]

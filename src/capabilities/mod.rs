@@ -35,15 +35,15 @@ pub struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    /// How many end-of-turn blocks in a row a run may make before it pauses by itself: ours,
-    /// or the client's own when that is lower (see [`crate::protocol::agents::stop_block_cap`]).
-    pub fn stop_block_cap(&self) -> u32 {
-        self.stop_block_limit().0
-    }
-
-    /// [`Ctx::stop_block_cap`] and whose limit it is (a client's name or `omc-hooks`).
-    pub fn stop_block_limit(&self) -> (u32, &'static str) {
-        crate::protocol::agents::stop_block_limit(self.input.format, self.env)
+    /// What bounds a run's end-of-turn continuations on this client: continuations in a row
+    /// without progress, and per prompt where the client counts those (see
+    /// [`crate::protocol::agents::caps`]).
+    pub fn stop_limits(&self) -> crate::protocol::agents::StopLimits {
+        crate::protocol::agents::stop_limits(
+            self.input.format,
+            self.env,
+            self.store.as_ref().map(|s| s.project()),
+        )
     }
 }
 
@@ -75,11 +75,15 @@ const REGISTRY: &[(&str, &[Capability])] = &[
     ),
     (
         "pre-tool-use",
-        &[cap("skill-guard", skill_guard::on_pre_tool_use)],
+        &[
+            cap("progress", persistent_mode::progress::on_tool),
+            cap("skill-guard", skill_guard::on_pre_tool_use),
+        ],
     ),
     (
         "post-tool-use",
         &[
+            cap("progress", persistent_mode::progress::on_tool),
             cap("skill-guard", skill_guard::on_post_tool_use),
             cap("tool_failure clear", tool_failure::clear),
             cap("edits", memory::edits::record),
@@ -89,6 +93,7 @@ const REGISTRY: &[(&str, &[Capability])] = &[
     (
         "post-tool-use-failure",
         &[
+            cap("progress", persistent_mode::progress::on_tool),
             cap("skill-guard", skill_guard::on_post_tool_use_failure),
             cap("tool_failure", tool_failure::record),
         ],

@@ -304,6 +304,20 @@ fn check_settings(
             continue;
         }
         match resolve_program(program, env) {
+            Some(p) if is_executable(&p) && super::hook_binary::is_script(&p) => {
+                status.push(format!("{program} (a script)"));
+                r.problem(
+                    format!(
+                        "the hooks in {} run {program}, a script that every hook starts before \
+                         omc-hooks (npm's launcher starts Node.js: tens of milliseconds each)",
+                        path.display()
+                    ),
+                    format!(
+                        "run 'omc-hooks install{flag}' without --use-path: the entries then name \
+                         the omc-hooks binary itself"
+                    ),
+                );
+            }
             Some(p) if is_executable(&p) => {
                 status.push(format!("{program} (ok)"));
                 let this = std::env::current_exe().and_then(|e| e.canonicalize()).ok();

@@ -6,6 +6,7 @@
 //! ([`super::registry`]) so that uninstall gives the file (or its absence) back exactly.
 
 use super::args::{fail, parse, usage_error};
+use super::hook_binary;
 use super::omc;
 use super::registry::{self, Install};
 use super::settings::merge::{self, Record};
@@ -33,7 +34,8 @@ looked up on PATH).
                    project (--user is the same)
   --project DIR    the project (default: the nearest directory holding .omc/ or .git)
   --use-path       write 'omc-hooks <hook>' (found on PATH, e.g. after 'cargo install')
-                   instead of this binary's absolute path
+                   instead of this binary's absolute path; refused when that is a script
+                   (npm's launcher: every hook would start Node.js)
   --statusline     also set Claude Code's status line to 'omc-hooks statusline'; an existing
                    status line of yours is kept unless --force
   --disable-omc    switch off oh-my-claudecode's hooks for this scope when both would run (its
@@ -272,17 +274,21 @@ pub(super) fn run_install(args: &[String], env: &Env) -> i32 {
         Ok(p) => p,
         Err(code) => return code,
     };
+    let exe = hook_binary::this_binary();
     let program = if o.use_path {
-        if on_path("omc-hooks", env).is_none() {
+        let Some(found) = on_path("omc-hooks", env) else {
             return fail(
                 "install",
                 "--use-path: no 'omc-hooks' on PATH. Install it (cargo install --path . puts \
                  it in ~/.cargo/bin) or leave --use-path out to use this binary's path.",
             );
+        };
+        if let Some(why) = hook_binary::use_path_refusal(&found, exe.as_deref().ok()) {
+            return fail("install", &why);
         }
         "omc-hooks".to_string()
     } else {
-        match std::env::current_exe().and_then(|p| p.canonicalize()) {
+        match &exe {
             Ok(p) => p.to_string_lossy().into_owned(),
             Err(e) => return fail("install", &format!("cannot locate this binary: {e}")),
         }
@@ -415,6 +421,14 @@ pub(super) fn run_install(args: &[String], env: &Env) -> i32 {
     }
     for n in omc_notes.advice {
         println!("{n}");
+    }
+    if let Some(note) = exe
+        .as_deref()
+        .ok()
+        .filter(|_| !o.use_path)
+        .and_then(hook_binary::npx_note)
+    {
+        println!("{note}");
     }
     if let Some(project) = &o.project {
         gitignore(project, scope, o.gitignore);

@@ -12,6 +12,7 @@ pub mod demo;
 pub mod detect;
 mod doctor;
 mod flush;
+mod hook_binary;
 mod install;
 pub mod mode;
 mod omc;

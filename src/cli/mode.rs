@@ -8,6 +8,7 @@
 //! last stage) ends the run here and now. Limits shown are the ones the Stop hook enforces.
 
 use crate::capabilities::memory::{session_end, session_start};
+use crate::capabilities::persistent_mode::budget as start_budget;
 use crate::capabilities::persistent_mode::start;
 use crate::config::Config;
 use crate::env::Env;
@@ -25,7 +26,9 @@ or shows runs.
 
   omc-hooks mode start <mode> <task…>          starts a run of ralph, autopilot, ultrawork,
                                                ultraqa, ralplan, team or pipeline (restarts a
-                                               running one); the next Stop continues it
+                                               running one); the next Stop continues it; a
+                                               budget may head the task: 2h, 90m, 1h30m (time),
+                                               --max N (iterations)
   omc-hooks mode show                          the active runs (of one session with --session)
   omc-hooks mode phase autopilot <phase>       expansion, planning, execution, qa, validation,
                                                complete (ends the run)
@@ -130,7 +133,7 @@ fn run_inner(args: &[String], env: &Env) -> Result<String, Failure> {
             if !rest.is_empty() {
                 return Err(usage("show takes no arguments"));
             }
-            return Ok(show(&store, session.as_ref(), &config));
+            return Ok(show(&store, session.as_ref(), &config, env.now_ms()));
         }
         "start" => return start_run(&store, &config, rest, session.or(from_client), env),
         "phase" | "tests" | "stage" => {}
@@ -209,7 +212,9 @@ fn start_run(
             modes::PERSISTENT.join(", ")
         ))
     })?;
-    let task = task.join(" ");
+    // `mode start ralph 2h --max 40 fix …`: the budget words as after a keyword.
+    let (task, budget) = start_budget::split_task(&task.join(" "));
+    let config = &budget.apply(config, &[spec.name]);
     if task.trim().is_empty() {
         return Err(usage(format!(
             "start {mode} needs a task: what should the run work on?"
@@ -231,9 +236,15 @@ fn start_run(
         None,
     ) {
         Ok(run) => Ok(format!(
-            "{}: run started in session {id} (iteration 1/{}); the next Stop in that session \
+            "{}: run started in session {id} (iteration 1/{}{}); the next Stop in that session \
              continues it. Task: {}",
-            spec.name, run.state.max_iterations, run.state.prompt
+            spec.name,
+            run.state.max_iterations,
+            match run.state.max_minutes {
+                0 => String::new(),
+                m => format!(", time budget {}", modes::minutes_text(m)),
+            },
+            run.state.prompt
         )),
         Err(problem) => Err(refused(format!(
             "{} NOT started: {}.\nfix: {}",
@@ -494,7 +505,7 @@ fn apply(
 
 /// One line per active run: where, mode, iteration/limit (the limit the Stop hook enforces),
 /// progress, whether it waits for the user, task.
-fn show(store: &Store, session: Option<&SessionId>, config: &Config) -> String {
+fn show(store: &Store, session: Option<&SessionId>, config: &Config, now: i64) -> String {
     let scopes: Vec<Scope> = match session {
         Some(id) => vec![Scope::Session(id.clone())],
         None => store
@@ -516,13 +527,14 @@ fn show(store: &Store, session: Option<&SessionId>, config: &Config) -> String {
             }
             s.mode = spec.name.to_string();
             let mut line = format!(
-                "{}  {}  iteration {}/{}",
+                "{}  {}  iteration {}/{}{}",
                 scope
                     .session_id()
                     .map_or("(no session)".into(), |i| i.to_string()),
                 spec.name,
                 s.iteration,
-                modes::effective_max(&s, config)
+                modes::effective_max(&s, config),
+                modes::budget_suffix(&s, now)
             );
             match spec.progress {
                 Progress::Phases { .. } => {
@@ -541,6 +553,8 @@ fn show(store: &Store, session: Option<&SessionId>, config: &Config) -> String {
             }
             if s.awaiting_input_at.is_some() {
                 line += "  waiting for your answer";
+            } else if let Some(why) = &s.paused_reason {
+                line += &format!("  paused: {why}");
             }
             let task: String = s.prompt.chars().take(60).collect();
             line += &format!("  {task}");

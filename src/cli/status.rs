@@ -11,8 +11,9 @@ pub(super) const HELP: &str = "\
 Usage: omc-hooks status [--all] [--json] [--watch [--interval SECS]]
 
 Shows, for the current project (the nearest directory holding .omc/ or .git), each session's
-active persistent modes (iteration/max — the limit the Stop hook enforces — age, time until
-the run goes stale after 2 h without activity, whether it waits for your answer), running
+active persistent modes (iteration/max — the limit the Stop hook enforces — and the time left
+of a time budget, age, time until the run goes stale after 2 h without activity, whether it
+waits for your answer or was paused at a continuation limit, and why), running
 skill guards (time and reinforcements left), the last tool failure, and runs suspended at the
 end of a session. First, if the hooks cannot write the state directory (read-only, a refused
 symlink, a full disk) or .omc/config.json has errors, it says so and how to fix it. For
@@ -179,6 +180,12 @@ fn run_json(r: &Run, now: i64, config: &crate::config::Config) -> Value {
         "iteration": r.state.iteration,
         "max_iterations": crate::modes::effective_max(&r.state, config),
         "awaiting_input_at": r.state.awaiting_input_at,
+        "paused_at": r.state.paused_at,
+        "paused_reason": r.state.paused_reason,
+        "continuations_without_progress": r.state.consecutive_blocks,
+        "max_minutes": (r.state.max_minutes > 0).then_some(r.state.max_minutes),
+        "deadline_at": r.state.deadline_at.as_ref().filter(|_| r.state.max_minutes > 0),
+        "time_left_ms": crate::modes::time_left_ms(&r.state, now).map(|ms| ms.max(0)),
         "prompt": r.state.prompt,
         "phase": r.state.phase,
         "started_at": r.state.started_at,
@@ -266,6 +273,10 @@ fn render_text(
                 Some(ms) if ms > 0 && r.state.awaiting_input_at.is_some() => {
                     "waiting for your answer".to_string()
                 }
+                Some(ms) if ms > 0 && r.state.paused_reason.is_some() => format!(
+                    "paused: {}",
+                    r.state.paused_reason.as_deref().unwrap_or_default()
+                ),
                 Some(ms) if ms > 0 => format!("stale in {}", short_duration(ms)),
                 _ => "STALE (ignored by Stop)".to_string(),
             };
@@ -279,9 +290,10 @@ fn render_text(
                 "  {:<13}{:<16}{:<18}{:<26}{}\n",
                 r.mode,
                 format!(
-                    "iter {}/{}{phase}",
+                    "iter {}/{}{}{phase}",
                     r.state.iteration,
-                    crate::modes::effective_max(&r.state, config)
+                    crate::modes::effective_max(&r.state, config),
+                    crate::modes::budget_suffix(&r.state, now)
                 ),
                 format!("started {}", ago(r.started_ms, now)),
                 stale,
@@ -332,8 +344,14 @@ fn render_text(
             ));
         }
         for r in &v.suspended {
+            let why = r
+                .state
+                .paused_reason
+                .as_deref()
+                .map(|why| format!("(paused: {why}) "))
+                .unwrap_or_default();
             s.push_str(&format!(
-                "  {:<13}{:<16}{:<18}{}\n",
+                "  {:<13}{:<16}{:<18}{why}{}\n",
                 "suspended",
                 r.mode,
                 format!(

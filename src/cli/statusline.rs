@@ -90,6 +90,8 @@ struct RunFact {
     phase: Option<String>,
     /// The model handed the turn back to the user; the run carries on after their answer.
     waiting: bool,
+    /// What is left of the run's time budget, when it has one.
+    time_left: Option<String>,
 }
 
 #[derive(Debug, PartialEq)]
@@ -253,7 +255,7 @@ fn gather(payload: &Value, env: &Env) -> Facts {
         .active
         .iter()
         .filter(|r| !r.is_stale(now))
-        .map(|r| run_fact(r, &config))
+        .map(|r| run_fact(r, &config, now))
         .collect();
     facts.guard = view
         .guards
@@ -284,12 +286,14 @@ fn no_symlink_on_the_way(omc: &Path, dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-fn run_fact(r: &Run, config: &Config) -> RunFact {
+fn run_fact(r: &Run, config: &Config, now: i64) -> RunFact {
     RunFact {
         mode: r.mode,
         iteration: r.state.iteration,
         max: crate::modes::effective_max(&r.state, config),
         waiting: r.state.awaiting_input_at.is_some(),
+        time_left: crate::modes::time_left_ms(&r.state, now)
+            .map(|ms| crate::modes::time_left_text(ms.max(0))),
         phase: r
             .state
             .phase
@@ -388,6 +392,9 @@ fn render(f: &Facts, colour: Colour) -> String {
     if let Some((first, rest)) = f.runs.split_first() {
         let mut text = paint(first.mode, Some(BOLD_CYAN), colour);
         text.push_str(&format!(" {}/{}", first.iteration, first.max));
+        if let Some(left) = &first.time_left {
+            text.push_str(&format!(" {left}"));
+        }
         if let Some(p) = &first.phase {
             text.push_str(&format!(" ({p})"));
         }
@@ -449,6 +456,7 @@ mod tests {
             max,
             phase: None,
             waiting: false,
+            time_left: None,
         }
     }
 
@@ -482,6 +490,7 @@ mod tests {
                     max: 50,
                     phase: None,
                     waiting: false,
+                    time_left: None,
                 },
             ],
             guard: Some(GuardFact {
@@ -515,6 +524,7 @@ mod tests {
                 max: 30,
                 phase: Some("execution".into()),
                 waiting: true,
+                time_left: None,
             }],
             guard: Some(GuardFact {
                 skill: "deep-interview".into(),

@@ -150,6 +150,15 @@ impl Agent {
         !matches!(self.wire(), Wire::Gemini | Wire::Qwen)
     }
 
+    /// Whether a session of the agent can end without a SessionEnd event, so a run it leaves
+    /// at the end of a turn is never suspended: Qwen Code fires none in headless `-p` runs
+    /// (tests/e2e/qwen-FINDINGS.md §3). There a run handed back at the end of a turn is noted
+    /// as left open, and a new session may take it up as it would a suspended one
+    /// (`capabilities/memory/resume.rs`).
+    pub fn may_end_silently(self) -> bool {
+        matches!(self.wire(), Wire::Qwen)
+    }
+
     /// The variable the client sets to its session id (the one its hooks are sent) in the
     /// environment of the commands the model runs, where it sets one: Claude Code
     /// `CLAUDE_CODE_SESSION_ID` (tests/e2e/FINDINGS.md), Codex `CODEX_THREAD_ID` (the same value

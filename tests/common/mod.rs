@@ -351,3 +351,30 @@ pub fn at_terminal(args: &[&str]) -> (i32, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
     )
 }
+
+/// What `dist` publishes for `target`, in `dir`: `omc-hooks-<target>.tar.xz` holding
+/// `omc-hooks-<target>/omc-hooks` (the file at `binary`, executable) and its `.sha256` file —
+/// the input of `packaging/plugin-bundle.sh` and `packaging/npm-pack.sh --archives`.
+pub fn release_archive(dir: &Path, target: &str, binary: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let stage = dir.join(format!("omc-hooks-{target}"));
+    std::fs::create_dir_all(&stage).unwrap();
+    let bin = stage.join("omc-hooks");
+    std::fs::copy(binary, &bin).unwrap();
+    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let archive = format!("omc-hooks-{target}.tar.xz");
+    let st = Command::new("tar")
+        .args(["-cJf", &archive, &format!("omc-hooks-{target}")])
+        .env("XZ_OPT", "-0")
+        .current_dir(dir)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    std::fs::remove_dir_all(&stage).unwrap();
+    let sum = Command::new("sha256sum")
+        .arg(&archive)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    std::fs::write(dir.join(format!("{archive}.sha256")), sum.stdout).unwrap();
+}

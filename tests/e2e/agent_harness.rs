@@ -344,15 +344,9 @@ impl AgentSandbox {
 
     /// The omc-hooks handlers in the project's hook configuration: (client event, subcommand).
     pub fn installed_omc_hooks(&self) -> Vec<(String, String)> {
-        let pairs = match self.agent {
-            Agent::Kimi => Some(kimi::hooks_in(
-                &std::fs::read_to_string(self.hooks_file()).unwrap(),
-            )),
-            Agent::Cline => Some(cline::hooks_in(&self.hooks_file())),
-            _ => None,
-        };
-        if let Some(pairs) = pairs {
-            return pairs
+        if matches!(self.agent, Agent::Kimi | Agent::Cline) {
+            return self
+                .installed_commands()
                 .into_iter()
                 .filter(|(_, cmd)| cmd.contains("omc-hooks"))
                 .map(|(event, cmd)| {
@@ -378,18 +372,24 @@ impl AgentSandbox {
         out
     }
 
-    /// `omc-hooks install --agent <agent> --project <project>`: the configuration users get.
-    /// Panics (with the command's output) when it fails.
+    /// `omc-hooks install --agent <agent> --project <project>`: the configuration users get,
+    /// from the installed binary under `OMC_E2E_INSTALLED_BIN` (say npm's launcher), else from
+    /// the test build. Panics (with the command's output) when it fails.
     pub fn install_hooks(&self) -> std::process::Output {
-        let mut cmd = Command::new(omc_bin());
+        self.install_hooks_with(super::harness::installed_bin().unwrap_or(omc_bin()))
+    }
+
+    /// The same with the `omc-hooks` at `bin`, run as a person without Rust runs it (no cargo
+    /// on PATH); every hook command written must run the omc-hooks binary itself, not a script.
+    pub fn install_hooks_with(&self, bin: &Path) -> std::process::Output {
+        let mut cmd = Command::new(bin);
+        let mut dirs = Vec::new();
         if self.agent == Agent::Codex {
             // install reads `codex --version` to decide on the feature switch: the pinned one
-            let dir = require(Agent::Codex).program.parent().unwrap().to_owned();
-            let path = std::env::var_os("PATH").unwrap_or_default();
-            let mut dirs = vec![dir];
-            dirs.extend(std::env::split_paths(&path));
-            cmd.env("PATH", std::env::join_paths(dirs).unwrap());
+            dirs.push(require(Agent::Codex).program.parent().unwrap().to_owned());
         }
+        dirs.extend(std::env::split_paths(&super::harness::path_without_cargo()));
+        cmd.env("PATH", std::env::join_paths(dirs).unwrap());
         cmd.args(["install", "--agent", self.agent.name()]);
         if self.agent == Agent::Kimi {
             // Kimi reads hooks from the user's config.toml only.
@@ -412,13 +412,41 @@ impl AgentSandbox {
             .expect("run omc-hooks install");
         assert!(
             out.status.success(),
-            "omc-hooks install --agent {} failed ({}):\n{}\n{}",
+            "{} install --agent {} failed ({}):\n{}\n{}",
+            bin.display(),
             self.agent.name(),
             out.status,
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
+        let v: Value = match self.agent {
+            // TOML tables, or a folder of scripts: their commands, in the JSON shape checked.
+            Agent::Kimi | Agent::Cline => {
+                let commands: Vec<Value> = self
+                    .installed_commands()
+                    .into_iter()
+                    .map(|(_, c)| json!({ "command": c }))
+                    .collect();
+                json!({ "hooks": commands })
+            }
+            _ => {
+                serde_json::from_str(&std::fs::read_to_string(self.hooks_file()).unwrap()).unwrap()
+            }
+        };
+        super::harness::assert_commands_run_native(&v, &self.hooks_file());
         out
+    }
+
+    /// (client event, command) of every hook of Kimi's `config.toml` or Cline's hooks folder.
+    fn installed_commands(&self) -> Vec<(String, String)> {
+        match self.agent {
+            Agent::Kimi => kimi::hooks_in(&std::fs::read_to_string(self.hooks_file()).unwrap()),
+            Agent::Cline => cline::hooks_in(&self.hooks_file())
+                .into_iter()
+                .map(|(e, c)| (e, c.trim_start_matches("exec ").to_owned()))
+                .collect(),
+            _ => Vec::new(),
+        }
     }
 
     /// Codex: pre-write `trusted_hash` entries for every handler of the project's

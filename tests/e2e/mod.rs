@@ -16,6 +16,7 @@ pub mod harness;
 pub mod http;
 pub mod kimi;
 pub mod model;
+pub mod npm;
 pub mod plugin;
 pub mod qwen;
 pub mod server;

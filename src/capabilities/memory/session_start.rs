@@ -2,7 +2,9 @@
 //! lose, within [`BUDGET`] characters, most important first:
 //!
 //! 1. this session's active runs (`[RALPH LOOP RESTORED] …`) — a session that starts again
-//!    first takes its suspended runs back ([`resume::unsuspend_own`]);
+//!    first takes back its runs suspended within the resume bound
+//!    ([`resume::unsuspend_own`]), and a new session takes up an earlier session's runs
+//!    suspended within it (`[RALPH LOOP RESUMED] …`, [`resume::adopt`]);
 //! 2. after a compaction, the newest checkpoint;
 //! 3. otherwise, suspended runs of earlier sessions and the word that resumes them;
 //! 4. the notepad's Priority Context;
@@ -70,11 +72,15 @@ pub fn run(ctx: &Ctx<'_>) -> Answer {
     };
     let source = ctx.input.source.as_deref().unwrap_or("startup");
     resume::unsuspend_own(ctx, store);
+    let taken_up = resume::adopt(ctx, store);
     mark(ctx, store, source);
 
     let mut sections: Vec<(&'static str, String)> = Vec::new();
+    for (_, text) in &taken_up {
+        sections.push(("resumed runs", text.clone()));
+    }
     for (_, s) in mode_states(store, &ctx.scope) {
-        if live(&s, ctx) {
+        if live(&s, ctx) && !taken_up.iter().any(|(m, _)| *m == s.mode) {
             sections.push(("restored runs", restored(&s, &ctx.config)));
         }
     }

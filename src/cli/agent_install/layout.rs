@@ -63,6 +63,15 @@ impl Layout {
                 "command": command,
                 "timeout": if sub == "session-end" { secs.min(3) } else { secs },
             }),
+            // `loop_limit: null`: Cursor's own limit of 5 follow-ups (which counts every
+            // follow-up, working or not) would cut a long run short; our own cap hands back a
+            // model that does no work (protocol/agents/caps.rs reads the value back).
+            Agent::Cursor if sub == "stop" => json!({
+                "command": command,
+                "type": "command",
+                "timeout": secs,
+                "loop_limit": null,
+            }),
             Agent::Cursor => json!({"command": command, "type": "command", "timeout": secs}),
             _ => json!({"type": "command", "command": command, "timeout": secs}),
         }
@@ -76,6 +85,14 @@ impl Layout {
             // renamed (tools.enableHooks, hooks.enabled, now hooksConfig.enabled, default on).
             Agent::Gemini => vec![("/hooksConfig/enabled", json!(true))],
             Agent::Cursor => vec![("/version", json!(1))],
+            // Qwen Code counts every Stop block of a prompt, tool calls or not, and ends the
+            // turn at its cap (8 by default; qwen-FINDINGS.md §6): a working ralph run would
+            // be cut off after 7 continuations. Its ceiling, 100, lets it go on; our own cap
+            // still hands back a model that does no work after 8.
+            Agent::Qwen => vec![(
+                "/stopHookBlockingCap",
+                json!(crate::protocol::agents::caps::QWEN_MAX_CAP),
+            )],
             _ => Vec::new(),
         }
     }
@@ -213,7 +230,28 @@ impl Layout {
                         .into(),
                 );
             }
-            Agent::Qwen | Agent::Qoder if value.get("disableAllHooks") == Some(&json!(true)) => {
+            Agent::Qwen => {
+                if value.get("disableAllHooks") == Some(&json!(true)) {
+                    out.push(
+                        "\"disableAllHooks\": true in this file switches every hook off".into(),
+                    );
+                }
+                let max = crate::protocol::agents::caps::QWEN_MAX_CAP;
+                if let Some(n) = value
+                    .get("stopHookBlockingCap")
+                    .and_then(Value::as_f64)
+                    .filter(|n| *n < f64::from(max))
+                {
+                    out.push(format!(
+                        "\"stopHookBlockingCap\": {n} in this file ends a run's turn after {} \
+                         continuations, working or not; omc-hooks hands back a model that does \
+                         no work after 8 by itself, so {max} (Qwen Code's ceiling) lets working \
+                         runs go on",
+                        (n.floor() as i64 - 1).max(1)
+                    ));
+                }
+            }
+            Agent::Qoder if value.get("disableAllHooks") == Some(&json!(true)) => {
                 out.push("\"disableAllHooks\": true in this file switches every hook off".into());
             }
             _ => {}
