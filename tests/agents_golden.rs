@@ -254,6 +254,7 @@ fn every_golden_agent_case() {
         "codebuddy",
         "qoder",
         "cline",
+        "auggie",
     ] {
         assert!(agents.contains(&want), "no golden case for {want}");
     }

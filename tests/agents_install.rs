@@ -12,7 +12,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-const AGENTS: [(&str, &str); 7] = [
+const AGENTS: [(&str, &str); 8] = [
     ("codex", ".codex/hooks.json"),
     ("gemini", ".gemini/settings.json"),
     ("qwen", ".qwen/settings.json"),
@@ -20,6 +20,7 @@ const AGENTS: [(&str, &str); 7] = [
     ("factory", ".factory/settings.json"),
     ("codebuddy", ".codebuddy/settings.json"),
     ("qoder", ".qoder/settings.json"),
+    ("auggie", ".augment/settings.json"),
 ];
 
 fn omc(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Output {
@@ -164,7 +165,11 @@ fn every_agent_installs_into_an_existing_file_and_uninstalls_byte_for_byte() {
             } else {
                 10
             };
-            let want = if agent == "gemini" { secs * 1000 } else { secs };
+            let want = if ["gemini", "auggie"].contains(&agent) {
+                secs * 1000
+            } else {
+                secs
+            };
             assert_eq!(e.3, want, "{agent} {}: timeout unit", r.hook);
         }
         // The user's hook and settings are still there, first.
@@ -473,6 +478,30 @@ fn the_installed_commands_run_the_hooks_in_each_agents_format() {
             assert_eq!(out.status.code(), Some(0));
             String::from_utf8_lossy(&out.stdout).into_owned()
         };
+        if agent == "auggie" {
+            // Its prompt and Stop hooks are not installed (their answers are not read): the
+            // tool hook's context is what works.
+            let answer: Value = serde_json::from_str(
+                run(
+                    command("PostToolUse"),
+                    payload(
+                        "PostToolUse",
+                        json!({"tool_name": "launch-process", "tool_input": {"command": "make"},
+                               "tool_output": "<return-code> 2 </return-code> <output> no rule </output>",
+                               "tool_error": "<return-code> 2 </return-code> <output> no rule </output>"}),
+                    ),
+                )
+                .trim(),
+            )
+            .unwrap_or_else(|e| panic!("{agent}: {e}"));
+            assert!(
+                answer["hookSpecificOutput"]["additionalContext"]
+                    .as_str()
+                    .is_some_and(|t| t.contains("[TOOL ERROR")),
+                "{agent}: {answer}"
+            );
+            continue;
+        }
         run(
             command(prompt_event),
             payload(prompt_event, json!({"prompt": "ralph fix the parser"})),

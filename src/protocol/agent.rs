@@ -23,6 +23,8 @@ pub enum Agent {
     Qoder,
     /// Cline CLI: one executable per event, its own payloads and answers (`cline.rs`).
     Cline,
+    /// Augment's Auggie CLI: Claude-Code-like settings, its own payloads (`auggie.rs`).
+    Auggie,
 }
 
 /// The wire format an agent speaks: which adapter decodes and encodes its hooks.
@@ -35,11 +37,12 @@ pub enum Wire {
     Cursor,
     Kimi,
     Cline,
+    Auggie,
 }
 
 impl Agent {
     /// Every agent `--agent` accepts, in the order help texts list them.
-    pub const ALL: [Agent; 10] = [
+    pub const ALL: [Agent; 11] = [
         Agent::Claude,
         Agent::Codex,
         Agent::Gemini,
@@ -50,11 +53,12 @@ impl Agent {
         Agent::CodeBuddy,
         Agent::Qoder,
         Agent::Cline,
+        Agent::Auggie,
     ];
 
     /// The agents `install --agent` writes a configuration for (Kimi CLI's is TOML, in the
     /// user's `config.toml` only: docs/agents-survey.md).
-    pub const INSTALLABLE: [Agent; 10] = [
+    pub const INSTALLABLE: [Agent; 11] = [
         Agent::Claude,
         Agent::Codex,
         Agent::Gemini,
@@ -65,6 +69,7 @@ impl Agent {
         Agent::CodeBuddy,
         Agent::Qoder,
         Agent::Cline,
+        Agent::Auggie,
     ];
 
     /// The name used on the command line, in the trace and in state files.
@@ -80,6 +85,7 @@ impl Agent {
             Agent::CodeBuddy => "codebuddy",
             Agent::Qoder => "qoder",
             Agent::Cline => "cline",
+            Agent::Auggie => "auggie",
         }
     }
 
@@ -96,6 +102,7 @@ impl Agent {
             Agent::CodeBuddy => "CodeBuddy",
             Agent::Qoder => "Qoder",
             Agent::Cline => "Cline",
+            Agent::Auggie => "Augment Auggie",
         }
     }
 
@@ -113,6 +120,7 @@ impl Agent {
             "codebuddy" | "codebuddy-code" => Agent::CodeBuddy,
             "qoder" | "qodercli" | "qoder-cli" => Agent::Qoder,
             "cline" | "cline-cli" => Agent::Cline,
+            "auggie" | "augment" | "augmentcode" => Agent::Auggie,
             _ => return None,
         };
         Some(agent)
@@ -127,6 +135,7 @@ impl Agent {
             Agent::Cursor => Wire::Cursor,
             Agent::Kimi => Wire::Kimi,
             Agent::Cline => Wire::Cline,
+            Agent::Auggie => Wire::Auggie,
             Agent::Claude | Agent::Factory | Agent::CodeBuddy | Agent::Qoder => Wire::Claude,
         }
     }
@@ -185,7 +194,7 @@ impl Agent {
 
 impl Wire {
     /// Every wire format, in the order the tables list them.
-    pub const ALL: [Wire; 7] = [
+    pub const ALL: [Wire; 8] = [
         Wire::Claude,
         Wire::Codex,
         Wire::Gemini,
@@ -193,6 +202,7 @@ impl Wire {
         Wire::Cursor,
         Wire::Kimi,
         Wire::Cline,
+        Wire::Auggie,
     ];
 
     /// The agent this wire format is named after.
@@ -205,6 +215,7 @@ impl Wire {
             Wire::Cursor => Agent::Cursor,
             Wire::Kimi => Agent::Kimi,
             Wire::Cline => Agent::Cline,
+            Wire::Auggie => Agent::Auggie,
         }
     }
 }

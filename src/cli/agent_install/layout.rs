@@ -50,6 +50,8 @@ impl Layout {
     pub(super) fn handler_running(&self, command: String, sub: &str) -> Value {
         let secs = timeout_secs(sub);
         match self.agent {
+            // Milliseconds (its runner's setTimeout; 60 s when absent).
+            Agent::Auggie => json!({"type": "command", "command": command, "timeout": secs * 1000}),
             // Milliseconds; the name is what Gemini shows and fingerprints for trust.
             Agent::Gemini => json!({
                 "type": "command",
@@ -166,6 +168,7 @@ impl Layout {
             Agent::Qoder => project.join(".qoder/settings.json"),
             // A folder of hook scripts, one per event.
             Agent::Cline => project.join(".clinerules/hooks"),
+            Agent::Auggie => project.join(".augment/settings.json"),
             // Kimi reads no project file: `target` refuses a project install, and this is only
             // where `doctor` would look.
             Agent::Kimi => project.join(".kimi/config.toml"),
@@ -215,6 +218,7 @@ impl Layout {
             Agent::Cline => var("CLINE_DIR")
                 .or_else(|| home.map(|h| h.join(".cline")))?
                 .join("hooks"),
+            Agent::Auggie => home?.join(".augment/settings.json"),
             _ => return None,
         })
     }
@@ -304,6 +308,12 @@ impl Layout {
                  (failure escalation) and runs your user hooks on tool calls — a refusal there \
                  ends the whole task — but Cline continues no turn and shows nothing at a \
                  prompt, so keywords and persistent modes do not work in it."
+                .to_string(),
+            Agent::Auggie => "Auggie reads these hooks when a session starts. It awaits only \
+                 its tool hooks (0.36): omc-hooks can add guidance after a failing tool and run \
+                 your user hooks on tool calls, but Auggie continues no turn and reads nothing \
+                 at a prompt, so keywords and persistent modes do not work in it. None of this \
+                 was run here: Auggie talks only to Augment's service."
                 .to_string(),
             Agent::Qoder => "Qoder reads these hooks when a session starts (\"disableAllHooks\": \
                  true switches them off); start a new qodercli session for them to load."

@@ -107,7 +107,8 @@ pub fn stop_limits(agent: Agent, env: &Env, project: Option<&Path>) -> StopLimit
         // Kimi CLI fires its Stop hook once per prompt and honours that one refusal
         // (kimi-FINDINGS.md §4): it refuses none of ours, so only ours counts. Cline continues
         // nothing (cline-FINDINGS.md §4).
-        Wire::Codex | Wire::Gemini | Wire::Kimi | Wire::Cline => StopLimits {
+        // Auggie 0.36.0's loop does not read its Stop hook's answer either.
+        Wire::Codex | Wire::Gemini | Wire::Kimi | Wire::Cline | Wire::Auggie => StopLimits {
             idle: ours,
             per_prompt: None,
         },

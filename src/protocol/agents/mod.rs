@@ -15,6 +15,7 @@
 //! Which agent event maps to which hook subcommand is one table, [`table`], that `doctor
 //! --agents`, `install --agent` and the README all print from.
 
+pub mod auggie;
 pub mod caps;
 pub mod claude;
 pub mod cline;
@@ -76,6 +77,7 @@ pub fn decode_map(declared: Agent, map: Map<String, Value>) -> HookInput {
         Wire::Cursor => cursor::decode(map),
         Wire::Kimi => kimi::decode(map),
         Wire::Cline => cline::decode(map),
+        Wire::Auggie => auggie::decode(map),
     };
     input.agent = declared;
     input.format = format;
@@ -103,6 +105,10 @@ fn event_name(map: &Map<String, Value>) -> Option<&str> {
 pub fn detect_shape(map: &Map<String, Value>) -> Option<Agent> {
     let has = |k: &str| map.get(k).is_some_and(|v| !v.is_null());
     let event = event_name(map);
+    // Auggie sends Cursor's `conversation_id` with its own PascalCase event names.
+    if auggie::looks_like(map) {
+        return Some(Agent::Auggie);
+    }
     if has("conversation_id") || has("cursor_version") {
         return Some(Agent::Cursor);
     }
@@ -225,6 +231,7 @@ pub fn encode(input: &HookInput, hook: crate::hooks::Hook, answer: &Answer) -> O
         Wire::Cursor => cursor::encode(answer, event),
         Wire::Kimi => kimi::encode(answer, event),
         Wire::Cline => cline::encode(input, answer, event),
+        Wire::Auggie => auggie::encode(answer, event),
     }
 }
 
@@ -361,6 +368,12 @@ mod tests {
                 json!({"clineVersion":"","timestamp":"2026-12-04T05:46:39.192Z","taskId":"conv_1",
                        "hookName":"tool_call"}),
                 Some(Agent::Cline),
+            ),
+            // Auggie 0.36.0's payload as its bundle builds it.
+            (
+                json!({"hook_event_name":"Stop","conversation_id":"c","workspace_roots":["/p"],
+                       "agent_stop_cause":"end_turn"}),
+                Some(Agent::Auggie),
             ),
             (json!({"hook_event_name":"SomethingNew"}), None),
             (json!({}), None),

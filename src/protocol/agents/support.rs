@@ -226,6 +226,22 @@ pub fn of(agent: Agent) -> Support {
             user_hooks: EVERYWHERE,
             export: EVERYWHERE,
         },
+        Agent::Auggie => Support {
+            proven: "its 0.36.0 code (the client talks only to Augment's service)",
+            keywords: no(
+                "its PromptSubmit hook is not awaited and nothing could continue a run: not installed",
+            ),
+            continuation: no("its 0.36 loop runs the Stop hook but does not read its answer"),
+            tool_failures: unverified(
+                "PostToolUse context is appended to the tool's result, per its code",
+            ),
+            skill_guards: no("no skill tool event"),
+            compaction: no("no compaction event, and SessionStart is not awaited"),
+            user_hooks: unverified(
+                "refusals and rewrites of tool calls, per its code; the other hooks are not awaited",
+            ),
+            export: yes_but("of the events installed, per its code"),
+        },
         Agent::Cline => Support {
             proven: "real client 3.0.65",
             keywords: no(

@@ -48,7 +48,10 @@ const fn row(
 }
 
 use Install::{Matcher, No, Yes};
-use Wire::{Claude as C, Cline as N, Codex as X, Cursor as K, Gemini as G, Kimi as M, Qwen as Q};
+use Wire::{
+    Auggie as A, Claude as C, Cline as N, Codex as X, Cursor as K, Gemini as G, Kimi as M,
+    Qwen as Q,
+};
 
 /// Every mapping, agent by agent, in lifecycle order.
 pub const ROWS: &[Row] = &[
@@ -391,6 +394,43 @@ pub const ROWS: &[Row] = &[
         Yes,
         "not awaited; not fired by a headless run",
     ),
+    //
+    row(
+        A,
+        "SessionStart",
+        "session-start",
+        Yes,
+        "not awaited: nothing is shown at start",
+    ),
+    row(
+        A,
+        "PromptSubmit",
+        "user-prompt-submit",
+        No,
+        "not awaited, no context: a keyword would start a run nothing continues; not installed",
+    ),
+    row(
+        A,
+        "PreToolUse",
+        "pre-tool-use",
+        Matcher(".*"),
+        "refusals and rewrites (user hooks); no context; the matcher is a regular expression",
+    ),
+    row(
+        A,
+        "PostToolUse",
+        "post-tool-use",
+        Matcher(".*"),
+        "context appended to the tool's result; a `tool_error` runs post-tool-use-failure",
+    ),
+    row(
+        A,
+        "Stop",
+        "stop",
+        No,
+        "its answer (`hookSpecificOutput.decision: block`) is not read by the 0.36 loop: no continuation; not installed",
+    ),
+    row(A, "SessionEnd", "session-end", Yes, ""),
 ];
 
 /// The rows of one wire format.
