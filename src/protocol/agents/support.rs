@@ -217,12 +217,14 @@ pub fn of(agent: Agent) -> Support {
             export: EVERYWHERE,
         },
         Agent::Qoder => Support {
-            proven: "its code (the client needs a login)",
-            keywords: unverified("Claude Code's hook format, per its code"),
-            continuation: unverified("a Stop `block` is read as `deny`, per its code"),
-            tool_failures: unverified(""),
-            skill_guards: unverified(""),
-            compaction: unverified(""),
+            proven: "its 1.1.52 code (the client needs a login)",
+            keywords: unverified("Claude Code's `additionalContext` is read, per its code"),
+            continuation: unverified(
+                "a Stop `block` is read as `deny` and its reason sent as the next message, per its code; no cap of its own found",
+            ),
+            tool_failures: unverified("PostToolUseFailure with Claude Code's fields, per its code"),
+            skill_guards: unverified("a `Skill` tool under Claude Code's name, per its code"),
+            compaction: unverified("PreCompact and SessionStart, per its code"),
             user_hooks: EVERYWHERE,
             export: EVERYWHERE,
         },
@@ -269,7 +271,17 @@ pub const WITHOUT_ADAPTER: &[(&str, &str, &str)] = &[
     (
         "Crush",
         "`@charmland/crush`",
-        "hooks on PreToolUse and PreCompact only: no end-of-turn event to continue on, no prompt event for keywords (its documentation)",
+        "hooks on PreToolUse and PreCompact only: no end-of-turn event to continue on, no prompt event for keywords (its documentation); its npm package did not install here (its postinstall downloads a release binary)",
+    ),
+    (
+        "Amp",
+        "`@ampcode/cli`",
+        "TypeScript plugins (`.amp/plugins/`) whose API could carry the loop (`agent.end` may answer `continue`, 5 in a row by default), but the CLI runs only after a login to Amp's service, so a plugin shim could not be run here and none is shipped",
+    ),
+    (
+        "Letta Code",
+        "`@letta-ai/letta-code`",
+        "Claude-Code-format hooks in `.letta/settings.json` (its documentation), but its agents live on a Letta server: not installed or run here, and nothing is shipped untried",
     ),
 ];
 
