@@ -241,3 +241,36 @@ fn every_installed_hook_fires_and_decodes_the_payload() {
 fn a_user_hook_on_bash_refuses_a_shell_command() {
     crate::e2e_agent_guards::a_user_hook_on_bash_refuses_a_shell_command(AGENT);
 }
+
+/// A subagent (Kimi's `Agent` tool) runs its own turns and its own Stop hook in the session:
+/// while it runs (SubagentStart to SubagentStop, the subagent named by its type) that Stop is
+/// held, so the subagent is not sent the run's continuation; the session's own Stop after it
+/// is continued once, as ever.
+#[test]
+fn a_subagents_own_stop_is_not_continued() {
+    let sb = s::with_omc(AGENT);
+    let run = sb.run(
+        PROMPT,
+        AgentScenario::new()
+            .step(Step::Call(
+                "Agent".into(),
+                json!({"description": "look around", "prompt": "List the files.",
+                       "subagent_type": "coder"}),
+            ))
+            .default_text(MORE),
+    );
+    run.assert_success();
+    let d = run.diagnostics();
+    let continued: Vec<String> = run
+        .main_requests()
+        .iter()
+        .map(|r| r.new_text())
+        .filter(|t| t.contains("[RALPH LOOP - ITERATION"))
+        .collect();
+    assert_eq!(continued.len(), 1, "only the session's Stop: {d}");
+    assert_continuation(&continued[0], 2);
+    let last = run.main_requests().len() - 1;
+    assert_continuation(&run.new_text(last), 2);
+    let st = ralph_state(&sb, &run.session_id).unwrap();
+    assert_eq!(st["iteration"], 2, "{st:#}\n{d}");
+}

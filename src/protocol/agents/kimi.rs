@@ -17,6 +17,10 @@
 //!   (not PostToolUseFailure, which is for a tool that raised) with `tool_output` the Python
 //!   `repr` of the tool's return value, cut at 2000 characters: `is_error=True output='…'
 //!   message='Command failed with exit code: 3.' display=[…] extras=None`. That is read here.
+//! * **Subagents** run their own turns in the session — their own UserPromptSubmit and Stop,
+//!   under the session's id — between SubagentStart and SubagentStop, which name only the
+//!   subagent's type: the type becomes its id, so the subagent is tracked while it runs and
+//!   its Stop is held rather than continued as the session's run.
 //! * **The model's last message** is not in the Stop payload, so the completion token and a
 //!   question to the user could not be seen there. Kimi writes the session's messages to
 //!   `$KIMI_SHARE_DIR/sessions/<md5 of the work dir>/<session id>/context.jsonl` (default
@@ -40,6 +44,17 @@ pub fn decode(map: Map<String, Value>) -> HookInput {
     let mut input = super::claude::decode_fields(map);
     neutral_event(&mut input, Wire::Kimi);
     neutral_tool(&mut input, TOOLS);
+    // A subagent runs its own turns, Stop hook included, in the session; its start and stop
+    // carry only its type. Named by it, the subagent is tracked while it runs, so that its
+    // own Stop is held, not continued as the session's run.
+    if matches!(
+        input.hook_event_name.as_deref(),
+        Some("SubagentStart" | "SubagentStop")
+    ) && input.agent_id.is_none()
+        && let Some(kind) = input.agent_type.as_deref().filter(|k| !k.is_empty())
+    {
+        input.agent_id = Some(format!("kimi-{kind}"));
+    }
     if input.hook_event_name.as_deref() == Some("PostToolUse")
         && let Some(Value::String(out)) = &input.tool_response
         && let Some(error) = failure(out)
@@ -228,6 +243,18 @@ mod tests {
         assert_eq!(i.tool_as_named(), Some("Shell"));
         assert_eq!(i.tool_use_id.as_deref(), Some("call_1"));
         assert_eq!(i.error.as_deref(), Some("Exit code 3\noops"));
+    }
+
+    #[test]
+    fn a_subagent_is_named_by_its_type() {
+        let i = dec(json!({"hook_event_name":"SubagentStart","session_id":"s","cwd":"/p",
+            "agent_name":"coder","prompt":"List the files."}));
+        assert_eq!(i.agent_id.as_deref(), Some("kimi-coder"));
+        assert_eq!(i.agent_type.as_deref(), Some("coder"));
+        let i = dec(json!({"hook_event_name":"SubagentStop","session_id":"s","cwd":"/p",
+            "agent_name":"coder","response":"done"}));
+        assert_eq!(i.agent_id.as_deref(), Some("kimi-coder"));
+        assert_eq!(i.last_assistant_message.as_deref(), Some("done"));
     }
 
     #[test]
