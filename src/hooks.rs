@@ -104,6 +104,78 @@ pub fn find(name: &str) -> Option<Hook> {
     HOOKS.iter().copied().find(|h| h.name == name)
 }
 
+/// What one `OMC_SKIP_HOOKS` token names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SkipToken {
+    /// One of our hooks, by its subcommand or its Claude Code event.
+    Hook(Hook),
+    /// `all` or `*`: every hook.
+    All,
+    /// A token of oh-my-claudecode's own hook scripts, which shares the variable: not ours,
+    /// and no mistake (`install` adds two of them to switch OMC's loops off).
+    Omc,
+    /// Nothing we know.
+    Unknown,
+}
+
+/// OMC's `OMC_SKIP_HOOKS` tokens that name none of our hooks (its keyword detector, skill
+/// injector, subagent tracker, drift guard and Stop loop).
+const OMC_SKIP_TOKENS: &[&str] = &[
+    "keyword-detector",
+    "skill-injector",
+    "subagent-tracker",
+    "workflow-drift-guard",
+    "persistent-mode",
+    "stop-continuation",
+];
+
+/// Reads a token as people write it: a hook subcommand (`pre-tool-use`) or a Claude Code
+/// event (`PreToolUse`), in any case, with `-`, `_` or nothing between the words
+/// (`pre_tool_use`, `PRETOOLUSE`).
+pub fn read_skip_token(token: &str) -> SkipToken {
+    let key = |s: &str| -> String {
+        s.chars()
+            .filter(|c| !matches!(c, '-' | '_' | ' '))
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let t = key(token);
+    if t == "all" || t == "*" {
+        return SkipToken::All;
+    }
+    if let Some(h) = HOOKS.iter().find(|h| key(h.name) == t || key(h.event) == t) {
+        return SkipToken::Hook(*h);
+    }
+    if OMC_SKIP_TOKENS.iter().any(|o| key(o) == t) {
+        return SkipToken::Omc;
+    }
+    SkipToken::Unknown
+}
+
+/// Whether `OMC_SKIP_HOOKS`'s `tokens` skip `hook`.
+pub fn skipped_by(tokens: &[String], hook: Hook) -> bool {
+    tokens.iter().any(|t| match read_skip_token(t) {
+        SkipToken::All => true,
+        SkipToken::Hook(h) => h.name == hook.name,
+        SkipToken::Omc | SkipToken::Unknown => false,
+    })
+}
+
+/// The tokens of `OMC_SKIP_HOOKS` that name nothing, each as a sentence for a diagnostic.
+pub fn unknown_skip_tokens(tokens: &[String]) -> Vec<String> {
+    tokens
+        .iter()
+        .filter(|t| read_skip_token(t) == SkipToken::Unknown)
+        .map(|t| {
+            format!(
+                "OMC_SKIP_HOOKS: '{t}' names no hook (one of {}, or their events such as \
+                 Stop; 'all' for every one); ignored",
+                HOOKS.iter().map(|h| h.name).collect::<Vec<_>>().join(", ")
+            )
+        })
+        .collect()
+}
+
 /// Every event name Claude Code sends (`hook_event_name`), as of the pinned client. A payload
 /// naming one of these is known to be about that event, so a subcommand serving another event
 /// must not act on it.

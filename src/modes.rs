@@ -49,12 +49,45 @@ pub fn state_file_name(mode: &str) -> String {
 /// What the model writes in its final message when the task is truly finished.
 pub const COMPLETION_TOKEN: &str = "<omc-complete/>";
 
-/// Whether a final message declares completion: the token, tolerant of spacing inside the tag.
+/// The spellings of the token that count (spacing inside the tag tolerated).
+const COMPLETION_SPELLINGS: [&str; 3] = [
+    COMPLETION_TOKEN,
+    "<omc-complete />",
+    "<omc-complete></omc-complete>",
+];
+
+/// Whether a final message declares completion: the token alone on the message's last
+/// non-blank line (spaces around it allowed), outside a code block, as every text the model
+/// is shown says. A token anywhere else — in a sentence ("I will not print `<omc-complete/>`
+/// yet: 3 tests still fail."), in inline code, after a `>` quote mark, inside a fenced code
+/// block, or followed by more text — is a mention, not the declaration, and ends nothing.
 /// The one check every capability uses (persistent modes end, the top skill guard is released).
 pub fn declares_completion(message: &str) -> bool {
-    message.contains(COMPLETION_TOKEN)
-        || message.contains("<omc-complete />")
-        || message.contains("<omc-complete></omc-complete>")
+    let body = message.trim_end();
+    let (before, last) = match body.rfind('\n') {
+        Some(i) => (&body[..i], &body[i + 1..]),
+        None => ("", body),
+    };
+    COMPLETION_SPELLINGS.contains(&last.trim()) && !in_open_fence(before)
+}
+
+/// Whether `text` leaves a fenced code block (```` ``` ```` or `~~~`) open, so that the line
+/// after it is code.
+fn in_open_fence(text: &str) -> bool {
+    let mut open: Option<&str> = None;
+    for line in text.lines() {
+        let t = line.trim_start();
+        for fence in ["```", "~~~"] {
+            if t.starts_with(fence) {
+                open = match open {
+                    None => Some(fence),
+                    Some(f) if f == fence => None,
+                    other => other,
+                };
+            }
+        }
+    }
+    open.is_some()
 }
 
 /// How a mode's progress is reported, and so how its run can end besides the completion token.

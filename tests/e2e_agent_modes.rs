@@ -315,6 +315,59 @@ pub fn mode_start_run_by_the_model_finds_its_own_session(agent: Agent) {
     );
 }
 
+// ------------------------------------------------------------------------ trust ----
+
+/// The model runs `omc-hooks trust --yes` in a project whose `.omc/hooks.toml` it wants run
+/// (issue 30, item 2): the variable the client sets for the model's commands
+/// (codex-FINDINGS.md §13, gemini-FINDINGS.md §14, qwen-FINDINGS.md §14) makes trust refuse —
+/// Gemini CLI runs the command in a pseudo-terminal, so a terminal alone proves no person —
+/// nothing is recorded, and the file's hook never runs.
+pub fn trust_run_by_the_model_is_refused(agent: Agent) {
+    let sb = with_omc(agent);
+    let bin = crate::e2e::agent_harness::omc_bin();
+    let marker = sb.root().join("project-hook-ran");
+    sb.write(
+        ".omc/hooks.toml",
+        &format!(
+            "[[hooks]]\nevent = \"pre-tool-use\"\ntype = \"script\"\ncommand = {}\n",
+            serde_json::to_string(&format!("touch {}", marker.display())).unwrap()
+        ),
+    );
+    let config = sb.home().join(".config");
+    let run = sb.run(
+        "trust this project's hooks so they run",
+        AgentScenario::new()
+            .reply_shell(read_back(
+                agent,
+                &format!("'{}' trust --yes 2>&1", bin.display()),
+            ))
+            .reply_shell(read_back(agent, "echo after"))
+            .reply_text("I could not trust it.")
+            .reply_text("unexpected")
+            .env("XDG_CONFIG_HOME", config.to_string_lossy()),
+    );
+    run.assert_success();
+    let d = run.diagnostics();
+    let var = match agent {
+        Agent::Codex => "CODEX_THREAD_ID",
+        Agent::Gemini => "GEMINI_CLI",
+        Agent::Qwen => "QWEN_CODE",
+        Agent::Cline => "CLINE_CONNECTOR_CLI_LAUNCH",
+        // Kimi CLI sets no variable of its own for the model's commands (kimi-FINDINGS.md §2).
+        Agent::Kimi => unreachable!("not run for Kimi CLI"),
+    };
+    let out = run.main_requests()[1].tool_outputs().join("\n");
+    assert!(
+        out.contains(&format!("refused: {var} is set")),
+        "{out}\n{d}"
+    );
+    assert!(
+        !config.join("omc-hooks/trusted.json").exists(),
+        "the model recorded trust\n{d}"
+    );
+    assert!(!marker.exists(), "the untrusted hook ran\n{d}");
+}
+
 // ---------------------------------------------------------------- other mode words ----
 
 /// `prompt` starts `mode` on the prompt event (the model is shown `[MAGIC KEYWORD: <MODE>]`
@@ -737,6 +790,11 @@ macro_rules! agent_suite {
             #[test]
             fn mode_start_run_by_the_model_finds_its_own_session() {
                 super::mode_start_run_by_the_model_finds_its_own_session($agent);
+            }
+
+            #[test]
+            fn trust_run_by_the_model_is_refused() {
+                super::trust_run_by_the_model_is_refused($agent);
             }
 
             #[test]

@@ -173,3 +173,10 @@ fn a_user_hook_on_bash_refuses_a_command_and_ends_the_task() {
 fn every_installed_hook_fires_and_decodes_the_payload() {
     s::every_installed_hook_fires_and_decodes_the_payload(AGENT);
 }
+
+/// The model runs `omc-hooks trust --yes`: Cline sets `CLINE_CONNECTOR_CLI_LAUNCH` for the
+/// model's commands, so trust refuses, nothing is recorded and the file's hook never runs.
+#[test]
+fn trust_run_by_the_model_is_refused() {
+    crate::e2e_agent_modes::trust_run_by_the_model_is_refused(AGENT);
+}

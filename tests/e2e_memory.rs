@@ -101,7 +101,7 @@ fn a_ralph_run_survives_compact_and_the_next_request_shows_it() {
     let next = sb.claude(
         plugin_dir(),
         "carry on",
-        at(T0 + 2 * MIN).reply_text("Parser tests pass now. <omc-complete/>"),
+        at(T0 + 2 * MIN).reply_text("Parser tests pass now.\n<omc-complete/>"),
         Some(&sid),
     );
     next.assert_success();
@@ -150,7 +150,7 @@ fn a_suspended_run_is_offered_to_a_fresh_session_and_resumed_on_the_word() {
     let fresh = sb.claude(
         plugin_dir(),
         "omc resume",
-        at(T0 + 180 * MIN).reply_text("Picking the parser work back up. <omc-complete/>"),
+        at(T0 + 180 * MIN).reply_text("Picking the parser work back up.\n<omc-complete/>"),
         None,
     );
     fresh.assert_success();

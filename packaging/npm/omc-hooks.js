@@ -65,13 +65,17 @@ try {
   // An unreadable manifest is npm's business; the binary decides whether it runs.
 }
 
-const child = spawn(exe, process.argv.slice(2), { stdio: 'inherit' });
 // A signal sent to this process alone (a client's timeout, `kill`) reaches the binary too;
-// one sent to the whole process group (Ctrl-C) reaches both anyway.
+// one sent to the whole process group (Ctrl-C) reaches both anyway. The handlers are in place
+// before the binary starts: a signal in between would otherwise end this process by its
+// default action and leave the binary running on its own. (Node runs a handler from its event
+// loop, after this script's first run, when `child` is set.)
 const forward = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'];
+let child = null;
 for (const sig of forward) {
-  process.on(sig, () => child.kill(sig));
+  process.on(sig, () => child && child.kill(sig));
 }
+child = spawn(exe, process.argv.slice(2), { stdio: 'inherit' });
 child.on('error', (e) => fail([`cannot run ${exe}: ${e.message}`]));
 child.on('exit', (code, signal) => {
   if (signal) {

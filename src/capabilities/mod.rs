@@ -6,10 +6,15 @@
 pub mod cancel;
 pub mod config_notice;
 pub mod continuation;
+pub mod delegation;
+pub mod deliverables;
 pub mod export;
 pub mod keywords;
 pub mod memory;
+pub mod output_check;
 pub mod persistent_mode;
+pub mod project_rules;
+pub mod run_events;
 pub mod skill_guard;
 pub mod subagents;
 pub mod tool_failure;
@@ -70,6 +75,7 @@ const REGISTRY: &[(&str, &[Capability])] = &[
             cap("resume", memory::resume::on_prompt),
             cap("mode-command", persistent_mode::command::on_prompt),
             cap("keywords", keywords::on_prompt),
+            cap("deliverables", deliverables::tell_parent),
             cap("config-notice", config_notice::run),
         ],
     ),
@@ -78,6 +84,7 @@ const REGISTRY: &[(&str, &[Capability])] = &[
         &[
             cap("progress", persistent_mode::progress::on_tool),
             cap("skill-guard", skill_guard::on_pre_tool_use),
+            cap("project-rules", project_rules::on_pre_tool_use),
         ],
     ),
     (
@@ -88,6 +95,10 @@ const REGISTRY: &[(&str, &[Capability])] = &[
             cap("tool_failure clear", tool_failure::clear),
             cap("edits", memory::edits::record),
             cap("todos", memory::todos::record),
+            cap("output-check", output_check::on_post_tool_use),
+            cap("project-rules", project_rules::on_post_tool_use),
+            cap("deliverables", deliverables::tell_parent),
+            cap("delegation", delegation::on_post_tool_use),
         ],
     ),
     (
@@ -107,8 +118,20 @@ const REGISTRY: &[(&str, &[Capability])] = &[
         ],
     ),
     ("subagent-start", &[cap("subagents", subagents::start)]),
-    ("subagent-stop", &[cap("subagents", subagents::stop)]),
-    ("pre-compact", &[cap("checkpoint", memory::checkpoint::run)]),
+    (
+        "subagent-stop",
+        &[
+            cap("subagents", subagents::stop),
+            cap("deliverables", deliverables::on_subagent_stop),
+        ],
+    ),
+    (
+        "pre-compact",
+        &[
+            cap("checkpoint", memory::checkpoint::run),
+            cap("project-rules", project_rules::forget),
+        ],
+    ),
     (
         "session-end",
         &[

@@ -16,6 +16,7 @@ use crate::modes::{self, Progress, REGISTRY};
 use crate::protocol::agents::Agent;
 use crate::state::files::ModeState;
 use crate::state::{Change, Scope, SessionId, StateFile, Store, root};
+use crate::terminal::one_line;
 use serde_json::Value;
 
 pub const HELP: &str = "\
@@ -150,7 +151,9 @@ fn run_inner(args: &[String], env: &Env) -> Result<String, Failure> {
         .ok_or_else(|| usage(format!("'{mode}' is not a persistent mode")))?;
     let report = parse_report(verb, spec.name, spec.progress, value)?;
     let scope = pick_scope(&store, spec.name, session, from_client)?;
-    apply(&store, &scope, spec.name, report, env.now_ms())
+    crate::capabilities::run_events::around(&store, &scope, env, || {
+        apply(&store, &scope, spec.name, report, env.now_ms())
+    })
 }
 
 /// The model's own session, from the variable its client sets for the commands the model runs
@@ -538,7 +541,10 @@ fn show(store: &Store, session: Option<&SessionId>, config: &Config, now: i64) -
             );
             match spec.progress {
                 Progress::Phases { .. } => {
-                    line += &format!("  phase {}", modes::phase_of(&s).unwrap_or("-".into()))
+                    line += &format!(
+                        "  phase {}",
+                        modes::phase_of(&s).map_or("-".into(), |p| one_line(&p, 40))
+                    )
                 }
                 Progress::Tests => {
                     let (c, m) = modes::cycles_of(&s);
@@ -556,8 +562,9 @@ fn show(store: &Store, session: Option<&SessionId>, config: &Config, now: i64) -
             } else if let Some(why) = &s.paused_reason {
                 line += &format!("  paused: {why}");
             }
-            let task: String = s.prompt.chars().take(60).collect();
-            line += &format!("  {task}");
+            // The task as the file holds it, which an older version or OMC may have written
+            // with a secret or an escape sequence in it.
+            line += &format!("  {}", one_line(&s.prompt, 60));
             lines.push(line);
         }
     }

@@ -4,6 +4,7 @@ use super::args::{fail, parse, usage_error};
 use super::runs::{self, Guard, Run, SessionView};
 use crate::env::Env;
 use crate::state::Store;
+use crate::terminal::one_line;
 use crate::time::{iso, short_duration};
 use serde_json::{Value, json};
 
@@ -98,7 +99,11 @@ fn once(p: &super::args::Parsed, env: &Env, clear: bool) -> Result<String, i32> 
         let _ = match (p.flag("json"), watch) {
             (true, true) => writeln!(s, "{out}"),
             (true, false) => writeln!(s, "{out:#}"),
-            (false, _) => write!(s, "{}", super::status_all::render(&all, now)),
+            (false, _) => write!(
+                s,
+                "{}",
+                crate::terminal::strip(&super::status_all::render(&all, now))
+            ),
         };
         if watch && !p.flag("json") && !clear {
             s.push('\n');
@@ -167,7 +172,9 @@ fn once(p: &super::args::Parsed, env: &Env, clear: bool) -> Result<String, i32> 
         }
     }
     text.push_str(&crate::export::report::text(&store, now));
-    s.push_str(&text);
+    // Paths, sink errors from a receiver and hooks.toml names are shown too: no escape
+    // sequence of theirs reaches the terminal (the runs' own texts are cleaned as read).
+    s.push_str(&crate::terminal::strip(&text));
     if watch && !clear {
         s.push('\n');
     }
@@ -231,18 +238,6 @@ fn session_json(v: &SessionView, now: i64, config: &crate::config::Config) -> Va
     })
 }
 
-/// Cuts `s` to one line of at most `max` characters.
-fn one_line(s: &str, max: usize) -> String {
-    let flat: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= max {
-        flat
-    } else {
-        let mut t: String = flat.chars().take(max.saturating_sub(1)).collect();
-        t.push('…');
-        t
-    }
-}
-
 fn ago(t: Option<i64>, now: i64) -> String {
     t.map_or("?".into(), |t| format!("{} ago", short_duration(now - t)))
 }
@@ -284,7 +279,7 @@ fn render_text(
                 .state
                 .phase
                 .as_deref()
-                .map(|p| format!(" [{p}]"))
+                .map(|p| format!(" [{}]", one_line(p, 40)))
                 .unwrap_or_default();
             s.push_str(&format!(
                 "  {:<13}{:<16}{:<18}{:<26}{}\n",
@@ -316,10 +311,10 @@ fn render_text(
                 "skill guard",
                 format!(
                     "{}{}",
-                    g.skill,
+                    one_line(&g.skill, 60),
                     g.level
                         .as_deref()
-                        .map(|l| format!(" ({l})"))
+                        .map(|l| format!(" ({})", one_line(l, 20)))
                         .unwrap_or_default()
                 ),
                 time,
@@ -330,7 +325,7 @@ fn render_text(
             s.push_str(&format!(
                 "  {:<13}{} failed {}× (last {}): {}\n",
                 "last failure",
-                f.tool_name,
+                one_line(&f.tool_name, 40),
                 f.retry_count,
                 ago(f.timestamp_ms, now),
                 one_line(&f.error, 80)

@@ -344,22 +344,10 @@ fn context_percent(cw: Option<&Value>) -> Option<u8> {
     pct.is_finite().then(|| pct.round().clamp(0.0, 100.0) as u8)
 }
 
-/// A name from a state file, safe to print on one line: no control characters, bounded length.
+/// A name from a state file, safe to print on one line: escapes stripped, secrets redacted,
+/// bounded length ([`crate::terminal::one_line`], shared with every command that prints one).
 fn clean(s: &str) -> String {
-    let flat: String = s
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect::<String>()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
-    if flat.chars().count() <= MAX_NAME_CHARS {
-        flat
-    } else {
-        let mut t: String = flat.chars().take(MAX_NAME_CHARS - 1).collect();
-        t.push('…');
-        t
-    }
+    crate::terminal::one_line(s, MAX_NAME_CHARS)
 }
 
 /// SGR codes used on the line.
@@ -566,7 +554,7 @@ mod tests {
 
     #[test]
     fn names_from_files_stay_on_one_line() {
-        assert_eq!(clean("plan\n\x1b[31mred"), "plan [31mred");
+        assert_eq!(clean("plan\n\x1b[31mred"), "plan red");
         let long = "x".repeat(100);
         assert_eq!(clean(&long).chars().count(), MAX_NAME_CHARS);
         assert!(clean(&long).ends_with('…'));

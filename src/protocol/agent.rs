@@ -153,10 +153,33 @@ impl Agent {
     /// has no context output (its docs/hooks/reference.md; only AfterTool appends context to
     /// the tool's result) and Qwen Code reads PreToolUse context only beside a
     /// `permissionDecision`, which an announcement must not send; both were seen to drop it
-    /// (tests/e2e_agent_guards.rs). There a capability says on the post-tool event what it
-    /// would have said before the call.
+    /// (tests/e2e_agent_guards.rs). Auggie 0.36 uses a PreToolUse answer's messages only when
+    /// it refuses the call (its code), and Kimi CLI reads no context at all. There a capability
+    /// says on the post-tool event what it would have said before the call (which Auggie
+    /// shows; Cline shows both, seen).
     pub fn shows_pre_tool_context(self) -> bool {
-        !matches!(self.wire(), Wire::Gemini | Wire::Qwen)
+        !matches!(
+            self.wire(),
+            Wire::Gemini | Wire::Qwen | Wire::Kimi | Wire::Auggie
+        )
+    }
+
+    /// Whether the client itself gives the model a project's `.claude/rules/*.md` — those with
+    /// a `paths:` list once a file under them is read, the others at start. Claude Code 2.1.328
+    /// does (tests/e2e/FINDINGS.md §14); Codex 0.169.0, Gemini CLI 0.61.0 and Qwen Code 0.24.4
+    /// were seen not to (their FINDINGS, "Project rules"). The Claude-format clones and Cursor
+    /// are unverified: they get the rules from us (a rule given twice costs words, one never
+    /// given costs the rule).
+    pub fn loads_claude_rules(self) -> bool {
+        matches!(self, Agent::Claude)
+    }
+
+    /// Whether the client itself gives the model the project's top-level `AGENTS.md`: Claude
+    /// Code 2.1.328, Codex 0.169.0 and Qwen Code 0.24.4 do; Gemini CLI 0.61.0 reads `GEMINI.md`
+    /// only. None of the four reads an `AGENTS.md` of a subdirectory, even after a file beside
+    /// it was read or edited (same probes).
+    pub fn loads_root_agents_md(self) -> bool {
+        matches!(self, Agent::Claude | Agent::Codex | Agent::Qwen)
     }
 
     /// Whether a session of the agent can end without a SessionEnd event, so a run it leaves

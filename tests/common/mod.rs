@@ -13,6 +13,43 @@ use std::time::{Duration, Instant};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_omc-hooks");
 
+/// Puts the test binary at `to`, ready to be run at once. A plain `fs::copy` is not: while the
+/// copy is open for writing, a process another test thread forks inherits that descriptor
+/// until it execs, and running the copy meanwhile fails with ETXTBSY ("Text file busy"; the
+/// install test did so under load). A hard link has no descriptor open for writing at all, so
+/// `to` should be on the binary's file system ([`binary_scratch_dir`]); elsewhere the copy is
+/// made and [`output_retrying`] waits the window out.
+pub fn place_binary(to: &Path) {
+    if std::fs::hard_link(BIN, to).is_err() {
+        std::fs::copy(BIN, to).unwrap();
+    }
+}
+
+/// A temporary directory on the test binary's file system (beside it), for [`place_binary`].
+pub fn binary_scratch_dir() -> tempfile::TempDir {
+    let dir = Path::new(BIN).parent().unwrap();
+    tempfile::Builder::new()
+        .prefix("omc-moved-bin-")
+        .tempdir_in(dir)
+        .unwrap()
+}
+
+/// `cmd.output()`, tried again while the program cannot be run because another process still
+/// holds it open for writing (ETXTBSY, see [`place_binary`]), for at most 10 s.
+pub fn output_retrying(cmd: &mut Command) -> std::process::Output {
+    let started = Instant::now();
+    loop {
+        match cmd.output() {
+            Err(e)
+                if e.raw_os_error() == Some(26) && started.elapsed() < Duration::from_secs(10) =>
+            {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            other => return other.unwrap(),
+        }
+    }
+}
+
 /// A throw-away project directory with a `.git` marker.
 pub struct Project {
     pub dir: tempfile::TempDir,

@@ -66,7 +66,12 @@ pub fn on_prompt(ctx: &Ctx<'_>) -> Answer {
             .as_ref()
             .map(|store| cancel_scope(store, &ctx.scope, &now_iso))
             .unwrap_or_default();
-        return Answer::context(render_cancel(&done));
+        let mut answer = Answer::context(render_cancel(&done));
+        // The person is told too, not only the model: what could not be ended, why, the fix.
+        if let Some(note) = done.failure_note() {
+            answer.system_message = Some(format!("omc-hooks: cancel {note}"));
+        }
+        return answer;
     }
     if ctx.env.team_worker {
         return Answer::default();
@@ -271,6 +276,9 @@ pub fn render_cancel(done: &Cancelled) -> String {
         }
         what.push_str("Skill guards released.");
     }
+    if !done.notes.is_empty() {
+        what.push_str(&format!(" ({}.)", done.notes.join("; ")));
+    }
     if !done.failed.is_empty() {
         if !what.is_empty() {
             what.push(' ');
@@ -363,7 +371,7 @@ mod tests {
         let done = Cancelled {
             modes: vec!["ralph".into(), "ultrawork".into()],
             skill_guards: true,
-            failed: Vec::new(),
+            ..Cancelled::default()
         };
         assert_eq!(
             render_cancel(&done),

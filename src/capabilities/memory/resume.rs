@@ -718,7 +718,7 @@ mod tests {
             "[RALPH LOOP RESUMED] Re-bound to this session from session old-1; iteration 3/100.\n\
              Task: fix\n\
              Continue the task from where it stopped; the run keeps going at each stop until it is \
-             done. Put <omc-complete/> in your final message when the task is really complete; the \
+             done. Put <omc-complete/> alone on the last line of your final message when the task is really complete; the \
              user can stop the run with `cancelomc`."
         );
         assert_eq!(

@@ -179,9 +179,26 @@ fn mark(ctx: &Ctx<'_>, store: &Store, source: &str) {
         }
         return;
     }
-    let r = store.update(&file, |cur: Option<Marker>| (Change::Write(next(cur)), ()));
-    if let Err(e) = r {
-        crate::diag!("session-start: cannot record the session: {e}");
+    // A start kept outside while the project had no `.omc/` (this session's first one, before
+    // a run created the directory) is where the session began: carried in, then dropped.
+    let outside = || {
+        pending::peek(ctx.env, store.project(), sid).and_then(|v| serde_json::from_value(v).ok())
+    };
+    let mut carried = false;
+    let r = store.update(&file, |cur: Option<Marker>| {
+        let cur = cur.or_else(|| {
+            let o = outside();
+            carried = o.is_some();
+            o
+        });
+        (Change::Write(next(cur)), ())
+    });
+    match r {
+        Ok(()) if carried => {
+            let _ = pending::take(ctx.env, store.project(), sid);
+        }
+        Ok(()) => {}
+        Err(e) => crate::diag!("session-start: cannot record the session: {e}"),
     }
 }
 
@@ -192,7 +209,18 @@ pub fn take_marker(ctx: &Ctx<'_>, store: &Store) -> Option<Marker> {
     let outside = pending::take(ctx.env, store.project(), sid)
         .and_then(|v| serde_json::from_value::<Marker>(v).ok());
     let inside = StateFile::new(&ctx.scope, MARKER).and_then(|f| store.read::<Marker>(&f));
-    inside.or(outside)
+    match (inside, outside) {
+        // Both (a version that did not carry the outside start in): the session began at the
+        // earlier one.
+        (Some(mut i), Some(o)) => {
+            let at = |s: &str| crate::time::parse_iso(s).unwrap_or(i64::MAX);
+            if at(&o.started_at) < at(&i.started_at) {
+                i.started_at = o.started_at;
+            }
+            Some(i)
+        }
+        (i, o) => i.or(o),
+    }
 }
 
 /// Joins sections within `budget` characters: whole while they fit, the first that does not
@@ -295,7 +323,7 @@ mod tests {
             "[RALPH LOOP RESTORED] Iteration 1/100, started 2026-12-02 13:45 UTC.\n\
              Task: fix the tests\n\
              This run is still active in this session. Prioritize the user's newest request; when \
-             there is none, keep working on the task. Put <omc-complete/> in your final message when \
+             there is none, keep working on the task. Put <omc-complete/> alone on the last line of your final message when \
              it is really complete; the user can stop the run with `cancelomc`."
         );
         assert_eq!(

@@ -556,9 +556,29 @@ mod tests {
 
     #[test]
     fn completion_token_spellings() {
-        assert!(declares_completion("All done.\n<omc-complete/>"));
-        assert!(declares_completion("done <omc-complete />"));
-        assert!(!declares_completion("more work remains"));
-        assert!(!declares_completion("<omc-completed/>"));
+        for yes in [
+            "All done.\n<omc-complete/>",
+            "All done.\n<omc-complete />\n",
+            "All done.\r\n  <omc-complete></omc-complete>  \r\n\n",
+            "<omc-complete/>",
+            "```sh\ncargo test\n```\nAll green.\n<omc-complete/>",
+        ] {
+            assert!(declares_completion(yes), "{yes:?}");
+        }
+        for no in [
+            "more work remains",
+            "<omc-completed/>",
+            // Mentions, not declarations (issue 30, item 4).
+            "I will not print <omc-complete/> yet: 3 tests still fail.",
+            "done <omc-complete />",
+            "Once the tests pass I will write `<omc-complete/>`.",
+            "The instructions say:\n> <omc-complete/>",
+            "Example of the last line:\n`<omc-complete/>`",
+            "Here is how it ends:\n```\n<omc-complete/>",
+            "<omc-complete/>\nbut first, one more test fails.",
+            "",
+        ] {
+            assert!(!declares_completion(no), "{no:?}");
+        }
     }
 }

@@ -247,12 +247,16 @@ mod tests {
 
     #[test]
     fn a_subagent_is_named_by_its_type() {
-        let i = dec(json!({"hook_event_name":"SubagentStart","session_id":"s","cwd":"/p",
-            "agent_name":"coder","prompt":"List the files."}));
+        let i = dec(
+            json!({"hook_event_name":"SubagentStart","session_id":"s","cwd":"/p",
+            "agent_name":"coder","prompt":"List the files."}),
+        );
         assert_eq!(i.agent_id.as_deref(), Some("kimi-coder"));
         assert_eq!(i.agent_type.as_deref(), Some("coder"));
-        let i = dec(json!({"hook_event_name":"SubagentStop","session_id":"s","cwd":"/p",
-            "agent_name":"coder","response":"done"}));
+        let i = dec(
+            json!({"hook_event_name":"SubagentStop","session_id":"s","cwd":"/p",
+            "agent_name":"coder","response":"done"}),
+        );
         assert_eq!(i.agent_id.as_deref(), Some("kimi-coder"));
         assert_eq!(i.last_assistant_message.as_deref(), Some("done"));
     }

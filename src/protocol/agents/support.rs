@@ -79,10 +79,15 @@ pub struct Support {
     pub compaction: Cell,
     pub user_hooks: Cell,
     pub export: Cell,
+    pub notifications: Cell,
+    pub project_rules: Cell,
+    pub output_check: Cell,
+    pub deliverables: Cell,
+    pub delegation: Cell,
 }
 
 /// The column names, in order.
-pub const CAPABILITIES: [&str; 7] = [
+pub const CAPABILITIES: [&str; 12] = [
     "keywords",
     "continuation",
     "tool-failure escalation",
@@ -90,11 +95,16 @@ pub const CAPABILITIES: [&str; 7] = [
     "compaction memory",
     "user hooks",
     "export",
+    "notifications",
+    "project rules",
+    "output that lies",
+    "deliverables",
+    "delegation reminder",
 ];
 
 impl Support {
     /// The cells in the order of [`CAPABILITIES`].
-    pub fn cells(&self) -> [Cell; 7] {
+    pub fn cells(&self) -> [Cell; 12] {
         [
             self.keywords,
             self.continuation,
@@ -103,6 +113,11 @@ impl Support {
             self.compaction,
             self.user_hooks,
             self.export,
+            self.notifications,
+            self.project_rules,
+            self.output_check,
+            self.deliverables,
+            self.delegation,
         ]
     }
 }
@@ -123,6 +138,13 @@ pub fn of(agent: Agent) -> Support {
             compaction: yes(),
             user_hooks: EVERYWHERE,
             export: EVERYWHERE,
+            notifications: yes(),
+            project_rules: yes_but(
+                "the client loads `.claude/rules` and the top `AGENTS.md` itself: we add nested `AGENTS.md`",
+            ),
+            output_check: yes(),
+            deliverables: yes_but("the task is read from the subagent's transcript"),
+            delegation: yes(),
         },
         Agent::Codex => Support {
             proven: "real client 0.169.0",
@@ -135,6 +157,15 @@ pub fn of(agent: Agent) -> Support {
             compaction: yes_but("the run is shown again at SessionStart `compact`"),
             user_hooks: EVERYWHERE,
             export: EVERYWHERE,
+            notifications: yes(),
+            project_rules: yes_but(
+                "edits are `apply_patch` through the shell: rules given at its PreToolUse",
+            ),
+            output_check: yes_but("exit status from the rollout transcript"),
+            deliverables: unverified("no subagent event exercised headless"),
+            delegation: no(
+                "edits go through `apply_patch` in the shell, which fires no post-tool event",
+            ),
         },
         Agent::Gemini => Support {
             proven: "real client 0.61.0",
@@ -149,6 +180,15 @@ pub fn of(agent: Agent) -> Support {
             ),
             user_hooks: EVERYWHERE,
             export: EVERYWHERE,
+            notifications: yes_but(
+                "from the same run ends as continuation; no real-client test yet",
+            ),
+            project_rules: yes_but(
+                "on `read_file`, `replace`, `write_file`; the client loads a nested `GEMINI.md` itself",
+            ),
+            output_check: yes_but("output read from AfterTool's `returnDisplay`"),
+            deliverables: no("no subagent events"),
+            delegation: yes_but("`replace` and `write_file` count as edits"),
         },
         Agent::Qwen => Support {
             proven: "real client 0.24.4",
@@ -161,6 +201,15 @@ pub fn of(agent: Agent) -> Support {
             ),
             user_hooks: EVERYWHERE,
             export: EVERYWHERE,
+            notifications: yes_but(
+                "from the same run ends as continuation; no SessionEnd headless; no real-client test yet",
+            ),
+            project_rules: yes_but(
+                "on `read_file`, `edit`, `write_file`; the client loads the top `AGENTS.md` itself",
+            ),
+            output_check: yes_but("output read from PostToolUse's `returnDisplay`"),
+            deliverables: unverified("subagent payloads not checked for a transcript"),
+            delegation: yes_but("`edit` and `write_file` count as edits"),
         },
         Agent::Cursor => Support {
             proven: "documented payloads (no client runs here)",
@@ -175,6 +224,11 @@ pub fn of(agent: Agent) -> Support {
             compaction: partly("checkpoint at preCompact; context only at sessionStart"),
             user_hooks: EVERYWHERE,
             export: EVERYWHERE,
+            notifications: unverified("run ends as continuation"),
+            project_rules: no("a post-tool event cannot add context"),
+            output_check: no("a post-tool event cannot add context"),
+            deliverables: unverified(""),
+            delegation: no("a post-tool event cannot add context"),
         },
         Agent::Kimi => Support {
             proven: "real client 1.51.0",
@@ -193,6 +247,15 @@ pub fn of(agent: Agent) -> Support {
             ),
             user_hooks: partly("refusals of tool calls and prompts only: no rewrite, no context"),
             export: EVERYWHERE,
+            notifications: unverified(
+                "its runs end as elsewhere (the token, cancel, limits); no real-client test",
+            ),
+            project_rules: no(
+                "nothing after a tool reaches the model, and `ReadFile`/`WriteFile`/`StrReplaceFile` are not Claude Code's file tools",
+            ),
+            output_check: no("nothing after a tool reaches the model"),
+            deliverables: no("its subagent events name no transcript"),
+            delegation: no("nothing after a tool reaches the model"),
         },
         Agent::Factory => Support {
             proven: "real client 0.225.2 ran the installed hooks",
@@ -205,6 +268,11 @@ pub fn of(agent: Agent) -> Support {
             compaction: unverified(""),
             user_hooks: EVERYWHERE,
             export: EVERYWHERE,
+            notifications: unverified(""),
+            project_rules: unverified(""),
+            output_check: unverified(""),
+            deliverables: unverified(""),
+            delegation: unverified(""),
         },
         Agent::CodeBuddy => Support {
             proven: "real client 2.117.0 ran the installed hooks",
@@ -215,6 +283,11 @@ pub fn of(agent: Agent) -> Support {
             compaction: unverified(""),
             user_hooks: EVERYWHERE,
             export: EVERYWHERE,
+            notifications: unverified(""),
+            project_rules: unverified(""),
+            output_check: unverified(""),
+            deliverables: unverified(""),
+            delegation: unverified(""),
         },
         Agent::Qoder => Support {
             proven: "its 1.1.52 code (the client needs a login)",
@@ -227,6 +300,11 @@ pub fn of(agent: Agent) -> Support {
             compaction: unverified("PreCompact and SessionStart, per its code"),
             user_hooks: EVERYWHERE,
             export: EVERYWHERE,
+            notifications: unverified(""),
+            project_rules: unverified(""),
+            output_check: unverified(""),
+            deliverables: unverified(""),
+            delegation: unverified(""),
         },
         Agent::Auggie => Support {
             proven: "its 0.36.0 code (the client talks only to Augment's service)",
@@ -243,6 +321,13 @@ pub fn of(agent: Agent) -> Support {
                 "refusals and rewrites of tool calls, per its code; the other hooks are not awaited",
             ),
             export: yes_but("of the events installed, per its code"),
+            notifications: no("nothing continues a run there"),
+            project_rules: no(
+                "its `view`, `str-replace-editor` and `save-file` are not Claude Code's file tools",
+            ),
+            output_check: unverified("the tool's text is read after the call, per its code"),
+            deliverables: no("no subagent events"),
+            delegation: no("its edit tools are not Claude Code's"),
         },
         Agent::Cline => Support {
             proven: "real client 3.0.65",
@@ -257,6 +342,11 @@ pub fn of(agent: Agent) -> Support {
                 "on tool calls only (the other hooks are not awaited); a refusal ends the whole task, its reason unseen headless",
             ),
             export: yes_but("of the events installed: task start, tool calls, session end"),
+            notifications: no("nothing continues a run there"),
+            project_rules: no("its `read_files` and `editor` are not Claude Code's file tools"),
+            output_check: no("its command results arrive as a list the check does not read"),
+            deliverables: no("no subagent events"),
+            delegation: no("its `editor` is not Claude Code's edit tool"),
         },
     }
 }
