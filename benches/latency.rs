@@ -5,6 +5,8 @@
 //! Run: `cargo bench --bench latency` (set `OMC_BENCH_RUNS` to change the runs per case,
 //! default 200; `OMC_BENCH_ONLY=statusline,stop` to run only the cases whose name contains one
 //! of the words, beside the baseline). Prints a Markdown table; BENCHMARKS.md holds a copy with the machine.
+//! `OMC_BENCH_INSTALLED=cargo:/path/omc-hooks,npm:/prefix/bin/omc-hooks` also times the hook
+//! commands each of those installs writes (`install --agent codex`), round by round.
 //!
 //! Each case prepares a throw-away project, lets the real hooks build realistic state (an
 //! active ralph run, a protected skill guard, a recent tool failure, edits) and snapshots the
@@ -260,6 +262,9 @@ impl Bench {
                 json!({"tool_name": "Shell", "tool_input": {"command": "cargo test"},
                 "error_message": "Exit code 101", "failure_type": "error", "is_interrupt": false}),
             ),
+            "kimi" | "cline" | "auggie" => {
+                ("post-tool-use", "PostToolUse", failed_tool(self.agent))
+            }
             _ => (
                 "post-tool-use-failure",
                 "PostToolUseFailure",
@@ -551,15 +556,37 @@ fn main() {
     // Every agent's adapter, with its own payloads, on the same realistic state (seeded through
     // that agent's hooks, so the session's recorded agent is that agent).
     let mut agent_rows: Vec<Row> = Vec::new();
-    for agent in ["claude", "codex", "gemini", "qwen", "cursor"] {
+    for agent in [
+        "claude", "codex", "gemini", "qwen", "cursor", "kimi", "cline", "auggie",
+    ] {
         if !want(agent) && !want("agents") {
             continue;
         }
         let mut ab = Bench::for_agent(agent);
         ab.seed(20);
         std::fs::write(ab.path().join("transcript.jsonl"), tail_line(120_000)).unwrap();
+        // Kimi's Stop reads the model's last message from its session file, under its share
+        // folder: one there, as the client leaves it, beside other projects' folders.
+        let mut env: Vec<(&str, String)> = Vec::new();
+        if agent == "kimi" {
+            let share = ab.path().join("kimi-share");
+            for i in 0..20 {
+                std::fs::create_dir_all(share.join(format!("sessions/other-project-{i:02}")))
+                    .unwrap();
+            }
+            let session = share.join(format!("sessions/0123abcd/{SID}"));
+            std::fs::create_dir_all(&session).unwrap();
+            let mut context = String::new();
+            for i in 0..200 {
+                context.push_str(&format!(
+                    "{{\"role\":\"user\",\"content\":\"step {i}\"}}\n{{\"role\":\"assistant\",\"content\":\"did step {i}; more to do\"}}\n{{\"role\": \"_usage\", \"token_count\": {i}}}\n"
+                ));
+            }
+            std::fs::write(session.join("context.jsonl"), context).unwrap();
+            env.push(("KIMI_SHARE_DIR", share.to_string_lossy().into_owned()));
+        }
         for (sub, label, payload) in agent_cases(agent, ab.path()) {
-            let mut r = measure(runs, &ab, BIN, &["--agent", agent, sub], &payload);
+            let mut r = measure_env(runs, &ab, BIN, &["--agent", agent, sub], &payload, &env);
             r.case = format!("{agent} `{label}`");
             agent_rows.push(r);
         }
@@ -682,6 +709,11 @@ fn main() {
     if let Ok(other) = std::env::var("OMC_BENCH_COMPARE_BIN") {
         compare_builds(runs, &other, &mut rows);
     }
+
+    // The hooks of installs made different ways (cargo, npm), as their hook files run them.
+    let installed = std::env::var("OMC_BENCH_INSTALLED")
+        .ok()
+        .map(|spec| installed_cases(runs, &spec));
 
     // The price of a state write on this disk, in-process, no hook around it: as hooks make it
     // by default (temporary file exchanged with the old one) and with `OMC_DURABLE=1` (plus an
@@ -820,6 +852,137 @@ fn main() {
     println!("Per agent (`omc-hooks --agent NAME <hook>`, each agent's own payloads):");
     println!();
     table(&agent_rows);
+    if let Some((rows, ratios)) = &installed {
+        println!();
+        println!(
+            "Installed (OMC_BENCH_INSTALLED): `sh -c` of the command each install wrote, Codex payloads, round by round:"
+        );
+        println!();
+        table(rows);
+        println!();
+        for line in ratios {
+            println!("{line}");
+        }
+    }
+}
+
+/// The hook commands that `install --agent codex` writes when run from each binary of `spec`
+/// (`label:path,label:path`, e.g. a `cargo install`ed one and npm's launcher), timed as the
+/// client runs them (`/bin/sh -c '<command>'`, the agent's own payload) on the same seeded
+/// project, **round by round**: each round runs `sh -c true`, then every install's command
+/// (in an order that rotates each round), restoring the state before each. Then, for scale,
+/// the same event through the first `npm` label's launcher itself (what a hook would cost if
+/// an install named the launcher: Node.js starting each time). Returns the rows and one line
+/// per event with each install's median over the first's.
+fn installed_cases(runs: usize, spec: &str) -> (Vec<Row>, Vec<String>) {
+    let arms: Vec<(String, String)> = spec
+        .split(',')
+        .filter_map(|p| p.split_once(':'))
+        .map(|(l, p)| (l.trim().to_string(), p.trim().to_string()))
+        .collect();
+    assert!(
+        arms.len() >= 2,
+        "OMC_BENCH_INSTALLED=label:path,label:path (two or more)"
+    );
+    let mut b = Bench::for_agent("codex");
+    b.seed(20);
+    std::fs::write(b.path().join("transcript.jsonl"), tail_line(120_000)).unwrap();
+    // Each install into a scratch project of its own, its registry in a scratch home; only
+    // the commands it wrote are used.
+    let scratch = tempfile::tempdir().unwrap();
+    let commands: Vec<std::collections::HashMap<String, String>> = arms
+        .iter()
+        .enumerate()
+        .map(|(i, (label, bin))| {
+            let project = scratch.path().join(format!("p{i}"));
+            std::fs::create_dir_all(project.join(".git")).unwrap();
+            let home = scratch.path().join(format!("h{i}"));
+            let out = Command::new(bin)
+                .args(["install", "--agent", "codex", "--project"])
+                .arg(&project)
+                .env("HOME", &home)
+                .env("XDG_DATA_HOME", home.join("share"))
+                .env("CODEX_HOME", home.join("codex"))
+                .stdin(Stdio::null())
+                .output()
+                .unwrap_or_else(|e| panic!("{label}: {bin}: {e}"));
+            assert!(out.status.success(), "{label}: {bin} install failed");
+            let v: Value =
+                serde_json::from_slice(&std::fs::read(project.join(".codex/hooks.json")).unwrap())
+                    .unwrap();
+            let mut by_sub = std::collections::HashMap::new();
+            for groups in v["hooks"].as_object().unwrap().values() {
+                for g in groups.as_array().unwrap() {
+                    for h in g["hooks"].as_array().unwrap() {
+                        let c = h["command"].as_str().unwrap().to_string();
+                        let sub = c.split_whitespace().last().unwrap().to_string();
+                        by_sub.insert(sub, c);
+                    }
+                }
+            }
+            println!("{label}: install --agent codex wrote `{}`", by_sub["stop"]);
+            by_sub
+        })
+        .collect();
+    let mut rows = Vec::new();
+    let mut ratios = Vec::new();
+    for (sub, label, payload) in agent_cases("codex", b.path()) {
+        let mut samples: Vec<Vec<Sample>> = arms.iter().map(|_| Vec::new()).collect();
+        let mut floor = Vec::new();
+        for round in 0..=runs {
+            let f = run_once("/bin/sh", &["-c", "true"], &payload, b.path(), &[]);
+            for k in 0..arms.len() {
+                let i = (round + k) % arms.len();
+                b.restore();
+                let s = run_once(
+                    "/bin/sh",
+                    &["-c", &commands[i][sub]],
+                    &payload,
+                    b.path(),
+                    &[],
+                );
+                // Round 0 warms up, uncounted.
+                if round > 0 {
+                    samples[i].push(s);
+                }
+            }
+            if round > 0 {
+                floor.push(f);
+            }
+        }
+        let floor = stats(&floor).0;
+        let medians: Vec<f64> = samples.iter().map(|s| stats(s).0).collect();
+        for ((arm, _), s) in arms.iter().zip(&samples) {
+            let (median, p10, p90, rss) = stats(s);
+            rows.push(Row {
+                case: format!("codex `{label}`, {arm} install"),
+                median,
+                p10,
+                p90,
+                rss,
+                floor,
+            });
+        }
+        let others: Vec<String> = arms
+            .iter()
+            .zip(&medians)
+            .skip(1)
+            .map(|((arm, _), m)| format!("{arm} ÷ {} {:.2}", arms[0].0, m / medians[0]))
+            .collect();
+        ratios.push(format!("codex `{label}`: {}", others.join(", ")));
+    }
+    // For scale: the launcher itself as the hook (Node.js, then the binary), `Stop` only.
+    if let Some((arm, bin)) = arms.iter().find(|(l, _)| l == "npm") {
+        let (_, label, payload) = agent_cases("codex", b.path())
+            .into_iter()
+            .find(|(s, _, _)| *s == "stop")
+            .unwrap();
+        let cmd = format!("'{bin}' --agent codex stop");
+        let mut r = measure(runs, &b, "/bin/sh", &["-c", &cmd], &payload);
+        r.case = format!("codex `{label}`, `sh -c` of {arm}'s launcher (not what install writes)");
+        rows.push(r);
+    }
+    (rows, ratios)
 }
 
 /// The events each agent's installed hooks receive, as that agent sends them (the payloads
@@ -968,6 +1131,157 @@ fn agent_cases(agent: &str, project: &Path) -> Vec<(&'static str, String, Vec<u8
                     "sessionEnd",
                     json!({"session_id": SID, "reason": "completed"}),
                 ),
+            ),
+        ],
+        "kimi" => vec![
+            (
+                "session-start",
+                "SessionStart".into(),
+                with("SessionStart", json!({"source": "startup"})),
+            ),
+            (
+                "user-prompt-submit",
+                "UserPromptSubmit (ralph prompt)".into(),
+                with("UserPromptSubmit", json!({"prompt": ralph})),
+            ),
+            (
+                "user-prompt-submit",
+                "UserPromptSubmit (question)".into(),
+                with("UserPromptSubmit", json!({"prompt": question})),
+            ),
+            (
+                "pre-tool-use",
+                "PreToolUse".into(),
+                with(
+                    "PreToolUse",
+                    json!({"tool_name": "Shell", "tool_input": {"command": "ls"}, "tool_call_id": "call_2"}),
+                ),
+            ),
+            (
+                "post-tool-use",
+                "PostToolUse".into(),
+                with(
+                    "PostToolUse",
+                    json!({"tool_name": "Shell", "tool_input": {"command": "ls"}, "tool_call_id": "call_3",
+                "tool_output": "is_error=False output='a\\n' message='Command executed successfully.' display=[] extras=None"}),
+                ),
+            ),
+            (
+                "post-tool-use",
+                "PostToolUse (failed command)".into(),
+                serde_json::to_vec(&{
+                    let mut v = base("PostToolUse");
+                    for (k, x) in failed_tool("kimi").as_object().unwrap() {
+                        v[k] = x.clone();
+                    }
+                    v
+                })
+                .unwrap(),
+            ),
+            (
+                "subagent-start",
+                "SubagentStart".into(),
+                with(
+                    "SubagentStart",
+                    json!({"agent_name": "coder", "prompt": "List the files."}),
+                ),
+            ),
+            (
+                "subagent-stop",
+                "SubagentStop".into(),
+                with(
+                    "SubagentStop",
+                    json!({"agent_name": "coder", "response": "found it"}),
+                ),
+            ),
+            (
+                "pre-compact",
+                "PreCompact".into(),
+                with(
+                    "PreCompact",
+                    json!({"trigger": "auto", "token_count": 190005}),
+                ),
+            ),
+            (
+                "stop",
+                "Stop (last message from its session file)".into(),
+                with("Stop", json!({"stop_hook_active": false})),
+            ),
+            (
+                "session-end",
+                "SessionEnd".into(),
+                with("SessionEnd", json!({"reason": "exit"})),
+            ),
+        ],
+        "cline" => vec![
+            (
+                "session-start",
+                "TaskStart".into(),
+                with("TaskStart", json!({"taskStart": {"taskMetadata": {}}})),
+            ),
+            (
+                "pre-tool-use",
+                "PreToolUse".into(),
+                with(
+                    "PreToolUse",
+                    json!({"iteration": 1, "tool_call": {"id": "call_2", "name": "run_commands", "input": {"commands": ["ls"]}},
+                "preToolUse": {"toolName": "run_commands", "parameters": {"commands": "[\"ls\"]"}}}),
+                ),
+            ),
+            (
+                "post-tool-use",
+                "PostToolUse".into(),
+                with(
+                    "PostToolUse",
+                    json!({"iteration": 1, "tool_result": {"id": "call_3", "name": "run_commands", "input": {"commands": ["ls"]},
+                "output": [{"query": "ls", "result": "a\n", "success": true}], "durationMs": 20}}),
+                ),
+            ),
+            (
+                "post-tool-use",
+                "PostToolUse (failed command)".into(),
+                with("PostToolUse", failed_tool("cline")),
+            ),
+            (
+                "session-end",
+                "SessionShutdown".into(),
+                with("SessionShutdown", json!({"reason": "aborted"})),
+            ),
+        ],
+        "auggie" => vec![
+            (
+                "session-start",
+                "SessionStart".into(),
+                with("SessionStart", json!({})),
+            ),
+            (
+                "pre-tool-use",
+                "PreToolUse".into(),
+                with(
+                    "PreToolUse",
+                    json!({"tool_name": "launch-process", "tool_input": {"command": "ls", "wait": true},
+                "tool_output": null, "tool_error": null, "is_mcp_tool": false}),
+                ),
+            ),
+            (
+                "post-tool-use",
+                "PostToolUse".into(),
+                with(
+                    "PostToolUse",
+                    json!({"tool_name": "launch-process", "tool_input": {"command": "ls", "wait": true},
+                "tool_output": "Here are the results from executing the command. <return-code> 0 </return-code> <output> a </output>",
+                "tool_error": null, "is_mcp_tool": false}),
+                ),
+            ),
+            (
+                "post-tool-use",
+                "PostToolUse (failed command)".into(),
+                with("PostToolUse", failed_tool("auggie")),
+            ),
+            (
+                "session-end",
+                "SessionEnd".into(),
+                with("SessionEnd", json!({})),
             ),
         ],
         _ => {
@@ -1336,9 +1650,29 @@ fn compare_builds(runs: usize, other: &str, rows: &mut Vec<Row>) {
     }
 }
 
+/// A failing `cargo test` as Kimi, Cline and Auggie report it after the tool (the fields added
+/// to the agent's base payload).
+fn failed_tool(agent: &str) -> Value {
+    match agent {
+        "kimi" => {
+            json!({"tool_name": "Shell", "tool_input": {"command": "cargo test"}, "tool_call_id": "call_f",
+            "tool_output": "is_error=True output='test parser::tests::it_parses ... FAILED\\n' message='Command failed with exit code: 101.' display=[] extras=None"})
+        }
+        "cline" => json!({"iteration": 2, "tool_result": {"id": "call_f", "name": "run_commands",
+            "input": {"commands": ["cargo test"]},
+            "output": [{"query": "cargo test", "result": "[Command exited with code 101]\n\n[stderr]\nFAILED\n",
+                        "error": "Command exited with code 101", "success": false}], "durationMs": 900}}),
+        _ => {
+            let text = "Here are the results from executing the command. <return-code> 101 </return-code> <output> test parser::tests::it_parses ... FAILED </output>";
+            json!({"tool_name": "launch-process", "tool_input": {"command": "cargo test", "wait": true},
+                "tool_output": text, "tool_error": text, "is_mcp_tool": false})
+        }
+    }
+}
+
 /// The fields every payload of `agent` carries, for the bench session and `event` (the
-/// agent's own name for it), as each client sends them (`tests/fixtures/{codex,gemini,qwen}/`;
-/// for Cursor, cursor.com/docs/agent/hooks).
+/// agent's own name for it), as each client sends them (`tests/fixtures/{codex,gemini,qwen,
+/// kimi,cline}/`; for Cursor, cursor.com/docs/agent/hooks; for Auggie, its 0.36.0 code).
 fn agent_base(agent: &str, project: &Path, event: &str) -> Value {
     let transcript = project.join("transcript.jsonl");
     match agent {
@@ -1354,6 +1688,28 @@ fn agent_base(agent: &str, project: &Path, event: &str) -> Value {
             "hook_event_name": event, "cursor_version": "1.7.2", "workspace_roots": [project],
             "user_email": null, "transcript_path": null})
         }
+        "kimi" => json!({"hook_event_name": event, "session_id": SID, "cwd": project}),
+        "cline" => {
+            let hook_name = [
+                ("TaskStart", "agent_start"),
+                ("TaskResume", "agent_resume"),
+                ("TaskComplete", "agent_end"),
+                ("PreToolUse", "tool_call"),
+                ("PostToolUse", "tool_result"),
+                ("UserPromptSubmit", "prompt_submit"),
+                ("SessionShutdown", "session_shutdown"),
+            ]
+            .iter()
+            .find(|(e, _)| *e == event)
+            .map_or(event, |(_, h)| *h);
+            json!({"clineVersion": "", "timestamp": "2026-12-04T05:46:39.192Z",
+            "taskId": "conv_1796363198781_4vgb4eh", "sessionContext": {"rootSessionId": SID},
+            "workspaceRoots": [project], "workspaceInfo": {"rootPath": project, "hint": "p"},
+            "userId": "unknown", "agent_id": "agent_1", "parent_agent_id": null,
+            "hookName": hook_name})
+        }
+        "auggie" => json!({"hook_event_name": event, "conversation_id": SID,
+            "workspace_roots": [project]}),
         _ => json!({"session_id": SID, "transcript_path": transcript, "cwd": project,
             "hook_event_name": event, "permission_mode": "default"}),
     }

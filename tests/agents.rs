@@ -185,7 +185,9 @@ fn gemini_loop_holds_our_cap_and_its_echoed_prompts_change_nothing() {
     );
     let v = no_continuation(&out);
     assert!(
-        note(&v).contains("paused after 8 continuations in a row (omc-hooks allows 8)"),
+        note(&v).contains(
+            "no tool ran in the last 8 continuations (omc-hooks allows 8 in a row without one)"
+        ),
         "{v}"
     );
     assert_eq!(ralph_state(&p, sid)["active"], true, "paused, not ended");
@@ -272,7 +274,9 @@ fn qwen_empty_and_echoed_prompts_keep_the_count_and_its_cap_is_honoured() {
         &env,
     ));
     assert!(
-        note(&v).contains("paused after 2 continuations in a row (Qwen Code allows 2)"),
+        note(&v).contains(
+            "paused after 2 continuations since your last message (Qwen Code allows 2 per prompt)"
+        ),
         "{v}"
     );
 }
@@ -319,7 +323,9 @@ fn codex_has_no_cap_of_its_own_so_ours_holds() {
         &env,
     ));
     assert!(
-        note(&v).contains("paused after 2 continuations in a row (omc-hooks allows 2)"),
+        note(&v).contains(
+            "no tool ran in the last 2 continuations (omc-hooks allows 2 in a row without one)"
+        ),
         "{v}"
     );
     // Codex continues inside the turn: no continuation is recorded for a prompt to match.
@@ -716,6 +722,12 @@ fn suspended_in(p: &Project, agent: &str, sid: &str) {
 fn a_run_suspended_in_claude_code_resumes_in_codex() {
     let p = Project::new();
     suspended_in(&p, "claude", "claude-s1");
+    // The resume word's path: with the resume bound at 0 the run is only offered (within the
+    // default bound a new session would take it up at its start; long_runs.rs).
+    p.write_json(
+        ".omc/config.json",
+        &json!({"resume": {"within_minutes": 0}}),
+    );
     let start = hook(
         &p,
         "codex",
@@ -786,6 +798,12 @@ fn a_run_suspended_in_claude_code_resumes_in_codex() {
 fn a_run_suspended_in_codex_resumes_in_claude_code() {
     let p = Project::new();
     suspended_in(&p, "codex", "codex-s1");
+    // The resume word's path: with the resume bound at 0 the run is only offered (within the
+    // default bound a new session would take it up at its start; long_runs.rs).
+    p.write_json(
+        ".omc/config.json",
+        &json!({"resume": {"within_minutes": 0}}),
+    );
     hook(
         &p,
         "claude",
@@ -1052,20 +1070,21 @@ fn doctor_reports_hooks_installed_for_the_wrong_agent_from_the_trace() {
     assert_eq!(table.status.code(), Some(0));
     assert_eq!(
         String::from_utf8_lossy(&table.stdout),
-        omc_hooks::protocol::agents::table::render_markdown()
+        omc_hooks::protocol::agents::render_tables()
     );
 }
 
-/// The payloads recorded from the pinned Codex, Gemini CLI and Qwen Code clients
+/// The payloads recorded from the pinned Codex, Gemini CLI, Qwen Code and Kimi CLI clients
 /// (`tests/fixtures/<agent>/`, recorded by the real-client suite): every one decodes, through
 /// the hook installed for its event, to the neutral event the table names, is recognised as
-/// its client's by shape, and gets a valid answer. Events no hook serves are traced under
-/// their own name and answered with nothing.
+/// its client's by shape (Kimi's only by the `tool_output` of its tool events), and gets a
+/// valid answer. Events no hook serves are traced under their own name and answered with
+/// nothing.
 #[test]
 fn recorded_payloads_of_every_client_decode_to_their_neutral_events() {
     use omc_hooks::protocol::agents::{Agent, table};
     let mut seen = 0;
-    for agent in [Agent::Codex, Agent::Gemini, Agent::Qwen] {
+    for agent in [Agent::Codex, Agent::Gemini, Agent::Qwen, Agent::Kimi] {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures")
             .join(agent.name());
@@ -1115,8 +1134,12 @@ fn recorded_payloads_of_every_client_decode_to_their_neutral_events() {
             if !(failed && agent == Agent::Codex) {
                 assert_eq!(line["event"], want, "{name}: {line}");
             }
-            // Codex's SessionEnd carries nothing only Codex sends; every other payload tells.
-            if !(agent == Agent::Codex && event == "SessionEnd") {
+            // Codex's SessionEnd carries nothing only Codex sends; every other payload tells,
+            // but of Kimi's only those with a `tool_output`.
+            if agent == Agent::Kimi {
+                let want = payload.get("tool_output").map(|_| agent.name());
+                assert_eq!(line["shape"].as_str(), want, "{name}: {line}");
+            } else if !(agent == Agent::Codex && event == "SessionEnd") {
                 assert_eq!(line["shape"], agent.name(), "{name}: {line}");
             }
             if row.is_none() {
@@ -1126,6 +1149,71 @@ fn recorded_payloads_of_every_client_decode_to_their_neutral_events() {
         }
     }
     assert!(seen >= 40, "{seen}");
+}
+
+/// The payloads recorded from the pinned Cline (`tests/fixtures/cline/`, its own camelCase
+/// shape with no event name but `hookName`): each, through the hook its file name runs, decodes
+/// to the table's neutral event (the failed command to the failure) in the root session, is
+/// recognised as Cline's, and gets a valid answer.
+#[test]
+fn recorded_cline_payloads_decode_through_the_scripts_install_writes() {
+    use omc_hooks::protocol::agents::{Agent, table};
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cline");
+    let mut seen = 0;
+    for e in std::fs::read_dir(&dir).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let payload: Value = serde_json::from_slice(&std::fs::read(e.path()).unwrap()).unwrap();
+        let event = name.split(['-', '.']).next().unwrap();
+        let row = table::rows(Agent::Cline.wire())
+            .find(|r| r.event == event)
+            .unwrap_or_else(|| panic!("{name}: no row for {event}"));
+        let p = Project::new();
+        let mut payload = payload;
+        payload["workspaceRoots"] = json!([p.path()]);
+        let traces = tempfile::tempdir().unwrap();
+        let trace = traces.path().join("t.jsonl");
+        let out = Hook::new(row.hook)
+            .agent("cline")
+            .payload(payload.clone())
+            .cwd(p.path())
+            .env("OMC_TRACE_FILE", &trace.to_string_lossy())
+            .run();
+        out.expect_valid();
+        let text = std::fs::read_to_string(&trace).unwrap();
+        let line: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+        assert_eq!(line["agent_event"], event, "{name}");
+        let neutral = omc_hooks::hooks::find(row.hook).unwrap().event;
+        let want = if name.contains("failed") {
+            "PostToolUseFailure"
+        } else {
+            neutral
+        };
+        assert_eq!(line["event"], want, "{name}: {line}");
+        assert_eq!(line["shape"], "cline", "{name}: {line}");
+        assert_eq!(
+            line["session_id"], payload["sessionContext"]["rootSessionId"],
+            "{name}: {line}"
+        );
+        seen += 1;
+    }
+    assert!(seen >= 5, "{seen}");
+}
+
+#[test]
+fn the_readme_carries_the_current_capability_table() {
+    let readme =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+            .unwrap();
+    let start = readme
+        .find("<!-- support-table:begin")
+        .expect("README has the capability table");
+    let body = &readme[readme[start..].find("-->\n").unwrap() + start + 4..];
+    let end = body.find("<!-- support-table:end -->").unwrap();
+    assert_eq!(
+        &body[..end],
+        omc_hooks::protocol::agents::support::render_markdown(),
+        "README's capability table is stale: paste the first table of 'omc-hooks doctor --agents' between the markers"
+    );
 }
 
 #[test]

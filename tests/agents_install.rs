@@ -1,8 +1,10 @@
-//! `install --agent NAME` / `uninstall --agent NAME` for Codex, Gemini CLI, Qwen Code and
-//! Cursor: each agent's file in its place and shape (timeouts in its unit), merged with what is
+//! `install --agent NAME` / `uninstall --agent NAME` for Codex, Gemini CLI, Qwen Code, Cursor
+//! and the clients that copy Claude Code's format in their own folder (Factory Droid,
+//! CodeBuddy, Qoder): each agent's file in its place and shape (timeouts in its unit), merged with what is
 //! there, idempotent, given back byte for byte by uninstall (also Codex's `config.toml`, whose
 //! feature switch is added only for a Codex that needs it), and the commands written really run
-//! the hooks in that agent's format.
+//! the hooks in that agent's format. Kimi CLI's TOML block and Cline's folder of hook scripts
+//! have a test each.
 
 use crate::common::{BIN, Project};
 use serde_json::{Value, json};
@@ -10,11 +12,15 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-const AGENTS: [(&str, &str); 4] = [
+const AGENTS: [(&str, &str); 8] = [
     ("codex", ".codex/hooks.json"),
     ("gemini", ".gemini/settings.json"),
     ("qwen", ".qwen/settings.json"),
     ("cursor", ".cursor/hooks.json"),
+    ("factory", ".factory/settings.json"),
+    ("codebuddy", ".codebuddy/settings.json"),
+    ("qoder", ".qoder/settings.json"),
+    ("auggie", ".augment/settings.json"),
 ];
 
 fn omc(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Output {
@@ -29,6 +35,12 @@ fn omc(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Output {
         .env_remove("CODEX_HOME")
         .env_remove("GEMINI_CLI_HOME")
         .env_remove("QWEN_HOME")
+        .env_remove("FACTORY_HOME_OVERRIDE")
+        .env_remove("CODEBUDDY_CONFIG_DIR")
+        .env_remove("QODER_CONFIG_DIR")
+        .env_remove("QODER_CLI_HOME")
+        .env_remove("KIMI_SHARE_DIR")
+        .env_remove("CLINE_DIR")
         .stdin(Stdio::null());
     for (k, v) in env {
         c.env(k, v);
@@ -107,6 +119,9 @@ fn every_agent_installs_into_an_existing_file_and_uninstalls_byte_for_byte() {
             &[],
         ));
         assert!(text.contains("Installed omc-hooks for"), "{agent}: {text}");
+        // The project is noted in the registry under the agent's name, as its schema allows.
+        let registry = Path::new(&data_home()).join("omc-hooks/installs.json");
+        crate::schema::assert_valid("installs", &read(&registry));
         let v = read(&file);
         let ours = entries(agent, &v);
         let table: Vec<_> = omc_hooks::protocol::agents::table::rows(
@@ -150,7 +165,11 @@ fn every_agent_installs_into_an_existing_file_and_uninstalls_byte_for_byte() {
             } else {
                 10
             };
-            let want = if agent == "gemini" { secs * 1000 } else { secs };
+            let want = if ["gemini", "auggie"].contains(&agent) {
+                secs * 1000
+            } else {
+                secs
+            };
             assert_eq!(e.3, want, "{agent} {}: timeout unit", r.hook);
         }
         // The user's hook and settings are still there, first.
@@ -166,6 +185,16 @@ fn every_agent_installs_into_an_existing_file_and_uninstalls_byte_for_byte() {
         );
         if agent == "gemini" {
             assert_eq!(v["hooksConfig"]["enabled"], true);
+        }
+        // Issue 24: the client's own cap, which counts every continuation of a prompt, is
+        // lifted so that a working run goes on (our cap hands back a model that does nothing).
+        if agent == "qwen" {
+            assert_eq!(v["stopHookBlockingCap"], 100);
+        }
+        if agent == "cursor" {
+            let stop = &v["hooks"]["stop"][0];
+            assert!(stop.get("loop_limit").is_some_and(Value::is_null), "{stop}");
+            assert!(v["hooks"]["preToolUse"][0].get("loop_limit").is_none());
         }
         // Idempotent.
         let again = ok(&omc(
@@ -197,6 +226,38 @@ fn every_agent_installs_into_an_existing_file_and_uninstalls_byte_for_byte() {
 }
 
 #[test]
+fn qwens_own_block_cap_of_the_user_is_kept_and_named() {
+    let p = Project::new();
+    let file = p.path().join(".qwen/settings.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let original = "{\n  \"stopHookBlockingCap\": 8\n}\n";
+    std::fs::write(&file, original).unwrap();
+    let out = omc(
+        &["install", "--agent", "qwen", "--project", "."],
+        p.path(),
+        &[],
+    );
+    let text = format!("{}{}", ok(&out), String::from_utf8_lossy(&out.stderr));
+    assert!(
+        text.contains(
+            "\"stopHookBlockingCap\": 8 in this file ends a run's turn after 7 continuations"
+        ),
+        "{text}"
+    );
+    assert_eq!(
+        read(&file)["stopHookBlockingCap"],
+        8,
+        "the user's value stays"
+    );
+    ok(&omc(
+        &["uninstall", "--agent", "qwen", "--project", "."],
+        p.path(),
+        &[],
+    ));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), original);
+}
+
+#[test]
 fn a_file_install_created_goes_away_with_uninstall() {
     for (agent, rel) in AGENTS {
         let p = Project::new();
@@ -223,17 +284,23 @@ fn user_scope_follows_each_clients_home() {
     let h = home.path();
     let codex_home = h.join("codex-home");
     let (g, q) = (h.join("g"), h.join("q"));
+    let (cb, qh) = (h.join("cb"), h.join("qh"));
     let env = [
         ("HOME", h.to_str().unwrap()),
         ("CODEX_HOME", codex_home.to_str().unwrap()),
         ("GEMINI_CLI_HOME", g.to_str().unwrap()),
         ("QWEN_HOME", q.to_str().unwrap()),
+        ("CODEBUDDY_CONFIG_DIR", cb.to_str().unwrap()),
+        ("QODER_CLI_HOME", qh.to_str().unwrap()),
     ];
     for (agent, want) in [
         ("codex", codex_home.join("hooks.json")),
         ("gemini", h.join("g/.gemini/settings.json")),
         ("qwen", h.join("q/settings.json")),
         ("cursor", h.join(".cursor/hooks.json")),
+        ("droid", h.join(".factory/settings.json")),
+        ("codebuddy", h.join("cb/settings.json")),
+        ("qoder", h.join("qh/.qoder/settings.json")),
     ] {
         let text = ok(&omc(
             &["install", "--agent", agent, "--user"],
@@ -411,6 +478,30 @@ fn the_installed_commands_run_the_hooks_in_each_agents_format() {
             assert_eq!(out.status.code(), Some(0));
             String::from_utf8_lossy(&out.stdout).into_owned()
         };
+        if agent == "auggie" {
+            // Its prompt and Stop hooks are not installed (their answers are not read): the
+            // tool hook's context is what works.
+            let answer: Value = serde_json::from_str(
+                run(
+                    command("PostToolUse"),
+                    payload(
+                        "PostToolUse",
+                        json!({"tool_name": "launch-process", "tool_input": {"command": "make"},
+                               "tool_output": "<return-code> 2 </return-code> <output> no rule </output>",
+                               "tool_error": "<return-code> 2 </return-code> <output> no rule </output>"}),
+                    ),
+                )
+                .trim(),
+            )
+            .unwrap_or_else(|e| panic!("{agent}: {e}"));
+            assert!(
+                answer["hookSpecificOutput"]["additionalContext"]
+                    .as_str()
+                    .is_some_and(|t| t.contains("[TOOL ERROR")),
+                "{agent}: {answer}"
+            );
+            continue;
+        }
         run(
             command(prompt_event),
             payload(prompt_event, json!({"prompt": "ralph fix the parser"})),
@@ -504,6 +595,23 @@ fn doctor_checks_the_other_agents_installs() {
         "{text}"
     );
     assert!(text.contains("install --agent gemini' again"), "{text}");
+
+    // A Claude-format client in its own folder: the same check, and Qoder's off switch.
+    ok(&omc(&["install", "--agent", "qoder"], p.path(), &env));
+    let text = String::from_utf8_lossy(&doctor(&p).stdout).into_owned();
+    assert!(
+        text.contains(".qoder/settings.json: installed, 10 of 10 hooks"),
+        "{text}"
+    );
+    let f = p.path().join(".qoder/settings.json");
+    let mut v = read(&f);
+    v["disableAllHooks"] = json!(true);
+    std::fs::write(&f, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let text = String::from_utf8_lossy(&doctor(&p).stdout).into_owned();
+    assert!(
+        text.contains(".qoder/settings.json: \"disableAllHooks\": true"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -564,4 +672,306 @@ fn status_all_lists_a_project_installed_for_another_agent() {
         p.path(),
         &env,
     ));
+}
+
+/// Kimi CLI: `[[hooks]]` tables at the end of the user's `config.toml`, in one marked block
+/// that uninstall cuts out again to the byte; no project install.
+#[test]
+fn kimi_gets_its_hooks_in_its_config_toml_and_back_byte_for_byte() {
+    let p = Project::new();
+    let home = tempfile::tempdir().unwrap();
+    let share = home.path().join("kimi-share");
+    std::fs::create_dir_all(&share).unwrap();
+    let env = [
+        ("HOME", home.path().to_str().unwrap()),
+        ("KIMI_SHARE_DIR", share.to_str().unwrap()),
+    ];
+    let file = share.join("config.toml");
+    // The person's file: a provider, a hook of theirs, no line break at the end.
+    let original = "default_model = \"k2\"\n\n[providers.moonshot]\ntype = \"kimi\"\nbase_url = \"https://x\"\napi_key = \"sk\"\n\n[[hooks]]\nevent = \"PreToolUse\"\nmatcher = \"Shell\"\ncommand = \"./guard.sh\"";
+    std::fs::write(&file, original).unwrap();
+
+    // A project install is refused: Kimi reads no project file.
+    let out = omc(&["install", "--agent", "kimi"], p.path(), &env);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--user"));
+    assert_eq!(p.files(), Vec::<String>::new());
+
+    let text = ok(&omc(
+        &["install", "--agent", "kimi", "--user"],
+        p.path(),
+        &env,
+    ));
+    assert!(text.contains("Installed omc-hooks for Kimi CLI"), "{text}");
+    let installed = std::fs::read_to_string(&file).unwrap();
+    assert!(installed.starts_with(original));
+    let doc: toml_edit::DocumentMut = installed.parse().unwrap();
+    let hooks: Vec<&toml_edit::Table> = doc["hooks"].as_array_of_tables().unwrap().iter().collect();
+    let rows: Vec<_> =
+        omc_hooks::protocol::agents::table::rows(omc_hooks::protocol::agent::Wire::Claude)
+            .filter(|r| r.install != omc_hooks::protocol::agents::table::Install::No)
+            .collect();
+    assert_eq!(hooks.len(), rows.len() + 1, "ours after the person's own");
+    assert_eq!(hooks[0]["command"].as_str(), Some("./guard.sh"));
+    let get = |h: &toml_edit::Table, k: &str| h.get(k).and_then(|i| i.as_str()).map(str::to_string);
+    for r in &rows {
+        let h = hooks
+            .iter()
+            .find(|h| {
+                get(h, "event").as_deref() == Some(r.event)
+                    && get(h, "command").as_deref() != Some("./guard.sh")
+            })
+            .unwrap_or_else(|| panic!("no {}", r.event));
+        let cmd = get(h, "command").unwrap();
+        assert!(cmd.ends_with(&format!(" --agent kimi {}", r.hook)), "{cmd}");
+        assert!(
+            h.get("matcher").is_none(),
+            "{}: '*' is no regex for Kimi",
+            r.event
+        );
+        assert!((1..=600).contains(&h["timeout"].as_integer().unwrap()));
+    }
+    // Idempotent.
+    let again = ok(&omc(
+        &["install", "--agent", "kimi", "--user"],
+        p.path(),
+        &env,
+    ));
+    assert!(again.contains("nothing changed"), "{again}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), installed);
+    // The installed commands run the hooks, answered in Claude Code's format.
+    let stop = hooks
+        .iter()
+        .filter(|h| get(h, "event").as_deref() == Some("PreToolUse"))
+        .find_map(|h| get(h, "command").filter(|c| c != "./guard.sh"))
+        .unwrap();
+    let mut child = Command::new("sh")
+        .args(["-c", &stop])
+        .current_dir(p.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(
+            json!({"hook_event_name": "PreToolUse", "session_id": "k1", "cwd": p.path(),
+                   "tool_name": "Shell", "tool_input": {"command": "ls"}, "tool_call_id": "c1"})
+            .to_string()
+            .as_bytes(),
+        )
+        .unwrap();
+    assert_eq!(child.wait_with_output().unwrap().status.code(), Some(0));
+    // Uninstall gives back the very bytes, final line break missing and all.
+    let out = ok(&omc(
+        &["uninstall", "--agent", "kimi", "--user"],
+        p.path(),
+        &env,
+    ));
+    assert!(out.contains("Removed 10"), "{out}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), original);
+    assert!(!share.join("omc-hooks-install.json").exists());
+    let again = ok(&omc(
+        &["uninstall", "--agent", "kimi", "--user"],
+        p.path(),
+        &env,
+    ));
+    assert!(again.contains("not installed"), "{again}");
+
+    // A file and folder install created go away with uninstall; doctor sees the install.
+    let fresh = home.path().join(".kimi");
+    let env = [("HOME", home.path().to_str().unwrap())];
+    ok(&omc(
+        &["install", "--agent", "kimi", "--user"],
+        p.path(),
+        &env,
+    ));
+    assert!(fresh.join("config.toml").is_file());
+    let doctor = String::from_utf8_lossy(&omc(&["doctor"], p.path(), &env).stdout).into_owned();
+    assert!(
+        doctor.contains(".kimi/config.toml: installed, 10 of 10 hooks"),
+        "{doctor}"
+    );
+    ok(&omc(
+        &["uninstall", "--agent", "kimi", "--user"],
+        p.path(),
+        &env,
+    ));
+    assert!(!fresh.exists());
+
+    // `hooks` that is not a list of tables: refused, untouched.
+    std::fs::write(&file, "hooks = []\n").unwrap();
+    let env = [
+        ("HOME", home.path().to_str().unwrap()),
+        ("KIMI_SHARE_DIR", share.to_str().unwrap()),
+    ];
+    let out = omc(&["install", "--agent", "kimi", "--user"], p.path(), &env);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "hooks = []\n");
+}
+
+/// Every file under `dir` with its bytes and mode, for a byte-for-byte comparison of a tree.
+fn tree(dir: &Path) -> Vec<(String, Vec<u8>, u32)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            let rel = p.strip_prefix(dir).unwrap().display().to_string();
+            if rel == ".git" {
+                continue;
+            }
+            let mode = e.metadata().unwrap().permissions().mode();
+            if p.is_dir() {
+                out.push((format!("{rel}/"), Vec::new(), mode));
+                stack.push(p);
+            } else {
+                out.push((rel, std::fs::read(&p).unwrap(), mode));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn cline_gets_one_script_per_event_and_the_folder_back_as_it_was() {
+    use omc_hooks::protocol::agents::table::{Install, rows};
+    let installed: Vec<_> = rows(omc_hooks::protocol::Agent::Cline.wire())
+        .filter(|r| r.install != Install::No)
+        .collect();
+    // A project with rules and a hook script of the person's own for PreToolUse.
+    let p = Project::new();
+    let hooks = p.path().join(".clinerules/hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    std::fs::write(p.path().join(".clinerules/style.md"), "Use tabs.\n").unwrap();
+    std::fs::write(hooks.join("PreToolUse.sh"), "#!/bin/sh\necho '{}'\n").unwrap();
+    std::fs::set_permissions(
+        hooks.join("PreToolUse.sh"),
+        std::fs::Permissions::from_mode(0o750),
+    )
+    .unwrap();
+    let before = tree(p.path());
+    let text = ok(&omc(
+        &["install", "--agent", "cline", "--project", "."],
+        p.path(),
+        &[],
+    ));
+    assert!(text.contains("Installed omc-hooks for Cline"), "{text}");
+    let registry = Path::new(&data_home()).join("omc-hooks/installs.json");
+    crate::schema::assert_valid("installs", &read(&registry));
+    for r in &installed {
+        let name = if r.event == "PreToolUse" {
+            "PreToolUse.bash"
+        } else {
+            &format!("{}.sh", r.event)
+        };
+        let script =
+            std::fs::read_to_string(hooks.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(script.starts_with("#!/bin/sh\n"), "{script}");
+        assert!(
+            script
+                .trim_end()
+                .ends_with(&format!(" --agent cline {}", r.hook)),
+            "{script}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(hooks.join("PreToolUse.sh")).unwrap(),
+        "#!/bin/sh\necho '{}'\n",
+        "the person's script is theirs"
+    );
+    // Idempotent.
+    let again = ok(&omc(
+        &["install", "--agent", "cline", "--project", "."],
+        p.path(),
+        &[],
+    ));
+    assert!(again.contains("nothing changed"), "{again}");
+    // The script Cline runs for PostToolUse answers a recorded failure in Cline's terms.
+    let mut payload = read(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cline/PostToolUse-failed.json"),
+    );
+    payload["workspaceRoots"] = json!([p.path()]);
+    payload["workspaceInfo"]["rootPath"] = json!(p.path());
+    let mut child = Command::new(hooks.join("PostToolUse.sh"))
+        .current_dir(p.path())
+        .env("XDG_DATA_HOME", data_home())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        answer["contextModification"]
+            .as_str()
+            .is_some_and(|t| t.contains("run_commands")),
+        "{answer}"
+    );
+    let doctor = String::from_utf8_lossy(&omc(&["doctor"], p.path(), &[]).stdout).into_owned();
+    assert!(
+        doctor.contains(&format!(
+            ".clinerules/hooks: installed, {n} of {n} hooks",
+            n = installed.len()
+        )),
+        "{doctor}"
+    );
+    // Uninstall: the very tree that was there, modes included.
+    let out = ok(&omc(
+        &["uninstall", "--agent", "cline", "--project", "."],
+        p.path(),
+        &[],
+    ));
+    assert!(out.contains("Removed"), "{out}");
+    std::fs::remove_dir_all(p.path().join(".omc")).ok();
+    assert_eq!(tree(p.path()), before);
+    let again = ok(&omc(
+        &["uninstall", "--agent", "cline", "--project", "."],
+        p.path(),
+        &[],
+    ));
+    assert!(again.contains("not installed"), "{again}");
+
+    // A fresh project: the folders install made go again; the user scope follows CLINE_DIR.
+    let fresh = Project::new();
+    ok(&omc(&["install", "--agent", "cline"], fresh.path(), &[]));
+    assert!(
+        fresh
+            .path()
+            .join(".clinerules/hooks/PostToolUse.sh")
+            .is_file()
+    );
+    ok(&omc(&["uninstall", "--agent", "cline"], fresh.path(), &[]));
+    assert_eq!(fresh.files(), Vec::<String>::new());
+    assert!(!fresh.path().join(".clinerules").exists());
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join("cline-config");
+    let env = [
+        ("HOME", home.path().to_str().unwrap()),
+        ("CLINE_DIR", dir.to_str().unwrap()),
+    ];
+    ok(&omc(
+        &["install", "--agent", "cline", "--user"],
+        fresh.path(),
+        &env,
+    ));
+    assert!(dir.join("hooks/TaskStart.sh").is_file());
+    ok(&omc(
+        &["uninstall", "--agent", "cline", "--user"],
+        fresh.path(),
+        &env,
+    ));
+    assert!(!dir.exists());
 }

@@ -17,8 +17,10 @@ pub const HELP: &str = "Usage: omc-hooks detect [--json] [--no-run] [PROMPT...]\
 Shows which magic keywords PROMPT would activate and, for every candidate judged, the matched\n\
 text, its byte offset, whether it activated and the rule that decided (with what the rule\n\
 recognises). Reads the prompt from stdin when none is given. Touches no state; names disabled\n\
-in .omc/config.json are reported as such. A stop said in your own words (\"stop the loop\")\n\
-ends runs only while one is active: it is judged as during a run unless --no-run is given.\n\n  \
+in .omc/config.json are reported as such. A budget right after a mode's name (ralph 2h …,\n\
+ralph --max 40 …) is shown, and the prompt judged without it, as the hook does. A stop said\n\
+in your own words (\"stop the loop\") ends runs only while one is active: it is judged as\n\
+during a run unless --no-run is given.\n\n  \
 --json    print one JSON object instead of the table\n  \
 --no-run  judge as outside any run\n  \
 --rules   print every rule, in the order they apply: stage, name, verdict, what it recognises";
@@ -63,7 +65,16 @@ pub fn run(args: &[String], env: &Env) -> i32 {
     let config = root::resolve(env, None)
         .map(|r| Config::load(&Store::new(r, env.now_ms())))
         .unwrap_or_default();
-    let det = keywords::detect_with(&prompt, &config.disabled_keywords(), || !no_run);
+    // A budget after the mode's name (`ralph 2h …`) is judged as the hook judges it: the
+    // request is the prompt without it.
+    let (judged, budget, det) = keywords::with_budget(&prompt, &config, &|| !no_run);
+    let budget_json = (!budget.is_empty()).then(|| {
+        json!({
+            "max_minutes": budget.max_minutes,
+            "max_iterations": budget.max_iterations,
+            "judged": judged,
+        })
+    });
     if json_out {
         let candidates: Vec<_> = det
             .candidates
@@ -87,6 +98,7 @@ pub fn run(args: &[String], env: &Env) -> i32 {
             "candidates": candidates,
             "unjudged": det.unjudged,
             "unjudged_span": det.unjudged_span.map(|(a, b)| json!([a, b])),
+            "budget": budget_json,
         });
         return print(&format!("{out}\n"));
     }
@@ -98,6 +110,20 @@ pub fn run(args: &[String], env: &Env) -> i32 {
     }
     if det.cancel_needs_run {
         text.push_str("  (a stop in the person's own words: acted on only while a run or a skill guard of the session is active)\n");
+    }
+    if !budget.is_empty() {
+        let mut parts = Vec::new();
+        if let Some(m) = budget.max_minutes {
+            parts.push(format!("time {}", crate::modes::minutes_text(m)));
+        }
+        if let Some(n) = budget.max_iterations {
+            parts.push(format!("{n} iterations"));
+        }
+        let _ = writeln!(
+            text,
+            "budget: {} — judged without it: {judged:?} (offsets below are in that text)",
+            parts.join(", ")
+        );
     }
     if det.candidates.is_empty() {
         text.push_str("no keyword candidates\n");

@@ -15,11 +15,16 @@ pub enum Agent {
     Gemini,
     Qwen,
     Cursor,
-    /// Clients that speak Claude Code's hook format (their sources: `claude.rs`).
+    /// Kimi CLI: Claude Code's payloads, its own answers (`kimi.rs`).
     Kimi,
+    /// Clients that speak Claude Code's hook format (their sources: `claude.rs`).
     Factory,
     CodeBuddy,
     Qoder,
+    /// Cline CLI: one executable per event, its own payloads and answers (`cline.rs`).
+    Cline,
+    /// Augment's Auggie CLI: Claude-Code-like settings, its own payloads (`auggie.rs`).
+    Auggie,
 }
 
 /// The wire format an agent speaks: which adapter decodes and encodes its hooks.
@@ -30,11 +35,14 @@ pub enum Wire {
     Gemini,
     Qwen,
     Cursor,
+    Kimi,
+    Cline,
+    Auggie,
 }
 
 impl Agent {
     /// Every agent `--agent` accepts, in the order help texts list them.
-    pub const ALL: [Agent; 9] = [
+    pub const ALL: [Agent; 11] = [
         Agent::Claude,
         Agent::Codex,
         Agent::Gemini,
@@ -44,15 +52,24 @@ impl Agent {
         Agent::Factory,
         Agent::CodeBuddy,
         Agent::Qoder,
+        Agent::Cline,
+        Agent::Auggie,
     ];
 
-    /// The agents `install --agent` writes a configuration for.
-    pub const INSTALLABLE: [Agent; 5] = [
+    /// The agents `install --agent` writes a configuration for (Kimi CLI's is TOML, in the
+    /// user's `config.toml` only: docs/agents-survey.md).
+    pub const INSTALLABLE: [Agent; 11] = [
         Agent::Claude,
         Agent::Codex,
         Agent::Gemini,
         Agent::Qwen,
         Agent::Cursor,
+        Agent::Kimi,
+        Agent::Factory,
+        Agent::CodeBuddy,
+        Agent::Qoder,
+        Agent::Cline,
+        Agent::Auggie,
     ];
 
     /// The name used on the command line, in the trace and in state files.
@@ -67,6 +84,8 @@ impl Agent {
             Agent::Factory => "factory",
             Agent::CodeBuddy => "codebuddy",
             Agent::Qoder => "qoder",
+            Agent::Cline => "cline",
+            Agent::Auggie => "auggie",
         }
     }
 
@@ -82,6 +101,8 @@ impl Agent {
             Agent::Factory => "Factory Droid",
             Agent::CodeBuddy => "CodeBuddy",
             Agent::Qoder => "Qoder",
+            Agent::Cline => "Cline",
+            Agent::Auggie => "Augment Auggie",
         }
     }
 
@@ -95,9 +116,11 @@ impl Agent {
             "qwen" | "qwen-code" => Agent::Qwen,
             "cursor" => Agent::Cursor,
             "kimi" | "kimi-cli" | "kimi-code" => Agent::Kimi,
-            "factory" | "droid" => Agent::Factory,
-            "codebuddy" => Agent::CodeBuddy,
-            "qoder" => Agent::Qoder,
+            "factory" | "droid" | "factory-droid" => Agent::Factory,
+            "codebuddy" | "codebuddy-code" => Agent::CodeBuddy,
+            "qoder" | "qodercli" | "qoder-cli" => Agent::Qoder,
+            "cline" | "cline-cli" => Agent::Cline,
+            "auggie" | "augment" | "augmentcode" => Agent::Auggie,
             _ => return None,
         };
         Some(agent)
@@ -110,9 +133,10 @@ impl Agent {
             Agent::Gemini => Wire::Gemini,
             Agent::Qwen => Wire::Qwen,
             Agent::Cursor => Wire::Cursor,
-            Agent::Claude | Agent::Kimi | Agent::Factory | Agent::CodeBuddy | Agent::Qoder => {
-                Wire::Claude
-            }
+            Agent::Kimi => Wire::Kimi,
+            Agent::Cline => Wire::Cline,
+            Agent::Auggie => Wire::Auggie,
+            Agent::Claude | Agent::Factory | Agent::CodeBuddy | Agent::Qoder => Wire::Claude,
         }
     }
 
@@ -129,10 +153,42 @@ impl Agent {
     /// has no context output (its docs/hooks/reference.md; only AfterTool appends context to
     /// the tool's result) and Qwen Code reads PreToolUse context only beside a
     /// `permissionDecision`, which an announcement must not send; both were seen to drop it
-    /// (tests/e2e_agent_guards.rs). There a capability says on the post-tool event what it
-    /// would have said before the call.
+    /// (tests/e2e_agent_guards.rs). Auggie 0.36 uses a PreToolUse answer's messages only when
+    /// it refuses the call (its code), and Kimi CLI reads no context at all. There a capability
+    /// says on the post-tool event what it would have said before the call (which Auggie
+    /// shows; Cline shows both, seen).
     pub fn shows_pre_tool_context(self) -> bool {
-        !matches!(self.wire(), Wire::Gemini | Wire::Qwen)
+        !matches!(
+            self.wire(),
+            Wire::Gemini | Wire::Qwen | Wire::Kimi | Wire::Auggie
+        )
+    }
+
+    /// Whether the client itself gives the model a project's `.claude/rules/*.md` — those with
+    /// a `paths:` list once a file under them is read, the others at start. Claude Code 2.1.328
+    /// does (tests/e2e/FINDINGS.md §14); Codex 0.169.0, Gemini CLI 0.61.0 and Qwen Code 0.24.4
+    /// were seen not to (their FINDINGS, "Project rules"). The Claude-format clones and Cursor
+    /// are unverified: they get the rules from us (a rule given twice costs words, one never
+    /// given costs the rule).
+    pub fn loads_claude_rules(self) -> bool {
+        matches!(self, Agent::Claude)
+    }
+
+    /// Whether the client itself gives the model the project's top-level `AGENTS.md`: Claude
+    /// Code 2.1.328, Codex 0.169.0 and Qwen Code 0.24.4 do; Gemini CLI 0.61.0 reads `GEMINI.md`
+    /// only. None of the four reads an `AGENTS.md` of a subdirectory, even after a file beside
+    /// it was read or edited (same probes).
+    pub fn loads_root_agents_md(self) -> bool {
+        matches!(self, Agent::Claude | Agent::Codex | Agent::Qwen)
+    }
+
+    /// Whether a session of the agent can end without a SessionEnd event, so a run it leaves
+    /// at the end of a turn is never suspended: Qwen Code fires none in headless `-p` runs
+    /// (tests/e2e/qwen-FINDINGS.md §3). There a run handed back at the end of a turn is noted
+    /// as left open, and a new session may take it up as it would a suspended one
+    /// (`capabilities/memory/resume.rs`).
+    pub fn may_end_silently(self) -> bool {
+        matches!(self.wire(), Wire::Qwen)
     }
 
     /// The variable the client sets to its session id (the one its hooks are sent) in the
@@ -160,6 +216,18 @@ impl Agent {
 }
 
 impl Wire {
+    /// Every wire format, in the order the tables list them.
+    pub const ALL: [Wire; 8] = [
+        Wire::Claude,
+        Wire::Codex,
+        Wire::Gemini,
+        Wire::Qwen,
+        Wire::Cursor,
+        Wire::Kimi,
+        Wire::Cline,
+        Wire::Auggie,
+    ];
+
     /// The agent this wire format is named after.
     pub fn agent(self) -> Agent {
         match self {
@@ -168,6 +236,9 @@ impl Wire {
             Wire::Gemini => Agent::Gemini,
             Wire::Qwen => Agent::Qwen,
             Wire::Cursor => Agent::Cursor,
+            Wire::Kimi => Agent::Kimi,
+            Wire::Cline => Agent::Cline,
+            Wire::Auggie => Agent::Auggie,
         }
     }
 }

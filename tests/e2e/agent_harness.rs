@@ -20,7 +20,7 @@
 use super::clients::{Agent, require};
 use super::harness::Sandbox;
 use super::model::{Kind, Recorded, ScriptedModel, Step};
-use super::{codex, gemini, qwen};
+use super::{cline, codex, gemini, kimi, qwen};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
@@ -112,6 +112,34 @@ pub fn client_events(agent: Agent) -> &'static [&'static str] {
             "SubagentStop",
             "SessionEnd",
             "PermissionRequest",
+        ],
+        // Every file name Cline 3.0.65 looks for (its `PreCompact` file is never run).
+        Agent::Cline => &[
+            "TaskStart",
+            "TaskResume",
+            "TaskCancel",
+            "TaskComplete",
+            "TaskError",
+            "PreToolUse",
+            "PostToolUse",
+            "UserPromptSubmit",
+            "PreCompact",
+            "SessionShutdown",
+        ],
+        Agent::Kimi => &[
+            "SessionStart",
+            "UserPromptSubmit",
+            "PreToolUse",
+            "PostToolUse",
+            "PostToolUseFailure",
+            "Stop",
+            "StopFailure",
+            "SubagentStart",
+            "SubagentStop",
+            "PreCompact",
+            "PostCompact",
+            "Notification",
+            "SessionEnd",
         ],
     }
 }
@@ -219,6 +247,8 @@ impl AgentSandbox {
             Agent::Codex => codex::prepare(&s),
             Agent::Gemini => gemini::prepare(&s),
             Agent::Qwen => qwen::prepare(&s),
+            Agent::Cline => cline::prepare(&s),
+            Agent::Kimi => kimi::prepare(&s),
         }
         s
     }
@@ -232,6 +262,8 @@ impl AgentSandbox {
             Agent::Codex => codex::prepare(&s),
             Agent::Gemini => gemini::prepare(&s),
             Agent::Qwen => qwen::prepare(&s),
+            Agent::Cline => cline::prepare(&s),
+            Agent::Kimi => kimi::prepare(&s),
         }
         s
     }
@@ -249,7 +281,9 @@ impl AgentSandbox {
     pub fn client_home(&self) -> PathBuf {
         match self.agent {
             Agent::Codex => self.home().join(".codex"),
-            Agent::Gemini | Agent::Qwen => self.home().join(format!(".{}", self.agent.name())),
+            Agent::Gemini | Agent::Qwen | Agent::Cline | Agent::Kimi => {
+                self.home().join(format!(".{}", self.agent.name()))
+            }
         }
     }
     pub fn write(&self, rel: &str, contents: &str) -> PathBuf {
@@ -265,15 +299,25 @@ impl AgentSandbox {
             Agent::Codex => self.project().join(".codex/hooks.json"),
             Agent::Gemini => self.project().join(".gemini/settings.json"),
             Agent::Qwen => self.project().join(".qwen/settings.json"),
+            // A folder of one script per event.
+            Agent::Cline => self.project().join(".clinerules/hooks"),
+            // No project file: the user's config.toml.
+            Agent::Kimi => self.client_home().join("config.toml"),
         }
     }
 
     /// Writes `specs` as the project's hook configuration (replacing the file).
     pub fn write_hooks(&self, specs: &[HookSpec]) {
+        match self.agent {
+            Agent::Kimi => return kimi::write_hooks(self, specs),
+            Agent::Cline => return cline::write_hooks(self, specs),
+            _ => {}
+        }
         let v = match self.agent {
             Agent::Codex => codex::hooks_json(specs),
             Agent::Gemini => gemini::hooks_json(specs),
             Agent::Qwen => qwen::hooks_json(specs),
+            Agent::Cline | Agent::Kimi => unreachable!(),
         };
         let p = self.hooks_file();
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
@@ -300,6 +344,17 @@ impl AgentSandbox {
 
     /// The omc-hooks handlers in the project's hook configuration: (client event, subcommand).
     pub fn installed_omc_hooks(&self) -> Vec<(String, String)> {
+        if matches!(self.agent, Agent::Kimi | Agent::Cline) {
+            return self
+                .installed_commands()
+                .into_iter()
+                .filter(|(_, cmd)| cmd.contains("omc-hooks"))
+                .map(|(event, cmd)| {
+                    let sub = cmd.split_whitespace().last().unwrap_or("").to_owned();
+                    (event, sub)
+                })
+                .collect();
+        }
         let v: Value = serde_json::from_str(&std::fs::read_to_string(self.hooks_file()).unwrap())
             .expect("the hook configuration is JSON");
         let mut out = Vec::new();
@@ -317,40 +372,81 @@ impl AgentSandbox {
         out
     }
 
-    /// `omc-hooks install --agent <agent> --project <project>`: the configuration users get.
-    /// Panics (with the command's output) when it fails.
+    /// `omc-hooks install --agent <agent> --project <project>`: the configuration users get,
+    /// from the installed binary under `OMC_E2E_INSTALLED_BIN` (say npm's launcher), else from
+    /// the test build. Panics (with the command's output) when it fails.
     pub fn install_hooks(&self) -> std::process::Output {
-        let mut cmd = Command::new(omc_bin());
+        self.install_hooks_with(super::harness::installed_bin().unwrap_or(omc_bin()))
+    }
+
+    /// The same with the `omc-hooks` at `bin`, run as a person without Rust runs it (no cargo
+    /// on PATH); every hook command written must run the omc-hooks binary itself, not a script.
+    pub fn install_hooks_with(&self, bin: &Path) -> std::process::Output {
+        let mut cmd = Command::new(bin);
+        let mut dirs = Vec::new();
         if self.agent == Agent::Codex {
             // install reads `codex --version` to decide on the feature switch: the pinned one
-            let dir = require(Agent::Codex).program.parent().unwrap().to_owned();
-            let path = std::env::var_os("PATH").unwrap_or_default();
-            let mut dirs = vec![dir];
-            dirs.extend(std::env::split_paths(&path));
-            cmd.env("PATH", std::env::join_paths(dirs).unwrap());
+            dirs.push(require(Agent::Codex).program.parent().unwrap().to_owned());
+        }
+        dirs.extend(std::env::split_paths(&super::harness::path_without_cargo()));
+        cmd.env("PATH", std::env::join_paths(dirs).unwrap());
+        cmd.args(["install", "--agent", self.agent.name()]);
+        if self.agent == Agent::Kimi {
+            // Kimi reads hooks from the user's config.toml only.
+            cmd.arg("--user");
+        } else {
+            cmd.arg("--project").arg(self.project());
         }
         let out = cmd
-            .args(["install", "--agent", self.agent.name(), "--project"])
-            .arg(self.project())
             .env("HOME", self.home())
             // install notes the project in the user's registry: the sandbox's, not ours
             .env("XDG_DATA_HOME", self.home().join(".local/share"))
             .env("CODEX_HOME", self.home().join(".codex"))
             .env("GEMINI_CLI_HOME", self.home())
             .env("QWEN_HOME", self.home().join(".qwen"))
+            .env("KIMI_SHARE_DIR", self.home().join(".kimi"))
+            .env("CLINE_DIR", self.home().join(".cline"))
             .current_dir(self.project())
             .stdin(Stdio::null())
             .output()
             .expect("run omc-hooks install");
         assert!(
             out.status.success(),
-            "omc-hooks install --agent {} failed ({}):\n{}\n{}",
+            "{} install --agent {} failed ({}):\n{}\n{}",
+            bin.display(),
             self.agent.name(),
             out.status,
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
+        let v: Value = match self.agent {
+            // TOML tables, or a folder of scripts: their commands, in the JSON shape checked.
+            Agent::Kimi | Agent::Cline => {
+                let commands: Vec<Value> = self
+                    .installed_commands()
+                    .into_iter()
+                    .map(|(_, c)| json!({ "command": c }))
+                    .collect();
+                json!({ "hooks": commands })
+            }
+            _ => {
+                serde_json::from_str(&std::fs::read_to_string(self.hooks_file()).unwrap()).unwrap()
+            }
+        };
+        super::harness::assert_commands_run_native(&v, &self.hooks_file());
         out
+    }
+
+    /// (client event, command) of every hook of Kimi's `config.toml` or Cline's hooks folder.
+    fn installed_commands(&self) -> Vec<(String, String)> {
+        match self.agent {
+            Agent::Kimi => kimi::hooks_in(&std::fs::read_to_string(self.hooks_file()).unwrap()),
+            Agent::Cline => cline::hooks_in(&self.hooks_file())
+                .into_iter()
+                .map(|(e, c)| (e, c.trim_start_matches("exec ").to_owned()))
+                .collect(),
+            _ => Vec::new(),
+        }
     }
 
     /// Codex: pre-write `trusted_hash` entries for every handler of the project's
@@ -385,16 +481,11 @@ impl AgentSandbox {
             Agent::Codex => cmd.env("CODEX_HOME", self.client_home()),
             Agent::Gemini => cmd.env("GEMINI_CLI_HOME", self.home()),
             Agent::Qwen => cmd.env("QWEN_HOME", self.client_home()),
+            Agent::Cline => cmd.env("CLINE_DIR", self.client_home()),
+            Agent::Kimi => cmd.env("KIMI_SHARE_DIR", self.client_home()),
         };
         // no model is asked; the server only lends its request log to a timeout's panic
-        let idle = ScriptedModel::start(
-            match self.agent {
-                Agent::Codex => codex::wire(),
-                Agent::Gemini => gemini::wire(),
-                Agent::Qwen => qwen::wire(),
-            },
-            Vec::new(),
-        );
+        let idle = ScriptedModel::start(wire_of(self.agent), Vec::new());
         let (status, stdout, stderr, _) = spawn_with_timeout(cmd, AGENT_TIMEOUT, self.agent, &idle);
         (status, stdout, stderr)
     }
@@ -402,12 +493,14 @@ impl AgentSandbox {
     /// Runs the client once: `prompt`, answered by `scenario`'s script.
     pub fn run(&self, prompt: &str, scenario: AgentScenario) -> AgentRun {
         let inst = require(self.agent);
-        let wire = match self.agent {
-            Agent::Codex => codex::wire(),
-            Agent::Gemini => gemini::wire(),
-            Agent::Qwen => qwen::wire(),
-        };
-        let model = ScriptedModel::start(wire, scenario.steps.clone());
+        let model = ScriptedModel::start(
+            wire_of(self.agent),
+            scenario
+                .steps
+                .iter()
+                .map(|s| as_client_calls(self.agent, s))
+                .collect(),
+        );
         if let Some(t) = &scenario.default_text {
             model.set_default_text(t);
         }
@@ -420,6 +513,8 @@ impl AgentSandbox {
             Agent::Codex => codex::args(&mut cmd, self, prompt, &scenario, &model.base_url()),
             Agent::Gemini => gemini::args(&mut cmd, self, prompt, &scenario, &model.base_url()),
             Agent::Qwen => qwen::args(&mut cmd, self, prompt, &scenario, &model.base_url()),
+            Agent::Cline => cline::args(&mut cmd, self, prompt, &scenario, &model.base_url()),
+            Agent::Kimi => kimi::args(&mut cmd, self, prompt, &scenario, &model.base_url()),
         }
         cmd.args(&scenario.args);
         for (k, _) in std::env::vars_os() {
@@ -442,6 +537,8 @@ impl AgentSandbox {
             Agent::Codex => codex::parse_output(&stdout),
             Agent::Gemini => gemini::parse_output(&stdout),
             Agent::Qwen => qwen::parse_output(&stdout),
+            Agent::Cline => cline::parse_output(&stdout, &self.client_home()),
+            Agent::Kimi => kimi::parse_output(&stdout, &stderr),
         };
         AgentRun {
             agent: self.agent,
@@ -459,6 +556,31 @@ impl AgentSandbox {
     }
 }
 
+/// The scripted model's wire for a client.
+fn wire_of(agent: Agent) -> std::sync::Arc<dyn super::model::Wire> {
+    match agent {
+        Agent::Codex => codex::wire(),
+        Agent::Gemini => gemini::wire(),
+        Agent::Qwen => qwen::wire(),
+        Agent::Cline => cline::wire(),
+        Agent::Kimi => kimi::wire(),
+    }
+}
+
+/// A script step as the client's tools take it: the chat-completions wire answers
+/// [`Step::Shell`] with Qwen's `run_shell_command`; Kimi's shell is `Shell {command}` and
+/// Cline's `run_commands {commands}`.
+fn as_client_calls(agent: Agent, step: &Step) -> Step {
+    match (agent, step) {
+        (Agent::Kimi, Step::Shell(cmd)) => kimi::shell_step(cmd),
+        (Agent::Cline, Step::Shell(cmd)) => cline::shell_step(cmd),
+        (_, Step::Parallel(calls)) => {
+            Step::Parallel(calls.iter().map(|c| as_client_calls(agent, c)).collect())
+        }
+        (_, other) => other.clone(),
+    }
+}
+
 /// Env vars a developer's shell or CI may carry that would change a client's behaviour.
 fn scrub(name: &str) -> bool {
     [
@@ -471,6 +593,8 @@ fn scrub(name: &str) -> bool {
         "VERTEX",
         "QWEN_",
         "DASHSCOPE_",
+        "KIMI_",
+        "CLINE_",
         "OTEL_",
         "AWS_",
         "OMC_",

@@ -16,10 +16,13 @@ use std::path::{Path, PathBuf};
 /// Adds a line per agent file that has our hooks, and a problem per thing that keeps them
 /// from running.
 pub(in crate::cli) fn check(r: &mut Report, env: &Env, project: Option<&Path>) {
-    for agent in [Agent::Codex, Agent::Gemini, Agent::Qwen, Agent::Cursor] {
+    for agent in Agent::INSTALLABLE
+        .into_iter()
+        .filter(|a| *a != Agent::Claude)
+    {
         let layout = Layout::of(agent);
         let mut files: Vec<(PathBuf, &str)> = Vec::new();
-        if let Some(p) = project {
+        if let Some(p) = project.filter(|_| agent != Agent::Kimi) {
             files.push((layout.project_file(p), ""));
         }
         if let Some(u) = layout.user_file(env) {
@@ -33,25 +36,48 @@ pub(in crate::cli) fn check(r: &mut Report, env: &Env, project: Option<&Path>) {
 
 fn check_file(r: &mut Report, layout: &Layout, path: &Path, flag: &str) {
     let agent = layout.agent;
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return;
+    let text = if agent == Agent::Cline {
+        // A folder of hook scripts: ours are read by their marker.
+        if !path.is_dir() {
+            return;
+        }
+        String::new()
+    } else {
+        match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(_) => return,
+        }
     };
-    let Ok(v) = serde_json::from_str::<Value>(&text) else {
+    let (format, parsed) = if agent == Agent::Cline {
+        (
+            "hook scripts",
+            Some((super::cline::commands(path), Value::Null)),
+        )
+    } else if agent == Agent::Kimi {
+        (
+            "TOML",
+            super::kimi::commands(&text).map(|c| (c, Value::Null)),
+        )
+    } else {
+        let v = serde_json::from_str::<Value>(&text).ok();
+        ("JSON", v.map(|v| (commands(&v), v)))
+    };
+    let Some((cmds, v)) = parsed else {
         if text.contains("omc-hooks") {
             r.problem(
                 format!(
-                    "{} is not valid JSON, so {} reads none of its hooks",
+                    "{} is not valid {format}, so {} reads none of its hooks",
                     path.display(),
                     agent.client()
                 ),
-                "repair the JSON (a .bak-* copy beside it may help)",
+                format!("repair the {format} (a .bak-* copy beside it may help)"),
             );
         }
         return;
     };
     let mut subs: BTreeSet<&'static str> = BTreeSet::new();
     let mut programs: BTreeSet<String> = BTreeSet::new();
-    for cmd in commands(&v) {
+    for cmd in cmds {
         if let Some((a, sub)) = agent_command(&cmd)
             && a == agent
         {

@@ -1,9 +1,11 @@
 //! Where each agent keeps its hooks and how it wants them written: the file per scope, the
 //! entry shape, the timeout unit, and what the person must still do for the client to run
 //! project hooks (its trust model). What the pinned clients were seen to do is in
-//! tests/e2e/codex-FINDINGS.md §3, gemini-FINDINGS.md §2 and qwen-FINDINGS.md §2; the rest
-//! follows each client's own hook documentation (Codex's hooks docs, Gemini CLI's
-//! docs/hooks/reference.md, Qwen Code's docs/features/hooks.md, cursor.com/docs/agent/hooks).
+//! tests/e2e/codex-FINDINGS.md §3, gemini-FINDINGS.md §2 and qwen-FINDINGS.md §2, and for
+//! Factory Droid, CodeBuddy and Qoder (Claude Code's format, in their own folders) in
+//! docs/agents-survey.md; the rest follows each client's own hook documentation (Codex's hooks
+//! docs, Gemini CLI's docs/hooks/reference.md, Qwen Code's docs/features/hooks.md,
+//! cursor.com/docs/agent/hooks).
 
 use super::super::args::{fail, parse, usage_error};
 use crate::env::Env;
@@ -48,6 +50,8 @@ impl Layout {
     pub(super) fn handler_running(&self, command: String, sub: &str) -> Value {
         let secs = timeout_secs(sub);
         match self.agent {
+            // Milliseconds (its runner's setTimeout; 60 s when absent).
+            Agent::Auggie => json!({"type": "command", "command": command, "timeout": secs * 1000}),
             // Milliseconds; the name is what Gemini shows and fingerprints for trust.
             Agent::Gemini => json!({
                 "type": "command",
@@ -60,6 +64,15 @@ impl Layout {
                 "type": "command",
                 "command": command,
                 "timeout": if sub == "session-end" { secs.min(3) } else { secs },
+            }),
+            // `loop_limit: null`: Cursor's own limit of 5 follow-ups (which counts every
+            // follow-up, working or not) would cut a long run short; our own cap hands back a
+            // model that does no work (protocol/agents/caps.rs reads the value back).
+            Agent::Cursor if sub == "stop" => json!({
+                "command": command,
+                "type": "command",
+                "timeout": secs,
+                "loop_limit": null,
             }),
             Agent::Cursor => json!({"command": command, "type": "command", "timeout": secs}),
             _ => json!({"type": "command", "command": command, "timeout": secs}),
@@ -74,6 +87,14 @@ impl Layout {
             // renamed (tools.enableHooks, hooks.enabled, now hooksConfig.enabled, default on).
             Agent::Gemini => vec![("/hooksConfig/enabled", json!(true))],
             Agent::Cursor => vec![("/version", json!(1))],
+            // Qwen Code counts every Stop block of a prompt, tool calls or not, and ends the
+            // turn at its cap (8 by default; qwen-FINDINGS.md §6): a working ralph run would
+            // be cut off after 7 continuations. Its ceiling, 100, lets it go on; our own cap
+            // still hands back a model that does no work after 8.
+            Agent::Qwen => vec![(
+                "/stopHookBlockingCap",
+                json!(crate::protocol::agents::caps::QWEN_MAX_CAP),
+            )],
             _ => Vec::new(),
         }
     }
@@ -88,6 +109,13 @@ impl Layout {
     ) -> Result<PathBuf, i32> {
         let p = parse(args, &["user"], &["project"], false)
             .map_err(|e| usage_error(command, help, &e))?;
+        if self.agent == Agent::Kimi && !p.flag("user") {
+            return Err(usage_error(
+                command,
+                help,
+                "Kimi CLI reads hooks only from your config.toml, not from a project: use --user",
+            ));
+        }
         match (p.flag("user"), p.value("project")) {
             (true, Some(_)) => Err(usage_error(
                 command,
@@ -135,12 +163,27 @@ impl Layout {
             Agent::Gemini => project.join(".gemini/settings.json"),
             Agent::Qwen => project.join(".qwen/settings.json"),
             Agent::Cursor => project.join(".cursor/hooks.json"),
+            Agent::Factory => project.join(".factory/settings.json"),
+            Agent::CodeBuddy => project.join(".codebuddy/settings.json"),
+            Agent::Qoder => project.join(".qoder/settings.json"),
+            // A folder of hook scripts, one per event.
+            Agent::Cline => project.join(".clinerules/hooks"),
+            Agent::Auggie => project.join(".augment/settings.json"),
+            // Kimi reads no project file: `target` refuses a project install, and this is only
+            // where `doctor` would look.
+            Agent::Kimi => project.join(".kimi/config.toml"),
             _ => project.join(".claude/settings.json"),
         }
     }
 
     /// The user-level file: `$CODEX_HOME/hooks.json`, `$GEMINI_CLI_HOME/.gemini/settings.json`
-    /// (Gemini's home replaces `~`), `$QWEN_HOME/settings.json`, `~/.cursor/hooks.json`.
+    /// (Gemini's home replaces `~`), `$QWEN_HOME/settings.json`, `~/.cursor/hooks.json`;
+    /// Droid's `$FACTORY_HOME_OVERRIDE/.factory/settings.json` (the override replaces `~`),
+    /// CodeBuddy's `$CODEBUDDY_CONFIG_DIR/settings.json` (the variable replaces `~/.codebuddy`),
+    /// Qoder's `$QODER_CONFIG_DIR/settings.json`, else `$QODER_CLI_HOME/.qoder/settings.json`;
+    /// Kimi's `$KIMI_SHARE_DIR/config.toml` (default `~/.kimi`); Cline's hooks folder
+    /// `$CLINE_DIR/hooks` (default `~/.cline`) (as each pinned client's code resolves them,
+    /// docs/agents-survey.md).
     pub(super) fn user_file(&self, env: &Env) -> Option<PathBuf> {
         let var = |k: &str| {
             env.var(k)
@@ -160,6 +203,22 @@ impl Layout {
                 .or_else(|| home.map(|h| h.join(".qwen")))?
                 .join("settings.json"),
             Agent::Cursor => home?.join(".cursor/hooks.json"),
+            Agent::Factory => var("FACTORY_HOME_OVERRIDE")
+                .or(home)?
+                .join(".factory/settings.json"),
+            Agent::CodeBuddy => var("CODEBUDDY_CONFIG_DIR")
+                .or_else(|| home.map(|h| h.join(".codebuddy")))?
+                .join("settings.json"),
+            Agent::Qoder => var("QODER_CONFIG_DIR")
+                .or_else(|| var("QODER_CLI_HOME").or(home).map(|h| h.join(".qoder")))?
+                .join("settings.json"),
+            Agent::Kimi => var("KIMI_SHARE_DIR")
+                .or_else(|| home.map(|h| h.join(".kimi")))?
+                .join("config.toml"),
+            Agent::Cline => var("CLINE_DIR")
+                .or_else(|| home.map(|h| h.join(".cline")))?
+                .join("hooks"),
+            Agent::Auggie => home?.join(".augment/settings.json"),
             _ => return None,
         })
     }
@@ -175,7 +234,28 @@ impl Layout {
                         .into(),
                 );
             }
-            Agent::Qwen if value.get("disableAllHooks") == Some(&json!(true)) => {
+            Agent::Qwen => {
+                if value.get("disableAllHooks") == Some(&json!(true)) {
+                    out.push(
+                        "\"disableAllHooks\": true in this file switches every hook off".into(),
+                    );
+                }
+                let max = crate::protocol::agents::caps::QWEN_MAX_CAP;
+                if let Some(n) = value
+                    .get("stopHookBlockingCap")
+                    .and_then(Value::as_f64)
+                    .filter(|n| *n < f64::from(max))
+                {
+                    out.push(format!(
+                        "\"stopHookBlockingCap\": {n} in this file ends a run's turn after {} \
+                         continuations, working or not; omc-hooks hands back a model that does \
+                         no work after 8 by itself, so {max} (Qwen Code's ceiling) lets working \
+                         runs go on",
+                        (n.floor() as i64 - 1).max(1)
+                    ));
+                }
+            }
+            Agent::Qoder if value.get("disableAllHooks") == Some(&json!(true)) => {
                 out.push("\"disableAllHooks\": true in this file switches every hook off".into());
             }
             _ => {}
@@ -209,6 +289,34 @@ impl Layout {
                 .to_string(),
             Agent::Cursor => "Cursor runs project hooks (.cursor/hooks.json) only in a trusted \
                  workspace; reload the window for them to load."
+                .to_string(),
+            Agent::Factory => "Factory Droid reads these hooks when a session starts; start a \
+                 new droid session for them to load."
+                .to_string(),
+            Agent::CodeBuddy => "CodeBuddy reads these hooks when a session starts; start a \
+                 new codebuddy session for them to load. Its hooks are a beta feature; in \
+                 non-interactive (-p) runs it was not seen to continue a turn on a Stop hook's \
+                 answer."
+                .to_string(),
+            Agent::Kimi => "Kimi CLI reads these hooks when it starts; start a new kimi session. \
+                 It shows the model no hook context and continues a turn once per prompt: a \
+                 keyword starts its run in state, and each prompt's end-of-turn continuation \
+                 carries the task."
+                .to_string(),
+            Agent::Cline => "Cline looks for hook scripts when a task starts (no trust step). \
+                 It awaits only the tool hooks: omc-hooks adds its guidance after a tool \
+                 (failure escalation) and runs your user hooks on tool calls — a refusal there \
+                 ends the whole task — but Cline continues no turn and shows nothing at a \
+                 prompt, so keywords and persistent modes do not work in it."
+                .to_string(),
+            Agent::Auggie => "Auggie reads these hooks when a session starts. It awaits only \
+                 its tool hooks (0.36): omc-hooks can add guidance after a failing tool and run \
+                 your user hooks on tool calls, but Auggie continues no turn and reads nothing \
+                 at a prompt, so keywords and persistent modes do not work in it. None of this \
+                 was run here: Auggie talks only to Augment's service."
+                .to_string(),
+            Agent::Qoder => "Qoder reads these hooks when a session starts (\"disableAllHooks\": \
+                 true switches them off); start a new qodercli session for them to load."
                 .to_string(),
             _ => String::new(),
         }
@@ -272,5 +380,83 @@ mod tests {
         assert_eq!(f(Agent::Gemini), PathBuf::from("/g/.gemini/settings.json"));
         assert_eq!(f(Agent::Qwen), PathBuf::from("/h/.qwen/settings.json"));
         assert_eq!(f(Agent::Cursor), PathBuf::from("/h/.cursor/hooks.json"));
+        assert_eq!(
+            f(Agent::Factory),
+            PathBuf::from("/h/.factory/settings.json")
+        );
+        assert_eq!(
+            f(Agent::CodeBuddy),
+            PathBuf::from("/h/.codebuddy/settings.json")
+        );
+        assert_eq!(f(Agent::Qoder), PathBuf::from("/h/.qoder/settings.json"));
+    }
+
+    #[test]
+    fn the_claude_format_clients_homes_follow_their_variables() {
+        let env = Env::from_lookup(
+            |_| None,
+            None,
+            [
+                ("HOME", "/h"),
+                ("FACTORY_HOME_OVERRIDE", "/f"),
+                ("CODEBUDDY_CONFIG_DIR", "/cb"),
+                ("QODER_CLI_HOME", "/qh"),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        );
+        let f = |a| Layout::of(a).user_file(&env).unwrap();
+        assert_eq!(
+            f(Agent::Factory),
+            PathBuf::from("/f/.factory/settings.json")
+        );
+        assert_eq!(f(Agent::CodeBuddy), PathBuf::from("/cb/settings.json"));
+        assert_eq!(f(Agent::Qoder), PathBuf::from("/qh/.qoder/settings.json"));
+        // QODER_CONFIG_DIR names the folder itself and wins over QODER_CLI_HOME.
+        let env = Env::from_lookup(
+            |_| None,
+            None,
+            [
+                ("HOME", "/h"),
+                ("QODER_CLI_HOME", "/qh"),
+                ("QODER_CONFIG_DIR", "/qc"),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        );
+        assert_eq!(
+            Layout::of(Agent::Qoder).user_file(&env).unwrap(),
+            PathBuf::from("/qc/settings.json")
+        );
+    }
+
+    #[test]
+    fn the_claude_format_clients_get_claude_code_entries_in_their_own_folder() {
+        let exe = Path::new("/x/omc-hooks");
+        for (agent, dir) in [
+            (Agent::Factory, ".factory"),
+            (Agent::CodeBuddy, ".codebuddy"),
+            (Agent::Qoder, ".qoder"),
+        ] {
+            let l = Layout::of(agent);
+            assert_eq!(
+                l.project_file(Path::new("/p")),
+                PathBuf::from(format!("/p/{dir}/settings.json"))
+            );
+            assert!(!l.flat);
+            assert!(l.scaffold().is_empty());
+            let h = l.handler(exe, "stop");
+            assert_eq!(h["type"], "command");
+            assert_eq!(h["timeout"], 10, "{agent}: seconds");
+            assert!(!l.trust_note(Path::new("/p/x/settings.json")).is_empty());
+        }
+        assert_eq!(
+            Layout::of(Agent::Qoder)
+                .warnings(&json!({"disableAllHooks": true}))
+                .len(),
+            1
+        );
     }
 }

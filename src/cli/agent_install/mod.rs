@@ -1,6 +1,8 @@
 //! `omc-hooks install --agent NAME` / `uninstall --agent NAME`: our hooks in another agent's
-//! own configuration (Codex CLI, Gemini CLI, Qwen Code, Cursor), from the rows of the agents'
-//! event table marked installed, each as `'<this binary>' --agent NAME <subcommand>`.
+//! own configuration (Codex CLI, Gemini CLI, Qwen Code, Cursor, and the clients that copy
+//! Claude Code's format in a folder of their own: Factory Droid, CodeBuddy, Qoder), from the
+//! rows of the agents' event table marked installed, each as
+//! `'<this binary>' --agent NAME <subcommand>`.
 //!
 //! What is written is merged into what is there as edits of the file's text (every other byte
 //! kept: `settings::edit`), installing twice changes nothing, and uninstall removes exactly
@@ -11,7 +13,9 @@
 //! goes through the Claude settings path of `install.rs`.
 
 pub(super) mod check;
+mod cline;
 mod codex_features;
+mod kimi;
 mod layout;
 // Generates (and a test pins) the shipped Codex plugin and Gemini extension files.
 #[cfg(test)]
@@ -98,16 +102,57 @@ pub(super) fn install(agent: Agent, args: &[String], env: &Env, help: &str) -> i
         Ok(p) => p,
         Err(code) => return code,
     };
-    let exe = match std::env::current_exe().and_then(|p| p.canonicalize()) {
+    let exe = match super::hook_binary::this_binary() {
         Ok(p) => p,
         Err(e) => return fail("install", &format!("cannot locate this binary: {e}")),
     };
+    let record_path = if agent == Agent::Cline {
+        cline::record_path(&path)
+    } else {
+        record_path(&path)
+    };
+    let mut record = read_record(&record_path).unwrap_or_default();
+    if agent == Agent::Cline {
+        let (merged, changed) = match cline::install(&path, &exe, &mut record) {
+            Ok(r) => r,
+            Err(code) => return code,
+        };
+        if let Err(e) = cline::save_record(&path, &record) {
+            return fail(
+                "install",
+                &format!("cannot write {}: {e}", record_path.display()),
+            );
+        }
+        let listed = note_in_registry(&layout, &path, agent, env);
+        announce(&layout, &path, &exe, &merged, changed);
+        if let Some(f) = listed {
+            println!(
+                "Recorded in {} (for 'omc-hooks status --all').",
+                f.display()
+            );
+        }
+        println!("{}", layout.trust_note(&path));
+        return 0;
+    }
+    if agent == Agent::Kimi {
+        let (merged, changed) = match kimi::install(&path, &exe, &mut record) {
+            Ok(r) => r,
+            Err(code) => return code,
+        };
+        if let Err(e) = write_record(&record_path, &record) {
+            return fail(
+                "install",
+                &format!("cannot write {}: {e}", record_path.display()),
+            );
+        }
+        announce(&layout, &path, &exe, &merged, changed);
+        println!("{}", layout.trust_note(&path));
+        return 0;
+    }
     let mut file = match load("install", &path) {
         Ok(f) => f,
         Err(code) => return code,
     };
-    let record_path = record_path(&path);
-    let mut record = read_record(&record_path).unwrap_or_default();
     let before = file.edit.text().to_string();
     let merged = match merge(&layout, &mut file.edit, &exe, &mut record) {
         Ok(m) => m,
@@ -148,6 +193,26 @@ pub(super) fn install(agent: Agent, args: &[String], env: &Env, help: &str) -> i
         );
     }
     let listed = note_in_registry(&layout, &path, agent, env);
+    announce(&layout, &path, &exe, &merged, changed);
+    if let Some(n) = feature {
+        println!("{n}");
+    }
+    if let Some(f) = listed {
+        println!(
+            "Recorded in {} (for 'omc-hooks status --all').",
+            f.display()
+        );
+    }
+    for w in layout.warnings(&file.value()) {
+        println!("Warning: {w}");
+    }
+    println!("{}", layout.trust_note(&path));
+    0
+}
+
+/// Says what install did.
+fn announce(layout: &Layout, path: &Path, exe: &Path, merged: &Merged, changed: bool) {
+    let agent = layout.agent;
     if changed {
         println!(
             "Installed omc-hooks for {} in {}: {} hooks added, {} updated, {} removed; they run \
@@ -168,20 +233,9 @@ pub(super) fn install(agent: Agent, args: &[String], env: &Env, help: &str) -> i
             exe.display()
         );
     }
-    if let Some(n) = feature {
-        println!("{n}");
+    if let Some(note) = super::hook_binary::npx_note(exe) {
+        println!("{note}");
     }
-    if let Some(f) = listed {
-        println!(
-            "Recorded in {} (for 'omc-hooks status --all').",
-            f.display()
-        );
-    }
-    for w in layout.warnings(&file.value()) {
-        println!("Warning: {w}");
-    }
-    println!("{}", layout.trust_note(&path));
-    0
 }
 
 /// The project a hook file of `layout` belongs to: `<project>/.<agent>/<file>`, unless it is
@@ -232,6 +286,48 @@ pub(super) fn uninstall(agent: Agent, args: &[String], env: &Env, help: &str) ->
         && let Err(e) = registry::update(env, false, |r| r.forget_agent(&path))
     {
         eprintln!("omc-hooks uninstall: could not update the registry ({e})");
+    }
+    if agent == Agent::Cline {
+        return match cline::uninstall(&path) {
+            Err(code) => code,
+            Ok(None) => {
+                println!(
+                    "omc-hooks is not installed for {} in {}; nothing changed.",
+                    agent.client(),
+                    path.display()
+                );
+                0
+            }
+            Ok(Some(n)) => {
+                println!(
+                    "Removed {n} omc-hooks hook scripts for {} from {}.",
+                    agent.client(),
+                    path.display()
+                );
+                0
+            }
+        };
+    }
+    if agent == Agent::Kimi {
+        return match kimi::uninstall(&path) {
+            Err(code) => code,
+            Ok(None) => {
+                println!(
+                    "omc-hooks is not installed for {} in {}; nothing changed.",
+                    agent.client(),
+                    path.display()
+                );
+                0
+            }
+            Ok(Some(n)) => {
+                println!(
+                    "Removed {n} omc-hooks hooks for {} from {}.",
+                    agent.client(),
+                    path.display()
+                );
+                0
+            }
+        };
     }
     let record_path = record_path(&path);
     let record = read_record(&record_path);
@@ -334,6 +430,12 @@ pub(super) struct Record {
     /// Codex: the `config.toml` install changed, and whether install created it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) codex_config: Option<codex_features::Change>,
+    /// Kimi: install added a line break to end the file's last line before its block.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(super) kimi_newline: bool,
+    /// Cline: the folders install created for its hook scripts, outermost first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(super) created_dirs: Vec<PathBuf>,
 }
 
 fn record_path(config: &Path) -> PathBuf {
@@ -345,8 +447,12 @@ fn read_record(path: &Path) -> Option<Record> {
 }
 
 fn write_record(path: &Path, r: &Record) -> std::io::Result<()> {
-    let nothing =
-        !r.created_file && !r.created_dir && r.added.is_empty() && r.codex_config.is_none();
+    let nothing = !r.created_file
+        && !r.created_dir
+        && r.added.is_empty()
+        && r.codex_config.is_none()
+        && !r.kimi_newline
+        && r.created_dirs.is_empty();
     if nothing {
         return match std::fs::remove_file(path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),

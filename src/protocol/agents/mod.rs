@@ -4,7 +4,7 @@
 //! the neutral, Claude Code, event name of the hook that serves it) and the neutral [`Answer`]
 //! is encoded into that agent's own output. Capabilities never see which agent spoke, except
 //! through neutral properties ([`Agent::echoes_continuation`], [`Agent::shows_pre_tool_context`],
-//! [`stop_block_cap`]).
+//! [`stop_limits`]).
 //!
 //! The agent is *said*, not guessed: installed commands carry `--agent <name>` (default
 //! `claude`). The payload's shape is still detected ([`detect_shape`]) and written to the trace;
@@ -15,13 +15,20 @@
 //! Which agent event maps to which hook subcommand is one table, [`table`], that `doctor
 //! --agents`, `install --agent` and the README all print from.
 
+pub mod auggie;
+pub mod caps;
 pub mod claude;
+pub mod cline;
 pub mod codex;
 pub mod cursor;
 pub mod gemini;
+pub mod kimi;
 pub mod outcome;
 pub mod qwen;
+pub mod support;
 pub mod table;
+
+pub use caps::{Limit, StopLimits, stop_limits};
 
 // `Agent` and `Wire` are named in their own module (`protocol::agent`) so that the neutral
 // input can say which agent spoke without reaching into the adapters; they are used here
@@ -32,6 +39,16 @@ use crate::env::Env;
 use crate::protocol::input::DecodeError;
 use crate::protocol::{Answer, HookInput};
 use serde_json::{Map, Value};
+
+/// What `doctor --agents` prints: what works in each agent ([`support`]), then which agent
+/// event runs which hook subcommand ([`table`]).
+pub fn render_tables() -> String {
+    format!(
+        "What works in each agent\n\n{}\nWhich agent event runs which hook subcommand\n\n{}",
+        support::render_markdown(),
+        table::render_markdown()
+    )
+}
 
 /// Decodes a payload sent to an agent declared as `declared`.
 ///
@@ -58,6 +75,9 @@ pub fn decode_map(declared: Agent, map: Map<String, Value>) -> HookInput {
         Wire::Gemini => gemini::decode(map),
         Wire::Qwen => qwen::decode(map),
         Wire::Cursor => cursor::decode(map),
+        Wire::Kimi => kimi::decode(map),
+        Wire::Cline => cline::decode(map),
+        Wire::Auggie => auggie::decode(map),
     };
     input.agent = declared;
     input.format = format;
@@ -65,23 +85,48 @@ pub fn decode_map(declared: Agent, map: Map<String, Value>) -> HookInput {
     input
 }
 
-/// The event name of a payload, in any of the spellings the agents use.
+/// The event name of a payload, in any of the spellings the agents use (Cline's `hookName`
+/// as its hook file is named).
 fn event_name(map: &Map<String, Value>) -> Option<&str> {
     ["hook_event_name", "hookEventName"]
         .iter()
         .find_map(|k| map.get(*k)?.as_str())
+        .or_else(|| cline::event_of(map))
 }
 
 /// What agent a payload looks like it came from, from markers only that agent sends
 /// (the recorded fixtures in tests/fixtures/, whose fields tests/e2e/codex-FINDINGS.md §4,
-/// gemini-FINDINGS.md §3 and qwen-FINDINGS.md §3 list; Cursor's documented fields). `None`
-/// when nothing tells (a bare Claude-format payload: Claude Code's
-/// SessionStart, Codex's SessionEnd and Kimi's payloads look alike).
+/// gemini-FINDINGS.md §3 and qwen-FINDINGS.md §3 list; Cursor's documented fields; CodeBuddy's
+/// `client` and `version`, seen on every payload of CodeBuddy Code 2.117.0, which also sends
+/// Cursor's `generation_id` and Codex's `model` with `permission_mode`: docs/agents-survey.md).
+/// Kimi CLI's tool events carry `tool_output`, the Python `repr` of the tool's result
+/// (kimi-FINDINGS.md); Cline's `hookName` and `taskId` (cline-FINDINGS.md). `None` when nothing tells (a bare Claude-format payload: Claude Code's
+/// SessionStart, Codex's SessionEnd and Kimi's other payloads look alike).
 pub fn detect_shape(map: &Map<String, Value>) -> Option<Agent> {
     let has = |k: &str| map.get(k).is_some_and(|v| !v.is_null());
     let event = event_name(map);
-    if has("conversation_id") || has("generation_id") || has("cursor_version") {
+    // Auggie sends Cursor's `conversation_id` with its own PascalCase event names.
+    if auggie::looks_like(map) {
+        return Some(Agent::Auggie);
+    }
+    if has("conversation_id") || has("cursor_version") {
         return Some(Agent::Cursor);
+    }
+    if ["client", "version"]
+        .iter()
+        .all(|k| map.get(*k).is_some_and(Value::is_string))
+    {
+        return Some(Agent::CodeBuddy);
+    }
+    if has("generation_id") {
+        return Some(Agent::Cursor);
+    }
+    if map.get("tool_output").is_some_and(kimi::is_tool_repr) {
+        return Some(Agent::Kimi);
+    }
+    // Cline stamps its payloads too: before the timestamp's guess.
+    if cline::looks_like(map) {
+        return Some(Agent::Cline);
     }
     if let Some(e) = event {
         if table::only(Wire::Gemini, e) {
@@ -123,8 +168,17 @@ pub fn detect_shape(map: &Map<String, Value>) -> Option<Agent> {
 /// The hook subcommand that actually serves a decoded payload: the one installed, unless the
 /// tool call failed on an agent that has no failure event of its own (then the failure hook
 /// runs, and the answer still goes out in the post-tool event's shape). For Codex, whose
-/// payload may not carry the exit status, this is where the transcript is consulted.
-pub fn route(hook: crate::hooks::Hook, input: &mut HookInput) -> crate::hooks::Hook {
+/// payload may not carry the exit status, this is where the transcript is consulted; for Kimi
+/// CLI, whose Stop payload lacks the model's last message, its session file.
+pub fn route(hook: crate::hooks::Hook, input: &mut HookInput, env: &Env) -> crate::hooks::Hook {
+    if input.format.wire() == Wire::Kimi
+        && hook.event == "Stop"
+        && input.hook_event_name.as_deref() == Some("Stop")
+        && input.last_assistant_message.is_none()
+        && let Some(sid) = input.session_id.as_deref()
+    {
+        input.last_assistant_message = kimi::last_message(sid, env);
+    }
     if hook.event != "PostToolUse" {
         return hook;
     }
@@ -175,55 +229,11 @@ pub fn encode(input: &HookInput, hook: crate::hooks::Hook, answer: &Answer) -> O
         Wire::Codex => codex::encode(answer, event),
         Wire::Gemini => gemini::encode(answer, event),
         Wire::Cursor => cursor::encode(answer, event),
+        Wire::Kimi => kimi::encode(answer, event),
+        Wire::Cline => cline::encode(input, answer, event),
+        Wire::Auggie => auggie::encode(answer, event),
     }
 }
-
-/// Consecutive end-of-turn blocks a run may make before it pauses by itself.
-///
-/// Our own cap holds on every agent (`OMC_STOP_BLOCK_CAP`, default 8): Codex and Gemini have
-/// none and loop for ever on an always-blocking hook (tests/e2e/codex-FINDINGS.md §6,
-/// gemini-FINDINGS.md §5). Where the client has a
-/// cap of its own, the lower one applies, so the run pauses and says so before the client cuts
-/// it off silently: Claude Code honours `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP` blocks (default 8),
-/// Qwen Code one fewer than `QWEN_CODE_STOP_HOOK_BLOCK_CAP` (default 8, so 7), Cursor its
-/// `loop_limit` (default 5).
-pub fn stop_block_cap(agent: Agent, env: &Env) -> u32 {
-    stop_block_limit(agent, env).0
-}
-
-/// [`stop_block_cap`] and whose cap it is (the client's name, or `omc-hooks` when ours is the
-/// lower), for the note the person reads when a run pauses.
-pub fn stop_block_limit(agent: Agent, env: &Env) -> (u32, &'static str) {
-    let num = |name: &str| {
-        env.var(name)
-            .and_then(|v| v.trim().parse::<u32>().ok())
-            .filter(|n| *n > 0)
-    };
-    let own = num("OMC_STOP_BLOCK_CAP").unwrap_or(DEFAULT_STOP_BLOCK_CAP);
-    let client = match agent.wire() {
-        Wire::Claude => Some(num("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP").unwrap_or(8)),
-        // Qwen refuses the block that reaches its cap (`iterationCount >= cap`): it honours
-        // cap − 1 (7 by default; the `clients` e2e suite counted them).
-        Wire::Qwen => Some(
-            num("QWEN_CODE_STOP_HOOK_BLOCK_CAP")
-                .unwrap_or(8)
-                .saturating_sub(1)
-                .max(1),
-        ),
-        Wire::Cursor => Some(CURSOR_LOOP_LIMIT),
-        Wire::Codex | Wire::Gemini => None,
-    };
-    match client {
-        Some(c) if c <= own => (c, agent.wire().agent().client()),
-        _ => (own, "omc-hooks"),
-    }
-}
-
-/// Our own consecutive-block cap when `OMC_STOP_BLOCK_CAP` does not set one.
-pub const DEFAULT_STOP_BLOCK_CAP: u32 = 8;
-
-/// Cursor's documented default `loop_limit` for `stop` follow-ups.
-pub const CURSOR_LOOP_LIMIT: u32 = 5;
 
 /// Moves `from` to `to` in a payload object when `to` is absent (an agent's spelling of a
 /// field the neutral decoder reads under another name).
@@ -297,6 +307,17 @@ mod tests {
                 json!({"hook_event_name":"AfterAgent","timestamp":"t"}),
                 Some(Agent::Gemini),
             ),
+            // CodeBuddy 2.117.0's Stop and SessionStart (docs/agents-survey.md).
+            (
+                json!({"hook_event_name":"Stop","generation_id":"g","client":"CLI",
+                       "version":"2.117.0","model":"m","permission_mode":"bypassPermissions"}),
+                Some(Agent::CodeBuddy),
+            ),
+            (
+                json!({"hook_event_name":"SessionStart","source":"startup","client":"CLI",
+                       "version":"2.117.0","model":"m","permission_mode":"bypassPermissions"}),
+                Some(Agent::CodeBuddy),
+            ),
             (
                 json!({"hook_event_name":"SessionStart","timestamp":"t","source":"startup"}),
                 Some(Agent::Gemini),
@@ -333,6 +354,27 @@ mod tests {
                 json!({"hook_event_name":"Stop","permission_mode":"default"}),
                 None,
             ),
+            // Kimi CLI 1.51.0's PostToolUse; its Stop says nothing of where it came from.
+            (
+                json!({"hook_event_name":"PostToolUse","session_id":"s","tool_name":"Shell",
+                       "tool_output":"is_error=False output='hi' message='' display=[] extras=None"}),
+                Some(Agent::Kimi),
+            ),
+            (
+                json!({"hook_event_name":"Stop","session_id":"s","cwd":"/p","stop_hook_active":false}),
+                None,
+            ),
+            (
+                json!({"clineVersion":"","timestamp":"2026-12-04T05:46:39.192Z","taskId":"conv_1",
+                       "hookName":"tool_call"}),
+                Some(Agent::Cline),
+            ),
+            // Auggie 0.36.0's payload as its bundle builds it.
+            (
+                json!({"hook_event_name":"Stop","conversation_id":"c","workspace_roots":["/p"],
+                       "agent_stop_cause":"end_turn"}),
+                Some(Agent::Auggie),
+            ),
             (json!({"hook_event_name":"SomethingNew"}), None),
             (json!({}), None),
         ];
@@ -365,41 +407,5 @@ mod tests {
         );
         assert_eq!(i.format, Agent::Codex);
         assert_eq!(i.shape, Some(Agent::Qwen));
-    }
-
-    #[test]
-    fn block_caps_per_agent() {
-        let env = |pairs: &[(&str, &str)]| {
-            let extra = pairs
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect();
-            Env::from_lookup(|_| None, None, extra)
-        };
-        let none = env(&[]);
-        assert_eq!(stop_block_cap(Agent::Claude, &none), 8);
-        assert_eq!(stop_block_cap(Agent::Codex, &none), 8);
-        assert_eq!(stop_block_cap(Agent::Gemini, &none), 8);
-        assert_eq!(stop_block_cap(Agent::Qwen, &none), 7);
-        assert_eq!(stop_block_cap(Agent::Cursor, &none), 5);
-        let own = env(&[("OMC_STOP_BLOCK_CAP", "3")]);
-        assert_eq!(stop_block_cap(Agent::Codex, &own), 3);
-        assert_eq!(stop_block_cap(Agent::Claude, &own), 3);
-        let high = env(&[
-            ("OMC_STOP_BLOCK_CAP", "20"),
-            ("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "2"),
-        ]);
-        assert_eq!(
-            stop_block_cap(Agent::Claude, &high),
-            2,
-            "the client's lower cap wins"
-        );
-        assert_eq!(stop_block_cap(Agent::Gemini, &high), 20);
-        let qwen = env(&[("QWEN_CODE_STOP_HOOK_BLOCK_CAP", "4")]);
-        assert_eq!(stop_block_cap(Agent::Qwen, &qwen), 3);
-        assert_eq!(
-            stop_block_cap(Agent::Codex, &env(&[("OMC_STOP_BLOCK_CAP", "0")])),
-            8
-        );
     }
 }

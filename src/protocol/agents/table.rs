@@ -48,7 +48,10 @@ const fn row(
 }
 
 use Install::{Matcher, No, Yes};
-use Wire::{Claude as C, Codex as X, Cursor as K, Gemini as G, Qwen as Q};
+use Wire::{
+    Auggie as A, Claude as C, Cline as N, Codex as X, Cursor as K, Gemini as G, Kimi as M,
+    Qwen as Q,
+};
 
 /// Every mapping, agent by agent, in lifecycle order.
 pub const ROWS: &[Row] = &[
@@ -77,7 +80,7 @@ pub const ROWS: &[Row] = &[
         "Stop",
         "stop",
         Yes,
-        "continues with `decision: block`; client cap 8",
+        "continues with `decision: block`; client cap 8 continuations without a tool call",
     ),
     row(C, "SessionEnd", "session-end", Yes, ""),
     //
@@ -190,7 +193,7 @@ pub const ROWS: &[Row] = &[
         "Stop",
         "stop",
         Yes,
-        "continues with `decision: block`; client cap 8",
+        "continues with `decision: block`; client cap on every continuation of a prompt, 100 as install sets it",
     ),
     row(
         Q,
@@ -285,9 +288,149 @@ pub const ROWS: &[Row] = &[
         "stop",
         "stop",
         Yes,
-        "continues with `followup_message`; `loop_count` for `stop_hook_active`; client cap 5",
+        "continues with `followup_message`; `loop_count` for `stop_hook_active`; `loop_limit` none as install writes it (default 5)",
     ),
     row(K, "sessionEnd", "session-end", Yes, ""),
+    //
+    row(
+        M,
+        "SessionStart",
+        "session-start",
+        Yes,
+        "the answer is not read: nothing is shown at start",
+    ),
+    row(
+        M,
+        "UserPromptSubmit",
+        "user-prompt-submit",
+        Yes,
+        "reads no context: a keyword starts the run in state, the Stop continuation carries the task",
+    ),
+    row(
+        M,
+        "PreToolUse",
+        "pre-tool-use",
+        Matcher("*"),
+        "refusals only (`permissionDecision: deny`): no context, no rewrite",
+    ),
+    row(
+        M,
+        "PostToolUse",
+        "post-tool-use",
+        Matcher("*"),
+        "not awaited; `is_error=True` in `tool_output` runs post-tool-use-failure",
+    ),
+    row(
+        M,
+        "PostToolUseFailure",
+        "post-tool-use-failure",
+        Matcher("*"),
+        "only for a tool that raised; not awaited",
+    ),
+    row(M, "SubagentStart", "subagent-start", Matcher("*"), ""),
+    row(
+        M,
+        "SubagentStop",
+        "subagent-stop",
+        Matcher("*"),
+        "not awaited",
+    ),
+    row(M, "PreCompact", "pre-compact", Matcher("*"), ""),
+    row(
+        M,
+        "Stop",
+        "stop",
+        Yes,
+        "continues with `permissionDecision: deny`, once per prompt; `stop_hook_active` always false",
+    ),
+    row(M, "SessionEnd", "session-end", Yes, "awaited at most 5 s"),
+    //
+    row(
+        N,
+        "TaskStart",
+        "session-start",
+        Yes,
+        "not awaited: nothing is shown at start",
+    ),
+    row(
+        N,
+        "TaskResume",
+        "session-start",
+        No,
+        "decoded (`source: resume`), not installed",
+    ),
+    row(
+        N,
+        "UserPromptSubmit",
+        "user-prompt-submit",
+        No,
+        "not awaited and not fired for a headless prompt; nothing could continue a run it starts: not installed",
+    ),
+    row(
+        N,
+        "PreToolUse",
+        "pre-tool-use",
+        Yes,
+        "context as `contextModification`; a refusal (`cancel`) ends the whole task; a rewrite is `overrideInput`",
+    ),
+    row(
+        N,
+        "PostToolUse",
+        "post-tool-use",
+        Yes,
+        "context as `contextModification`; a failed command (`success: false`) runs post-tool-use-failure",
+    ),
+    row(
+        N,
+        "TaskComplete",
+        "stop",
+        No,
+        "not awaited, its answer not read: no continuation; not installed",
+    ),
+    row(
+        N,
+        "SessionShutdown",
+        "session-end",
+        Yes,
+        "not awaited; not fired by a headless run",
+    ),
+    //
+    row(
+        A,
+        "SessionStart",
+        "session-start",
+        Yes,
+        "not awaited: nothing is shown at start",
+    ),
+    row(
+        A,
+        "PromptSubmit",
+        "user-prompt-submit",
+        No,
+        "not awaited, no context: a keyword would start a run nothing continues; not installed",
+    ),
+    row(
+        A,
+        "PreToolUse",
+        "pre-tool-use",
+        Matcher(".*"),
+        "refusals and rewrites (user hooks); no context; the matcher is a regular expression",
+    ),
+    row(
+        A,
+        "PostToolUse",
+        "post-tool-use",
+        Matcher(".*"),
+        "context appended to the tool's result; a `tool_error` runs post-tool-use-failure",
+    ),
+    row(
+        A,
+        "Stop",
+        "stop",
+        No,
+        "its answer (`hookSpecificOutput.decision: block`) is not read by the 0.36 loop: no continuation; not installed",
+    ),
+    row(A, "SessionEnd", "session-end", Yes, ""),
 ];
 
 /// The rows of one wire format.
@@ -331,13 +474,7 @@ pub fn agent_event(wire: Wire, hook: &str) -> Option<&'static str> {
 /// README holds a copy (kept identical by a test).
 pub fn render_markdown() -> String {
     let mut s = String::new();
-    for wire in [
-        Wire::Claude,
-        Wire::Codex,
-        Wire::Gemini,
-        Wire::Qwen,
-        Wire::Cursor,
-    ] {
+    for wire in Wire::ALL {
         let agent = wire.agent();
         let also: Vec<&str> = Agent::ALL
             .iter()
@@ -397,13 +534,7 @@ mod tests {
 
     #[test]
     fn every_hook_is_installed_where_the_agent_has_its_event() {
-        for wire in [
-            Wire::Claude,
-            Wire::Codex,
-            Wire::Gemini,
-            Wire::Qwen,
-            Wire::Cursor,
-        ] {
+        for wire in Wire::ALL {
             for hook in crate::hooks::HOOKS {
                 let mapped: Vec<&Row> = rows(wire).filter(|r| r.hook == hook.name).collect();
                 let installed = mapped.iter().filter(|r| r.install != Install::No).count();
