@@ -251,8 +251,16 @@ fn a_stop_in_the_persons_own_words_ends_the_run_and_its_stop_no_longer_blocks() 
     second.assert_success();
     let d = second.diagnostics();
     // (the first turn's context is in the history the client resends; the new turn adds none)
-    assert_eq!(second.shown_text(0).matches("[MAGIC KEYWORD").count(), 1, "{d}");
-    assert_eq!(second.main_loop_requests().len(), 2, "the Stop blocked once: {d}");
+    assert_eq!(
+        second.shown_text(0).matches("[MAGIC KEYWORD").count(),
+        1,
+        "{d}"
+    );
+    assert_eq!(
+        second.main_loop_requests().len(),
+        2,
+        "the Stop blocked once: {d}"
+    );
     assert!(second.new_text(1).contains("[RALPH LOOP"), "{d}");
     let s = ralph_state(&second, &sid).unwrap();
     assert_eq!(s["ended_reason"], "completed", "{d}");

@@ -57,7 +57,11 @@ fn cases(file: &str) -> Vec<Case> {
                 .unwrap_or_else(|| panic!("{file} line {}: no TAB", i + 1)),
         );
         let idle = cols.next().map(labels);
-        assert!(cols.next().is_none(), "{file} line {}: too many TABs", i + 1);
+        assert!(
+            cols.next().is_none(),
+            "{file} line {}: too many TABs",
+            i + 1
+        );
         out.push(Case {
             line: i + 1,
             prompt: unescape(prompt),
@@ -88,10 +92,11 @@ fn score(file: &str) -> Score {
     let mut failures = Vec::new();
     // every prompt as judged while a run is active, and again outside any run when its third
     // column says the two differ
-    let views = cases
-        .iter()
-        .map(|c| (c, false, &c.expected))
-        .chain(cases.iter().filter_map(|c| c.idle.as_ref().map(|e| (c, true, e))));
+    let views = cases.iter().map(|c| (c, false, &c.expected)).chain(
+        cases
+            .iter()
+            .filter_map(|c| c.idle.as_ref().map(|e| (c, true, e))),
+    );
     let mut judged = 0;
     for (c, idle, expected) in views {
         judged += 1;

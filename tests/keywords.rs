@@ -222,7 +222,10 @@ fn a_stop_in_the_persons_own_words_ends_an_active_run_as_cancelomc_does() {
         ("ralph fix the tests", "turn off ralph"),
         ("ralph fix the tests", "stop the loop, it's burning tokens"),
         ("ulw refactor the cache", "ok stop, that's enough looping"),
-        ("autopilot build me a cli", "please stop now, I'll take it from here"),
+        (
+            "autopilot build me a cli",
+            "please stop now, I'll take it from here",
+        ),
         ("ralplan the cache redesign", "kill it"),
         ("ralph fix the tests", "그만해, 토큰 너무 많이 쓴다"),
         ("ralph fix the tests", "ループを止めてください"),
@@ -244,7 +247,11 @@ fn a_stop_in_the_persons_own_words_ends_an_active_run_as_cancelomc_does() {
         assert_valid("mode-state", &s);
         assert_eq!(s["active"], false, "{stop}");
         assert_eq!(s["ended_reason"], "cancelled", "{stop}");
-        assert_eq!(stop_reason(&p, &sid), "", "{stop}: the Stop no longer blocks");
+        assert_eq!(
+            stop_reason(&p, &sid),
+            "",
+            "{stop}: the Stop no longer blocks"
+        );
     }
 }
 
@@ -261,7 +268,11 @@ fn outside_a_run_a_stop_starts_nothing_and_a_limit_on_the_loop_is_not_a_stop() {
     ] {
         prompt(&p, "s1", text).run().expect_noop();
     }
-    assert!(p.files().iter().all(|f| !f.ends_with("-state.json")), "{:?}", p.files());
+    assert!(
+        p.files().iter().all(|f| !f.ends_with("-state.json")),
+        "{:?}",
+        p.files()
+    );
 
     // during a run, a limit on the loop neither ends it nor restarts it
     prompt(&p, "s1", "ralph fix the tests").run().expect_valid();
@@ -495,12 +506,20 @@ fn detect_explains_the_issue_15_shapes_and_lists_every_rule() {
     assert_eq!(rows[0]["stage"], "sanitise");
     assert_eq!(rows.last().unwrap()["name"], "cancel-exclusive");
     // a stop in the person's own words is judged as during a run, or with --no-run outside one
-    let (_, out) = detect(&["--json", "stop the loop, it's burning tokens"], "", p.path());
+    let (_, out) = detect(
+        &["--json", "stop the loop, it's burning tokens"],
+        "",
+        p.path(),
+    );
     let v: Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(v["modes"], json!(["cancel"]));
     assert_eq!(v["cancel_needs_run"], true);
     assert_eq!(v["candidates"][0]["rule"], "stop-request");
-    let (_, out) = detect(&["--no-run", "stop the loop, it's burning tokens"], "", p.path());
+    let (_, out) = detect(
+        &["--no-run", "stop the loop, it's burning tokens"],
+        "",
+        p.path(),
+    );
     assert!(out.starts_with("verdict: nothing activated"), "{out}");
     assert!(out.contains("nothing-running"), "{out}");
     let (code, _) = detect(&["--rules", "ralph fix it"], "", p.path());

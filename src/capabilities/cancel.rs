@@ -79,8 +79,7 @@ pub fn anything_to_cancel(store: &Store, scope: &Scope) -> bool {
             .and_then(|file| store.read::<ModeState>(&file))
             .is_some_and(|s| s.active)
     });
-    active
-        || StateFile::new(scope, SKILL_STACK_FILE).is_some_and(|file| store.path(&file).exists())
+    active || StateFile::new(scope, SKILL_STACK_FILE).is_some_and(|file| store.path(&file).exists())
 }
 
 /// Ends every active persistent mode and releases every skill guard in `scope`.

@@ -79,7 +79,9 @@ pub(crate) fn subject(s: &Scene) -> bool {
     let adverb = STATEMENT_ADVERBS_ZH
         .iter()
         .any(|a| rest.trim_start_matches(' ').starts_with(a))
-        && !CJK_BEFORE.iter().any(|m| s.near_before.trim_end().ends_with(m));
+        && !CJK_BEFORE
+            .iter()
+            .any(|m| s.near_before.trim_end().ends_with(m));
     particle || adverb
 }
 
@@ -111,12 +113,19 @@ pub(crate) fn condition(s: &Scene) -> bool {
     // Japanese: a verb's dictionary form and と, or たら / ても / ば
     let ja = {
         let cs: Vec<char> = clause.chars().collect();
-        cs.windows(2).enumerate().any(|(i, w)| {
-            i > 0 && w[1] == 'と' && "うくすつぬふむゆるぐぶぷ".contains(w[0])
-        }) || ["たら", "ても", "れば", "時に", "ときに"].iter().any(|m| clause.contains(m))
+        cs.windows(2)
+            .enumerate()
+            .any(|(i, w)| i > 0 && w[1] == 'と' && "うくすつぬふむゆるぐぶぷ".contains(w[0]))
+            || ["たら", "ても", "れば", "時に", "ときに"]
+                .iter()
+                .any(|m| clause.contains(m))
     };
-    let zh = ["以后", "之后", "的时候", "时候"].iter().any(|m| clause.contains(m))
-        && !CJK_BEFORE.iter().any(|m| s.near_before.trim_end().ends_with(m));
+    let zh = ["以后", "之后", "的时候", "时候"]
+        .iter()
+        .any(|m| clause.contains(m))
+        && !CJK_BEFORE
+            .iter()
+            .any(|m| s.near_before.trim_end().ends_with(m));
     ko || ja || zh
 }
 
@@ -147,7 +156,11 @@ pub(crate) fn directive(s: &Scene) -> bool {
     let object = ["를", "을", "を"].iter().any(|p| rest.starts_with(p));
     // a Chinese name is a verb itself (`深度分析` is "analyse deeply"): heading a command, with
     // what it acts on right after it (`深度分析为什么接口变慢`, `代码审查这个PR`)
-    let han = s.alias().text.chars().all(|c| ('\u{4E00}'..='\u{9FFF}').contains(&c));
+    let han = s
+        .alias()
+        .text
+        .chars()
+        .all(|c| ('\u{4E00}'..='\u{9FFF}').contains(&c));
     if han && s.command_pos && ZH_OBJECTS.iter().any(|o| imm.starts_with(o)) {
         return true;
     }
@@ -251,13 +264,36 @@ const STATEMENT_ADVERBS_ZH: &[&str] = &[
 /// What a Chinese name used as a verb acts on, right after it: a question it is to answer, or a
 /// determiner of its object.
 const ZH_OBJECTS: &[&str] = &[
-    "为什么", "是否", "哪些", "哪里", "怎样", "这个", "这些", "那个", "那些", "所有", "全部", "整个", "我们的",
+    "为什么",
+    "是否",
+    "哪些",
+    "哪里",
+    "怎样",
+    "这个",
+    "这些",
+    "那个",
+    "那些",
+    "所有",
+    "全部",
+    "整个",
+    "我们的",
 ];
 
 /// Korean connective endings: the verb is a condition or a concession (`켜면`, `쳤는데도`,
 /// `돌렸더니`, `쓰니까`).
 const KO_CONNECTIVES: &[&str] = &[
-    "면", "면서", "는데", "는데도", "ㄴ데", "었는데", "더니", "니까", "지만", "어도", "아도", "해도",
+    "면",
+    "면서",
+    "는데",
+    "는데도",
+    "ㄴ데",
+    "었는데",
+    "더니",
+    "니까",
+    "지만",
+    "어도",
+    "아도",
+    "해도",
 ];
 
 /// After a Korean condition, words that make it a polite request (`돌리면 좋겠어`).

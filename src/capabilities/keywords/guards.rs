@@ -11,9 +11,9 @@ use super::text::{
     words,
 };
 use super::vocab::{
-    BANTER, COMPARISON, DEFERRALS, FINITE, LIST_NOUNS, LISTING_VERBS, GREETINGS, HYPOTHETICAL, INFO_BEFORE,
-    MODE_NOUNS, NEGATORS, NEGATORS_AFTER, NOUNS, PLURAL_VERBS, REPORTING, SOFTENERS, TASK_VERBS,
-    TOPIC_WORDS,
+    BANTER, COMPARISON, DEFERRALS, FINITE, GREETINGS, HYPOTHETICAL, INFO_BEFORE, LIST_NOUNS,
+    LISTING_VERBS, MODE_NOUNS, NEGATORS, NEGATORS_AFTER, NOUNS, PLURAL_VERBS, REPORTING, SOFTENERS,
+    TASK_VERBS, TOPIC_WORDS,
 };
 
 /// `code review` in a pasted review template (approve / request-changes / merge-ready).
@@ -232,12 +232,36 @@ pub(crate) fn as_word(s: &Scene) -> bool {
     let skipped = |w: &str| {
         matches!(
             w,
-            "and" | "or" | "but" | "not" | "nor" | "both" | "either" | "also" | "the" | "word"
-                | "words" | "alias" | "aliases" | "keyword" | "keywords" | "term" | "terms"
-                | "spelling" | "entry" | "entries" | "name" | "names"
+            "and"
+                | "or"
+                | "but"
+                | "not"
+                | "nor"
+                | "both"
+                | "either"
+                | "also"
+                | "the"
+                | "word"
+                | "words"
+                | "alias"
+                | "aliases"
+                | "keyword"
+                | "keywords"
+                | "term"
+                | "terms"
+                | "spelling"
+                | "entry"
+                | "entries"
+                | "name"
+                | "names"
         ) || is_mode_word(w)
     };
-    let before = s.cb_words.iter().rev().map(String::as_str).find(|w| !skipped(w));
+    let before = s
+        .cb_words
+        .iter()
+        .rev()
+        .map(String::as_str)
+        .find(|w| !skipped(w));
     let aw = &s.after_words;
     // `to the keyword list`, `into the README`, `from the aliases table`
     let into_a_list = s.is_name()
@@ -248,9 +272,23 @@ pub(crate) fn as_word(s: &Scene) -> bool {
             .find(|w| {
                 !matches!(
                     w.as_str(),
-                    "the" | "a" | "an" | "our" | "my" | "your" | "this" | "that" | "keyword"
-                        | "keywords" | "alias" | "aliases" | "mode" | "modes" | "magic"
-                        | "supported" | "known"
+                    "the"
+                        | "a"
+                        | "an"
+                        | "our"
+                        | "my"
+                        | "your"
+                        | "this"
+                        | "that"
+                        | "keyword"
+                        | "keywords"
+                        | "alias"
+                        | "aliases"
+                        | "mode"
+                        | "modes"
+                        | "magic"
+                        | "supported"
+                        | "known"
                 )
             })
             .is_some_and(|w| LIST_NOUNS.contains(&w.as_str()));

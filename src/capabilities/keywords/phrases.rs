@@ -9,13 +9,13 @@
 //! request, i.e. the phrase heads a command, and for the words that make it one.
 
 use super::lexicon::Shape;
-use std::borrow::Cow;
 use super::scene::Scene;
 use super::text::{back, fwd, is, tail_after_break};
 use super::vocab::{
     ARTICLES, BUILD_VERBS, CLEANUP_VERBS, CODE_NOUNS, COMPOUND_HEADS, CORE_CLEANUP_VERBS, NOUNS,
     PRODUCT_NOUNS, PRODUCT_STOPS, SCOPE_WORDS, SMELL_TALK, TASK_VERBS,
 };
+use std::borrow::Cow;
 
 /// Lowercase words of `s` with their byte spans (offset by `base`), up to the first character
 /// that is neither a word character nor a space: a phrase does not run across punctuation.

@@ -71,7 +71,11 @@ const LEVELS: &[&str] = &[
 /// line needs more evidence than a line among commits).
 fn hash_len(t: &str, strict: bool) -> Option<usize> {
     let n = t.bytes().take_while(u8::is_ascii_hexdigit).count();
-    if !(7..=40).contains(&n) || t.as_bytes().get(n).is_some_and(|b| !b.is_ascii_whitespace()) {
+    if !(7..=40).contains(&n)
+        || t.as_bytes()
+            .get(n)
+            .is_some_and(|b| !b.is_ascii_whitespace())
+    {
         return None;
     }
     let h = &t.as_bytes()[..n];
@@ -117,7 +121,9 @@ fn conventional(t: &str) -> bool {
         return false;
     }
     let word = t.bytes().take_while(u8::is_ascii_lowercase).count();
-    if !matches!(t.as_bytes().get(word), Some(b':' | b'(' | b'!')) || !COMMIT_TYPES.contains(&&t[..word]) {
+    if !matches!(t.as_bytes().get(word), Some(b':' | b'(' | b'!'))
+        || !COMMIT_TYPES.contains(&&t[..word])
+    {
         return false;
     }
     let mut rest = &t[word..];
@@ -192,7 +198,10 @@ fn log_line(t: &str) -> bool {
         let inner = &t[1..];
         let digits = inner.bytes().take_while(u8::is_ascii_digit).count();
         return ((1..=4).contains(&digits)
-            && matches!(inner.as_bytes().get(digits), Some(b':' | b'-' | b'/' | b'.')))
+            && matches!(
+                inner.as_bytes().get(digits),
+                Some(b':' | b'-' | b'/' | b'.')
+            ))
             || LEVELS
                 .iter()
                 .any(|l| inner.starts_with(l) && inner[l.len()..].starts_with(']'));
@@ -229,7 +238,10 @@ fn log_line(t: &str) -> bool {
             || t.starts_with("npm ERR!")
             || t.starts_with("npm WARN");
     }
-    first >= 0xC3 && ["✓", "✔", "✗", "✘", "✕", "×", "☓", "√"].iter().any(|m| t.starts_with(m))
+    first >= 0xC3
+        && ["✓", "✔", "✗", "✘", "✕", "×", "☓", "√"]
+            .iter()
+            .any(|m| t.starts_with(m))
 }
 
 /// The first line of a stack trace, whose block runs to the next blank line.
@@ -253,8 +265,9 @@ fn frame(line: &str) -> bool {
         // `at A.b (src/a.ts:88:11)`, `at com.x.Y(Y.java:57)`, `at src/a.js:3:1`
         let (head, _) = r.split_once(' ').unwrap_or((r, ""));
         let located = |s: &str| {
-            s.rsplit_once(':')
-                .is_some_and(|(_, n)| n.trim_end_matches(')').bytes().all(|b| b.is_ascii_digit()) && !n.is_empty())
+            s.rsplit_once(':').is_some_and(|(_, n)| {
+                n.trim_end_matches(')').bytes().all(|b| b.is_ascii_digit()) && !n.is_empty()
+            })
         };
         return (r.ends_with(')') && located(r)) || located(head);
     }
@@ -364,7 +377,9 @@ pub(crate) fn classify(all: &[(usize, &str)]) -> Vec<Option<Record>> {
             continue;
         }
         // a trace, from its header (or a message whose next line is a frame) to a blank line
-        if trace_header(t) || frame(lines(i)) || (i + 1 < n && frame(lines(i + 1)) && t.contains(':'))
+        if trace_header(t)
+            || frame(lines(i))
+            || (i + 1 < n && frame(lines(i + 1)) && t.contains(':'))
         {
             while i < n && !blank(i) {
                 out[i] = Some(Record::Trace);
@@ -495,7 +510,15 @@ mod tests {
         assert_eq!(kinds("fix: the login bug"), vec![None]);
         assert_eq!(
             kinds("commit 4f1a9c2e\nAuthor: D <d@x>\nDate:   Tue\n\nralph: fix it\n\nwhy?"),
-            vec![Some(Commit), Some(Commit), Some(Commit), None, Some(Commit), None, None]
+            vec![
+                Some(Commit),
+                Some(Commit),
+                Some(Commit),
+                None,
+                Some(Commit),
+                None,
+                None
+            ]
         );
         assert_eq!(
             kinds("pick 1a2b3c4 ralph fix\nsquash 5d6e7f8 ulw"),
@@ -511,17 +534,31 @@ mod tests {
     #[test]
     fn logs_traces_chats_and_history() {
         assert_eq!(
-            kinds("2026-12-01T10:32:11Z INFO ralph fix\n[10:32:01] user: ulw\nINFO  [omc] ralph\nlevel=info msg=x\n  ✓ autopilot build me a cli\nDec 01 10:22:03 host x: y"),
+            kinds(
+                "2026-12-01T10:32:11Z INFO ralph fix\n[10:32:01] user: ulw\nINFO  [omc] ralph\nlevel=info msg=x\n  ✓ autopilot build me a cli\nDec 01 10:22:03 host x: y"
+            ),
             vec![Some(Log); 6]
         );
-        assert_eq!(kinds("1. ralph fix the tests\n10 tests fail"), vec![None, None]);
+        assert_eq!(
+            kinds("1. ralph fix the tests\n10 tests fail"),
+            vec![None, None]
+        );
         assert_eq!(
             kinds("[10:32:01] starting worker\nralph\n[10:32:04] worker exited"),
             vec![Some(Log); 3]
         );
         assert_eq!(
-            kinds("Traceback (most recent call last):\n  File \"a.py\", line 4, in f\n    ralph()\nE: x\n\nfix it"),
-            vec![Some(Trace), Some(Trace), Some(Trace), Some(Trace), None, None]
+            kinds(
+                "Traceback (most recent call last):\n  File \"a.py\", line 4, in f\n    ralph()\nE: x\n\nfix it"
+            ),
+            vec![
+                Some(Trace),
+                Some(Trace),
+                Some(Trace),
+                Some(Trace),
+                None,
+                None
+            ]
         );
         assert_eq!(
             kinds("Error: phase failed\n    at A.b (src/a.ts:1:2)\n\nok"),

@@ -204,7 +204,10 @@ fn detect_in(
     // 400 forward)
     let mut near: Vec<(usize, usize)> = Vec::new();
     for p in &pending {
-        let (a, z) = (p.head().saturating_sub(NEAR), (p.end + NEAR).min(prompt.len()));
+        let (a, z) = (
+            p.head().saturating_sub(NEAR),
+            (p.end + NEAR).min(prompt.len()),
+        );
         match near.last_mut() {
             Some(last) if a <= last.1 => last.1 = last.1.max(z),
             _ => near.push((a, z)),
@@ -510,8 +513,14 @@ mod tests {
             false
         });
         assert_eq!(d.modes, vec!["cancel"]);
-        assert!(!d.cancel_needs_run && !asked.get(), "a command needs no run");
-        assert_eq!(modes("stop ralph from touching the migrations folder"), Vec::<&str>::new());
+        assert!(
+            !d.cancel_needs_run && !asked.get(),
+            "a command needs no run"
+        );
+        assert_eq!(
+            modes("stop ralph from touching the migrations folder"),
+            Vec::<&str>::new()
+        );
     }
 
     /// The misses and false starts issue 26 reported, each fixed by its rule.
@@ -532,7 +541,10 @@ mod tests {
             ("turn off ralph", vec!["cancel"]),
             ("stop the loop, it's burning tokens", vec!["cancel"]),
             ("ok stop, that's enough looping", vec!["cancel"]),
-            ("stop ralph from touching the migrations folder", none.clone()),
+            (
+                "stop ralph from touching the migrations folder",
+                none.clone(),
+            ),
             (
                 "convert every callback in the client to async/await ulw",
                 vec!["ultrawork"],
@@ -591,9 +603,11 @@ mod tests {
         for _ in 0..40 {
             let mut p = String::new();
             for _ in 0..30 {
-                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 p.push_str(pieces[(seed >> 33) as usize % pieces.len()]);
-                if (seed >> 40) % 3 == 0 {
+                if (seed >> 40).is_multiple_of(3) {
                     p.push_str(&filler);
                 }
             }

@@ -120,28 +120,119 @@ const LEADINS: &[&[&str]] = &[
 /// What may follow the verb in its clause and name the work: `stop the loop`, `kill it`, `end
 /// the run`, `stop working on this`, `stop what you're doing`.
 const WORK: &[&str] = &[
-    "it", "this", "that", "everything", "all", "loop", "loops", "looping", "run", "runs",
-    "running", "mode", "modes", "session", "work", "working", "task", "tasks", "job", "agent",
-    "agents", "them", "iteration", "iterations", "iterating", "workflow", "continuing", "going",
-    "doing", "now",
+    "it",
+    "this",
+    "that",
+    "everything",
+    "all",
+    "loop",
+    "loops",
+    "looping",
+    "run",
+    "runs",
+    "running",
+    "mode",
+    "modes",
+    "session",
+    "work",
+    "working",
+    "task",
+    "tasks",
+    "job",
+    "agent",
+    "agents",
+    "them",
+    "iteration",
+    "iterations",
+    "iterating",
+    "workflow",
+    "continuing",
+    "going",
+    "doing",
+    "now",
 ];
 
 /// Words that may stand around the work without changing what is asked: `stop it now please`,
 /// `stop everything right away`, `stop for today`, `stop what you're doing`.
 const AROUND: &[&str] = &[
-    "the", "your", "my", "our", "current", "whole", "omc", "here", "there", "right", "away",
-    "immediately", "asap", "please", "pls", "plz", "already", "for", "today", "tonight", "day",
-    "thanks", "thank", "you", "then", "ok", "okay", "on", "of", "at", "once", "too", "mate", "man",
-    "dude", "claude", "what", "you're", "youre", "are", "just", "completely", "entirely",
-    "altogether", "good", "lol", "thx", "ty", "guys", "bro", "a", "bit", "moment", "sec",
-    "second", "little", "these", "those", "off", "down",
+    "the",
+    "your",
+    "my",
+    "our",
+    "current",
+    "whole",
+    "omc",
+    "here",
+    "there",
+    "right",
+    "away",
+    "immediately",
+    "asap",
+    "please",
+    "pls",
+    "plz",
+    "already",
+    "for",
+    "today",
+    "tonight",
+    "day",
+    "thanks",
+    "thank",
+    "you",
+    "then",
+    "ok",
+    "okay",
+    "on",
+    "of",
+    "at",
+    "once",
+    "too",
+    "mate",
+    "man",
+    "dude",
+    "claude",
+    "what",
+    "you're",
+    "youre",
+    "are",
+    "just",
+    "completely",
+    "entirely",
+    "altogether",
+    "good",
+    "lol",
+    "thx",
+    "ty",
+    "guys",
+    "bro",
+    "a",
+    "bit",
+    "moment",
+    "sec",
+    "second",
+    "little",
+    "these",
+    "those",
+    "off",
+    "down",
 ];
 
 /// After `and`, what a person asks for once the work has stopped: `stop and tell me what you
 /// changed`, `stop and wait` (not `stop and think`, which asks for more work).
 const THEN: &[&str] = &[
-    "tell", "show", "summarise", "summarize", "report", "explain", "give", "list", "wait", "let",
-    "hand", "revert", "undo",
+    "tell",
+    "show",
+    "summarise",
+    "summarize",
+    "report",
+    "explain",
+    "give",
+    "list",
+    "wait",
+    "let",
+    "hand",
+    "revert",
+    "undo",
 ];
 
 /// A subject and its verb in one word: a new clause after the verb with no comma (`stop it's
@@ -360,9 +451,27 @@ fn cjk_object(s: &Scene) -> bool {
         .collect();
     let mut rest = after.as_str();
     loop {
-        let skip = ["를", "을", "는", "은", "도", "を", "は", "も", "루프", "모드", "ループ", "モード", "循环", "模式", "좀", "이제", "もう"]
-            .iter()
-            .find(|p| rest.starts_with(*p));
+        let skip = [
+            "를",
+            "을",
+            "는",
+            "은",
+            "도",
+            "を",
+            "は",
+            "も",
+            "루프",
+            "모드",
+            "ループ",
+            "モード",
+            "循环",
+            "模式",
+            "좀",
+            "이제",
+            "もう",
+        ]
+        .iter()
+        .find(|p| rest.starts_with(*p));
         match skip {
             Some(p) => rest = &rest[p.len()..],
             None => break,
@@ -375,7 +484,9 @@ fn cjk_object(s: &Scene) -> bool {
     };
     let after_verb = stop_verbs().find_map(|a| rest.strip_prefix(a.text));
     if after_verb.is_some_and(|r| {
-        let end = r.find(|c: char| "。！？!?，,、；;.".contains(c)).unwrap_or(r.len());
+        let end = r
+            .find(|c: char| "。！？!?，,、；;.".contains(c))
+            .unwrap_or(r.len());
         reduces(&r[..end], CJK_AFTER, false)
     }) {
         return true;
@@ -415,7 +526,10 @@ mod tests {
             ("can you stop ralph?", "stop"),
             ("stop it's burning tokens", "stop"),
             ("stop and tell me what you changed", "stop"),
-            ("The build is red. Stop the loop, I'll fix it by hand.", "Stop"),
+            (
+                "The build is red. Stop the loop, I'll fix it by hand.",
+                "Stop",
+            ),
         ] {
             assert!(stop_at(t, v).is_some(), "{t}");
         }
