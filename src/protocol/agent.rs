@@ -20,6 +20,11 @@ pub enum Agent {
     Factory,
     CodeBuddy,
     Qoder,
+    /// Clients served through the TypeScript plugin shipped in `extensions/`: OpenCode and Kilo
+    /// Code (OpenCode's plugin API), Pi (its extension API).
+    OpenCode,
+    Kilo,
+    Pi,
 }
 
 /// The wire format an agent speaks: which adapter decodes and encodes its hooks.
@@ -30,11 +35,15 @@ pub enum Wire {
     Gemini,
     Qwen,
     Cursor,
+    /// The payloads our OpenCode plugin sends (OpenCode and Kilo Code).
+    OpenCode,
+    /// The payloads our Pi extension sends.
+    Pi,
 }
 
 impl Agent {
     /// Every agent `--agent` accepts, in the order help texts list them.
-    pub const ALL: [Agent; 9] = [
+    pub const ALL: [Agent; 12] = [
         Agent::Claude,
         Agent::Codex,
         Agent::Gemini,
@@ -44,11 +53,14 @@ impl Agent {
         Agent::Factory,
         Agent::CodeBuddy,
         Agent::Qoder,
+        Agent::OpenCode,
+        Agent::Kilo,
+        Agent::Pi,
     ];
 
     /// The agents `install --agent` writes a configuration for (Kimi CLI's is TOML, in the
     /// user's `config.toml` only: docs/agents-survey.md).
-    pub const INSTALLABLE: [Agent; 9] = [
+    pub const INSTALLABLE: [Agent; 12] = [
         Agent::Claude,
         Agent::Codex,
         Agent::Gemini,
@@ -58,6 +70,9 @@ impl Agent {
         Agent::Factory,
         Agent::CodeBuddy,
         Agent::Qoder,
+        Agent::OpenCode,
+        Agent::Kilo,
+        Agent::Pi,
     ];
 
     /// The name used on the command line, in the trace and in state files.
@@ -72,6 +87,9 @@ impl Agent {
             Agent::Factory => "factory",
             Agent::CodeBuddy => "codebuddy",
             Agent::Qoder => "qoder",
+            Agent::OpenCode => "opencode",
+            Agent::Kilo => "kilo",
+            Agent::Pi => "pi",
         }
     }
 
@@ -87,6 +105,9 @@ impl Agent {
             Agent::Factory => "Factory Droid",
             Agent::CodeBuddy => "CodeBuddy",
             Agent::Qoder => "Qoder",
+            Agent::OpenCode => "OpenCode",
+            Agent::Kilo => "Kilo Code",
+            Agent::Pi => "Pi",
         }
     }
 
@@ -103,6 +124,9 @@ impl Agent {
             "factory" | "droid" | "factory-droid" => Agent::Factory,
             "codebuddy" | "codebuddy-code" => Agent::CodeBuddy,
             "qoder" | "qodercli" | "qoder-cli" => Agent::Qoder,
+            "opencode" | "opencode-ai" => Agent::OpenCode,
+            "kilo" | "kilocode" | "kilo-code" => Agent::Kilo,
+            "pi" | "pi-coding-agent" => Agent::Pi,
             _ => return None,
         };
         Some(agent)
@@ -115,6 +139,8 @@ impl Agent {
             Agent::Gemini => Wire::Gemini,
             Agent::Qwen => Wire::Qwen,
             Agent::Cursor => Wire::Cursor,
+            Agent::OpenCode | Agent::Kilo => Wire::OpenCode,
+            Agent::Pi => Wire::Pi,
             Agent::Claude | Agent::Kimi | Agent::Factory | Agent::CodeBuddy | Agent::Qoder => {
                 Wire::Claude
             }
@@ -124,10 +150,15 @@ impl Agent {
     /// Whether the agent sends an end-of-turn continuation back through its prompt event, so
     /// the prompt handler must recognise its own text (tests/e2e/gemini-FINDINGS.md §5,
     /// qwen-FINDINGS.md §4; Cursor submits
-    /// `followup_message` as the next user message). Claude Code and Codex continue inside the
-    /// turn without a new prompt event.
+    /// `followup_message` as the next user message; our OpenCode plugin's continuation is a
+    /// prompt, which fires `chat.message`, and our Pi extension's a user message, which fires
+    /// `input`: opencode-FINDINGS.md, pi-FINDINGS.md). Claude Code and Codex continue inside
+    /// the turn without a new prompt event.
     pub fn echoes_continuation(self) -> bool {
-        matches!(self.wire(), Wire::Gemini | Wire::Qwen | Wire::Cursor)
+        matches!(
+            self.wire(),
+            Wire::Gemini | Wire::Qwen | Wire::Cursor | Wire::OpenCode | Wire::Pi
+        )
     }
 
     /// Whether context answered on a pre-tool event reaches the model. Gemini CLI's BeforeTool
@@ -135,9 +166,13 @@ impl Agent {
     /// the tool's result) and Qwen Code reads PreToolUse context only beside a
     /// `permissionDecision`, which an announcement must not send; both were seen to drop it
     /// (tests/e2e_agent_guards.rs). There a capability says on the post-tool event what it
-    /// would have said before the call.
+    /// would have said before the call. OpenCode's `tool.execute.before` and Pi's `tool_call`
+    /// can refuse or rewrite a call but add nothing to what the model reads.
     pub fn shows_pre_tool_context(self) -> bool {
-        !matches!(self.wire(), Wire::Gemini | Wire::Qwen)
+        !matches!(
+            self.wire(),
+            Wire::Gemini | Wire::Qwen | Wire::OpenCode | Wire::Pi
+        )
     }
 
     /// The variable the client sets to its session id (the one its hooks are sent) in the
@@ -173,6 +208,8 @@ impl Wire {
             Wire::Gemini => Agent::Gemini,
             Wire::Qwen => Agent::Qwen,
             Wire::Cursor => Agent::Cursor,
+            Wire::OpenCode => Agent::OpenCode,
+            Wire::Pi => Agent::Pi,
         }
     }
 }

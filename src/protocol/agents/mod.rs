@@ -19,7 +19,10 @@ pub mod claude;
 pub mod codex;
 pub mod cursor;
 pub mod gemini;
+pub mod opencode;
 pub mod outcome;
+pub mod pi;
+pub mod plugin;
 pub mod qwen;
 pub mod support;
 pub mod table;
@@ -69,6 +72,8 @@ pub fn decode_map(declared: Agent, map: Map<String, Value>) -> HookInput {
         Wire::Gemini => gemini::decode(map),
         Wire::Qwen => qwen::decode(map),
         Wire::Cursor => cursor::decode(map),
+        Wire::OpenCode => opencode::decode(map),
+        Wire::Pi => pi::decode(map),
     };
     input.agent = declared;
     input.format = format;
@@ -83,6 +88,10 @@ fn event_name(map: &Map<String, Value>) -> Option<&str> {
         .find_map(|k| map.get(*k)?.as_str())
 }
 
+/// The field our TypeScript plugins (`extensions/`) add to every payload: the agent they were
+/// installed for (`opencode`, `kilo`, `pi`).
+pub const PLUGIN_MARKER: &str = "omc_plugin";
+
 /// What agent a payload looks like it came from, from markers only that agent sends
 /// (the recorded fixtures in tests/fixtures/, whose fields tests/e2e/codex-FINDINGS.md §4,
 /// gemini-FINDINGS.md §3 and qwen-FINDINGS.md §3 list; Cursor's documented fields; CodeBuddy's
@@ -93,6 +102,15 @@ fn event_name(map: &Map<String, Value>) -> Option<&str> {
 pub fn detect_shape(map: &Map<String, Value>) -> Option<Agent> {
     let has = |k: &str| map.get(k).is_some_and(|v| !v.is_null());
     let event = event_name(map);
+    // Our own plugins name the agent they were installed for.
+    if let Some(a) = map
+        .get(PLUGIN_MARKER)
+        .and_then(Value::as_str)
+        .and_then(Agent::parse)
+        .filter(|a| table::via_plugin(a.wire()))
+    {
+        return Some(a);
+    }
     if has("conversation_id") || has("cursor_version") {
         return Some(Agent::Cursor);
     }
@@ -197,6 +215,8 @@ pub fn encode(input: &HookInput, hook: crate::hooks::Hook, answer: &Answer) -> O
         Wire::Codex => codex::encode(answer, event),
         Wire::Gemini => gemini::encode(answer, event),
         Wire::Cursor => cursor::encode(answer, event),
+        Wire::OpenCode => opencode::encode(answer, event),
+        Wire::Pi => pi::encode(answer, event),
     }
 }
 
@@ -233,7 +253,9 @@ pub fn stop_block_limit(agent: Agent, env: &Env) -> (u32, &'static str) {
                 .max(1),
         ),
         Wire::Cursor => Some(CURSOR_LOOP_LIMIT),
-        Wire::Codex | Wire::Gemini => None,
+        // OpenCode, Kilo Code and Pi continue whenever our plugin sends a prompt: no cap of
+        // their own (opencode-FINDINGS.md, pi-FINDINGS.md).
+        Wire::Codex | Wire::Gemini | Wire::OpenCode | Wire::Pi => None,
     };
     match client {
         Some(c) if c <= own => (c, agent.wire().agent().client()),
@@ -366,6 +388,19 @@ mod tests {
                 json!({"hook_event_name":"Stop","permission_mode":"default"}),
                 None,
             ),
+            (
+                json!({"hook_event_name":"session.idle","omc_plugin":"kilo","session_id":"ses_1"}),
+                Some(Agent::Kilo),
+            ),
+            (
+                json!({"hook_event_name":"agent_end","omc_plugin":"pi","timestamp":"t"}),
+                Some(Agent::Pi),
+            ),
+            // only our plugins' agents: a foreign payload naming another is read by its shape
+            (
+                json!({"hook_event_name":"Stop","omc_plugin":"codex","turn_id":"t"}),
+                Some(Agent::Codex),
+            ),
             (json!({"hook_event_name":"SomethingNew"}), None),
             (json!({}), None),
         ];
@@ -415,6 +450,8 @@ mod tests {
         assert_eq!(stop_block_cap(Agent::Gemini, &none), 8);
         assert_eq!(stop_block_cap(Agent::Qwen, &none), 7);
         assert_eq!(stop_block_cap(Agent::Cursor, &none), 5);
+        assert_eq!(stop_block_cap(Agent::OpenCode, &none), 8);
+        assert_eq!(stop_block_cap(Agent::Pi, &none), 8);
         let own = env(&[("OMC_STOP_BLOCK_CAP", "3")]);
         assert_eq!(stop_block_cap(Agent::Codex, &own), 3);
         assert_eq!(stop_block_cap(Agent::Claude, &own), 3);

@@ -210,6 +210,16 @@ pub fn of(agent: Agent) -> Support {
             user_hooks: EVERYWHERE,
             export: EVERYWHERE,
         },
+        Agent::OpenCode | Agent::Kilo | Agent::Pi => Support {
+            proven: "not yet run",
+            keywords: unverified(""),
+            continuation: unverified(""),
+            tool_failures: unverified(""),
+            skill_guards: unverified(""),
+            compaction: unverified(""),
+            user_hooks: EVERYWHERE,
+            export: EVERYWHERE,
+        },
         Agent::Qoder => Support {
             proven: "its code (the client needs a login)",
             keywords: unverified("Claude Code's hook format, per its code"),

@@ -48,7 +48,7 @@ const fn row(
 }
 
 use Install::{Matcher, No, Yes};
-use Wire::{Claude as C, Codex as X, Cursor as K, Gemini as G, Qwen as Q};
+use Wire::{Claude as C, Codex as X, Cursor as K, Gemini as G, OpenCode as O, Pi as P, Qwen as Q};
 
 /// Every mapping, agent by agent, in lifecycle order.
 pub const ROWS: &[Row] = &[
@@ -288,7 +288,113 @@ pub const ROWS: &[Row] = &[
         "continues with `followup_message`; `loop_count` for `stop_hook_active`; client cap 5",
     ),
     row(K, "sessionEnd", "session-end", Yes, ""),
+    //
+    // OpenCode and Kilo Code: the events our plugin (extensions/opencode/) passes on; "yes"
+    // means the plugin sends it. opencode-FINDINGS.md says what each was seen to carry.
+    row(
+        O,
+        "session.created",
+        "session-start",
+        Yes,
+        "a main session (a subagent's has a parent and is not sent); context joins the next prompt",
+    ),
+    row(
+        O,
+        "chat.message",
+        "user-prompt-submit",
+        Yes,
+        "context as a synthetic text part; also fires with our continuation as the prompt: recognised and left alone",
+    ),
+    row(
+        O,
+        "tool.execute.before",
+        "pre-tool-use",
+        Yes,
+        "refuses a call by throwing; adds no context",
+    ),
+    row(
+        O,
+        "tool.execute.after",
+        "post-tool-use",
+        Yes,
+        "context appended to the tool's output; a non-zero `metadata.exit` runs post-tool-use-failure",
+    ),
+    row(
+        O,
+        "message.part.updated",
+        "post-tool-use-failure",
+        Yes,
+        "only a tool part that ended in `error` (a tool that threw) is sent",
+    ),
+    row(O, "experimental.session.compacting", "pre-compact", Yes, ""),
+    row(
+        O,
+        "session.compacted",
+        "session-start",
+        Yes,
+        "as source `compact`; context joins the next prompt",
+    ),
+    row(
+        O,
+        "session.idle",
+        "stop",
+        Yes,
+        "the plugin continues with `session.promptAsync`; no client cap, ours holds",
+    ),
+    row(O, "session.deleted", "session-end", Yes, ""),
+    //
+    // Pi: the events our extension (extensions/pi/) passes on (pi-FINDINGS.md).
+    row(
+        P,
+        "session_start",
+        "session-start",
+        Yes,
+        "context joins the next prompt",
+    ),
+    row(
+        P,
+        "input",
+        "user-prompt-submit",
+        Yes,
+        "context sent on `before_agent_start`; also fires (source `extension`) with our continuation: recognised and left alone",
+    ),
+    row(
+        P,
+        "tool_call",
+        "pre-tool-use",
+        Yes,
+        "refuses with `block`; adds no context",
+    ),
+    row(
+        P,
+        "tool_result",
+        "post-tool-use",
+        Yes,
+        "context appended to the result; `isError` runs post-tool-use-failure",
+    ),
+    row(P, "session_before_compact", "pre-compact", Yes, ""),
+    row(
+        P,
+        "session_compact",
+        "session-start",
+        Yes,
+        "as source `compact`",
+    ),
+    row(
+        P,
+        "agent_end",
+        "stop",
+        Yes,
+        "the extension continues with a new user message (interactive and RPC modes: `pi -p` exits first); no client cap, ours holds",
+    ),
+    row(P, "session_shutdown", "session-end", Yes, ""),
 ];
+
+/// Whether `wire`'s events come from the plugin this repository ships (`extensions/`): there
+/// several events may reach one hook, since the plugin, not a configuration file, calls it.
+pub fn via_plugin(wire: Wire) -> bool {
+    matches!(wire, Wire::OpenCode | Wire::Pi)
+}
 
 /// The rows of one wire format.
 pub fn rows(wire: Wire) -> impl Iterator<Item = &'static Row> {
@@ -327,17 +433,22 @@ pub fn agent_event(wire: Wire, hook: &str) -> Option<&'static str> {
     )
 }
 
+/// Every wire format, in the order the table prints them.
+pub const WIRES: [Wire; 7] = [
+    Wire::Claude,
+    Wire::Codex,
+    Wire::Gemini,
+    Wire::Qwen,
+    Wire::Cursor,
+    Wire::OpenCode,
+    Wire::Pi,
+];
+
 /// The table as Markdown: one section per wire format. `doctor --agents` prints it and the
 /// README holds a copy (kept identical by a test).
 pub fn render_markdown() -> String {
     let mut s = String::new();
-    for wire in [
-        Wire::Claude,
-        Wire::Codex,
-        Wire::Gemini,
-        Wire::Qwen,
-        Wire::Cursor,
-    ] {
+    for wire in WIRES {
         let agent = wire.agent();
         let also: Vec<&str> = Agent::ALL
             .iter()
@@ -397,13 +508,7 @@ mod tests {
 
     #[test]
     fn every_hook_is_installed_where_the_agent_has_its_event() {
-        for wire in [
-            Wire::Claude,
-            Wire::Codex,
-            Wire::Gemini,
-            Wire::Qwen,
-            Wire::Cursor,
-        ] {
+        for wire in WIRES.into_iter().filter(|w| !via_plugin(*w)) {
             for hook in crate::hooks::HOOKS {
                 let mapped: Vec<&Row> = rows(wire).filter(|r| r.hook == hook.name).collect();
                 let installed = mapped.iter().filter(|r| r.install != Install::No).count();
