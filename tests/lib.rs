@@ -7,6 +7,7 @@
 mod agents;
 mod agents_golden;
 mod agents_install;
+mod agents_plugins;
 #[path = "e2e/recorder/record_fixtures.rs"]
 mod claude_recorder;
 mod cli;

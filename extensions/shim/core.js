@@ -111,6 +111,7 @@ function hook(event, fields) {
       finish(null, "error");
     });
     child.on("close", (code) => {
+      if (done) return;
       if (code !== 0) {
         diagnose("exit", `${sub} exited with ${code}: ${err.trim().slice(0, 300)}`);
         finish(null, "error");
