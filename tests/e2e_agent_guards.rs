@@ -38,6 +38,9 @@ pub fn skill_call(agent: Agent, name: &str) -> Option<Step> {
         Agent::Codex => None,
         Agent::Gemini => Some(Step::Call("activate_skill".into(), json!({ "name": name }))),
         Agent::Qwen => Some(Step::Call("skill".into(), json!({ "skill": name }))),
+        Agent::OpenCode | Agent::Kilo => Some(Step::Call("skill".into(), json!({ "name": name }))),
+        // Pi expands a skill into the prompt (`/skill:name`): no skill tool
+        Agent::Pi => None,
     }
 }
 
@@ -80,7 +83,7 @@ fn guard_blocks(run: &AgentRun) -> Vec<String> {
 fn assert_reason_shape(agent: Agent, shown: &str) {
     match agent {
         Agent::Codex => assert!(shown.starts_with("<hook_prompt"), "{shown}"),
-        Agent::Gemini | Agent::Qwen => {
+        Agent::Gemini | Agent::Qwen | Agent::OpenCode | Agent::Kilo | Agent::Pi => {
             assert!(shown.starts_with("[SKILL ACTIVE: guarded]"), "{shown}")
         }
     }
@@ -275,7 +278,7 @@ fn compacting(agent: Agent, sc: AgentScenario) -> AgentScenario {
     match agent {
         Agent::Codex => sc.arg("-c").arg("model_auto_compact_token_limit=12"),
         Agent::Gemini => sc.prompt_tokens(900_000),
-        Agent::Qwen => sc.prompt_tokens(190_000),
+        Agent::Qwen | Agent::OpenCode | Agent::Kilo | Agent::Pi => sc.prompt_tokens(190_000),
     }
 }
 
@@ -324,6 +327,7 @@ pub fn a_ralph_run_survives_a_compaction_and_the_model_sees_it(agent: Agent) {
         Agent::Codex | Agent::Qwen => assert!(notepad_entries(&sb) >= 1, "{d}"),
         // PreCompress cannot tell a compression from any other model call: no entry
         Agent::Gemini => assert_eq!(notepad_entries(&sb), 0, "{d}"),
+        a => panic!("{}: compaction not exercised in this suite", a.name()),
     }
 
     // The first main request after a compaction shows the run again.
@@ -381,6 +385,7 @@ pub fn a_ralph_run_survives_a_compaction_and_the_model_sees_it(agent: Agent) {
             );
             assert!(!after.iter().any(|r| restored(r)), "{d}");
         }
+        a => panic!("{}: compaction not exercised in this suite", a.name()),
     }
     let s = ralph_state(&sb, sid).expect("ralph-state.json");
     assert_eq!(s["active"], false, "{s:#}");

@@ -83,7 +83,7 @@ pub fn assert_continuation(agent: Agent, shown: &str, head: &str, task: &str) {
                 && shown.ends_with("</hook_prompt>"),
             "Codex wraps the reason in <hook_prompt>: {shown}"
         ),
-        Agent::Gemini | Agent::Qwen => assert!(
+        Agent::Gemini | Agent::Qwen | Agent::OpenCode | Agent::Kilo | Agent::Pi => assert!(
             shown.starts_with(head),
             "the reason, verbatim, is the new message: {shown}"
         ),
@@ -175,7 +175,7 @@ pub fn the_block_cap_pauses_a_run_and_the_next_prompt_resumes_it(agent: Agent) {
     let d = run.diagnostics();
     let sid = run.session_id.clone();
     let cap = match agent {
-        Agent::Codex | Agent::Gemini => 8,
+        Agent::Codex | Agent::Gemini | Agent::OpenCode | Agent::Kilo | Agent::Pi => 8,
         Agent::Qwen => 7,
     };
     assert_eq!(
@@ -247,7 +247,9 @@ pub fn a_failing_command_in_a_run_escalates_and_heads_the_end_of_turn_reason(age
             back.starts_with("<hook_prompt hook_run_id=\"stop:"),
             "{back}"
         ),
-        Agent::Gemini | Agent::Qwen => assert!(back.starts_with(escalation), "{back}"),
+        Agent::Gemini | Agent::Qwen | Agent::OpenCode | Agent::Kilo | Agent::Pi => {
+            assert!(back.starts_with(escalation), "{back}")
+        }
     }
     assert!(back.contains(&format!("Task: {PROMPT}")), "{back}");
     let s = ralph_state(&sb, &run.session_id).unwrap();

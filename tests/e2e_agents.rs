@@ -169,7 +169,8 @@ pub fn assert_wrapped(agent: Agent, shown: &str, reason_part: &str) {
                 && shown.ends_with("</hook_prompt>"),
             "Codex wraps the reason in <hook_prompt>: {shown}"
         ),
-        Agent::Gemini | Agent::Qwen => assert!(
+        // Our plugins send the reason as the next prompt, verbatim.
+        Agent::Gemini | Agent::Qwen | Agent::OpenCode | Agent::Kilo | Agent::Pi => assert!(
             shown.starts_with("[RALPH LOOP") || shown.starts_with("[TOOL ERROR"),
             "the reason verbatim: {shown}"
         ),
@@ -200,6 +201,16 @@ pub fn a_ralph_run_continues_until_the_completion_token(agent: Agent) {
         }),
         Agent::Gemini => shown.contains("<hook_context>[MAGIC KEYWORD: RALPH]"),
         Agent::Qwen => shown.contains("<qwen:user-prompt-submit-context>\n[MAGIC KEYWORD: RALPH]"),
+        // a synthetic text part of the prompt's own message
+        Agent::OpenCode | Agent::Kilo => {
+            let m = run.main_requests()[0].last_user_text();
+            m.starts_with(PROMPT) && m.contains("\n[MAGIC KEYWORD: RALPH]")
+        }
+        // a message of its own after the prompt (Pi's `before_agent_start` message)
+        Agent::Pi => run.main_requests()[0]
+            .user_texts()
+            .iter()
+            .any(|t| t.starts_with("[MAGIC KEYWORD: RALPH]")),
     };
     assert!(
         wrapped,
@@ -231,7 +242,7 @@ pub fn our_cap_pauses_a_run_and_cancelomc_ends_it(agent: Agent) -> (AgentRun, Ag
     // Our cap is 8 consecutive blocks; Qwen Code itself refuses its 8th (`iterationCount >=
     // cap`, default 8), so there ours must hand back after 7 or the client cuts the run off.
     let cap = match agent {
-        Agent::Codex | Agent::Gemini => 8,
+        Agent::Codex | Agent::Gemini | Agent::OpenCode | Agent::Kilo | Agent::Pi => 8,
         Agent::Qwen => 7,
     };
     assert_eq!(continuations(&run).len(), cap, "{d}");
@@ -355,6 +366,8 @@ pub fn not_fired_headless(agent: Agent) -> &'static [(&'static str, &'static str
         ],
         Agent::Gemini => &[],
         Agent::Qwen => &[("SessionEnd", "never fired by headless -p runs")],
+        Agent::OpenCode | Agent::Kilo => &[("session.deleted", "no session is deleted")],
+        Agent::Pi => &[],
     }
 }
 
@@ -365,7 +378,18 @@ pub fn not_fired_headless(agent: Agent) -> &'static [(&'static str, &'static str
 pub fn every_installed_hook_fires_and_decodes_the_payload(agent: Agent) {
     let sb = with_omc(agent);
     let installed = sb.installed_omc_hooks();
-    sb.write(&format!(".{}/skills/demo/SKILL.md", agent.name()), SKILL);
+    let skills = match agent {
+        Agent::OpenCode => ".opencode/skill",
+        Agent::Kilo => ".kilo/skill",
+        Agent::Pi => ".pi/skills",
+        _ => "",
+    };
+    let skills = if skills.is_empty() {
+        format!(".{}/skills", agent.name())
+    } else {
+        skills.to_owned()
+    };
+    sb.write(&format!("{skills}/demo/SKILL.md"), SKILL);
     let trace_file = sb.root().join("trace.jsonl");
     let trace_env = trace_file.to_string_lossy().into_owned();
     let mut sc = AgentScenario::new()
@@ -394,6 +418,20 @@ pub fn every_installed_hook_fires_and_decodes_the_payload(agent: Agent) {
                 // the subagent's own (synchronous) model call
                 .reply_text("nothing to report");
         }
+        // OpenCode's skill tool, and a read of a file that is not there: a tool that throws
+        // (its failure arrives as a tool part in state `error`)
+        Agent::OpenCode | Agent::Kilo => {
+            sc = sc
+                .step(crate::e2e::model::Step::Call(
+                    "skill".into(),
+                    serde_json::json!({"name": "demo"}),
+                ))
+                .step(crate::e2e::model::Step::Call(
+                    "read".into(),
+                    serde_json::json!({"filePath": sb.project().join("no-such-file").to_string_lossy()}),
+                ))
+        }
+        Agent::Pi => {}
     }
     let first = sb.run("set the project up", sc.reply_text("all set"));
     first.assert_success();
@@ -405,7 +443,9 @@ pub fn every_installed_hook_fires_and_decodes_the_payload(agent: Agent) {
     sc = match agent {
         Agent::Codex => sc.arg("-c").arg("model_auto_compact_token_limit=12"),
         Agent::Gemini => sc,
-        Agent::Qwen => sc.prompt_tokens(190_000),
+        Agent::Qwen | Agent::Kilo | Agent::Pi => sc.prompt_tokens(190_000),
+        // OpenCode compacts again after every answer that reports the same usage
+        Agent::OpenCode => sc.prompt_tokens_once(190_000),
     };
     let second = sb.run("compact please", sc);
     second.assert_success();

@@ -30,6 +30,7 @@ mod e2e_install;
 mod e2e_keywords;
 mod e2e_memory;
 mod e2e_packages;
+mod e2e_plugins;
 mod e2e_qwen;
 mod e2e_record;
 mod e2e_skills;

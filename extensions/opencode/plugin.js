@@ -74,6 +74,26 @@ export const OmcHooks = async ({ client, directory }) => {
       client.tui.showToast({ body: { message: answer.message, variant: "info" } }).catch(() => {});
     } catch {}
   };
+  /** The text of the session's last answer (idle carries none): whether it is done, or asks. */
+  const lastAnswer = async (id) => {
+    try {
+      const r = await client.session.messages({ path: { id } });
+      const list = (r && r.data) || [];
+      for (let i = list.length - 1; i >= 0; i--) {
+        const m = list[i];
+        if (!m || !m.info || m.info.role !== "assistant") continue;
+        return tail(
+          (m.parts || [])
+            .filter((p) => p.type === "text" && !p.synthetic && typeof p.text === "string")
+            .map((p) => p.text)
+            .join("\n"),
+        );
+      }
+    } catch (e) {
+      diagnose("messages", `cannot read the session's last answer: ${e && e.message}`);
+    }
+    return undefined;
+  };
   const hold = (id, answer) => {
     if (answer && answer.context) session(id).held.push(answer.context);
     tell(answer);
@@ -145,6 +165,7 @@ export const OmcHooks = async ({ client, directory }) => {
         const a = await hook("session.idle", {
           ...base(id),
           stop_hook_active: s.continued,
+          last_assistant_message: await lastAnswer(id),
           ...(error ? { error_name: error.name, stop_reason: error.message } : {}),
         });
         tell(a);

@@ -1,4 +1,5 @@
-//! The pinned Codex CLI, Gemini CLI and Qwen Code clients: installed from npm on first use into
+//! The pinned Codex CLI, Gemini CLI, Qwen Code, OpenCode, Kilo Code and Pi clients: installed
+//! from npm on first use into
 //! `$OMC_E2E_CLIENTS_DIR/<agent>` (default `<checkout>/target/e2e-clients/<agent>`), once per
 //! process (`OnceLock`) and once across processes (an exclusive lock on
 //! `<agent>/.install.lock`).
@@ -20,10 +21,22 @@ pub enum Agent {
     Codex,
     Gemini,
     Qwen,
+    /// Served through our plugin (`extensions/`), driven over `opencode serve` / `kilo serve`
+    /// (`serve.rs`) and Pi's RPC mode (`pi.rs`).
+    OpenCode,
+    Kilo,
+    Pi,
 }
 
 impl Agent {
-    pub const ALL: [Agent; 3] = [Agent::Codex, Agent::Gemini, Agent::Qwen];
+    pub const ALL: [Agent; 6] = [
+        Agent::Codex,
+        Agent::Gemini,
+        Agent::Qwen,
+        Agent::OpenCode,
+        Agent::Kilo,
+        Agent::Pi,
+    ];
 
     /// The name `omc-hooks --agent` takes and the install sub-directory.
     pub fn name(self) -> &'static str {
@@ -31,15 +44,23 @@ impl Agent {
             Agent::Codex => "codex",
             Agent::Gemini => "gemini",
             Agent::Qwen => "qwen",
+            Agent::OpenCode => "opencode",
+            Agent::Kilo => "kilo",
+            Agent::Pi => "pi",
         }
     }
 
-    /// The npm package installed.
+    /// The npm package installed. Kilo Code's `@kilocode/cli` 7.8.1 wants a platform package
+    /// that does not exist and 7.7.9 is not published (docs/agents-survey.md): its platform
+    /// package is installed directly.
     pub fn package(self) -> &'static str {
         match self {
             Agent::Codex => "@openai/codex",
             Agent::Gemini => "@google/gemini-cli",
             Agent::Qwen => "@qwen-code/qwen-code",
+            Agent::OpenCode => "opencode-ai",
+            Agent::Kilo => kilo_platform_package(),
+            Agent::Pi => "@mariozechner/pi-coding-agent",
         }
     }
 
@@ -49,7 +70,15 @@ impl Agent {
             Agent::Codex => "0.169.0",
             Agent::Gemini => "0.61.0",
             Agent::Qwen => "0.24.4",
+            Agent::OpenCode => "1.18.33",
+            Agent::Kilo => "7.7.9",
+            Agent::Pi => "0.73.1",
         }
+    }
+
+    /// Served through our plugin (`extensions/`): run by `plugin_host.rs`.
+    pub fn via_plugin(self) -> bool {
+        matches!(self, Agent::OpenCode | Agent::Kilo | Agent::Pi)
     }
 
     pub fn spec(self) -> String {
@@ -78,10 +107,16 @@ pub fn installed(agent: Agent) -> Result<&'static Installed, &'static str> {
     static CODEX: OnceLock<Result<Installed, String>> = OnceLock::new();
     static GEMINI: OnceLock<Result<Installed, String>> = OnceLock::new();
     static QWEN: OnceLock<Result<Installed, String>> = OnceLock::new();
+    static OPENCODE: OnceLock<Result<Installed, String>> = OnceLock::new();
+    static KILO: OnceLock<Result<Installed, String>> = OnceLock::new();
+    static PI: OnceLock<Result<Installed, String>> = OnceLock::new();
     let cell = match agent {
         Agent::Codex => &CODEX,
         Agent::Gemini => &GEMINI,
         Agent::Qwen => &QWEN,
+        Agent::OpenCode => &OPENCODE,
+        Agent::Kilo => &KILO,
+        Agent::Pi => &PI,
     };
     cell.get_or_init(|| install(agent, &clients_dir().join(agent.name())))
         .as_ref()
@@ -126,6 +161,24 @@ fn codex_native(dir: &Path) -> Result<PathBuf, String> {
         .join("bin/codex"))
 }
 
+/// Kilo Code's platform package for this machine.
+fn kilo_platform_package() -> &'static str {
+    match std::env::consts::ARCH {
+        "aarch64" => "@kilocode/cli-linux-arm64",
+        _ => "@kilocode/cli-linux-x64",
+    }
+}
+
+/// OpenCode's native binary: the `opencode-<platform>` dependency of `opencode-ai` (npm may not
+/// run the wrapper's postinstall, which only links the same file).
+fn opencode_native(dir: &Path) -> PathBuf {
+    let pkg = match std::env::consts::ARCH {
+        "aarch64" => "opencode-linux-arm64",
+        _ => "opencode-linux-x64",
+    };
+    dir.join("node_modules").join(pkg).join("bin/opencode")
+}
+
 fn entry(agent: Agent, dir: &Path) -> Result<Installed, String> {
     let pkg = dir.join("node_modules").join(agent.package());
     let (program, args) = match agent {
@@ -137,6 +190,12 @@ fn entry(agent: Agent, dir: &Path) -> Result<Installed, String> {
         Agent::Qwen => (
             PathBuf::from("node"),
             vec![pkg.join("cli-entry.js").into_os_string()],
+        ),
+        Agent::OpenCode => (opencode_native(dir), Vec::new()),
+        Agent::Kilo => (pkg.join("bin/kilo"), Vec::new()),
+        Agent::Pi => (
+            PathBuf::from("node"),
+            vec![pkg.join("dist/cli.js").into_os_string()],
         ),
     };
     Ok(Installed {
@@ -165,14 +224,14 @@ fn check(agent: Agent, dir: &Path) -> Result<Installed, String> {
         ));
     }
     let e = entry(agent, dir)?;
-    let file = if agent == Agent::Codex {
+    let file = if e.args.is_empty() {
         e.program.clone()
     } else {
         PathBuf::from(&e.args[0])
     };
     if !file.is_file() {
         return Err(format!(
-            "{} is missing (for Codex: did npm skip the optional native dependency?)",
+            "{} is missing (for Codex and OpenCode: did npm skip the optional native dependency?)",
             file.display()
         ));
     }

@@ -13,8 +13,11 @@ pub mod gemini;
 pub mod harness;
 pub mod http;
 pub mod model;
+pub mod pi;
 pub mod plugin;
+pub mod plugin_host;
 pub mod qwen;
+pub mod serve;
 pub mod server;
 pub mod tui;
 

@@ -5,6 +5,7 @@
 //   node fake_host.mjs opencode|pi <plugin file>   < steps.json   > result.json
 //
 // steps: [{"hook": "<OpenCode hook name>", "input": {...}, "output": {...}}   OpenCode
+//         {"messages": [...]}               OpenCode: what session.messages lists from now on
 //         {"event": {...}}                                                    OpenCode bus event
 //         {"on": "<Pi event>", "event": {...}, "ctx": {...}}]                 Pi
 //         (a Pi event's `text` "$last_sent" is the text the extension last sent)
@@ -35,6 +36,8 @@ if (kind === "opencode") {
     app: { log: async ({ body }) => { result.logs.push(body.message); return {}; } },
     tui: { showToast: async ({ body }) => { result.toasts.push(body.message); return {}; } },
     session: {
+      // The session's messages: the steps may set them (`{"messages": [...]}`).
+      messages: async () => ({ data: result.messages || [] }),
       promptAsync: async ({ path, body }) => {
         result.prompts.push({ id: path.id, text: body.parts.map((p) => p.text).join("") });
         return { response: { status: 204 } };
@@ -44,6 +47,10 @@ if (kind === "opencode") {
   const plugin = Object.values(mod).find((v) => typeof v === "function");
   const hooks = await plugin({ client, directory: process.cwd(), worktree: process.cwd() });
   for (const s of steps) {
+    if (s.messages) {
+      result.messages = s.messages;
+      continue;
+    }
     if (s.event) {
       const r = await settle(hooks.event ? hooks.event({ event: s.event }) : undefined);
       result.steps.push({ ...r, event: s.event });
@@ -79,4 +86,5 @@ if (kind === "opencode") {
     result.steps.push({ ...r, event });
   }
 }
+delete result.messages;
 process.stdout.write(JSON.stringify(result), () => process.exit(0));

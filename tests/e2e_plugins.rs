@@ -1,0 +1,84 @@
+//! The real OpenCode (pinned 1.18.33), Kilo Code (7.7.9) and Pi (0.73.1), each with our plugin
+//! as `install --agent` writes it, against the scripted chat-completions model: OpenCode and
+//! Kilo Code driven as `serve` over HTTP, Pi in its RPC mode (`e2e/plugin_host.rs`). The shared
+//! scenarios of `e2e_agents`: a shell turn reaches the model and back through the plugin, a
+//! ralph run continues to its completion token, our cap pauses a run and `cancelomc` ends it
+//! in the resumed session, a question is inert, a failing command escalates, and every event
+//! the plugin passes on reaches the binary and decodes. What each client was seen to do:
+//! tests/e2e/opencode-FINDINGS.md, pi-FINDINGS.md.
+
+use crate::e2e::clients::Agent;
+use crate::e2e_agents as s;
+
+/// The plugin passes a shell turn's events to the binary (here the recorder), under the
+/// client's own session.
+fn a_shell_turn_round_trips(agent: Agent) {
+    let (run, events) = s::a_shell_turn_round_trips(agent);
+    let names = s::names(&events);
+    let (prompt, pre, post, stop) = match agent {
+        Agent::Pi => ("input", "tool_call", "tool_result", "agent_end"),
+        _ => (
+            "chat.message",
+            "tool.execute.before",
+            "tool.execute.after",
+            "session.idle",
+        ),
+    };
+    for event in [prompt, pre, post, stop] {
+        let mine = s::of(&events, event);
+        assert!(!mine.is_empty(), "{event} never ran: {names}");
+        for p in mine {
+            assert_eq!(p["session_id"], run.session_id.as_str(), "{event}: {p}");
+            assert_eq!(p["omc_plugin"], agent.name(), "{event}: {p}");
+        }
+    }
+    let post = &s::of(&events, post)[0];
+    assert_eq!(post["tool_name"], "bash", "{post}");
+    assert_eq!(post["tool_input"]["command"], "echo hi-from-e2e", "{post}");
+}
+
+macro_rules! shared_scenarios {
+    ($agent:expr) => {
+        #[test]
+        fn a_shell_turn_round_trips_through_the_plugin() {
+            super::a_shell_turn_round_trips($agent);
+        }
+
+        #[test]
+        fn a_ralph_run_continues_until_the_completion_token() {
+            crate::e2e_agents::a_ralph_run_continues_until_the_completion_token($agent);
+        }
+
+        #[test]
+        fn our_cap_pauses_a_run_and_cancelomc_ends_it() {
+            crate::e2e_agents::our_cap_pauses_a_run_and_cancelomc_ends_it($agent);
+        }
+
+        #[test]
+        fn a_question_about_ralph_is_inert() {
+            crate::e2e_agents::a_question_about_ralph_is_inert($agent);
+        }
+
+        #[test]
+        fn a_failing_command_escalates() {
+            crate::e2e_agents::a_failing_command_escalates($agent);
+        }
+
+        #[test]
+        fn every_installed_hook_fires_and_decodes_the_payload() {
+            crate::e2e_agents::every_installed_hook_fires_and_decodes_the_payload($agent);
+        }
+    };
+}
+
+mod opencode {
+    shared_scenarios!(crate::e2e::clients::Agent::OpenCode);
+}
+
+mod kilo {
+    shared_scenarios!(crate::e2e::clients::Agent::Kilo);
+}
+
+mod pi {
+    shared_scenarios!(crate::e2e::clients::Agent::Pi);
+}
