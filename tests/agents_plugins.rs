@@ -546,6 +546,35 @@ esac"#,
     );
     assert_eq!(r["toasts"], json!(["a note", "paused"]));
 
+    // A refused prompt fails with the reason (OpenCode then never calls the model), and the
+    // person is told why; in Pi the prompt is handled and never reaches the model.
+    let bin = fake_bin(
+        dir.path(),
+        r#"cat > /dev/null; echo '{"deny":"prompts are closed"}'"#,
+    );
+    let file = plugin_file(&p, "opencode", Some(&bin), None);
+    let r = host(
+        "opencode",
+        &file,
+        p.path(),
+        json!([opencode_prompt(sid, "hello")]),
+    );
+    assert_eq!(r["steps"][0]["threw"], "prompts are closed", "{r:#}");
+    assert_eq!(r["toasts"], json!(["prompts are closed"]));
+    let file = plugin_file(&p, "pi", Some(&bin), None);
+    let r = host(
+        "pi",
+        &file,
+        p.path(),
+        json!([{"on": "input", "event": {"text": "hello", "source": "interactive"}}]),
+    );
+    assert_eq!(
+        r["steps"][0]["returned"],
+        json!({"action": "handled"}),
+        "{r:#}"
+    );
+    assert_eq!(r["notes"][0]["text"], "prompts are closed", "{r:#}");
+
     // A rewrite changes the very arguments object the tool runs with.
     let bin = fake_bin(
         dir.path(),

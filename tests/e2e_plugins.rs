@@ -73,6 +73,15 @@ macro_rules! shared_scenarios {
 
 mod opencode {
     shared_scenarios!(crate::e2e::clients::Agent::OpenCode);
+
+    /// The plugin refuses a call a user hook blocks (OpenCode: by throwing from
+    /// `tool.execute.before`); the model reads the reason. Kilo Code runs the same plugin file.
+    #[test]
+    fn a_user_hook_on_bash_refuses_a_shell_command() {
+        crate::e2e_agent_guards::a_user_hook_on_bash_refuses_a_shell_command(
+            crate::e2e::clients::Agent::OpenCode,
+        );
+    }
 }
 
 mod kilo {
@@ -81,4 +90,12 @@ mod kilo {
 
 mod pi {
     shared_scenarios!(crate::e2e::clients::Agent::Pi);
+
+    /// Pi's `tool_call` answered `{block: true, reason}`: the model reads the reason.
+    #[test]
+    fn a_user_hook_on_bash_refuses_a_shell_command() {
+        crate::e2e_agent_guards::a_user_hook_on_bash_refuses_a_shell_command(
+            crate::e2e::clients::Agent::Pi,
+        );
+    }
 }

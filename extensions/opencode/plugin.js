@@ -68,11 +68,13 @@ export const OmcHooks = async ({ client, directory }) => {
     return s;
   };
   const base = (id) => ({ session_id: id, cwd: directory });
-  const tell = (answer) => {
-    if (!answer || !answer.message) return;
+  const toast = (message, variant) => {
     try {
-      client.tui.showToast({ body: { message: answer.message, variant: "info" } }).catch(() => {});
+      client.tui.showToast({ body: { message, variant } }).catch(() => {});
     } catch {}
+  };
+  const tell = (answer) => {
+    if (answer && answer.message) toast(answer.message, "info");
   };
   /** The text of the session's last answer (idle carries none): whether it is done, or asks. */
   const lastAnswer = async (id) => {
@@ -229,7 +231,11 @@ export const OmcHooks = async ({ client, directory }) => {
       } catch (e) {
         diagnose("chat.message", `chat.message: ${e && e.message}`);
       }
-      if (refusal) throw new Error(refusal);
+      if (refusal) {
+        // The prompt never reaches the model (OpenCode fails it): say why.
+        toast(refusal, "warning");
+        throw new Error(refusal);
+      }
     },
 
     "experimental.chat.system.transform": async (input, output) => {

@@ -93,7 +93,11 @@ export default function omcHooks(pi) {
     s.sent = null;
     const a = await hook("input", { ...base(ctx), prompt, input_source: e.source });
     tell(ctx, a);
-    if (a && a.deny) return { action: "handled" };
+    if (a && a.deny) {
+      // The prompt never reaches the model: say why.
+      tell(ctx, { message: a.deny });
+      return { action: "handled" };
+    }
     if (a && a.context) s.held.push(a.context);
     return undefined;
   });

@@ -210,13 +210,37 @@ pub fn of(agent: Agent) -> Support {
             user_hooks: EVERYWHERE,
             export: EVERYWHERE,
         },
-        Agent::OpenCode | Agent::Kilo | Agent::Pi => Support {
-            proven: "not yet run",
-            keywords: unverified(""),
-            continuation: unverified(""),
-            tool_failures: unverified(""),
-            skill_guards: unverified(""),
-            compaction: unverified(""),
+        Agent::OpenCode | Agent::Kilo => Support {
+            proven: if agent == Agent::Kilo {
+                "real client 7.7.9 (`kilo serve`), with our plugin"
+            } else {
+                "real client 1.18.33 (`opencode serve`), with our plugin"
+            },
+            keywords: yes_but("context as a synthetic part of the prompt"),
+            continuation: yes_but(
+                "the plugin sends the next prompt when the session goes idle; `run` exits at the first idle, before it; no client cap: ours holds",
+            ),
+            tool_failures: yes_but(
+                "the shell's exit code from `metadata.exit`; a tool that throws from its error part",
+            ),
+            skill_guards: unverified("the `skill` tool is decoded as Skill; not exercised"),
+            compaction: unverified(
+                "checkpoint at `experimental.session.compacting`; `session.compacted` tells the run again with the next prompt",
+            ),
+            user_hooks: EVERYWHERE,
+            export: EVERYWHERE,
+        },
+        Agent::Pi => Support {
+            proven: "real client 0.73.1 (RPC mode), with our extension",
+            keywords: yes_but("context as a message before the run"),
+            continuation: partly(
+                "a new prompt when the run ends, in RPC (seen) and interactive mode; `pi -p` and `--mode json` exit first",
+            ),
+            tool_failures: yes_but("`isError` on the tool's result"),
+            skill_guards: no("Pi has no skill tool: a skill is expanded into the prompt"),
+            compaction: unverified(
+                "checkpoint at `session_before_compact`; `session_compact` tells the run again",
+            ),
             user_hooks: EVERYWHERE,
             export: EVERYWHERE,
         },
