@@ -1056,8 +1056,9 @@ fn doctor_reports_hooks_installed_for_the_wrong_agent_from_the_trace() {
     );
 }
 
-/// The payloads recorded from the pinned Codex, Gemini CLI and Qwen Code clients
-/// (`tests/fixtures/<agent>/`, recorded by the real-client suite): every one decodes, through
+/// The payloads recorded from the pinned Codex, Gemini CLI, Qwen Code, OpenCode, Kilo Code and
+/// Pi clients (`tests/fixtures/<agent>/`, recorded by the real-client suite; the last three
+/// through our plugin): every one decodes, through
 /// the hook installed for its event, to the neutral event the table names, is recognised as
 /// its client's by shape, and gets a valid answer. Events no hook serves are traced under
 /// their own name and answered with nothing.
@@ -1065,7 +1066,14 @@ fn doctor_reports_hooks_installed_for_the_wrong_agent_from_the_trace() {
 fn recorded_payloads_of_every_client_decode_to_their_neutral_events() {
     use omc_hooks::protocol::agents::{Agent, table};
     let mut seen = 0;
-    for agent in [Agent::Codex, Agent::Gemini, Agent::Qwen] {
+    for agent in [
+        Agent::Codex,
+        Agent::Gemini,
+        Agent::Qwen,
+        Agent::OpenCode,
+        Agent::Kilo,
+        Agent::Pi,
+    ] {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures")
             .join(agent.name());
