@@ -12,7 +12,7 @@ cd "$(dirname "$0")"
 
 CARGO_FUZZ_VERSION=0.13.1
 SECS="${1:-${FUZZ_SECONDS:-60}}"
-TARGETS=(decode_decide keywords agent_codex agent_gemini agent_qwen agent_cursor)
+TARGETS=(decode_decide keywords agent_codex agent_gemini agent_qwen agent_cursor agents_more)
 
 export RUSTC_BOOTSTRAP=1
 export CARGO_TERM_COLOR=never

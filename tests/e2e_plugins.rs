@@ -72,7 +72,48 @@ macro_rules! shared_scenarios {
 }
 
 mod opencode {
+    use crate::e2e::agent_harness::AgentScenario;
+    use crate::e2e::model::{Role, Step};
+
     shared_scenarios!(crate::e2e::clients::Agent::OpenCode);
+
+    /// A tool that throws (a read of a missing file) runs no `tool.execute.after`: the plugin
+    /// passes its error part on as the failure event, and the failure's guidance reaches the
+    /// next model call (in its system prompt, since the call's result is already written).
+    #[test]
+    fn a_tool_that_throws_is_counted_and_the_model_is_told() {
+        let sb = crate::e2e_agents::with_omc(crate::e2e::clients::Agent::OpenCode);
+        let missing = sb.project().join("no-such-file");
+        let run = sb.run(
+            "read the notes",
+            AgentScenario::new()
+                .step(Step::Call(
+                    "read".into(),
+                    serde_json::json!({"filePath": missing.to_string_lossy()}),
+                ))
+                .reply_text("There are no notes."),
+        );
+        run.assert_success();
+        let d = run.diagnostics();
+        assert_eq!(run.main_requests().len(), 2, "{d}");
+        let system: String = run.main_requests()[1]
+            .messages
+            .iter()
+            .filter(|m| m.role == Role::System)
+            .map(|m| m.text.clone())
+            .collect();
+        assert!(system.contains("[TOOL ERROR - RETRY 1]"), "{system}\n{d}");
+        assert!(
+            !run.main_requests()[0].shown_text().contains("[TOOL ERROR"),
+            "{d}"
+        );
+        let rec = sb
+            .omc_dir()
+            .join("state/sessions")
+            .join(&run.session_id)
+            .join("last-tool-error.json");
+        assert!(rec.is_file(), "{d}");
+    }
 
     /// The plugin refuses a call a user hook blocks (OpenCode: by throwing from
     /// `tool.execute.before`); the model reads the reason. Kilo Code runs the same plugin file.
