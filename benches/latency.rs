@@ -5,6 +5,8 @@
 //! Run: `cargo bench --bench latency` (set `OMC_BENCH_RUNS` to change the runs per case,
 //! default 200; `OMC_BENCH_ONLY=statusline,stop` to run only the cases whose name contains one
 //! of the words, beside the baseline). Prints a Markdown table; BENCHMARKS.md holds a copy with the machine.
+//! `OMC_BENCH_INSTALLED=cargo:/path/omc-hooks,npm:/prefix/bin/omc-hooks` also times the hook
+//! commands each of those installs writes (`install --agent codex`), round by round.
 //!
 //! Each case prepares a throw-away project, lets the real hooks build realistic state (an
 //! active ralph run, a protected skill guard, a recent tool failure, edits) and snapshots the
@@ -561,7 +563,9 @@ fn main() {
     // that agent's hooks, so the session's recorded agent is that agent).
     let mut agent_rows: Vec<Row> = Vec::new();
     // (Kilo Code runs the OpenCode plugin and adapter: OpenCode's rows are its own.)
-    for agent in ["claude", "codex", "gemini", "qwen", "cursor", "opencode", "pi"] {
+    for agent in [
+        "claude", "codex", "gemini", "qwen", "cursor", "opencode", "pi",
+    ] {
         if !want(agent) && !want("agents") {
             continue;
         }
@@ -676,6 +680,11 @@ fn main() {
     if let Ok(other) = std::env::var("OMC_BENCH_COMPARE_BIN") {
         compare_builds(runs, &other, &mut rows);
     }
+
+    // The hooks of installs made different ways (cargo, npm), as their hook files run them.
+    let installed = std::env::var("OMC_BENCH_INSTALLED")
+        .ok()
+        .map(|spec| installed_cases(runs, &spec));
 
     // The price of a state write on this disk, in-process, no hook around it: as hooks make it
     // by default (temporary file exchanged with the old one) and with `OMC_DURABLE=1` (plus an
@@ -808,6 +817,137 @@ fn main() {
     println!("Per agent (`omc-hooks --agent NAME <hook>`, each agent's own payloads):");
     println!();
     table(&agent_rows);
+    if let Some((rows, ratios)) = &installed {
+        println!();
+        println!(
+            "Installed (OMC_BENCH_INSTALLED): `sh -c` of the command each install wrote, Codex payloads, round by round:"
+        );
+        println!();
+        table(rows);
+        println!();
+        for line in ratios {
+            println!("{line}");
+        }
+    }
+}
+
+/// The hook commands that `install --agent codex` writes when run from each binary of `spec`
+/// (`label:path,label:path`, e.g. a `cargo install`ed one and npm's launcher), timed as the
+/// client runs them (`/bin/sh -c '<command>'`, the agent's own payload) on the same seeded
+/// project, **round by round**: each round runs `sh -c true`, then every install's command
+/// (in an order that rotates each round), restoring the state before each. Then, for scale,
+/// the same event through the first `npm` label's launcher itself (what a hook would cost if
+/// an install named the launcher: Node.js starting each time). Returns the rows and one line
+/// per event with each install's median over the first's.
+fn installed_cases(runs: usize, spec: &str) -> (Vec<Row>, Vec<String>) {
+    let arms: Vec<(String, String)> = spec
+        .split(',')
+        .filter_map(|p| p.split_once(':'))
+        .map(|(l, p)| (l.trim().to_string(), p.trim().to_string()))
+        .collect();
+    assert!(
+        arms.len() >= 2,
+        "OMC_BENCH_INSTALLED=label:path,label:path (two or more)"
+    );
+    let mut b = Bench::for_agent("codex");
+    b.seed(20);
+    std::fs::write(b.path().join("transcript.jsonl"), tail_line(120_000)).unwrap();
+    // Each install into a scratch project of its own, its registry in a scratch home; only
+    // the commands it wrote are used.
+    let scratch = tempfile::tempdir().unwrap();
+    let commands: Vec<std::collections::HashMap<String, String>> = arms
+        .iter()
+        .enumerate()
+        .map(|(i, (label, bin))| {
+            let project = scratch.path().join(format!("p{i}"));
+            std::fs::create_dir_all(project.join(".git")).unwrap();
+            let home = scratch.path().join(format!("h{i}"));
+            let out = Command::new(bin)
+                .args(["install", "--agent", "codex", "--project"])
+                .arg(&project)
+                .env("HOME", &home)
+                .env("XDG_DATA_HOME", home.join("share"))
+                .env("CODEX_HOME", home.join("codex"))
+                .stdin(Stdio::null())
+                .output()
+                .unwrap_or_else(|e| panic!("{label}: {bin}: {e}"));
+            assert!(out.status.success(), "{label}: {bin} install failed");
+            let v: Value =
+                serde_json::from_slice(&std::fs::read(project.join(".codex/hooks.json")).unwrap())
+                    .unwrap();
+            let mut by_sub = std::collections::HashMap::new();
+            for groups in v["hooks"].as_object().unwrap().values() {
+                for g in groups.as_array().unwrap() {
+                    for h in g["hooks"].as_array().unwrap() {
+                        let c = h["command"].as_str().unwrap().to_string();
+                        let sub = c.split_whitespace().last().unwrap().to_string();
+                        by_sub.insert(sub, c);
+                    }
+                }
+            }
+            println!("{label}: install --agent codex wrote `{}`", by_sub["stop"]);
+            by_sub
+        })
+        .collect();
+    let mut rows = Vec::new();
+    let mut ratios = Vec::new();
+    for (sub, label, payload) in agent_cases("codex", b.path()) {
+        let mut samples: Vec<Vec<Sample>> = arms.iter().map(|_| Vec::new()).collect();
+        let mut floor = Vec::new();
+        for round in 0..=runs {
+            let f = run_once("/bin/sh", &["-c", "true"], &payload, b.path(), &[]);
+            for k in 0..arms.len() {
+                let i = (round + k) % arms.len();
+                b.restore();
+                let s = run_once(
+                    "/bin/sh",
+                    &["-c", &commands[i][sub]],
+                    &payload,
+                    b.path(),
+                    &[],
+                );
+                // Round 0 warms up, uncounted.
+                if round > 0 {
+                    samples[i].push(s);
+                }
+            }
+            if round > 0 {
+                floor.push(f);
+            }
+        }
+        let floor = stats(&floor).0;
+        let medians: Vec<f64> = samples.iter().map(|s| stats(s).0).collect();
+        for ((arm, _), s) in arms.iter().zip(&samples) {
+            let (median, p10, p90, rss) = stats(s);
+            rows.push(Row {
+                case: format!("codex `{label}`, {arm} install"),
+                median,
+                p10,
+                p90,
+                rss,
+                floor,
+            });
+        }
+        let others: Vec<String> = arms
+            .iter()
+            .zip(&medians)
+            .skip(1)
+            .map(|((arm, _), m)| format!("{arm} ÷ {} {:.2}", arms[0].0, m / medians[0]))
+            .collect();
+        ratios.push(format!("codex `{label}`: {}", others.join(", ")));
+    }
+    // For scale: the launcher itself as the hook (Node.js, then the binary), `Stop` only.
+    if let Some((arm, bin)) = arms.iter().find(|(l, _)| l == "npm") {
+        let (_, label, payload) = agent_cases("codex", b.path())
+            .into_iter()
+            .find(|(s, _, _)| *s == "stop")
+            .unwrap();
+        let cmd = format!("'{bin}' --agent codex stop");
+        let mut r = measure(runs, &b, "/bin/sh", &["-c", &cmd], &payload);
+        r.case = format!("codex `{label}`, `sh -c` of {arm}'s launcher (not what install writes)");
+        rows.push(r);
+    }
+    (rows, ratios)
 }
 
 /// The events each agent's installed hooks receive, as that agent sends them (the payloads
@@ -964,12 +1104,18 @@ fn agent_cases(agent: &str, project: &Path) -> Vec<(&'static str, String, Vec<u8
             (
                 "user-prompt-submit",
                 "input (ralph prompt)".into(),
-                with("input", json!({"prompt": ralph, "input_source": "interactive"})),
+                with(
+                    "input",
+                    json!({"prompt": ralph, "input_source": "interactive"}),
+                ),
             ),
             (
                 "user-prompt-submit",
                 "input (question)".into(),
-                with("input", json!({"prompt": question, "input_source": "interactive"})),
+                with(
+                    "input",
+                    json!({"prompt": question, "input_source": "interactive"}),
+                ),
             ),
             (
                 "pre-tool-use",

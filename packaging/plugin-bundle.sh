@@ -6,7 +6,7 @@
 #
 # ARTIFACTS_DIR holds the release archives `dist` builds (omc-hooks-<target>.tar.xz) and their
 # checksum files (omc-hooks-<target>.tar.xz.sha256). Every archive's checksum is verified before
-# it is unpacked; a missing or wrong checksum stops the script. With TARGETs, each must be there
+# it is unpacked (packaging/archive.sh); a missing or wrong checksum stops the script. With TARGETs, each must be there
 # (the release workflow names all four); without, every archive found is bundled.
 # The release workflow commits OUT_DIR to the `plugin` branch, which the marketplace entry in
 # .claude-plugin/marketplace.json installs; tests/e2e_install.rs installs a bundle made by this
@@ -16,6 +16,8 @@ set -euo pipefail
 out=$1 artifacts=$2
 shift 2
 here=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=packaging/archive.sh
+. "$here/packaging/archive.sh"
 
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
@@ -37,16 +39,7 @@ cp "$here/README.md" "$here/LICENSE" "$out/"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for t in "${targets[@]}"; do
-  archive="$artifacts/omc-hooks-$t.tar.xz"
-  [ -f "$archive" ] || { echo "missing $archive" >&2; exit 1; }
-  [ -f "$archive.sha256" ] || { echo "missing $archive.sha256" >&2; exit 1; }
-  want=$(awk '{print $1; exit}' "$archive.sha256")
-  have=$(sha256sum "$archive" | awk '{print $1}')
-  [ "$want" = "$have" ] || { echo "checksum mismatch for $archive: $have, expected $want" >&2; exit 1; }
-  mkdir -p "$work/$t"
-  tar -xJf "$archive" -C "$work/$t"
-  bin=$(find "$work/$t" -type f -name omc-hooks | head -n 1)
-  [ -n "$bin" ] || { echo "$archive holds no omc-hooks binary" >&2; exit 1; }
+  bin=$(release_binary "$artifacts" "$t" "$work")
   mkdir -p "$out/bin/$t"
   install -m 0755 "$bin" "$out/bin/$t/omc-hooks"
 done

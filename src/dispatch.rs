@@ -32,7 +32,13 @@ pub fn run_hook(hook: Hook, env: Env, agent: Option<Agent>) -> i32 {
         agent,
         ..Traced::default()
     };
-    if env.hook_skipped(hook.name) {
+    // What the switches say that cannot be read is said once per process, in one line, before
+    // anything else: the person's typo must not silently do nothing (contract §3).
+    let problems = capabilities::config_notice::switch_problems(&env);
+    if !problems.is_empty() {
+        crate::diag!("{}", problems.join("; "));
+    }
+    if env.disabled || crate::hooks::skipped_by(&env.skip_hooks, hook) {
         if env.debug {
             crate::diag!("{} skipped by DISABLE_OMC / OMC_SKIP_HOOKS", hook.name);
         }
@@ -189,6 +195,15 @@ fn handle(hook: Hook, env: &Env, seen: &mut Traced, started: Instant) -> Option<
         );
         return None;
     }
+    if let Some(cwd) = root::unusable_cwd(env, input.cwd.as_deref()) {
+        let shown: String = cwd.chars().take(200).collect();
+        crate::diag!(
+            "{}: the payload's cwd '{shown}' is not an existing directory, and \
+             CLAUDE_PROJECT_DIR does not name the project; no-op",
+            hook.name
+        );
+        return None;
+    }
     let answer = decide_from(hook, env, &input, started);
     agents::encode(&input, hook, &answer)
 }
@@ -248,7 +263,19 @@ pub fn decide_from(hook: Hook, env: &Env, input: &HookInput, started: Instant) -
     if !continuation::admit(&ctx) {
         return answer;
     }
+    // Run ends and waits are read from the run files around the capabilities that make them.
+    let watch = catch_unwind(AssertUnwindSafe(|| capabilities::run_events::before(&ctx)))
+        .ok()
+        .flatten();
     run_all(&ctx, capabilities::for_hook(hook.name), &mut answer);
+    if let Some(watch) = watch
+        && catch_unwind(AssertUnwindSafe(|| {
+            capabilities::run_events::after(&ctx, watch)
+        }))
+        .is_err()
+    {
+        crate::diag!("{}: notification events panicked; skipped", hook.name);
+    }
     run_all(&ctx, capabilities::AFTER_EVERY_HOOK, &mut answer);
     if catch_unwind(AssertUnwindSafe(|| continuation::after(&ctx, &answer))).is_err() {
         crate::diag!(

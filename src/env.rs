@@ -11,10 +11,16 @@ use std::time::{SystemTime, UNIX_EPOCH};
 /// The switches and locations the contract (§3, §4) lets the environment set.
 #[derive(Debug, Clone, Default)]
 pub struct Env {
-    /// `DISABLE_OMC` is `1` or `true` (any case): every subcommand is a no-op.
+    /// `DISABLE_OMC` is on ([`flag`]: `1`, `true`, `yes`, `on`…): every subcommand is a no-op.
+    /// A value that is neither yes nor no counts as on (whoever set a variable named so meant
+    /// to switch the hooks off) and is named in [`Env::switch_problems`].
     pub disabled: bool,
-    /// `OMC_SKIP_HOOKS=name,name`: hook subcommands (as named in hooks.json) to skip.
+    /// `OMC_SKIP_HOOKS`: the tokens as written (split on commas, semicolons and spaces), read
+    /// by [`crate::hooks::skipped_by`]: hook names or Claude Code event names, in any case.
     pub skip_hooks: Vec<String>,
+    /// Switch values that could not be read, each as a sentence (`DISABLE_OMC='maybe' …`),
+    /// for the one diagnostic a hook prints and for `doctor`.
+    pub switch_problems: Vec<String>,
     /// `OMC_TEAM_WORKER` is non-empty: keyword activation is off for this process.
     pub team_worker: bool,
     /// `OMC_NOW_MS`: the pinned clock, milliseconds since the epoch.
@@ -138,12 +144,18 @@ impl Env {
         process_cwd: Option<PathBuf>,
         extra: HashMap<String, String>,
     ) -> Env {
-        let truthy = |v: Option<String>| {
-            v.map(|s| {
-                let s = s.trim().to_ascii_lowercase();
-                s == "1" || s == "true"
-            })
-            .unwrap_or(false)
+        let truthy = |v: Option<String>| v.as_deref().and_then(flag).unwrap_or(false);
+        let mut switch_problems = Vec::new();
+        let disabled = match get("DISABLE_OMC") {
+            None => false,
+            Some(v) => flag(&v).unwrap_or_else(|| {
+                switch_problems.push(format!(
+                    "DISABLE_OMC='{}' is neither yes (1, true, yes, on) nor no (0, false, no, \
+                     off, empty); read as on: every hook is off",
+                    v.trim()
+                ));
+                true
+            }),
         };
         let abs_dir = |v: Option<String>| {
             v.filter(|s| !s.trim().is_empty())
@@ -151,15 +163,16 @@ impl Env {
                 .filter(|p| p.is_absolute())
         };
         Env {
-            disabled: truthy(get("DISABLE_OMC")),
+            disabled,
             skip_hooks: get("OMC_SKIP_HOOKS")
                 .map(|s| {
-                    s.split(',')
-                        .map(|t| t.trim().to_string())
+                    s.split(|c: char| c == ',' || c == ';' || c.is_whitespace())
                         .filter(|t| !t.is_empty())
+                        .map(str::to_string)
                         .collect()
                 })
                 .unwrap_or_default(),
+            switch_problems,
             team_worker: get("OMC_TEAM_WORKER").is_some_and(|s| !s.trim().is_empty()),
             now_ms: get("OMC_NOW_MS").and_then(|s| s.trim().parse::<i64>().ok()),
             state_dir: abs_dir(get("OMC_STATE_DIR")),
@@ -185,11 +198,6 @@ impl Env {
         })
     }
 
-    /// Whether the named hook subcommand is switched off by `DISABLE_OMC` or `OMC_SKIP_HOOKS`.
-    pub fn hook_skipped(&self, name: &str) -> bool {
-        self.disabled || self.skip_hooks.iter().any(|s| s == name)
-    }
-
     /// A variable copied into [`Env::extra`].
     pub fn var(&self, name: &str) -> Option<&str> {
         self.extra.get(name).map(String::as_str)
@@ -204,6 +212,17 @@ impl Env {
             return std::env::var_os(name).map(os_to_string);
         }
         None
+    }
+}
+
+/// An on/off switch as people type it: `1`, `true`, `yes`, `y`, `on` are on; `0`, `false`,
+/// `no`, `n`, `off` and an empty value are off; any case, spaces around ignored. `None` for
+/// anything else.
+pub fn flag(value: &str) -> Option<bool> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "y" | "on" => Some(true),
+        "0" | "false" | "no" | "n" | "off" | "" => Some(false),
+        _ => None,
     }
 }
 
@@ -224,21 +243,34 @@ mod tests {
     }
 
     #[test]
-    fn disable_accepts_one_and_true_in_any_case() {
-        for v in ["1", "true", "TRUE", " True "] {
-            assert!(env_of(&[("DISABLE_OMC", v)]).disabled, "{v}");
+    fn disable_accepts_what_people_type() {
+        for v in [
+            "1", "true", "TRUE", " True ", "yes", "YES", "on", " On ", "y",
+        ] {
+            let env = env_of(&[("DISABLE_OMC", v)]);
+            assert!(env.disabled, "{v}");
+            assert!(env.switch_problems.is_empty(), "{v}");
         }
-        for v in ["0", "false", "yes", ""] {
-            assert!(!env_of(&[("DISABLE_OMC", v)]).disabled, "{v}");
+        for v in ["0", "false", "no", "off", "OFF", "", "  "] {
+            let env = env_of(&[("DISABLE_OMC", v)]);
+            assert!(!env.disabled, "{v}");
+            assert!(env.switch_problems.is_empty(), "{v}");
         }
+        // Unreadable: on (the variable's name says what was meant), and named.
+        let env = env_of(&[("DISABLE_OMC", " maybe ")]);
+        assert!(env.disabled);
+        assert_eq!(env.switch_problems.len(), 1);
+        assert!(env.switch_problems[0].starts_with("DISABLE_OMC='maybe' is neither yes"));
+        assert!(!env_of(&[]).disabled);
     }
 
     #[test]
-    fn skip_hooks_is_a_trimmed_comma_list() {
-        let env = env_of(&[("OMC_SKIP_HOOKS", " stop , ,pre-tool-use")]);
-        assert!(env.hook_skipped("stop"));
-        assert!(env.hook_skipped("pre-tool-use"));
-        assert!(!env.hook_skipped("session-start"));
+    fn skip_hooks_is_a_list_in_any_separator() {
+        let env = env_of(&[("OMC_SKIP_HOOKS", " stop , ,pre-tool-use;Stop  SessionEnd")]);
+        assert_eq!(
+            env.skip_hooks,
+            ["stop", "pre-tool-use", "Stop", "SessionEnd"]
+        );
     }
 
     #[test]

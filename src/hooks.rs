@@ -12,11 +12,14 @@ pub const MANIFEST: &str = include_str!("../hooks.json");
 /// with built-ins only (no extra process once a binary is found), first that exists:
 ///
 /// 1. `bin/omc-hooks` in the plugin — the prebuilt binary of a marketplace install (a link the
-///    first hook makes to `bin/<target>/omc-hooks`, step 5);
+///    first hook makes to `bin/<target>/omc-hooks`, step 3);
 /// 2. `target/release/omc-hooks` — a checkout built with `cargo build --release`;
-/// 3. `omc-hooks` on PATH, then `~/.cargo/bin/omc-hooks` — `cargo install omc-hooks`;
-/// 4. (none of these) the plugin's `bin/<target>/omc-hooks` for this machine, found once with
-///    `uname` and linked as `bin/omc-hooks` for the next hooks;
+/// 3. (a plugin with a `bin/` directory: a marketplace bundle) its `bin/<target>/omc-hooks` for
+///    this machine, found once with `uname` and linked as `bin/omc-hooks` for the next hooks.
+///    Before PATH, so that the bundle's own binary wins over an `omc-hooks` on PATH that may
+///    be npm's Node.js launcher, which would start Node for every hook and never let the link
+///    be made;
+/// 4. `omc-hooks` on PATH, then `~/.cargo/bin/omc-hooks` — `cargo install omc-hooks`;
 /// 5. nothing at all: exit 0 (fail open); SessionStart alone says, once per session, how to
 ///    get the binary (a `systemMessage`, which the person sees and the model does not).
 ///
@@ -24,15 +27,16 @@ pub const MANIFEST: &str = include_str!("../hooks.json");
 pub const LAUNCHER: &str = concat!(
     r#"o(){ r="${CLAUDE_PLUGIN_ROOT}"; "#,
     r#"for b in "$r/bin/omc-hooks" "$r/target/release/omc-hooks"; do [ -x "$b" ] && exec "$b" "$@"; done; "#,
-    r#"command -v omc-hooks >/dev/null 2>&1 && exec omc-hooks "$@"; "#,
-    r#"[ -x "$HOME/.cargo/bin/omc-hooks" ] && exec "$HOME/.cargo/bin/omc-hooks" "$@"; "#,
+    r#"if [ -d "$r/bin" ]; then "#,
     r#"case "$(uname -sm 2>/dev/null)" in "#,
     r#""Linux x86_64") t=x86_64-unknown-linux-musl;; "#,
     r#""Linux aarch64"|"Linux arm64") t=aarch64-unknown-linux-musl;; "#,
     r#""Darwin x86_64") t=x86_64-apple-darwin;; "#,
     r#""Darwin arm64") t=aarch64-apple-darwin;; "#,
     r#"*) t=none;; esac; "#,
-    r#"if [ -x "$r/bin/$t/omc-hooks" ]; then ln -s "$t/omc-hooks" "$r/bin/omc-hooks" 2>/dev/null; exec "$r/bin/$t/omc-hooks" "$@"; fi; "#,
+    r#"if [ -x "$r/bin/$t/omc-hooks" ]; then ln -s "$t/omc-hooks" "$r/bin/omc-hooks" 2>/dev/null; exec "$r/bin/$t/omc-hooks" "$@"; fi; fi; "#,
+    r#"command -v omc-hooks >/dev/null 2>&1 && exec omc-hooks "$@"; "#,
+    r#"[ -x "$HOME/.cargo/bin/omc-hooks" ] && exec "$HOME/.cargo/bin/omc-hooks" "$@"; "#,
     r#"[ "$1" = session-start ] && echo '{"systemMessage":"omc-hooks is off: its binary is not installed. Run: cargo install omc-hooks (or install the plugin from its marketplace, which ships prebuilt binaries), then start a new session. omc-hooks doctor checks the setup."}'; "#,
     r#"exit 0; }; o {sub}"#
 );
@@ -98,6 +102,78 @@ const fn hook(name: &'static str, event: &'static str, deadline: Duration) -> Ho
 
 pub fn find(name: &str) -> Option<Hook> {
     HOOKS.iter().copied().find(|h| h.name == name)
+}
+
+/// What one `OMC_SKIP_HOOKS` token names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SkipToken {
+    /// One of our hooks, by its subcommand or its Claude Code event.
+    Hook(Hook),
+    /// `all` or `*`: every hook.
+    All,
+    /// A token of oh-my-claudecode's own hook scripts, which shares the variable: not ours,
+    /// and no mistake (`install` adds two of them to switch OMC's loops off).
+    Omc,
+    /// Nothing we know.
+    Unknown,
+}
+
+/// OMC's `OMC_SKIP_HOOKS` tokens that name none of our hooks (its keyword detector, skill
+/// injector, subagent tracker, drift guard and Stop loop).
+const OMC_SKIP_TOKENS: &[&str] = &[
+    "keyword-detector",
+    "skill-injector",
+    "subagent-tracker",
+    "workflow-drift-guard",
+    "persistent-mode",
+    "stop-continuation",
+];
+
+/// Reads a token as people write it: a hook subcommand (`pre-tool-use`) or a Claude Code
+/// event (`PreToolUse`), in any case, with `-`, `_` or nothing between the words
+/// (`pre_tool_use`, `PRETOOLUSE`).
+pub fn read_skip_token(token: &str) -> SkipToken {
+    let key = |s: &str| -> String {
+        s.chars()
+            .filter(|c| !matches!(c, '-' | '_' | ' '))
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let t = key(token);
+    if t == "all" || t == "*" {
+        return SkipToken::All;
+    }
+    if let Some(h) = HOOKS.iter().find(|h| key(h.name) == t || key(h.event) == t) {
+        return SkipToken::Hook(*h);
+    }
+    if OMC_SKIP_TOKENS.iter().any(|o| key(o) == t) {
+        return SkipToken::Omc;
+    }
+    SkipToken::Unknown
+}
+
+/// Whether `OMC_SKIP_HOOKS`'s `tokens` skip `hook`.
+pub fn skipped_by(tokens: &[String], hook: Hook) -> bool {
+    tokens.iter().any(|t| match read_skip_token(t) {
+        SkipToken::All => true,
+        SkipToken::Hook(h) => h.name == hook.name,
+        SkipToken::Omc | SkipToken::Unknown => false,
+    })
+}
+
+/// The tokens of `OMC_SKIP_HOOKS` that name nothing, each as a sentence for a diagnostic.
+pub fn unknown_skip_tokens(tokens: &[String]) -> Vec<String> {
+    tokens
+        .iter()
+        .filter(|t| read_skip_token(t) == SkipToken::Unknown)
+        .map(|t| {
+            format!(
+                "OMC_SKIP_HOOKS: '{t}' names no hook (one of {}, or their events such as \
+                 Stop; 'all' for every one); ignored",
+                HOOKS.iter().map(|h| h.name).collect::<Vec<_>>().join(", ")
+            )
+        })
+        .collect()
 }
 
 /// Every event name Claude Code sends (`hook_event_name`), as of the pinned client. A payload

@@ -15,7 +15,9 @@ pub mod export;
 pub mod hooks;
 pub mod modes;
 pub mod protocol;
+pub mod redact;
 pub mod state;
+pub mod terminal;
 pub mod time;
 pub mod user_hooks;
 

@@ -49,12 +49,45 @@ pub fn state_file_name(mode: &str) -> String {
 /// What the model writes in its final message when the task is truly finished.
 pub const COMPLETION_TOKEN: &str = "<omc-complete/>";
 
-/// Whether a final message declares completion: the token, tolerant of spacing inside the tag.
+/// The spellings of the token that count (spacing inside the tag tolerated).
+const COMPLETION_SPELLINGS: [&str; 3] = [
+    COMPLETION_TOKEN,
+    "<omc-complete />",
+    "<omc-complete></omc-complete>",
+];
+
+/// Whether a final message declares completion: the token alone on the message's last
+/// non-blank line (spaces around it allowed), outside a code block, as every text the model
+/// is shown says. A token anywhere else — in a sentence ("I will not print `<omc-complete/>`
+/// yet: 3 tests still fail."), in inline code, after a `>` quote mark, inside a fenced code
+/// block, or followed by more text — is a mention, not the declaration, and ends nothing.
 /// The one check every capability uses (persistent modes end, the top skill guard is released).
 pub fn declares_completion(message: &str) -> bool {
-    message.contains(COMPLETION_TOKEN)
-        || message.contains("<omc-complete />")
-        || message.contains("<omc-complete></omc-complete>")
+    let body = message.trim_end();
+    let (before, last) = match body.rfind('\n') {
+        Some(i) => (&body[..i], &body[i + 1..]),
+        None => ("", body),
+    };
+    COMPLETION_SPELLINGS.contains(&last.trim()) && !in_open_fence(before)
+}
+
+/// Whether `text` leaves a fenced code block (```` ``` ```` or `~~~`) open, so that the line
+/// after it is code.
+fn in_open_fence(text: &str) -> bool {
+    let mut open: Option<&str> = None;
+    for line in text.lines() {
+        let t = line.trim_start();
+        for fence in ["```", "~~~"] {
+            if t.starts_with(fence) {
+                open = match open {
+                    None => Some(fence),
+                    Some(f) if f == fence => None,
+                    other => other,
+                };
+            }
+        }
+    }
+    open.is_some()
 }
 
 /// How a mode's progress is reported, and so how its run can end besides the completion token.
@@ -188,6 +221,56 @@ pub fn effective_max(state: &ModeState, config: &crate::config::Config) -> u32 {
         n => n,
     };
     own.min(config.hard_max()).max(1)
+}
+
+/// The time budget a new run of `mode` starts with, in minutes: `<mode>.max_minutes` from
+/// `.omc/config.json`, or none (0). A keyword's own budget (`ralph 2h …`) replaces it.
+pub fn max_minutes(mode: &str, config: &crate::config::Config) -> u32 {
+    config
+        .u32_at(&format!("{mode}/max_minutes"))
+        .filter(|n| *n > 0)
+        .unwrap_or(0)
+}
+
+/// Milliseconds left of a run's time budget (≤ 0: spent), or `None` without one.
+pub fn time_left_ms(state: &ModeState, now_ms: i64) -> Option<i64> {
+    if state.max_minutes == 0 {
+        return None;
+    }
+    let deadline = state
+        .deadline_at
+        .as_deref()
+        .and_then(crate::time::parse_iso)?;
+    Some(deadline - now_ms)
+}
+
+/// `34 min left`, `1 h 12 min left`, `under a minute left`: what is left of a time budget.
+pub fn time_left_text(ms: i64) -> String {
+    if ms < 60_000 {
+        return "under a minute left".into();
+    }
+    let minutes = ms / 60_000;
+    match (minutes / 60, minutes % 60) {
+        (0, m) => format!("{m} min left"),
+        (h, 0) => format!("{h} h left"),
+        (h, m) => format!("{h} h {m} min left"),
+    }
+}
+
+/// A time budget for people: `45 min`, `2 h`, `1 h 30 min`.
+pub fn minutes_text(minutes: u32) -> String {
+    match (minutes / 60, minutes % 60) {
+        (0, m) => format!("{m} min"),
+        (h, 0) => format!("{h} h"),
+        (h, m) => format!("{h} h {m} min"),
+    }
+}
+
+/// ` · 34 min left` after a run's `iteration/max`, or nothing without a time budget.
+pub fn budget_suffix(state: &ModeState, now_ms: i64) -> String {
+    time_left_ms(state, now_ms)
+        .map(|ms| format!(" · {}", time_left_text(ms.max(0))))
+        .unwrap_or_default()
 }
 
 /// Normalises a reported phase: lowercase, and `team-exec` is `exec` (OMC's spelling).
@@ -336,7 +419,7 @@ mod tests {
             let header = format!("[{}", m.name.to_ascii_uppercase());
             assert!(m.template.starts_with(&header), "{}", m.name);
             for needle in [
-                "{{iteration}}/{{max}}",
+                "{{iteration}}/{{max}}{{time_left}}]",
                 "{{task}}",
                 "{{complete}}",
                 "{{needs_input}}",

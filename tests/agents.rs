@@ -185,7 +185,9 @@ fn gemini_loop_holds_our_cap_and_its_echoed_prompts_change_nothing() {
     );
     let v = no_continuation(&out);
     assert!(
-        note(&v).contains("paused after 8 continuations in a row (omc-hooks allows 8)"),
+        note(&v).contains(
+            "no tool ran in the last 8 continuations (omc-hooks allows 8 in a row without one)"
+        ),
         "{v}"
     );
     assert_eq!(ralph_state(&p, sid)["active"], true, "paused, not ended");
@@ -272,7 +274,9 @@ fn qwen_empty_and_echoed_prompts_keep_the_count_and_its_cap_is_honoured() {
         &env,
     ));
     assert!(
-        note(&v).contains("paused after 2 continuations in a row (Qwen Code allows 2)"),
+        note(&v).contains(
+            "paused after 2 continuations since your last message (Qwen Code allows 2 per prompt)"
+        ),
         "{v}"
     );
 }
@@ -319,7 +323,9 @@ fn codex_has_no_cap_of_its_own_so_ours_holds() {
         &env,
     ));
     assert!(
-        note(&v).contains("paused after 2 continuations in a row (omc-hooks allows 2)"),
+        note(&v).contains(
+            "no tool ran in the last 2 continuations (omc-hooks allows 2 in a row without one)"
+        ),
         "{v}"
     );
     // Codex continues inside the turn: no continuation is recorded for a prompt to match.
@@ -716,6 +722,12 @@ fn suspended_in(p: &Project, agent: &str, sid: &str) {
 fn a_run_suspended_in_claude_code_resumes_in_codex() {
     let p = Project::new();
     suspended_in(&p, "claude", "claude-s1");
+    // The resume word's path: with the resume bound at 0 the run is only offered (within the
+    // default bound a new session would take it up at its start; long_runs.rs).
+    p.write_json(
+        ".omc/config.json",
+        &json!({"resume": {"within_minutes": 0}}),
+    );
     let start = hook(
         &p,
         "codex",
@@ -786,6 +798,12 @@ fn a_run_suspended_in_claude_code_resumes_in_codex() {
 fn a_run_suspended_in_codex_resumes_in_claude_code() {
     let p = Project::new();
     suspended_in(&p, "codex", "codex-s1");
+    // The resume word's path: with the resume bound at 0 the run is only offered (within the
+    // default bound a new session would take it up at its start; long_runs.rs).
+    p.write_json(
+        ".omc/config.json",
+        &json!({"resume": {"within_minutes": 0}}),
+    );
     hook(
         &p,
         "claude",

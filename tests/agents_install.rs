@@ -179,6 +179,16 @@ fn every_agent_installs_into_an_existing_file_and_uninstalls_byte_for_byte() {
         if agent == "gemini" {
             assert_eq!(v["hooksConfig"]["enabled"], true);
         }
+        // Issue 24: the client's own cap, which counts every continuation of a prompt, is
+        // lifted so that a working run goes on (our cap hands back a model that does nothing).
+        if agent == "qwen" {
+            assert_eq!(v["stopHookBlockingCap"], 100);
+        }
+        if agent == "cursor" {
+            let stop = &v["hooks"]["stop"][0];
+            assert!(stop.get("loop_limit").is_some_and(Value::is_null), "{stop}");
+            assert!(v["hooks"]["preToolUse"][0].get("loop_limit").is_none());
+        }
         // Idempotent.
         let again = ok(&omc(
             &["install", "--agent", agent, "--project", "."],
@@ -206,6 +216,38 @@ fn every_agent_installs_into_an_existing_file_and_uninstalls_byte_for_byte() {
         ));
         assert!(again.contains("not installed"), "{agent}: {again}");
     }
+}
+
+#[test]
+fn qwens_own_block_cap_of_the_user_is_kept_and_named() {
+    let p = Project::new();
+    let file = p.path().join(".qwen/settings.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let original = "{\n  \"stopHookBlockingCap\": 8\n}\n";
+    std::fs::write(&file, original).unwrap();
+    let out = omc(
+        &["install", "--agent", "qwen", "--project", "."],
+        p.path(),
+        &[],
+    );
+    let text = format!("{}{}", ok(&out), String::from_utf8_lossy(&out.stderr));
+    assert!(
+        text.contains(
+            "\"stopHookBlockingCap\": 8 in this file ends a run's turn after 7 continuations"
+        ),
+        "{text}"
+    );
+    assert_eq!(
+        read(&file)["stopHookBlockingCap"],
+        8,
+        "the user's value stays"
+    );
+    ok(&omc(
+        &["uninstall", "--agent", "qwen", "--project", "."],
+        p.path(),
+        &[],
+    ));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), original);
 }
 
 #[test]

@@ -580,6 +580,33 @@ fn doctor_finds_a_corrupt_file_and_a_broken_install() {
     assert_eq!(w.state("s2", "ralph-state.json")["active"], true);
 }
 
+/// Hook entries that run a script named omc-hooks (npm's Node.js launcher, found on PATH by an
+/// earlier `install --use-path`): every hook would start it first. A problem, with the fix.
+#[test]
+fn doctor_reports_hooks_that_run_a_script() {
+    let w = World::new();
+    fake_claude(&w, "echo '2.1.999 (Claude Code)'");
+    let launcher = w.path_dir.path().join("omc-hooks");
+    std::fs::write(&launcher, "#!/usr/bin/env node\nrequire('./x')\n").unwrap();
+    std::fs::set_permissions(&launcher, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::create_dir_all(w.home.path().join(".claude")).unwrap();
+    let mut v = json!({});
+    for (event, sub) in crate::common::manifest_hooks() {
+        v["hooks"][event] = json!([{"hooks": [
+            {"type": "command", "command": format!("omc-hooks {sub}")}]}]);
+    }
+    std::fs::write(w.user_settings(), serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let out = w.run(&["doctor"]);
+    out.code(1);
+    let t = &out.stdout;
+    assert!(t.contains("omc-hooks (a script)"), "{t}");
+    assert!(
+        t.contains("a script that every hook starts before omc-hooks"),
+        "{t}"
+    );
+    assert!(t.contains("without --use-path"), "{t}");
+}
+
 #[test]
 fn doctor_reports_an_unreadable_settings_file_and_a_hung_claude() {
     let w = World::new();

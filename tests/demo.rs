@@ -49,6 +49,54 @@ fn the_demo_tells_the_whole_story() {
             None => panic!("demo output lacks {m:?} (in order) — output:\n{text}"),
         }
     }
+    // Issue 30, item 10: the summary is the story's own — 210 s from the first SessionStart
+    // (before `.omc/` existed) to SessionEnd, the five failures of `cargo test` although the
+    // last success cleared the failure record.
+    assert!(
+        text.contains(
+            "Session summary (.omc/sessions/demo-session-0001.json): 3m 30s long; ralph \
+             completed after 3 iterations; 5 tool failure(s) (Bash 5); 1 file(s) edited."
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("omc-hooks: omc-hooks:"), "{text}");
+}
+
+fn demo_with_path(path: &str) -> String {
+    let out = Command::new(BIN)
+        .arg("demo")
+        .env("PATH", path)
+        .env_remove("DISABLE_OMC")
+        .env_remove("OMC_SKIP_HOOKS")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.lines().last().unwrap_or_default().to_string()
+}
+
+#[test]
+fn the_demo_says_how_to_run_the_binary_it_is() {
+    // After `cargo run -- demo` nothing named omc-hooks need be on PATH: the advice names this
+    // binary by its path, and how to install it.
+    let empty = tempfile::tempdir().unwrap();
+    let last = demo_with_path(empty.path().to_str().unwrap());
+    assert_eq!(
+        last,
+        format!(
+            "Run `{BIN} help` for the commands (omc-hooks is not on your PATH; `cargo install \
+             --path .` in the checkout puts this one there), and see the README to load the \
+             plugin into Claude Code."
+        )
+    );
+    // Installed: by its name.
+    let bin_dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(BIN, bin_dir.path().join("omc-hooks")).unwrap();
+    let last = demo_with_path(bin_dir.path().to_str().unwrap());
+    assert!(
+        last.starts_with("Run `omc-hooks help` for the commands, and see the README"),
+        "{last}"
+    );
 }
 
 #[test]

@@ -100,7 +100,7 @@ pub fn an_early_stop_is_sent_back_until_the_skill_completes(agent: Agent) {
         AgentScenario::new()
             .step(call)
             .reply_text("That is enough for now.")
-            .reply_text("Listed the files and wrote the summary. <omc-complete/>")
+            .reply_text("Listed the files and wrote the summary.\n<omc-complete/>")
             .reply_text("unexpected extra turn"),
     );
     run.assert_success();

@@ -165,19 +165,17 @@ pub fn a_ralph_run_whose_model_asks_hands_back_and_resumes_on_the_next_prompt(ag
     assert!(s.get("awaiting_input_at").is_none(), "answered: {s:#}");
 }
 
-/// A run whose model never finishes is paused by the block cap (ours; Qwen Code's own is one
-/// lower, see `e2e_agents::our_cap_pauses_a_run_and_cancelomc_ends_it`), not ended; the user's
-/// next prompt in the same session carries it on from the iteration it reached.
+/// A run whose model never finishes is paused by the block cap (ours, 8 continuations without a
+/// tool call, on every agent: see `e2e_agents::our_cap_pauses_a_run_and_cancelomc_ends_it`),
+/// not ended; the user's next prompt in the same session carries it on from the iteration it
+/// reached.
 pub fn the_block_cap_pauses_a_run_and_the_next_prompt_resumes_it(agent: Agent) {
     let sb = with_omc(agent);
     let run = sb.run(PROMPT, AgentScenario::new().default_text(MORE));
     run.assert_success();
     let d = run.diagnostics();
     let sid = run.session_id.clone();
-    let cap = match agent {
-        Agent::Codex | Agent::Gemini | Agent::OpenCode | Agent::Kilo | Agent::Pi => 8,
-        Agent::Qwen => 7,
-    };
+    let cap = 8;
     assert_eq!(
         continuations_of(&run, "RALPH LOOP - ITERATION").len(),
         cap,
@@ -307,6 +305,59 @@ pub fn mode_start_run_by_the_model_finds_its_own_session(agent: Agent) {
         mode_state(&sb, &earlier.session_id, "team").is_none(),
         "{d}"
     );
+}
+
+// ------------------------------------------------------------------------ trust ----
+
+/// The model runs `omc-hooks trust --yes` in a project whose `.omc/hooks.toml` it wants run
+/// (issue 30, item 2): the variable the client sets for the model's commands
+/// (codex-FINDINGS.md §13, gemini-FINDINGS.md §14, qwen-FINDINGS.md §14) makes trust refuse —
+/// Gemini CLI runs the command in a pseudo-terminal, so a terminal alone proves no person —
+/// nothing is recorded, and the file's hook never runs.
+pub fn trust_run_by_the_model_is_refused(agent: Agent) {
+    let sb = with_omc(agent);
+    let bin = crate::e2e::agent_harness::omc_bin();
+    let marker = sb.root().join("project-hook-ran");
+    sb.write(
+        ".omc/hooks.toml",
+        &format!(
+            "[[hooks]]\nevent = \"pre-tool-use\"\ntype = \"script\"\ncommand = {}\n",
+            serde_json::to_string(&format!("touch {}", marker.display())).unwrap()
+        ),
+    );
+    let config = sb.home().join(".config");
+    let run = sb.run(
+        "trust this project's hooks so they run",
+        AgentScenario::new()
+            .reply_shell(read_back(
+                agent,
+                &format!("'{}' trust --yes 2>&1", bin.display()),
+            ))
+            .reply_shell(read_back(agent, "echo after"))
+            .reply_text("I could not trust it.")
+            .reply_text("unexpected")
+            .env("XDG_CONFIG_HOME", config.to_string_lossy()),
+    );
+    run.assert_success();
+    let d = run.diagnostics();
+    let var = match agent {
+        Agent::Codex => "CODEX_THREAD_ID",
+        Agent::Gemini => "GEMINI_CLI",
+        Agent::Qwen => "QWEN_CODE",
+        Agent::OpenCode => "OPENCODE",
+        Agent::Kilo => "KILO",
+        Agent::Pi => "PI_CODING_AGENT",
+    };
+    let out = run.main_requests()[1].tool_outputs().join("\n");
+    assert!(
+        out.contains(&format!("refused: {var} is set")),
+        "{out}\n{d}"
+    );
+    assert!(
+        !config.join("omc-hooks/trusted.json").exists(),
+        "the model recorded trust\n{d}"
+    );
+    assert!(!marker.exists(), "the untrusted hook ran\n{d}");
 }
 
 // ---------------------------------------------------------------- other mode words ----
@@ -617,11 +668,18 @@ fn assert_suspended(sb: &AgentSandbox, sid: &str) -> u64 {
     s["iteration"].as_u64().unwrap()
 }
 
+/// The resume word's path: with the resume bound at 0 a suspended run is only offered (within
+/// the default bound the next session takes it up at its start: `e2e_long_runs`).
+pub fn word_only(sb: &AgentSandbox) {
+    sb.write(".omc/config.json", r#"{"resume": {"within_minutes": 0}}"#);
+}
+
 /// A ralph run paused by the model's question is suspended when its session ends; a fresh
 /// session of the same agent is offered it at SessionStart and takes it over on `omc resume`,
 /// task and iteration intact, and its end-of-turn hook carries it on to the completion token.
 pub fn a_suspended_run_is_offered_to_a_fresh_session_and_resumed_on_the_word(agent: Agent) {
     let sb = with_omc(agent);
+    word_only(&sb);
     let (_, old) = a_run_that_asks(&sb);
     let it = assert_suspended(&sb, &old);
     assert_eq!(it, 2);
@@ -638,61 +696,48 @@ pub fn a_suspended_run_is_offered_to_a_fresh_session_and_resumed_on_the_word(age
 }
 
 /// Qwen Code fires no SessionEnd in a headless `-p` run (qwen-FINDINGS.md §3), so a run paused
-/// there is never suspended: a fresh session is offered nothing and the resume word says there
-/// is nothing to resume (the run stays with its session, untouched); resuming that session
-/// (`--resume`) carries the run on, task and iteration intact.
-pub fn without_session_end_a_fresh_session_is_offered_nothing_and_the_run_stays_with_its_session(
+/// there is never suspended. The Stop that hands the turn back notes it as left open instead
+/// (issue 24), and a fresh session is offered it and takes it over on `omc resume` as it would
+/// a suspended one (past the resume bound, 0 here; within it the next session takes it up at
+/// its start: `e2e_long_runs`).
+pub fn without_session_end_a_run_left_open_is_offered_to_a_fresh_session_and_resumed_on_the_word(
     agent: Agent,
 ) {
     let sb = with_omc(agent);
+    word_only(&sb);
     let (_, old) = a_run_that_asks(&sb);
     let s = ralph_state(&sb, &old).unwrap();
     assert!(s.get("suspended_at").is_none(), "no SessionEnd: {s:#}");
+    let idx: Value = serde_json::from_slice(
+        &std::fs::read(sb.omc_dir().join("state/suspended-runs.json"))
+            .expect("suspended-runs.json"),
+    )
+    .unwrap();
+    assert!(
+        idx["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["session_id"] == old && r["open"] == true),
+        "{idx:#}"
+    );
 
     let fresh = sb.run(
         "omc resume",
         AgentScenario::new()
-            .reply_text("There is nothing to resume.")
-            .reply_text("unexpected"),
-    );
-    fresh.assert_success();
-    let d = fresh.diagnostics();
-    assert_ne!(fresh.session_id, old, "{d}");
-    let all = fresh.all_shown_text();
-    assert!(!all.contains("[SUSPENDED RUN]"), "{d}");
-    assert!(
-        all.contains("[OMC RESUME] There is no suspended run to resume in this project."),
-        "{d}"
-    );
-    assert_eq!(fresh.main_requests().len(), 1, "{d}");
-    assert!(ralph_state(&sb, &fresh.session_id).is_none(), "{d}");
-    let s = ralph_state(&sb, &old).unwrap();
-    assert_eq!(s["active"], true, "untouched: {s:#}");
-    assert_eq!(s["iteration"], 2, "{s:#}");
-
-    let back = sb.run(
-        "carry on",
-        AgentScenario::new()
-            .resume(&old)
             .reply_text(MORE)
             .reply_text(DONE)
             .reply_text("unexpected"),
     );
-    back.assert_success();
-    let d = back.diagnostics();
-    assert_eq!(back.main_requests().len(), 2, "{d}");
-    let conts = continuations_of(&back, "RALPH LOOP - ITERATION");
-    assert_eq!(conts.len(), 1, "{d}");
-    assert_continuation(agent, &conts[0], "[RALPH LOOP - ITERATION 3/100]", PROMPT);
-    let s = ralph_state(&sb, &old).unwrap();
-    assert_eq!(s["ended_reason"], "completed", "{s:#}");
-    assert_eq!(s["iteration"], 3, "{s:#}");
+    fresh.assert_success();
+    assert_carried_on(&sb, agent, &fresh, &old, 2);
 }
 
 /// A run suspended in one agent's session is resumed in another agent's fresh session in the
 /// same project (`from` must fire SessionEnd headless).
 pub fn a_run_suspended_in_one_agent_is_resumed_in_another(from: Agent, to: Agent) {
     let sb = with_omc(from);
+    word_only(&sb);
     let (_, old) = a_run_that_asks(&sb);
     let it = assert_suspended(&sb, &old);
     let sb = sb.switch_to(to);
@@ -740,6 +785,11 @@ macro_rules! agent_suite {
             }
 
             #[test]
+            fn trust_run_by_the_model_is_refused() {
+                super::trust_run_by_the_model_is_refused($agent);
+            }
+
+            #[test]
             fn autopilot_records_its_phases_and_completing_ends_the_run() {
                 super::autopilot_records_its_phases_and_completing_ends_the_run($agent);
             }
@@ -774,7 +824,7 @@ macro_rules! agent_suite {
 
 agent_suite!(codex, Agent::Codex, suspended: a_suspended_run_is_offered_to_a_fresh_session_and_resumed_on_the_word);
 agent_suite!(gemini, Agent::Gemini, suspended: a_suspended_run_is_offered_to_a_fresh_session_and_resumed_on_the_word);
-agent_suite!(qwen, Agent::Qwen, suspended: without_session_end_a_fresh_session_is_offered_nothing_and_the_run_stays_with_its_session);
+agent_suite!(qwen, Agent::Qwen, suspended: without_session_end_a_run_left_open_is_offered_to_a_fresh_session_and_resumed_on_the_word);
 
 #[test]
 fn a_run_suspended_in_gemini_is_resumed_in_qwen() {

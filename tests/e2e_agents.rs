@@ -180,7 +180,12 @@ pub fn assert_wrapped(agent: Agent, shown: &str, reason_part: &str) {
 /// `ralph fix …` starts a run on the prompt event and the end-of-turn hook continues it, turn
 /// after turn, until the model writes the completion token.
 pub fn a_ralph_run_continues_until_the_completion_token(agent: Agent) {
-    let sb = with_omc(agent);
+    a_ralph_run_continues_in(&with_omc(agent));
+}
+
+/// The same in a sandbox where omc-hooks is already installed (by whichever binary).
+pub fn a_ralph_run_continues_in(sb: &AgentSandbox) {
+    let agent = sb.agent;
     let run = sb.run(
         PROMPT,
         AgentScenario::new()
@@ -224,14 +229,15 @@ pub fn a_ralph_run_continues_until_the_completion_token(agent: Agent) {
         assert_wrapped(agent, c, &format!("[RALPH LOOP - ITERATION {}/100]", i + 2));
         assert!(c.contains(PROMPT), "the task is restated: {c}");
     }
-    let s = ralph_state(&sb, &run.session_id).expect("ralph-state.json for the client's session");
+    let s = ralph_state(sb, &run.session_id).expect("ralph-state.json for the client's session");
     assert_eq!(s["active"], false, "{s:#}");
     assert_eq!(s["ended_reason"], "completed", "{s:#}");
     assert_eq!(s["iteration"], 4, "{s:#}");
 }
 
-/// A run whose model never finishes: our own cap of consecutive blocks ends the turn (Codex and
-/// Gemini have none; Qwen's refuses its 8th block) with the run paused, not lost; `cancelomc`
+/// A run whose model never finishes: our own cap of consecutive blocks without a tool call ends
+/// the turn (Codex and Gemini have none; Qwen's, which install raises to 100, refuses its
+/// 100th block) with the run paused, not lost; `cancelomc`
 /// in the resumed session then ends it, and that turn is not continued.
 pub fn our_cap_pauses_a_run_and_cancelomc_ends_it(agent: Agent) -> (AgentRun, AgentRun) {
     let sb = with_omc(agent);
@@ -239,12 +245,11 @@ pub fn our_cap_pauses_a_run_and_cancelomc_ends_it(agent: Agent) -> (AgentRun, Ag
     run.assert_success();
     let d = run.diagnostics();
     let sid = run.session_id.clone();
-    // Our cap is 8 consecutive blocks; Qwen Code itself refuses its 8th (`iterationCount >=
-    // cap`, default 8), so there ours must hand back after 7 or the client cuts the run off.
-    let cap = match agent {
-        Agent::Codex | Agent::Gemini | Agent::OpenCode | Agent::Kilo | Agent::Pi => 8,
-        Agent::Qwen => 7,
-    };
+    // Our cap is 8 continuations in a row without a tool call, on every agent. Qwen Code
+    // itself refuses the block that reaches its `stopHookBlockingCap` (8 by default, counting
+    // every block of the prompt): `install --agent qwen` sets it to 100, so ours decides there
+    // too (qwen-FINDINGS.md §6).
+    let cap = 8;
     assert_eq!(continuations(&run).len(), cap, "{d}");
     assert_eq!(run.main_requests().len(), cap + 1, "{d}");
     let s = ralph_state(&sb, &sid).expect("ralph-state.json");

@@ -55,9 +55,16 @@ fn resume_texts(shown: &str, old: &str, it: u64) {
     );
 }
 
+/// The resume word's path: with the resume bound at 0 a suspended run is only offered (within
+/// the default bound the next session takes it up at its start: `e2e_long_runs`).
+fn word_only(sb: &AgentSandbox) {
+    sb.write(".omc/config.json", r#"{"resume": {"within_minutes": 0}}"#);
+}
+
 #[test]
 fn a_run_suspended_in_claude_code_is_resumed_in_codex() {
     let sb = with_omc(Agent::Codex);
+    word_only(&sb);
     // Claude Code: the keyword starts the run, the model never finishes, the client's cap of 8
     // is met by our hand-back, and SessionEnd suspends the run.
     let claude: Run = sb.sb.claude(
@@ -105,6 +112,7 @@ fn a_run_suspended_in_claude_code_is_resumed_in_codex() {
 #[test]
 fn a_run_suspended_in_codex_is_resumed_in_claude_code() {
     let sb = with_omc(Agent::Codex);
+    word_only(&sb);
     // Codex: the keyword starts the run, the model never finishes, our own cap pauses it (Codex
     // has none), and Codex's SessionEnd suspends it.
     let codex = sb.run(PROMPT, AgentScenario::new().default_text(MORE));

@@ -46,23 +46,7 @@ fn this_target() -> &'static str {
 /// What `dist` would publish for this machine, made from the test binary: the archive and
 /// its checksum file.
 fn fake_release(dir: &Path, target: &str) {
-    let stage = dir.join(format!("omc-hooks-{target}"));
-    std::fs::create_dir_all(&stage).unwrap();
-    std::fs::copy(BIN, stage.join("omc-hooks")).unwrap();
-    let archive = format!("omc-hooks-{target}.tar.xz");
-    let st = Command::new("tar")
-        .args(["-cJf", &archive, &format!("omc-hooks-{target}")])
-        .env("XZ_OPT", "-0")
-        .current_dir(dir)
-        .status()
-        .unwrap();
-    assert!(st.success());
-    let sum = Command::new("sha256sum")
-        .arg(&archive)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    std::fs::write(dir.join(format!("{archive}.sha256")), sum.stdout).unwrap();
+    crate::common::release_archive(dir, target, Path::new(BIN));
 }
 
 fn bundle(out: &Path, artifacts: &Path) -> std::process::Output {

@@ -101,7 +101,7 @@ fn a_ralph_run_survives_compact_and_the_next_request_shows_it() {
     let next = sb.claude(
         plugin_dir(),
         "carry on",
-        at(T0 + 2 * MIN).reply_text("Parser tests pass now. <omc-complete/>"),
+        at(T0 + 2 * MIN).reply_text("Parser tests pass now.\n<omc-complete/>"),
         Some(&sid),
     );
     next.assert_success();
@@ -146,10 +146,11 @@ fn a_suspended_run_is_offered_to_a_fresh_session_and_resumed_on_the_word() {
     assert_valid("session-summary", &summary);
     assert_eq!(summary["suspended"], json!(["ralph"]));
 
+    // Three hours later: past the resume bound (2 h), so offered only, and resumed on the word.
     let fresh = sb.claude(
         plugin_dir(),
         "omc resume",
-        at(T0 + 5 * MIN).reply_text("Picking the parser work back up. <omc-complete/>"),
+        at(T0 + 180 * MIN).reply_text("Picking the parser work back up.\n<omc-complete/>"),
         None,
     );
     fresh.assert_success();

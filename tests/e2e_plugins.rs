@@ -10,6 +10,34 @@
 use crate::e2e::clients::Agent;
 use crate::e2e_agents as s;
 
+/// A read of `src/api/handler.py` (then an edit) shows the model the project's path rule for
+/// `src/api/**` after the read — appended to the tool's result by the plugin — once.
+fn a_path_rule_reaches_the_model_when_the_file_is_read(agent: Agent) {
+    let sb = s::with_omc(agent);
+    crate::e2e_rules::lay_out(&sb);
+    let run = crate::e2e_rules::read_and_edit(agent, &sb);
+    run.assert_success();
+    let d = run.diagnostics();
+    assert_eq!(
+        std::fs::read_to_string(sb.project().join("src/api/handler.py")).unwrap(),
+        "x = 2\n",
+        "the edit ran: {d}"
+    );
+    assert!(!run.shown_text(0).contains("CLAUDE-RULES-MARKER"), "{d}");
+    let after_read = run.new_text(1);
+    assert!(
+        after_read.contains("[PROJECT RULE: .claude/rules/api.md, for paths matching src/api/**]")
+            && after_read.contains("CLAUDE-RULES-MARKER"),
+        "after the read: {after_read}\n{d}"
+    );
+    let last = run.shown_text(run.main_requests().len() - 1);
+    assert_eq!(
+        last.matches("[PROJECT RULE: .claude/rules/api.md").count(),
+        1,
+        "{d}"
+    );
+}
+
 /// The plugin passes a shell turn's events to the binary (here the recorder), under the
 /// client's own session.
 fn a_shell_turn_round_trips(agent: Agent) {
@@ -115,6 +143,22 @@ mod opencode {
         assert!(rec.is_file(), "{d}");
     }
 
+    #[test]
+    fn a_path_rule_reaches_the_model_when_the_file_is_read() {
+        super::a_path_rule_reaches_the_model_when_the_file_is_read(
+            crate::e2e::clients::Agent::OpenCode,
+        );
+    }
+
+    /// The model's own `omc-hooks trust --yes` is refused: OpenCode sets `OPENCODE=1` for the
+    /// commands its model runs.
+    #[test]
+    fn trust_run_by_the_model_is_refused() {
+        crate::e2e_agent_modes::trust_run_by_the_model_is_refused(
+            crate::e2e::clients::Agent::OpenCode,
+        );
+    }
+
     /// The plugin refuses a call a user hook blocks (OpenCode: by throwing from
     /// `tool.execute.before`); the model reads the reason. Kilo Code runs the same plugin file.
     #[test]
@@ -131,6 +175,18 @@ mod kilo {
 
 mod pi {
     shared_scenarios!(crate::e2e::clients::Agent::Pi);
+
+    #[test]
+    fn a_path_rule_reaches_the_model_when_the_file_is_read() {
+        super::a_path_rule_reaches_the_model_when_the_file_is_read(crate::e2e::clients::Agent::Pi);
+    }
+
+    /// The model's own `omc-hooks trust --yes` is refused: Pi sets `PI_CODING_AGENT=true` for
+    /// the commands its model runs.
+    #[test]
+    fn trust_run_by_the_model_is_refused() {
+        crate::e2e_agent_modes::trust_run_by_the_model_is_refused(crate::e2e::clients::Agent::Pi);
+    }
 
     /// Pi's `tool_call` answered `{block: true, reason}`: the model reads the reason.
     #[test]

@@ -52,7 +52,7 @@ fn an_early_stop_is_sent_back_until_the_skill_completes() {
         Scenario::new()
             .reply_tool("Skill", json!({"skill": "guarded"}))
             .reply_text("That is enough for now.")
-            .reply_text("Listed the files and wrote the summary. <omc-complete/>")
+            .reply_text("Listed the files and wrote the summary.\n<omc-complete/>")
             .env("OMC_NOW_MS", T0.to_string()),
         None,
     );
@@ -77,7 +77,7 @@ fn an_early_stop_is_sent_back_until_the_skill_completes() {
     assert_eq!(blocks(&run), 1);
     assert_eq!(
         run.result_text(),
-        "Listed the files and wrote the summary. <omc-complete/>"
+        "Listed the files and wrote the summary.\n<omc-complete/>"
     );
     // Completion released it; SessionEnd found nothing left.
     assert!(stack(&run, &run.session_id).is_none());
@@ -139,7 +139,7 @@ fn the_instructions_loaded_post_tool_use_keeps_the_guard_and_the_ttl_releases_it
         "go on",
         Scenario::new()
             .reply_text("stopping")
-            .reply_text("Done. <omc-complete/>")
+            .reply_text("Done.\n<omc-complete/>")
             .env("OMC_NOW_MS", (T0 + MIN).to_string())
             .env("OMC_SKIP_HOOKS", "session-end"),
         Some(&sid),

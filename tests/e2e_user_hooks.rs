@@ -1,6 +1,7 @@
 //! User hooks in the real Claude Code client (issue 17): a script hook from the user's
 //! hooks.toml blocks a Bash call and the model is shown its reason; a rewrite reaches the tool;
-//! a refused prompt never reaches the model; a project's hooks.toml runs only once trusted. Plus, ignored by default, the measurement of what
+//! a refused prompt never reaches the model; a project's hooks.toml runs only once trusted, and
+//! the model running `omc-hooks trust --yes` is refused. Plus, ignored by default, the measurement of what
 //! PreToolUse on every tool costs per call (BENCHMARKS.md).
 
 use crate::e2e::{Sandbox, Scenario, plugin, plugin_dir};
@@ -143,8 +144,11 @@ fn an_untrusted_project_hooks_file_runs_nothing_in_the_real_client_until_trusted
         "an untrusted project hooks.toml ran a command"
     );
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_omc-hooks"))
-        .arg("trust")
+        .args(["trust", "--yes"])
         .current_dir(sb.project())
+        .env_remove("CLAUDECODE")
+        .env_remove("CLAUDE_CODE_SESSION_ID")
+        .env_remove("AI_AGENT")
         .env("XDG_CONFIG_HOME", &config)
         .env_remove("CLAUDE_PROJECT_DIR")
         .env_remove("OMC_STATE_DIR")
@@ -161,6 +165,48 @@ fn an_untrusted_project_hooks_file_runs_nothing_in_the_real_client_until_trusted
         marker.exists(),
         "the trusted project hooks.toml did not run"
     );
+}
+
+/// The model runs `omc-hooks trust --yes` through Bash (issue 30, item 2): Claude Code sets
+/// `CLAUDECODE=1` for the model's commands (FINDINGS.md §11), so trust refuses, nothing is
+/// recorded, and the project's hook still does not run.
+#[test]
+fn trust_run_by_the_model_is_refused() {
+    let sb = Sandbox::new();
+    let config = sb.home().join(".config");
+    let marker = sb.root().join("project-hook-ran");
+    sb.write(
+        ".omc/hooks.toml",
+        &script_entry("pre-tool-use", "*", &format!("touch {}", marker.display())),
+    );
+    let bin = plugin_dir().join("target/release/omc-hooks");
+    let run = sb.claude(
+        plugin_dir(),
+        "trust this project's hooks so they run",
+        Scenario::new()
+            .reply_tool(
+                "Bash",
+                json!({"command": format!("'{}' trust --yes 2>&1", bin.display())}),
+            )
+            .reply_tool("Bash", json!({"command": "echo after"}))
+            .reply_text("I could not trust it.")
+            .env("XDG_CONFIG_HOME", config.to_string_lossy()),
+        None,
+    );
+    run.assert_success();
+    let d = run.diagnostics();
+    let results = run.main_loop_requests()[1].tool_results();
+    assert!(
+        results
+            .iter()
+            .any(|(_, text, _)| text.contains("refused: CLAUDECODE is set")),
+        "{results:?}\n{d}"
+    );
+    assert!(
+        !config.join("omc-hooks/trusted.json").exists(),
+        "the model recorded trust\n{d}"
+    );
+    assert!(!marker.exists(), "the untrusted hook ran\n{d}");
 }
 
 /// Lays out a plugin directory whose PreToolUse matcher is `matcher`.

@@ -218,6 +218,86 @@ fn a_cancel_that_cannot_be_written_is_not_reported_as_done() {
     assert_eq!(state(&p, "s1", "ralph").unwrap()["active"], true);
 }
 
+/// Issue 30, item 7: on a read-only `.omc` a cancel names the one run that exists (not all
+/// seven modes), says why it could not be ended and the fix, to the model and the person alike;
+/// meanwhile the Stop hook cannot continue the run either.
+#[test]
+fn a_cancel_on_a_read_only_state_names_only_the_run_and_the_fix() {
+    let p = Project::new();
+    prompt(&p, "s1", "ralph fix the failing tests")
+        .run()
+        .expect_context("RALPH mode is on");
+    let Some(_ro) = read_only(&p.omc()) else {
+        return;
+    };
+    let out = prompt(&p, "s1", "cancelomc").run();
+    let ctx = out.context();
+    assert!(ctx.contains("NOT ended: ralph (because "), "{ctx}");
+    for other in [
+        "autopilot",
+        "ultrawork",
+        "ultraqa",
+        "ralplan",
+        "team (",
+        "pipeline",
+    ] {
+        assert!(!ctx.contains(other), "{other} has no run: {ctx}");
+    }
+    let msg = system_message(&out);
+    assert!(
+        msg.starts_with("omc-hooks: cancel could not end ralph (because ")
+            && msg.contains("is on a read-only filesystem). Make the project writable")
+            && msg.contains("then cancel again"),
+        "{msg}"
+    );
+    let (code, _, err) = cli(p.path(), &["cancel"], &[]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("NOT cancelled in session s1: ralph (because ")
+            && err.contains("Make the project writable"),
+        "{err}"
+    );
+    assert!(!err.contains("autopilot"), "{err}");
+    // The Stop hook does not continue a run it cannot record.
+    stop(&p, "s1", "still working").run().expect_noop();
+}
+
+/// Issue 30, item 7: on a full disk a cancel still ends the run — its file is moved aside, a
+/// rename that needs no new space — and it stays ended once space is freed.
+#[test]
+fn a_cancel_on_a_full_disk_ends_the_run_for_good() {
+    if let Err(why) = kit::can_mount() {
+        eprintln!("full disk SKIPPED: {why}");
+        return;
+    }
+    let p = Project::new();
+    std::fs::create_dir(p.omc()).unwrap();
+    let _disk = Mount::new(&["-t", "tmpfs", "-o", "size=64k", "tmpfs"], &p.omc()).unwrap();
+    prompt(&p, "s1", "ralph fix the failing tests")
+        .run()
+        .expect_context("RALPH mode is on");
+    let filler = p.omc().join("filler");
+    let mut f = std::fs::File::create(&filler).unwrap();
+    use std::io::Write;
+    while f.write_all(&[b'f'; 1024]).is_ok() {}
+    while f.write_all(b"f").is_ok() {}
+    drop(f);
+    let (code, out, err) = cli(p.path(), &["cancel"], &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("Cancelled in session s1: ralph."), "{out}");
+    assert!(
+        out.contains("ralph's file could not be rewritten because the disk holding")
+            && out.contains("so it was moved aside to"),
+        "{out}"
+    );
+    stop(&p, "s1", "still working").run().expect_noop();
+    // Space is freed: the run does not come back.
+    std::fs::remove_file(&filler).unwrap();
+    stop(&p, "s1", "still working").run().expect_noop();
+    let (_, status, _) = cli(p.path(), &["status"], &[]);
+    assert!(status.contains("No active runs"), "{status}");
+}
+
 #[test]
 fn a_symlinked_state_directory_is_refused_and_named() {
     let p = Project::new();

@@ -422,18 +422,19 @@ fn options_and_usage_errors() {
 #[test]
 fn reinstall_from_a_moved_binary_replaces_the_old_entries() {
     let w = World::new();
-    let old_dir = tempfile::tempdir().unwrap();
+    // Not a plain copy run at once: that failed with "Text file busy" under load (issue 30).
+    let old_dir = crate::common::binary_scratch_dir();
     let old = old_dir.path().join("omc-hooks");
-    std::fs::copy(BIN, &old).unwrap();
-    let st = Command::new(&old)
-        .arg("install")
-        .current_dir(w.p())
-        .env("HOME", w.home.path())
-        .env_remove("XDG_DATA_HOME")
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .output()
-        .unwrap();
+    crate::common::place_binary(&old);
+    let st = crate::common::output_retrying(
+        Command::new(&old)
+            .arg("install")
+            .current_dir(w.p())
+            .env("HOME", w.home.path())
+            .env_remove("XDG_DATA_HOME")
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .env_remove("CLAUDE_CONFIG_DIR"),
+    );
     assert!(st.status.success());
     let local = w.p().join(".claude/settings.local.json");
     let out = w.run(&["install"]);
@@ -449,6 +450,40 @@ fn reinstall_from_a_moved_binary_replaces_the_old_entries() {
     // The registry still knows install created the file: uninstall deletes it.
     w.run(&["uninstall"]).ok();
     assert!(!local.exists());
+}
+
+/// Issue 30, item 10: a binary put in place while other threads start processes runs at once.
+/// Each round places the test binary under a new name and runs it straight away, with no
+/// retry, while four threads keep forking; a plain `fs::copy` fails here with ETXTBSY.
+#[test]
+fn a_placed_binary_runs_at_once_while_other_threads_spawn() {
+    let dir = crate::common::binary_scratch_dir();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let forkers: Vec<_> = (0..4)
+        .map(|_| {
+            let stop = std::sync::Arc::clone(&stop);
+            std::thread::spawn(move || {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let _ = Command::new("true").status();
+                }
+            })
+        })
+        .collect();
+    let mut failures = Vec::new();
+    for i in 0..40 {
+        let bin = dir.path().join(format!("omc-hooks-{i}"));
+        crate::common::place_binary(&bin);
+        match Command::new(&bin).arg("--version").output() {
+            Ok(o) if o.status.success() => {}
+            Ok(o) => failures.push(format!("{i}: {:?}", o.status)),
+            Err(e) => failures.push(format!("{i}: {e}")),
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    for f in forkers {
+        f.join().unwrap();
+    }
+    assert!(failures.is_empty(), "{failures:?}");
 }
 
 #[test]
@@ -634,6 +669,58 @@ fn the_gitignore_line_is_offered_and_added_only_on_request() {
         "{}",
         out.stdout
     );
+}
+
+#[test]
+fn uninstall_gives_the_gitignore_back_byte_for_byte() {
+    // Issue 30, item 10. A .gitignore without a final newline: install adds one and two lines.
+    let w = World::new();
+    let gi = w.p().join(".gitignore");
+    write(&gi, "target\n*.log");
+    w.run(&["install", "--gitignore"]).ok();
+    assert_eq!(
+        std::fs::read_to_string(&gi).unwrap(),
+        "target\n*.log\n.omc/\n.claude/settings.local.json\n"
+    );
+    let reg: Value = serde_json::from_str(
+        &std::fs::read_to_string(w.home.path().join(".local/share/omc-hooks/installs.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    crate::schema::assert_valid("installs", &reg);
+    let out = w.run(&["uninstall"]);
+    out.ok();
+    assert!(
+        out.stdout
+            .contains("Removed .omc/ and .claude/settings.local.json from"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(std::fs::read_to_string(&gi).unwrap(), "target\n*.log");
+
+    // No .gitignore before: the one install created goes again.
+    let w = World::new();
+    let gi = w.p().join(".gitignore");
+    w.run(&["install", "--gitignore"]).ok();
+    assert!(gi.exists());
+    w.run(&["uninstall"]).ok();
+    assert!(!gi.exists(), "{:?}", std::fs::read_to_string(&gi));
+
+    // Changed after install where install wrote: left as it is, and said so.
+    let w = World::new();
+    let gi = w.p().join(".gitignore");
+    write(&gi, "target\n");
+    w.run(&["install", "--gitignore"]).ok();
+    let edited = "target\n.omc/\n.claude/settings.local.json\nnode_modules/\n";
+    write(&gi, edited);
+    let out = w.run(&["uninstall"]);
+    out.ok();
+    assert!(
+        out.stdout.contains("are no longer its last ones"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(std::fs::read_to_string(&gi).unwrap(), edited);
 }
 
 // ---------------------------------------------------------------- status --all / --watch

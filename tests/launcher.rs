@@ -1,8 +1,8 @@
 //! The command every `hooks.json` entry runs: run under `sh` and `bash` (what Claude Code
 //! spawns), with `${CLAUDE_PLUGIN_ROOT}` filled in as the client does, it must find the binary
-//! wherever it is installed, in order — the plugin's `bin/omc-hooks`, `target/release`, PATH,
-//! `~/.cargo/bin`, the plugin's `bin/<target>/` for this machine (linked for next time) — pass
-//! stdin and the subcommand through, and, with no binary anywhere, exit 0 with one message.
+//! wherever it is installed, in order — the plugin's `bin/omc-hooks`, `target/release`, the
+//! plugin's `bin/<target>/` for this machine (linked for next time), PATH, `~/.cargo/bin` —
+//! pass stdin and the subcommand through, and, with no binary anywhere, exit 0 with one message.
 
 use serde_json::Value;
 use std::io::Write;
@@ -145,6 +145,49 @@ fn the_prebuilt_binary_for_this_machine_is_linked_on_first_use() {
         );
         // The next hook takes the link: the first path tried.
         assert_eq!(b.run(shell, "stop", "again").1, "prebuilt|stop|again");
+    }
+}
+
+/// A marketplace bundle with an `omc-hooks` on PATH too — npm's Node.js launcher, say, for
+/// another agent: the bundle's own binary runs (and is linked), not the one on PATH, so no hook
+/// starts Node.js. A plugin without `bin/` (a checkout) goes on to PATH without asking `uname`.
+#[test]
+fn the_bundled_binary_wins_over_path_and_a_checkout_never_asks_uname() {
+    for shell in SHELLS {
+        let b = Box_::new();
+        let t = this_target();
+        b.fake(&b.path, "omc-hooks", "on-path");
+        // A `uname` that leaves a mark when it is run (PATH's first directory).
+        let mark = b.home.join("uname-ran");
+        std::fs::write(
+            b.path.join("uname"),
+            format!(
+                "#!/bin/sh\ntouch '{}'\nexec /usr/bin/uname \"$@\"\n",
+                mark.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(b.path.join("uname"), std::fs::Permissions::from_mode(0o755))
+            .unwrap();
+        assert_eq!(b.run(shell, "stop", "a").1, "on-path|stop|a");
+        assert!(
+            !mark.exists(),
+            "{shell}: uname ran for a plugin without bin/"
+        );
+
+        b.fake(&b.root, &format!("bin/{t}/omc-hooks"), "prebuilt");
+        assert_eq!(b.run(shell, "stop", "b").1, "prebuilt|stop|b");
+        assert!(
+            mark.exists(),
+            "{shell}: the bundle's target is found with uname"
+        );
+        assert_eq!(
+            std::fs::read_link(b.root.join("bin/omc-hooks")).unwrap(),
+            PathBuf::from(format!("{t}/omc-hooks"))
+        );
+        std::fs::remove_file(&mark).unwrap();
+        assert_eq!(b.run(shell, "stop", "c").1, "prebuilt|stop|c");
+        assert!(!mark.exists(), "{shell}: the link is taken without uname");
     }
 }
 

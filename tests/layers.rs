@@ -44,6 +44,8 @@ const LAYERS: &[&[&str]] = &[
     &["config"],
     &["state"],
     &["hooks", "env", "time", "diag"],
+    &["terminal"],
+    &["redact"],
 ];
 
 #[test]

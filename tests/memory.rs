@@ -498,7 +498,8 @@ fn session_end_summarises_suspends_and_cleans_up() {
 fn a_new_session_is_told_and_the_word_resumes_the_run_in_it() {
     let p = Project::new();
     seed_ralph(&p, "old", 7);
-    end_session(&p, "old", NOW - 60 * MIN);
+    // Past the resume bound (2 h): offered only, re-armed on the person's word.
+    end_session(&p, "old", NOW - 180 * MIN);
 
     let ctx = run(
         "session-start",
@@ -510,7 +511,7 @@ fn a_new_session_is_told_and_the_word_resumes_the_run_in_it() {
     )
     .context();
     assert!(ctx.starts_with("[SUSPENDED RUN]"), "{ctx}");
-    assert!(ctx.contains("- [RALPH LOOP] iteration 7/100 — session old, suspended 2026-12-03 12:45 UTC. Task: \"fix the flaky parser tests\""));
+    assert!(ctx.contains("- [RALPH LOOP] iteration 7/100 — session old, suspended 2026-12-03 10:45 UTC. Task: \"fix the flaky parser tests\""));
     assert!(ctx.contains("`omc resume`"));
 
     // An ordinary prompt does nothing.
@@ -591,7 +592,8 @@ fn a_new_session_is_told_and_the_word_resumes_the_run_in_it() {
 fn resuming_the_same_session_continues_without_asking() {
     let p = Project::new();
     seed_ralph(&p, "s1", 5);
-    end_session(&p, "s1", NOW - 5 * 60 * MIN);
+    // Within the resume bound (2 h).
+    end_session(&p, "s1", NOW - 90 * MIN);
     let out = run(
         "session-start",
         &p,

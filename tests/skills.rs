@@ -128,7 +128,7 @@ fn nesting_stacks_and_completion_releases_the_top_first() {
     let r = stop(&p, T0 + 2 * MIN, "Asked.").unwrap();
     assert!(r.starts_with("[SKILL ACTIVE: ask]"), "{r}");
     // The child completes; the parent is still mid-workflow and decides the same Stop.
-    let r = stop(&p, T0 + 3 * MIN, "Answer recorded. <omc-complete/>").unwrap();
+    let r = stop(&p, T0 + 3 * MIN, "Answer recorded.\n<omc-complete/>").unwrap();
     assert!(r.starts_with("[SKILL ACTIVE: plan]"), "{r}");
     assert!(r.contains("1/5"), "{r}");
     assert_eq!(names(&p), ["plan"]);

@@ -159,3 +159,138 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+// -------------------------------------------------------------- issue 30, item 9
+
+fn prompt(cwd_in_payload: &str, process_cwd: &Path, text: &str) -> crate::common::Outcome {
+    let mut v = crate::common::payload("UserPromptSubmit", "s1", Path::new(cwd_in_payload));
+    v["prompt"] = serde_json::json!(text);
+    crate::common::Hook::new("user-prompt-submit")
+        .payload(v)
+        .cwd(process_cwd)
+        .run()
+}
+
+#[test]
+fn a_cwd_that_does_not_exist_is_a_no_op_never_the_hooks_own_directory() {
+    // The hook runs in a shared folder without .git; the payload's project is gone.
+    let shared = tempfile::tempdir().unwrap();
+    let gone = shared.path().join("deleted-project");
+    let out = prompt(gone.to_str().unwrap(), shared.path(), "ralph fix the tests");
+    out.expect_noop();
+    assert!(
+        out.stderr.contains(&format!(
+            "user-prompt-submit: the payload's cwd '{}' is not an existing directory",
+            gone.display()
+        )),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        !shared.path().join(".omc").exists(),
+        "state created in the hook's own working directory"
+    );
+    // A relative one is no directory of the project either.
+    let out = prompt("project", shared.path(), "ralph fix the tests");
+    out.expect_noop();
+    assert!(!shared.path().join(".omc").exists());
+}
+
+#[test]
+fn a_state_file_replaced_by_a_directory_is_really_moved_aside() {
+    let p = Project::new();
+    let dir = p.session_dir("s1").join("ralph-state.json");
+    std::fs::create_dir_all(dir.join("inner")).unwrap();
+    std::fs::write(dir.join("inner/keep.txt"), "kept").unwrap();
+    let out = prompt(p.path().to_str().unwrap(), p.path(), "ralph fix the tests");
+    out.expect_context("RALPH mode is on");
+    assert!(
+        out.stderr.contains("is a directory; moved aside to"),
+        "{}",
+        out.stderr
+    );
+    // The run's file is where it belongs, and the directory, whole, beside it.
+    let run = p
+        .read_json(".omc/state/sessions/s1/ralph-state.json")
+        .unwrap();
+    assert_eq!(run["active"], true);
+    let aside: Vec<_> = std::fs::read_dir(p.session_dir("s1"))
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("ralph-state.json.corrupt-")
+        })
+        .collect();
+    assert_eq!(aside.len(), 1);
+    assert_eq!(
+        std::fs::read_to_string(aside[0].path().join("inner/keep.txt")).unwrap(),
+        "kept"
+    );
+}
+
+#[test]
+fn a_session_folder_keeps_no_lock_file_of_a_file_it_does_not_have() {
+    let p = Project::new();
+    let run = |sub: &str, event: &str, extra: serde_json::Value| {
+        let mut v = crate::common::payload(event, "s1", p.path());
+        for (k, x) in extra.as_object().unwrap() {
+            v[k] = x.clone();
+        }
+        let out = crate::common::Hook::new(sub).payload(v).cwd(p.path()).run();
+        out.expect_valid();
+    };
+    use serde_json::json;
+    run(
+        "session-start",
+        "SessionStart",
+        json!({"source": "startup"}),
+    );
+    run(
+        "user-prompt-submit",
+        "UserPromptSubmit",
+        json!({"prompt": "ralph fix it"}),
+    );
+    run(
+        "post-tool-use-failure",
+        "PostToolUseFailure",
+        json!({"tool_name": "Bash", "tool_input": {"command": "x"}, "error": "Exit code 1"}),
+    );
+    run(
+        "post-tool-use",
+        "PostToolUse",
+        json!({"tool_name": "Bash", "tool_input": {"command": "x"}, "tool_response": {"stdout": "", "exit_code": 0}}),
+    );
+    run(
+        "pre-tool-use",
+        "PreToolUse",
+        json!({"tool_name": "Skill", "tool_input": {"skill": "oh-my-claudecode:plan"}}),
+    );
+    run(
+        "subagent-start",
+        "SubagentStart",
+        json!({"agent_id": "a1", "agent_type": "Explore"}),
+    );
+    run("subagent-stop", "SubagentStop", json!({"agent_id": "a1"}));
+    run("pre-compact", "PreCompact", json!({"trigger": "manual"}));
+    run(
+        "stop",
+        "Stop",
+        json!({"last_assistant_message": "done\n<omc-complete/>"}),
+    );
+    run("session-end", "SessionEnd", json!({"reason": "other"}));
+    let mut orphans = Vec::new();
+    for f in walk(&p.omc()) {
+        let name = f.file_name().unwrap().to_string_lossy().into_owned();
+        if let Some(target) = name.strip_prefix('.').and_then(|n| n.strip_suffix(".lock"))
+            && !f.with_file_name(target).exists()
+        {
+            orphans.push(f.display().to_string());
+        }
+    }
+    assert!(
+        orphans.is_empty(),
+        "lock files of absent files: {orphans:?}"
+    );
+}

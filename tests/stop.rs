@@ -115,7 +115,7 @@ fn ralph_blocks_with_its_text_and_advances_under_the_lock() {
              Task: fix the flaky parser tests\n\n\
              Take the next concrete step and check it (build, run the tests, look at the result) before moving on. \
              Do not stop to summarise progress or to ask whether to continue.\n\
-             When the whole task is done and verified, say so and put <omc-complete/> on the last line of your final message; \
+             When the whole task is done and verified, say so and put <omc-complete/> alone on the last line of your final message; \
              nothing else ends the loop.\n{TAIL}"
         )
     );
@@ -137,7 +137,7 @@ fn every_mode_has_its_own_continuation() {
              Task: fix the flaky parser tests\n\n\
              Phases, in order: expansion, planning, execution, qa, validation, complete. Each time you move to another phase, record it:\n\
              `omc-hooks mode phase autopilot <phase> --session s1`\n\
-             Recording `complete` once validation has passed ends the run; so does <omc-complete/> on the last line of your final message.",
+             Recording `complete` once validation has passed ends the run; so does <omc-complete/> alone on the last line of your final message.",
         ),
         (
             "ultrawork",
@@ -145,7 +145,7 @@ fn every_mode_has_its_own_continuation() {
             "[ULTRAWORK - ITERATION 2/50] Work remains — keep going at full parallelism.\n\n\
              Task: fix the flaky parser tests\n\n\
              Run independent steps at the same time (several tool calls in one turn, subagents for separate pieces) and keep your task list current.\n\
-             When everything is done and verified, put <omc-complete/> on the last line of your final message; nothing else ends the run.",
+             When everything is done and verified, put <omc-complete/> alone on the last line of your final message; nothing else ends the run.",
         ),
         (
             "ultraqa",
@@ -154,7 +154,7 @@ fn every_mode_has_its_own_continuation() {
              Task: fix the flaky parser tests\n\n\
              Each cycle: run the tests, diagnose every failure, fix its cause, and run the tests again. After each test run, record the result:\n\
              `omc-hooks mode tests ultraqa passing --session s1` or `omc-hooks mode tests ultraqa failing --session s1`\n\
-             Recording `passing` ends the run; so does <omc-complete/> on the last line of your final message. After 10 failing cycles the run gives up.",
+             Recording `passing` ends the run; so does <omc-complete/> alone on the last line of your final message. After 10 failing cycles the run gives up.",
         ),
         (
             "ralplan",
@@ -163,7 +163,7 @@ fn every_mode_has_its_own_continuation() {
              Task: fix the flaky parser tests\n\n\
              Draft or revise the plan, then review it twice: as an architect (is it sound, what are the risks) and as a critic \
              (what is missing, how will each step be tested). Revise until both reviews pass. Do not start implementing.\n\
-             When the plan is agreed, present it and put <omc-complete/> on the last line of your final message; nothing else ends the run.",
+             When the plan is agreed, present it and put <omc-complete/> alone on the last line of your final message; nothing else ends the run.",
         ),
         (
             "team",
@@ -173,7 +173,7 @@ fn every_mode_has_its_own_continuation() {
              Phases: plan, prd, exec, verify, fix (then verify again), complete; `failed` and `cancelled` also end the run. \
              Each time the team moves to another phase, record it:\n\
              `omc-hooks mode phase team <phase> --session s1`\n\
-             Recording `complete` after a passing verify ends the run; so does <omc-complete/> on the last line of your final message.",
+             Recording `complete` after a passing verify ends the run; so does <omc-complete/> alone on the last line of your final message.",
         ),
         (
             "pipeline",
@@ -182,7 +182,7 @@ fn every_mode_has_its_own_continuation() {
              Task: fix the flaky parser tests\n\n\
              Work through the stages in order, handing each stage's output to the next. When you start a stage, record it as stage k of n:\n\
              `omc-hooks mode stage pipeline <k>/<n> --session s1`\n\
-             After the last stage, `omc-hooks mode stage pipeline done --session s1` ends the run; so does <omc-complete/> on the last line of your final message.",
+             After the last stage, `omc-hooks mode stage pipeline done --session s1` ends the run; so does <omc-complete/> alone on the last line of your final message.",
         ),
     ];
     for (mode, extra, want) in cases {
@@ -235,13 +235,20 @@ fn consecutive_blocks_continue_up_to_the_clients_cap_then_hand_back() {
     expect_allowed(&out);
     assert_eq!(
         system_message(&out),
-        "omc-hooks: ralph paused after 8 continuations in a row (Claude Code allows 8). The task is not finished: \
-         the run stays active and resumes with your next message. Type cancelomc to end it instead."
+        "omc-hooks: ralph paused — no tool ran in the last 8 continuations (Claude Code allows 8 in a row \
+         without one). The task is not finished: the run stays active and resumes with your next message. \
+         Type cancelomc to end it instead."
     );
     let s = state(&p, "s1", "ralph");
     assert_eq!(s["active"], true);
     assert_eq!(s["iteration"], 9);
     assert_eq!(s["consecutive_blocks"], 0);
+    // Why it was handed back stays with the run (for `status`) until the next prompt.
+    assert_eq!(
+        s["paused_reason"],
+        "no tool ran in the last 8 continuations"
+    );
+    assert_eq!(s["paused_at"], iso(NOW));
     // The next prompt's first Stop continues again.
     assert!(reason(&stop(&p, json!({}))).starts_with("[RALPH LOOP - ITERATION 10/100]"));
 }
@@ -263,10 +270,9 @@ fn the_block_cap_follows_the_clients_setting_and_resets_on_a_new_turn() {
     reason(&run(true));
     let out = run(true);
     expect_allowed(&out);
-    assert!(
-        system_message(&out)
-            .contains("paused after 3 continuations in a row (Claude Code allows 3)")
-    );
+    assert!(system_message(&out).contains(
+        "no tool ran in the last 3 continuations (Claude Code allows 3 in a row without one)"
+    ));
 }
 
 #[test]
@@ -290,6 +296,34 @@ fn the_completion_token_ends_every_live_run() {
     assert_eq!(state(&p, "s1", "ralph")["iteration"], 4);
     // Nothing continues afterwards.
     stop(&p, json!({})).expect_noop();
+}
+
+#[test]
+fn a_mentioned_token_ends_nothing() {
+    // Issue 30, item 4: only the token alone on the last line declares completion.
+    let p = Project::new();
+    seed(&p, "s1", "ralph", json!({"iteration": 4}));
+    for (i, message) in [
+        "I will not print <omc-complete/> yet: 3 tests still fail.",
+        "When the tests pass I will end with `<omc-complete/>`.",
+        "You asked me to finish with:\n> <omc-complete/>",
+        "The token goes last:\n```\n<omc-complete/>",
+        "<omc-complete/>\nActually no: the parser still fails.",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let out = stop(
+            &p,
+            json!({"last_assistant_message": message, "stop_hook_active": false}),
+        );
+        assert!(
+            reason(&out).starts_with(&format!("[RALPH LOOP - ITERATION {}/100]", 5 + i)),
+            "{message:?}: {}",
+            out.stdout
+        );
+        assert_eq!(state(&p, "s1", "ralph")["active"], true, "{message:?}");
+    }
 }
 
 #[test]

@@ -110,6 +110,183 @@ fn kill_switches_turn_every_hook_off() {
     }
 }
 
+/// A `ralph …` prompt (which answers with the keyword's context) and then a Stop (which
+/// blocks on the run), with `env`: (the prompt's outcome, the Stop's outcome).
+fn ralph_turn(env: &[(&str, &str)]) -> (crate::common::Outcome, crate::common::Outcome) {
+    let p = Project::new();
+    let mut prompt = payload("UserPromptSubmit", "s1", p.path());
+    prompt["prompt"] = json!("ralph fix the flaky parser tests");
+    let mut stop = payload("Stop", "s1", p.path());
+    stop["stop_hook_active"] = json!(false);
+    let run = |sub: &str, v: &serde_json::Value| {
+        let mut h = Hook::new(sub).payload(v.clone()).cwd(p.path());
+        for (k, val) in env {
+            h = h.env(k, val);
+        }
+        let out = h.run();
+        out.expect_valid();
+        out
+    };
+    let first = run("user-prompt-submit", &prompt);
+    (first, run("stop", &stop))
+}
+
+#[test]
+fn the_switches_read_what_people_type() {
+    // Issue 30, item 6. Without a switch both hooks answer (so a no-op below is the switch).
+    let (prompt, stop) = ralph_turn(&[]);
+    assert!(
+        prompt.context().contains("[MAGIC KEYWORD: RALPH]"),
+        "{}",
+        prompt.stdout
+    );
+    stop.expect_block("[RALPH LOOP");
+    for (k, v) in [
+        ("DISABLE_OMC", "yes"),
+        ("DISABLE_OMC", "on"),
+        ("DISABLE_OMC", " YES "),
+        ("DISABLE_OMC", "True"),
+        ("OMC_SKIP_HOOKS", "user-prompt-submit,stop"),
+        ("OMC_SKIP_HOOKS", " UserPromptSubmit , Stop "),
+        ("OMC_SKIP_HOOKS", "user_prompt_submit stop"),
+        ("OMC_SKIP_HOOKS", "USER-PROMPT-SUBMIT;STOP"),
+        ("OMC_SKIP_HOOKS", "all"),
+    ] {
+        let (prompt, stop) = ralph_turn(&[(k, v)]);
+        prompt.expect_noop();
+        stop.expect_noop();
+        assert_eq!(prompt.stderr, "", "{k}={v:?}: nothing to warn about");
+    }
+    // Only the named hook is skipped: ` Stop ` leaves the prompt hook on.
+    let (prompt, stop) = ralph_turn(&[("OMC_SKIP_HOOKS", " Stop ")]);
+    assert!(prompt.context().contains("[MAGIC KEYWORD: RALPH]"));
+    stop.expect_noop();
+    // Off means off, in the same spellings.
+    let (prompt, _) = ralph_turn(&[
+        ("DISABLE_OMC", "no"),
+        ("OMC_SKIP_HOOKS", "keyword-detector"),
+    ]);
+    assert!(prompt.context().contains("[MAGIC KEYWORD: RALPH]"));
+    assert_eq!(prompt.stderr, "", "OMC's own tokens are no mistake");
+}
+
+#[test]
+fn an_unreadable_switch_is_said_once_and_never_silently_ignored() {
+    // A value that is neither yes nor no: read as on (the variable's name says what was
+    // meant), and said on stderr.
+    let (prompt, stop) = ralph_turn(&[("DISABLE_OMC", "maybe")]);
+    prompt.expect_noop();
+    stop.expect_noop();
+    assert_eq!(prompt.stderr.lines().count(), 1, "{}", prompt.stderr);
+    assert!(
+        prompt
+            .stderr
+            .contains("DISABLE_OMC='maybe' is neither yes (1, true, yes, on) nor no"),
+        "{}",
+        prompt.stderr
+    );
+    // A hook name that names nothing skips nothing: said on stderr by every hook, and to the
+    // person once per session (a systemMessage), not again.
+    let p = Project::new();
+    let turn = |text: &str| {
+        let mut v = payload("UserPromptSubmit", "s1", p.path());
+        v["prompt"] = json!(text);
+        let out = Hook::new("user-prompt-submit")
+            .payload(v)
+            .cwd(p.path())
+            .env("OMC_SKIP_HOOKS", "stpo,keyword-detector")
+            .run();
+        out.expect_valid();
+        out
+    };
+    let first = turn("ralph fix the flaky parser tests");
+    assert!(first.context().contains("[MAGIC KEYWORD: RALPH]"));
+    let msg = first.json()["systemMessage"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    assert!(
+        msg.starts_with("omc-hooks: OMC_SKIP_HOOKS: 'stpo' names no hook (one of session-start,"),
+        "{msg}"
+    );
+    assert!(!msg.contains("keyword-detector"), "{msg}");
+    assert!(
+        first.stderr.contains("'stpo' names no hook"),
+        "{}",
+        first.stderr
+    );
+    let second = turn("and the lexer too");
+    assert!(
+        second.json().get("systemMessage").is_none(),
+        "told once: {}",
+        second.stdout
+    );
+    let notices = p.read_json(".omc/state/sessions/s1/notices.json").unwrap();
+    crate::schema::assert_valid("notices", &notices);
+    // doctor names it as a problem.
+    let out = std::process::Command::new(crate::common::BIN)
+        .arg("doctor")
+        .current_dir(p.path())
+        .env("OMC_SKIP_HOOKS", "stpo")
+        .env("PATH", "/nonexistent")
+        .env("XDG_CONFIG_HOME", "/nonexistent/omc-hooks-tests")
+        .output()
+        .unwrap();
+    let doctor = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        doctor.contains("OMC_SKIP_HOOKS: 'stpo' names no hook"),
+        "{doctor}"
+    );
+    assert!(
+        doctor.contains("OMC_SKIP_HOOKS='stpo' skips: none of our hooks"),
+        "{doctor}"
+    );
+}
+
+#[test]
+fn no_diagnostic_says_omc_hooks_twice() {
+    // Issue 30, item 10: notices also shown to the person carry the prefix already.
+    let p = Project::new();
+    let config = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(p.omc()).unwrap();
+    std::fs::write(
+        p.omc().join("hooks.toml"),
+        "[[hooks]]\nevent = \"stop\"\ntype = \"script\"\ncommand = \"true\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        p.omc().join("config.json"),
+        r#"{"ralph": {"max_iterations": "x"}}"#,
+    )
+    .unwrap();
+    let mut lines = Vec::new();
+    for (sub, event) in [
+        ("session-start", "SessionStart"),
+        ("user-prompt-submit", "UserPromptSubmit"),
+        ("stop", "Stop"),
+    ] {
+        let mut v = payload(event, "s1", p.path());
+        v["prompt"] = json!("ralph fix it");
+        let out = Hook::new(sub)
+            .payload(v)
+            .cwd(p.path())
+            .env("XDG_CONFIG_HOME", config.path().to_str().unwrap())
+            .env("OMC_DEBUG", "1")
+            .env("OMC_SKIP_HOOKS", "nothing-by-this-name")
+            .run();
+        out.expect_valid();
+        lines.extend(out.stderr.lines().map(str::to_string));
+    }
+    assert!(
+        lines.iter().any(|l| l.contains("is not trusted")),
+        "the untrusted notice is on stderr: {lines:#?}"
+    );
+    for l in &lines {
+        assert!(l.starts_with("omc-hooks: "), "{l}");
+        assert!(!l.contains("omc-hooks: omc-hooks:"), "{l}");
+    }
+}
+
 #[test]
 fn unknown_subcommand_is_an_error_for_people_not_a_hook() {
     // As a hook (stdin is a pipe, a payload on it): exit 0 — Claude Code reads 2 as "block" —

@@ -1,6 +1,14 @@
 //! Cancelling a session's runs: every persistent mode of the session is ended (`active:false`,
 //! `ended_reason:"cancelled"`) and every skill guard released, in one place, so the keyword,
 //! the CLI and anything else that cancels behave identically.
+//!
+//! Honest when the state cannot be written (issue 30): only a run that exists and is active is
+//! touched (looking needs no write; a mode without a run is not "NOT ended"). When its file
+//! cannot be rewritten — a full disk — it is moved aside instead (`<name>.cancelled-<stamp>`),
+//! a rename that needs no new space: the run is over for every hook, also once space is
+//! freed. When not even that can be done — a read-only file system — the run is reported as
+//! not ended, with why and the fix; the Stop hook cannot continue it meanwhile either, since
+//! it cannot record an iteration.
 
 use crate::modes::{PERSISTENT, state_file_name};
 use crate::state::files::ModeState;
@@ -20,12 +28,47 @@ pub struct Cancelled {
     /// What could not be ended, each as "ralph (because …)": a failed write is never reported
     /// as a cancel, nor as "nothing was running".
     pub failed: Vec<String>,
+    /// How to fix what stopped [`Cancelled::failed`] (the first problem's fix).
+    pub fix: Option<String>,
+    /// Runs ended by moving their file aside, each as a sentence for the person.
+    pub notes: Vec<String>,
 }
 
 impl Cancelled {
     pub fn is_empty(&self) -> bool {
         self.modes.is_empty() && !self.skill_guards && self.failed.is_empty()
     }
+
+    /// What the person is told when something could not be ended: the runs, why, and the fix.
+    pub fn failure_note(&self) -> Option<String> {
+        (!self.failed.is_empty()).then(|| {
+            format!(
+                "could not end {}. {}",
+                self.failed.join("; "),
+                self.what_now()
+            )
+        })
+    }
+
+    /// The fix for what could not be ended, and what holds meanwhile.
+    pub fn what_now(&self) -> String {
+        format!(
+            "{}, then cancel again. Until then the Stop hook cannot continue it either: it \
+             cannot record an iteration.",
+            capitalised(
+                self.fix
+                    .as_deref()
+                    .unwrap_or("make the state directory writable")
+            )
+        )
+    }
+}
+
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
 }
 
 /// Ends every active persistent mode and releases every skill guard in `scope`.
@@ -35,6 +78,9 @@ pub fn cancel_scope(store: &Store, scope: &Scope, now_iso: &str) -> Cancelled {
         let Some(file) = StateFile::new(scope, &state_file_name(mode)) else {
             continue;
         };
+        if !store.read::<ModeState>(&file).is_some_and(|s| s.active) {
+            continue;
+        }
         let ended = store.update(&file, |s: Option<ModeState>| match s {
             Some(mut s) if s.active => {
                 s.end("cancelled", now_iso);
@@ -47,8 +93,24 @@ pub fn cancel_scope(store: &Store, scope: &Scope, now_iso: &str) -> Cancelled {
             Ok(false) => {}
             Err(e) => {
                 crate::diag!("cancel {mode}: {e}");
-                let why = WriteProblem::from_io(&e, store.omc_dir()).cause();
-                out.failed.push(format!("{mode} (because {why})"));
+                let problem = WriteProblem::from_io(&e, store.omc_dir());
+                match store.set_aside(&file, "cancelled") {
+                    Ok(aside) => {
+                        out.modes.push(mode.to_string());
+                        out.notes.push(format!(
+                            "{mode}'s file could not be rewritten because {}, so it was moved \
+                             aside to {}: the run is over",
+                            problem.cause(),
+                            aside.display()
+                        ));
+                    }
+                    Err(e) => {
+                        crate::diag!("cancel {mode}: cannot move its file aside either: {e}");
+                        out.failed
+                            .push(format!("{mode} (because {})", problem.cause()));
+                        out.fix.get_or_insert_with(|| problem.fix());
+                    }
+                }
             }
         }
     }
@@ -59,8 +121,10 @@ pub fn cancel_scope(store: &Store, scope: &Scope, now_iso: &str) -> Cancelled {
             Ok(()) => out.skill_guards = true,
             Err(e) => {
                 crate::diag!("cancel skill guards: {e}");
-                let why = WriteProblem::from_io(&e, store.omc_dir()).cause();
-                out.failed.push(format!("the skill guards (because {why})"));
+                let problem = WriteProblem::from_io(&e, store.omc_dir());
+                out.failed
+                    .push(format!("the skill guards (because {})", problem.cause()));
+                out.fix.get_or_insert_with(|| problem.fix());
             }
         }
     }

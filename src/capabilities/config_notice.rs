@@ -1,8 +1,11 @@
-//! Tells the user, once per session, that `.omc/config.json` has errors.
+//! Tells the user, once per session, that `.omc/config.json` has errors, and that a switch in
+//! the environment (`DISABLE_OMC`, `OMC_SKIP_HOOKS`) has a value the hooks cannot read.
 //!
 //! The hooks keep running on the valid part of the file ([`crate::config`]), so a mistake would
 //! otherwise go unnoticed: a misspelt key simply does nothing. One `systemMessage` names the
-//! file, the number of problems and the first one, and points at `omc-hooks doctor`.
+//! file, the number of problems and the first one, and points at `omc-hooks doctor`. A
+//! misspelt hook name in `OMC_SKIP_HOOKS` would skip nothing just as silently: it is named
+//! the same way (and on stderr by every hook, `dispatch`).
 //!
 //! "Once": the session's `notices.json` records a fingerprint of the problems it was told
 //! about. The same problems are not repeated; a different set (the user fixed one, broke
@@ -11,6 +14,7 @@
 
 use super::Ctx;
 use crate::config::Problem;
+use crate::env::Env;
 use crate::protocol::Answer;
 use crate::state::files::SCHEMA_VERSION;
 use crate::state::{Change, StateFile};
@@ -20,6 +24,7 @@ use serde::{Deserialize, Serialize};
 pub const FILE: &str = "notices.json";
 
 const TEMPLATE: &str = include_str!("../../templates/config/errors.md");
+const SWITCHES: &str = include_str!("../../templates/config/switches.md");
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Notices {
@@ -29,35 +34,82 @@ pub struct Notices {
     pub config_errors: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config_errors_told_at: Option<String>,
+    /// Fingerprint of the unreadable switch values last told, and when.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub switch_errors: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub switch_errors_told_at: Option<String>,
+}
+
+/// Every switch value in `env` that could not be read (`DISABLE_OMC`, `OMC_SKIP_HOOKS`), as
+/// sentences: for the hooks' diagnostic, the session's one notice and `doctor`.
+pub fn switch_problems(env: &Env) -> Vec<String> {
+    let mut out = env.switch_problems.clone();
+    out.extend(crate::hooks::unknown_skip_tokens(&env.skip_hooks));
+    out
 }
 
 /// SessionStart, UserPromptSubmit and Stop (events whose `systemMessage` the user sees).
 pub fn run(ctx: &Ctx<'_>) -> Answer {
     let problems = ctx.config.problems();
-    if problems.is_empty() {
+    let switches = switch_problems(ctx.env);
+    if problems.is_empty() && switches.is_empty() {
         return Answer::default();
     }
-    let print = fingerprint(problems);
+    let config_print = (!problems.is_empty()).then(|| fingerprint(problems));
+    let switch_print = (!switches.is_empty()).then(|| {
+        fingerprint(
+            &switches
+                .iter()
+                .map(|s| Problem {
+                    key: String::new(),
+                    problem: s.clone(),
+                    fix: String::new(),
+                })
+                .collect::<Vec<_>>(),
+        )
+    });
+    let (mut tell_config, mut tell_switches) = (config_print.is_some(), switch_print.is_some());
     let file = StateFile::new(&ctx.scope, FILE).filter(|_| ctx.scope.session_id().is_some());
     if let (Some(store), Some(file)) = (&ctx.store, file) {
         let now = crate::time::iso(ctx.now_ms);
         let told = store.update(&file, |n: Option<Notices>| {
             let mut n = n.unwrap_or_default();
-            if n.config_errors.as_deref() == Some(print.as_str()) {
-                return (Change::Keep, true);
+            let new_config = config_print.is_some() && n.config_errors != config_print;
+            let new_switches = switch_print.is_some() && n.switch_errors != switch_print;
+            if !new_config && !new_switches {
+                return (Change::Keep, (false, false));
             }
             n.schema_version = SCHEMA_VERSION;
-            n.config_errors = Some(print.clone());
-            n.config_errors_told_at = Some(now);
-            (Change::Write(n), false)
+            if new_config {
+                n.config_errors.clone_from(&config_print);
+                n.config_errors_told_at = Some(now.clone());
+            }
+            if new_switches {
+                n.switch_errors.clone_from(&switch_print);
+                n.switch_errors_told_at = Some(now);
+            }
+            (Change::Write(n), (new_config, new_switches))
         });
         match told {
-            Ok(true) => return Answer::default(),
-            Ok(false) => {}
+            Ok(t) => (tell_config, tell_switches) = t,
             Err(e) => crate::diag!("cannot record the config notice: {e}"),
         }
     }
-    Answer::system_message(message(ctx, problems))
+    let mut parts = Vec::new();
+    if tell_config {
+        parts.push(message(ctx, problems));
+    }
+    if tell_switches {
+        parts.push(crate::modes::fill(
+            SWITCHES,
+            &[("problems", &switches.join("; "))],
+        ));
+    }
+    if parts.is_empty() {
+        return Answer::default();
+    }
+    Answer::system_message(parts.join("\n"))
 }
 
 fn message(ctx: &Ctx<'_>, problems: &[Problem]) -> String {

@@ -19,7 +19,10 @@ pub fn run(ctx: &Ctx<'_>) -> Answer {
     let Some(store) = &ctx.store else {
         return Answer::default();
     };
-    let sinks = sources::all(store, ctx.env);
+    // Notification sinks hear of runs and sessions (`super::run_events`), not of hook events:
+    // the hook named `session-end` is not the session-end notification.
+    let mut sinks = sources::all(store, ctx.env);
+    sinks.retain(|s| !matches!(s.kind, crate::export::SinkKind::Notify(_)));
     if sinks.is_empty() {
         return Answer::default();
     }

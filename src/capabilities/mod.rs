@@ -6,10 +6,15 @@
 pub mod cancel;
 pub mod config_notice;
 pub mod continuation;
+pub mod delegation;
+pub mod deliverables;
 pub mod export;
 pub mod keywords;
 pub mod memory;
+pub mod output_check;
 pub mod persistent_mode;
+pub mod project_rules;
+pub mod run_events;
 pub mod skill_guard;
 pub mod subagents;
 pub mod tool_failure;
@@ -35,15 +40,15 @@ pub struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    /// How many end-of-turn blocks in a row a run may make before it pauses by itself: ours,
-    /// or the client's own when that is lower (see [`crate::protocol::agents::stop_block_cap`]).
-    pub fn stop_block_cap(&self) -> u32 {
-        self.stop_block_limit().0
-    }
-
-    /// [`Ctx::stop_block_cap`] and whose limit it is (a client's name or `omc-hooks`).
-    pub fn stop_block_limit(&self) -> (u32, &'static str) {
-        crate::protocol::agents::stop_block_limit(self.input.format, self.env)
+    /// What bounds a run's end-of-turn continuations on this client: continuations in a row
+    /// without progress, and per prompt where the client counts those (see
+    /// [`crate::protocol::agents::caps`]).
+    pub fn stop_limits(&self) -> crate::protocol::agents::StopLimits {
+        crate::protocol::agents::stop_limits(
+            self.input.format,
+            self.env,
+            self.store.as_ref().map(|s| s.project()),
+        )
     }
 }
 
@@ -70,25 +75,36 @@ const REGISTRY: &[(&str, &[Capability])] = &[
             cap("resume", memory::resume::on_prompt),
             cap("mode-command", persistent_mode::command::on_prompt),
             cap("keywords", keywords::on_prompt),
+            cap("deliverables", deliverables::tell_parent),
             cap("config-notice", config_notice::run),
         ],
     ),
     (
         "pre-tool-use",
-        &[cap("skill-guard", skill_guard::on_pre_tool_use)],
+        &[
+            cap("progress", persistent_mode::progress::on_tool),
+            cap("skill-guard", skill_guard::on_pre_tool_use),
+            cap("project-rules", project_rules::on_pre_tool_use),
+        ],
     ),
     (
         "post-tool-use",
         &[
+            cap("progress", persistent_mode::progress::on_tool),
             cap("skill-guard", skill_guard::on_post_tool_use),
             cap("tool_failure clear", tool_failure::clear),
             cap("edits", memory::edits::record),
             cap("todos", memory::todos::record),
+            cap("output-check", output_check::on_post_tool_use),
+            cap("project-rules", project_rules::on_post_tool_use),
+            cap("deliverables", deliverables::tell_parent),
+            cap("delegation", delegation::on_post_tool_use),
         ],
     ),
     (
         "post-tool-use-failure",
         &[
+            cap("progress", persistent_mode::progress::on_tool),
             cap("skill-guard", skill_guard::on_post_tool_use_failure),
             cap("tool_failure", tool_failure::record),
         ],
@@ -102,8 +118,20 @@ const REGISTRY: &[(&str, &[Capability])] = &[
         ],
     ),
     ("subagent-start", &[cap("subagents", subagents::start)]),
-    ("subagent-stop", &[cap("subagents", subagents::stop)]),
-    ("pre-compact", &[cap("checkpoint", memory::checkpoint::run)]),
+    (
+        "subagent-stop",
+        &[
+            cap("subagents", subagents::stop),
+            cap("deliverables", deliverables::on_subagent_stop),
+        ],
+    ),
+    (
+        "pre-compact",
+        &[
+            cap("checkpoint", memory::checkpoint::run),
+            cap("project-rules", project_rules::forget),
+        ],
+    ),
     (
         "session-end",
         &[

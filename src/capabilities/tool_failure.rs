@@ -5,6 +5,10 @@
 //! at the fifth failure. A later success of that tool (PostToolUse) clears the record. Stop
 //! reads the same file, in the same scope, through [`fresh_guidance`] — so the guidance the
 //! model sees after a failure is also at the head of a persistent mode's continuation.
+//!
+//! The record goes when the tool succeeds, so the session's failures are also counted, per
+//! tool, in `tool-failures.json` ([`TALLY`]), which stays: the SessionEnd summary reports
+//! them (a session with five failures, all fixed by the end, had five failures).
 
 use super::Ctx;
 use crate::protocol::Answer;
@@ -13,6 +17,22 @@ use serde::{Deserialize, Serialize};
 
 /// The record's file name in the session (or session-less) state directory.
 pub const FILE: &str = "last-tool-error.json";
+
+/// The session's count of failures, per tool (`state-schema/tool-failures.schema.json`).
+pub const TALLY: &str = "tool-failures.json";
+
+/// `tool-failures.json`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Tally {
+    #[serde(default)]
+    pub schema_version: u32,
+    /// Every failure recorded in the session.
+    #[serde(default)]
+    pub total: u64,
+    /// The same, per tool (as the agent names it).
+    #[serde(default)]
+    pub by_tool: std::collections::BTreeMap<String, u64>,
+}
 
 /// Failures of the same tool closer together than this count as retries.
 pub const RETRY_WINDOW_MS: i64 = 60_000;
@@ -107,11 +127,32 @@ pub fn record(ctx: &Ctx<'_>) -> Answer {
         (Change::Write(rec.clone()), rec)
     });
     match result {
-        Ok(rec) => Answer::context(rec.guidance()),
+        Ok(rec) => {
+            count(ctx, tool);
+            Answer::context(rec.guidance())
+        }
         Err(e) => {
             crate::diag!("tool-failure: cannot record the failure of {tool}: {e}");
             Answer::default()
         }
+    }
+}
+
+/// Adds one failure of `tool` to the session's [`TALLY`].
+fn count(ctx: &Ctx<'_>, tool: &str) {
+    let (Some(store), Some(file)) = (ctx.store.as_ref(), StateFile::new(&ctx.scope, TALLY)) else {
+        return;
+    };
+    let r = store.update(&file, |t: Option<Tally>| {
+        let mut t = t.unwrap_or_default();
+        t.schema_version = crate::state::files::SCHEMA_VERSION;
+        t.total = t.total.saturating_add(1);
+        let n = t.by_tool.entry(clip(tool, 100)).or_insert(0);
+        *n = n.saturating_add(1);
+        (Change::Write(t), ())
+    });
+    if let Err(e) = r {
+        crate::diag!("tool-failure: cannot count the failure of {tool}: {e}");
     }
 }
 

@@ -5,6 +5,7 @@ use super::args::{fail, parse, usage_error};
 use super::runs::{self, SessionView};
 use super::status::open_store;
 use crate::capabilities::cancel::{Cancelled, cancel_scope};
+use crate::capabilities::run_events::around;
 use crate::env::Env;
 use crate::state::{Scope, SessionId, Store};
 
@@ -54,7 +55,10 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
                 ),
             );
         }
-        let c = cancel_scope(&store, &Scope::Session(id.clone()), &now_iso);
+        let scope = Scope::Session(id.clone());
+        let c = around(&store, &scope, env, || {
+            cancel_scope(&store, &scope, &now_iso)
+        });
         return report(&format!("session {id}"), &c);
     }
     let views = runs::scan(&store);
@@ -62,7 +66,9 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
         let mut any = false;
         let mut code = 0;
         for v in &views {
-            let c = cancel_scope(&store, &v.scope, &now_iso);
+            let c = around(&store, &v.scope, env, || {
+                cancel_scope(&store, &v.scope, &now_iso)
+            });
             if !c.is_empty() {
                 code = code.max(report(&v.label(), &c));
                 any = true;
@@ -80,7 +86,9 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
             0
         }
         [one] => {
-            let c = cancel_scope(&store, &one.scope, &now_iso);
+            let c = around(&store, &one.scope, env, || {
+                cancel_scope(&store, &one.scope, &now_iso)
+            });
             report(&one.label(), &c)
         }
         several => {
@@ -124,12 +132,16 @@ fn report(label: &str, c: &Cancelled) -> i32 {
     if !parts.is_empty() {
         println!("Cancelled in {label}: {}.", parts.join("; "));
     }
+    for n in &c.notes {
+        println!("  ({n})");
+    }
     if c.failed.is_empty() {
         return 0;
     }
     eprintln!(
-        "omc-hooks cancel: NOT cancelled in {label}: {}. 'omc-hooks doctor' says how to fix it.",
-        c.failed.join("; ")
+        "omc-hooks cancel: NOT cancelled in {label}: {}. {}",
+        c.failed.join("; "),
+        c.what_now()
     );
     1
 }

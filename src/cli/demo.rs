@@ -24,7 +24,7 @@ the change to the state files.\n\n\
 /// Lines of an answer or a new file shown before eliding the rest.
 const SHOW_LINES: usize = 8;
 
-pub fn run(args: &[String], _env: &Env) -> i32 {
+pub fn run(args: &[String], env: &Env) -> i32 {
     let mut keep = false;
     for a in args {
         match a.as_str() {
@@ -35,7 +35,7 @@ pub fn run(args: &[String], _env: &Env) -> i32 {
             }
         }
     }
-    match replay(keep, &mut std::io::stdout().lock()) {
+    match replay(keep, env, &mut std::io::stdout().lock()) {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("omc-hooks demo: {e}");
@@ -45,7 +45,7 @@ pub fn run(args: &[String], _env: &Env) -> i32 {
 }
 
 /// Runs the script, writing the narration to `out`.
-pub fn replay(keep: bool, out: &mut dyn Write) -> Result<(), String> {
+pub fn replay(keep: bool, env: &Env, out: &mut dyn Write) -> Result<(), String> {
     let script: Value = serde_json::from_str(SCRIPT).map_err(|e| format!("bad script: {e}"))?;
     let exe = std::env::current_exe().map_err(|e| format!("cannot find this binary: {e}"))?;
     let dir = tempfile::Builder::new()
@@ -107,14 +107,100 @@ pub fn replay(keep: bool, out: &mut dyn Write) -> Result<(), String> {
         }
         w(out, String::new())?;
     }
+    if let Some(line) = summary_line(&project, sid) {
+        w(out, line)?;
+    }
     if keep {
         let kept = dir.keep();
         w(out, format!("The project is kept at {}", kept.display()))?;
     }
+    let (command, note) = how_to_run(env, &exe, "help");
     w(
         out,
-        "Run `omc-hooks help` for the commands, and see the README to load the plugin into Claude Code."
-            .to_string(),
+        format!(
+            "Run `{command}` for the commands{note}, and see the README to load the plugin into \
+             Claude Code."
+        ),
+    )
+}
+
+/// What the session summary SessionEnd wrote says, in one line: the story's own duration,
+/// runs and failures, read back from the file.
+fn summary_line(project: &Path, sid: &str) -> Option<String> {
+    let path = project.join(".omc/sessions").join(format!("{sid}.json"));
+    let v: Value = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
+    let runs: Vec<String> = v["modes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|m| {
+            format!(
+                "{} {} after {} iterations",
+                m["mode"].as_str().unwrap_or("?"),
+                m["ended_reason"].as_str().unwrap_or("still active"),
+                m["iteration"]
+            )
+        })
+        .collect();
+    let by_tool: Vec<String> = v["failures_by_tool"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(t, n)| format!("{t} {n}"))
+        .collect();
+    Some(format!(
+        "Session summary (.omc/sessions/{sid}.json): {} long; {}; {} tool failure(s){}; {} file(s) edited.\n",
+        crate::time::short_duration(v["duration_ms"].as_i64()?),
+        if runs.is_empty() {
+            "no run".to_string()
+        } else {
+            runs.join(", ")
+        },
+        v["failure_count"].as_u64().unwrap_or(0),
+        if by_tool.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", by_tool.join(", "))
+        },
+        v["edits"]["files"].as_u64().unwrap_or(0)
+    ))
+}
+
+/// How the person runs this very binary with `args`, and a note when that is not by its name:
+/// `omc-hooks <args>` when that name on PATH is this binary, else its path (after
+/// `cargo run -- demo` nothing named omc-hooks need be on PATH), with how to put it there.
+fn how_to_run(env: &Env, exe: &Path, args: &str) -> (String, String) {
+    let me = std::fs::canonicalize(exe).ok();
+    let on_path = env.var("PATH").and_then(|p| {
+        std::env::split_paths(p)
+            .map(|d| d.join("omc-hooks"))
+            .find(|c| c.is_file())
+    });
+    if me.is_some()
+        && on_path
+            .as_deref()
+            .and_then(|c| std::fs::canonicalize(c).ok())
+            == me
+    {
+        return (format!("omc-hooks {args}"), String::new());
+    }
+    let shown = exe.display().to_string();
+    let quoted = if shown
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-+".contains(c))
+    {
+        shown
+    } else {
+        format!("'{}'", shown.replace('\'', r"'\''"))
+    };
+    let why = if on_path.is_some() {
+        "the omc-hooks on your PATH is another binary"
+    } else {
+        "omc-hooks is not on your PATH"
+    };
+    (
+        format!("{quoted} {args}"),
+        format!(" ({why}; `cargo install --path .` in the checkout puts this one there)"),
     )
 }
 

@@ -15,7 +15,8 @@ pub const HELP: &str = "Usage: omc-hooks detect [--json] [PROMPT...]\n       omc
 Shows which magic keywords PROMPT would activate and, for every candidate, the matched text,\n\
 its byte offset, whether it activated and the rule that decided (with what the rule\n\
 recognises). Reads the prompt from stdin when none is given. Touches no state; names disabled\n\
-in .omc/config.json are reported as such.\n\n  \
+in .omc/config.json are reported as such. A budget right after a mode's name (ralph 2h …,\n\
+ralph --max 40 …) is shown, and the prompt judged without it, as the hook does.\n\n  \
 --json    print one JSON object instead of the table\n  \
 --rules   print every rule, in the order they apply: stage, name, verdict, what it recognises";
 
@@ -57,7 +58,16 @@ pub fn run(args: &[String], env: &Env) -> i32 {
     let config = root::resolve(env, None)
         .map(|r| Config::load(&Store::new(r, env.now_ms())))
         .unwrap_or_default();
-    let det = keywords::detect(&prompt, &config.disabled_keywords());
+    // A budget after the mode's name (`ralph 2h …`) is judged as the hook judges it: the
+    // request is the prompt without it.
+    let (judged, budget, det) = keywords::with_budget(&prompt, &config);
+    let budget_json = (!budget.is_empty()).then(|| {
+        json!({
+            "max_minutes": budget.max_minutes,
+            "max_iterations": budget.max_iterations,
+            "judged": judged,
+        })
+    });
     if json_out {
         let candidates: Vec<_> = det
             .candidates
@@ -79,6 +89,7 @@ pub fn run(args: &[String], env: &Env) -> i32 {
             "cancel": det.cancel(),
             "candidates": candidates,
             "unreported": det.unreported,
+            "budget": budget_json,
         });
         return print(&format!("{out}\n"));
     }
@@ -87,6 +98,20 @@ pub fn run(args: &[String], env: &Env) -> i32 {
         text.push_str("verdict: nothing activated\n");
     } else {
         let _ = writeln!(text, "verdict: {}", keywords::header(&det.modes));
+    }
+    if !budget.is_empty() {
+        let mut parts = Vec::new();
+        if let Some(m) = budget.max_minutes {
+            parts.push(format!("time {}", crate::modes::minutes_text(m)));
+        }
+        if let Some(n) = budget.max_iterations {
+            parts.push(format!("{n} iterations"));
+        }
+        let _ = writeln!(
+            text,
+            "budget: {} — judged without it: {judged:?} (offsets below are in that text)",
+            parts.join(", ")
+        );
     }
     if det.candidates.is_empty() {
         text.push_str("no keyword candidates\n");

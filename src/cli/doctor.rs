@@ -175,12 +175,31 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
             .push("DISABLE_OMC is set in this shell: every hook started from it is a no-op".into());
     }
     if !env.skip_hooks.is_empty() {
+        let skipped: Vec<&str> = crate::hooks::HOOKS
+            .iter()
+            .filter(|h| crate::hooks::skipped_by(&env.skip_hooks, **h))
+            .map(|h| h.name)
+            .collect();
         r.notes.push(format!(
-            "OMC_SKIP_HOOKS skips: {}",
-            env.skip_hooks.join(", ")
+            "OMC_SKIP_HOOKS='{}' skips: {}",
+            env.skip_hooks.join(","),
+            if skipped.is_empty() {
+                "none of our hooks".to_string()
+            } else {
+                skipped.join(", ")
+            }
         ));
     }
-    print!("{}", r.render());
+    for p in crate::capabilities::config_notice::switch_problems(env) {
+        r.problem(
+            p,
+            "write DISABLE_OMC=1 (or 0), and hook names as 'omc-hooks help' lists them \
+             (or their events) in OMC_SKIP_HOOKS, separated by commas",
+        );
+    }
+    // The report quotes paths, file contents and other programs' output: no escape sequence
+    // of theirs reaches the terminal.
+    print!("{}", crate::terminal::strip(&r.render()));
     i32::from(!r.problems.is_empty())
 }
 
@@ -304,6 +323,20 @@ fn check_settings(
             continue;
         }
         match resolve_program(program, env) {
+            Some(p) if is_executable(&p) && super::hook_binary::is_script(&p) => {
+                status.push(format!("{program} (a script)"));
+                r.problem(
+                    format!(
+                        "the hooks in {} run {program}, a script that every hook starts before \
+                         omc-hooks (npm's launcher starts Node.js: tens of milliseconds each)",
+                        path.display()
+                    ),
+                    format!(
+                        "run 'omc-hooks install{flag}' without --use-path: the entries then name \
+                         the omc-hooks binary itself"
+                    ),
+                );
+            }
             Some(p) if is_executable(&p) => {
                 status.push(format!("{program} (ok)"));
                 let this = std::env::current_exe().and_then(|e| e.canonicalize()).ok();

@@ -6,6 +6,7 @@
 //! ([`super::registry`]) so that uninstall gives the file (or its absence) back exactly.
 
 use super::args::{fail, parse, usage_error};
+use super::hook_binary;
 use super::omc;
 use super::registry::{self, Install};
 use super::settings::merge::{self, Record};
@@ -33,7 +34,8 @@ looked up on PATH).
                    project (--user is the same)
   --project DIR    the project (default: the nearest directory holding .omc/ or .git)
   --use-path       write 'omc-hooks <hook>' (found on PATH, e.g. after 'cargo install')
-                   instead of this binary's absolute path
+                   instead of this binary's absolute path; refused when that is a script
+                   (npm's launcher: every hook would start Node.js)
   --statusline     also set Claude Code's status line to 'omc-hooks statusline'; an existing
                    status line of yours is kept unless --force
   --disable-omc    switch off oh-my-claudecode's hooks for this scope when both would run (its
@@ -270,17 +272,21 @@ pub(super) fn run_install(args: &[String], env: &Env) -> i32 {
         Ok(p) => p,
         Err(code) => return code,
     };
+    let exe = hook_binary::this_binary();
     let program = if o.use_path {
-        if on_path("omc-hooks", env).is_none() {
+        let Some(found) = on_path("omc-hooks", env) else {
             return fail(
                 "install",
                 "--use-path: no 'omc-hooks' on PATH. Install it (cargo install --path . puts \
                  it in ~/.cargo/bin) or leave --use-path out to use this binary's path.",
             );
+        };
+        if let Some(why) = hook_binary::use_path_refusal(&found, exe.as_deref().ok()) {
+            return fail("install", &why);
         }
         "omc-hooks".to_string()
     } else {
-        match std::env::current_exe().and_then(|p| p.canonicalize()) {
+        match &exe {
             Ok(p) => p.to_string_lossy().into_owned(),
             Err(e) => return fail("install", &format!("cannot locate this binary: {e}")),
         }
@@ -357,6 +363,7 @@ pub(super) fn run_install(args: &[String], env: &Env) -> i32 {
                 installed_at: crate::time::iso(env.now_ms()),
                 created_file: !file.existed,
                 created_dirs,
+                gitignore: None,
                 record,
             }),
         }
@@ -414,8 +421,32 @@ pub(super) fn run_install(args: &[String], env: &Env) -> i32 {
     for n in omc_notes.advice {
         println!("{n}");
     }
-    if let Some(project) = &o.project {
-        gitignore(project, scope, o.gitignore);
+    if let Some(note) = exe
+        .as_deref()
+        .ok()
+        .filter(|_| !o.use_path)
+        .and_then(hook_binary::npx_note)
+    {
+        println!("{note}");
+    }
+    if let Some(project) = &o.project
+        && let Some(edit) = gitignore(project, scope, o.gitignore)
+    {
+        // Kept with this install, so that uninstall gives the file back as it was.
+        let noted = registry::update(env, true, |r| {
+            if let Some(i) = r.installs.iter_mut().find(|i| i.settings == path) {
+                match &mut i.gitignore {
+                    Some(prev) if prev.file == edit.file => prev.appended.push_str(&edit.appended),
+                    _ => i.gitignore = Some(edit.clone()),
+                }
+            }
+        });
+        if let Err(e) = noted {
+            eprintln!(
+                "omc-hooks install: could not note the .gitignore lines in the registry ({e}); \
+                 uninstall will leave them"
+            );
+        }
     }
     if changed {
         println!(
@@ -539,10 +570,11 @@ fn coexist(
 }
 
 /// Says which of `.omc/` (the state) and, for the local scope, `.claude/settings.local.json`
-/// (this machine's file) git does not ignore, and adds them to `.gitignore` when asked.
-fn gitignore(project: &Path, scope: Scope, add: bool) {
+/// (this machine's file) git does not ignore, and adds them to `.gitignore` when asked;
+/// returns what it appended.
+fn gitignore(project: &Path, scope: Scope, add: bool) -> Option<registry::GitignoreEdit> {
     if !project.join(".git").exists() {
-        return;
+        return None;
     }
     let mut lines = vec![".omc/"];
     if scope == Scope::Local {
@@ -550,7 +582,7 @@ fn gitignore(project: &Path, scope: Scope, add: bool) {
     }
     let missing: Vec<&str> = lines.into_iter().filter(|l| !ignored(project, l)).collect();
     if missing.is_empty() {
-        return;
+        return None;
     }
     let file = project.join(".gitignore");
     if !add {
@@ -565,8 +597,9 @@ fn gitignore(project: &Path, scope: Scope, add: bool) {
                 "those lines"
             }
         );
-        return;
+        return None;
     }
+    let existed = file.exists();
     let old = std::fs::read_to_string(&file).unwrap_or_default();
     let sep = if old.is_empty() || old.ends_with('\n') {
         ""
@@ -575,11 +608,65 @@ fn gitignore(project: &Path, scope: Scope, add: bool) {
     };
     let added: String = missing.iter().map(|l| format!("{l}\n")).collect();
     match std::fs::write(&file, format!("{old}{sep}{added}")) {
-        Ok(()) => println!("Added {} to {}.", missing.join(" and "), file.display()),
+        Ok(()) => {
+            println!("Added {} to {}.", missing.join(" and "), file.display());
+            Some(registry::GitignoreEdit {
+                file,
+                appended: format!("{sep}{added}"),
+                created_file: !existed,
+            })
+        }
+        Err(e) => {
+            eprintln!(
+                "omc-hooks install: cannot write {}: {e}; add {} yourself",
+                file.display(),
+                missing.join(" and ")
+            );
+            None
+        }
+    }
+}
+
+/// Takes back what `install --gitignore` appended: the file as it was, byte for byte, when the
+/// appended text is still its end (deleted if install created it and nothing else is in it);
+/// left as it is, with a note, when it was changed there since.
+fn revert_gitignore(edit: &registry::GitignoreEdit) {
+    let Ok(now) = std::fs::read_to_string(&edit.file) else {
+        return;
+    };
+    let Some(before) = now.strip_suffix(edit.appended.as_str()) else {
+        println!(
+            "Left {} as it is: the lines install added ({}) are no longer its last ones.",
+            edit.file.display(),
+            edit.appended.trim().replace('\n', ", ")
+        );
+        return;
+    };
+    let result = if before.is_empty() && edit.created_file {
+        std::fs::remove_file(&edit.file)
+    } else {
+        std::fs::write(&edit.file, before)
+    };
+    match result {
+        Ok(()) if before.is_empty() && edit.created_file => println!(
+            "Deleted {}, which install had created for {}.",
+            edit.file.display(),
+            edit.appended.trim().replace('\n', " and ")
+        ),
+        Ok(()) => println!(
+            "Removed {} from {}, as install had added {}.",
+            edit.appended.trim().replace('\n', " and "),
+            edit.file.display(),
+            if edit.appended.trim().contains('\n') {
+                "them"
+            } else {
+                "it"
+            }
+        ),
         Err(e) => eprintln!(
-            "omc-hooks install: cannot write {}: {e}; add {} yourself",
-            file.display(),
-            missing.join(" and ")
+            "omc-hooks uninstall: cannot write {}: {e}; remove {} yourself",
+            edit.file.display(),
+            edit.appended.trim().replace('\n', " and ")
         ),
     }
 }
@@ -655,7 +742,11 @@ pub(super) fn run_uninstall(args: &[String], env: &Env) -> i32 {
 /// Uninstalls from one settings file; `Ok(true)` when something was removed.
 fn uninstall_one(path: &Path, o: &Opts, env: &Env) -> Result<bool, i32> {
     let entry = registry::read(env).ok().and_then(|r| r.find(path).cloned());
+    let gitignore = entry.as_ref().and_then(|e| e.gitignore.as_ref());
     if !path.exists() {
+        if let Some(g) = gitignore {
+            revert_gitignore(g);
+        }
         if entry.is_some() {
             let _ = registry::update(env, false, |r| r.take(path));
         }
@@ -731,6 +822,9 @@ fn uninstall_one(path: &Path, o: &Opts, env: &Env) -> Result<bool, i32> {
             "Left {k} in {} as it is: it was changed after install.",
             path.display()
         );
+    }
+    if let Some(g) = gitignore {
+        revert_gitignore(g);
     }
     if entry.is_some()
         && let Err(e) = registry::update(env, false, |r| r.take(path))

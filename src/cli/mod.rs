@@ -12,8 +12,10 @@ pub mod demo;
 pub mod detect;
 mod doctor;
 mod flush;
+mod hook_binary;
 mod install;
 pub mod mode;
+mod notify;
 mod omc;
 mod registry;
 mod report;
@@ -111,6 +113,12 @@ pub const COMMANDS: &[Command] = &[
         summary: "deliver the spooled export events now (hooks start it by themselves)",
         help: flush::HELP,
         run: flush::run,
+    },
+    Command {
+        name: "notify",
+        summary: "send a test message to each notification sink (Slack, Discord, Telegram)",
+        help: notify::HELP,
+        run: notify::run,
     },
     Command {
         name: "mode",

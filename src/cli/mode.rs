@@ -8,6 +8,7 @@
 //! last stage) ends the run here and now. Limits shown are the ones the Stop hook enforces.
 
 use crate::capabilities::memory::{session_end, session_start};
+use crate::capabilities::persistent_mode::budget as start_budget;
 use crate::capabilities::persistent_mode::start;
 use crate::config::Config;
 use crate::env::Env;
@@ -15,6 +16,7 @@ use crate::modes::{self, Progress, REGISTRY};
 use crate::protocol::agents::Agent;
 use crate::state::files::ModeState;
 use crate::state::{Change, Scope, SessionId, StateFile, Store, root};
+use crate::terminal::one_line;
 use serde_json::Value;
 
 pub const HELP: &str = "\
@@ -25,7 +27,9 @@ or shows runs.
 
   omc-hooks mode start <mode> <task…>          starts a run of ralph, autopilot, ultrawork,
                                                ultraqa, ralplan, team or pipeline (restarts a
-                                               running one); the next Stop continues it
+                                               running one); the next Stop continues it; a
+                                               budget may head the task: 2h, 90m, 1h30m (time),
+                                               --max N (iterations)
   omc-hooks mode show                          the active runs (of one session with --session)
   omc-hooks mode phase autopilot <phase>       expansion, planning, execution, qa, validation,
                                                complete (ends the run)
@@ -130,7 +134,7 @@ fn run_inner(args: &[String], env: &Env) -> Result<String, Failure> {
             if !rest.is_empty() {
                 return Err(usage("show takes no arguments"));
             }
-            return Ok(show(&store, session.as_ref(), &config));
+            return Ok(show(&store, session.as_ref(), &config, env.now_ms()));
         }
         "start" => return start_run(&store, &config, rest, session.or(from_client), env),
         "phase" | "tests" | "stage" => {}
@@ -147,7 +151,9 @@ fn run_inner(args: &[String], env: &Env) -> Result<String, Failure> {
         .ok_or_else(|| usage(format!("'{mode}' is not a persistent mode")))?;
     let report = parse_report(verb, spec.name, spec.progress, value)?;
     let scope = pick_scope(&store, spec.name, session, from_client)?;
-    apply(&store, &scope, spec.name, report, env.now_ms())
+    crate::capabilities::run_events::around(&store, &scope, env, || {
+        apply(&store, &scope, spec.name, report, env.now_ms())
+    })
 }
 
 /// The model's own session, from the variable its client sets for the commands the model runs
@@ -209,7 +215,9 @@ fn start_run(
             modes::PERSISTENT.join(", ")
         ))
     })?;
-    let task = task.join(" ");
+    // `mode start ralph 2h --max 40 fix …`: the budget words as after a keyword.
+    let (task, budget) = start_budget::split_task(&task.join(" "));
+    let config = &budget.apply(config, &[spec.name]);
     if task.trim().is_empty() {
         return Err(usage(format!(
             "start {mode} needs a task: what should the run work on?"
@@ -231,9 +239,15 @@ fn start_run(
         None,
     ) {
         Ok(run) => Ok(format!(
-            "{}: run started in session {id} (iteration 1/{}); the next Stop in that session \
+            "{}: run started in session {id} (iteration 1/{}{}); the next Stop in that session \
              continues it. Task: {}",
-            spec.name, run.state.max_iterations, run.state.prompt
+            spec.name,
+            run.state.max_iterations,
+            match run.state.max_minutes {
+                0 => String::new(),
+                m => format!(", time budget {}", modes::minutes_text(m)),
+            },
+            run.state.prompt
         )),
         Err(problem) => Err(refused(format!(
             "{} NOT started: {}.\nfix: {}",
@@ -494,7 +508,7 @@ fn apply(
 
 /// One line per active run: where, mode, iteration/limit (the limit the Stop hook enforces),
 /// progress, whether it waits for the user, task.
-fn show(store: &Store, session: Option<&SessionId>, config: &Config) -> String {
+fn show(store: &Store, session: Option<&SessionId>, config: &Config, now: i64) -> String {
     let scopes: Vec<Scope> = match session {
         Some(id) => vec![Scope::Session(id.clone())],
         None => store
@@ -516,17 +530,21 @@ fn show(store: &Store, session: Option<&SessionId>, config: &Config) -> String {
             }
             s.mode = spec.name.to_string();
             let mut line = format!(
-                "{}  {}  iteration {}/{}",
+                "{}  {}  iteration {}/{}{}",
                 scope
                     .session_id()
                     .map_or("(no session)".into(), |i| i.to_string()),
                 spec.name,
                 s.iteration,
-                modes::effective_max(&s, config)
+                modes::effective_max(&s, config),
+                modes::budget_suffix(&s, now)
             );
             match spec.progress {
                 Progress::Phases { .. } => {
-                    line += &format!("  phase {}", modes::phase_of(&s).unwrap_or("-".into()))
+                    line += &format!(
+                        "  phase {}",
+                        modes::phase_of(&s).map_or("-".into(), |p| one_line(&p, 40))
+                    )
                 }
                 Progress::Tests => {
                     let (c, m) = modes::cycles_of(&s);
@@ -541,9 +559,12 @@ fn show(store: &Store, session: Option<&SessionId>, config: &Config) -> String {
             }
             if s.awaiting_input_at.is_some() {
                 line += "  waiting for your answer";
+            } else if let Some(why) = &s.paused_reason {
+                line += &format!("  paused: {why}");
             }
-            let task: String = s.prompt.chars().take(60).collect();
-            line += &format!("  {task}");
+            // The task as the file holds it, which an older version or OMC may have written
+            // with a secret or an escape sequence in it.
+            line += &format!("  {}", one_line(&s.prompt, 60));
             lines.push(line);
         }
     }

@@ -49,8 +49,24 @@ pub(super) struct Install {
     /// Directories created for the settings file, outermost first.
     #[serde(default)]
     pub(super) created_dirs: Vec<PathBuf>,
+    /// What `--gitignore` added to the project's `.gitignore`, for uninstall to take back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) gitignore: Option<GitignoreEdit>,
     #[serde(flatten)]
     pub(super) record: Record,
+}
+
+/// Lines `install --gitignore` appended to a `.gitignore`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub(super) struct GitignoreEdit {
+    /// The `.gitignore`, absolute.
+    pub(super) file: PathBuf,
+    /// The exact text appended at its end (a newline first when the file did not end with
+    /// one, then one line per entry).
+    pub(super) appended: String,
+    /// The file did not exist before: uninstall deletes it when nothing else is in it.
+    #[serde(default)]
+    pub(super) created_file: bool,
 }
 
 /// A project's hook file of another agent, written by `install --agent` (project files only:
@@ -237,6 +253,7 @@ mod tests {
             installed_at: "2026-12-01T00:00:00Z".into(),
             created_file: false,
             created_dirs: Vec::new(),
+            gitignore: None,
             record: Record::default(),
         }
     }

@@ -4,6 +4,9 @@
 //! Files are read raw and never moved aside (that is the hooks' job): the person asking for a
 //! status should not change what the next hook sees. Files written by other capabilities
 //! (the skill stack, the failure record) are read as generic JSON, tolerant of their shape.
+//! Every string read is passed through [`crate::terminal::shown_value`] on the way in: a file
+//! written by an older version, by OMC or by hand may hold a secret or an escape sequence, and
+//! every command built on this view prints what it holds.
 
 use crate::modes::{PERSISTENT, state_file_name};
 use crate::state::files::ModeState;
@@ -139,7 +142,11 @@ fn read_json<T: serde::de::DeserializeOwned>(
     };
     match crate::state::fs::read_regular(&store.path(&file)) {
         Ok(None) => Ok(None),
-        Ok(Some(bytes)) => serde_json::from_slice(&bytes)
+        Ok(Some(bytes)) => serde_json::from_slice::<Value>(&bytes)
+            .and_then(|mut v| {
+                crate::terminal::shown_value(&mut v);
+                serde_json::from_value(v)
+            })
             .map(Some)
             .map_err(|e| e.to_string()),
         Err(e) => Err(e.to_string()),

@@ -4,6 +4,7 @@ use super::args::{fail, parse, usage_error};
 use super::runs::{self, Guard, Run, SessionView};
 use crate::env::Env;
 use crate::state::Store;
+use crate::terminal::one_line;
 use crate::time::{iso, short_duration};
 use serde_json::{Value, json};
 
@@ -11,8 +12,9 @@ pub(super) const HELP: &str = "\
 Usage: omc-hooks status [--all] [--json] [--watch [--interval SECS]]
 
 Shows, for the current project (the nearest directory holding .omc/ or .git), each session's
-active persistent modes (iteration/max — the limit the Stop hook enforces — age, time until
-the run goes stale after 2 h without activity, whether it waits for your answer), running
+active persistent modes (iteration/max — the limit the Stop hook enforces — and the time left
+of a time budget, age, time until the run goes stale after 2 h without activity, whether it
+waits for your answer or was paused at a continuation limit, and why), running
 skill guards (time and reinforcements left), the last tool failure, and runs suspended at the
 end of a session. First, if the hooks cannot write the state directory (read-only, a refused
 symlink, a full disk) or .omc/config.json has errors, it says so and how to fix it. For
@@ -97,7 +99,11 @@ fn once(p: &super::args::Parsed, env: &Env, clear: bool) -> Result<String, i32> 
         let _ = match (p.flag("json"), watch) {
             (true, true) => writeln!(s, "{out}"),
             (true, false) => writeln!(s, "{out:#}"),
-            (false, _) => write!(s, "{}", super::status_all::render(&all, now)),
+            (false, _) => write!(
+                s,
+                "{}",
+                crate::terminal::strip(&super::status_all::render(&all, now))
+            ),
         };
         if watch && !p.flag("json") && !clear {
             s.push('\n');
@@ -166,7 +172,9 @@ fn once(p: &super::args::Parsed, env: &Env, clear: bool) -> Result<String, i32> 
         }
     }
     text.push_str(&crate::export::report::text(&store, now));
-    s.push_str(&text);
+    // Paths, sink errors from a receiver and hooks.toml names are shown too: no escape
+    // sequence of theirs reaches the terminal (the runs' own texts are cleaned as read).
+    s.push_str(&crate::terminal::strip(&text));
     if watch && !clear {
         s.push('\n');
     }
@@ -179,6 +187,12 @@ fn run_json(r: &Run, now: i64, config: &crate::config::Config) -> Value {
         "iteration": r.state.iteration,
         "max_iterations": crate::modes::effective_max(&r.state, config),
         "awaiting_input_at": r.state.awaiting_input_at,
+        "paused_at": r.state.paused_at,
+        "paused_reason": r.state.paused_reason,
+        "continuations_without_progress": r.state.consecutive_blocks,
+        "max_minutes": (r.state.max_minutes > 0).then_some(r.state.max_minutes),
+        "deadline_at": r.state.deadline_at.as_ref().filter(|_| r.state.max_minutes > 0),
+        "time_left_ms": crate::modes::time_left_ms(&r.state, now).map(|ms| ms.max(0)),
         "prompt": r.state.prompt,
         "phase": r.state.phase,
         "started_at": r.state.started_at,
@@ -224,18 +238,6 @@ fn session_json(v: &SessionView, now: i64, config: &crate::config::Config) -> Va
     })
 }
 
-/// Cuts `s` to one line of at most `max` characters.
-fn one_line(s: &str, max: usize) -> String {
-    let flat: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= max {
-        flat
-    } else {
-        let mut t: String = flat.chars().take(max.saturating_sub(1)).collect();
-        t.push('…');
-        t
-    }
-}
-
 fn ago(t: Option<i64>, now: i64) -> String {
     t.map_or("?".into(), |t| format!("{} ago", short_duration(now - t)))
 }
@@ -266,6 +268,10 @@ fn render_text(
                 Some(ms) if ms > 0 && r.state.awaiting_input_at.is_some() => {
                     "waiting for your answer".to_string()
                 }
+                Some(ms) if ms > 0 && r.state.paused_reason.is_some() => format!(
+                    "paused: {}",
+                    r.state.paused_reason.as_deref().unwrap_or_default()
+                ),
                 Some(ms) if ms > 0 => format!("stale in {}", short_duration(ms)),
                 _ => "STALE (ignored by Stop)".to_string(),
             };
@@ -273,15 +279,16 @@ fn render_text(
                 .state
                 .phase
                 .as_deref()
-                .map(|p| format!(" [{p}]"))
+                .map(|p| format!(" [{}]", one_line(p, 40)))
                 .unwrap_or_default();
             s.push_str(&format!(
                 "  {:<13}{:<16}{:<18}{:<26}{}\n",
                 r.mode,
                 format!(
-                    "iter {}/{}{phase}",
+                    "iter {}/{}{}{phase}",
                     r.state.iteration,
-                    crate::modes::effective_max(&r.state, config)
+                    crate::modes::effective_max(&r.state, config),
+                    crate::modes::budget_suffix(&r.state, now)
                 ),
                 format!("started {}", ago(r.started_ms, now)),
                 stale,
@@ -304,10 +311,10 @@ fn render_text(
                 "skill guard",
                 format!(
                     "{}{}",
-                    g.skill,
+                    one_line(&g.skill, 60),
                     g.level
                         .as_deref()
-                        .map(|l| format!(" ({l})"))
+                        .map(|l| format!(" ({})", one_line(l, 20)))
                         .unwrap_or_default()
                 ),
                 time,
@@ -318,7 +325,7 @@ fn render_text(
             s.push_str(&format!(
                 "  {:<13}{} failed {}× (last {}): {}\n",
                 "last failure",
-                f.tool_name,
+                one_line(&f.tool_name, 40),
                 f.retry_count,
                 ago(f.timestamp_ms, now),
                 one_line(&f.error, 80)
@@ -332,8 +339,14 @@ fn render_text(
             ));
         }
         for r in &v.suspended {
+            let why = r
+                .state
+                .paused_reason
+                .as_deref()
+                .map(|why| format!("(paused: {why}) "))
+                .unwrap_or_default();
             s.push_str(&format!(
-                "  {:<13}{:<16}{:<18}{}\n",
+                "  {:<13}{:<16}{:<18}{why}{}\n",
                 "suspended",
                 r.mode,
                 format!(

@@ -90,6 +90,8 @@ struct RunFact {
     phase: Option<String>,
     /// The model handed the turn back to the user; the run carries on after their answer.
     waiting: bool,
+    /// What is left of the run's time budget, when it has one.
+    time_left: Option<String>,
 }
 
 #[derive(Debug, PartialEq)]
@@ -253,7 +255,7 @@ fn gather(payload: &Value, env: &Env) -> Facts {
         .active
         .iter()
         .filter(|r| !r.is_stale(now))
-        .map(|r| run_fact(r, &config))
+        .map(|r| run_fact(r, &config, now))
         .collect();
     facts.guard = view
         .guards
@@ -284,12 +286,14 @@ fn no_symlink_on_the_way(omc: &Path, dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-fn run_fact(r: &Run, config: &Config) -> RunFact {
+fn run_fact(r: &Run, config: &Config, now: i64) -> RunFact {
     RunFact {
         mode: r.mode,
         iteration: r.state.iteration,
         max: crate::modes::effective_max(&r.state, config),
         waiting: r.state.awaiting_input_at.is_some(),
+        time_left: crate::modes::time_left_ms(&r.state, now)
+            .map(|ms| crate::modes::time_left_text(ms.max(0))),
         phase: r
             .state
             .phase
@@ -340,22 +344,10 @@ fn context_percent(cw: Option<&Value>) -> Option<u8> {
     pct.is_finite().then(|| pct.round().clamp(0.0, 100.0) as u8)
 }
 
-/// A name from a state file, safe to print on one line: no control characters, bounded length.
+/// A name from a state file, safe to print on one line: escapes stripped, secrets redacted,
+/// bounded length ([`crate::terminal::one_line`], shared with every command that prints one).
 fn clean(s: &str) -> String {
-    let flat: String = s
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect::<String>()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
-    if flat.chars().count() <= MAX_NAME_CHARS {
-        flat
-    } else {
-        let mut t: String = flat.chars().take(MAX_NAME_CHARS - 1).collect();
-        t.push('…');
-        t
-    }
+    crate::terminal::one_line(s, MAX_NAME_CHARS)
 }
 
 /// SGR codes used on the line.
@@ -388,6 +380,9 @@ fn render(f: &Facts, colour: Colour) -> String {
     if let Some((first, rest)) = f.runs.split_first() {
         let mut text = paint(first.mode, Some(BOLD_CYAN), colour);
         text.push_str(&format!(" {}/{}", first.iteration, first.max));
+        if let Some(left) = &first.time_left {
+            text.push_str(&format!(" {left}"));
+        }
         if let Some(p) = &first.phase {
             text.push_str(&format!(" ({p})"));
         }
@@ -449,6 +444,7 @@ mod tests {
             max,
             phase: None,
             waiting: false,
+            time_left: None,
         }
     }
 
@@ -482,6 +478,7 @@ mod tests {
                     max: 50,
                     phase: None,
                     waiting: false,
+                    time_left: None,
                 },
             ],
             guard: Some(GuardFact {
@@ -515,6 +512,7 @@ mod tests {
                 max: 30,
                 phase: Some("execution".into()),
                 waiting: true,
+                time_left: None,
             }],
             guard: Some(GuardFact {
                 skill: "deep-interview".into(),
@@ -556,7 +554,7 @@ mod tests {
 
     #[test]
     fn names_from_files_stay_on_one_line() {
-        assert_eq!(clean("plan\n\x1b[31mred"), "plan [31mred");
+        assert_eq!(clean("plan\n\x1b[31mred"), "plan red");
         let long = "x".repeat(100);
         assert_eq!(clean(&long).chars().count(), MAX_NAME_CHARS);
         assert!(clean(&long).ends_with('…'));

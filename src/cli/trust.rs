@@ -1,31 +1,80 @@
 //! `omc-hooks trust`: lets the hooks of a project's `.omc/hooks.toml` run, by recording the
 //! SHA-256 of its exact bytes in the user's `trusted.json`; `--revoke` forgets it, `--list`
 //! shows every trusted file and whether it still has the trusted bytes.
+//!
+//! Trust is a person's word (contract §17): a model steered by a cloned repository must not be
+//! able to switch that repository's hooks on by running this command. So it records trust only
+//! after the person answers yes at a terminal, or with `--yes` (for a person's own script: no
+//! hook and no text the model reads ever uses it), and never when the environment says an
+//! agent's model is running it ([`AGENT_MARKERS`]) — not even at a terminal, since Gemini CLI
+//! and Codex run the model's commands in a pseudo-terminal.
 
 use super::args::{fail, parse, usage_error};
 use crate::env::Env;
 use crate::state::{Store, root};
 use crate::user_hooks::config::{self, Kind, Origin};
 use crate::user_hooks::trust;
+use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 
 pub(super) const HELP: &str = "\
-Usage: omc-hooks trust [--project DIR] [--revoke | --list]
+Usage: omc-hooks trust [--project DIR] [--yes] [--revoke | --list]
 
 Hooks in a project's .omc/hooks.toml run only once you trust that exact file: this command
-shows its entries and records the SHA-256 of its bytes in your trusted.json
-($XDG_CONFIG_HOME/omc-hooks, else ~/.config/omc-hooks). Any change to the file, by anyone,
-makes it untrusted again until you run this again. Your own hooks.toml (next to trusted.json)
-needs no trust.
+shows its entries, asks you to confirm, and records the SHA-256 of its bytes in your
+trusted.json ($XDG_CONFIG_HOME/omc-hooks, else ~/.config/omc-hooks) with your user name and
+the time ('omc-hooks doctor' shows them). Any change to the file, by anyone, makes it
+untrusted again until you run this again. Your own hooks.toml (next to trusted.json) needs no
+trust.
 
 Trust covers the file, not the scripts it calls: read those too.
 
+It needs you: it asks at a terminal, and without one it refuses unless given --yes. It
+always refuses when an agent's model runs it (CLAUDECODE, CLAUDE_CODE_SESSION_ID,
+CODEX_THREAD_ID, CODEX_SESSION_ID, GEMINI_CLI, QWEN_CODE, QWEN_CODE_SESSION_ID, CURSOR_AGENT or
+AI_AGENT set): run it in your own terminal.
+
   --project DIR   the project (default: the one the current directory is in)
+  --yes           trust without asking (for your own scripts; never give it to an agent)
   --revoke        forget the trust for this project's file
-  --list          every trusted file, and whether it still has the trusted bytes";
+  --list          every trusted file, who trusted it and when, and whether it still has the
+                  trusted bytes";
+
+/// Variables an agent sets in the environment of the commands its model runs, and the agent
+/// they name. Seen in the pinned clients (tests/e2e/FINDINGS.md §11, codex-FINDINGS.md §13,
+/// gemini-FINDINGS.md §14, qwen-FINDINGS.md §14): Claude Code sets `CLAUDECODE=1` and
+/// `CLAUDE_CODE_SESSION_ID` (and `AI_AGENT`), Codex `CODEX_THREAD_ID` and `CODEX_SESSION_ID`,
+/// Gemini CLI `GEMINI_CLI=1`, Qwen Code `QWEN_CODE=1` and `QWEN_CODE_SESSION_ID`; Kilo Code 7.7.9
+/// `KILO=1` and `OPENCODE=1`, OpenCode 1.18.33 `OPENCODE=1` (both also `AGENT=1`), Pi 0.73.1
+/// `PI_CODING_AGENT=true` (kilo-FINDINGS.md §2, opencode-FINDINGS.md §5, pi-FINDINGS.md §1).
+/// Cursor's agent sets `CURSOR_AGENT` (not seen here: Cursor has no pinned client in the
+/// suites).
+const AGENT_MARKERS: &[(&str, &str)] = &[
+    ("CLAUDECODE", "Claude Code"),
+    ("CLAUDE_CODE_SESSION_ID", "Claude Code"),
+    ("CODEX_THREAD_ID", "Codex CLI"),
+    ("CODEX_SESSION_ID", "Codex CLI"),
+    ("GEMINI_CLI", "Gemini CLI"),
+    ("QWEN_CODE", "Qwen Code"),
+    ("QWEN_CODE_SESSION_ID", "Qwen Code"),
+    ("CURSOR_AGENT", "Cursor"),
+    // Kilo Code sets OpenCode's variable too: its own first, so the message names it.
+    ("KILO", "Kilo Code"),
+    ("OPENCODE", "OpenCode"),
+    ("PI_CODING_AGENT", "Pi"),
+    ("AI_AGENT", "an AI agent"),
+];
+
+/// The first variable that says an agent's model runs this command, with the agent.
+fn run_by_agent(env: &Env) -> Option<(&'static str, &'static str)> {
+    AGENT_MARKERS.iter().copied().find(|(var, _)| {
+        env.lookup(var)
+            .is_some_and(|v| !v.trim().is_empty() && v.trim() != "0")
+    })
+}
 
 pub(super) fn run(args: &[String], env: &Env) -> i32 {
-    let p = match parse(args, &["revoke", "list"], &["project"], false) {
+    let p = match parse(args, &["revoke", "list", "yes"], &["project"], false) {
         Ok(p) => p,
         Err(e) => return usage_error("trust", HELP, &e),
     };
@@ -37,6 +86,19 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
             return usage_error("trust", HELP, "--list shows every project; drop --project");
         }
         return list(env);
+    }
+    // Revoking and listing take trust away or show it: anyone may. Giving it needs a person.
+    if !p.flag("revoke")
+        && let Some((var, agent)) = run_by_agent(env)
+    {
+        return fail(
+            "trust",
+            &format!(
+                "refused: {var} is set, so {agent}'s model is running this command, and trust \
+                 must come from you. Read .omc/hooks.toml and run 'omc-hooks trust' in your own \
+                 terminal."
+            ),
+        );
     }
     let mut env = env.clone();
     if let Some(dir) = p.value("project") {
@@ -93,7 +155,30 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
     // Hash and show exactly the bytes that are recorded.
     let file = config::parse_file(Origin::Project, path.clone(), &bytes);
     print!("{}", describe(&file));
-    match trust::record(&env, &path, &file.sha256) {
+    let confirmed = if p.flag("yes") {
+        "--yes"
+    } else if std::io::stdin().is_terminal() {
+        match ask("\nTrust this file, so that these hooks run? [y/N] ") {
+            Ok(true) => "terminal",
+            Ok(false) => {
+                println!("Not trusted; nothing recorded.");
+                return 1;
+            }
+            Err(e) => {
+                return fail(
+                    "trust",
+                    &format!("cannot read your answer: {e}; not trusted"),
+                );
+            }
+        }
+    } else {
+        return fail(
+            "trust",
+            "not trusted: there is no terminal to ask you at. Run it in a terminal, or add \
+             --yes if it is you running it from a script of yours.",
+        );
+    };
+    match trust::record(&env, &path, &file.sha256, confirmed) {
         Ok(store_path) => {
             println!(
                 "\nTrusted (recorded in {}). Any change to the file makes it untrusted again.",
@@ -105,9 +190,26 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
     }
 }
 
+/// Asks `question` on stdout and reads one line of the answer from stdin (a terminal): yes
+/// only for `y` or `yes`, in any case.
+fn ask(question: &str) -> std::io::Result<bool> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(question.as_bytes())?;
+    out.flush()?;
+    drop(out);
+    let mut line = String::new();
+    std::io::stdin().lock().read_line(&mut line)?;
+    let a = line.trim().to_ascii_lowercase();
+    Ok(a == "y" || a == "yes")
+}
+
 /// What is being trusted, entry by entry.
 fn describe(file: &config::HookFile) -> String {
-    let mut s = format!("{} (sha256 {}):\n", file.path.display(), &file.sha256[..16]);
+    let mut s = format!(
+        "{} (sha256 {}):\n",
+        crate::terminal::visible(&file.path.display().to_string()),
+        &file.sha256[..16]
+    );
     if file.entries.is_empty() {
         s.push_str("  no usable entries\n");
     }
@@ -124,16 +226,24 @@ fn describe(file: &config::HookFile) -> String {
                     .unwrap_or("the OTEL_EXPORTER_OTLP_* endpoint")
             ),
         };
+        // Exactly what will run, control characters written out: an escape sequence in a
+        // command must not hide or rewrite part of it on the person's terminal. A literal
+        // credential in the file is not echoed (doctor names it as a problem).
+        let what = crate::redact::text(&what).map_or(what, |(t, _)| t);
         s.push_str(&format!(
-            "  entry {} (line {}){}: {} — {what}\n",
+            "  entry {} (line {}){}: {} — {}\n",
             e.index,
             e.line,
             if e.enabled { "" } else { " [enabled = false]" },
-            e.events.join(", ")
+            crate::terminal::visible(&e.events.join(", ")),
+            crate::terminal::visible(&what)
         ));
     }
     for p in &file.problems {
-        s.push_str(&format!("  note: {}\n", p.describe()));
+        s.push_str(&format!(
+            "  note: {}\n",
+            crate::terminal::visible(&p.describe())
+        ));
     }
     s
 }
@@ -154,7 +264,11 @@ fn list(env: &Env) -> i32 {
             Ok(_) => "not a regular file, does not run",
             Err(_) => "missing",
         };
-        println!("{}  trusted {}  {now}", f.path, f.trusted_at);
+        println!(
+            "{}  trusted {}  {now}",
+            crate::terminal::visible(&f.path),
+            crate::terminal::visible(&f.who_and_when())
+        );
     }
     0
 }

@@ -142,6 +142,25 @@ impl Config {
         }
     }
 
+    /// This configuration with `value` set at `path` (objects made on the way): how a budget
+    /// said with a request (`ralph 2h …`) becomes that run's limits, as if configured.
+    pub fn with_value(mut self, path: &[&str], value: Value) -> Config {
+        let Some((last, parents)) = path.split_last() else {
+            return self;
+        };
+        let mut node = &mut self.raw;
+        for key in parents {
+            if !node.get(*key).is_some_and(Value::is_object) {
+                node[*key] = Value::Object(serde_json::Map::new());
+            }
+            node = &mut node[*key];
+        }
+        if node.is_object() {
+            node[*last] = value;
+        }
+        self
+    }
+
     /// A value at a `/`-separated path, e.g. `skills/protection/plan`.
     pub fn get(&self, path: &str) -> Option<&Value> {
         path.split('/').try_fold(&self.raw, |v, key| v.get(key))

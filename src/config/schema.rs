@@ -352,7 +352,7 @@ mod tests {
         assert!(
             problems[7]
                 .fix
-                .starts_with("remove it; the keys known here are keywords, skills, ralph")
+                .starts_with("remove it; the keys known here are keywords, skills, resume, ralph")
         );
     }
 

@@ -2,9 +2,12 @@
 //! `${VAR}` expansion of header values and the batch signature. Used by the flusher only.
 //!
 //! Retry policy (at-least-once): network errors, timeouts, 5xx, 408 and 429 are retried
-//! with backoff, without limit; any other status outside 2xx is a refusal, retried three
-//! times and then given up on (counted as rejected), so that one batch a receiver will never
-//! take cannot hold every later event back.
+//! with backoff, without limit; so is a redirect (3xx), which is not followed — the signed
+//! batch is not re-sent to a place the sink's configuration does not name — but is not a
+//! refusal either: the receiver moved, the batch is kept, and the error names the new
+//! location so the person can point the sink at it. Any other status outside 2xx is a
+//! refusal, retried three times and then given up on (counted as rejected), so that one batch
+//! a receiver will never take cannot hold every later event back.
 
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
@@ -70,6 +73,11 @@ impl Client {
             Err(e) => return (Outcome::Retry(format!("{url}: {e}")), None),
         };
         let status = resp.status().as_u16();
+        let location = resp
+            .headers()
+            .get("location")
+            .and_then(|v| v.to_str().ok())
+            .map(|l| crate::redact::text(l).map_or_else(|| l.to_string(), |(t, _)| t));
         let text = resp
             .body_mut()
             .with_config()
@@ -89,6 +97,14 @@ impl Client {
             200..=299 => (Outcome::Delivered { note: None }, Some(text)),
             408 | 429 | 500..=599 => (
                 Outcome::Retry(format!("{url}: HTTP {status}{}", said())),
+                None,
+            ),
+            300..=399 => (
+                Outcome::Retry(format!(
+                    "{url}: HTTP {status}, a redirect{}; not followed, the events are kept \
+                     and retried: point the sink at the new address",
+                    location.map_or_else(String::new, |l| format!(" to {l}"))
+                )),
                 None,
             ),
             _ => (
@@ -111,7 +127,7 @@ pub(super) fn expand(value: &str, get: impl Fn(&str) -> Option<String>) -> Resul
             .find('}')
             .ok_or_else(|| "an unclosed ${ in a header value".to_string())?;
         let name = &after[..end];
-        if !super::spec::is_env_name(name) {
+        if !crate::user_hooks::config::is_env_name(name) {
             return Err(format!("${{{name}}} is not a variable reference"));
         }
         let v = get(name).ok_or_else(|| format!("${{{name}}} is not set"))?;

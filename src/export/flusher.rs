@@ -500,9 +500,16 @@ impl SinkRun {
                     Err(e) => ("otlp", None, Some(e)),
                 }
             }
+            // Never the URL itself: for a webhook it is the credential.
+            SinkKind::Notify(t) => {
+                self.progress.kind = "notify".to_string();
+                self.progress.destination = Some(super::notify::destination(t));
+                self.progress.note = None;
+                return;
+            }
         };
         self.progress.kind = kind.to_string();
-        self.progress.destination = dest.map(|d| super::redact::text(&d).map_or(d, |r| r.0));
+        self.progress.destination = dest.map(|d| crate::redact::text(&d).map_or(d, |r| r.0));
         self.progress.note = note;
     }
 
@@ -592,6 +599,21 @@ impl SinkRun {
                 .collect()
         };
         match &self.spec.kind {
+            // One event per batch (the spec's batch size): one message per request.
+            SinkKind::Notify(target) => match events {
+                [ev] => super::notify::send(&self.client, target, &super::notify::message(ev), get),
+                _ => events
+                    .iter()
+                    .fold(Outcome::Delivered { note: None }, |o, ev| match o {
+                        Outcome::Delivered { .. } => super::notify::send(
+                            &self.client,
+                            target,
+                            &super::notify::message(ev),
+                            get,
+                        ),
+                        other => other,
+                    }),
+            },
             SinkKind::BatchWebhook {
                 url,
                 method,

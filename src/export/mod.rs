@@ -35,9 +35,9 @@ pub mod spec;
 pub use event::ExportEvent;
 pub use spec::{Method, SinkKind, SinkSpec};
 mod deliver;
+pub mod notify;
 pub mod otlp;
 pub mod progress;
-pub mod redact;
 pub mod report;
 pub mod sources;
 mod webhook;
@@ -130,11 +130,26 @@ pub fn enqueue(store: &Store, env: &Env, event: &ExportEvent, sinks: &[SinkSpec]
     done
 }
 
+/// Starts a flusher when one of `sinks` has events waiting (a live spool that is not empty, or
+/// a segment being delivered) and none runs. A flusher that gave up on a service that stayed
+/// down leaves its events in the spool; notification sinks hear of nothing but run ends, so
+/// without this a message would wait for the next one. Returns whether one was started.
+pub fn resume_delivery(store: &Store, env: &Env, sinks: &[SinkSpec]) -> bool {
+    let files = store.outbox_list();
+    let waiting = sinks.iter().any(|s| {
+        !progress::segments(&files, &s.name).is_empty()
+            || store
+                .outbox_count(&names::spool(&s.name), 0)
+                .is_ok_and(|(records, _)| records > 0)
+    });
+    waiting && flusher::ensure_running(store, env)
+}
+
 /// The spool record of `event`: its JSON, with the payload redacted if asked and bounded.
 fn record(event: &ExportEvent, redact: bool) -> Vec<u8> {
     let mut ev = event.clone();
     if redact {
-        redact::value(&mut ev.payload);
+        crate::redact::value(&mut ev.payload);
     }
     event::bound(&mut ev.payload);
     serde_json::to_vec(&ev).unwrap_or_default()

@@ -68,6 +68,9 @@ pub enum SinkKind {
         endpoint: Option<String>,
         headers: Vec<(String, String)>,
     },
+    /// A chat notification (Slack, Discord, Telegram) per lifecycle event, one message per
+    /// request (`super::notify` sends it).
+    Notify(crate::user_hooks::notify::Target),
 }
 
 /// The batch webhook's request method.
@@ -79,7 +82,7 @@ pub enum Method {
 }
 
 /// The `type` values of a `hooks.toml` entry that describe an export sink.
-pub const ENTRY_TYPES: [&str; 2] = ["async_webhook", "otlp"];
+pub const ENTRY_TYPES: [&str; 3] = ["async_webhook", "otlp", "notify"];
 
 /// Tool events: the ones a `matcher` filters.
 const TOOL_EVENTS: [&str; 3] = ["pre-tool-use", "post-tool-use", "post-tool-use-failure"];
@@ -112,6 +115,9 @@ impl SinkSpec {
             .get("type")
             .and_then(Value::as_str)
             .ok_or("`type` is missing")?;
+        if kind_name == "notify" {
+            return notify_spec(obj);
+        }
         let headers = headers(obj.get("headers"))?;
         let kind = match kind_name {
             "async_webhook" => SinkKind::BatchWebhook {
@@ -203,7 +209,11 @@ impl SinkSpec {
         }
     }
 
-    /// Whether this sink receives `event` (a neutral hook name) about `tool`.
+    /// Whether this sink receives `event` about `tool`: a neutral hook name, or for a
+    /// notification sink a lifecycle event of its `on` list. Which kind of event goes to which
+    /// kind of sink is the callers' choice (the export capability hands hook events to the
+    /// other sinks, `capabilities::run_events` lifecycle events to notification sinks): the
+    /// names overlap (`session-end` is both).
     pub fn accepts(&self, event: &str, tool: Option<&str>) -> bool {
         let event_ok =
             self.events.is_empty() || self.events.iter().any(|e| event_matches(e, event));
@@ -234,7 +244,50 @@ fn derived_name(kind: &SinkKind) -> String {
             "otlp-{:016x}",
             fnv1a(endpoint.as_deref().unwrap_or("").as_bytes())
         ),
+        SinkKind::Notify(t) => format!(
+            "notify-{}-{:016x}",
+            t.service.name(),
+            fnv1a(format!("{}\n{}", t.url, t.chat_id.as_deref().unwrap_or("")).as_bytes())
+        ),
     }
+}
+
+/// A `type = "notify"` entry: its target and `on` list; one message per request (a batch
+/// acknowledged as a whole would send its first messages again after a failure of the last);
+/// always redacted; `event` and `matcher`, if written, change nothing (the lifecycle events
+/// are not hook events).
+fn notify_spec(obj: &serde_json::Map<String, Value>) -> Result<SinkSpec, String> {
+    for key in obj.keys() {
+        let common = ["type", "event", "matcher", "enabled", "timeout_ms", "name"];
+        if !common.contains(&key.as_str())
+            && !crate::user_hooks::notify::ENTRY_KEYS.contains(&key.as_str())
+        {
+            return Err(format!("`{key}` does not apply to type \"notify\""));
+        }
+    }
+    let (target, on) = crate::user_hooks::notify::from_entry(obj)?;
+    let kind = SinkKind::Notify(target);
+    let name = match opt_str(obj.get("name"), "name")? {
+        Some(n) if is_sink_name(n) => n.to_string(),
+        Some(n) => {
+            return Err(format!(
+                "`name` must match [A-Za-z0-9_-]{{1,64}}, not {n:?}"
+            ));
+        }
+        None => derived_name(&kind),
+    };
+    Ok(SinkSpec {
+        name,
+        kind,
+        events: on,
+        matcher: None,
+        batch_size: 1,
+        flush_interval_ms: DEFAULT_FLUSH_INTERVAL_MS,
+        timeout_ms: number(obj.get("timeout_ms"), "timeout_ms", 100, 60_000)?
+            .unwrap_or(DEFAULT_TIMEOUT_MS),
+        max_spool_bytes: DEFAULT_MAX_SPOOL_BYTES,
+        redact: true,
+    })
 }
 
 /// FNV-1a, 64 bits: a stable, dependency-free name hash (not a security boundary).
@@ -424,6 +477,18 @@ mod tests {
             SinkSpec::from_entry(&json!({"type": "otlp", "event": "*", "matcher": "*"})).unwrap();
         assert!(all.events.is_empty() && all.matcher.is_none());
         assert!(all.accepts("pre-compact", None));
+    }
+
+    #[test]
+    fn a_hook_named_like_a_lifecycle_event_still_reaches_an_export_sink() {
+        // `session-end` is a hook and a notification event; the export sinks want the hook.
+        let otlp = SinkSpec::from_entry(&json!({"type": "otlp"})).unwrap();
+        assert!(otlp.accepts("session-end", None));
+        let notify = SinkSpec::from_entry(&json!({"type": "notify", "service": "slack",
+            "url": "${U}", "on": ["run-end"]}))
+        .unwrap();
+        assert!(notify.accepts("run-end", None));
+        assert!(!notify.accepts("session-end", None));
     }
 
     #[test]

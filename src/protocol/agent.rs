@@ -175,6 +175,33 @@ impl Agent {
         )
     }
 
+    /// Whether the client itself gives the model a project's `.claude/rules/*.md` — those with
+    /// a `paths:` list once a file under them is read, the others at start. Claude Code 2.1.328
+    /// does (tests/e2e/FINDINGS.md §14); Codex 0.169.0, Gemini CLI 0.61.0 and Qwen Code 0.24.4
+    /// were seen not to (their FINDINGS, "Project rules"). The Claude-format clones and Cursor
+    /// are unverified: they get the rules from us (a rule given twice costs words, one never
+    /// given costs the rule).
+    pub fn loads_claude_rules(self) -> bool {
+        matches!(self, Agent::Claude)
+    }
+
+    /// Whether the client itself gives the model the project's top-level `AGENTS.md`: Claude
+    /// Code 2.1.328, Codex 0.169.0 and Qwen Code 0.24.4 do; Gemini CLI 0.61.0 reads `GEMINI.md`
+    /// only. None of the four reads an `AGENTS.md` of a subdirectory, even after a file beside
+    /// it was read or edited (same probes).
+    pub fn loads_root_agents_md(self) -> bool {
+        matches!(self, Agent::Claude | Agent::Codex | Agent::Qwen)
+    }
+
+    /// Whether a session of the agent can end without a SessionEnd event, so a run it leaves
+    /// at the end of a turn is never suspended: Qwen Code fires none in headless `-p` runs
+    /// (tests/e2e/qwen-FINDINGS.md §3). There a run handed back at the end of a turn is noted
+    /// as left open, and a new session may take it up as it would a suspended one
+    /// (`capabilities/memory/resume.rs`).
+    pub fn may_end_silently(self) -> bool {
+        matches!(self.wire(), Wire::Qwen)
+    }
+
     /// The variable the client sets to its session id (the one its hooks are sent) in the
     /// environment of the commands the model runs, where it sets one: Claude Code
     /// `CLAUDE_CODE_SESSION_ID` (tests/e2e/FINDINGS.md), Codex `CODEX_THREAD_ID` (the same value

@@ -24,6 +24,10 @@ pub struct HookInput {
     pub error: Option<String>,
     pub is_interrupt: bool,
     pub stop_hook_active: bool,
+    /// On Stop, the client's own count of the end-of-turn continuations it already made, when
+    /// it sends one (Cursor's `loop_count`); the limit it holds them to is
+    /// [`crate::protocol::agents::StopLimits::per_prompt`].
+    pub client_continuations: Option<u32>,
     pub last_assistant_message: Option<String>,
     /// The first of the stop-reason spellings that is present (`stop_reason`, `stopReason`, …).
     pub stop_reason: Option<String>,
@@ -134,6 +138,7 @@ impl HookInput {
         HookInput {
             is_interrupt: b(&["is_interrupt", "isInterrupt"]),
             stop_hook_active: b(&["stop_hook_active", "stopHookActive"]),
+            client_continuations: None,
             user_requested: b(&["user_requested", "userRequested"]),
             hook_event_name,
             session_id,

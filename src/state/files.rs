@@ -35,9 +35,26 @@ pub struct ModeState {
     pub iteration: u32,
     #[serde(default)]
     pub max_iterations: u32,
-    /// Stop blocks in a row within the current turn (reset by a new prompt).
+    /// Stop blocks in a row without progress: since the agent last ran a tool (any tool event
+    /// of the session resets it) or the user last typed a prompt.
     #[serde(default)]
     pub consecutive_blocks: u32,
+    /// Stop blocks since the user's last prompt, tools or not: what a client that counts every
+    /// continuation of a prompt (Qwen Code) holds us to.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub turn_blocks: u32,
+    /// The run's time budget in minutes (0: none): `<mode>.max_minutes`, or the keyword's.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub max_minutes: u32,
+    /// When the time budget runs out; moved on by the time a run spends suspended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline_at: Option<String>,
+    /// Set when Stop handed the turn back at a continuation limit (with why); cleared by the
+    /// next continuation or the user's next prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paused_at: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paused_reason: Option<String>,
     /// Mode-reported progress: autopilot phase, team phase, pipeline stage name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phase: Option<String>,
@@ -80,6 +97,11 @@ impl ModeState {
             iteration: 1,
             max_iterations,
             consecutive_blocks: 0,
+            turn_blocks: 0,
+            max_minutes: 0,
+            deadline_at: None,
+            paused_at: None,
+            paused_reason: None,
             phase: None,
             ended_reason: None,
             ended_at: None,
@@ -89,6 +111,46 @@ impl ModeState {
         }
     }
 
+    /// Gives the run a time budget of `minutes` from `now_ms` (none for 0).
+    pub fn set_time_budget(&mut self, minutes: u32, now_ms: i64) {
+        self.max_minutes = minutes;
+        self.deadline_at = (minutes > 0)
+            .then(|| crate::time::iso(now_ms.saturating_add(i64::from(minutes) * 60_000)));
+    }
+
+    /// Takes a suspended run back up at `now_ms`: `suspended_at` cleared, and the time budget's
+    /// deadline moved on by the time spent suspended (a budget counts the run's working time,
+    /// not the night between two sessions).
+    pub fn unsuspend(&mut self, now_ms: i64) {
+        let since = self
+            .suspended_at
+            .take()
+            .and_then(|t| crate::time::parse_iso(&t));
+        if let (Some(since), Some(deadline)) = (
+            since,
+            self.deadline_at.as_deref().and_then(crate::time::parse_iso),
+        ) {
+            let away = (now_ms - since).max(0);
+            self.deadline_at = Some(crate::time::iso(deadline.saturating_add(away)));
+        }
+    }
+
+    /// Clears what only held within a turn: the continuation counts, a pause, a wait for the
+    /// user. Whether anything changed.
+    pub fn new_turn(&mut self) -> bool {
+        let changed = self.consecutive_blocks > 0
+            || self.turn_blocks > 0
+            || self.paused_at.is_some()
+            || self.paused_reason.is_some()
+            || self.awaiting_input_at.is_some();
+        self.consecutive_blocks = 0;
+        self.turn_blocks = 0;
+        self.paused_at = None;
+        self.paused_reason = None;
+        self.awaiting_input_at = None;
+        changed
+    }
+
     /// Marks the run ended for `reason` at `now_iso`.
     pub fn end(&mut self, reason: &str, now_iso: &str) {
         self.active = false;
@@ -96,4 +158,8 @@ impl ModeState {
         self.ended_at = Some(now_iso.to_string());
         self.last_checked_at = Some(now_iso.to_string());
     }
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }

@@ -218,7 +218,30 @@ fn replace(tmp: tempfile::TempPath, path: &Path) -> io::Result<()> {
 
 /// An exclusive advisory lock on a sibling lock file, released on drop.
 pub struct Lock {
-    _file: File,
+    file: File,
+    path: PathBuf,
+}
+
+impl Lock {
+    /// Releases the lock and deletes the lock file, for a target that no longer exists, so a
+    /// session's directory does not collect empty lock files. Deleted while still held: a
+    /// process that meanwhile took the lock on this file finds in [`lock_for`] that it is no
+    /// longer at its path and takes the new one instead, so two writers never both think they
+    /// hold the lock.
+    pub fn remove(self) {
+        if same_file(&self.file, &self.path) {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// Whether the open `file` is the file now at `path` (not replaced, not unlinked).
+fn same_file(file: &File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), fs::symlink_metadata(path)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
 }
 
 /// Takes the lock for `target` (`.<name>.lock` beside it), waiting at most [`LOCK_WAIT`].
@@ -227,17 +250,40 @@ pub fn lock_for(target: &Path) -> io::Result<Lock> {
         .file_name()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no file name"))?;
     let lock_path = target.with_file_name(format!(".{}.lock", name.to_string_lossy()));
-    reject_symlink(&lock_path)?;
-    let file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o600)
-        .open(&lock_path)?;
+    let deadline = std::time::Instant::now() + LOCK_WAIT;
+    loop {
+        reject_symlink(&lock_path)?;
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o600)
+            .open(&lock_path)?;
+        lock_until(&file, &lock_path, deadline)?;
+        // The holder before us may have deleted the lock file ([`Lock::remove`]): a lock on
+        // the deleted file guards nothing, so take the one now at the path.
+        if same_file(&file, &lock_path) {
+            return Ok(Lock {
+                file,
+                path: lock_path,
+            });
+        }
+        drop(file);
+        if std::time::Instant::now() >= deadline {
+            return Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                format!("timed out waiting for {}", lock_path.display()),
+            ));
+        }
+    }
+}
+
+/// Locks `file` exclusively, waiting until `deadline` at most.
+fn lock_until(file: &File, lock_path: &Path, deadline: std::time::Instant) -> io::Result<()> {
     // Fast path: no contention.
     match file.try_lock() {
-        Ok(()) => return Ok(Lock { _file: file }),
+        Ok(()) => return Ok(()),
         Err(TryLockError::WouldBlock) => {}
         Err(TryLockError::Error(e)) => return Err(e),
     }
@@ -255,8 +301,8 @@ pub fn lock_for(target: &Path) -> io::Result<Lock> {
             let got = waiter.lock();
             let _ = tx.send(got);
         })?;
-    match rx.recv_timeout(LOCK_WAIT) {
-        Ok(Ok(())) => Ok(Lock { _file: file }),
+    match rx.recv_timeout(deadline.saturating_duration_since(std::time::Instant::now())) {
+        Ok(Ok(())) => Ok(()),
         Ok(Err(e)) => Err(e),
         Err(_) => Err(io::Error::new(
             io::ErrorKind::TimedOut,
@@ -267,15 +313,21 @@ pub fn lock_for(target: &Path) -> io::Result<Lock> {
 
 /// Moves a corrupt file aside to `<name>.corrupt-<stamp>` and returns the new path.
 pub fn quarantine(path: &Path, stamp: &str) -> io::Result<PathBuf> {
+    set_aside(path, "corrupt", stamp)
+}
+
+/// Moves a file aside to `<name>.<label>-<stamp>` (`-<n>` added while that exists) and returns
+/// the new path. A rename in the same directory: it needs no new space on the disk.
+pub fn set_aside(path: &Path, label: &str, stamp: &str) -> io::Result<PathBuf> {
     let name = path
         .file_name()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no file name"))?
         .to_string_lossy()
         .into_owned();
-    let mut aside = path.with_file_name(format!("{name}.corrupt-{stamp}"));
+    let mut aside = path.with_file_name(format!("{name}.{label}-{stamp}"));
     let mut n = 1;
     while aside.exists() {
-        aside = path.with_file_name(format!("{name}.corrupt-{stamp}-{n}"));
+        aside = path.with_file_name(format!("{name}.{label}-{stamp}-{n}"));
         n += 1;
     }
     fs::rename(path, &aside)?;
@@ -286,6 +338,44 @@ pub fn quarantine(path: &Path, stamp: &str) -> io::Result<PathBuf> {
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn a_deleted_lock_file_never_lets_two_writers_in() {
+        // Appenders add one line to a file; takers count its lines and delete it, and with it
+        // the lock file (as `Store::update` does for a file that is gone). Every line appended
+        // is taken exactly once, or is still there: no two holders at once.
+        let t = tempfile::tempdir().unwrap();
+        let target = t.path().join("ledger.txt");
+        let taken = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let threads: Vec<_> = (0..8)
+            .map(|i| {
+                let (target, taken) = (target.clone(), std::sync::Arc::clone(&taken));
+                std::thread::spawn(move || {
+                    let mut appended = 0;
+                    for k in 0..150 {
+                        let lock = lock_for(&target).unwrap();
+                        let cur = fs::read_to_string(&target).unwrap_or_default();
+                        if i % 2 == 0 || k % 7 != 0 {
+                            fs::write(&target, format!("{cur}x\n")).unwrap();
+                            appended += 1;
+                            drop(lock);
+                        } else {
+                            taken.fetch_add(cur.lines().count(), Ordering::SeqCst);
+                            let _ = fs::remove_file(&target);
+                            lock.remove();
+                        }
+                    }
+                    appended
+                })
+            })
+            .collect();
+        let appended: usize = threads.into_iter().map(|h| h.join().unwrap()).sum();
+        let left = fs::read_to_string(&target)
+            .unwrap_or_default()
+            .lines()
+            .count();
+        assert_eq!(taken.load(Ordering::SeqCst) + left, appended);
+    }
 
     #[test]
     fn atomic_write_is_0600_and_replaces() {

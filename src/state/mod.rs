@@ -5,6 +5,13 @@
 //! ever made from a raw payload value. Reads treat a missing, unreadable or corrupt file as
 //! absent — corrupt ones are moved aside first. Writes are atomic; read-modify-writes hold an
 //! advisory lock.
+//!
+//! Every write goes through [`redacted_json`] or [`redacted_text`]: secret-shaped text (provider
+//! keys, tokens, private keys, passwords; [`crate::redact`]) is redacted here, once, for every
+//! file and every capability, so no writer can forget — `.omc/` gets committed, shared and
+//! pasted. What a capability keeps in memory and answers with is untouched; only the bytes on
+//! disk are redacted. (The export spools are the export module's, appended through
+//! [`outbox`]: a sink redacts its records unless its configuration says not to, contract §18.)
 
 pub mod files;
 pub mod fs;
@@ -96,6 +103,54 @@ fn plain_name(name: &str) -> bool {
         && !name.contains("..")
         && b.iter()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-'))
+}
+
+/// Deletes `path` (a file); one that is already gone is no error.
+fn remove_present(path: &Path) -> io::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// Releases a read-modify-write's lock: with its lock file when the target is gone (removed,
+/// or never written), so a session's directory keeps no empty lock file for a file it does not
+/// have ([`fs::Lock::remove`] makes that safe for a process waiting on it).
+fn release(lock: fs::Lock, target: &Path) {
+    if std::fs::symlink_metadata(target).is_err() {
+        lock.remove();
+    }
+}
+
+/// The bytes of a state file: `value` as pretty-printed JSON and a newline, with every string
+/// that holds secret-shaped text redacted (and the string value of every key naming a secret).
+/// Going through a `Value` keeps the field order (`preserve_order`) and costs a few
+/// microseconds for the files a hook writes.
+pub fn redacted_json<T: Serialize + ?Sized>(value: &T) -> io::Result<Vec<u8>> {
+    let mut v = serde_json::to_value(value)?;
+    crate::redact::value(&mut v);
+    let mut bytes = serde_json::to_vec_pretty(&v)?;
+    bytes.push(b'\n');
+    Ok(bytes)
+}
+
+/// A text file's new content with secret-shaped text redacted. Text that is a JSON document
+/// (project memory) is redacted as JSON, so that a cut never breaks its quoting; it is
+/// re-printed only when something was redacted. Anything else (the notepad's Markdown) is
+/// redacted as text, the whole file: a secret a person pasted into it is cut too.
+pub fn redacted_text(name: &str, text: String) -> String {
+    if name.ends_with(".json")
+        && let Ok(mut v) = serde_json::from_str::<serde_json::Value>(&text)
+    {
+        if crate::redact::value(&mut v) == 0 {
+            return text;
+        }
+        return serde_json::to_string_pretty(&v).map_or(text, |mut t| {
+            t.push('\n');
+            t
+        });
+    }
+    crate::redact::text(&text).map_or(text, |(clean, _)| clean)
 }
 
 /// What a read-modify-write decides to do with the file.
@@ -199,7 +254,31 @@ impl Store {
             Ok(None) => None,
             Ok(Some(bytes)) => self.decode_or_quarantine(&path, &bytes),
             Err(e) => {
-                crate::diag!("cannot read {}: {e}", path.display());
+                match std::fs::symlink_metadata(&path) {
+                    // A directory, FIFO or socket where a state file belongs (ours, never a
+                    // person's) is moved aside like a corrupt file, so the next write can put
+                    // the file there: `doctor` promises as much. A symlink is left alone (it is
+                    // refused, never followed, and not ours to rename).
+                    Ok(m) if !m.is_file() && !m.file_type().is_symlink() => {
+                        let what = if m.is_dir() {
+                            "a directory"
+                        } else {
+                            "not a regular file"
+                        };
+                        match fs::quarantine(&path, &crate::time::stamp(self.now_ms)) {
+                            Ok(aside) => crate::diag!(
+                                "state file {} is {what}; moved aside to {}",
+                                path.display(),
+                                aside.display()
+                            ),
+                            Err(e) => crate::diag!(
+                                "state file {} is {what}; could not move it aside: {e}",
+                                path.display()
+                            ),
+                        }
+                    }
+                    _ => crate::diag!("cannot read {}: {e}", path.display()),
+                }
                 None
             }
         }
@@ -302,26 +381,35 @@ impl Store {
         None
     }
 
-    /// Writes a value atomically (pretty-printed JSON, mode 0600).
+    /// Writes a value atomically (pretty-printed JSON, redacted, mode 0600).
     pub fn write<T: Serialize>(&self, file: &StateFile, value: &T) -> io::Result<()> {
-        let mut bytes = serde_json::to_vec_pretty(value)?;
-        bytes.push(b'\n');
-        self.write_bytes(file, &bytes)
-    }
-
-    /// Writes raw bytes atomically.
-    pub fn write_bytes(&self, file: &StateFile, bytes: &[u8]) -> io::Result<()> {
+        let bytes = redacted_json(value)?;
         let dir = self.ensure(&file.rel_dir)?;
-        fs::write_atomic(&dir.join(&file.name), bytes)
+        fs::write_atomic(&dir.join(&file.name), &bytes)
     }
 
-    /// Removes a file if present (never a directory, never through a symlinked directory).
+    /// Moves a file aside to `<name>.<label>-<stamp>` (never through a symlinked directory):
+    /// the way to end a file's life that needs no new space, when a write cannot be made.
+    pub fn set_aside(&self, file: &StateFile, label: &str) -> io::Result<PathBuf> {
+        let path = self.checked_dir(&file.rel_dir)?.join(&file.name);
+        fs::set_aside(&path, label, &crate::time::stamp(self.now_ms))
+    }
+
+    /// Removes a file if present (never a directory, never through a symlinked directory),
+    /// and its lock file with it, under the lock, when it has one.
     pub fn remove(&self, file: &StateFile) -> io::Result<()> {
         let path = self.checked_dir(&file.rel_dir)?.join(&file.name);
-        match std::fs::remove_file(&path) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
-            _ => Ok(()),
+        if std::fs::symlink_metadata(&path).is_err() {
+            return Ok(());
         }
+        let lock_path = path.with_file_name(format!(".{}.lock", file.name));
+        if std::fs::symlink_metadata(&lock_path).is_err() {
+            return remove_present(&path);
+        }
+        let lock = fs::lock_for(&path)?;
+        remove_present(&path)?;
+        release(lock, &path);
+        Ok(())
     }
 
     /// Read-modify-write under the file's lock. `f` sees the current value (or `None`) and
@@ -336,18 +424,15 @@ impl Store {
     {
         let dir = self.ensure(&file.rel_dir)?;
         let path = dir.join(&file.name);
-        let _lock = fs::lock_for(&path)?;
+        let lock = fs::lock_for(&path)?;
         let current = self.read(file);
         let (change, result) = f(current);
         match change {
             Change::Keep => {}
-            Change::Write(v) => {
-                let mut bytes = serde_json::to_vec_pretty(&v)?;
-                bytes.push(b'\n');
-                fs::write_atomic(&path, &bytes)?;
-            }
-            Change::Remove => self.remove(file)?,
+            Change::Write(v) => fs::write_atomic(&path, &redacted_json(&v)?)?,
+            Change::Remove => remove_present(&path)?,
         }
+        release(lock, &path);
         Ok(result)
     }
 
@@ -540,6 +625,47 @@ mod tests {
         assert!(outside.join("state/sessions/s1/bad.json").exists());
         assert!(st.list(&scope, None).is_empty());
         assert!(st.sessions().is_empty());
+    }
+
+    #[test]
+    fn every_writer_redacts() {
+        let t = tempfile::tempdir().unwrap();
+        let st = store(t.path());
+        let key = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+        let scope = Scope::for_session(Some("s1"));
+        let a = StateFile::new(&scope, "a.json").unwrap();
+        st.write(
+            &a,
+            &serde_json::json!({"prompt": format!("use {key}"), "n": 1}),
+        )
+        .unwrap();
+        let b = StateFile::new(&scope, "b.json").unwrap();
+        st.update(&b, |_: Option<serde_json::Value>| {
+            (Change::Write(serde_json::json!({"api_key": "plain"})), ())
+        })
+        .unwrap();
+        let md = StateFile::new(&Scope::Omc, "notes.md").unwrap();
+        st.update_text(&md, |_| Some(format!("# N\n\n{key}\n")))
+            .unwrap();
+        let js = StateFile::new(&Scope::Omc, "memory.json").unwrap();
+        st.update_text(&js, |_| {
+            Some(format!("{{\"facts\": [\"pw: \\\"{key}\"]}}\n"))
+        })
+        .unwrap();
+        let read = |f: &StateFile| std::fs::read_to_string(st.path(f)).unwrap();
+        assert_eq!(
+            read(&a),
+            "{\n  \"prompt\": \"use [REDACTED:github-token]\",\n  \"n\": 1\n}\n"
+        );
+        assert!(
+            read(&b).contains("\"api_key\": \"[REDACTED]\""),
+            "{}",
+            read(&b)
+        );
+        assert_eq!(read(&md), "# N\n\n[REDACTED:github-token]\n");
+        // JSON text is redacted as JSON: still a document, the cut inside its string.
+        let v: serde_json::Value = serde_json::from_str(&read(&js)).unwrap();
+        assert_eq!(v["facts"][0], "pw: \"[REDACTED:github-token]");
     }
 
     #[test]

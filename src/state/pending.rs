@@ -89,10 +89,7 @@ pub fn record(
     let base = dir.parent().expect("omc-hooks/session-starts");
     ensure_dir(base, Path::new("session-starts"))?;
     prune(dir, &path);
-    write_atomic(
-        &path,
-        &serde_json::to_vec(value).map_err(std::io::Error::other)?,
-    )
+    write_atomic(&path, &super::redacted_json(value)?)
 }
 
 /// The start recorded for the session, removed as it is read.

@@ -3,6 +3,11 @@
 //! First that applies: `OMC_STATE_DIR` (replaces `.omc`), `CLAUDE_PROJECT_DIR`, the nearest
 //! ancestor of the payload's `cwd` holding `.omc/` or `.git`, then `cwd` itself. A hook fired
 //! from a subdirectory therefore never creates a second `.omc` there.
+//!
+//! A payload that names a `cwd` which is not an existing absolute directory names no project:
+//! the hook's own working directory is no stand-in for it (it can be anywhere — a shared
+//! temporary folder once collected the `.omc/` of every project without `.git` run from it).
+//! Only a payload with no `cwd` at all (and the commands, which have none) use the process's.
 
 use crate::env::Env;
 use std::path::{Path, PathBuf};
@@ -16,10 +21,10 @@ pub struct Root {
 
 /// Resolves the root for a payload's `cwd` (which may be absent or unusable).
 pub fn resolve(env: &Env, payload_cwd: Option<&str>) -> Option<Root> {
-    let cwd = payload_cwd
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute() && p.is_dir())
-        .or_else(|| env.process_cwd.clone().filter(|p| p.is_absolute()));
+    let cwd = match payload_cwd.filter(|c| !c.trim().is_empty()) {
+        Some(c) => usable(c),
+        None => env.process_cwd.clone().filter(|p| p.is_absolute()),
+    };
     let project = env
         .project_dir
         .clone()
@@ -31,6 +36,20 @@ pub fn resolve(env: &Env, payload_cwd: Option<&str>) -> Option<Root> {
         .clone()
         .unwrap_or_else(|| project.join(".omc"));
     Some(Root { project, omc })
+}
+
+/// A payload's `cwd` as a directory: absolute and existing, else `None`.
+fn usable(cwd: &str) -> Option<PathBuf> {
+    Some(PathBuf::from(cwd)).filter(|p| p.is_absolute() && p.is_dir())
+}
+
+/// The payload's `cwd` when it names one that is no existing absolute directory and nothing
+/// else (`CLAUDE_PROJECT_DIR`) names the project: the hook then has no project and does
+/// nothing, with a diagnostic.
+pub fn unusable_cwd<'a>(env: &Env, payload_cwd: Option<&'a str>) -> Option<&'a str> {
+    let c = payload_cwd.filter(|c| !c.trim().is_empty())?;
+    let named = env.project_dir.as_deref().is_some_and(Path::is_dir);
+    (!named && usable(c).is_none()).then_some(c)
 }
 
 /// The nearest ancestor of `dir` (itself included) that holds `.omc/` or `.git`.
@@ -84,6 +103,29 @@ mod tests {
         let r = resolve(&env(Some(p.path()), Some(s.path())), Some("/")).unwrap();
         assert_eq!(r.project, p.path());
         assert_eq!(r.omc, s.path());
+    }
+
+    #[test]
+    fn a_cwd_that_is_no_directory_names_no_project() {
+        let t = tempfile::tempdir().unwrap();
+        let mut e = env(None, None);
+        e.process_cwd = Some(t.path().to_path_buf());
+        for bad in ["/nonexistent/omc-hooks-test-dir", "relative/dir", "."] {
+            assert_eq!(resolve(&e, Some(bad)), None, "{bad}");
+            assert_eq!(unusable_cwd(&e, Some(bad)), Some(bad));
+        }
+        // No cwd at all: the process's (the commands, payloads without one).
+        assert!(resolve(&e, None).is_some());
+        assert!(resolve(&e, Some("")).is_some());
+        assert_eq!(unusable_cwd(&e, None), None);
+        // CLAUDE_PROJECT_DIR names the project whatever the cwd says.
+        let p = tempfile::tempdir().unwrap();
+        let e = env(Some(p.path()), None);
+        assert_eq!(
+            resolve(&e, Some("/nonexistent/x")).unwrap().project,
+            p.path()
+        );
+        assert_eq!(unusable_cwd(&e, Some("/nonexistent/x")), None);
     }
 
     #[test]

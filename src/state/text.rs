@@ -1,6 +1,7 @@
 //! Person-edited text files (the notepad, project memory): a locked read-modify-write that
 //! never rewrites what it could not read faithfully. A file that is not UTF-8, or too large,
-//! is left alone rather than "repaired" — it belongs to a person, not to us.
+//! is left alone rather than "repaired" — it belongs to a person, not to us. What is written
+//! is redacted like every state file ([`super::redacted_text`]).
 
 use super::{StateFile, Store, fs};
 use std::io;
@@ -16,7 +17,7 @@ impl Store {
     ) -> io::Result<bool> {
         let dir = self.ensure(&file.rel_dir)?;
         let path = dir.join(&file.name);
-        let _lock = fs::lock_for(&path)?;
+        let lock = fs::lock_for(&path)?;
         let current = match fs::read_regular(&path)? {
             None => None,
             Some(bytes) if bytes.len() as u64 > fs::MAX_STATE_FILE_BYTES => {
@@ -32,13 +33,15 @@ impl Store {
                 )
             })?),
         };
-        match f(current.as_deref()) {
+        let written = match f(current.as_deref()).map(|new| super::redacted_text(&file.name, new)) {
             Some(new) if Some(new.as_str()) != current.as_deref() => {
                 fs::write_atomic(&path, new.as_bytes())?;
-                Ok(true)
+                true
             }
-            _ => Ok(false),
-        }
+            _ => false,
+        };
+        super::release(lock, &path);
+        Ok(written)
     }
 }
 

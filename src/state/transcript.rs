@@ -1,4 +1,4 @@
-//! The client's transcript, read-only and tail-only.
+//! The client's transcript, read-only, its tail or its head.
 //!
 //! Stop needs one fact from the transcript — how full the context window is — and that fact is
 //! in the last assistant message's `usage`. Transcripts grow to gigabytes, so only the last
@@ -57,6 +57,56 @@ pub fn tail(raw_path: &str, max: u64) -> Option<Vec<u8>> {
         buf.drain(..cut);
     }
     Some(buf)
+}
+
+/// The first `max` bytes of the file at `raw_path` (whole lines only), under the same rules as
+/// [`tail`]. A subagent's transcript opens with its task, which is all the deliverables check
+/// reads of it.
+pub fn head(raw_path: &str, max: u64) -> Option<Vec<u8>> {
+    let path = Path::new(raw_path);
+    if !path.is_absolute() {
+        return None;
+    }
+    let before = std::fs::symlink_metadata(path).ok()?;
+    if !before.file_type().is_file() {
+        return None;
+    }
+    let file = File::open(path).ok()?;
+    let opened = file.metadata().ok()?;
+    if !opened.is_file() || opened.dev() != before.dev() || opened.ino() != before.ino() {
+        return None;
+    }
+    let mut buf = Vec::new();
+    file.take(max).read_to_end(&mut buf).ok()?;
+    if opened.len() > max {
+        let end = buf.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+        buf.truncate(end);
+    }
+    Some(buf)
+}
+
+/// The text of the first user message of a transcript (JSON lines, Claude Code's shape:
+/// `{"type":"user","message":{"content": "…" | [{"type":"text","text":"…"}]}}`).
+pub fn first_user_text(lines: &[u8]) -> Option<String> {
+    String::from_utf8_lossy(lines).lines().find_map(|line| {
+        let v: Value = serde_json::from_str(line).ok()?;
+        if v.get("type")?.as_str()? != "user" {
+            return None;
+        }
+        let content = v.get("message")?.get("content")?;
+        match content {
+            Value::String(s) => Some(s.clone()),
+            Value::Array(parts) => {
+                let t: Vec<&str> = parts
+                    .iter()
+                    .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
+                    .filter_map(|p| p.get("text")?.as_str())
+                    .collect();
+                (!t.is_empty()).then(|| t.join("\n"))
+            }
+            _ => None,
+        }
+    })
 }
 
 /// The usage of the last assistant message in a transcript tail (JSON lines).

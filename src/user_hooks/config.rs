@@ -7,6 +7,7 @@
 //! describe the same file; a test feeds both the same corpus.
 
 use super::matcher::{self, Matcher};
+pub use super::syntax::{check_url, is_env_name};
 use crate::env::Env;
 use crate::state::Store;
 use serde_json::{Map, Value};
@@ -448,7 +449,7 @@ const OTLP_KEYS: &[&str] = &[
 ];
 
 /// The entry types.
-pub const TYPES: [&str; 4] = ["script", "webhook", "async_webhook", "otlp"];
+pub const TYPES: [&str; 5] = ["script", "webhook", "async_webhook", "otlp", "notify"];
 
 type Lines<'a> = dyn Fn(std::ops::Range<usize>) -> usize + 'a;
 
@@ -491,19 +492,22 @@ fn check_entry(
     let (kind_name, kind_line) = string("type")?.ok_or_else(|| {
         err(
             at,
-            "`type` is missing (script, webhook, async_webhook or otlp)".into(),
+            "`type` is missing (script, webhook, async_webhook, otlp or notify)".into(),
         )
     })?;
     if !TYPES.contains(&kind_name.as_str()) {
         return Err(err(
             kind_line,
-            format!("`type` {kind_name:?} is not one of script, webhook, async_webhook, otlp"),
+            format!(
+                "`type` {kind_name:?} is not one of script, webhook, async_webhook, otlp, notify"
+            ),
         ));
     }
     let allowed: &[&str] = match kind_name.as_str() {
         "script" => SCRIPT_KEYS,
         "webhook" => WEBHOOK_KEYS,
         "async_webhook" => ASYNC_KEYS,
+        "notify" => super::notify::ENTRY_KEYS,
         _ => OTLP_KEYS,
     };
     for (key, _) in t.iter() {
@@ -513,6 +517,7 @@ fn check_entry(
                 || WEBHOOK_KEYS.contains(&k)
                 || ASYNC_KEYS.contains(&k)
                 || OTLP_KEYS.contains(&k)
+                || super::notify::ENTRY_KEYS.contains(&k)
             {
                 format!("`{k}` does not apply to type {kind_name:?}")
             } else {
@@ -523,6 +528,8 @@ fn check_entry(
     }
 
     let events = match get("event") {
+        // A notification follows runs and sessions, not hook events: `event` may be left out.
+        None if kind_name == "notify" => vec!["*".to_string()],
         None => {
             return Err(err(
                 at,
@@ -532,7 +539,7 @@ fn check_entry(
         }
         Some(v) => events(v.get_ref()).map_err(|m| err(line(v.span()), m))?,
     };
-    let export = matches!(kind_name.as_str(), "async_webhook" | "otlp");
+    let export = matches!(kind_name.as_str(), "async_webhook" | "otlp" | "notify");
     let mut warnings = Vec::new();
     let matcher = match string("matcher")? {
         None => Matcher::any(),
@@ -602,7 +609,20 @@ fn check_entry(
                 .map_err(|m| err(l, format!("`{key}`: {m}"))),
         }
     };
+    let raw = Value::Object(
+        t.iter()
+            .map(|(k, v)| (k.get_ref().to_string(), to_json(v.get_ref())))
+            .collect::<Map<_, _>>(),
+    );
     let kind = match kind_name.as_str() {
+        // The same reader export builds the sink with, so the file and the flusher agree.
+        "notify" => {
+            let obj = raw.as_object().cloned().unwrap_or_default();
+            super::notify::from_entry(&obj).map_err(|m| err(at, m))?;
+            Kind::Export {
+                sink_type: kind_name.clone(),
+            }
+        }
         "script" => {
             let (command, l) = string("command")?
                 .ok_or_else(|| err(at, "`command` is missing for a script".into()))?;
@@ -650,11 +670,6 @@ fn check_entry(
             }
         }
     };
-    let raw = Value::Object(
-        t.iter()
-            .map(|(k, v)| (k.get_ref().to_string(), to_json(v.get_ref())))
-            .collect::<Map<_, _>>(),
-    );
     Ok((
         Entry {
             index,
@@ -764,30 +779,10 @@ pub fn check_header(name: &str, value: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// An `http://` or `https://` URL with a host (`${VAR}` may stand anywhere after the scheme).
-pub fn check_url(s: &str) -> Result<(), String> {
-    let rest = s
-        .strip_prefix("http://")
-        .or_else(|| s.strip_prefix("https://"))
-        .ok_or_else(|| format!("{s:?} is not an http:// or https:// URL"))?;
-    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
-    if host.is_empty() || s.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err(format!("{s:?} is not a usable URL"));
-    }
-    Ok(())
-}
-
 fn is_name(s: &str) -> bool {
     (1..=64).contains(&s.len())
         && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-}
-
-pub fn is_env_name(s: &str) -> bool {
-    let b = s.as_bytes();
-    !b.is_empty()
-        && (b[0].is_ascii_alphabetic() || b[0] == b'_')
-        && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
 }
 
 /// A TOML value as JSON (datetimes as their text).

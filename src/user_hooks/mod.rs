@@ -18,8 +18,10 @@ pub mod body;
 pub mod config;
 pub mod matcher;
 pub mod notice;
+pub mod notify;
 pub mod report;
 pub mod script;
+pub mod syntax;
 pub mod trust;
 pub mod webhook;
 

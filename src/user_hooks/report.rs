@@ -13,6 +13,8 @@ pub struct FileView {
     pub file: HookFile,
     /// `Trusted` for the user's file.
     pub status: Status,
+    /// The trust recorded for a project file (who, when, how), with these bytes or others.
+    pub record: Option<trust::Trusted>,
 }
 
 pub struct View {
@@ -29,13 +31,19 @@ pub fn inspect(env: &Env, store: Option<&Store>) -> View {
         .files
         .into_iter()
         .map(|file| {
-            let status = match file.origin {
-                Origin::User => Status::Trusted,
-                Origin::Project => {
-                    trust::status_in(&trusted, &trust::key(&file.path), &file.sha256)
-                }
+            let key = trust::key(&file.path);
+            let (status, record) = match file.origin {
+                Origin::User => (Status::Trusted, None),
+                Origin::Project => (
+                    trust::status_in(&trusted, &key, &file.sha256),
+                    trust::entry_in(&trusted, &key).cloned(),
+                ),
             };
-            FileView { file, status }
+            FileView {
+                file,
+                status,
+                record,
+            }
         })
         .collect();
     View {
@@ -172,6 +180,24 @@ pub fn doctor(env: &Env, store: Option<&Store>) -> Findings {
     for line in status_lines(&view) {
         r.lines.push(("hooks".into(), line));
     }
+    // Who trusted the project's file, and when: trust is a person's word, so it says whose.
+    for v in &view.files {
+        if let Some(t) = &v.record {
+            r.lines.push((
+                "hooks".into(),
+                format!(
+                    "{} was trusted {}{}",
+                    v.file.path.display(),
+                    t.who_and_when(),
+                    if v.status == Status::Changed {
+                        " (it has changed since)"
+                    } else {
+                        ""
+                    }
+                ),
+            ));
+        }
+    }
     for u in &view.unreadable {
         r.problems.push((
             format!("{} cannot be read: {}; none of its hooks run", u.path.display(), u.error),
@@ -292,8 +318,20 @@ pub fn literal_secrets(e: &config::Entry) -> Vec<String> {
             }
             (None, Vec::new())
         }
-        Kind::Export { .. } => {
+        Kind::Export { sink_type } => {
             let url = e.raw.get("url").or_else(|| e.raw.get("endpoint"));
+            // A Slack or Discord webhook URL is itself the credential.
+            let target = e
+                .raw
+                .as_object()
+                .and_then(|o| super::notify::from_entry(o).ok());
+            if sink_type == "notify" && target.is_some_and(|(t, _)| super::notify::literal_url(&t))
+            {
+                found.push(
+                    "`url` is a webhook URL written in clear (it is the credential): use \"${VARIABLE}\""
+                        .to_string(),
+                );
+            }
             let headers = e
                 .raw
                 .get("headers")

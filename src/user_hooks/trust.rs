@@ -33,6 +33,43 @@ pub struct Trusted {
     pub sha256: String,
     /// When (`YYYY-MM-DDTHH:MM:SS.sssZ`).
     pub trusted_at: String,
+    /// Who: the user name (`USER`, else `LOGNAME`) and uid of the process that recorded it.
+    /// Absent in files written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trusted_by: Option<String>,
+    /// How the person said so: `terminal` (answered yes at the prompt) or `--yes`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirmed: Option<String>,
+}
+
+impl Trusted {
+    /// "by alice (uid 1000) on 2026-12-03T13:45:00.000Z, confirmed at a terminal", for
+    /// `doctor` and `trust --list`.
+    pub fn who_and_when(&self) -> String {
+        let how = match self.confirmed.as_deref() {
+            Some("terminal") => ", confirmed at a terminal".to_string(),
+            Some(other) => format!(", confirmed with {other}"),
+            None => String::new(),
+        };
+        format!(
+            "by {} on {}{how}",
+            self.trusted_by.as_deref().unwrap_or("(not recorded)"),
+            self.trusted_at
+        )
+    }
+}
+
+/// The person recording trust, as [`Trusted::trusted_by`] names them.
+pub fn current_user(env: &Env) -> String {
+    let uid = rustix::process::getuid().as_raw();
+    match env
+        .lookup("USER")
+        .or_else(|| env.lookup("LOGNAME"))
+        .filter(|u| !u.trim().is_empty())
+    {
+        Some(name) => format!("{} (uid {uid})", name.trim()),
+        None => format!("uid {uid}"),
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,20 +149,30 @@ pub fn status_in(file: &TrustFile, key: &str, sha256: &str) -> Status {
     }
 }
 
-/// Records `path` as trusted with `sha256` (replacing an earlier hash for it).
-pub fn record(env: &Env, path: &Path, sha256: &str) -> io::Result<PathBuf> {
+/// Records `path` as trusted with `sha256` (replacing an earlier hash for it), by the current
+/// user, `confirmed` as given (`terminal` or `--yes`).
+pub fn record(env: &Env, path: &Path, sha256: &str, confirmed: &str) -> io::Result<PathBuf> {
     let key = key(path);
     let trusted_at = crate::time::iso(env.now_ms());
     let sha256 = sha256.to_string();
+    let trusted_by = Some(current_user(env));
+    let confirmed = Some(confirmed.to_string());
     update(env, move |t| {
         t.files.retain(|f| f.path != key);
         t.files.push(Trusted {
             path: key,
             sha256,
             trusted_at,
+            trusted_by,
+            confirmed,
         });
         true
     })
+}
+
+/// The record for `path`, if it is trusted (with any bytes).
+pub fn entry_in<'a>(file: &'a TrustFile, key: &str) -> Option<&'a Trusted> {
+    file.files.iter().find(|t| t.path == key)
 }
 
 /// Forgets `path`; `Ok(false)` when it was not trusted.
@@ -187,10 +234,13 @@ mod tests {
         let file = t.path().join("hooks.toml");
         std::fs::write(&file, "x").unwrap();
         assert_eq!(status(&e, &file, "aa"), Status::Untrusted);
-        record(&e, &file, "aa").unwrap();
+        record(&e, &file, "aa", "--yes").unwrap();
         assert_eq!(status(&e, &file, "aa"), Status::Trusted);
         assert_eq!(status(&e, &file, "bb"), Status::Changed);
-        record(&e, &file, "bb").unwrap();
+        record(&e, &file, "bb", "terminal").unwrap();
+        let t0 = read(&e).files[0].clone();
+        assert_eq!(t0.confirmed.as_deref(), Some("terminal"));
+        assert!(t0.trusted_by.as_deref().is_some_and(|b| b.contains("uid ")));
         assert_eq!(read(&e).files.len(), 1);
         assert!(revoke(&e, &file).unwrap());
         assert!(!revoke(&e, &file).unwrap());

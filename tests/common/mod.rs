@@ -13,6 +13,43 @@ use std::time::{Duration, Instant};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_omc-hooks");
 
+/// Puts the test binary at `to`, ready to be run at once. A plain `fs::copy` is not: while the
+/// copy is open for writing, a process another test thread forks inherits that descriptor
+/// until it execs, and running the copy meanwhile fails with ETXTBSY ("Text file busy"; the
+/// install test did so under load). A hard link has no descriptor open for writing at all, so
+/// `to` should be on the binary's file system ([`binary_scratch_dir`]); elsewhere the copy is
+/// made and [`output_retrying`] waits the window out.
+pub fn place_binary(to: &Path) {
+    if std::fs::hard_link(BIN, to).is_err() {
+        std::fs::copy(BIN, to).unwrap();
+    }
+}
+
+/// A temporary directory on the test binary's file system (beside it), for [`place_binary`].
+pub fn binary_scratch_dir() -> tempfile::TempDir {
+    let dir = Path::new(BIN).parent().unwrap();
+    tempfile::Builder::new()
+        .prefix("omc-moved-bin-")
+        .tempdir_in(dir)
+        .unwrap()
+}
+
+/// `cmd.output()`, tried again while the program cannot be run because another process still
+/// holds it open for writing (ETXTBSY, see [`place_binary`]), for at most 10 s.
+pub fn output_retrying(cmd: &mut Command) -> std::process::Output {
+    let started = Instant::now();
+    loop {
+        match cmd.output() {
+            Err(e)
+                if e.raw_os_error() == Some(26) && started.elapsed() < Duration::from_secs(10) =>
+            {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            other => return other.unwrap(),
+        }
+    }
+}
+
 /// A throw-away project directory with a `.git` marker.
 pub struct Project {
     pub dir: tempfile::TempDir,
@@ -350,4 +387,31 @@ pub fn at_terminal(args: &[&str]) -> (i32, String) {
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
     )
+}
+
+/// What `dist` publishes for `target`, in `dir`: `omc-hooks-<target>.tar.xz` holding
+/// `omc-hooks-<target>/omc-hooks` (the file at `binary`, executable) and its `.sha256` file —
+/// the input of `packaging/plugin-bundle.sh` and `packaging/npm-pack.sh --archives`.
+pub fn release_archive(dir: &Path, target: &str, binary: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let stage = dir.join(format!("omc-hooks-{target}"));
+    std::fs::create_dir_all(&stage).unwrap();
+    let bin = stage.join("omc-hooks");
+    std::fs::copy(binary, &bin).unwrap();
+    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let archive = format!("omc-hooks-{target}.tar.xz");
+    let st = Command::new("tar")
+        .args(["-cJf", &archive, &format!("omc-hooks-{target}")])
+        .env("XZ_OPT", "-0")
+        .current_dir(dir)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    std::fs::remove_dir_all(&stage).unwrap();
+    let sum = Command::new("sha256sum")
+        .arg(&archive)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    std::fs::write(dir.join(format!("{archive}.sha256")), sum.stdout).unwrap();
 }

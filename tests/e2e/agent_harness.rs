@@ -389,18 +389,24 @@ impl AgentSandbox {
         out
     }
 
-    /// `omc-hooks install --agent <agent> --project <project>`: the configuration users get.
-    /// Panics (with the command's output) when it fails.
+    /// `omc-hooks install --agent <agent> --project <project>`: the configuration users get,
+    /// from the installed binary under `OMC_E2E_INSTALLED_BIN` (say npm's launcher), else from
+    /// the test build. Panics (with the command's output) when it fails.
     pub fn install_hooks(&self) -> std::process::Output {
-        let mut cmd = Command::new(omc_bin());
+        self.install_hooks_with(super::harness::installed_bin().unwrap_or(omc_bin()))
+    }
+
+    /// The same with the `omc-hooks` at `bin`, run as a person without Rust runs it (no cargo
+    /// on PATH); every hook command written must run the omc-hooks binary itself, not a script.
+    pub fn install_hooks_with(&self, bin: &Path) -> std::process::Output {
+        let mut cmd = Command::new(bin);
+        let mut dirs = Vec::new();
         if self.agent == Agent::Codex {
             // install reads `codex --version` to decide on the feature switch: the pinned one
-            let dir = require(Agent::Codex).program.parent().unwrap().to_owned();
-            let path = std::env::var_os("PATH").unwrap_or_default();
-            let mut dirs = vec![dir];
-            dirs.extend(std::env::split_paths(&path));
-            cmd.env("PATH", std::env::join_paths(dirs).unwrap());
+            dirs.push(require(Agent::Codex).program.parent().unwrap().to_owned());
         }
+        dirs.extend(std::env::split_paths(&super::harness::path_without_cargo()));
+        cmd.env("PATH", std::env::join_paths(dirs).unwrap());
         let out = cmd
             .args(["install", "--agent", self.agent.name(), "--project"])
             .arg(self.project())
@@ -416,12 +422,27 @@ impl AgentSandbox {
             .expect("run omc-hooks install");
         assert!(
             out.status.success(),
-            "omc-hooks install --agent {} failed ({}):\n{}\n{}",
+            "{} install --agent {} failed ({}):\n{}\n{}",
+            bin.display(),
             self.agent.name(),
             out.status,
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
+        let text = std::fs::read_to_string(self.hooks_file()).unwrap();
+        let v: Value = if self.agent.via_plugin() {
+            // Our plugin runs the binary its CONFIG line names, with `--agent NAME <hook>`.
+            let line = text
+                .lines()
+                .find_map(|l| l.strip_prefix("const CONFIG = "))
+                .expect("the plugin's CONFIG line");
+            let c: Value = serde_json::from_str(line.trim_end_matches(';')).unwrap();
+            json!({"hooks": {"plugin": [{"command": format!("\"{}\" --agent {}",
+                c["bin"].as_str().unwrap(), self.agent.name())}]}})
+        } else {
+            serde_json::from_str(&text).unwrap()
+        };
+        super::harness::assert_commands_run_native(&v, &self.hooks_file());
         out
     }
 

@@ -493,6 +493,69 @@ pub fn installed_bin() -> Option<&'static Path> {
     .as_deref()
 }
 
+/// PATH without the directories that hold a `cargo` (cargo's and rustup's `bin/`): how a person
+/// without Rust runs an installed omc-hooks, so that nothing it does can lean on cargo.
+pub fn path_without_cargo() -> std::ffi::OsString {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let kept: Vec<PathBuf> = std::env::split_paths(&path)
+        .filter(|d| !d.join("cargo").exists())
+        .collect();
+    std::env::join_paths(kept).unwrap()
+}
+
+/// Every hook command in `config` (a settings or hook file, any agent's shape: objects with a
+/// `command` under `hooks`) that names omc-hooks runs the omc-hooks binary itself — an
+/// executable program, not a script like npm's Node.js launcher, which would start Node for
+/// every hook. Returns the programs.
+pub fn assert_commands_run_native(config: &Value, file: &Path) -> Vec<PathBuf> {
+    fn commands(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                if let Some(Value::String(c)) = m.get("command") {
+                    out.push(c.clone());
+                }
+                m.values().for_each(|x| commands(x, out));
+            }
+            Value::Array(a) => a.iter().for_each(|x| commands(x, out)),
+            _ => {}
+        }
+    }
+    let mut cmds = Vec::new();
+    commands(&config["hooks"], &mut cmds);
+    let mut programs = Vec::new();
+    for c in cmds.iter().filter(|c| c.contains("omc-hooks")) {
+        // `"<path>" …`, `'<path>' …` or `<path> …`: the first word.
+        let program = match c.chars().next() {
+            Some(q @ ('"' | '\'')) => c[1..].split(q).next().unwrap_or(""),
+            _ => c.split_whitespace().next().unwrap_or(""),
+        };
+        let head = std::fs::read(program).unwrap_or_else(|e| {
+            panic!(
+                "{}: the hook command {c:?} runs {program}: {e}",
+                file.display()
+            )
+        });
+        assert!(
+            head.starts_with(b"\x7fELF") || head.starts_with(&[0xcf, 0xfa, 0xed, 0xfe]),
+            "{}: the hook command {c:?} does not run the omc-hooks binary itself ({program} is not \
+             an executable program{})",
+            file.display(),
+            if head.starts_with(b"#!") {
+                ": a script"
+            } else {
+                ""
+            }
+        );
+        programs.push(PathBuf::from(program));
+    }
+    assert!(
+        !programs.is_empty(),
+        "{}: no omc-hooks hook command",
+        file.display()
+    );
+    programs
+}
+
 /// The plugin with its slash commands (`commands/`) and no hooks: what `--plugin-dir` loads when
 /// the hooks come from an installed binary's settings entries.
 pub fn commands_only_plugin() -> &'static Path {
@@ -530,6 +593,8 @@ fn install_hooks(bin: &Path, project: &Path, home: &Path) {
         .arg("install")
         .current_dir(project)
         .env("HOME", home)
+        // as a person without Rust runs it (the binary may be npm's launcher)
+        .env("PATH", path_without_cargo())
         .env_remove("XDG_DATA_HOME")
         .env_remove("CLAUDE_CONFIG_DIR")
         .env_remove("CLAUDE_PROJECT_DIR")
@@ -543,6 +608,9 @@ fn install_hooks(bin: &Path, project: &Path, home: &Path) {
         bin.display(),
         String::from_utf8_lossy(&out.stderr)
     );
+    let settings = project.join(".claude/settings.local.json");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_commands_run_native(&v, &settings);
     // As Claude Code does for the settings.local.json it creates: kept out of git (here in the
     // sandbox's own .git/info/exclude), so the git status the model is shown is the same as
     // with --plugin-dir.

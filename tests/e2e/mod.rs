@@ -13,6 +13,7 @@ pub mod gemini;
 pub mod harness;
 pub mod http;
 pub mod model;
+pub mod npm;
 pub mod pi;
 pub mod plugin;
 pub mod plugin_host;

@@ -9,6 +9,9 @@
 //!   [`DEFAULT_TEXT`] (or the scenario's default) once the script is exhausted;
 //! * compaction — the client's summary request: a canned `<state_snapshot>` answer
 //!   ([`COMPACT_TEXT`]), never consumes the script;
+//! * loop check — Gemini CLI's question, after 30 model turns of one prompt and every 10
+//!   thereafter, whether the conversation is stuck (its `LoopDetectionService`, a JSON answer):
+//!   [`LOOP_CHECK_TEXT`], "not stuck" (gemini-FINDINGS.md §6);
 //! * side — any other model call: [`SIDE_TEXT`];
 //! * anything else (not a model call): recorded, answered 404.
 
@@ -24,6 +27,11 @@ use std::sync::{Arc, Mutex};
 pub const DEFAULT_TEXT: &str = "done";
 /// Text answered to side requests.
 pub const SIDE_TEXT: &str = "Scripted side reply";
+/// Answer to Gemini CLI's loop check: no sign of a loop (a real model judges the scripted
+/// progress the same way; a text answer there fails the check's JSON and the client retries).
+pub const LOOP_CHECK_TEXT: &str = r#"{"unproductive_state_analysis": "Each turn runs a different command and reports progress.", "unproductive_state_confidence": 0.0}"#;
+/// What Gemini CLI's loop-check request asks (its `checkForLoopWithLLM` task prompt).
+const LOOP_CHECK_ASK: &str = "stuck in a repetitive, non-productive state";
 /// Answer to compaction requests (both Gemini and Qwen look for a `<state_snapshot>`).
 pub const COMPACT_TEXT: &str =
     "<state_snapshot>Scripted compaction summary of the conversation.</state_snapshot>";
@@ -49,6 +57,8 @@ pub enum Step {
 pub enum Kind {
     Main,
     Compaction,
+    /// Gemini CLI's loop check.
+    LoopCheck,
     Side,
     /// Not a model call (404).
     Other,
@@ -249,6 +259,7 @@ fn respond(wire: &dyn Wire, req: &Req, state: &Mutex<State>) -> Resp {
             Some(st.script.pop_front().unwrap_or(Step::Text(d)))
         }
         Kind::Compaction => Some(Step::Text(COMPACT_TEXT.to_owned())),
+        Kind::LoopCheck => Some(Step::Text(LOOP_CHECK_TEXT.to_owned())),
         Kind::Side => Some(Step::Text(SIDE_TEXT.to_owned())),
         Kind::Other => None,
     };
@@ -561,13 +572,15 @@ impl Wire for GeminiWire {
         out
     }
 
-    fn classify(&self, req: &Req, body: &Value, _msgs: &[Msg]) -> Kind {
+    fn classify(&self, req: &Req, body: &Value, msgs: &[Msg]) -> Kind {
         let p = req.bare_path();
         if req.method != "POST" || !p.contains("/models/") {
             return Kind::Other;
         }
         if p.ends_with(":streamGenerateContent") && has_tools(body) {
             Kind::Main
+        } else if msgs.iter().any(|m| m.text.contains(LOOP_CHECK_ASK)) {
+            Kind::LoopCheck
         } else if p.ends_with(":generateContent") || p.ends_with(":streamGenerateContent") {
             // Compression (summary + verification) and any side call: a state snapshot
             // satisfies the compressor and is harmless elsewhere.

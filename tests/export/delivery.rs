@@ -338,6 +338,52 @@ fn a_batch_refused_three_times_is_given_up_and_counted() {
 }
 
 #[test]
+fn a_redirect_keeps_the_batch_and_says_so() {
+    // Issue 30, item 5: a receiver answering 307 (or 308, 301, 302, 303) has moved; that is
+    // no refusal. Each batch is kept and retried, and status names the redirect.
+    for code in [307, 308, 301] {
+        let p = Project::new();
+        let srv = Server::start(Mode::Redirect(code));
+        let url = srv.url("/b");
+        let env = [
+            ("OMC_EXPORT_WEBHOOK_URL", url.as_str()),
+            ("OMC_EXPORT_BATCH_SIZE", "20"),
+        ];
+        let env_t = env_of(&env);
+        let (sinks, _) = sources::from_env(|k| env_t.var(k).map(str::to_string));
+        let s = store(p.path());
+        for i in 0..20 {
+            enqueue(&s, &env_t, &event(i, "sess-m"), &sinks);
+        }
+        // More attempts than a refused batch gets before it is given up on.
+        srv.wait_for(PATIENCE, "four redirected attempts", |s| {
+            s.request_count() >= 4
+        });
+        let st = status_json(p.path());
+        let sink = &st["export"]["sinks"][0];
+        let err = sink["last_error"].as_str().unwrap();
+        assert!(
+            err.contains(&format!("HTTP {code}, a redirect to /moved; not followed")),
+            "{st:#}"
+        );
+        assert_eq!(sink["rejected"], 0, "{st:#}");
+        assert_eq!(sink["pending"], 20, "{st:#}");
+        // The receiver is fixed: every event arrives.
+        srv.set_mode(Mode::Ok);
+        srv.wait_for(PATIENCE, "the delivery", |s| s.answered_ok() >= 1);
+        wait_until("all 20 delivered", || {
+            status_json(p.path())["export"]["sinks"][0]["delivered"] == 20
+        });
+        let mut ids = webhook_ids(&srv.requests()[srv.request_count() - 1..]);
+        ids.sort();
+        ids.dedup();
+        assert_eq!(ids.len(), 20, "the one batch carries all 20 events");
+        // Nothing was sent anywhere but the sink's own URL.
+        assert!(srv.requests().iter().all(|r| r.path == "/b"));
+    }
+}
+
+#[test]
 fn secrets_never_reach_the_spool_or_the_receiver() {
     let secrets = [
         "ghp_0123456789abcdefghijABCDEFGHIJ012345",

@@ -5,6 +5,7 @@
 mod configured;
 mod delivery;
 mod loss;
+mod notify;
 mod otlp;
 pub mod server;
 

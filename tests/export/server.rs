@@ -1,6 +1,6 @@
 //! A tiny HTTP/1.1 server on 127.0.0.1 for the export tests: keep-alive, `Content-Length`
-//! bodies, every request recorded; its answer is switchable at run time (200, any status, or
-//! never answering), and it can be stopped and started again on the same port (an endpoint
+//! bodies, every request recorded; its answer is switchable at run time (200, any status, a
+//! redirect, or never answering), and it can be stopped and started again on the same port (an endpoint
 //! that is down refuses connections).
 
 use std::collections::HashMap;
@@ -19,6 +19,8 @@ pub enum Mode {
     Status(u16),
     /// Read the request, never answer (until the mode changes or the server stops).
     Hang,
+    /// This redirect status, with `Location: /moved`.
+    Redirect(u16),
 }
 
 /// One request as received.
@@ -200,13 +202,17 @@ fn serve(stream: TcpStream, s: &Shared) {
         }
         let (status, body) = match mode {
             Mode::Ok | Mode::Hang => (200, "{}".to_string()),
-            Mode::Status(c) => (
+            Mode::Status(c) | Mode::Redirect(c) => (
                 c,
                 format!("{{\"error\":\"status {c} from the test server\"}}"),
             ),
         };
+        let location = match mode {
+            Mode::Redirect(_) => "Location: /moved\r\n",
+            _ => "",
+        };
         let head = format!(
-            "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\n{location}Content-Length: {}\r\n\r\n",
             body.len()
         );
         if w.write_all(head.as_bytes())

@@ -105,6 +105,10 @@ fn the_schema_and_the_binary_agree_on_every_entry_of_the_corpus() {
         json!({"event": "post-tool-use", "type": "async_webhook", "url": "http://127.0.0.1:9000/batch", "batch_size": 50, "flush_interval_ms": 1000, "secret_env": "OMC_KEY", "redact": false}),
         json!({"event": "session-end", "type": "otlp"}),
         json!({"event": "stop", "type": "otlp", "endpoint": "http://localhost:4318", "max_spool_bytes": 65536}),
+        json!({"event": "*", "type": "notify", "service": "slack", "url": "${SLACK_WEBHOOK_URL}", "on": ["run-end", "needs-input", "session-end"]}),
+        json!({"type": "notify", "service": "discord", "url": "https://discord.example/api/webhooks/1/x", "name": "team", "timeout_ms": 3000}),
+        json!({"type": "notify", "service": "telegram", "token_env": "TELEGRAM_BOT_TOKEN", "chat_id": -100123, "on": ["run-end"]}),
+        json!({"type": "notify", "service": "telegram", "url": "http://127.0.0.1:9/", "token_env": "T", "chat_id": "@ops"}),
     ];
     let invalid = [
         json!({"event": "pre-tool-use", "type": "script"}),
@@ -128,6 +132,14 @@ fn the_schema_and_the_binary_agree_on_every_entry_of_the_corpus() {
         json!({"event": "stop", "type": "otlp", "url": "http://a/"}),
         json!({"event": "stop", "type": "otlp", "redact": "yes"}),
         json!({"event": "stop", "type": "otlp", "timeout_ms": 50}),
+        json!({"type": "notify", "service": "slack"}),
+        json!({"type": "notify", "service": "teams", "url": "https://x.example/"}),
+        json!({"type": "notify", "service": "slack", "url": "https://x.example/", "on": ["stop"]}),
+        json!({"type": "notify", "service": "slack", "url": "https://x.example/", "on": []}),
+        json!({"type": "notify", "service": "slack", "url": "https://x.example/", "chat_id": "1"}),
+        json!({"type": "notify", "service": "slack", "url": "https://x.example/", "batch_size": 5}),
+        json!({"type": "notify", "service": "telegram", "chat_id": 1}),
+        json!({"type": "notify", "service": "telegram", "token_env": "T"}),
     ];
     let s = schema("hooks-toml");
     for (entry, want_valid) in valid

@@ -14,6 +14,19 @@ use std::process::Command;
 
 pub const SID: &str = "uh-session-1";
 
+/// The variables that say an agent's model runs a command (`src/cli/trust.rs`).
+pub const AGENT_MARKERS: &[&str] = &[
+    "CLAUDECODE",
+    "CLAUDE_CODE_SESSION_ID",
+    "CODEX_THREAD_ID",
+    "CODEX_SESSION_ID",
+    "GEMINI_CLI",
+    "QWEN_CODE",
+    "QWEN_CODE_SESSION_ID",
+    "CURSOR_AGENT",
+    "AI_AGENT",
+];
+
 /// A project and a user config directory of its own (`XDG_CONFIG_HOME`).
 pub struct Setup {
     pub project: Project,
@@ -74,17 +87,28 @@ impl Setup {
     }
 
     /// Runs a human command with this setup's config directory; returns (code, stdout, stderr).
+    /// As a person runs it: none of the variables that say an agent's model runs it.
     pub fn cli(&self, args: &[&str]) -> (i32, String, String) {
-        let out = Command::new(BIN)
-            .args(args)
+        self.cli_with(args, &[])
+    }
+
+    /// [`Setup::cli`] with extra environment variables.
+    pub fn cli_with(&self, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+        let mut cmd = Command::new(BIN);
+        cmd.args(args)
             .current_dir(self.root())
             .env("XDG_CONFIG_HOME", self.config.path())
             .env("HOME", self.config.path())
             .env_remove("CLAUDE_PROJECT_DIR")
             .env_remove("OMC_STATE_DIR")
-            .env("PATH", "/usr/bin:/bin")
-            .output()
-            .unwrap();
+            .env("PATH", "/usr/bin:/bin");
+        for var in AGENT_MARKERS {
+            cmd.env_remove(var);
+        }
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().unwrap();
         (
             out.status.code().unwrap_or(-1),
             String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -92,8 +116,9 @@ impl Setup {
         )
     }
 
+    /// Trusts the project's file as a person's script does: `trust --yes`.
     pub fn trust(&self) {
-        let (code, out, err) = self.cli(&["trust"]);
+        let (code, out, err) = self.cli(&["trust", "--yes"]);
         assert_eq!(code, 0, "trust: {out}\n{err}");
     }
 }

@@ -1,8 +1,11 @@
 //! Trust: a project's hooks.toml never runs a command until the user trusts that exact file.
 
-use super::{Setup, denied, q};
+use super::{AGENT_MARKERS, Setup, denied, q};
+use crate::common::BIN;
 use crate::schema::assert_valid;
 use serde_json::{Value, json};
+use std::io::Write;
+use std::process::{Command, Stdio};
 
 fn marker_file(s: &Setup, name: &str) -> String {
     format!(
@@ -50,7 +53,7 @@ fn an_untrusted_project_file_never_runs_trusting_runs_it_editing_stops_it() {
     );
 
     // Trusted: it runs.
-    let (code, out, err) = s.cli(&["trust"]);
+    let (code, out, err) = s.cli(&["trust", "--yes"]);
     assert_eq!(code, 0, "{err}");
     assert!(
         out.contains("entry 1 (line 1): pre-tool-use — runs: touch"),
@@ -128,7 +131,7 @@ fn a_symlinked_project_hooks_file_is_refused_even_when_its_target_is_trusted() {
     let out = s.bash("ls");
     assert!(!s.root().join("via-link").exists());
     assert!(out.stderr.contains("symlink"), "{}", out.stderr);
-    let (code, _, err) = s.cli(&["trust"]);
+    let (code, _, err) = s.cli(&["trust", "--yes"]);
     assert_eq!(code, 1);
     assert!(err.contains("symlink"), "{err}");
     let (_, doctor, _) = s.cli(&["doctor"]);
@@ -167,4 +170,167 @@ fn env_for(s: &Setup) -> omc_hooks::env::Env {
         s.config.path().to_string_lossy().into_owned(),
     );
     omc_hooks::env::Env::from_lookup(|_| None, Some(s.root().to_path_buf()), extra)
+}
+
+/// `omc-hooks trust` at a pseudo-terminal (util-linux `script`), `answer` typed at its prompt:
+/// (exit code, everything it printed).
+fn trust_at_terminal(s: &Setup, answer: &str, env: &[(&str, &str)]) -> (i32, String) {
+    let mut cmd = Command::new("script");
+    cmd.args(["-qec", &format!("'{BIN}' trust"), "/dev/null"])
+        .current_dir(s.root())
+        .env("XDG_CONFIG_HOME", s.config.path())
+        .env("HOME", s.config.path())
+        .env("USER", "alice")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped());
+    for var in AGENT_MARKERS {
+        cmd.env_remove(var);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("util-linux script");
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(answer.as_bytes()).unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+fn trusted_json(s: &Setup) -> Option<Value> {
+    let bytes = std::fs::read(s.config.path().join("omc-hooks/trusted.json")).ok()?;
+    let v: Value = serde_json::from_slice(&bytes).unwrap();
+    assert_valid("trusted", &v);
+    Some(v)
+}
+
+#[test]
+fn trust_needs_a_person_not_a_model() {
+    let s = Setup::new();
+    s.project_hooks(&marker_file(&s, "marker"));
+    // No terminal and no --yes (a model's command, a hook, `trust </dev/null`): refused.
+    let (code, out, err) = s.cli(&["trust"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("no terminal to ask you at"), "{err}");
+    assert!(
+        trusted_json(&s).is_none(),
+        "trust recorded without a person"
+    );
+    // Whatever the agent, its model running it is refused, --yes or not.
+    for (var, value) in [
+        ("CLAUDECODE", "1"),
+        ("CLAUDE_CODE_SESSION_ID", "0c7e…"),
+        ("CODEX_THREAD_ID", "019a-thread"),
+        ("CODEX_SESSION_ID", "019a-thread"),
+        ("GEMINI_CLI", "1"),
+        ("QWEN_CODE", "1"),
+        ("QWEN_CODE_SESSION_ID", "q-1"),
+        ("CURSOR_AGENT", "1"),
+        ("KILO", "1"),
+        ("OPENCODE", "1"),
+        ("PI_CODING_AGENT", "true"),
+        ("AI_AGENT", "claude-code"),
+    ] {
+        let (code, _, err) = s.cli_with(&["trust", "--yes"], &[(var, value)]);
+        assert_eq!(code, 1, "{var}: {err}");
+        assert!(err.contains(&format!("refused: {var} is set")), "{err}");
+        assert!(trusted_json(&s).is_none(), "{var}: trust recorded");
+    }
+    // Even at a terminal (Gemini CLI and Codex give the model's commands a pseudo-terminal).
+    let (code, out) = trust_at_terminal(&s, "y\n", &[("GEMINI_CLI", "1")]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        trusted_json(&s).is_none(),
+        "trust recorded at a model's terminal"
+    );
+    s.bash("ls");
+    assert!(!s.root().join("marker").exists());
+
+    // A person at a terminal: no is no, yes is yes.
+    let (code, out) = trust_at_terminal(&s, "n\n", &[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("Trust this file, so that these hooks run? [y/N]"),
+        "{out}"
+    );
+    assert!(out.contains("Not trusted; nothing recorded."), "{out}");
+    assert!(trusted_json(&s).is_none());
+    let (code, out) = trust_at_terminal(&s, "y\n", &[]);
+    assert_eq!(code, 0, "{out}");
+    let t = trusted_json(&s).unwrap();
+    let rec = &t["files"][0];
+    assert_eq!(rec["confirmed"], "terminal", "{t}");
+    assert!(
+        rec["trusted_by"]
+            .as_str()
+            .unwrap()
+            .starts_with("alice (uid "),
+        "{t}"
+    );
+    s.bash("ls");
+    assert!(s.root().join("marker").exists());
+
+    // doctor and --list say who trusted it, when and how.
+    let (_, doctor, _) = s.cli(&["doctor"]);
+    assert!(
+        doctor.contains(&format!(
+            "was trusted by {} on {}, confirmed at a terminal",
+            rec["trusted_by"].as_str().unwrap(),
+            rec["trusted_at"].as_str().unwrap()
+        )),
+        "{doctor}"
+    );
+    let (_, list, _) = s.cli(&["trust", "--list"]);
+    assert!(list.contains("by alice (uid "), "{list}");
+
+    // --yes is a person's own script: recorded as such. Revoking needs no person.
+    let (code, _, err) = s.cli_with(&["trust", "--yes"], &[("USER", "bob")]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(trusted_json(&s).unwrap()["files"][0]["confirmed"], "--yes");
+    let (_, doctor, _) = s.cli(&["doctor"]);
+    assert!(doctor.contains("was trusted by bob (uid "), "{doctor}");
+    assert!(doctor.contains("confirmed with --yes"), "{doctor}");
+    let (code, _, err) = s.cli_with(&["trust", "--revoke"], &[("CLAUDECODE", "1")]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        trusted_json(&s).unwrap()["files"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[test]
+fn nothing_the_model_reads_or_the_hooks_run_gives_trust() {
+    // `--yes` is for a person's script: no hook command, no text the model is shown and no
+    // slash command carries it (or any trust command that could record trust).
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![root.join("hooks.json")];
+    for dir in ["templates", "commands", "extensions", ".codex-plugin"] {
+        let mut stack = vec![root.join(dir)];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+                if e.file_type().unwrap().is_dir() {
+                    stack.push(e.path());
+                } else {
+                    files.push(e.path());
+                }
+            }
+        }
+    }
+    assert!(files.len() > 20, "{files:?}");
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap_or_default();
+        assert!(
+            !text.contains("trust --yes") && !text.contains("trust -y"),
+            "{} tells the model (or a hook) to give trust",
+            f.display()
+        );
+    }
+    let manifest = omc_hooks::hooks::MANIFEST;
+    assert!(!manifest.contains("trust"), "{manifest}");
 }

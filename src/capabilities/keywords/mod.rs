@@ -31,7 +31,7 @@ pub use scan::{Candidate, Detection, detect};
 
 use super::Ctx;
 use super::cancel::{Cancelled, cancel_scope};
-use super::persistent_mode::start;
+use super::persistent_mode::{budget, start};
 use crate::config::Config;
 use crate::modes::{PERSISTENT, is_persistent, max_iterations, state_file_name};
 use crate::protocol::Answer;
@@ -51,10 +51,13 @@ pub fn on_prompt(ctx: &Ctx<'_>) -> Answer {
     let Some(prompt) = ctx.input.prompt.as_deref().filter(|p| !p.trim().is_empty()) else {
         return Answer::default();
     };
-    let det = detect(prompt, &ctx.config.disabled_keywords());
+    // A budget said after the mode's name (`ralph 2h fix …`) is not part of the request.
+    let (prompt, budget, det) = with_budget(prompt, &ctx.config);
+    let prompt = prompt.as_str();
     if det.modes.is_empty() {
         return Answer::default();
     }
+    let config = budget.apply(&ctx.config, &det.modes);
     let now_iso = crate::time::iso(ctx.now_ms);
     if det.cancel() {
         // Cancelling is always safe, so it works for team workers too.
@@ -63,7 +66,12 @@ pub fn on_prompt(ctx: &Ctx<'_>) -> Answer {
             .as_ref()
             .map(|store| cancel_scope(store, &ctx.scope, &now_iso))
             .unwrap_or_default();
-        return Answer::context(render_cancel(&done));
+        let mut answer = Answer::context(render_cancel(&done));
+        // The person is told too, not only the model: what could not be ended, why, the fix.
+        if let Some(note) = done.failure_note() {
+            answer.system_message = Some(format!("omc-hooks: cancel {note}"));
+        }
+        return answer;
     }
     if ctx.env.team_worker {
         return Answer::default();
@@ -73,27 +81,45 @@ pub fn on_prompt(ctx: &Ctx<'_>) -> Answer {
     // mode's instructions (which promise a Stop hook that would not come).
     let mut not_started: Vec<(&str, String)> = Vec::new();
     for mode in det.modes.iter().filter(|m| is_persistent(m)) {
-        if let Err(problem) = start_run(ctx, mode, &request) {
+        if let Err(problem) = start_run(ctx, &config, mode, &request) {
             crate::diag!("cannot start {mode}: {}", problem.cause());
             not_started.push((mode, start::not_started(mode, &problem)));
         }
     }
-    Answer::context(render_context_with(
-        &det.modes,
-        &ctx.config,
-        &request,
-        |m| {
-            not_started
-                .iter()
-                .find(|(n, _)| *n == m)
-                .map(|(_, t)| t.clone())
-        },
-    ))
+    let mut text = render_context_with(&det.modes, &config, &request, |m| {
+        not_started
+            .iter()
+            .find(|(n, _)| *n == m)
+            .map(|(_, t)| t.clone())
+    });
+    if let Some(line) = budget::announce(&config, &det.modes) {
+        text.push_str("\n\n");
+        text.push_str(&line);
+    }
+    Answer::context(text)
 }
 
-/// UserPromptSubmit: a new prompt starts a new turn, so every active run's count of Stop
-/// blocks within the turn goes back to 0, and a run that was waiting for the user has its
-/// answer.
+/// The prompt's budget and its detection: judged without the budget words when the mode they
+/// follow then activates, else as typed with no budget. `detect` shows the same.
+pub fn with_budget(prompt: &str, config: &Config) -> (String, budget::Budget, Detection) {
+    let disabled = config.disabled_keywords();
+    let (rest, budget) = budget::split(prompt);
+    if !budget.is_empty() {
+        let det = detect(&rest, &disabled);
+        if det.modes.iter().any(|m| is_persistent(m)) && !det.cancel() {
+            return (rest, budget, det);
+        }
+    }
+    (
+        prompt.to_string(),
+        budget::Budget::default(),
+        detect(prompt, &disabled),
+    )
+}
+
+/// UserPromptSubmit: a new prompt starts a new turn, so every active run's counts of Stop
+/// blocks go back to 0 (see [`ModeState::new_turn`]), and a run that was waiting for the user,
+/// or paused at a continuation limit, has its answer.
 pub fn reset_turn(ctx: &Ctx<'_>) -> Answer {
     let Some(store) = &ctx.store else {
         return Answer::default();
@@ -102,20 +128,21 @@ pub fn reset_turn(ctx: &Ctx<'_>) -> Answer {
         let Some(file) = StateFile::new(&ctx.scope, &state_file_name(mode)) else {
             continue;
         };
-        let needs = store.read::<ModeState>(&file).is_some_and(|s| {
-            s.active && (s.consecutive_blocks > 0 || s.awaiting_input_at.is_some())
-        });
+        let needs = store
+            .read::<ModeState>(&file)
+            .is_some_and(|mut s| s.active && s.new_turn());
         if !needs {
             continue;
         }
         let res = store.update(&file, |s: Option<ModeState>| match s {
-            Some(mut s)
-                if s.active && (s.consecutive_blocks > 0 || s.awaiting_input_at.is_some()) =>
-            {
-                s.consecutive_blocks = 0;
-                s.awaiting_input_at = None;
-                (Change::Write(s), ())
-            }
+            Some(mut s) if s.active => match s.new_turn() {
+                true => {
+                    // The run was touched by its session: not one left open at a turn's end.
+                    s.last_checked_at = Some(crate::time::iso(ctx.now_ms));
+                    (Change::Write(s), ())
+                }
+                false => (Change::Keep, ()),
+            },
             _ => (Change::Keep, ()),
         });
         if let Err(e) = res {
@@ -126,7 +153,12 @@ pub fn reset_turn(ctx: &Ctx<'_>) -> Answer {
 }
 
 /// Writes a fresh run of `mode` (restarting one that is already active).
-fn start_run(ctx: &Ctx<'_>, mode: &str, request: &str) -> Result<(), WriteProblem> {
+fn start_run(
+    ctx: &Ctx<'_>,
+    config: &Config,
+    mode: &str,
+    request: &str,
+) -> Result<(), WriteProblem> {
     let store = ctx.store.as_ref().ok_or_else(start::no_project)?;
     start::start(
         store,
@@ -134,7 +166,7 @@ fn start_run(ctx: &Ctx<'_>, mode: &str, request: &str) -> Result<(), WriteProble
         mode,
         &stored_prompt(request),
         ctx.now_ms,
-        &ctx.config,
+        config,
         Some(ctx.input.agent.name()),
     )
     .map(|_| ())
@@ -244,6 +276,9 @@ pub fn render_cancel(done: &Cancelled) -> String {
         }
         what.push_str("Skill guards released.");
     }
+    if !done.notes.is_empty() {
+        what.push_str(&format!(" ({}.)", done.notes.join("; ")));
+    }
     if !done.failed.is_empty() {
         if !what.is_empty() {
             what.push(' ');
@@ -336,7 +371,7 @@ mod tests {
         let done = Cancelled {
             modes: vec!["ralph".into(), "ultrawork".into()],
             skill_guards: true,
-            failed: Vec::new(),
+            ..Cancelled::default()
         };
         assert_eq!(
             render_cancel(&done),

@@ -1,20 +1,40 @@
-//! Runs that outlive their session: the suspended-run index, and resuming on one word.
+//! Runs that outlive their session: the suspended-run index, taking a run up again in the next
+//! session, and resuming on one word.
 //!
 //! A run is **suspended** when SessionEnd finds it unfinished: its state file keeps
 //! `active: true` and gains `suspended_at`. The Stop capability leaves suspended runs alone
-//! (they belong to no live session). Two ways back:
-//! * the same session comes back (`claude --resume <id>`, or any SessionStart with that id):
-//!   its runs are un-suspended without asking ([`unsuspend_own`]);
-//! * a new session in the same project is told at SessionStart ([`offers`]) and, when the
-//!   user's whole prompt is the resume word ([`request`]: `omc resume` or `resume`, optionally
-//!   followed by a mode name), UserPromptSubmit re-binds the run to the new session
-//!   ([`on_prompt`]): the state file is copied into the new session's directory with the new
-//!   `session_id`, `suspended_at` cleared and the iteration kept, and the old one is ended with
-//!   `ended_reason: "resumed"`. The next Stop continues it.
+//! (they belong to no live session). How it comes back depends on how long ago that was,
+//! measured against the resume bound ([`within_ms`]: `resume.within_minutes` in
+//! `.omc/config.json`, default [`RESUME_WITHIN_MINUTES`], 0 for never):
 //!
-//! SessionEnd also records each suspended run in `.omc/state/suspended-runs.json`, newest
-//! last, at most [`MAX_INDEX`] entries, so finding them costs a handful of reads whatever the
-//! number of session directories. Every entry is checked against its state file before use.
+//! * **within the bound** the run is still the work in hand: the same session coming back
+//!   (`claude --resume <id>`, any SessionStart with that id) takes it back without asking
+//!   ([`unsuspend_own`]), and so does the next *new* session of the project
+//!   ([`adopt`], on a SessionStart that starts a session: `startup`, `clear`): re-bound to it
+//!   with its task, iteration, budget and edits, the model told its task at once, and the next
+//!   Stop continues it;
+//! * **past the bound** nothing re-arms it without the person's word (a run suspended days ago
+//!   must not start blocking after an unrelated question): the session is told at start
+//!   ([`offers`]; another session's runs up to 7 days old, its own whatever their age) and, when
+//!   the user's whole prompt is the resume word ([`request`]: `omc resume` or `resume`,
+//!   optionally followed by a mode name), UserPromptSubmit re-binds it ([`on_prompt`]): the
+//!   state file is copied into the new session's directory with the new `session_id`,
+//!   `suspended_at` cleared and the iteration kept, and the old one ends with
+//!   `ended_reason: "resumed"` (for the session's own run, it is simply un-suspended).
+//!
+//! An agent whose sessions can end without a SessionEnd (Qwen Code headless,
+//! [`crate::protocol::Agent::may_end_silently`]) never suspends a run. There the Stop that
+//! hands a turn back with the run still active notes it in the index as **left open**
+//! ([`note_open`]), with the run's `last_checked_at` at that moment: as long as nothing has
+//! touched the run since (any later Stop or prompt of that session moves `last_checked_at`),
+//! it is taken up or offered as a suspended run would be. The one case this gets wrong: a
+//! second session opened in the project while an interactive Qwen session waits for its
+//! person's answer takes that session's run over (the first session's next prompt then finds
+//! it ended as `resumed`, and `omc resume` there takes it back).
+//!
+//! SessionEnd records each suspended run in `.omc/state/suspended-runs.json`, newest last, at
+//! most [`MAX_INDEX`] entries, so finding them costs a handful of reads whatever the number of
+//! session directories. Every entry is checked against its state file before use.
 
 use super::{clip, render, run_label};
 use crate::capabilities::Ctx;
@@ -29,8 +49,13 @@ use std::io;
 pub const INDEX: &str = "suspended-runs.json";
 /// Entries kept in the index.
 pub const MAX_INDEX: usize = 20;
-/// Suspended runs older than this are no longer offered (7 days).
+/// Suspended runs of other sessions older than this are no longer offered (7 days).
 pub const OFFER_MAX_AGE_MS: i64 = 7 * 24 * 60 * 60 * 1000;
+/// A run suspended (or left open) at most this many minutes ago is taken up by the next
+/// session without asking; an older one only on the person's word. Two hours: the same
+/// span after which an untouched active run goes stale (contract §6), so a run is either
+/// still the work in hand or it waits for the person.
+pub const RESUME_WITHIN_MINUTES: u32 = 120;
 /// Runs listed at SessionStart.
 pub const MAX_OFFERS: usize = 3;
 
@@ -38,6 +63,17 @@ const SUSPENDED: &str = include_str!("../../../templates/memory/suspended.md");
 const RESUMED: &str = include_str!("../../../templates/memory/resumed.md");
 const NOTHING: &str = include_str!("../../../templates/memory/resume-nothing.md");
 const BUSY: &str = include_str!("../../../templates/memory/resume-busy.md");
+const TAKEN_UP: &str = include_str!("../../../templates/memory/taken-up.md");
+const ALREADY: &str = include_str!("../../../templates/memory/resume-already.md");
+
+/// The resume bound in force, in milliseconds (see the module doc).
+pub fn within_ms(config: &crate::config::Config) -> i64 {
+    i64::from(
+        config
+            .u32_at("resume/within_minutes")
+            .unwrap_or(RESUME_WITHIN_MINUTES),
+    ) * 60_000
+}
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Index {
@@ -55,7 +91,14 @@ pub struct Suspended {
     pub prompt: String,
     pub iteration: u32,
     pub max_iterations: u32,
+    /// When it was suspended, or left open.
     pub suspended_at: String,
+    /// Not suspended: left open at the end of a turn by a session that may end without saying
+    /// so (see the module doc). It holds while the run's `last_checked_at` is still this.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub open: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_checked_at: Option<String>,
 }
 
 impl Suspended {
@@ -70,7 +113,38 @@ impl Suspended {
                 .suspended_at
                 .clone()
                 .unwrap_or_else(|| now_iso.to_string()),
+            open: false,
+            last_checked_at: None,
         }
+    }
+
+    /// Whether the run it names is still as the entry says: suspended, or (left open) active
+    /// and untouched since.
+    fn holds(&self, state: &ModeState) -> bool {
+        if self.open {
+            state.active
+                && state.suspended_at.is_none()
+                && state.last_checked_at.is_some()
+                && state.last_checked_at == self.last_checked_at
+        } else {
+            state.active && state.suspended_at.is_some()
+        }
+    }
+
+    fn age_ms(&self, now_ms: i64) -> Option<i64> {
+        crate::time::parse_iso(&self.suspended_at).map(|t| now_ms - t)
+    }
+}
+
+/// Stop, on an agent whose sessions may end silently: the run `state` of session `session`
+/// stays active at the end of this turn; note it as left open (see the module doc).
+pub fn note_open(store: &Store, state: &ModeState, session: &SessionId, now_iso: &str) {
+    let mut entry = Suspended::of(state, session, now_iso);
+    entry.suspended_at = now_iso.to_string();
+    entry.open = true;
+    entry.last_checked_at = state.last_checked_at.clone();
+    if let Err(e) = note(store, &[entry]) {
+        crate::diag!("stop: the run left open was not noted: {e}");
     }
 }
 
@@ -136,8 +210,10 @@ fn same_project(state: &ModeState, store: &Store) -> bool {
     })
 }
 
-/// Suspended runs of *other* sessions still waiting, newest first, checked against their
-/// state files. Entries that no longer hold are removed from the index.
+/// Runs waiting to be taken up, newest first, checked against their state files: other
+/// sessions' suspended (or left-open) runs up to [`OFFER_MAX_AGE_MS`] old, and this session's
+/// own still suspended, whatever their age (past the resume bound, [`unsuspend_own`] left
+/// them for the person to decide). Entries that no longer hold are removed from the index.
 pub fn offers(ctx: &Ctx<'_>, store: &Store) -> Vec<Suspended> {
     let Some(idx) = index_file().and_then(|f| store.read::<Index>(&f)) else {
         return Vec::new();
@@ -146,17 +222,20 @@ pub fn offers(ctx: &Ctx<'_>, store: &Store) -> Vec<Suspended> {
     let mut valid = Vec::new();
     let mut gone = Vec::new();
     for r in idx.runs.iter().rev() {
-        if Some(r.session_id.as_str()) == own {
+        let mine = Some(r.session_id.as_str()) == own;
+        if mine && r.open {
+            // The session that left it open is back: the run is simply its own again (live,
+            // or stale as any untouched run).
+            gone.push((r.session_id.clone(), r.mode.clone()));
             continue;
         }
-        let fresh = crate::time::parse_iso(&r.suspended_at)
-            .is_some_and(|t| ctx.now_ms - t <= OFFER_MAX_AGE_MS);
+        let fresh = mine || r.age_ms(ctx.now_ms).is_some_and(|a| a <= OFFER_MAX_AGE_MS);
         let holds = fresh
             && is_persistent(&r.mode)
             && SessionId::parse(&r.session_id)
                 .and_then(|sid| mode_file(&sid, &r.mode))
                 .and_then(|f| store.read::<ModeState>(&f))
-                .is_some_and(|s| s.active && s.suspended_at.is_some() && same_project(&s, store));
+                .is_some_and(|s| r.holds(&s) && same_project(&s, store));
         if holds {
             valid.push(r.clone());
         } else {
@@ -169,6 +248,78 @@ pub fn offers(ctx: &Ctx<'_>, store: &Store) -> Vec<Suspended> {
         });
     }
     valid
+}
+
+/// SessionStart of a new session (`startup`, `clear`): takes up the runs of the newest earlier
+/// session that were suspended (or left open) within the resume bound, re-bound to this
+/// session, and returns what the model is told about each. Nothing for a session that resumes
+/// or compacts, which keeps its own runs.
+pub fn adopt(ctx: &Ctx<'_>, store: &Store) -> Vec<(String, String)> {
+    let starts_a_session = matches!(
+        ctx.input.source.as_deref(),
+        None | Some("startup" | "clear")
+    );
+    let bound = within_ms(&ctx.config);
+    let Some(to) = ctx.scope.session_id() else {
+        return Vec::new();
+    };
+    if !starts_a_session || bound <= 0 {
+        return Vec::new();
+    }
+    let recent: Vec<Suspended> = offers(ctx, store)
+        .into_iter()
+        .filter(|r| r.session_id != to.as_str())
+        .filter(|r| {
+            r.age_ms(ctx.now_ms)
+                .is_some_and(|a| (0..=bound).contains(&a))
+        })
+        .collect();
+    let Some(from) = recent.first().map(|r| r.session_id.clone()) else {
+        return Vec::new();
+    };
+    let now = crate::time::iso(ctx.now_ms);
+    let mut out = Vec::new();
+    for r in recent.iter().filter(|r| r.session_id == from) {
+        let Some(from_sid) = SessionId::parse(&r.session_id) else {
+            continue;
+        };
+        if let Ok(state) = rebind(store, &from_sid, to, r, ctx.now_ms, &now) {
+            carry_edits(store, &from_sid, to);
+            let ago = match r.age_ms(ctx.now_ms).map(|ms| ms / 60_000) {
+                Some(0) => "less than a minute ago".to_string(),
+                Some(m) => format!(
+                    "{} ago",
+                    crate::modes::minutes_text(u32::try_from(m).unwrap_or(u32::MAX))
+                ),
+                None => "earlier".to_string(),
+            };
+            out.push((
+                r.mode.clone(),
+                render(
+                    TAKEN_UP.trim_end(),
+                    &[
+                        ("label", &run_label(&r.mode)),
+                        ("from", &r.session_id),
+                        ("ago", &ago),
+                        ("iteration", &state.iteration.to_string()),
+                        (
+                            "max",
+                            &format!(
+                                "{}{}",
+                                crate::modes::effective_max(&state, &ctx.config),
+                                crate::modes::budget_suffix(&state, ctx.now_ms)
+                            ),
+                        ),
+                        ("task", &clip(&state.prompt, 1_000)),
+                    ],
+                ),
+            ));
+        }
+    }
+    prune_index(store, |r| {
+        !(r.session_id == from && out.iter().any(|(m, _)| *m == r.mode))
+    });
+    out
 }
 
 /// The SessionStart text about waiting runs, or `None`.
@@ -195,23 +346,32 @@ pub fn offers_text(offers: &[Suspended]) -> Option<String> {
     Some(render(SUSPENDED.trim_end(), &[("runs", &lines.join("\n"))]))
 }
 
-/// SessionStart: this session is live again, so its suspended runs are too. Returns the
-/// modes un-suspended.
+/// SessionStart: this session is live again, so its runs suspended within the resume bound
+/// are too; older ones stay suspended and are offered (issue 30: a run suspended days ago must
+/// not start blocking again on its own). Returns the modes un-suspended.
 pub fn unsuspend_own(ctx: &Ctx<'_>, store: &Store) -> Vec<String> {
     let Some(sid) = ctx.scope.session_id() else {
         return Vec::new();
     };
+    let bound = within_ms(&ctx.config);
+    let recent = |s: &ModeState| {
+        s.active
+            && s.suspended_at
+                .as_deref()
+                .and_then(crate::time::parse_iso)
+                .is_some_and(|t| (0..=bound).contains(&(ctx.now_ms - t)))
+    };
     let now = crate::time::iso(ctx.now_ms);
     let mut out = Vec::new();
     for (file, state) in super::mode_states(store, &ctx.scope) {
-        if !(state.active && state.suspended_at.is_some()) {
+        if !recent(&state) {
             continue;
         }
         let r = store.update(&file, |cur: Option<ModeState>| match cur {
-            Some(mut s) if s.active && s.suspended_at.is_some() => {
-                s.suspended_at = None;
+            Some(mut s) if recent(&s) => {
+                s.unsuspend(ctx.now_ms);
                 s.last_checked_at = Some(now.clone());
-                s.consecutive_blocks = 0;
+                s.new_turn();
                 (Change::Write(s), true)
             }
             _ => (Change::Keep, false),
@@ -223,7 +383,9 @@ pub fn unsuspend_own(ctx: &Ctx<'_>, store: &Store) -> Vec<String> {
         }
     }
     if !out.is_empty() {
-        prune_index(store, |r| r.session_id != sid.as_str());
+        prune_index(store, |r| {
+            !(r.session_id == sid.as_str() && out.contains(&r.mode))
+        });
     }
     out
 }
@@ -274,6 +436,11 @@ pub fn on_prompt(ctx: &Ctx<'_>) -> Answer {
         .filter(|r| wanted.is_none_or(|m| r.mode == m))
         .collect();
     let Some(from) = offers.first().map(|r| r.session_id.clone()) else {
+        // The word after this session took a run up at its start (within the resume bound):
+        // say so, rather than "nothing to resume" beside the run it is working on.
+        if let Some(text) = already_taken_up(ctx, store, wanted) {
+            return Answer::context(text);
+        }
         let what = wanted.map_or(String::new(), |m| format!(" {m}"));
         return Answer::context(render(NOTHING.trim_end(), &[("mode", &what)]));
     };
@@ -283,7 +450,7 @@ pub fn on_prompt(ctx: &Ctx<'_>) -> Answer {
         let Some(from_sid) = SessionId::parse(&r.session_id) else {
             continue;
         };
-        match rebind(store, &from_sid, to, &r.mode, &now) {
+        match rebind(store, &from_sid, to, r, ctx.now_ms, &now) {
             Ok(state) => {
                 carry_edits(store, &from_sid, to);
                 texts.push(render(
@@ -312,6 +479,31 @@ pub fn on_prompt(ctx: &Ctx<'_>) -> Answer {
         return Answer::context(render(NOTHING.trim_end(), &[("mode", "")]));
     }
     Answer::context(texts.join("\n\n"))
+}
+
+/// What the resume word is told when this session already runs a run it took up from another
+/// session (the newest of them, or the named mode's).
+fn already_taken_up(ctx: &Ctx<'_>, store: &Store, wanted: Option<&str>) -> Option<String> {
+    super::mode_states(store, &ctx.scope)
+        .into_iter()
+        .map(|(_, s)| s)
+        .filter(|s| s.active && s.suspended_at.is_none())
+        .filter(|s| wanted.is_none_or(|m| s.mode == m))
+        .find_map(|s| {
+            let from = s.extra.get("resumed_from")?.as_str()?.to_string();
+            Some(render(
+                ALREADY.trim_end(),
+                &[
+                    ("label", &run_label(&s.mode)),
+                    ("from", &from),
+                    ("iteration", &s.iteration.to_string()),
+                    (
+                        "max",
+                        &crate::modes::effective_max(&s, &ctx.config).to_string(),
+                    ),
+                ],
+            ))
+        })
 }
 
 /// The files the earlier session edited come along with its run, so a checkpoint in the new
@@ -345,32 +537,57 @@ fn carry_edits(store: &Store, from: &SessionId, to: &SessionId) {
     }
 }
 
-/// Moves a suspended run of `from` into session `to`. The new state is written first, so a
-/// crash in between leaves a duplicate rather than losing the run.
+/// Moves the run an index entry names from session `from` into session `to` (or, when they
+/// are the same session, un-suspends it in place). The new state is written first, so a crash
+/// in between leaves a duplicate rather than losing the run. Whether the entry still holds is
+/// checked on the freshly read file, under its lock.
 fn rebind(
     store: &Store,
     from: &SessionId,
     to: &SessionId,
-    mode: &str,
+    entry: &Suspended,
+    now_ms: i64,
     now_iso: &str,
 ) -> Result<ModeState, Refused> {
+    let mode = entry.mode.as_str();
     let (Some(src), Some(dst)) = (mode_file(from, mode), mode_file(to, mode)) else {
         return Err(Refused::Gone);
     };
     let project = store.project().to_string_lossy().into_owned();
-    let outcome = store.update(&src, |cur: Option<ModeState>| {
-        let Some(old) = cur.filter(|s| s.active && s.suspended_at.is_some()) else {
-            return (Change::Keep, Err(Refused::Gone));
-        };
+    // Taken up: as if suspended at the entry's time (a run left open has no `suspended_at`),
+    // so a time budget does not count the time it waited.
+    let taken_up = |old: &ModeState| {
         let mut new = old.clone();
         new.session_id = Some(to.to_string());
         new.project_path = Some(project.clone());
-        new.suspended_at = None;
-        // The resume word is the user speaking: a run that was waiting for an answer (the
-        // model asked, then the session ended) has it now, as any next prompt would give it.
-        new.awaiting_input_at = None;
+        if new.suspended_at.is_none() {
+            new.suspended_at = Some(entry.suspended_at.clone());
+        }
+        new.unsuspend(now_ms);
+        // The resume word is the user speaking, and a new session is a new turn: a run that
+        // was waiting for an answer (the model asked, then the session ended) has it now.
+        new.new_turn();
         new.last_checked_at = Some(now_iso.to_string());
-        new.consecutive_blocks = 0;
+        new
+    };
+    if from == to {
+        let r = store.update(&src, |cur: Option<ModeState>| match cur {
+            Some(old) if entry.holds(&old) => {
+                let new = taken_up(&old);
+                (Change::Write(new.clone()), Ok(new))
+            }
+            _ => (Change::Keep, Err(Refused::Gone)),
+        });
+        return r.unwrap_or_else(|e| {
+            crate::diag!("resume: {e}");
+            Err(Refused::Gone)
+        });
+    }
+    let outcome = store.update(&src, |cur: Option<ModeState>| {
+        let Some(old) = cur.filter(|s| entry.holds(s)) else {
+            return (Change::Keep, Err(Refused::Gone));
+        };
+        let mut new = taken_up(&old);
         new.extra
             .insert("resumed_from".into(), from.to_string().into());
         new.extra.insert("resumed_at".into(), now_iso.into());
@@ -444,8 +661,16 @@ mod tests {
         store
             .write(&mode_file(&from, "ralph").unwrap(), &old)
             .unwrap();
-        let new = rebind(&store, &from, &to, "ralph", "2026-12-02T14:00:00.000Z")
-            .unwrap_or_else(|_| panic!("re-bound"));
+        let entry = Suspended::of(&old, &from, "2026-12-02T13:45:00.000Z");
+        let new = rebind(
+            &store,
+            &from,
+            &to,
+            &entry,
+            crate::time::parse_iso("2026-12-02T14:00:00.000Z").unwrap(),
+            "2026-12-02T14:00:00.000Z",
+        )
+        .unwrap_or_else(|_| panic!("re-bound"));
         assert_eq!(new.awaiting_input_at, None);
         assert_eq!(new.suspended_at, None);
         assert_eq!(new.iteration, 2);
@@ -466,6 +691,8 @@ mod tests {
             iteration: 3,
             max_iterations: 100,
             suspended_at: "2026-12-02T13:45:00.000Z".into(),
+            open: false,
+            last_checked_at: None,
         };
         assert_eq!(
             offers_text(std::slice::from_ref(&r)).unwrap(),
@@ -491,12 +718,46 @@ mod tests {
             "[RALPH LOOP RESUMED] Re-bound to this session from session old-1; iteration 3/100.\n\
              Task: fix\n\
              Continue the task from where it stopped; the run keeps going at each stop until it is \
-             done. Put <omc-complete/> in your final message when the task is really complete; the \
+             done. Put <omc-complete/> alone on the last line of your final message when the task is really complete; the \
              user can stop the run with `cancelomc`."
         );
         assert_eq!(
             render(NOTHING.trim_end(), &[("mode", " ralph")]),
             "[OMC RESUME] There is no suspended ralph run to resume in this project. Tell the user so."
+        );
+        assert_eq!(
+            render(
+                ALREADY.trim_end(),
+                &[
+                    ("label", "RALPH LOOP"),
+                    ("from", "old-1"),
+                    ("iteration", "8"),
+                    ("max", "100")
+                ]
+            ),
+            "[OMC RESUME] The RALPH LOOP run from session old-1 was already taken up by this \
+             session when it started (iteration 8/100); carry on with it: each stop sends you \
+             back to it until it is done."
+        );
+        assert_eq!(
+            render(
+                TAKEN_UP.trim_end(),
+                &[
+                    ("label", "RALPH LOOP"),
+                    ("from", "old-1"),
+                    ("ago", "45 min ago"),
+                    ("iteration", "7"),
+                    ("max", "100 · 45 min left"),
+                    ("task", "fix")
+                ]
+            ),
+            "[RALPH LOOP RESUMED] The run from session old-1, left unfinished 45 min ago, \
+             continues in this session: iteration 7/100 · 45 min left.\n\
+             Task: fix\n\
+             If the user asks for something else, do that first; otherwise carry on with this \
+             task from where it stopped. Each stop sends you back to it until it is done. Put \
+             <omc-complete/> in your final message when it is really complete; the user can stop \
+             the run with `cancelomc`."
         );
         assert_eq!(
             render(BUSY.trim_end(), &[("mode", "ralph"), ("from", "old-1")]),

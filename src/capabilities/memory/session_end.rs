@@ -41,8 +41,15 @@ pub struct Summary {
     pub modes: Vec<RunSummary>,
     /// Iterations over every run of the session.
     pub iterations: u64,
-    /// The failure records known at the end (today: the last one, if any).
+    /// The failure records still open at the end (the last one, if its tool has not
+    /// succeeded since).
     pub failures: Vec<checkpoint::ToolError>,
+    /// Every tool failure of the session, open or since fixed.
+    #[serde(default)]
+    pub failure_count: u64,
+    /// The same, per tool.
+    #[serde(default)]
+    pub failures_by_tool: BTreeMap<String, u64>,
     pub subagents: SubagentSummary,
     pub edits: EditSummary,
     /// Modes left suspended.
@@ -191,11 +198,18 @@ fn summarise(ctx: &Ctx<'_>, store: &Store, runs: &[ModeState], now: &str) -> Sum
         .count() as u64;
 
     let e = edits::read(store, scope);
-    let failures = StateFile::new(scope, TOOL_ERROR_FILE)
+    let failures: Vec<checkpoint::ToolError> = StateFile::new(scope, TOOL_ERROR_FILE)
         .and_then(|f| store.read::<Value>(&f))
         .and_then(|v| checkpoint::tool_error(&v))
         .into_iter()
         .collect();
+    let tally = StateFile::new(scope, crate::capabilities::tool_failure::TALLY)
+        .and_then(|f| store.read::<crate::capabilities::tool_failure::Tally>(&f))
+        .unwrap_or_default();
+    // A session recorded before the tally existed still counts its open record.
+    let failure_count = tally
+        .total
+        .max(failures.iter().map(|f| f.retry_count).sum());
 
     Summary {
         schema_version: SCHEMA_VERSION,
@@ -221,6 +235,8 @@ fn summarise(ctx: &Ctx<'_>, store: &Store, runs: &[ModeState], now: &str) -> Sum
             .collect(),
         iterations: runs.iter().map(|r| u64::from(r.iteration)).sum(),
         failures,
+        failure_count,
+        failures_by_tool: tally.by_tool,
         subagents: SubagentSummary {
             started: tracked.total_started,
             completed: tracked.total_stopped,

@@ -2,7 +2,9 @@
 //! lose, within [`BUDGET`] characters, most important first:
 //!
 //! 1. this session's active runs (`[RALPH LOOP RESTORED] …`) — a session that starts again
-//!    first takes its suspended runs back ([`resume::unsuspend_own`]);
+//!    first takes back its runs suspended within the resume bound
+//!    ([`resume::unsuspend_own`]), and a new session takes up an earlier session's runs
+//!    suspended within it (`[RALPH LOOP RESUMED] …`, [`resume::adopt`]);
 //! 2. after a compaction, the newest checkpoint;
 //! 3. otherwise, suspended runs of earlier sessions and the word that resumes them;
 //! 4. the notepad's Priority Context;
@@ -70,11 +72,15 @@ pub fn run(ctx: &Ctx<'_>) -> Answer {
     };
     let source = ctx.input.source.as_deref().unwrap_or("startup");
     resume::unsuspend_own(ctx, store);
+    let taken_up = resume::adopt(ctx, store);
     mark(ctx, store, source);
 
     let mut sections: Vec<(&'static str, String)> = Vec::new();
+    for (_, text) in &taken_up {
+        sections.push(("resumed runs", text.clone()));
+    }
     for (_, s) in mode_states(store, &ctx.scope) {
-        if live(&s, ctx) {
+        if live(&s, ctx) && !taken_up.iter().any(|(m, _)| *m == s.mode) {
             sections.push(("restored runs", restored(&s, &ctx.config)));
         }
     }
@@ -173,9 +179,26 @@ fn mark(ctx: &Ctx<'_>, store: &Store, source: &str) {
         }
         return;
     }
-    let r = store.update(&file, |cur: Option<Marker>| (Change::Write(next(cur)), ()));
-    if let Err(e) = r {
-        crate::diag!("session-start: cannot record the session: {e}");
+    // A start kept outside while the project had no `.omc/` (this session's first one, before
+    // a run created the directory) is where the session began: carried in, then dropped.
+    let outside = || {
+        pending::peek(ctx.env, store.project(), sid).and_then(|v| serde_json::from_value(v).ok())
+    };
+    let mut carried = false;
+    let r = store.update(&file, |cur: Option<Marker>| {
+        let cur = cur.or_else(|| {
+            let o = outside();
+            carried = o.is_some();
+            o
+        });
+        (Change::Write(next(cur)), ())
+    });
+    match r {
+        Ok(()) if carried => {
+            let _ = pending::take(ctx.env, store.project(), sid);
+        }
+        Ok(()) => {}
+        Err(e) => crate::diag!("session-start: cannot record the session: {e}"),
     }
 }
 
@@ -186,7 +209,18 @@ pub fn take_marker(ctx: &Ctx<'_>, store: &Store) -> Option<Marker> {
     let outside = pending::take(ctx.env, store.project(), sid)
         .and_then(|v| serde_json::from_value::<Marker>(v).ok());
     let inside = StateFile::new(&ctx.scope, MARKER).and_then(|f| store.read::<Marker>(&f));
-    inside.or(outside)
+    match (inside, outside) {
+        // Both (a version that did not carry the outside start in): the session began at the
+        // earlier one.
+        (Some(mut i), Some(o)) => {
+            let at = |s: &str| crate::time::parse_iso(s).unwrap_or(i64::MAX);
+            if at(&o.started_at) < at(&i.started_at) {
+                i.started_at = o.started_at;
+            }
+            Some(i)
+        }
+        (i, o) => i.or(o),
+    }
 }
 
 /// Joins sections within `budget` characters: whole while they fit, the first that does not
@@ -289,7 +323,7 @@ mod tests {
             "[RALPH LOOP RESTORED] Iteration 1/100, started 2026-12-02 13:45 UTC.\n\
              Task: fix the tests\n\
              This run is still active in this session. Prioritize the user's newest request; when \
-             there is none, keep working on the task. Put <omc-complete/> in your final message when \
+             there is none, keep working on the task. Put <omc-complete/> alone on the last line of your final message when \
              it is really complete; the user can stop the run with `cancelomc`."
         );
         assert_eq!(

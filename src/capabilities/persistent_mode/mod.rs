@@ -2,16 +2,20 @@
 //!
 //! The highest-priority run of this session that is active, in this project and not stale
 //! decides: it blocks with its mode's continuation text, or ends (completion token, its own
-//! end, a limit), or pauses (a hold, or Claude Code's consecutive-block cap). Each decision is
-//! made again under the run's lock on the freshly read file, so a cancel racing the Stop wins
-//! and parallel hooks lose no count. With no run to continue, the skill guards decide.
+//! end, its iteration limit or time budget), or pauses (a hold, or a continuation limit: ours
+//! on continuations without progress — [`progress`] resets the count on any tool event — and
+//! the client's own, `protocol::agents::caps`). Each decision is made again under the run's
+//! lock on the freshly read file, so a cancel racing the Stop wins and parallel hooks lose no
+//! count. With no run to continue, the skill guards decide.
 //!
 //! A model that needs the user hands the turn back ([`needs_input`]): the run (or skill guard)
 //! pauses instead of sending it back, and resumes with the user's next prompt.
 
+pub mod budget;
 pub mod command;
 pub mod guards;
 pub mod needs_input;
+pub mod progress;
 pub mod start;
 
 use super::{Ctx, skill_guard, tool_failure};
@@ -19,6 +23,7 @@ use crate::modes::{
     self, COMPLETION_TOKEN, PersistentMode, Progress, REGISTRY, declares_completion,
 };
 use crate::protocol::Answer;
+use crate::protocol::agents::StopLimits;
 use crate::state::files::ModeState;
 use crate::state::{Change, Scope, StateFile, Store};
 use std::path::Path;
@@ -26,30 +31,20 @@ use std::path::Path;
 /// A run untouched for longer than this is stale and ends.
 pub const STALE_MS: i64 = 2 * 60 * 60 * 1000;
 
-/// Claude Code's own limit on consecutive Stop blocks when `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`
-/// does not set one.
-pub const DEFAULT_BLOCK_CAP: u32 = 8;
-
 const PAUSED: &str = include_str!("../../../templates/stop/paused.md");
+const PAUSED_PROMPT: &str = include_str!("../../../templates/stop/paused-prompt.md");
 const HELD: &str = include_str!("../../../templates/stop/held.md");
 const LIMIT: &str = include_str!("../../../templates/stop/limit.md");
 const FINISHED: &str = include_str!("../../../templates/stop/finished.md");
 const WAITING: &str = include_str!("../../../templates/stop/waiting.md");
 
-/// The client's consecutive-block cap in force.
-pub fn block_cap(env_value: Option<&str>) -> u32 {
-    env_value
-        .and_then(|v| v.trim().parse::<u32>().ok())
-        .filter(|n| *n > 0)
-        .unwrap_or(DEFAULT_BLOCK_CAP)
-}
-
-/// Whether one more block will be honoured after `blocks_so_far` in a row. Claude Code honours
-/// `cap` consecutive blocks and ignores the next one (tests/e2e/FINDINGS.md §7: 8 honoured by
-/// default, `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=3` → 3). At that Stop the run hands control back
-/// itself, with a note, rather than being cut off silently with its counters advanced.
-pub fn may_block(blocks_so_far: u32, cap: u32) -> bool {
-    blocks_so_far < cap
+/// Whether one more continuation stays within `limit` after `so_far` of the kind it counts.
+/// Claude Code honours `cap` blocks in a row without a tool call and ignores the next one
+/// (tests/e2e/FINDINGS.md §7); Qwen Code's per-prompt limit is given here already one under
+/// its cap. At the limit the run hands control back itself, with a note, rather than being cut
+/// off silently with its counters advanced.
+pub fn may_block(so_far: u32, limit: u32) -> bool {
+    so_far < limit
 }
 
 /// What the facts of this Stop are, gathered once.
@@ -57,9 +52,15 @@ struct Facts<'a> {
     ctx: &'a Ctx<'a>,
     store: &'a Store,
     now_iso: String,
-    cap: u32,
-    /// Whose limit `cap` is: the client's name, or `omc-hooks`.
-    cap_owner: &'static str,
+    /// The client's continuation limits, read when a run first needs them (on Qwen Code and
+    /// Cursor that reads the client's settings).
+    limits: std::cell::OnceCell<StopLimits>,
+}
+
+impl Facts<'_> {
+    fn limits(&self) -> StopLimits {
+        *self.limits.get_or_init(|| self.ctx.stop_limits())
+    }
 }
 
 /// The Stop hook entry point.
@@ -71,9 +72,7 @@ pub fn stop(ctx: &Ctx<'_>) -> Answer {
         ctx,
         store,
         now_iso: crate::time::iso(ctx.now_ms),
-        // Ours on every agent (Codex and Gemini have none), or the client's when lower.
-        cap: ctx.stop_block_limit().0,
-        cap_owner: ctx.stop_block_limit().1,
+        limits: std::cell::OnceCell::new(),
     };
     let mut notes: Vec<String> = Vec::new();
 
@@ -145,6 +144,11 @@ pub fn stop(ctx: &Ctx<'_>) -> Answer {
                 notes.push(note);
                 return with_notes(Answer::default(), notes);
             }
+            Step::Paused(note, state) => {
+                left_open(&facts, &state);
+                notes.push(note);
+                return with_notes(Answer::default(), notes);
+            }
             Step::Block(reason) => {
                 let reason = match tool_failure::fresh_guidance(ctx) {
                     Some(g) => format!("{g}\n\n{reason}"),
@@ -198,18 +202,37 @@ fn await_user(facts: &Facts<'_>, spec: &PersistentMode) -> bool {
     let r = facts.store.update(&file, |s: Option<ModeState>| match s {
         Some(s) if matches!(standing(&named(s.clone(), spec), facts), Standing::Ours) => {
             let mut s = named(s, spec);
+            s.new_turn();
             s.awaiting_input_at = Some(facts.now_iso.clone());
             s.last_checked_at = Some(facts.now_iso.clone());
-            s.consecutive_blocks = 0;
-            (Change::Write(s), true)
+            (Change::Write(s.clone()), Some(s))
         }
-        _ => (Change::Keep, false),
+        _ => (Change::Keep, None),
     });
-    r.unwrap_or_else(|e| {
-        // The hand-back happens anyway: never send back a model that asked the user.
-        crate::diag!("stop: cannot mark {} as waiting: {e}", spec.name);
-        true
-    })
+    match r {
+        Ok(Some(s)) => {
+            left_open(facts, &s);
+            true
+        }
+        Ok(None) => false,
+        Err(e) => {
+            // The hand-back happens anyway: never send back a model that asked the user.
+            crate::diag!("stop: cannot mark {} as waiting: {e}", spec.name);
+            true
+        }
+    }
+}
+
+/// The turn ends with the run `s` still active. On an agent whose sessions may end without a
+/// SessionEnd (so the run would never be suspended), it is noted as left open, for the next
+/// session to take up (`memory::resume`).
+fn left_open(facts: &Facts<'_>, s: &ModeState) {
+    if let (true, Some(sid)) = (
+        facts.ctx.input.agent.may_end_silently(),
+        facts.ctx.scope.session_id(),
+    ) {
+        super::memory::resume::note_open(facts.store, s, sid, &facts.now_iso);
+    }
 }
 
 fn with_notes(mut answer: Answer, notes: Vec<String>) -> Answer {
@@ -316,8 +339,11 @@ enum Step {
     Gone,
     /// Ended by its own measure; the next run may still continue.
     Finished(&'static str),
-    /// Stop allowed with a note for the person (limit reached, or paused at the block cap).
+    /// Stop allowed with a note for the person: the run ended at a limit.
     Stop(String),
+    /// Stop allowed with a note for the person: the run paused at a continuation limit, and
+    /// stays active as it is now.
+    Paused(String, Box<ModeState>),
     /// Continue with this reason.
     Block(String),
 }
@@ -358,27 +384,65 @@ fn advance(facts: &Facts<'_>, spec: &'static PersistentMode) -> Step {
                 return (Change::Write(s), Step::Stop(limit_note(spec.name, &limit)));
             }
         }
-        let so_far = if facts.ctx.input.stop_hook_active {
-            s.consecutive_blocks
-        } else {
-            0
-        };
+        if let Some(left) = modes::time_left_ms(&s, facts.ctx.now_ms)
+            && left <= 0
+        {
+            s.end("max_minutes", &facts.now_iso);
+            let limit = modes::minutes_text(s.max_minutes);
+            return (Change::Write(s), Step::Stop(limit_note(spec.name, &limit)));
+        }
+        // A Stop the client sends outside a continuation starts the counts afresh (a stale
+        // count from an earlier turn does not hold).
+        let fresh = !facts.ctx.input.stop_hook_active;
+        let idle = if fresh { 0 } else { s.consecutive_blocks };
+        let per_prompt =
+            facts
+                .ctx
+                .input
+                .client_continuations
+                .unwrap_or(if fresh { 0 } else { s.turn_blocks });
         s.last_checked_at = Some(facts.now_iso.clone());
-        if !may_block(so_far, facts.cap) {
-            s.consecutive_blocks = 0;
-            let note = modes::fill(
+        let limits = facts.limits();
+        let pause = if !may_block(idle, limits.idle.max) {
+            Some((
                 PAUSED,
+                idle,
+                limits.idle,
+                format!("no tool ran in the last {idle} continuations"),
+            ))
+        } else {
+            limits
+                .per_prompt
+                .filter(|l| !may_block(per_prompt, l.max))
+                .map(|l| {
+                    (
+                        PAUSED_PROMPT,
+                        per_prompt,
+                        l,
+                        format!("{} allows {} continuations per prompt", l.owner, l.max),
+                    )
+                })
+        };
+        if let Some((template, blocks, limit, why)) = pause {
+            s.new_turn();
+            s.paused_at = Some(facts.now_iso.clone());
+            s.paused_reason = Some(why);
+            let note = modes::fill(
+                template,
                 &[
                     ("mode", spec.name),
-                    ("blocks", &so_far.to_string()),
-                    ("cap", &facts.cap.to_string()),
-                    ("who", facts.cap_owner),
+                    ("blocks", &blocks.to_string()),
+                    ("cap", &limit.max.to_string()),
+                    ("who", limit.owner),
                 ],
             );
-            return (Change::Write(s), Step::Stop(note));
+            return (Change::Write(s.clone()), Step::Paused(note, Box::new(s)));
         }
         s.iteration = s.iteration.saturating_add(1);
-        s.consecutive_blocks = so_far + 1;
+        s.consecutive_blocks = idle + 1;
+        s.turn_blocks = per_prompt.saturating_add(1);
+        s.paused_at = None;
+        s.paused_reason = None;
         let reason = continuation(spec, &s, max, facts.ctx);
         (Change::Write(s), Step::Block(reason))
     });
@@ -463,6 +527,7 @@ pub(crate) fn continuation(
         &[
             ("iteration", &iteration),
             ("max", &max),
+            ("time_left", &modes::budget_suffix(s, ctx.now_ms)),
             ("task", &task),
             ("complete", COMPLETION_TOKEN),
             ("needs_input", needs_input::NEEDS_INPUT_TOKEN),
@@ -483,10 +548,6 @@ mod tests {
 
     #[test]
     fn the_cap_allows_exactly_the_blocks_the_client_honours() {
-        assert_eq!(block_cap(None), 8);
-        assert_eq!(block_cap(Some("3")), 3);
-        assert_eq!(block_cap(Some("0")), 8);
-        assert_eq!(block_cap(Some("many")), 8);
         let allowed = (0..20).take_while(|n| may_block(*n, 8)).count();
         assert_eq!(allowed, 8);
         assert!(may_block(0, 1));
@@ -495,9 +556,29 @@ mod tests {
 
     #[test]
     fn completion_token_spellings() {
-        assert!(declares_completion("All done.\n<omc-complete/>"));
-        assert!(declares_completion("done <omc-complete />"));
-        assert!(!declares_completion("more work remains"));
-        assert!(!declares_completion("<omc-completed/>"));
+        for yes in [
+            "All done.\n<omc-complete/>",
+            "All done.\n<omc-complete />\n",
+            "All done.\r\n  <omc-complete></omc-complete>  \r\n\n",
+            "<omc-complete/>",
+            "```sh\ncargo test\n```\nAll green.\n<omc-complete/>",
+        ] {
+            assert!(declares_completion(yes), "{yes:?}");
+        }
+        for no in [
+            "more work remains",
+            "<omc-completed/>",
+            // Mentions, not declarations (issue 30, item 4).
+            "I will not print <omc-complete/> yet: 3 tests still fail.",
+            "done <omc-complete />",
+            "Once the tests pass I will write `<omc-complete/>`.",
+            "The instructions say:\n> <omc-complete/>",
+            "Example of the last line:\n`<omc-complete/>`",
+            "Here is how it ends:\n```\n<omc-complete/>",
+            "<omc-complete/>\nbut first, one more test fails.",
+            "",
+        ] {
+            assert!(!declares_completion(no), "{no:?}");
+        }
     }
 }

@@ -23,7 +23,8 @@ pub struct Started {
 
 /// Writes a fresh run of `mode` for `scope` (restarting one that is already active): iteration
 /// 1, `prompt` as its task, the limit [`max_iterations`] gives (configuration, defaults and the
-/// environment's hard maximum, all applied). `agent` is the agent the run was started from
+/// environment's hard maximum, all applied) and the time budget [`modes::max_minutes`] gives
+/// (none by default). `agent` is the agent the run was started from
 /// (its hooks' `--agent`), recorded for `status`; `None` from the command line.
 pub fn start(
     store: &Store,
@@ -45,6 +46,7 @@ pub fn start(
         max_iterations(mode, config),
     );
     let mut state = state;
+    state.set_time_budget(modes::max_minutes(mode, config), now_ms);
     if let Some(agent) = agent {
         state.extra.insert("agent".into(), agent.into());
     }

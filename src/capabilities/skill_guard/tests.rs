@@ -127,8 +127,8 @@ fn the_stop_reason_is_pinned() {
          \n\
          Go back to the `plan` skill's instructions and carry out its remaining steps now, instead of ending your turn. If a step needs the user's answer, end your message with the question to them (or put `<omc-needs-input/>` in it): the guard then waits for their answer instead of sending you back.\n\
          \n\
-         - When every step of the skill is done, end your final message with `<omc-complete/>`: that releases this guard.\n\
-         - If the workflow truly cannot go on, say why and end your message with `<omc-complete/>`.\n\
+         - When every step of the skill is done, put `<omc-complete/>` alone on the last line of your final message: that releases this guard.\n\
+         - If the workflow truly cannot go on, say why and put `<omc-complete/>` alone on the last line of your message.\n\
          - The user can release all guards by typing `cancelomc` or running `omc-hooks cancel`."
     );
 }
@@ -141,7 +141,7 @@ fn the_started_context_is_pinned_and_the_call_is_never_denied() {
     assert_eq!(
         a.context.as_deref(),
         Some(
-            "[SKILL GUARD: deep-interview (heavy)] Follow the `deep-interview` skill's workflow through to its last step before you end your turn. When it is complete, end your final message with `<omc-complete/>`. Until then an early stop sends you back to the skill (at most 10 times, for 30m 00s). If you need the user's answer, end your message with your question to them: the guard then waits for it."
+            "[SKILL GUARD: deep-interview (heavy)] Follow the `deep-interview` skill's workflow through to its last step before you end your turn. When it is complete, put `<omc-complete/>` alone on the last line of your final message. Until then an early stop sends you back to the skill (at most 10 times, for 30m 00s). If you need the user's answer, end your message with your question to them: the guard then waits for it."
         )
     );
 }
@@ -182,11 +182,11 @@ fn completion_releases_the_top_and_the_parent_decides_the_same_stop() {
     let f = Fixture::new();
     f.invoke("plan", "toolu_1", T0);
     f.invoke("ask", "toolu_2", T0 + 1);
-    let r = f.stop(T0 + 2, "asked. <omc-complete/>").unwrap();
+    let r = f.stop(T0 + 2, "asked.\n<omc-complete/>").unwrap();
     assert!(r.starts_with("[SKILL ACTIVE: plan]"), "{r}");
     assert!(r.contains("1/5"), "{r}");
     assert_eq!(f.names(), ["plan"]);
-    assert_eq!(f.stop(T0 + 3, "plan written <omc-complete/>"), None);
+    assert_eq!(f.stop(T0 + 3, "plan written\n<omc-complete/>"), None);
     assert!(!f.store.path(&f.file()).exists(), "empty stack is removed");
 }
 

@@ -14,6 +14,9 @@ use crate::protocol::agents::table::{self, Install};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
+/// The file name of our plugin in a plugin client's folder (OpenCode, Kilo Code, Pi).
+pub(super) const PLUGIN_FILE: &str = "omc-hooks.js";
+
 /// One agent's hook configuration.
 pub(super) struct Layout {
     pub(super) agent: Agent,
@@ -63,6 +66,15 @@ impl Layout {
                 "command": command,
                 "timeout": if sub == "session-end" { secs.min(3) } else { secs },
             }),
+            // `loop_limit: null`: Cursor's own limit of 5 follow-ups (which counts every
+            // follow-up, working or not) would cut a long run short; our own cap hands back a
+            // model that does no work (protocol/agents/caps.rs reads the value back).
+            Agent::Cursor if sub == "stop" => json!({
+                "command": command,
+                "type": "command",
+                "timeout": secs,
+                "loop_limit": null,
+            }),
             Agent::Cursor => json!({"command": command, "type": "command", "timeout": secs}),
             _ => json!({"type": "command", "command": command, "timeout": secs}),
         }
@@ -76,6 +88,14 @@ impl Layout {
             // renamed (tools.enableHooks, hooks.enabled, now hooksConfig.enabled, default on).
             Agent::Gemini => vec![("/hooksConfig/enabled", json!(true))],
             Agent::Cursor => vec![("/version", json!(1))],
+            // Qwen Code counts every Stop block of a prompt, tool calls or not, and ends the
+            // turn at its cap (8 by default; qwen-FINDINGS.md §6): a working ralph run would
+            // be cut off after 7 continuations. Its ceiling, 100, lets it go on; our own cap
+            // still hands back a model that does no work after 8.
+            Agent::Qwen => vec![(
+                "/stopHookBlockingCap",
+                json!(crate::protocol::agents::caps::QWEN_MAX_CAP),
+            )],
             _ => Vec::new(),
         }
     }
@@ -165,9 +185,9 @@ impl Layout {
             // Kimi reads no project file: `target` refuses a project install, and this is only
             // where `doctor` would look.
             Agent::Kimi => project.join(".kimi/config.toml"),
-            Agent::OpenCode => project.join(".opencode/plugins").join(super::plugin::FILE),
-            Agent::Kilo => project.join(".kilo/plugins").join(super::plugin::FILE),
-            Agent::Pi => project.join(".pi/extensions").join(super::plugin::FILE),
+            Agent::OpenCode => project.join(".opencode/plugins").join(PLUGIN_FILE),
+            Agent::Kilo => project.join(".kilo/plugins").join(PLUGIN_FILE),
+            Agent::Pi => project.join(".pi/extensions").join(PLUGIN_FILE),
             _ => project.join(".claude/settings.json"),
         }
     }
@@ -219,12 +239,12 @@ impl Layout {
                 } else {
                     "opencode/plugins"
                 })
-                .join(super::plugin::FILE),
+                .join(PLUGIN_FILE),
             // Pi expands a leading `~/` in its variable; an absolute one is taken as is here.
             Agent::Pi => var("PI_CODING_AGENT_DIR")
                 .or_else(|| home.map(|h| h.join(".pi/agent")))?
                 .join("extensions")
-                .join(super::plugin::FILE),
+                .join(PLUGIN_FILE),
             _ => return None,
         })
     }
@@ -240,7 +260,28 @@ impl Layout {
                         .into(),
                 );
             }
-            Agent::Qwen | Agent::Qoder if value.get("disableAllHooks") == Some(&json!(true)) => {
+            Agent::Qwen => {
+                if value.get("disableAllHooks") == Some(&json!(true)) {
+                    out.push(
+                        "\"disableAllHooks\": true in this file switches every hook off".into(),
+                    );
+                }
+                let max = crate::protocol::agents::caps::QWEN_MAX_CAP;
+                if let Some(n) = value
+                    .get("stopHookBlockingCap")
+                    .and_then(Value::as_f64)
+                    .filter(|n| *n < f64::from(max))
+                {
+                    out.push(format!(
+                        "\"stopHookBlockingCap\": {n} in this file ends a run's turn after {} \
+                         continuations, working or not; omc-hooks hands back a model that does \
+                         no work after 8 by itself, so {max} (Qwen Code's ceiling) lets working \
+                         runs go on",
+                        (n.floor() as i64 - 1).max(1)
+                    ));
+                }
+            }
+            Agent::Qoder if value.get("disableAllHooks") == Some(&json!(true)) => {
                 out.push("\"disableAllHooks\": true in this file switches every hook off".into());
             }
             _ => {}

@@ -103,7 +103,7 @@ pub(super) fn install(agent: Agent, args: &[String], env: &Env, help: &str) -> i
         Ok(p) => p,
         Err(code) => return code,
     };
-    let exe = match std::env::current_exe().and_then(|p| p.canonicalize()) {
+    let exe = match super::hook_binary::this_binary() {
         Ok(p) => p,
         Err(e) => return fail("install", &format!("cannot locate this binary: {e}")),
     };
@@ -238,6 +238,9 @@ fn announce(layout: &Layout, path: &Path, exe: &Path, merged: &Merged, changed: 
             path.display(),
             exe.display()
         );
+    }
+    if let Some(note) = super::hook_binary::npx_note(exe) {
+        println!("{note}");
     }
 }
 

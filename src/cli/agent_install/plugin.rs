@@ -32,9 +32,6 @@ const PI: &str = include_str!("../../../extensions/pi/extension.js");
 /// The first words of every plugin file install writes.
 pub(super) const MARK: &str = "// omc-hooks plugin for ";
 
-/// The file name in the client's plugin folder.
-pub(super) const FILE: &str = "omc-hooks.js";
-
 /// The plugin's configuration: the agent, the binary, and event → [subcommand, timeout ms].
 fn config(agent: Agent, exe: &Path) -> Value {
     let mut hooks = Map::new();

@@ -87,6 +87,7 @@ pub fn decode(mut map: Map<String, Value>) -> HookInput {
     neutral_tool(&mut input, &[("Shell", "Bash")]);
     if input.hook_event_name.as_deref() == Some("Stop") {
         input.stop_hook_active |= loop_count > 0;
+        input.client_continuations = Some(u32::try_from(loop_count).unwrap_or(u32::MAX));
         // `aborted`: the person stopped it; `error`: the turn failed. Neither is something a
         // follow-up can fix.
         if let Some(s @ ("aborted" | "error")) = status.as_deref() {

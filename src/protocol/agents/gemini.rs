@@ -24,6 +24,7 @@ use serde_json::{Map, Value, json};
 /// hook's or an export sink's `matcher = "Bash"` means the shell in every agent.
 const TOOLS: &[(&str, &str)] = &[
     ("activate_skill", "Skill"),
+    ("read_file", "Read"),
     ("replace", "Edit"),
     ("run_shell_command", "Bash"),
     ("write_file", "Write"),

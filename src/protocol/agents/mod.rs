@@ -4,7 +4,7 @@
 //! the neutral, Claude Code, event name of the hook that serves it) and the neutral [`Answer`]
 //! is encoded into that agent's own output. Capabilities never see which agent spoke, except
 //! through neutral properties ([`Agent::echoes_continuation`], [`Agent::shows_pre_tool_context`],
-//! [`stop_block_cap`]).
+//! [`stop_limits`]).
 //!
 //! The agent is *said*, not guessed: installed commands carry `--agent <name>` (default
 //! `claude`). The payload's shape is still detected ([`detect_shape`]) and written to the trace;
@@ -15,6 +15,7 @@
 //! Which agent event maps to which hook subcommand is one table, [`table`], that `doctor
 //! --agents`, `install --agent` and the README all print from.
 
+pub mod caps;
 pub mod claude;
 pub mod codex;
 pub mod cursor;
@@ -27,12 +28,13 @@ pub mod qwen;
 pub mod support;
 pub mod table;
 
+pub use caps::{Limit, StopLimits, stop_limits};
+
 // `Agent` and `Wire` are named in their own module (`protocol::agent`) so that the neutral
 // input can say which agent spoke without reaching into the adapters; they are used here
 // under their old path too.
 pub use crate::protocol::agent::{Agent, Wire};
 
-use crate::env::Env;
 use crate::protocol::input::DecodeError;
 use crate::protocol::{Answer, HookInput};
 use serde_json::{Map, Value};
@@ -220,55 +222,6 @@ pub fn encode(input: &HookInput, hook: crate::hooks::Hook, answer: &Answer) -> O
     }
 }
 
-/// Consecutive end-of-turn blocks a run may make before it pauses by itself.
-///
-/// Our own cap holds on every agent (`OMC_STOP_BLOCK_CAP`, default 8): Codex and Gemini have
-/// none and loop for ever on an always-blocking hook (tests/e2e/codex-FINDINGS.md §6,
-/// gemini-FINDINGS.md §5). Where the client has a
-/// cap of its own, the lower one applies, so the run pauses and says so before the client cuts
-/// it off silently: Claude Code honours `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP` blocks (default 8),
-/// Qwen Code one fewer than `QWEN_CODE_STOP_HOOK_BLOCK_CAP` (default 8, so 7), Cursor its
-/// `loop_limit` (default 5).
-pub fn stop_block_cap(agent: Agent, env: &Env) -> u32 {
-    stop_block_limit(agent, env).0
-}
-
-/// [`stop_block_cap`] and whose cap it is (the client's name, or `omc-hooks` when ours is the
-/// lower), for the note the person reads when a run pauses.
-pub fn stop_block_limit(agent: Agent, env: &Env) -> (u32, &'static str) {
-    let num = |name: &str| {
-        env.var(name)
-            .and_then(|v| v.trim().parse::<u32>().ok())
-            .filter(|n| *n > 0)
-    };
-    let own = num("OMC_STOP_BLOCK_CAP").unwrap_or(DEFAULT_STOP_BLOCK_CAP);
-    let client = match agent.wire() {
-        Wire::Claude => Some(num("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP").unwrap_or(8)),
-        // Qwen refuses the block that reaches its cap (`iterationCount >= cap`): it honours
-        // cap − 1 (7 by default; the `clients` e2e suite counted them).
-        Wire::Qwen => Some(
-            num("QWEN_CODE_STOP_HOOK_BLOCK_CAP")
-                .unwrap_or(8)
-                .saturating_sub(1)
-                .max(1),
-        ),
-        Wire::Cursor => Some(CURSOR_LOOP_LIMIT),
-        // OpenCode, Kilo Code and Pi continue whenever our plugin sends a prompt: no cap of
-        // their own (opencode-FINDINGS.md, pi-FINDINGS.md).
-        Wire::Codex | Wire::Gemini | Wire::OpenCode | Wire::Pi => None,
-    };
-    match client {
-        Some(c) if c <= own => (c, agent.wire().agent().client()),
-        _ => (own, "omc-hooks"),
-    }
-}
-
-/// Our own consecutive-block cap when `OMC_STOP_BLOCK_CAP` does not set one.
-pub const DEFAULT_STOP_BLOCK_CAP: u32 = 8;
-
-/// Cursor's documented default `loop_limit` for `stop` follow-ups.
-pub const CURSOR_LOOP_LIMIT: u32 = 5;
-
 /// Moves `from` to `to` in a payload object when `to` is absent (an agent's spelling of a
 /// field the neutral decoder reads under another name).
 pub(crate) fn rename(map: &mut Map<String, Value>, from: &str, to: &str) {
@@ -433,43 +386,5 @@ mod tests {
         );
         assert_eq!(i.format, Agent::Codex);
         assert_eq!(i.shape, Some(Agent::Qwen));
-    }
-
-    #[test]
-    fn block_caps_per_agent() {
-        let env = |pairs: &[(&str, &str)]| {
-            let extra = pairs
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect();
-            Env::from_lookup(|_| None, None, extra)
-        };
-        let none = env(&[]);
-        assert_eq!(stop_block_cap(Agent::Claude, &none), 8);
-        assert_eq!(stop_block_cap(Agent::Codex, &none), 8);
-        assert_eq!(stop_block_cap(Agent::Gemini, &none), 8);
-        assert_eq!(stop_block_cap(Agent::Qwen, &none), 7);
-        assert_eq!(stop_block_cap(Agent::Cursor, &none), 5);
-        assert_eq!(stop_block_cap(Agent::OpenCode, &none), 8);
-        assert_eq!(stop_block_cap(Agent::Pi, &none), 8);
-        let own = env(&[("OMC_STOP_BLOCK_CAP", "3")]);
-        assert_eq!(stop_block_cap(Agent::Codex, &own), 3);
-        assert_eq!(stop_block_cap(Agent::Claude, &own), 3);
-        let high = env(&[
-            ("OMC_STOP_BLOCK_CAP", "20"),
-            ("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "2"),
-        ]);
-        assert_eq!(
-            stop_block_cap(Agent::Claude, &high),
-            2,
-            "the client's lower cap wins"
-        );
-        assert_eq!(stop_block_cap(Agent::Gemini, &high), 20);
-        let qwen = env(&[("QWEN_CODE_STOP_HOOK_BLOCK_CAP", "4")]);
-        assert_eq!(stop_block_cap(Agent::Qwen, &qwen), 3);
-        assert_eq!(
-            stop_block_cap(Agent::Codex, &env(&[("OMC_STOP_BLOCK_CAP", "0")])),
-            8
-        );
     }
 }

@@ -30,6 +30,41 @@ pub fn failure(tool_response: &Value) -> Option<String> {
     }
 }
 
+/// What a shell call printed, from a post-tool `tool_response` as each agent sends it:
+/// Claude Code's `stdout` and `stderr`, Codex's string, Gemini CLI's and Qwen Code's
+/// `returnDisplay` (the output as shown), else their `llmContent` with its wrapper and its
+/// `Output: ` label taken off.
+pub fn output_text(tool_response: &Value) -> Option<String> {
+    match tool_response {
+        Value::String(s) => Some(s.clone()),
+        Value::Object(o) => {
+            let part = |k: &str| o.get(k).and_then(Value::as_str).filter(|s| !s.is_empty());
+            if o.contains_key("stdout") || o.contains_key("stderr") {
+                let joined: Vec<&str> = [part("stdout"), part("stderr")]
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                return Some(joined.join("\n"));
+            }
+            if let Some(shown) = part("returnDisplay") {
+                return Some(shown.to_string());
+            }
+            // Our plugins: OpenCode's `output`, Pi's `content` (opencode.rs, pi.rs).
+            if let Some(text) = part("output").or_else(|| part("content")) {
+                return Some(text.to_string());
+            }
+            let text = o.get("llmContent").and_then(text_of)?;
+            let body = strip_wrapper(&text);
+            let out: Vec<&str> = body
+                .lines()
+                .map(|l| l.strip_prefix("Output: ").unwrap_or(l))
+                .collect();
+            Some(out.join("\n"))
+        }
+        _ => None,
+    }
+}
+
 /// The exit status a text reports on its own line, and the failure it makes.
 pub fn from_text(text: &str) -> Option<String> {
     let code = exit_code(text)?;
@@ -146,6 +181,22 @@ mod tests {
             failure(&json!("Process exited with code 0\nOutput:\nok")),
             None
         );
+    }
+
+    #[test]
+    fn the_plugins_outputs_are_read() {
+        let oc = json!({"output": "test result: FAILED. 1 passed; 2 failed\n", "title": "cargo test", "exit": 0});
+        assert_eq!(
+            output_text(&oc).as_deref(),
+            Some("test result: FAILED. 1 passed; 2 failed\n")
+        );
+        assert_eq!(
+            failure(&oc),
+            None,
+            "OpenCode's exit code is the decoder's business"
+        );
+        let pi = json!({"content": "ok", "is_error": false});
+        assert_eq!(output_text(&pi).as_deref(), Some("ok"));
     }
 
     #[test]

@@ -19,6 +19,7 @@ use serde_json::{Map, Value};
 const TOOLS: &[(&str, &str)] = &[
     ("skill", "Skill"),
     ("edit", "Edit"),
+    ("read_file", "Read"),
     ("run_shell_command", "Bash"),
     ("write_file", "Write"),
 ];

@@ -79,10 +79,15 @@ pub struct Support {
     pub compaction: Cell,
     pub user_hooks: Cell,
     pub export: Cell,
+    pub notifications: Cell,
+    pub project_rules: Cell,
+    pub output_check: Cell,
+    pub deliverables: Cell,
+    pub delegation: Cell,
 }
 
 /// The column names, in order.
-pub const CAPABILITIES: [&str; 7] = [
+pub const CAPABILITIES: [&str; 12] = [
     "keywords",
     "continuation",
     "tool-failure escalation",
@@ -90,11 +95,16 @@ pub const CAPABILITIES: [&str; 7] = [
     "compaction memory",
     "user hooks",
     "export",
+    "notifications",
+    "project rules",
+    "output that lies",
+    "deliverables",
+    "delegation reminder",
 ];
 
 impl Support {
     /// The cells in the order of [`CAPABILITIES`].
-    pub fn cells(&self) -> [Cell; 7] {
+    pub fn cells(&self) -> [Cell; 12] {
         [
             self.keywords,
             self.continuation,
@@ -103,6 +113,11 @@ impl Support {
             self.compaction,
             self.user_hooks,
             self.export,
+            self.notifications,
+            self.project_rules,
+            self.output_check,
+            self.deliverables,
+            self.delegation,
         ]
     }
 }
@@ -123,6 +138,13 @@ pub fn of(agent: Agent) -> Support {
             compaction: yes(),
             user_hooks: EVERYWHERE,
             export: EVERYWHERE,
+            notifications: yes(),
+            project_rules: yes_but(
+                "the client loads `.claude/rules` and the top `AGENTS.md` itself: we add nested `AGENTS.md`",
+            ),
+            output_check: yes(),
+            deliverables: yes_but("the task is read from the subagent's transcript"),
+            delegation: yes(),
         },
         Agent::Codex => Support {
             proven: "real client 0.169.0",
@@ -135,6 +157,15 @@ pub fn of(agent: Agent) -> Support {
             compaction: yes_but("the run is shown again at SessionStart `compact`"),
             user_hooks: EVERYWHERE,
             export: EVERYWHERE,
+            notifications: yes(),
+            project_rules: yes_but(
+                "edits are `apply_patch` through the shell: rules given at its PreToolUse",
+            ),
+            output_check: yes_but("exit status from the rollout transcript"),
+            deliverables: unverified("no subagent event exercised headless"),
+            delegation: no(
+                "edits go through `apply_patch` in the shell, which fires no post-tool event",
+            ),
         },
         Agent::Gemini => Support {
             proven: "real client 0.61.0",
@@ -149,6 +180,15 @@ pub fn of(agent: Agent) -> Support {
             ),
             user_hooks: EVERYWHERE,
             export: EVERYWHERE,
+            notifications: yes_but(
+                "from the same run ends as continuation; no real-client test yet",
+            ),
+            project_rules: yes_but(
+                "on `read_file`, `replace`, `write_file`; the client loads a nested `GEMINI.md` itself",
+            ),
+            output_check: yes_but("output read from AfterTool's `returnDisplay`"),
+            deliverables: no("no subagent events"),
+            delegation: yes_but("`replace` and `write_file` count as edits"),
         },
         Agent::Qwen => Support {
             proven: "real client 0.24.4",
@@ -161,6 +201,15 @@ pub fn of(agent: Agent) -> Support {
             ),
             user_hooks: EVERYWHERE,
             export: EVERYWHERE,
+            notifications: yes_but(
+                "from the same run ends as continuation; no SessionEnd headless; no real-client test yet",
+            ),
+            project_rules: yes_but(
+                "on `read_file`, `edit`, `write_file`; the client loads the top `AGENTS.md` itself",
+            ),
+            output_check: yes_but("output read from PostToolUse's `returnDisplay`"),
+            deliverables: unverified("subagent payloads not checked for a transcript"),
+            delegation: yes_but("`edit` and `write_file` count as edits"),
         },
         Agent::Cursor => Support {
             proven: "documented payloads (no client runs here)",
@@ -175,6 +224,11 @@ pub fn of(agent: Agent) -> Support {
             compaction: partly("checkpoint at preCompact; context only at sessionStart"),
             user_hooks: EVERYWHERE,
             export: EVERYWHERE,
+            notifications: unverified("run ends as continuation"),
+            project_rules: no("a post-tool event cannot add context"),
+            output_check: no("a post-tool event cannot add context"),
+            deliverables: unverified(""),
+            delegation: no("a post-tool event cannot add context"),
         },
         Agent::Kimi => Support {
             proven: "real client 1.51.0 ran every installed hook",
@@ -187,6 +241,11 @@ pub fn of(agent: Agent) -> Support {
             compaction: unverified(""),
             user_hooks: EVERYWHERE,
             export: EVERYWHERE,
+            notifications: unverified(""),
+            project_rules: unverified(""),
+            output_check: unverified(""),
+            deliverables: unverified(""),
+            delegation: unverified(""),
         },
         Agent::Factory => Support {
             proven: "real client 0.225.2 ran the installed hooks",
@@ -199,6 +258,11 @@ pub fn of(agent: Agent) -> Support {
             compaction: unverified(""),
             user_hooks: EVERYWHERE,
             export: EVERYWHERE,
+            notifications: unverified(""),
+            project_rules: unverified(""),
+            output_check: unverified(""),
+            deliverables: unverified(""),
+            delegation: unverified(""),
         },
         Agent::CodeBuddy => Support {
             proven: "real client 2.117.0 ran the installed hooks",
@@ -209,6 +273,11 @@ pub fn of(agent: Agent) -> Support {
             compaction: unverified(""),
             user_hooks: EVERYWHERE,
             export: EVERYWHERE,
+            notifications: unverified(""),
+            project_rules: unverified(""),
+            output_check: unverified(""),
+            deliverables: unverified(""),
+            delegation: unverified(""),
         },
         Agent::OpenCode | Agent::Kilo => Support {
             proven: if agent == Agent::Kilo {
@@ -229,6 +298,15 @@ pub fn of(agent: Agent) -> Support {
             ),
             user_hooks: EVERYWHERE,
             export: EVERYWHERE,
+            notifications: unverified("from the same run ends as continuation; not tried here"),
+            project_rules: if agent == Agent::Kilo {
+                unverified("OpenCode's plugin and tools; not exercised in Kilo Code")
+            } else {
+                yes_but("after a `read` or `edit`, appended to the tool's output")
+            },
+            output_check: unverified("the shell's output is read; not exercised"),
+            deliverables: no("a subagent's session (the `task` tool) is not passed on"),
+            delegation: unverified("`edit` and `write` count as edits; not exercised"),
         },
         Agent::Pi => Support {
             proven: "real client 0.73.1 (RPC mode), with our extension",
@@ -243,6 +321,11 @@ pub fn of(agent: Agent) -> Support {
             ),
             user_hooks: EVERYWHERE,
             export: EVERYWHERE,
+            notifications: unverified("from the same run ends as continuation; not tried here"),
+            project_rules: yes_but("after a `read` or `edit`, appended to the tool's result"),
+            output_check: unverified("the shell's output is read; not exercised"),
+            deliverables: no("Pi has no subagents"),
+            delegation: unverified("`edit` and `write` count as edits; not exercised"),
         },
         Agent::Qoder => Support {
             proven: "its code (the client needs a login)",
@@ -253,6 +336,11 @@ pub fn of(agent: Agent) -> Support {
             compaction: unverified(""),
             user_hooks: EVERYWHERE,
             export: EVERYWHERE,
+            notifications: unverified(""),
+            project_rules: unverified(""),
+            output_check: unverified(""),
+            deliverables: unverified(""),
+            delegation: unverified(""),
         },
     }
 }

@@ -77,7 +77,7 @@ pub const ROWS: &[Row] = &[
         "Stop",
         "stop",
         Yes,
-        "continues with `decision: block`; client cap 8",
+        "continues with `decision: block`; client cap 8 continuations without a tool call",
     ),
     row(C, "SessionEnd", "session-end", Yes, ""),
     //
@@ -190,7 +190,7 @@ pub const ROWS: &[Row] = &[
         "Stop",
         "stop",
         Yes,
-        "continues with `decision: block`; client cap 8",
+        "continues with `decision: block`; client cap on every continuation of a prompt, 100 as install sets it",
     ),
     row(
         Q,
@@ -285,7 +285,7 @@ pub const ROWS: &[Row] = &[
         "stop",
         "stop",
         Yes,
-        "continues with `followup_message`; `loop_count` for `stop_hook_active`; client cap 5",
+        "continues with `followup_message`; `loop_count` for `stop_hook_active`; `loop_limit` none as install writes it (default 5)",
     ),
     row(K, "sessionEnd", "session-end", Yes, ""),
     //

@@ -1,4 +1,8 @@
-//! Redaction of secret-shaped text in exported payloads, before they are spooled.
+//! Redaction of secret-shaped text: the one redaction everything uses. `state::Store` runs it
+//! on every file it writes under `.omc/` (which gets committed, shared and pasted), export on
+//! every payload before it is spooled, and the commands on every stored text they print (a
+//! file written by an older version or by OMC may still hold one). A leaf module: it needs
+//! nothing from the crate, so the state store, the ground floor, can use it.
 //!
 //! What is recognised (each replaced by `[REDACTED:<kind>]`, or the value alone after a key):
 //!
@@ -128,32 +132,35 @@ const SECRET_KEYS: &[&str] = &[
     "x-api-key",
 ];
 
-/// Which bytes can start a pattern (either case): a one-byte test rejects almost every
-/// position before any pattern is compared.
-const fn first_bytes() -> [bool; 256] {
-    let mut t = [false; 256];
+/// For each byte, the patterns that start with it (either case), as a bit set over
+/// [`PATTERNS`]: a position is rejected by one lookup, and a candidate is compared with the
+/// two or three patterns of its letter only. Every state write runs this over every string
+/// (contract §4), so it must cost little more than reading the text.
+const fn first_bytes() -> [u64; 256] {
+    assert!(PATTERNS.len() <= 64);
+    let mut t = [0u64; 256];
     let mut i = 0;
     while i < PATTERNS.len() {
         let c = PATTERNS[i].0.as_bytes()[0];
-        t[c.to_ascii_lowercase() as usize] = true;
-        t[c.to_ascii_uppercase() as usize] = true;
+        t[c.to_ascii_lowercase() as usize] |= 1 << i;
+        t[c.to_ascii_uppercase() as usize] |= 1 << i;
         i += 1;
     }
     t
 }
 
-static FIRST: [bool; 256] = first_bytes();
+static FIRST: [u64; 256] = first_bytes();
 
 /// The longest pattern matching at `i` (ASCII case-insensitively), as (end, pattern index).
 /// A plain scan, not an automaton: building an Aho–Corasick automaton for these patterns
 /// costs about 0.1 ms per process, more than scanning a typical payload.
 fn match_at(b: &[u8], i: usize) -> Option<(usize, usize)> {
-    if !FIRST[b[i] as usize] {
-        return None;
-    }
+    let mut set = FIRST[b[i] as usize];
     let mut best: Option<(usize, usize)> = None;
-    for (k, (p, _)) in PATTERNS.iter().enumerate() {
-        let p = p.as_bytes();
+    while set != 0 {
+        let k = set.trailing_zeros() as usize;
+        set &= set - 1;
+        let p = PATTERNS[k].0.as_bytes();
         if b.len() - i >= p.len()
             && b[i..i + p.len()].eq_ignore_ascii_case(p)
             && best.is_none_or(|(end, _)| i + p.len() > end)
@@ -194,12 +201,16 @@ fn walk(v: &mut Value, depth: usize) -> usize {
     }
 }
 
+/// Whether a JSON key names a secret: one of [`SECRET_KEYS`], or ending in `_`/`-` and one,
+/// compared ASCII case-insensitively without allocating (every key of every state file is
+/// asked).
 fn secret_key(key: &str) -> bool {
-    let k = key.to_ascii_lowercase();
+    let k = key.as_bytes();
     SECRET_KEYS.iter().any(|s| {
-        k == *s
-            || k.strip_suffix(s)
-                .is_some_and(|head| head.ends_with('_') || head.ends_with('-'))
+        let s = s.as_bytes();
+        k.len() >= s.len()
+            && k[k.len() - s.len()..].eq_ignore_ascii_case(s)
+            && (k.len() == s.len() || matches!(k[k.len() - s.len() - 1], b'_' | b'-'))
     })
 }
 
@@ -271,7 +282,13 @@ fn check(b: &[u8], start: usize, end: usize, rule: Rule) -> Option<(usize, usize
                 return None;
             }
             let n = run(b, end, |c| in_class(c, class));
-            if n < min || n > max {
+            // A key cut short where a text was clipped for storage or display (`…`, `...`)
+            // is still most of a key: what is left of it goes too.
+            let cut_short = n >= 4 && n < min && {
+                let rest = &b[end + n..];
+                rest.starts_with("…".as_bytes()) || rest.starts_with(b"...")
+            };
+            if (n < min && !cut_short) || n > max {
                 return None;
             }
             if kind == "jwt" {
@@ -435,6 +452,18 @@ mod tests {
         for (input, want) in cases {
             assert_eq!(r(input), want, "{input}");
         }
+    }
+
+    #[test]
+    fn a_key_cut_short_by_a_clip_still_goes() {
+        assert_eq!(
+            r("Slack: xoxb-20486..."),
+            "Slack: [REDACTED:slack-token]..."
+        );
+        assert_eq!(r("key ghp_R4nd0mF4k3…"), "key [REDACTED:github-token]…");
+        // Not a clipped key: too little of one, or no mark of a cut.
+        assert_eq!(r("keys look like sk-..."), "keys look like sk-...");
+        assert_eq!(r("xoxb-20486 is short"), "xoxb-20486 is short");
     }
 
     #[test]

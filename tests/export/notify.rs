@@ -1,0 +1,443 @@
+//! Notifications (`type = "notify"` in `hooks.toml`): a run's end, a run waiting for the
+//! person and a session's end reach a loopback "Slack"/"Discord"/"Telegram" endpoint through the
+//! spool and the detached flusher; an endpoint that is down first gets the message once it is
+//! up, once; the webhook URL and the bot token never land under `.omc/`; an untrusted project
+//! file notifies nobody.
+
+use super::server::{Mode, Server};
+use super::*;
+use crate::user_hooks::{SID, Setup, q};
+
+const SLACK_VAR: &str = "OMC_TEST_SLACK_WEBHOOK_URL";
+
+fn slack_entry(on: &str) -> String {
+    format!(
+        "[[hooks]]\nevent = \"*\"\ntype = \"notify\"\nservice = \"slack\"\nurl = \"${{{SLACK_VAR}}}\"\non = {on}\n"
+    )
+}
+
+/// Runs hook `sub` with the webhook URL in the environment (as the agent's environment would
+/// hold it) and a short flusher linger.
+fn hook(s: &Setup, sub: &str, event: &str, url: &str, extra: Value) {
+    let mut p = crate::common::payload(event, SID, s.root());
+    for (k, v) in extra.as_object().unwrap() {
+        p[k] = v.clone();
+    }
+    s.hook(sub)
+        .env(SLACK_VAR, url)
+        .env("OMC_EXPORT_LINGER_MS", "300")
+        .payload(p)
+        .run()
+        .expect_valid();
+}
+
+/// `ralph …`, one continuation, then the completion token: a run of two iterations, completed.
+fn ralph_run_to_completion(s: &Setup, url: &str) {
+    hook(
+        s,
+        "user-prompt-submit",
+        "UserPromptSubmit",
+        url,
+        json!({"prompt": "ralph fix the flaky tests"}),
+    );
+    hook(
+        s,
+        "stop",
+        "Stop",
+        url,
+        json!({"last_assistant_message": "Fixed one; more to do."}),
+    );
+    hook(
+        s,
+        "stop",
+        "Stop",
+        url,
+        json!({"last_assistant_message": "All fixed and verified.\n<omc-complete/>", "stop_hook_active": true}),
+    );
+    let state: Value = serde_json::from_slice(
+        &std::fs::read(
+            s.root()
+                .join(format!(".omc/state/sessions/{SID}/ralph-state.json")),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(state["active"], false, "{state}");
+    assert_eq!(state["ended_reason"], "completed", "{state}");
+}
+
+fn texts(srv: &Server) -> Vec<String> {
+    srv.requests()
+        .iter()
+        .map(|r| r.json()["text"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+#[test]
+fn a_completed_ralph_run_posts_one_slack_message_naming_the_mode_and_its_iterations() {
+    let srv = Server::start(Mode::Ok);
+    let s = Setup::new();
+    s.user_hooks(&slack_entry("[\"run-end\"]"));
+    let url = srv.url("/services/T000/B000/XXXX");
+    ralph_run_to_completion(&s, &url);
+    srv.wait_for(PATIENCE, "the run-end message", |s| s.answered_ok() >= 1);
+    wait_until("the flusher to exit", || flusher_pid(s.root()).is_none());
+    let reqs = srv.requests();
+    assert_eq!(reqs.len(), 1, "{:?}", texts(&srv));
+    assert_eq!(reqs[0].path, "/services/T000/B000/XXXX");
+    assert_eq!(reqs[0].header("content-type"), Some("application/json"));
+    let body = reqs[0].json();
+    assert_eq!(
+        body.as_object().unwrap().len(),
+        1,
+        "Slack's shape is {{\"text\"}}: {body}"
+    );
+    let text = body["text"].as_str().unwrap();
+    let project = s.root().file_name().unwrap().to_string_lossy().to_string();
+    assert!(
+        text.starts_with(&format!(
+            "ralph completed in {project} after 2 iterations (of "
+        )),
+        "{text}"
+    );
+    assert!(text.ends_with("Task: ralph fix the flaky tests"), "{text}");
+    // The URL (Slack's credential) is nowhere under .omc/.
+    assert!(!contains(&all_state_bytes(s.root()), "/services/T000"));
+}
+
+#[test]
+fn with_the_endpoint_down_first_the_message_arrives_once_it_is_up_none_lost_none_twice() {
+    let port = Server::free_port();
+    let s = Setup::new();
+    s.user_hooks(&slack_entry("[\"run-end\", \"needs-input\"]"));
+    let url = format!("http://127.0.0.1:{port}/hook");
+    ralph_run_to_completion(&s, &url);
+    // Nothing listens: the flusher keeps the record and retries with back-off.
+    wait_until("a failed delivery to be recorded", || {
+        std::fs::read_dir(s.root().join(".omc/export"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".progress.json"))
+            .any(|e| std::fs::read_to_string(e.path()).is_ok_and(|t| t.contains("last_error")))
+    });
+    assert!(!contains(
+        &all_state_bytes(s.root()),
+        &format!("127.0.0.1:{port}/hook")
+    ));
+    let srv = Server::start_on(port, Mode::Ok);
+    srv.wait_for(PATIENCE, "the message after the endpoint came up", |s| {
+        s.answered_ok() >= 1
+    });
+    wait_until("the flusher to exit", || flusher_pid(s.root()).is_none());
+    let got = texts(&srv);
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert!(got[0].starts_with("ralph completed"), "{got:?}");
+}
+
+#[test]
+fn a_run_waiting_for_the_person_and_the_session_end_are_told_with_their_figures() {
+    let srv = Server::start(Mode::Ok);
+    let s = Setup::new();
+    s.user_hooks(&slack_entry("[\"needs-input\", \"session-end\"]"));
+    let url = srv.url("/hook");
+    hook(
+        &s,
+        "session-start",
+        "SessionStart",
+        &url,
+        json!({"source": "startup"}),
+    );
+    hook(
+        &s,
+        "user-prompt-submit",
+        "UserPromptSubmit",
+        &url,
+        json!({"prompt": "ralph migrate the db"}),
+    );
+    hook(
+        &s,
+        "stop",
+        "Stop",
+        &url,
+        json!({"last_assistant_message": "Two schemas exist.\n\nShould I migrate v1 or v2?"}),
+    );
+    hook(
+        &s,
+        "session-end",
+        "SessionEnd",
+        &url,
+        json!({"reason": "other"}),
+    );
+    srv.wait_for(PATIENCE, "two messages", |s| s.answered_ok() >= 2);
+    wait_until("the flusher to exit", || flusher_pid(s.root()).is_none());
+    let got = texts(&srv);
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert!(
+        got[0].starts_with("ralph is waiting for you in "),
+        "{got:?}"
+    );
+    assert!(got[0].contains("Should I migrate v1 or v2?"), "{got:?}");
+    assert!(got[1].starts_with("Session ended in "), "{got:?}");
+    assert!(got[1].contains("ralph suspended (1 iterations)"), "{got:?}");
+}
+
+#[test]
+fn a_cancel_notifies_but_a_continuing_run_does_not() {
+    let srv = Server::start(Mode::Ok);
+    let s = Setup::new();
+    s.user_hooks(&slack_entry("[\"run-end\"]"));
+    let url = srv.url("/hook");
+    hook(
+        &s,
+        "user-prompt-submit",
+        "UserPromptSubmit",
+        &url,
+        json!({"prompt": "ralph fix it"}),
+    );
+    for _ in 0..3 {
+        hook(
+            &s,
+            "stop",
+            "Stop",
+            &url,
+            json!({"last_assistant_message": "working", "stop_hook_active": true}),
+        );
+    }
+    hook(
+        &s,
+        "user-prompt-submit",
+        "UserPromptSubmit",
+        &url,
+        json!({"prompt": "cancelomc"}),
+    );
+    srv.wait_for(PATIENCE, "the cancel message", |s| s.answered_ok() >= 1);
+    wait_until("the flusher to exit", || flusher_pid(s.root()).is_none());
+    let got = texts(&srv);
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert!(got[0].starts_with("ralph was cancelled in "), "{got:?}");
+}
+
+#[test]
+fn telegram_and_discord_get_their_own_shapes_and_the_token_stays_out_of_state() {
+    let srv = Server::start(Mode::Ok);
+    let s = Setup::new();
+    s.user_hooks(&format!(
+        "[[hooks]]\ntype = \"notify\"\nservice = \"telegram\"\nurl = {}\ntoken_env = \"OMC_TEST_TG_TOKEN\"\nchat_id = -100123\non = [\"run-end\"]\n\n\
+         [[hooks]]\ntype = \"notify\"\nservice = \"discord\"\nurl = {}\non = [\"run-end\"]\n",
+        q(&srv.url("/tg")),
+        q(&srv.url("/discord/1/abc"))
+    ));
+    let run = |sub: &str, event: &str, extra: Value| {
+        let mut p = crate::common::payload(event, SID, s.root());
+        for (k, v) in extra.as_object().unwrap() {
+            p[k] = v.clone();
+        }
+        s.hook(sub)
+            .env("OMC_TEST_TG_TOKEN", "123456:SECRET-token-value")
+            .env("OMC_EXPORT_LINGER_MS", "300")
+            .payload(p)
+            .run()
+            .expect_valid();
+    };
+    run(
+        "user-prompt-submit",
+        "UserPromptSubmit",
+        json!({"prompt": "ralph tidy up"}),
+    );
+    run(
+        "stop",
+        "Stop",
+        json!({"last_assistant_message": "done\n<omc-complete/>"}),
+    );
+    srv.wait_for(PATIENCE, "both messages", |s| s.answered_ok() >= 2);
+    wait_until("the flusher to exit", || flusher_pid(s.root()).is_none());
+    let reqs = srv.requests();
+    let tg = reqs
+        .iter()
+        .find(|r| r.path.starts_with("/tg"))
+        .expect("telegram request");
+    assert_eq!(tg.path, "/tg/bot123456:SECRET-token-value/sendMessage");
+    assert_eq!(tg.json()["chat_id"], -100123);
+    assert!(
+        tg.json()["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("ralph completed")
+    );
+    let dc = reqs
+        .iter()
+        .find(|r| r.path.starts_with("/discord"))
+        .expect("discord request");
+    assert!(
+        dc.json()["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("ralph completed")
+    );
+    assert_eq!(dc.json()["allowed_mentions"]["parse"], json!([]));
+    assert!(!contains(&all_state_bytes(s.root()), "SECRET-token"));
+}
+
+#[test]
+fn an_untrusted_project_file_notifies_nobody_until_trusted() {
+    let srv = Server::start(Mode::Ok);
+    let s = Setup::new();
+    s.project_hooks(&slack_entry("[\"run-end\"]"));
+    let url = srv.url("/hook");
+    hook(
+        &s,
+        "user-prompt-submit",
+        "UserPromptSubmit",
+        &url,
+        json!({"prompt": "ralph fix bug one"}),
+    );
+    hook(
+        &s,
+        "stop",
+        "Stop",
+        &url,
+        json!({"last_assistant_message": "<omc-complete/>"}),
+    );
+    assert!(spooled_records(s.root()).is_empty());
+    assert!(flusher_pid(s.root()).is_none());
+    s.trust();
+    hook(
+        &s,
+        "user-prompt-submit",
+        "UserPromptSubmit",
+        &url,
+        json!({"prompt": "ralph fix bug two"}),
+    );
+    hook(
+        &s,
+        "stop",
+        "Stop",
+        &url,
+        json!({"last_assistant_message": "<omc-complete/>"}),
+    );
+    srv.wait_for(PATIENCE, "the trusted file's message", |s| {
+        s.answered_ok() >= 1
+    });
+    wait_until("the flusher to exit", || flusher_pid(s.root()).is_none());
+    let got = texts(&srv);
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert!(got[0].contains("Task: ralph fix bug two"), "{got:?}");
+}
+
+#[test]
+fn notify_test_sends_one_message_now_and_says_when_it_could_not() {
+    let srv = Server::start(Mode::Ok);
+    let s = Setup::new();
+    s.user_hooks(&format!(
+        "[[hooks]]\ntype = \"notify\"\nservice = \"slack\"\nname = \"team\"\nurl = {}\n",
+        q(&srv.url("/t"))
+    ));
+    let (code, out, err) = s.cli(&["notify", "test"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.starts_with("team: test message delivered (slack: http://127.0.0.1:"),
+        "{out}"
+    );
+    assert_eq!(srv.request_count(), 1);
+    assert!(texts(&srv)[0].starts_with("omc-hooks test notification from "));
+    srv.set_mode(Mode::Status(404));
+    let (code, out, _) = s.cli(&["notify", "test"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("team: NOT delivered") && out.contains("HTTP 404"),
+        "{out}"
+    );
+    let (code, _, err) = s.cli(&["notify", "test", "--name", "other"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no notification sink"), "{err}");
+}
+
+#[test]
+fn doctor_names_a_webhook_url_written_in_clear_in_a_project_file() {
+    let s = Setup::new();
+    s.project_hooks(
+        "[[hooks]]\ntype = \"notify\"\nservice = \"slack\"\nurl = \"https://hooks.slack.example/services/T1/B2/abc\"\n\n\
+         [[hooks]]\ntype = \"notify\"\nservice = \"discord\"\nurl = \"${DISCORD_WEBHOOK_URL}\"\n",
+    );
+    let (_, out, err) = s.cli(&["doctor"]);
+    let all = format!("{out}{err}");
+    let flagged: Vec<&str> = all
+        .lines()
+        .filter(|l| l.contains("written in clear"))
+        .collect();
+    assert_eq!(flagged.len(), 1, "{all}");
+    assert!(
+        flagged[0].contains("line 1") || flagged[0].contains("entry 1"),
+        "{all}"
+    );
+}
+
+#[test]
+fn a_message_left_by_a_flusher_that_gave_up_goes_out_at_the_next_prompt() {
+    let port = Server::free_port();
+    let s = Setup::new();
+    s.user_hooks(&slack_entry("[\"run-end\"]"));
+    let url = format!("http://127.0.0.1:{port}/hook");
+    ralph_run_to_completion(&s, &url);
+    // The flusher that would have retried is gone (it gives up after ten minutes of failing).
+    wait_until("a flusher to run", || flusher_pid(s.root()).is_some());
+    kill_flusher(s.root());
+    wait_until("it to be gone", || flusher_pid(s.root()).is_none());
+    assert_eq!(spooled_records(s.root()).len(), 1);
+    let srv = Server::start_on(port, Mode::Ok);
+    // A prompt that ends no run: nothing new to announce, but the waiting message is sent.
+    hook(
+        &s,
+        "user-prompt-submit",
+        "UserPromptSubmit",
+        &url,
+        json!({"prompt": "what next?"}),
+    );
+    srv.wait_for(PATIENCE, "the waiting message", |s| s.answered_ok() >= 1);
+    wait_until("the flusher to exit", || flusher_pid(s.root()).is_none());
+    let got = texts(&srv);
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert!(got[0].starts_with("ralph completed"), "{got:?}");
+}
+
+#[test]
+fn a_run_handed_back_at_the_continuation_cap_is_told_once() {
+    let srv = Server::start(Mode::Ok);
+    let s = Setup::new();
+    s.user_hooks(&slack_entry("[\"run-end\"]"));
+    let url = srv.url("/hook");
+    let stop = |active: bool| {
+        let mut p = crate::common::payload("Stop", SID, s.root());
+        p["last_assistant_message"] = json!("still working");
+        p["stop_hook_active"] = json!(active);
+        s.hook("stop")
+            .env(SLACK_VAR, &url)
+            .env("OMC_EXPORT_LINGER_MS", "300")
+            .env("OMC_STOP_BLOCK_CAP", "2")
+            .payload(p)
+            .run()
+            .expect_valid();
+    };
+    hook(
+        &s,
+        "user-prompt-submit",
+        "UserPromptSubmit",
+        &url,
+        json!({"prompt": "ralph tidy the code"}),
+    );
+    stop(false);
+    stop(true);
+    stop(true); // the cap: handed back, the run stays
+    stop(false); // a later turn's stop continues it again: nothing to tell
+    srv.wait_for(PATIENCE, "the hand-back message", |s| s.answered_ok() >= 1);
+    wait_until("the flusher to exit", || flusher_pid(s.root()).is_none());
+    let got = texts(&srv);
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert!(
+        got[0].starts_with(
+            "ralph was handed back to you (no tool ran in the last 2 continuations) in "
+        ),
+        "{got:?}"
+    );
+}

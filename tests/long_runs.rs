@@ -1,0 +1,867 @@
+//! Long runs through the binary (issue 24, contract §6), with the clock pinned: the
+//! continuation cap counts only continuations without progress (any tool event of the session
+//! resets it), on every agent, while the clients that count every continuation of a prompt
+//! (Qwen Code, Cursor) are never sent one they would refuse; a run's time budget, from the
+//! configuration or said with the request (`ralph 2h …`, `ralph --max 40 …`), is shown and
+//! ends the run; `status`, `mode show` and the status line show what bounds it.
+
+use crate::common::{BIN, Hook, Outcome, Project};
+use crate::schema::assert_valid;
+use serde_json::{Value, json};
+use std::process::Command;
+
+/// The pinned clock of `common::Hook` (2026-12-03T13:45:00Z).
+const NOW: i64 = 1_796_305_500_000;
+const MIN: i64 = 60_000;
+const TASK: &str = "fix the failing tests in src/parser";
+
+fn with(mut base: Value, extra: Value) -> Value {
+    for (k, v) in extra.as_object().unwrap() {
+        base[k] = v.clone();
+    }
+    base
+}
+
+/// One agent's payloads, as its client sends them.
+#[derive(Clone, Copy)]
+struct Client {
+    agent: &'static str,
+    prompt_event: &'static str,
+    stop_event: &'static str,
+    pre_tool: &'static str,
+    post_tool: &'static str,
+}
+
+const CLAUDE: Client = Client {
+    agent: "claude",
+    prompt_event: "UserPromptSubmit",
+    stop_event: "Stop",
+    pre_tool: "PreToolUse",
+    post_tool: "PostToolUse",
+};
+const CODEX: Client = Client {
+    agent: "codex",
+    ..CLAUDE
+};
+const QWEN: Client = Client {
+    agent: "qwen",
+    ..CLAUDE
+};
+const GEMINI: Client = Client {
+    agent: "gemini",
+    prompt_event: "BeforeAgent",
+    stop_event: "AfterAgent",
+    pre_tool: "BeforeTool",
+    post_tool: "AfterTool",
+};
+const CURSOR: Client = Client {
+    agent: "cursor",
+    prompt_event: "beforeSubmitPrompt",
+    stop_event: "stop",
+    pre_tool: "preToolUse",
+    post_tool: "postToolUse",
+};
+
+impl Client {
+    fn base(&self, p: &Project, sid: &str, event: &str) -> Value {
+        match self.agent {
+            "cursor" => json!({"conversation_id": sid, "generation_id": "g1",
+                "hook_event_name": event, "cursor_version": "1.7.2",
+                "workspace_roots": [p.path()]}),
+            "gemini" => json!({"session_id": sid, "cwd": p.path(), "hook_event_name": event,
+                "timestamp": "2026-12-03T08:38:50.314Z"}),
+            "qwen" => json!({"session_id": sid, "cwd": p.path(), "hook_event_name": event,
+                "timestamp": "2026-12-03T08:43:48.906Z", "permission_mode": "yolo",
+                "prompt_id": format!("{sid}########0")}),
+            "codex" => json!({"session_id": sid, "turn_id": "turn-1", "cwd": p.path(),
+                "hook_event_name": event, "model": "mock-model"}),
+            _ => json!({"session_id": sid, "cwd": p.path(), "hook_event_name": event,
+                "prompt_id": "p1"}),
+        }
+    }
+
+    fn run(&self, p: &Project, sub: &str, payload: Value, env: &[(&str, &str)]) -> Outcome {
+        let mut h = Hook::new(sub)
+            .agent(self.agent)
+            .payload(payload)
+            .cwd(p.path());
+        for (k, v) in env {
+            h = h.env(k, v);
+        }
+        h.run()
+    }
+
+    fn prompt(&self, p: &Project, sid: &str, text: &str, env: &[(&str, &str)]) -> Outcome {
+        let payload = with(
+            self.base(p, sid, self.prompt_event),
+            json!({"prompt": text, "submitted_prompt": text}),
+        );
+        self.run(p, "user-prompt-submit", payload, env)
+    }
+
+    /// Sends a continuation back as the next prompt, as the agents that do so do (Gemini CLI,
+    /// Qwen Code, Cursor); Claude Code and Codex continue inside the turn.
+    fn echo(&self, p: &Project, sid: &str, text: &str, env: &[(&str, &str)]) {
+        if matches!(self.agent, "gemini" | "qwen" | "cursor") {
+            let payload = with(
+                self.base(p, sid, self.prompt_event),
+                json!({"prompt": text}),
+            );
+            self.run(p, "user-prompt-submit", payload, env)
+                .expect_noop();
+        }
+    }
+
+    /// One Stop; `n` is how many Stops of the turn came before (the loop flag, Cursor's count).
+    fn stop(&self, p: &Project, sid: &str, n: u32, env: &[(&str, &str)]) -> Outcome {
+        let extra = match self.agent {
+            "cursor" => json!({"status": "completed", "loop_count": n}),
+            "gemini" => json!({"prompt_response": "more to do", "stop_hook_active": n > 0}),
+            _ => json!({"stop_hook_active": n > 0,
+                "last_assistant_message": "I changed the tokenizer; more work remains."}),
+        };
+        let payload = with(self.base(p, sid, self.stop_event), extra);
+        self.run(p, "stop", payload, env)
+    }
+
+    /// The agent runs one shell command: its pre- and post-tool events.
+    fn work(&self, p: &Project, sid: &str, i: u32, env: &[(&str, &str)]) {
+        let (tool, response) = match self.agent {
+            "gemini" | "qwen" => ("run_shell_command", json!({"llmContent": "ok"})),
+            "cursor" => ("Shell", json!("ok")),
+            _ => ("Bash", json!({"stdout": "ok", "stderr": ""})),
+        };
+        let input = json!({"command": format!("cargo test step{i}")});
+        let pre = with(
+            self.base(p, sid, self.pre_tool),
+            json!({"tool_name": tool, "tool_input": input}),
+        );
+        self.run(p, "pre-tool-use", pre, env).expect_valid();
+        let post = with(
+            self.base(p, sid, self.post_tool),
+            json!({"tool_name": tool, "tool_input": input, "tool_response": response,
+                   "tool_output": "ok"}),
+        );
+        self.run(p, "post-tool-use", post, env).expect_valid();
+    }
+}
+
+/// The continuation text, whatever the agent's shape.
+fn continuation(out: &Outcome) -> Option<String> {
+    out.expect_valid();
+    if out.stdout.trim().is_empty() {
+        return None;
+    }
+    let v = out.json();
+    ["reason", "followup_message"]
+        .iter()
+        .find_map(|k| v.get(*k).and_then(Value::as_str))
+        .map(str::to_string)
+}
+
+fn note(out: &Outcome) -> String {
+    if out.stdout.trim().is_empty() {
+        return String::new();
+    }
+    out.json()["systemMessage"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn ralph(p: &Project, sid: &str) -> Value {
+    let v = p
+        .read_json(&format!(".omc/state/sessions/{sid}/ralph-state.json"))
+        .expect("ralph-state.json");
+    assert_valid("mode-state", &v);
+    v
+}
+
+/// Starts a ralph run in `sid` with the keyword, as the user types it.
+fn start(c: Client, p: &Project, sid: &str, env: &[(&str, &str)]) {
+    c.prompt(p, sid, &format!("ralph {TASK}"), env)
+        .expect_valid();
+    assert_eq!(ralph(p, sid)["active"], true, "{}", c.agent);
+}
+
+/// The model works (one tool call) between every Stop: `turns` continuations in a row, then
+/// it only talks and is handed back after `idle` more. Returns the hand-back's note.
+fn work_then_talk(
+    c: Client,
+    p: &Project,
+    sid: &str,
+    turns: u32,
+    idle: u32,
+    env: &[(&str, &str)],
+) -> String {
+    let mut n = 0;
+    for i in 0..turns {
+        let out = c.stop(p, sid, n, env);
+        let text = continuation(&out)
+            .unwrap_or_else(|| panic!("{}: stop {n} not continued: {}", c.agent, out.stdout));
+        assert!(
+            text.contains(&format!("ITERATION {}/100", n + 2)),
+            "{}: {text}",
+            c.agent
+        );
+        n += 1;
+        // An agent that sends the continuation back as a prompt does so before working.
+        c.echo(p, sid, &text, env);
+        c.work(p, sid, i, env);
+        assert_eq!(ralph(p, sid)["consecutive_blocks"], 0, "{}", c.agent);
+    }
+    for k in 1..=idle {
+        let out = c.stop(p, sid, n, env);
+        let text = continuation(&out).unwrap_or_else(|| panic!("{}: {}", c.agent, out.stdout));
+        c.echo(p, sid, &text, env);
+        n += 1;
+        assert_eq!(ralph(p, sid)["consecutive_blocks"], k, "{}", c.agent);
+    }
+    let out = c.stop(p, sid, n, env);
+    assert_eq!(continuation(&out), None, "{}: handed back", c.agent);
+    let s = ralph(p, sid);
+    assert_eq!(s["active"], true, "{}: paused, not ended", c.agent);
+    assert_eq!(s["iteration"], 1 + turns + idle, "{}", c.agent);
+    note(&out)
+}
+
+#[test]
+fn a_model_that_works_is_continued_past_eight_on_every_agent_and_handed_back_when_it_talks() {
+    for c in [CLAUDE, CODEX, GEMINI] {
+        let p = Project::new();
+        let sid = format!("{}-long", c.agent);
+        start(c, &p, &sid, &[]);
+        let note = work_then_talk(c, &p, &sid, 30, 8, &[]);
+        let who = if c.agent == "claude" {
+            "Claude Code"
+        } else {
+            "omc-hooks"
+        };
+        assert!(
+            note.contains(&format!(
+                "ralph paused — no tool ran in the last 8 continuations ({who} allows 8 in a row without one)"
+            )),
+            "{}: {note}",
+            c.agent
+        );
+        let s = ralph(&p, &sid);
+        assert_eq!(
+            s["paused_reason"], "no tool ran in the last 8 continuations",
+            "{}",
+            c.agent
+        );
+        // The user's next prompt resumes it.
+        c.prompt(&p, &sid, "go on", &[]).expect_valid();
+        let s = ralph(&p, &sid);
+        assert!(s.get("paused_reason").is_none(), "{s}");
+        assert!(continuation(&c.stop(&p, &sid, 0, &[])).is_some());
+    }
+}
+
+#[test]
+fn claude_codes_raised_cap_does_not_raise_ours_and_its_lowered_one_counts_only_idle_stops() {
+    let p = Project::new();
+    start(CLAUDE, &p, "s1", &[]);
+    let raised = [("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "20")];
+    let note = work_then_talk(CLAUDE, &p, "s1", 2, 8, &raised);
+    assert!(
+        note.contains("(omc-hooks allows 8 in a row without one)"),
+        "{note}"
+    );
+
+    // Claude Code's own lower cap counts blocks without a tool call too: work keeps the run
+    // going past it, and talking is handed back at it.
+    let p = Project::new();
+    start(CLAUDE, &p, "s1", &[]);
+    let low = [("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "3")];
+    let note = work_then_talk(CLAUDE, &p, "s1", 12, 3, &low);
+    assert!(
+        note.contains("no tool ran in the last 3 continuations (Claude Code allows 3 in a row"),
+        "{note}"
+    );
+}
+
+#[test]
+fn qwen_counts_every_continuation_of_a_prompt_so_its_cap_holds_even_while_the_model_works() {
+    let p = Project::new();
+    let env = [("QWEN_CODE_STOP_HOOK_BLOCK_CAP", "3")];
+    start(QWEN, &p, "q1", &env);
+    for n in 0..2 {
+        let text = continuation(&QWEN.stop(&p, "q1", n, &env)).expect("continued");
+        QWEN.echo(&p, "q1", &text, &env);
+        QWEN.work(&p, "q1", n, &env);
+    }
+    // The 3rd block of the prompt would be refused by the client: handed back instead, though
+    // the model worked each time.
+    let out = QWEN.stop(&p, "q1", 2, &env);
+    assert_eq!(continuation(&out), None);
+    assert!(
+        note(&out).contains(
+            "ralph paused after 2 continuations since your last message (Qwen Code allows 2 per prompt)"
+        ),
+        "{}",
+        note(&out)
+    );
+    assert_eq!(
+        ralph(&p, "q1")["paused_reason"],
+        "Qwen Code allows 2 continuations per prompt"
+    );
+}
+
+/// A project whose Qwen Code settings hold what `install --agent qwen` puts there (see
+/// agents_install).
+fn qwen_project() -> Project {
+    let p = Project::new();
+    std::fs::create_dir_all(p.path().join(".qwen")).unwrap();
+    std::fs::write(
+        p.path().join(".qwen/settings.json"),
+        r#"{"stopHookBlockingCap": 100}"#,
+    )
+    .unwrap();
+    p
+}
+
+#[test]
+fn qwen_with_the_cap_install_writes_continues_a_working_run_for_a_long_time() {
+    let p = qwen_project();
+    start(QWEN, &p, "q2", &[]);
+    let note = work_then_talk(QWEN, &p, "q2", 30, 8, &[]);
+    assert!(
+        note.contains("no tool ran in the last 8 continuations"),
+        "{note}"
+    );
+}
+
+#[test]
+fn cursor_follows_up_within_its_loop_limit_and_past_five_when_ours_lifts_it() {
+    // No hooks.json entry of ours: the documented default of 5 follow-ups.
+    let p = Project::new();
+    start(CURSOR, &p, "c1", &[]);
+    for n in 0..5 {
+        assert!(continuation(&CURSOR.stop(&p, "c1", n, &[])).is_some());
+        CURSOR.work(&p, "c1", n, &[]);
+    }
+    let out = CURSOR.stop(&p, "c1", 5, &[]);
+    assert_eq!(continuation(&out), None);
+    assert_eq!(
+        ralph(&p, "c1")["paused_reason"],
+        "Cursor allows 5 continuations per prompt"
+    );
+
+    // `loop_limit: null` on our stop entry (what install writes): no limit of Cursor's.
+    let p = Project::new();
+    std::fs::create_dir_all(p.path().join(".cursor")).unwrap();
+    std::fs::write(
+        p.path().join(".cursor/hooks.json"),
+        format!(
+            r#"{{"version":1,"hooks":{{"stop":[{{"command":"'{BIN}' --agent cursor stop","loop_limit":null}}]}}}}"#
+        ),
+    )
+    .unwrap();
+    start(CURSOR, &p, "c2", &[]);
+    work_then_talk(CURSOR, &p, "c2", 12, 8, &[]);
+    // (Cursor shows no note at the end of a turn; the run says why.)
+    assert_eq!(
+        ralph(&p, "c2")["paused_reason"],
+        "no tool ran in the last 8 continuations"
+    );
+}
+
+// ------------------------------------------------------------------ budgets ----
+
+fn claude_prompt(p: &Project, sid: &str, text: &str) -> Outcome {
+    CLAUDE.prompt(p, sid, text, &[])
+}
+
+fn claude_stop_at(p: &Project, sid: &str, at: i64, active: bool) -> Outcome {
+    Hook::new("stop")
+        .payload(with(
+            CLAUDE.base(p, sid, "Stop"),
+            json!({"stop_hook_active": active, "last_assistant_message": "more to do"}),
+        ))
+        .cwd(p.path())
+        .now(at)
+        .run()
+}
+
+#[test]
+fn a_time_budget_said_with_the_request_is_kept_out_of_the_task_shown_and_ends_the_run() {
+    let p = Project::new();
+    let out = claude_prompt(&p, "s1", &format!("ralph 2h {TASK}"));
+    out.expect_context("[MAGIC KEYWORD: RALPH]").expect_context(
+        "[TIME BUDGET] ralph: 2 h. The run ends when its time is spent, finished or not",
+    );
+    let s = ralph(&p, "s1");
+    assert_eq!(
+        s["prompt"],
+        format!("ralph {TASK}"),
+        "the budget is not the task"
+    );
+    assert_eq!(s["max_minutes"], 120);
+    assert_eq!(s["deadline_at"], omc_hooks::time::iso(NOW + 120 * MIN));
+    assert_eq!(s["max_iterations"], 100);
+
+    let text = continuation(&claude_stop_at(&p, "s1", NOW + MIN, false)).unwrap();
+    assert!(
+        text.starts_with("[RALPH LOOP - ITERATION 2/100 · 1 h 59 min left]"),
+        "{text}"
+    );
+    assert!(text.contains(&format!("Task: ralph {TASK}")), "{text}");
+    let text = continuation(&claude_stop_at(&p, "s1", NOW + 86 * MIN, false)).unwrap();
+    assert!(
+        text.starts_with("[RALPH LOOP - ITERATION 3/100 · 34 min left]"),
+        "{text}"
+    );
+    // The budget is spent: the run ends and says so.
+    let out = claude_stop_at(&p, "s1", NOW + 121 * MIN, true);
+    assert_eq!(continuation(&out), None);
+    assert_eq!(
+        note(&out),
+        "omc-hooks: ralph stopped at its limit of 2 h; the run is over and the task may not be \
+         finished. Start a new run to continue."
+    );
+    let s = ralph(&p, "s1");
+    assert_eq!(s["active"], false);
+    assert_eq!(s["ended_reason"], "max_minutes");
+}
+
+#[test]
+fn an_iteration_budget_said_with_the_request_ends_the_run_at_it() {
+    let p = Project::new();
+    claude_prompt(&p, "s1", &format!("ralph --max 12 {TASK}"))
+        .expect_context("(at most 12 iterations)");
+    let s = ralph(&p, "s1");
+    assert_eq!(s["max_iterations"], 12);
+    assert_eq!(s["prompt"], format!("ralph {TASK}"));
+    for i in 2..=12 {
+        let text = continuation(&claude_stop_at(&p, "s1", NOW, i > 2)).unwrap();
+        assert!(
+            text.starts_with(&format!("[RALPH LOOP - ITERATION {i}/12]")),
+            "{text}"
+        );
+        CLAUDE.work(&p, "s1", i, &[]);
+    }
+    let out = claude_stop_at(&p, "s1", NOW, true);
+    assert_eq!(continuation(&out), None);
+    assert!(note(&out).contains("ralph stopped at its limit of 12 iterations"));
+    assert_eq!(ralph(&p, "s1")["ended_reason"], "max_iterations");
+}
+
+#[test]
+fn detect_shows_the_budget_and_judges_the_prompt_as_the_hook_does() {
+    let out = Command::new(BIN)
+        .args(["detect", "--json", "ralph 2h --max 12 fix the tests"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["modes"], json!(["ralph"]), "{v}");
+    assert_eq!(v["budget"]["max_minutes"], 120, "{v}");
+    assert_eq!(v["budget"]["max_iterations"], 12, "{v}");
+    assert_eq!(v["budget"]["judged"], "ralph fix the tests", "{v}");
+    let out = Command::new(BIN)
+        .args(["detect", "--json", "ralph fix the tests"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["budget"], Value::Null, "{v}");
+}
+
+#[test]
+fn budget_words_elsewhere_are_the_request_as_typed() {
+    let p = Project::new();
+    // Not after the mode's name: the words stay in the task, no budget.
+    claude_prompt(&p, "s1", "ralph fix the 2h timeout in the scheduler")
+        .expect_context("[MAGIC KEYWORD: RALPH]");
+    let s = ralph(&p, "s1");
+    assert_eq!(s["prompt"], "ralph fix the 2h timeout in the scheduler");
+    assert!(s.get("max_minutes").is_none(), "{s}");
+    // A mention is still a mention.
+    let q = Project::new();
+    claude_prompt(&q, "s1", "what does ralph 2h mean?").expect_noop();
+    assert!(
+        q.read_json(".omc/state/sessions/s1/ralph-state.json")
+            .is_none()
+    );
+}
+
+#[test]
+fn the_configured_time_budget_applies_to_new_runs_and_is_shown_everywhere() {
+    let p = Project::new();
+    p.write_json(".omc/config.json", &json!({"ralph": {"max_minutes": 45}}));
+    claude_prompt(&p, "s1", &format!("ralph {TASK}"))
+        .expect_context("[TIME BUDGET] ralph: 45 min.");
+    assert_eq!(ralph(&p, "s1")["max_minutes"], 45);
+    let text = continuation(&claude_stop_at(&p, "s1", NOW + 11 * MIN, false)).unwrap();
+    assert!(
+        text.starts_with("[RALPH LOOP - ITERATION 2/100 · 34 min left]"),
+        "{text}"
+    );
+
+    let cli = |args: &[&str]| {
+        let out = Command::new(BIN)
+            .args(args)
+            .current_dir(p.path())
+            .env("OMC_NOW_MS", (NOW + 11 * MIN).to_string())
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .env_remove("CLAUDE_CODE_SESSION_ID")
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let status = cli(&["status"]);
+    assert!(status.contains("iter 2/100 · 34 min left"), "{status}");
+    let json: Value = serde_json::from_str(&cli(&["status", "--json"])).unwrap();
+    let run = &json["sessions"][0]["modes"][0];
+    assert_eq!(run["max_minutes"], 45);
+    assert_eq!(run["time_left_ms"], 34 * MIN);
+    let show = cli(&["mode", "show"]);
+    assert!(
+        show.contains("ralph  iteration 2/100 · 34 min left"),
+        "{show}"
+    );
+    let line = Command::new(BIN)
+        .args(["statusline", "--color", "never"])
+        .current_dir(p.path())
+        .env("OMC_NOW_MS", (NOW + 11 * MIN).to_string())
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write;
+            c.stdin.take().unwrap().write_all(
+                json!({"session_id": "s1", "cwd": p.path()})
+                    .to_string()
+                    .as_bytes(),
+            )?;
+            c.wait_with_output()
+        })
+        .unwrap();
+    let line = String::from_utf8_lossy(&line.stdout);
+    assert!(line.starts_with("ralph 2/100 34 min left"), "{line}");
+}
+
+#[test]
+fn a_paused_run_says_why_in_status() {
+    let p = Project::new();
+    start(CLAUDE, &p, "s1", &[]);
+    work_then_talk(CLAUDE, &p, "s1", 1, 8, &[]);
+    let out = Command::new(BIN)
+        .arg("status")
+        .current_dir(p.path())
+        .env("OMC_NOW_MS", NOW.to_string())
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("paused: no tool ran in the last 8 continuations"),
+        "{text}"
+    );
+}
+
+#[test]
+fn mode_start_takes_the_same_budget_words() {
+    let p = Project::new();
+    let out = Command::new(BIN)
+        .args([
+            "mode",
+            "start",
+            "ralph",
+            "90m",
+            "--max",
+            "5",
+            "port",
+            "the",
+            "cli",
+            "--session",
+            "s9",
+        ])
+        .current_dir(p.path())
+        .env("OMC_NOW_MS", NOW.to_string())
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("CLAUDE_CODE_SESSION_ID")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("(iteration 1/5, time budget 1 h 30 min)"),
+        "{text}"
+    );
+    let s = ralph(&p, "s9");
+    assert_eq!(s["prompt"], "port the cli");
+    assert_eq!(s["max_iterations"], 5);
+    assert_eq!(s["max_minutes"], 90);
+}
+
+// ------------------------------------------------------------ across sessions ----
+
+fn at(h: Hook, ms: i64) -> Outcome {
+    h.now(ms).run()
+}
+
+fn session_start(c: Client, p: &Project, sid: &str, source: &str, now: i64) -> Outcome {
+    let event = if c.agent == "cursor" {
+        "sessionStart"
+    } else {
+        "SessionStart"
+    };
+    let payload = with(c.base(p, sid, event), json!({"source": source}));
+    at(
+        Hook::new("session-start")
+            .agent(c.agent)
+            .payload(payload)
+            .cwd(p.path()),
+        now,
+    )
+}
+
+fn session_end(p: &Project, sid: &str, now: i64) {
+    at(
+        Hook::new("session-end")
+            .payload(with(
+                CLAUDE.base(p, sid, "SessionEnd"),
+                json!({"reason": "other"}),
+            ))
+            .cwd(p.path()),
+        now,
+    )
+    .expect_noop();
+}
+
+fn stop_at(c: Client, p: &Project, sid: &str, n: u32, now: i64) -> Outcome {
+    let extra = match c.agent {
+        "gemini" => json!({"prompt_response": "more to do", "stop_hook_active": n > 0}),
+        _ => json!({"stop_hook_active": n > 0, "last_assistant_message": "Here is the answer."}),
+    };
+    at(
+        Hook::new("stop")
+            .agent(c.agent)
+            .payload(with(c.base(p, sid, c.stop_event), extra))
+            .cwd(p.path()),
+        now,
+    )
+}
+
+/// A ralph run of `sid` at iteration 7 with a 60-minute time budget, 15 minutes of it used.
+fn seed_run(p: &Project, sid: &str, started: i64) {
+    p.write_json(
+        &format!(".omc/state/sessions/{sid}/ralph-state.json"),
+        &json!({
+            "schema_version": 1, "mode": "ralph", "active": true, "session_id": sid,
+            "project_path": p.path(), "prompt": format!("ralph {TASK}"),
+            "started_at": omc_hooks::time::iso(started),
+            "last_checked_at": omc_hooks::time::iso(started + 15 * MIN),
+            "iteration": 7, "max_iterations": 100, "consecutive_blocks": 0,
+            "max_minutes": 60, "deadline_at": omc_hooks::time::iso(started + 60 * MIN),
+        }),
+    );
+}
+
+#[test]
+fn a_run_suspended_within_the_bound_is_continued_by_the_next_new_session() {
+    let p = Project::new();
+    let t0 = NOW - 60 * MIN;
+    seed_run(&p, "one", t0);
+    session_end(&p, "one", t0 + 15 * MIN);
+
+    // A new session (not a resume of the first), 45 minutes later: the run is its own now, and
+    // the model is told its task at once.
+    let ctx = session_start(CLAUDE, &p, "two", "startup", NOW).context();
+    assert!(
+        ctx.starts_with(
+            "[RALPH LOOP RESUMED] The run from session one, left unfinished 45 min ago, \
+             continues in this session: iteration 7/100 · 45 min left.\n\
+             Task: ralph fix the failing tests in src/parser"
+        ),
+        "{ctx}"
+    );
+    assert!(!ctx.contains("[SUSPENDED RUN]"), "{ctx}");
+    let s = ralph(&p, "two");
+    assert_eq!(s["session_id"], "two");
+    assert_eq!(s["iteration"], 7);
+    // The time spent suspended does not count against the budget.
+    assert_eq!(s["deadline_at"], omc_hooks::time::iso(NOW + 45 * MIN));
+    assert!(s.get("suspended_at").is_none());
+    assert_eq!(ralph(&p, "one")["ended_reason"], "resumed");
+
+    // Its next Stop continues it, whatever the user asked first.
+    let text = continuation(&stop_at(CLAUDE, &p, "two", 0, NOW + MIN)).expect("continued");
+    assert!(
+        text.starts_with("[RALPH LOOP - ITERATION 8/100 · 44 min left]"),
+        "{text}"
+    );
+    // The resume word in the session that took the run up says so (not "nothing to resume").
+    let out = at(
+        Hook::new("user-prompt-submit")
+            .payload(with(
+                CLAUDE.base(&p, "two", "UserPromptSubmit"),
+                json!({"prompt": "omc resume"}),
+            ))
+            .cwd(p.path()),
+        NOW + 2 * MIN,
+    );
+    assert_eq!(
+        out.context(),
+        "[OMC RESUME] The RALPH LOOP run from session one was already taken up by this session \
+         when it started (iteration 8/100); carry on with it: each stop sends you back to it \
+         until it is done."
+    );
+    // A third session is told nothing: the run has moved.
+    session_start(CLAUDE, &p, "three", "startup", NOW + 3 * MIN).expect_noop();
+}
+
+#[test]
+fn an_old_run_is_only_offered_and_never_rearmed_without_the_persons_word() {
+    // Issue 30: the session's own run, suspended ten days ago, comes back with `--resume`.
+    let p = Project::new();
+    let t0 = NOW - 10 * 24 * 60 * MIN;
+    seed_run(&p, "s1", t0);
+    session_end(&p, "s1", t0 + 15 * MIN);
+    let ctx = session_start(CLAUDE, &p, "s1", "resume", NOW).context();
+    assert!(ctx.starts_with("[SUSPENDED RUN]"), "{ctx}");
+    assert!(
+        ctx.contains("- [RALPH LOOP] iteration 7/100 — session s1"),
+        "{ctx}"
+    );
+    assert!(!ctx.contains("RESTORED"), "{ctx}");
+    assert!(ralph(&p, "s1").get("suspended_at").is_some());
+    // An unrelated question is answered and the turn ends: nothing blocks.
+    CLAUDE.prompt(&p, "s1", "what does the parser return on EOF?", &[]);
+    assert_eq!(continuation(&stop_at(CLAUDE, &p, "s1", 0, NOW + MIN)), None);
+    assert_eq!(ralph(&p, "s1")["iteration"], 7);
+    // The person's word re-arms it, in the same session; the next Stop continues it.
+    let out = at(
+        Hook::new("user-prompt-submit")
+            .payload(with(
+                CLAUDE.base(&p, "s1", "UserPromptSubmit"),
+                json!({"prompt": "omc resume"}),
+            ))
+            .cwd(p.path()),
+        NOW + 2 * MIN,
+    );
+    assert!(
+        out.context().starts_with("[RALPH LOOP RESUMED]"),
+        "{}",
+        out.context()
+    );
+    let s = ralph(&p, "s1");
+    assert!(s.get("suspended_at").is_none(), "{s}");
+    assert_eq!(s["active"], true);
+    assert!(continuation(&stop_at(CLAUDE, &p, "s1", 0, NOW + 3 * MIN)).is_some());
+
+    // Another session's run suspended three days ago: a new session is only offered it.
+    let q = Project::new();
+    let t0 = NOW - 3 * 24 * 60 * MIN;
+    seed_run(&q, "old", t0);
+    session_end(&q, "old", t0 + 15 * MIN);
+    let ctx = session_start(CLAUDE, &q, "new", "startup", NOW).context();
+    assert!(ctx.starts_with("[SUSPENDED RUN]"), "{ctx}");
+    assert!(
+        q.read_json(".omc/state/sessions/new/ralph-state.json")
+            .is_none()
+    );
+    assert_eq!(
+        continuation(&stop_at(CLAUDE, &q, "new", 0, NOW + MIN)),
+        None
+    );
+}
+
+#[test]
+fn the_resume_bound_is_configurable() {
+    // 0: never without the word, even a minute later.
+    let p = Project::new();
+    p.write_json(
+        ".omc/config.json",
+        &json!({"resume": {"within_minutes": 0}}),
+    );
+    seed_run(&p, "one", NOW - 20 * MIN);
+    session_end(&p, "one", NOW - MIN);
+    let ctx = session_start(CLAUDE, &p, "two", "startup", NOW).context();
+    assert!(ctx.starts_with("[SUSPENDED RUN]"), "{ctx}");
+    assert!(
+        p.read_json(".omc/state/sessions/two/ralph-state.json")
+            .is_none()
+    );
+    let ctx = session_start(CLAUDE, &p, "one", "resume", NOW).context();
+    assert!(ctx.starts_with("[SUSPENDED RUN]"), "{ctx}");
+    assert!(ralph(&p, "one").get("suspended_at").is_some());
+
+    // 600: a run suspended five hours ago is still taken back.
+    let q = Project::new();
+    q.write_json(
+        ".omc/config.json",
+        &json!({"resume": {"within_minutes": 600}}),
+    );
+    seed_run(&q, "one", NOW - 320 * MIN);
+    session_end(&q, "one", NOW - 300 * MIN);
+    let ctx = session_start(CLAUDE, &q, "one", "resume", NOW).context();
+    assert!(ctx.starts_with("[RALPH LOOP RESTORED]"), "{ctx}");
+}
+
+#[test]
+fn qwen_leaves_a_handed_back_run_open_and_the_next_new_session_takes_it_up() {
+    // Qwen Code fires no SessionEnd headless: nothing suspends the run.
+    let p = qwen_project();
+    start(QWEN, &p, "q1", &[]);
+    work_then_talk(QWEN, &p, "q1", 2, 8, &[]);
+    let idx = p
+        .read_json(".omc/state/suspended-runs.json")
+        .expect("index");
+    assert_valid("suspended-runs", &idx);
+    assert_eq!(idx["runs"][0]["open"], true, "{idx}");
+    assert!(ralph(&p, "q1").get("suspended_at").is_none());
+
+    let ctx = session_start(QWEN, &p, "q2", "startup", NOW + MIN).context();
+    assert!(
+        ctx.starts_with("[RALPH LOOP RESUMED] The run from session q1, left unfinished 1 min ago"),
+        "{ctx}"
+    );
+    assert_eq!(ralph(&p, "q1")["ended_reason"], "resumed");
+    let text = continuation(&stop_at(QWEN, &p, "q2", 0, NOW + 2 * MIN)).expect("continued");
+    assert!(text.contains("ITERATION 12/100"), "{text}");
+
+    // A run its session touched again after the hand-back (the person answered) is not left
+    // open: a new session leaves it alone.
+    let q = qwen_project();
+    start(QWEN, &q, "q1", &[]);
+    work_then_talk(QWEN, &q, "q1", 1, 8, &[]);
+    at(
+        Hook::new("user-prompt-submit")
+            .agent("qwen")
+            .payload(with(
+                QWEN.base(&q, "q1", "UserPromptSubmit"),
+                json!({"prompt": "yes, go on", "submitted_prompt": "yes, go on"}),
+            ))
+            .cwd(q.path()),
+        NOW + MIN,
+    )
+    .expect_valid();
+    session_start(QWEN, &q, "q2", "startup", NOW + 2 * MIN);
+    assert!(
+        q.read_json(".omc/state/sessions/q2/ralph-state.json")
+            .is_none()
+    );
+    assert_eq!(ralph(&q, "q1")["active"], true);
+
+    // The session that left it open, resumed: its own live run again, not offered to itself.
+    let r = qwen_project();
+    start(QWEN, &r, "q1", &[]);
+    work_then_talk(QWEN, &r, "q1", 1, 8, &[]);
+    let ctx = session_start(QWEN, &r, "q1", "resume", NOW + MIN).context();
+    assert!(ctx.starts_with("[RALPH LOOP RESTORED]"), "{ctx}");
+    assert!(!ctx.contains("[SUSPENDED RUN]"), "{ctx}");
+    let idx = r.read_json(".omc/state/suspended-runs.json").unwrap();
+    assert_eq!(idx["runs"], json!([]), "{idx}");
+
+    // Claude Code suspends at SessionEnd, so its hand-backs are not noted.
+    let r = Project::new();
+    start(CLAUDE, &r, "c1", &[]);
+    work_then_talk(CLAUDE, &r, "c1", 1, 8, &[]);
+    assert!(r.read_json(".omc/state/suspended-runs.json").is_none());
+}

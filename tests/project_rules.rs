@@ -1,0 +1,168 @@
+//! Project rules (contract §9) through the binary: the rules for a file read or edited, given
+//! once per session and again after a compaction, per agent — none of the kinds an agent loads
+//! by itself.
+
+use crate::common::{Hook, Project, payload};
+use crate::schema::assert_valid;
+use serde_json::{Value, json};
+
+const SID: &str = "rules-1";
+
+fn project() -> Project {
+    let p = Project::new();
+    let w = |rel: &str, s: &str| {
+        let f = p.path().join(rel);
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        std::fs::write(f, s).unwrap();
+    };
+    w(
+        ".claude/rules/api.md",
+        "---\npaths:\n  - \"src/api/**\"\n---\nCall the v2 client only.\n",
+    );
+    w(
+        ".claude/rules/web.md",
+        "---\npaths: \"web/**\"\n---\nNo inline styles.\n",
+    );
+    w("AGENTS.md", "Run make check before committing.\n");
+    w("src/api/AGENTS.md", "Every handler returns a Result.\n");
+    w("src/api/handler.py", "x = 1\n");
+    std::fs::create_dir_all(p.omc()).unwrap();
+    p
+}
+
+fn tool(p: &Project, agent: &str, event: &str, sub: &str, tool: &str, input: Value) -> String {
+    let mut v = payload(event, SID, p.path());
+    v["tool_name"] = json!(tool);
+    v["tool_input"] = input;
+    v["tool_response"] = json!({"llmContent": "ok", "returnDisplay": "ok"});
+    let out = Hook::new(sub).agent(agent).cwd(p.path()).payload(v).run();
+    out.expect_valid();
+    if out.stdout.trim().is_empty() {
+        return String::new();
+    }
+    let j = out.json();
+    j["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn gemini_gets_the_path_rule_and_the_agents_files_once_and_again_after_a_compaction() {
+    let p = project();
+    let file = p
+        .path()
+        .join("src/api/handler.py")
+        .to_string_lossy()
+        .into_owned();
+    let read = || {
+        tool(
+            &p,
+            "gemini",
+            "AfterTool",
+            "post-tool-use",
+            "read_file",
+            json!({"file_path": file}),
+        )
+    };
+    let first = read();
+    assert_eq!(
+        first,
+        "[PROJECT RULE: .claude/rules/api.md, for paths matching src/api/**]\nCall the v2 client only.\n\n\
+         [PROJECT RULE: AGENTS.md, for every file]\nRun make check before committing.\n\n\
+         [PROJECT RULE: src/api/AGENTS.md, for files under src/api/]\nEvery handler returns a Result."
+    );
+    assert_eq!(read(), "", "given once per session");
+    let given: Value = serde_json::from_slice(
+        &std::fs::read(p.session_dir(SID).join("rules-given.json")).unwrap(),
+    )
+    .unwrap();
+    assert_valid("rules-given", &given);
+    assert_eq!(given["given"].as_array().unwrap().len(), 3);
+    // A file under no rule's paths: only what applies everywhere, already given.
+    let other = p.path().join("README.md").to_string_lossy().into_owned();
+    assert_eq!(
+        tool(
+            &p,
+            "gemini",
+            "AfterTool",
+            "post-tool-use",
+            "write_file",
+            json!({"file_path": other, "content": "x"})
+        ),
+        ""
+    );
+    // Gemini's every-turn PreCompress is no compaction; a real one is.
+    let mut pc = payload("PreCompress", SID, p.path());
+    pc["trigger"] = json!("auto");
+    Hook::new("pre-compact")
+        .agent("gemini")
+        .cwd(p.path())
+        .payload(pc)
+        .run()
+        .expect_valid();
+    assert_eq!(read(), "", "an every-turn PreCompress forgets nothing");
+    let mut pc = payload("PreCompact", SID, p.path());
+    pc["trigger"] = json!("manual");
+    Hook::new("pre-compact")
+        .cwd(p.path())
+        .payload(pc)
+        .run()
+        .expect_valid();
+    assert_eq!(
+        read(),
+        first,
+        "after a compaction the rules are given again"
+    );
+}
+
+#[test]
+fn claude_code_gets_only_what_it_does_not_load_itself() {
+    let p = project();
+    let file = p
+        .path()
+        .join("src/api/handler.py")
+        .to_string_lossy()
+        .into_owned();
+    let got = tool(
+        &p,
+        "claude",
+        "PostToolUse",
+        "post-tool-use",
+        "Edit",
+        json!({"file_path": file, "old_string": "x", "new_string": "y"}),
+    );
+    assert_eq!(
+        got,
+        "[PROJECT RULE: src/api/AGENTS.md, for files under src/api/]\nEvery handler returns a Result."
+    );
+}
+
+#[test]
+fn a_codex_apply_patch_gets_the_rules_before_it_runs() {
+    let p = project();
+    let cmd = "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/api/handler.py\n@@\n-x = 1\n+x = 2\n*** End Patch\nEOF";
+    let got = tool(
+        &p,
+        "codex",
+        "PreToolUse",
+        "pre-tool-use",
+        "Bash",
+        json!({"command": cmd}),
+    );
+    assert_eq!(
+        got,
+        "[PROJECT RULE: .claude/rules/api.md, for paths matching src/api/**]\nCall the v2 client only.\n\n\
+         [PROJECT RULE: src/api/AGENTS.md, for files under src/api/]\nEvery handler returns a Result."
+    );
+    // A file outside the project names no rule.
+    let out = tool(
+        &p,
+        "codex",
+        "PreToolUse",
+        "pre-tool-use",
+        "Bash",
+        json!({"command": "apply_patch <<'EOF'\n*** Update File: /etc/hosts\nEOF"}),
+    );
+    assert_eq!(out, "");
+}
