@@ -133,6 +133,36 @@ pub(super) fn drive(
         panic!("pi refused the prompt: {accepted}\n{}", diagnose(&host));
     }
     wait_for_the_end(trace, from, sb.agent, timeout, &mut host, &diagnose);
+    // Pi compacts after a run's end has gone through the extensions, in the same step that
+    // prints `agent_end` (its `_processAgentEvent`): once that line is out, `get_state` says
+    // whether a compaction runs, and `compaction_end` says when it is over.
+    let ends = super::plugin_host::plugin_lines(trace, from, sb.agent, "agent_end").len();
+    let deadline = Instant::now() + timeout;
+    let count = |h: &Host, t: &str| events(h).iter().filter(|e| e["type"] == t).count();
+    while count(&host, "agent_end") < ends {
+        if Instant::now() > deadline {
+            host.stop();
+            panic!(
+                "pi printed fewer agent_end events than its runs\n{}",
+                diagnose(&host)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for round in 0.. {
+        let id = format!("settle-{round}");
+        writeln!(stdin, "{}", json!({"id": id, "type": "get_state"})).unwrap();
+        if response(&mut host, &id, deadline, &diagnose)["data"]["isCompacting"] != true {
+            break;
+        }
+        while count(&host, "compaction_end") < count(&host, "compaction_start") {
+            if Instant::now() > deadline {
+                host.stop();
+                panic!("pi's compaction did not end\n{}", diagnose(&host));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
     writeln!(
         stdin,
         "{}",
