@@ -247,7 +247,14 @@ fn version_of(e: &Installed) -> Result<String, String> {
         .stdin(Stdio::null())
         .output()
         .map_err(|err| format!("cannot run {}: {err}", e.program.display()))?;
-    let text = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    // Pi 0.73.1 prints its version on stderr.
+    let text = format!(
+        "{} {}",
+        String::from_utf8_lossy(&out.stdout).trim(),
+        String::from_utf8_lossy(&out.stderr).trim()
+    )
+    .trim()
+    .to_owned();
     if out.status.success() {
         Ok(text)
     } else {
