@@ -259,6 +259,9 @@ impl Bench {
                 json!({"tool_name": "Shell", "tool_input": {"command": "cargo test"},
                 "error_message": "Exit code 101", "failure_type": "error", "is_interrupt": false}),
             ),
+            "kimi" | "cline" | "auggie" => {
+                ("post-tool-use", "PostToolUse", failed_tool(self.agent))
+            }
             "opencode" => (
                 "post-tool-use",
                 "PostToolUse",
@@ -564,7 +567,7 @@ fn main() {
     let mut agent_rows: Vec<Row> = Vec::new();
     // (Kilo Code runs the OpenCode plugin and adapter: OpenCode's rows are its own.)
     for agent in [
-        "claude", "codex", "gemini", "qwen", "cursor", "opencode", "pi",
+        "claude", "codex", "gemini", "qwen", "cursor", "kimi", "cline", "auggie", "opencode", "pi",
     ] {
         if !want(agent) && !want("agents") {
             continue;
@@ -572,8 +575,28 @@ fn main() {
         let mut ab = Bench::for_agent(agent);
         ab.seed(20);
         std::fs::write(ab.path().join("transcript.jsonl"), tail_line(120_000)).unwrap();
+        // Kimi's Stop reads the model's last message from its session file, under its share
+        // folder: one there, as the client leaves it, beside other projects' folders.
+        let mut env: Vec<(&str, String)> = Vec::new();
+        if agent == "kimi" {
+            let share = ab.path().join("kimi-share");
+            for i in 0..20 {
+                std::fs::create_dir_all(share.join(format!("sessions/other-project-{i:02}")))
+                    .unwrap();
+            }
+            let session = share.join(format!("sessions/0123abcd/{SID}"));
+            std::fs::create_dir_all(&session).unwrap();
+            let mut context = String::new();
+            for i in 0..200 {
+                context.push_str(&format!(
+                    "{{\"role\":\"user\",\"content\":\"step {i}\"}}\n{{\"role\":\"assistant\",\"content\":\"did step {i}; more to do\"}}\n{{\"role\": \"_usage\", \"token_count\": {i}}}\n"
+                ));
+            }
+            std::fs::write(session.join("context.jsonl"), context).unwrap();
+            env.push(("KIMI_SHARE_DIR", share.to_string_lossy().into_owned()));
+        }
         for (sub, label, payload) in agent_cases(agent, ab.path()) {
-            let mut r = measure(runs, &ab, BIN, &["--agent", agent, sub], &payload);
+            let mut r = measure_env(runs, &ab, BIN, &["--agent", agent, sub], &payload, &env);
             r.case = format!("{agent} `{label}`");
             agent_rows.push(r);
         }
@@ -1235,6 +1258,157 @@ fn agent_cases(agent: &str, project: &Path) -> Vec<(&'static str, String, Vec<u8
                 ),
             ),
         ],
+        "kimi" => vec![
+            (
+                "session-start",
+                "SessionStart".into(),
+                with("SessionStart", json!({"source": "startup"})),
+            ),
+            (
+                "user-prompt-submit",
+                "UserPromptSubmit (ralph prompt)".into(),
+                with("UserPromptSubmit", json!({"prompt": ralph})),
+            ),
+            (
+                "user-prompt-submit",
+                "UserPromptSubmit (question)".into(),
+                with("UserPromptSubmit", json!({"prompt": question})),
+            ),
+            (
+                "pre-tool-use",
+                "PreToolUse".into(),
+                with(
+                    "PreToolUse",
+                    json!({"tool_name": "Shell", "tool_input": {"command": "ls"}, "tool_call_id": "call_2"}),
+                ),
+            ),
+            (
+                "post-tool-use",
+                "PostToolUse".into(),
+                with(
+                    "PostToolUse",
+                    json!({"tool_name": "Shell", "tool_input": {"command": "ls"}, "tool_call_id": "call_3",
+                "tool_output": "is_error=False output='a\\n' message='Command executed successfully.' display=[] extras=None"}),
+                ),
+            ),
+            (
+                "post-tool-use",
+                "PostToolUse (failed command)".into(),
+                serde_json::to_vec(&{
+                    let mut v = base("PostToolUse");
+                    for (k, x) in failed_tool("kimi").as_object().unwrap() {
+                        v[k] = x.clone();
+                    }
+                    v
+                })
+                .unwrap(),
+            ),
+            (
+                "subagent-start",
+                "SubagentStart".into(),
+                with(
+                    "SubagentStart",
+                    json!({"agent_name": "coder", "prompt": "List the files."}),
+                ),
+            ),
+            (
+                "subagent-stop",
+                "SubagentStop".into(),
+                with(
+                    "SubagentStop",
+                    json!({"agent_name": "coder", "response": "found it"}),
+                ),
+            ),
+            (
+                "pre-compact",
+                "PreCompact".into(),
+                with(
+                    "PreCompact",
+                    json!({"trigger": "auto", "token_count": 190005}),
+                ),
+            ),
+            (
+                "stop",
+                "Stop (last message from its session file)".into(),
+                with("Stop", json!({"stop_hook_active": false})),
+            ),
+            (
+                "session-end",
+                "SessionEnd".into(),
+                with("SessionEnd", json!({"reason": "exit"})),
+            ),
+        ],
+        "cline" => vec![
+            (
+                "session-start",
+                "TaskStart".into(),
+                with("TaskStart", json!({"taskStart": {"taskMetadata": {}}})),
+            ),
+            (
+                "pre-tool-use",
+                "PreToolUse".into(),
+                with(
+                    "PreToolUse",
+                    json!({"iteration": 1, "tool_call": {"id": "call_2", "name": "run_commands", "input": {"commands": ["ls"]}},
+                "preToolUse": {"toolName": "run_commands", "parameters": {"commands": "[\"ls\"]"}}}),
+                ),
+            ),
+            (
+                "post-tool-use",
+                "PostToolUse".into(),
+                with(
+                    "PostToolUse",
+                    json!({"iteration": 1, "tool_result": {"id": "call_3", "name": "run_commands", "input": {"commands": ["ls"]},
+                "output": [{"query": "ls", "result": "a\n", "success": true}], "durationMs": 20}}),
+                ),
+            ),
+            (
+                "post-tool-use",
+                "PostToolUse (failed command)".into(),
+                with("PostToolUse", failed_tool("cline")),
+            ),
+            (
+                "session-end",
+                "SessionShutdown".into(),
+                with("SessionShutdown", json!({"reason": "aborted"})),
+            ),
+        ],
+        "auggie" => vec![
+            (
+                "session-start",
+                "SessionStart".into(),
+                with("SessionStart", json!({})),
+            ),
+            (
+                "pre-tool-use",
+                "PreToolUse".into(),
+                with(
+                    "PreToolUse",
+                    json!({"tool_name": "launch-process", "tool_input": {"command": "ls", "wait": true},
+                "tool_output": null, "tool_error": null, "is_mcp_tool": false}),
+                ),
+            ),
+            (
+                "post-tool-use",
+                "PostToolUse".into(),
+                with(
+                    "PostToolUse",
+                    json!({"tool_name": "launch-process", "tool_input": {"command": "ls", "wait": true},
+                "tool_output": "Here are the results from executing the command. <return-code> 0 </return-code> <output> a </output>",
+                "tool_error": null, "is_mcp_tool": false}),
+                ),
+            ),
+            (
+                "post-tool-use",
+                "PostToolUse (failed command)".into(),
+                with("PostToolUse", failed_tool("auggie")),
+            ),
+            (
+                "session-end",
+                "SessionEnd".into(),
+                with("SessionEnd", json!({})),
+            ),
+        ],
         _ => {
             let (shell, failed_response, ok_response): (&str, Value, Value) = match agent {
                 "codex" => (
@@ -1601,9 +1775,29 @@ fn compare_builds(runs: usize, other: &str, rows: &mut Vec<Row>) {
     }
 }
 
+/// A failing `cargo test` as Kimi, Cline and Auggie report it after the tool (the fields added
+/// to the agent's base payload).
+fn failed_tool(agent: &str) -> Value {
+    match agent {
+        "kimi" => {
+            json!({"tool_name": "Shell", "tool_input": {"command": "cargo test"}, "tool_call_id": "call_f",
+            "tool_output": "is_error=True output='test parser::tests::it_parses ... FAILED\\n' message='Command failed with exit code: 101.' display=[] extras=None"})
+        }
+        "cline" => json!({"iteration": 2, "tool_result": {"id": "call_f", "name": "run_commands",
+            "input": {"commands": ["cargo test"]},
+            "output": [{"query": "cargo test", "result": "[Command exited with code 101]\n\n[stderr]\nFAILED\n",
+                        "error": "Command exited with code 101", "success": false}], "durationMs": 900}}),
+        _ => {
+            let text = "Here are the results from executing the command. <return-code> 101 </return-code> <output> test parser::tests::it_parses ... FAILED </output>";
+            json!({"tool_name": "launch-process", "tool_input": {"command": "cargo test", "wait": true},
+                "tool_output": text, "tool_error": text, "is_mcp_tool": false})
+        }
+    }
+}
+
 /// The fields every payload of `agent` carries, for the bench session and `event` (the
-/// agent's own name for it), as each client sends them (`tests/fixtures/{codex,gemini,qwen}/`;
-/// for Cursor, cursor.com/docs/agent/hooks).
+/// agent's own name for it), as each client sends them (`tests/fixtures/{codex,gemini,qwen,
+/// kimi,cline}/`; for Cursor, cursor.com/docs/agent/hooks; for Auggie, its 0.36.0 code).
 fn agent_base(agent: &str, project: &Path, event: &str) -> Value {
     let transcript = project.join("transcript.jsonl");
     match agent {
@@ -1619,6 +1813,28 @@ fn agent_base(agent: &str, project: &Path, event: &str) -> Value {
             "hook_event_name": event, "cursor_version": "1.7.2", "workspace_roots": [project],
             "user_email": null, "transcript_path": null})
         }
+        "kimi" => json!({"hook_event_name": event, "session_id": SID, "cwd": project}),
+        "cline" => {
+            let hook_name = [
+                ("TaskStart", "agent_start"),
+                ("TaskResume", "agent_resume"),
+                ("TaskComplete", "agent_end"),
+                ("PreToolUse", "tool_call"),
+                ("PostToolUse", "tool_result"),
+                ("UserPromptSubmit", "prompt_submit"),
+                ("SessionShutdown", "session_shutdown"),
+            ]
+            .iter()
+            .find(|(e, _)| *e == event)
+            .map_or(event, |(_, h)| *h);
+            json!({"clineVersion": "", "timestamp": "2026-12-04T05:46:39.192Z",
+            "taskId": "conv_1796363198781_4vgb4eh", "sessionContext": {"rootSessionId": SID},
+            "workspaceRoots": [project], "workspaceInfo": {"rootPath": project, "hint": "p"},
+            "userId": "unknown", "agent_id": "agent_1", "parent_agent_id": null,
+            "hookName": hook_name})
+        }
+        "auggie" => json!({"hook_event_name": event, "conversation_id": SID,
+            "workspace_roots": [project]}),
         // Our plugins' payloads (tests/fixtures/{opencode,pi}/).
         "opencode" | "pi" => json!({"hook_event_name": event, "session_id": SID, "cwd": project,
             "omc_plugin": agent}),

@@ -83,9 +83,15 @@ pub fn assert_continuation(agent: Agent, shown: &str, head: &str, task: &str) {
                 && shown.ends_with("</hook_prompt>"),
             "Codex wraps the reason in <hook_prompt>: {shown}"
         ),
-        Agent::Gemini | Agent::Qwen | Agent::OpenCode | Agent::Kilo | Agent::Pi => assert!(
-            shown.starts_with(head),
-            "the reason, verbatim, is the new message: {shown}"
+        Agent::Gemini | Agent::Qwen | Agent::Kimi | Agent::OpenCode | Agent::Kilo | Agent::Pi => {
+            assert!(
+                shown.starts_with(head),
+                "the reason, verbatim, is the new message: {shown}"
+            )
+        }
+        Agent::Cline => panic!(
+            "{} does not continue a turn: this scenario is not run for it",
+            agent.name()
         ),
     }
 }
@@ -245,9 +251,13 @@ pub fn a_failing_command_in_a_run_escalates_and_heads_the_end_of_turn_reason(age
             back.starts_with("<hook_prompt hook_run_id=\"stop:"),
             "{back}"
         ),
-        Agent::Gemini | Agent::Qwen | Agent::OpenCode | Agent::Kilo | Agent::Pi => {
+        Agent::Gemini | Agent::Qwen | Agent::Kimi | Agent::OpenCode | Agent::Kilo | Agent::Pi => {
             assert!(back.starts_with(escalation), "{back}")
         }
+        Agent::Cline => panic!(
+            "{} does not continue a turn: this scenario is not run for it",
+            agent.name()
+        ),
     }
     assert!(back.contains(&format!("Task: {PROMPT}")), "{back}");
     let s = ralph_state(&sb, &run.session_id).unwrap();
@@ -344,6 +354,9 @@ pub fn trust_run_by_the_model_is_refused(agent: Agent) {
         Agent::Codex => "CODEX_THREAD_ID",
         Agent::Gemini => "GEMINI_CLI",
         Agent::Qwen => "QWEN_CODE",
+        Agent::Cline => "CLINE_CONNECTOR_CLI_LAUNCH",
+        // Kimi CLI sets no variable of its own for the model's commands (kimi-FINDINGS.md §2).
+        Agent::Kimi => unreachable!("not run for Kimi CLI"),
         Agent::OpenCode => "OPENCODE",
         Agent::Kilo => "KILO",
         Agent::Pi => "PI_CODING_AGENT",

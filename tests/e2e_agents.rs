@@ -170,9 +170,15 @@ pub fn assert_wrapped(agent: Agent, shown: &str, reason_part: &str) {
             "Codex wraps the reason in <hook_prompt>: {shown}"
         ),
         // Our plugins send the reason as the next prompt, verbatim.
-        Agent::Gemini | Agent::Qwen | Agent::OpenCode | Agent::Kilo | Agent::Pi => assert!(
-            shown.starts_with("[RALPH LOOP") || shown.starts_with("[TOOL ERROR"),
-            "the reason verbatim: {shown}"
+        Agent::Gemini | Agent::Qwen | Agent::Kimi | Agent::OpenCode | Agent::Kilo | Agent::Pi => {
+            assert!(
+                shown.starts_with("[RALPH LOOP") || shown.starts_with("[TOOL ERROR"),
+                "the reason verbatim: {shown}"
+            )
+        }
+        Agent::Cline => panic!(
+            "{} does not continue a turn: this scenario is not run for it",
+            agent.name()
         ),
     }
 }
@@ -206,6 +212,8 @@ pub fn a_ralph_run_continues_in(sb: &AgentSandbox) {
         }),
         Agent::Gemini => shown.contains("<hook_context>[MAGIC KEYWORD: RALPH]"),
         Agent::Qwen => shown.contains("<qwen:user-prompt-submit-context>\n[MAGIC KEYWORD: RALPH]"),
+        // Kimi reads no context and continues once per prompt; Cline does not continue
+        Agent::Cline | Agent::Kimi => unreachable!("not run for {}", agent.name()),
         // a synthetic text part of the prompt's own message
         Agent::OpenCode | Agent::Kilo => {
             let m = run.main_requests()[0].last_user_text();
@@ -371,6 +379,15 @@ pub fn not_fired_headless(agent: Agent) -> &'static [(&'static str, &'static str
         ],
         Agent::Gemini => &[],
         Agent::Qwen => &[("SessionEnd", "never fired by headless -p runs")],
+        Agent::Cline => &[("SessionShutdown", "not fired by a headless run")],
+        Agent::Kimi => &[
+            ("SubagentStart", "subagents not exercised"),
+            ("SubagentStop", "subagents not exercised"),
+            (
+                "PostToolUseFailure",
+                "fired only for a tool that raises; a failing command is a PostToolUse",
+            ),
+        ],
         Agent::OpenCode | Agent::Kilo => &[("session.deleted", "no session is deleted")],
         Agent::Pi => &[],
     }
@@ -402,7 +419,7 @@ pub fn every_installed_hook_fires_and_decodes_the_payload(agent: Agent) {
         .reply_shell("echo ok")
         .reply_shell("echo failing >&2; exit 3");
     match agent {
-        Agent::Codex => {}
+        Agent::Codex | Agent::Cline | Agent::Kimi => {}
         Agent::Gemini => {
             sc = sc.step(crate::e2e::model::Step::Call(
                 "activate_skill".into(),
@@ -448,7 +465,11 @@ pub fn every_installed_hook_fires_and_decodes_the_payload(agent: Agent) {
     sc = match agent {
         Agent::Codex => sc.arg("-c").arg("model_auto_compact_token_limit=12"),
         Agent::Gemini => sc,
-        Agent::Qwen | Agent::Kilo | Agent::Pi => sc.prompt_tokens(190_000),
+        // max_context_size 128000 in the harness's config.toml
+        Agent::Qwen | Agent::Kimi => sc.prompt_tokens(190_000),
+        // Cline 3.0.65 runs no PreCompact hook
+        Agent::Cline => sc,
+        Agent::Kilo | Agent::Pi => sc.prompt_tokens(190_000),
         // OpenCode compacts again after every answer that reports the same usage
         Agent::OpenCode => sc.prompt_tokens_once(190_000),
     };
@@ -496,8 +517,10 @@ pub fn every_installed_hook_fires_and_decodes_the_payload(agent: Agent) {
             }
         }
     }
+    // Cline installs four hooks (the only ones it awaits or could use), one of them unfired.
+    let least = if agent == Agent::Cline { 3 } else { 6 };
     assert!(
-        checked >= 6,
+        checked >= least,
         "install --agent {} installed too little: {installed:?}",
         agent.name()
     );

@@ -1,8 +1,8 @@
-//! Re-records `tests/fixtures/{codex,gemini,qwen,opencode,kilo,pi}/*.json` from the pinned real
-//! clients: every event each client fires, with the recorder (`tests/e2e/recorder/record.sh`)
-//! as the only hook (for OpenCode, Kilo Code and Pi, run by our plugin in place of the
-//! binary). Ignored in normal runs; `tests/e2e/record-agent-fixtures.sh [codex|gemini|qwen|…]`
-//! runs it (`FIXTURE_OUT=<dir>` overrides the output directory of a single client).
+//! Re-records `tests/fixtures/<client>/*.json` from the pinned real clients: every event each
+//! client fires, with the recorder (`tests/e2e/recorder/record.sh`) as the only hook (for
+//! OpenCode, Kilo Code and Pi, run by our plugin in place of the binary). Ignored in normal
+//! runs; `tests/e2e/record-agent-fixtures.sh [codex|gemini|qwen|…]` runs it
+//! (`FIXTURE_OUT=<dir>` overrides the output directory of a single client).
 //!
 //! Each client runs a few sessions: a first turn with a passing and a failing shell command
 //! whose end-of-turn hook blocks once (so the continuation and `stop_hook_active: true` are
@@ -374,6 +374,157 @@ fn record_qwen_fixtures() {
         ("PreCompact-auto", ev("PreCompact")),
         ("PostCompact-auto", ev("PostCompact")),
         ("StopFailure-loop", ev("StopFailure")),
+    ];
+    let out = out_dir(agent);
+    let missing = save(&all, picks, &out);
+    finish(agent, missing, &out);
+}
+
+/// Kimi CLI continues on a Stop refusal (`permissionDecision: deny`), not on `decision`.
+fn deny_once(rec: &Path, event: &str) {
+    responder(
+        rec,
+        event,
+        &format!(
+            r#"n=$(ls "$REC_DIR" | grep -c -- '-{event}.json$'); if [ "$n" = 1 ]; then printf '{{"hookSpecificOutput":{{"permissionDecision":"deny","permissionDecisionReason":"{CONTINUE}"}}}}\n'; fi"#
+        ),
+    );
+}
+
+#[test]
+#[ignore = "re-records tests/fixtures/kimi: tests/e2e/record-agent-fixtures.sh kimi"]
+fn record_kimi_fixtures() {
+    let agent = Agent::Kimi;
+    let sb = AgentSandbox::new(agent);
+    sb.record_hooks();
+    // run 1: a passing and a failing command; the Stop hook refuses once (one more turn)
+    let rec1 = sb.root().join("rec1");
+    deny_once(&rec1, "Stop");
+    let run1 = sb.run(
+        "record all events",
+        with_rec(
+            AgentScenario::new()
+                .reply_shell(OK_CMD)
+                .reply_shell(FAIL_CMD)
+                .reply_text("all done")
+                .reply_text("FINAL-AFTER-CONTINUATION"),
+            &rec1,
+        ),
+    );
+    run1.assert_success();
+    let e1 = recorded(&rec1);
+    summary("run 1", &run1, &e1);
+    assert!(!run1.session_id.is_empty(), "{}", run1.diagnostics());
+
+    // run 2: the session resumed, a subagent
+    let rec2 = sb.root().join("rec2");
+    let run2 = sb.run(
+        "second turn",
+        with_rec(
+            AgentScenario::new()
+                .resume(&run1.session_id)
+                .step(crate::e2e::model::Step::Call(
+                    "Agent".into(),
+                    serde_json::json!({"description": "look around",
+                        "prompt": "List the files.", "subagent_type": "coder"}),
+                ))
+                .reply_text("nothing to report")
+                .reply_text("second done"),
+            &rec2,
+        ),
+    );
+    run2.assert_success();
+    let e2 = recorded(&rec2);
+    summary("run 2 (resumed, a subagent)", &run2, &e2);
+
+    // run 3: auto-compaction, forced by a reported usage over max_context_size × 0.85
+    let rec3 = sb.root().join("rec3");
+    let run3 = sb.run(
+        "compact please",
+        with_rec(
+            AgentScenario::new()
+                .prompt_tokens(190_000)
+                .reply_shell("echo before-compaction")
+                .reply_text("compacted and done"),
+            &rec3,
+        ),
+    );
+    run3.assert_success();
+    let e3 = recorded(&rec3);
+    summary("run 3 (compaction)", &run3, &e3);
+
+    let all: Events = e1.into_iter().chain(e2).chain(e3).collect();
+    let shell = |v: &Value| s(v, "tool_name") == "Shell";
+    let picks: Vec<(&str, Pred)> = vec![
+        (
+            "SessionStart-startup",
+            ev_where("SessionStart", |v| s(v, "source") == "startup"),
+        ),
+        (
+            "SessionStart-resume",
+            ev_where("SessionStart", |v| s(v, "source") == "resume"),
+        ),
+        ("UserPromptSubmit", ev("UserPromptSubmit")),
+        (
+            "PreToolUse-Shell",
+            ev_where("PreToolUse", move |v| shell(v) && !failing(v)),
+        ),
+        (
+            "PostToolUse-Shell",
+            ev_where("PostToolUse", move |v| shell(v) && !failing(v)),
+        ),
+        (
+            "PostToolUse-Shell-failed",
+            ev_where("PostToolUse", move |v| shell(v) && failing(v)),
+        ),
+        ("SubagentStart", ev("SubagentStart")),
+        ("SubagentStop", ev("SubagentStop")),
+        ("Stop", ev("Stop")),
+        ("PreCompact-auto", ev("PreCompact")),
+        ("PostCompact-auto", ev("PostCompact")),
+        ("SessionEnd", ev("SessionEnd")),
+    ];
+    let out = out_dir(agent);
+    let missing = save(&all, picks, &out);
+    finish(agent, missing, &out);
+}
+
+#[test]
+#[ignore = "re-records tests/fixtures/cline: tests/e2e/record-agent-fixtures.sh cline"]
+fn record_cline_fixtures() {
+    let agent = Agent::Cline;
+    let sb = AgentSandbox::new(agent);
+    sb.record_hooks();
+    // Headless Cline fires the task's start and end and the tool hooks; its prompt, resume and
+    // shutdown hooks belong to the interactive UI (cline-FINDINGS.md).
+    let rec = sb.root().join("rec1");
+    let run = sb.run(
+        "record all events",
+        with_rec(
+            AgentScenario::new()
+                .reply_shell(OK_CMD)
+                .reply_shell(FAIL_CMD)
+                .reply_text("all done"),
+            &rec,
+        ),
+    );
+    run.assert_success();
+    let all = recorded(&rec);
+    summary("run 1", &run, &all);
+    let command = |v: &Value| {
+        let call = v.get("tool_call").or_else(|| v.get("tool_result"));
+        call.and_then(|c| c["input"]["commands"][0].as_str())
+            .unwrap_or("")
+            .to_owned()
+    };
+    let ok = move |v: &Value| command(v) == OK_CMD;
+    let bad = move |v: &Value| command(v) == FAIL_CMD;
+    let picks: Vec<(&str, Pred)> = vec![
+        ("TaskStart", ev("TaskStart")),
+        ("PreToolUse-run_commands", ev_where("PreToolUse", ok)),
+        ("PostToolUse-run_commands", ev_where("PostToolUse", ok)),
+        ("PostToolUse-failed", ev_where("PostToolUse", bad)),
+        ("TaskComplete", ev("TaskComplete")),
     ];
     let out = out_dir(agent);
     let missing = save(&all, picks, &out);

@@ -48,6 +48,9 @@ fn edit_steps(agent: Agent, sb: &AgentSandbox) -> Vec<Step> {
                 json!({"file_path": file, "old_string": "x = 1", "new_string": "x = 2"}),
             ),
         ],
+        // Their file tools are not Claude Code's: project rules are not served there (the
+        // capability table says so).
+        Agent::Cline | Agent::Kimi => unreachable!("not run for {}", agent.name()),
         // OpenCode refuses an edit of a file not read first in the session
         Agent::OpenCode | Agent::Kilo => vec![
             Step::Call("read".into(), json!({"filePath": file})),

@@ -1,9 +1,10 @@
-//! The adapters of issue 25 in one target (one 60-second run in CI instead of one per agent):
-//! the first byte picks the agent, the second the hook subcommand, the rest is the payload as
-//! that agent sends it to `omc-hooks --agent NAME <hook>` — for OpenCode, Kilo Code and Pi the
-//! payload our plugin builds. Decoded, routed, decided and encoded as the binary does; any
-//! panic, or an answer with a key or a type the agent's side does not take, is a crash. Add an
-//! agent by adding it to `AGENTS` (and seeds named `<agent>-…` in `seeds/agents_more/`).
+//! The adapters of the clients added for issue 25 — Kimi CLI, Cline, Augment's Auggie, and the
+//! payloads our plugin sends from OpenCode, Kilo Code and Pi — in one target rather than a
+//! minute each: the first byte picks the agent, the next the hook
+//! subcommand, the rest is the payload as that agent would send it to `omc-hooks --agent NAME
+//! <hook>`. Decoded, routed, decided and encoded as the binary does; any panic, or an answer
+//! with a key that agent does not read, is a crash. Another adapter joins by one line in
+//! `AGENTS` (and its rule in `harness::check_agent_shape`).
 
 #![no_main]
 
@@ -13,7 +14,15 @@ use libfuzzer_sys::fuzz_target;
 use omc_hooks::protocol::Agent;
 use std::cell::RefCell;
 
-const AGENTS: &[Agent] = &[Agent::OpenCode, Agent::Kilo, Agent::Pi];
+/// The agents this target drives.
+const AGENTS: &[Agent] = &[
+    Agent::Kimi,
+    Agent::Cline,
+    Agent::Auggie,
+    Agent::OpenCode,
+    Agent::Kilo,
+    Agent::Pi,
+];
 
 thread_local! {
     static HARNESS: RefCell<harness::Harness> = RefCell::new(harness::Harness::new());

@@ -81,7 +81,7 @@ impl Harness {
         };
         let mut input = agents::decode_map(agent, map);
         assert_eq!(input.agent, agent);
-        let hook = agents::route(hook, &mut input);
+        let hook = agents::route(hook, &mut input, &self.env);
         self.runs += 1;
         if self.runs % RESET_EVERY == 0 {
             let _ = std::fs::remove_dir_all(self.dir.path().join(".omc"));
@@ -115,6 +115,27 @@ fn check_agent_shape(wire: Wire, v: &Value) {
             "user_message",
             "agent_message",
         ],
+        // Kimi CLI reads a refusal only, and none of its keys but these two.
+        Wire::Kimi => {
+            let s = obj
+                .get("hookSpecificOutput")
+                .and_then(Value::as_object)
+                .expect("Kimi: a refusal");
+            assert_eq!(obj.len(), 1, "Kimi: {v}");
+            assert_eq!(s.len(), 2, "Kimi: {v}");
+            assert_eq!(s["permissionDecision"], "deny");
+            assert!(s["permissionDecisionReason"].is_string());
+            return;
+        }
+        Wire::Cline => {
+            if obj.contains_key("cancel") {
+                assert_eq!(obj["cancel"], true, "Cline: {v}");
+                assert!(obj["errorMessage"].is_string(), "Cline: {v}");
+            }
+            &["contextModification", "cancel", "errorMessage", "overrideInput"]
+        }
+        // Auggie's block is inside hookSpecificOutput; a top-level decision would void it.
+        Wire::Auggie => &["hookSpecificOutput", "systemMessage"],
         Wire::OpenCode | Wire::Pi => unreachable!(),
     };
     for k in obj.keys() {

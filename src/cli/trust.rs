@@ -31,8 +31,8 @@ Trust covers the file, not the scripts it calls: read those too.
 
 It needs you: it asks at a terminal, and without one it refuses unless given --yes. It
 always refuses when an agent's model runs it (CLAUDECODE, CLAUDE_CODE_SESSION_ID,
-CODEX_THREAD_ID, CODEX_SESSION_ID, GEMINI_CLI, QWEN_CODE, QWEN_CODE_SESSION_ID, CURSOR_AGENT or
-AI_AGENT set): run it in your own terminal.
+CODEX_THREAD_ID, CODEX_SESSION_ID, GEMINI_CLI, QWEN_CODE, QWEN_CODE_SESSION_ID,
+CLINE_CONNECTOR_CLI_LAUNCH, CURSOR_AGENT or AI_AGENT set): run it in your own terminal.
 
   --project DIR   the project (default: the one the current directory is in)
   --yes           trust without asking (for your own scripts; never give it to an agent)
@@ -44,9 +44,11 @@ AI_AGENT set): run it in your own terminal.
 /// they name. Seen in the pinned clients (tests/e2e/FINDINGS.md §11, codex-FINDINGS.md §13,
 /// gemini-FINDINGS.md §14, qwen-FINDINGS.md §14): Claude Code sets `CLAUDECODE=1` and
 /// `CLAUDE_CODE_SESSION_ID` (and `AI_AGENT`), Codex `CODEX_THREAD_ID` and `CODEX_SESSION_ID`,
-/// Gemini CLI `GEMINI_CLI=1`, Qwen Code `QWEN_CODE=1` and `QWEN_CODE_SESSION_ID`; Kilo Code 7.7.9
-/// `KILO=1` and `OPENCODE=1`, OpenCode 1.18.33 `OPENCODE=1` (both also `AGENT=1`), Pi 0.73.1
-/// `PI_CODING_AGENT=true` (kilo-FINDINGS.md §2, opencode-FINDINGS.md §5, pi-FINDINGS.md §1).
+/// Gemini CLI `GEMINI_CLI=1`, Qwen Code `QWEN_CODE=1` and `QWEN_CODE_SESSION_ID`, Cline 3.0.65
+/// `CLINE_CONNECTOR_CLI_LAUNCH` (cline-FINDINGS.md §2; Kimi CLI 1.51.0 sets none of its own);
+/// Kilo Code 7.7.9 `KILO=1` and `OPENCODE=1`, OpenCode 1.18.33 `OPENCODE=1` (both also
+/// `AGENT=1`), Pi 0.73.1 `PI_CODING_AGENT=true` (kilo-FINDINGS.md §2, opencode-FINDINGS.md §5,
+/// pi-FINDINGS.md §1).
 /// Cursor's agent sets `CURSOR_AGENT` (not seen here: Cursor has no pinned client in the
 /// suites).
 const AGENT_MARKERS: &[(&str, &str)] = &[
@@ -57,6 +59,7 @@ const AGENT_MARKERS: &[(&str, &str)] = &[
     ("GEMINI_CLI", "Gemini CLI"),
     ("QWEN_CODE", "Qwen Code"),
     ("QWEN_CODE_SESSION_ID", "Qwen Code"),
+    ("CLINE_CONNECTOR_CLI_LAUNCH", "Cline"),
     ("CURSOR_AGENT", "Cursor"),
     // Kilo Code sets OpenCode's variable too: its own first, so the message names it.
     ("KILO", "Kilo Code"),

@@ -15,11 +15,16 @@ pub enum Agent {
     Gemini,
     Qwen,
     Cursor,
-    /// Clients that speak Claude Code's hook format (their sources: `claude.rs`).
+    /// Kimi CLI: Claude Code's payloads, its own answers (`kimi.rs`).
     Kimi,
+    /// Clients that speak Claude Code's hook format (their sources: `claude.rs`).
     Factory,
     CodeBuddy,
     Qoder,
+    /// Cline CLI: one executable per event, its own payloads and answers (`cline.rs`).
+    Cline,
+    /// Augment's Auggie CLI: Claude-Code-like settings, its own payloads (`auggie.rs`).
+    Auggie,
     /// Clients served through the TypeScript plugin shipped in `extensions/`: OpenCode and Kilo
     /// Code (OpenCode's plugin API), Pi (its extension API).
     OpenCode,
@@ -35,6 +40,9 @@ pub enum Wire {
     Gemini,
     Qwen,
     Cursor,
+    Kimi,
+    Cline,
+    Auggie,
     /// The payloads our OpenCode plugin sends (OpenCode and Kilo Code).
     OpenCode,
     /// The payloads our Pi extension sends.
@@ -43,7 +51,7 @@ pub enum Wire {
 
 impl Agent {
     /// Every agent `--agent` accepts, in the order help texts list them.
-    pub const ALL: [Agent; 12] = [
+    pub const ALL: [Agent; 14] = [
         Agent::Claude,
         Agent::Codex,
         Agent::Gemini,
@@ -53,6 +61,8 @@ impl Agent {
         Agent::Factory,
         Agent::CodeBuddy,
         Agent::Qoder,
+        Agent::Cline,
+        Agent::Auggie,
         Agent::OpenCode,
         Agent::Kilo,
         Agent::Pi,
@@ -60,7 +70,7 @@ impl Agent {
 
     /// The agents `install --agent` writes a configuration for (Kimi CLI's is TOML, in the
     /// user's `config.toml` only: docs/agents-survey.md).
-    pub const INSTALLABLE: [Agent; 12] = [
+    pub const INSTALLABLE: [Agent; 14] = [
         Agent::Claude,
         Agent::Codex,
         Agent::Gemini,
@@ -70,6 +80,8 @@ impl Agent {
         Agent::Factory,
         Agent::CodeBuddy,
         Agent::Qoder,
+        Agent::Cline,
+        Agent::Auggie,
         Agent::OpenCode,
         Agent::Kilo,
         Agent::Pi,
@@ -87,6 +99,8 @@ impl Agent {
             Agent::Factory => "factory",
             Agent::CodeBuddy => "codebuddy",
             Agent::Qoder => "qoder",
+            Agent::Cline => "cline",
+            Agent::Auggie => "auggie",
             Agent::OpenCode => "opencode",
             Agent::Kilo => "kilo",
             Agent::Pi => "pi",
@@ -105,6 +119,8 @@ impl Agent {
             Agent::Factory => "Factory Droid",
             Agent::CodeBuddy => "CodeBuddy",
             Agent::Qoder => "Qoder",
+            Agent::Cline => "Cline",
+            Agent::Auggie => "Augment Auggie",
             Agent::OpenCode => "OpenCode",
             Agent::Kilo => "Kilo Code",
             Agent::Pi => "Pi",
@@ -124,6 +140,8 @@ impl Agent {
             "factory" | "droid" | "factory-droid" => Agent::Factory,
             "codebuddy" | "codebuddy-code" => Agent::CodeBuddy,
             "qoder" | "qodercli" | "qoder-cli" => Agent::Qoder,
+            "cline" | "cline-cli" => Agent::Cline,
+            "auggie" | "augment" | "augmentcode" => Agent::Auggie,
             "opencode" | "opencode-ai" => Agent::OpenCode,
             "kilo" | "kilocode" | "kilo-code" => Agent::Kilo,
             "pi" | "pi-coding-agent" => Agent::Pi,
@@ -139,11 +157,12 @@ impl Agent {
             Agent::Gemini => Wire::Gemini,
             Agent::Qwen => Wire::Qwen,
             Agent::Cursor => Wire::Cursor,
+            Agent::Kimi => Wire::Kimi,
+            Agent::Cline => Wire::Cline,
+            Agent::Auggie => Wire::Auggie,
+            Agent::Claude | Agent::Factory | Agent::CodeBuddy | Agent::Qoder => Wire::Claude,
             Agent::OpenCode | Agent::Kilo => Wire::OpenCode,
             Agent::Pi => Wire::Pi,
-            Agent::Claude | Agent::Kimi | Agent::Factory | Agent::CodeBuddy | Agent::Qoder => {
-                Wire::Claude
-            }
         }
     }
 
@@ -165,13 +184,16 @@ impl Agent {
     /// has no context output (its docs/hooks/reference.md; only AfterTool appends context to
     /// the tool's result) and Qwen Code reads PreToolUse context only beside a
     /// `permissionDecision`, which an announcement must not send; both were seen to drop it
-    /// (tests/e2e_agent_guards.rs). There a capability says on the post-tool event what it
-    /// would have said before the call. OpenCode's `tool.execute.before` and Pi's `tool_call`
-    /// can refuse or rewrite a call but add nothing to what the model reads.
+    /// (tests/e2e_agent_guards.rs). Auggie 0.36 uses a PreToolUse answer's messages only when
+    /// it refuses the call (its code), and Kimi CLI reads no context at all. There a capability
+    /// says on the post-tool event what it would have said before the call (which Auggie
+    /// shows; Cline shows both, seen).
+    /// shows; Cline shows both, seen). OpenCode's `tool.execute.before` and Pi's `tool_call` can
+    /// refuse or rewrite a call but add nothing to what the model reads.
     pub fn shows_pre_tool_context(self) -> bool {
         !matches!(
             self.wire(),
-            Wire::Gemini | Wire::Qwen | Wire::OpenCode | Wire::Pi
+            Wire::Gemini | Wire::Qwen | Wire::Kimi | Wire::Auggie | Wire::OpenCode | Wire::Pi
         )
     }
 
@@ -227,6 +249,20 @@ impl Agent {
 }
 
 impl Wire {
+    /// Every wire format, in the order the tables list them.
+    pub const ALL: [Wire; 10] = [
+        Wire::Claude,
+        Wire::Codex,
+        Wire::Gemini,
+        Wire::Qwen,
+        Wire::Cursor,
+        Wire::Kimi,
+        Wire::Cline,
+        Wire::Auggie,
+        Wire::OpenCode,
+        Wire::Pi,
+    ];
+
     /// The agent this wire format is named after.
     pub fn agent(self) -> Agent {
         match self {
@@ -235,6 +271,9 @@ impl Wire {
             Wire::Gemini => Agent::Gemini,
             Wire::Qwen => Agent::Qwen,
             Wire::Cursor => Agent::Cursor,
+            Wire::Kimi => Agent::Kimi,
+            Wire::Cline => Agent::Cline,
+            Wire::Auggie => Agent::Auggie,
             Wire::OpenCode => Agent::OpenCode,
             Wire::Pi => Agent::Pi,
         }

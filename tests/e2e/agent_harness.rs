@@ -20,7 +20,7 @@
 use super::clients::{Agent, require};
 use super::harness::Sandbox;
 use super::model::{Kind, Recorded, ScriptedModel, Step};
-use super::{codex, gemini, pi, qwen, serve};
+use super::{cline, codex, gemini, kimi, pi, qwen, serve};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
@@ -134,6 +134,34 @@ pub fn client_events(agent: Agent) -> &'static [&'static str] {
             "SubagentStop",
             "SessionEnd",
             "PermissionRequest",
+        ],
+        // Every file name Cline 3.0.65 looks for (its `PreCompact` file is never run).
+        Agent::Cline => &[
+            "TaskStart",
+            "TaskResume",
+            "TaskCancel",
+            "TaskComplete",
+            "TaskError",
+            "PreToolUse",
+            "PostToolUse",
+            "UserPromptSubmit",
+            "PreCompact",
+            "SessionShutdown",
+        ],
+        Agent::Kimi => &[
+            "SessionStart",
+            "UserPromptSubmit",
+            "PreToolUse",
+            "PostToolUse",
+            "PostToolUseFailure",
+            "Stop",
+            "StopFailure",
+            "SubagentStart",
+            "SubagentStop",
+            "PreCompact",
+            "PostCompact",
+            "Notification",
+            "SessionEnd",
         ],
     }
 }
@@ -273,7 +301,9 @@ impl AgentSandbox {
     pub fn client_home(&self) -> PathBuf {
         match self.agent {
             Agent::Codex => self.home().join(".codex"),
-            Agent::Gemini | Agent::Qwen => self.home().join(format!(".{}", self.agent.name())),
+            Agent::Gemini | Agent::Qwen | Agent::Cline | Agent::Kimi => {
+                self.home().join(format!(".{}", self.agent.name()))
+            }
             Agent::OpenCode | Agent::Kilo => self.home().join(".config").join(self.agent.name()),
             Agent::Pi => pi::agent_dir(self),
         }
@@ -292,6 +322,10 @@ impl AgentSandbox {
             Agent::Codex => self.project().join(".codex/hooks.json"),
             Agent::Gemini => self.project().join(".gemini/settings.json"),
             Agent::Qwen => self.project().join(".qwen/settings.json"),
+            // A folder of one script per event.
+            Agent::Cline => self.project().join(".clinerules/hooks"),
+            // No project file: the user's config.toml.
+            Agent::Kimi => self.client_home().join("config.toml"),
             Agent::OpenCode => self.project().join(".opencode/plugins/omc-hooks.js"),
             Agent::Kilo => self.project().join(".kilo/plugins/omc-hooks.js"),
             Agent::Pi => self.project().join(".pi/extensions/omc-hooks.js"),
@@ -300,10 +334,16 @@ impl AgentSandbox {
 
     /// Writes `specs` as the project's hook configuration (replacing the file).
     pub fn write_hooks(&self, specs: &[HookSpec]) {
+        match self.agent {
+            Agent::Kimi => return kimi::write_hooks(self, specs),
+            Agent::Cline => return cline::write_hooks(self, specs),
+            _ => {}
+        }
         let v = match self.agent {
             Agent::Codex => codex::hooks_json(specs),
             Agent::Gemini => gemini::hooks_json(specs),
             Agent::Qwen => qwen::hooks_json(specs),
+            Agent::Cline | Agent::Kimi => unreachable!(),
             a => panic!("{}: hooks come from our plugin, not a hooks file", a.name()),
         };
         let p = self.hooks_file();
@@ -372,6 +412,17 @@ impl AgentSandbox {
                 .map(|(ev, v)| (ev.clone(), v[0].as_str().unwrap().to_owned()))
                 .collect();
         }
+        if matches!(self.agent, Agent::Kimi | Agent::Cline) {
+            return self
+                .installed_commands()
+                .into_iter()
+                .filter(|(_, cmd)| cmd.contains("omc-hooks"))
+                .map(|(event, cmd)| {
+                    let sub = cmd.split_whitespace().last().unwrap_or("").to_owned();
+                    (event, sub)
+                })
+                .collect();
+        }
         let v: Value = serde_json::from_str(&std::fs::read_to_string(self.hooks_file()).unwrap())
             .expect("the hook configuration is JSON");
         let mut out = Vec::new();
@@ -407,15 +458,22 @@ impl AgentSandbox {
         }
         dirs.extend(std::env::split_paths(&super::harness::path_without_cargo()));
         cmd.env("PATH", std::env::join_paths(dirs).unwrap());
+        cmd.args(["install", "--agent", self.agent.name()]);
+        if self.agent == Agent::Kimi {
+            // Kimi reads hooks from the user's config.toml only.
+            cmd.arg("--user");
+        } else {
+            cmd.arg("--project").arg(self.project());
+        }
         let out = cmd
-            .args(["install", "--agent", self.agent.name(), "--project"])
-            .arg(self.project())
             .env("HOME", self.home())
             // install notes the project in the user's registry: the sandbox's, not ours
             .env("XDG_DATA_HOME", self.home().join(".local/share"))
             .env("CODEX_HOME", self.home().join(".codex"))
             .env("GEMINI_CLI_HOME", self.home())
             .env("QWEN_HOME", self.home().join(".qwen"))
+            .env("KIMI_SHARE_DIR", self.home().join(".kimi"))
+            .env("CLINE_DIR", self.home().join(".cline"))
             .current_dir(self.project())
             .stdin(Stdio::null())
             .output()
@@ -429,21 +487,45 @@ impl AgentSandbox {
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
-        let text = std::fs::read_to_string(self.hooks_file()).unwrap();
-        let v: Value = if self.agent.via_plugin() {
+        let v: Value = match self.agent {
+            // TOML tables, or a folder of scripts: their commands, in the JSON shape checked.
+            Agent::Kimi | Agent::Cline => {
+                let commands: Vec<Value> = self
+                    .installed_commands()
+                    .into_iter()
+                    .map(|(_, c)| json!({ "command": c }))
+                    .collect();
+                json!({ "hooks": commands })
+            }
             // Our plugin runs the binary its CONFIG line names, with `--agent NAME <hook>`.
-            let line = text
-                .lines()
-                .find_map(|l| l.strip_prefix("const CONFIG = "))
-                .expect("the plugin's CONFIG line");
-            let c: Value = serde_json::from_str(line.trim_end_matches(';')).unwrap();
-            json!({"hooks": {"plugin": [{"command": format!("\"{}\" --agent {}",
-                c["bin"].as_str().unwrap(), self.agent.name())}]}})
-        } else {
-            serde_json::from_str(&text).unwrap()
+            a if a.via_plugin() => {
+                let text = std::fs::read_to_string(self.hooks_file()).unwrap();
+                let line = text
+                    .lines()
+                    .find_map(|l| l.strip_prefix("const CONFIG = "))
+                    .expect("the plugin's CONFIG line");
+                let c: Value = serde_json::from_str(line.trim_end_matches(';')).unwrap();
+                json!({"hooks": {"plugin": [{"command": format!("\"{}\" --agent {}",
+                    c["bin"].as_str().unwrap(), a.name())}]}})
+            }
+            _ => {
+                serde_json::from_str(&std::fs::read_to_string(self.hooks_file()).unwrap()).unwrap()
+            }
         };
         super::harness::assert_commands_run_native(&v, &self.hooks_file());
         out
+    }
+
+    /// (client event, command) of every hook of Kimi's `config.toml` or Cline's hooks folder.
+    fn installed_commands(&self) -> Vec<(String, String)> {
+        match self.agent {
+            Agent::Kimi => kimi::hooks_in(&std::fs::read_to_string(self.hooks_file()).unwrap()),
+            Agent::Cline => cline::hooks_in(&self.hooks_file())
+                .into_iter()
+                .map(|(e, c)| (e, c.trim_start_matches("exec ").to_owned()))
+                .collect(),
+            _ => Vec::new(),
+        }
     }
 
     /// Codex: pre-write `trusted_hash` entries for every handler of the project's
@@ -478,6 +560,8 @@ impl AgentSandbox {
             Agent::Codex => cmd.env("CODEX_HOME", self.client_home()),
             Agent::Gemini => cmd.env("GEMINI_CLI_HOME", self.home()),
             Agent::Qwen => cmd.env("QWEN_HOME", self.client_home()),
+            Agent::Cline => cmd.env("CLINE_DIR", self.client_home()),
+            Agent::Kimi => cmd.env("KIMI_SHARE_DIR", self.client_home()),
             Agent::Pi => cmd.env("PI_CODING_AGENT_DIR", self.client_home()),
             Agent::OpenCode | Agent::Kilo => &mut cmd,
         };
@@ -493,7 +577,14 @@ impl AgentSandbox {
             return super::plugin_host::run(self, prompt, scenario);
         }
         let inst = require(self.agent);
-        let model = ScriptedModel::start(wire_of(self.agent), scenario.steps.clone());
+        let model = ScriptedModel::start(
+            wire_of(self.agent),
+            scenario
+                .steps
+                .iter()
+                .map(|s| as_client_calls(self.agent, s))
+                .collect(),
+        );
         if let Some(t) = &scenario.default_text {
             model.set_default_text(t);
         }
@@ -506,6 +597,8 @@ impl AgentSandbox {
             Agent::Codex => codex::args(&mut cmd, self, prompt, &scenario, &model.base_url()),
             Agent::Gemini => gemini::args(&mut cmd, self, prompt, &scenario, &model.base_url()),
             Agent::Qwen => qwen::args(&mut cmd, self, prompt, &scenario, &model.base_url()),
+            Agent::Cline => cline::args(&mut cmd, self, prompt, &scenario, &model.base_url()),
+            Agent::Kimi => kimi::args(&mut cmd, self, prompt, &scenario, &model.base_url()),
             _ => unreachable!("run through plugin_host"),
         }
         cmd.args(&scenario.args);
@@ -529,6 +622,8 @@ impl AgentSandbox {
             Agent::Codex => codex::parse_output(&stdout),
             Agent::Gemini => gemini::parse_output(&stdout),
             Agent::Qwen => qwen::parse_output(&stdout),
+            Agent::Cline => cline::parse_output(&stdout, &self.client_home()),
+            Agent::Kimi => kimi::parse_output(&stdout, &stderr),
             _ => unreachable!("run through plugin_host"),
         };
         AgentRun {
@@ -547,12 +642,14 @@ impl AgentSandbox {
     }
 }
 
-/// The model wire API `agent` speaks.
+/// The scripted model's wire for a client.
 pub fn wire_of(agent: Agent) -> std::sync::Arc<dyn super::model::Wire> {
     match agent {
         Agent::Codex => codex::wire(),
         Agent::Gemini => gemini::wire(),
         Agent::Qwen => qwen::wire(),
+        Agent::Cline => cline::wire(),
+        Agent::Kimi => kimi::wire(),
         Agent::OpenCode | Agent::Kilo => serve::wire(),
         Agent::Pi => pi::wire(),
     }
@@ -564,7 +661,23 @@ fn prepare(s: &AgentSandbox) {
         Agent::Codex => codex::prepare(s),
         Agent::Gemini => gemini::prepare(s),
         Agent::Qwen => qwen::prepare(s),
+        Agent::Cline => cline::prepare(s),
+        Agent::Kimi => kimi::prepare(s),
         Agent::OpenCode | Agent::Kilo | Agent::Pi => {}
+    }
+}
+
+/// A script step as the client's tools take it: the chat-completions wire answers
+/// [`Step::Shell`] with Qwen's `run_shell_command`; Kimi's shell is `Shell {command}` and
+/// Cline's `run_commands {commands}`.
+fn as_client_calls(agent: Agent, step: &Step) -> Step {
+    match (agent, step) {
+        (Agent::Kimi, Step::Shell(cmd)) => kimi::shell_step(cmd),
+        (Agent::Cline, Step::Shell(cmd)) => cline::shell_step(cmd),
+        (_, Step::Parallel(calls)) => {
+            Step::Parallel(calls.iter().map(|c| as_client_calls(agent, c)).collect())
+        }
+        (_, other) => other.clone(),
     }
 }
 
@@ -580,6 +693,8 @@ pub(super) fn scrub(name: &str) -> bool {
         "VERTEX",
         "QWEN_",
         "DASHSCOPE_",
+        "KIMI_",
+        "CLINE_",
         "OPENCODE",
         "KILO_",
         "PI_",

@@ -1,6 +1,7 @@
 //! End-to-end tests against the real clients, offline. Claude Code: `harness.rs` with the
-//! scripted Messages API in `server.rs` (FINDINGS.md). Codex CLI, Gemini CLI and Qwen Code:
-//! `agent_harness.rs` (+ `codex.rs`, `gemini.rs`, `qwen.rs`), installed by `clients.rs`, with
+//! scripted Messages API in `server.rs` (FINDINGS.md). Codex CLI, Gemini CLI, Qwen Code, Cline
+//! and Kimi CLI: `agent_harness.rs` (+ `codex.rs`, `gemini.rs`, `qwen.rs`, `cline.rs`,
+//! `kimi.rs`), installed by `clients.rs`, with
 //! the scripted model of `model.rs` (one script, a wire format per API). Both servers share
 //! the HTTP plumbing of `http.rs`.
 
@@ -8,10 +9,12 @@
 
 pub mod agent_harness;
 pub mod clients;
+pub mod cline;
 pub mod codex;
 pub mod gemini;
 pub mod harness;
 pub mod http;
+pub mod kimi;
 pub mod model;
 pub mod npm;
 pub mod pi;

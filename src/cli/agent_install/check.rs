@@ -36,14 +36,28 @@ pub(in crate::cli) fn check(r: &mut Report, env: &Env, project: Option<&Path>) {
 
 fn check_file(r: &mut Report, layout: &Layout, path: &Path, flag: &str) {
     let agent = layout.agent;
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return;
+    let text = if agent == Agent::Cline {
+        // A folder of hook scripts: ours are read by their marker.
+        if !path.is_dir() {
+            return;
+        }
+        String::new()
+    } else {
+        match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(_) => return,
+        }
     };
     if layout.is_plugin() {
         check_plugin(r, layout, path, &text, flag);
         return;
     }
-    let (format, parsed) = if agent == Agent::Kimi {
+    let (format, parsed) = if agent == Agent::Cline {
+        (
+            "hook scripts",
+            Some((super::cline::commands(path), Value::Null)),
+        )
+    } else if agent == Agent::Kimi {
         (
             "TOML",
             super::kimi::commands(&text).map(|c| (c, Value::Null)),

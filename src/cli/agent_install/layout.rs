@@ -53,6 +53,8 @@ impl Layout {
     pub(super) fn handler_running(&self, command: String, sub: &str) -> Value {
         let secs = timeout_secs(sub);
         match self.agent {
+            // Milliseconds (its runner's setTimeout; 60 s when absent).
+            Agent::Auggie => json!({"type": "command", "command": command, "timeout": secs * 1000}),
             // Milliseconds; the name is what Gemini shows and fingerprints for trust.
             Agent::Gemini => json!({
                 "type": "command",
@@ -182,6 +184,9 @@ impl Layout {
             Agent::Factory => project.join(".factory/settings.json"),
             Agent::CodeBuddy => project.join(".codebuddy/settings.json"),
             Agent::Qoder => project.join(".qoder/settings.json"),
+            // A folder of hook scripts, one per event.
+            Agent::Cline => project.join(".clinerules/hooks"),
+            Agent::Auggie => project.join(".augment/settings.json"),
             // Kimi reads no project file: `target` refuses a project install, and this is only
             // where `doctor` would look.
             Agent::Kimi => project.join(".kimi/config.toml"),
@@ -197,10 +202,11 @@ impl Layout {
     /// Droid's `$FACTORY_HOME_OVERRIDE/.factory/settings.json` (the override replaces `~`),
     /// CodeBuddy's `$CODEBUDDY_CONFIG_DIR/settings.json` (the variable replaces `~/.codebuddy`),
     /// Qoder's `$QODER_CONFIG_DIR/settings.json`, else `$QODER_CLI_HOME/.qoder/settings.json`;
-    /// Kimi's `$KIMI_SHARE_DIR/config.toml` (default `~/.kimi`); the plugin of OpenCode and
-    /// Kilo Code in `$XDG_CONFIG_HOME/{opencode,kilo}/plugins/` (default `~/.config`), Pi's
-    /// extension in `$PI_CODING_AGENT_DIR/extensions/` (default `~/.pi/agent`) (as each pinned
-    /// client's code resolves them, docs/agents-survey.md).
+    /// Kimi's `$KIMI_SHARE_DIR/config.toml` (default `~/.kimi`); Cline's hooks folder
+    /// `$CLINE_DIR/hooks` (default `~/.cline`); the plugin of OpenCode and Kilo Code in
+    /// `$XDG_CONFIG_HOME/{opencode,kilo}/plugins/` (default `~/.config`), Pi's extension in
+    /// `$PI_CODING_AGENT_DIR/extensions/` (default `~/.pi/agent`) (as each pinned client's code
+    /// resolves them, docs/agents-survey.md).
     pub(super) fn user_file(&self, env: &Env) -> Option<PathBuf> {
         let var = |k: &str| {
             env.var(k)
@@ -232,6 +238,10 @@ impl Layout {
             Agent::Kimi => var("KIMI_SHARE_DIR")
                 .or_else(|| home.map(|h| h.join(".kimi")))?
                 .join("config.toml"),
+            Agent::Cline => var("CLINE_DIR")
+                .or_else(|| home.map(|h| h.join(".cline")))?
+                .join("hooks"),
+            Agent::Auggie => home?.join(".augment/settings.json"),
             Agent::OpenCode | Agent::Kilo => var("XDG_CONFIG_HOME")
                 .or_else(|| home.map(|h| h.join(".config")))?
                 .join(if self.agent == Agent::Kilo {
@@ -325,9 +335,21 @@ impl Layout {
                  answer."
                 .to_string(),
             Agent::Kimi => "Kimi CLI reads these hooks when it starts; start a new kimi session. \
-                 It ignores a hook's context and continues a turn at most once per prompt, on a \
-                 Stop answer our hook does not give yet: there omc-hooks serves your user hooks \
-                 and its state, not the loop."
+                 It shows the model no hook context and continues a turn once per prompt: a \
+                 keyword starts its run in state, and each prompt's end-of-turn continuation \
+                 carries the task."
+                .to_string(),
+            Agent::Cline => "Cline looks for hook scripts when a task starts (no trust step). \
+                 It awaits only the tool hooks: omc-hooks adds its guidance after a tool \
+                 (failure escalation) and runs your user hooks on tool calls — a refusal there \
+                 ends the whole task — but Cline continues no turn and shows nothing at a \
+                 prompt, so keywords and persistent modes do not work in it."
+                .to_string(),
+            Agent::Auggie => "Auggie reads these hooks when a session starts. It awaits only \
+                 its tool hooks (0.36): omc-hooks can add guidance after a failing tool and run \
+                 your user hooks on tool calls, but Auggie continues no turn and reads nothing \
+                 at a prompt, so keywords and persistent modes do not work in it. None of this \
+                 was run here: Auggie talks only to Augment's service."
                 .to_string(),
             Agent::Qoder => "Qoder reads these hooks when a session starts (\"disableAllHooks\": \
                  true switches them off); start a new qodercli session for them to load."

@@ -14,6 +14,7 @@
 //! goes through the Claude settings path of `install.rs`.
 
 pub(super) mod check;
+mod cline;
 mod codex_features;
 mod kimi;
 mod layout;
@@ -107,7 +108,11 @@ pub(super) fn install(agent: Agent, args: &[String], env: &Env, help: &str) -> i
         Ok(p) => p,
         Err(e) => return fail("install", &format!("cannot locate this binary: {e}")),
     };
-    let record_path = record_path(&path);
+    let record_path = if agent == Agent::Cline {
+        cline::record_path(&path)
+    } else {
+        record_path(&path)
+    };
     let mut record = read_record(&record_path).unwrap_or_default();
     if layout.is_plugin() {
         let (merged, changed) = match plugin::install(agent, &path, &exe, &mut record) {
@@ -115,6 +120,28 @@ pub(super) fn install(agent: Agent, args: &[String], env: &Env, help: &str) -> i
             Err(code) => return code,
         };
         if let Err(e) = write_record(&record_path, &record) {
+            return fail(
+                "install",
+                &format!("cannot write {}: {e}", record_path.display()),
+            );
+        }
+        let listed = note_in_registry(&layout, &path, agent, env);
+        announce(&layout, &path, &exe, &merged, changed);
+        if let Some(f) = listed {
+            println!(
+                "Recorded in {} (for 'omc-hooks status --all').",
+                f.display()
+            );
+        }
+        println!("{}", layout.trust_note(&path));
+        return 0;
+    }
+    if agent == Agent::Cline {
+        let (merged, changed) = match cline::install(&path, &exe, &mut record) {
+            Ok(r) => r,
+            Err(code) => return code,
+        };
+        if let Err(e) = cline::save_record(&path, &record) {
             return fail(
                 "install",
                 &format!("cannot write {}: {e}", record_path.display()),
@@ -318,6 +345,27 @@ pub(super) fn uninstall(agent: Agent, args: &[String], env: &Env, help: &str) ->
             }
         };
     }
+    if agent == Agent::Cline {
+        return match cline::uninstall(&path) {
+            Err(code) => code,
+            Ok(None) => {
+                println!(
+                    "omc-hooks is not installed for {} in {}; nothing changed.",
+                    agent.client(),
+                    path.display()
+                );
+                0
+            }
+            Ok(Some(n)) => {
+                println!(
+                    "Removed {n} omc-hooks hook scripts for {} from {}.",
+                    agent.client(),
+                    path.display()
+                );
+                0
+            }
+        };
+    }
     if agent == Agent::Kimi {
         return match kimi::uninstall(&path) {
             Err(code) => code,
@@ -443,6 +491,9 @@ pub(super) struct Record {
     /// Kimi: install added a line break to end the file's last line before its block.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub(super) kimi_newline: bool,
+    /// Cline: the folders install created for its hook scripts, outermost first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(super) created_dirs: Vec<PathBuf>,
     /// A plugin file: how many folders above it install created (uninstall removes them,
     /// innermost first, when they are empty).
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -467,6 +518,7 @@ fn write_record(path: &Path, r: &Record) -> std::io::Result<()> {
         && r.added.is_empty()
         && r.codex_config.is_none()
         && !r.kimi_newline
+        && r.created_dirs.is_empty()
         && r.created_levels == 0;
     if nothing {
         return match std::fs::remove_file(path) {

@@ -71,8 +71,8 @@ pub fn stop_limits(agent: Agent, env: &Env, project: Option<&Path>) -> StopLimit
     let client = agent.wire().agent().client();
     match agent.wire() {
         // Claude Code's cap is Claude Code's: the clients that copy its format do not share it
-        // (docs/agents-survey.md: Factory Droid continues with no cap, CodeBuddy and Kimi CLI
-        // do not continue a headless turn at all), so ours holds there.
+        // (docs/agents-survey.md: Factory Droid continues with no cap, CodeBuddy does not
+        // continue a headless turn at all), so ours holds there.
         Wire::Claude if agent != Agent::Claude => StopLimits {
             idle: ours,
             per_prompt: None,
@@ -105,9 +105,19 @@ pub fn stop_limits(agent: Agent, env: &Env, project: Option<&Path>) -> StopLimit
             idle: ours,
             per_prompt: cursor_loop_limit(env, project).map(|max| Limit { max, owner: client }),
         },
+        // Kimi CLI fires its Stop hook once per prompt and honours that one refusal
+        // (kimi-FINDINGS.md §4): it refuses none of ours, so only ours counts. Cline continues
+        // nothing (cline-FINDINGS.md §4).
+        // Auggie 0.36.0's loop does not read its Stop hook's answer either.
         // OpenCode, Kilo Code and Pi continue whenever our plugin sends a prompt: no count
         // of their own (opencode-FINDINGS.md, pi-FINDINGS.md).
-        Wire::Codex | Wire::Gemini | Wire::OpenCode | Wire::Pi => StopLimits {
+        Wire::Codex
+        | Wire::Gemini
+        | Wire::Kimi
+        | Wire::Cline
+        | Wire::Auggie
+        | Wire::OpenCode
+        | Wire::Pi => StopLimits {
             idle: ours,
             per_prompt: None,
         },

@@ -1,26 +1,32 @@
-//! Claude Code's format, and the clients that copy it: Kimi CLI (its hooks docs,
-//! docs/en/customization/hooks.md in MoonshotAI/kimi-cli), Factory Droid (the hooks reference
-//! on docs.factory.ai), CodeBuddy and Qoder (Claude-format settings files; none of these four
-//! runs in our tests, see tests/golden/agents/). The neutral input *is* Claude Code's payload,
-//! so decoding is [`HookInput::from_map`] plus the few spellings the copies use for the same
-//! fields; the answer is [`crate::protocol::Answer::encode`].
+//! Claude Code's format, and the clients that copy it: Factory Droid (the hooks reference on
+//! docs.factory.ai), CodeBuddy and Qoder (Claude-format settings files; docs/agents-survey.md,
+//! tests/golden/agents/). The neutral input *is* Claude Code's payload, so decoding is
+//! [`HookInput::from_map`] plus the few spellings the copies use for the same fields
+//! ([`decode_fields`], which Kimi CLI's adapter shares); the answer is
+//! [`crate::protocol::Answer::encode`].
 
 use super::{Wire, neutral_event, rename};
 use crate::protocol::HookInput;
 use serde_json::{Map, Value};
 
 /// Decodes a Claude-format payload.
-pub fn decode(mut map: Map<String, Value>) -> HookInput {
-    // Kimi CLI: `tool_call_id`, `tool_output`, subagent `agent_name`, SubagentStop `response`.
+pub fn decode(map: Map<String, Value>) -> HookInput {
+    let mut input = decode_fields(map);
+    neutral_event(&mut input, Wire::Claude);
+    input
+}
+
+/// The payload's fields under Claude Code's names (the event name is left as sent): the copies'
+/// spellings — Kimi CLI's `tool_call_id`, `tool_output`, subagent `agent_name` and SubagentStop
+/// `response` — renamed where Claude Code's own field is absent.
+pub fn decode_fields(mut map: Map<String, Value>) -> HookInput {
     rename(&mut map, "tool_call_id", "tool_use_id");
     rename(&mut map, "tool_output", "tool_response");
     rename(&mut map, "agent_name", "agent_type");
     if map.get("hook_event_name").and_then(Value::as_str) == Some("SubagentStop") {
         rename(&mut map, "response", "last_assistant_message");
     }
-    let mut input = HookInput::from_map(map);
-    neutral_event(&mut input, Wire::Claude);
-    input
+    HookInput::from_map(map)
 }
 
 #[cfg(test)]

@@ -15,11 +15,14 @@
 //! Which agent event maps to which hook subcommand is one table, [`table`], that `doctor
 //! --agents`, `install --agent` and the README all print from.
 
+pub mod auggie;
 pub mod caps;
 pub mod claude;
+pub mod cline;
 pub mod codex;
 pub mod cursor;
 pub mod gemini;
+pub mod kimi;
 pub mod opencode;
 pub mod outcome;
 pub mod pi;
@@ -35,6 +38,7 @@ pub use caps::{Limit, StopLimits, stop_limits};
 // under their old path too.
 pub use crate::protocol::agent::{Agent, Wire};
 
+use crate::env::Env;
 use crate::protocol::input::DecodeError;
 use crate::protocol::{Answer, HookInput};
 use serde_json::{Map, Value};
@@ -74,6 +78,9 @@ pub fn decode_map(declared: Agent, map: Map<String, Value>) -> HookInput {
         Wire::Gemini => gemini::decode(map),
         Wire::Qwen => qwen::decode(map),
         Wire::Cursor => cursor::decode(map),
+        Wire::Kimi => kimi::decode(map),
+        Wire::Cline => cline::decode(map),
+        Wire::Auggie => auggie::decode(map),
         Wire::OpenCode => opencode::decode(map),
         Wire::Pi => pi::decode(map),
     };
@@ -83,11 +90,13 @@ pub fn decode_map(declared: Agent, map: Map<String, Value>) -> HookInput {
     input
 }
 
-/// The event name of a payload, in any of the spellings the agents use.
+/// The event name of a payload, in any of the spellings the agents use (Cline's `hookName`
+/// as its hook file is named).
 fn event_name(map: &Map<String, Value>) -> Option<&str> {
     ["hook_event_name", "hookEventName"]
         .iter()
         .find_map(|k| map.get(*k)?.as_str())
+        .or_else(|| cline::event_of(map))
 }
 
 /// The field our TypeScript plugins (`extensions/`) add to every payload: the agent they were
@@ -99,8 +108,9 @@ pub const PLUGIN_MARKER: &str = "omc_plugin";
 /// gemini-FINDINGS.md §3 and qwen-FINDINGS.md §3 list; Cursor's documented fields; CodeBuddy's
 /// `client` and `version`, seen on every payload of CodeBuddy Code 2.117.0, which also sends
 /// Cursor's `generation_id` and Codex's `model` with `permission_mode`: docs/agents-survey.md).
-/// `None` when nothing tells (a bare Claude-format payload: Claude Code's SessionStart, Codex's
-/// SessionEnd and Kimi's payloads look alike).
+/// Kimi CLI's tool events carry `tool_output`, the Python `repr` of the tool's result
+/// (kimi-FINDINGS.md); Cline's `hookName` and `taskId` (cline-FINDINGS.md). `None` when nothing tells (a bare Claude-format payload: Claude Code's
+/// SessionStart, Codex's SessionEnd and Kimi's other payloads look alike).
 pub fn detect_shape(map: &Map<String, Value>) -> Option<Agent> {
     let has = |k: &str| map.get(k).is_some_and(|v| !v.is_null());
     let event = event_name(map);
@@ -113,6 +123,10 @@ pub fn detect_shape(map: &Map<String, Value>) -> Option<Agent> {
     {
         return Some(a);
     }
+    // Auggie sends Cursor's `conversation_id` with its own PascalCase event names.
+    if auggie::looks_like(map) {
+        return Some(Agent::Auggie);
+    }
     if has("conversation_id") || has("cursor_version") {
         return Some(Agent::Cursor);
     }
@@ -124,6 +138,13 @@ pub fn detect_shape(map: &Map<String, Value>) -> Option<Agent> {
     }
     if has("generation_id") {
         return Some(Agent::Cursor);
+    }
+    if map.get("tool_output").is_some_and(kimi::is_tool_repr) {
+        return Some(Agent::Kimi);
+    }
+    // Cline stamps its payloads too: before the timestamp's guess.
+    if cline::looks_like(map) {
+        return Some(Agent::Cline);
     }
     if let Some(e) = event {
         if table::only(Wire::Gemini, e) {
@@ -165,8 +186,17 @@ pub fn detect_shape(map: &Map<String, Value>) -> Option<Agent> {
 /// The hook subcommand that actually serves a decoded payload: the one installed, unless the
 /// tool call failed on an agent that has no failure event of its own (then the failure hook
 /// runs, and the answer still goes out in the post-tool event's shape). For Codex, whose
-/// payload may not carry the exit status, this is where the transcript is consulted.
-pub fn route(hook: crate::hooks::Hook, input: &mut HookInput) -> crate::hooks::Hook {
+/// payload may not carry the exit status, this is where the transcript is consulted; for Kimi
+/// CLI, whose Stop payload lacks the model's last message, its session file.
+pub fn route(hook: crate::hooks::Hook, input: &mut HookInput, env: &Env) -> crate::hooks::Hook {
+    if input.format.wire() == Wire::Kimi
+        && hook.event == "Stop"
+        && input.hook_event_name.as_deref() == Some("Stop")
+        && input.last_assistant_message.is_none()
+        && let Some(sid) = input.session_id.as_deref()
+    {
+        input.last_assistant_message = kimi::last_message(sid, env);
+    }
     if hook.event != "PostToolUse" {
         return hook;
     }
@@ -217,6 +247,9 @@ pub fn encode(input: &HookInput, hook: crate::hooks::Hook, answer: &Answer) -> O
         Wire::Codex => codex::encode(answer, event),
         Wire::Gemini => gemini::encode(answer, event),
         Wire::Cursor => cursor::encode(answer, event),
+        Wire::Kimi => kimi::encode(answer, event),
+        Wire::Cline => cline::encode(input, answer, event),
+        Wire::Auggie => auggie::encode(answer, event),
         Wire::OpenCode => opencode::encode(answer, event),
         Wire::Pi => pi::encode(answer, event),
     }
@@ -340,6 +373,27 @@ mod tests {
             (
                 json!({"hook_event_name":"Stop","permission_mode":"default"}),
                 None,
+            ),
+            // Kimi CLI 1.51.0's PostToolUse; its Stop says nothing of where it came from.
+            (
+                json!({"hook_event_name":"PostToolUse","session_id":"s","tool_name":"Shell",
+                       "tool_output":"is_error=False output='hi' message='' display=[] extras=None"}),
+                Some(Agent::Kimi),
+            ),
+            (
+                json!({"hook_event_name":"Stop","session_id":"s","cwd":"/p","stop_hook_active":false}),
+                None,
+            ),
+            (
+                json!({"clineVersion":"","timestamp":"2026-12-04T05:46:39.192Z","taskId":"conv_1",
+                       "hookName":"tool_call"}),
+                Some(Agent::Cline),
+            ),
+            // Auggie 0.36.0's payload as its bundle builds it.
+            (
+                json!({"hook_event_name":"Stop","conversation_id":"c","workspace_roots":["/p"],
+                       "agent_stop_cause":"end_turn"}),
+                Some(Agent::Auggie),
             ),
             (
                 json!({"hook_event_name":"session.idle","omc_plugin":"kilo","session_id":"ses_1"}),

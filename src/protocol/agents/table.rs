@@ -48,7 +48,10 @@ const fn row(
 }
 
 use Install::{Matcher, No, Yes};
-use Wire::{Claude as C, Codex as X, Cursor as K, Gemini as G, OpenCode as O, Pi as P, Qwen as Q};
+use Wire::{
+    Auggie as A, Claude as C, Cline as N, Codex as X, Cursor as K, Gemini as G, Kimi as M,
+    OpenCode as O, Pi as P, Qwen as Q,
+};
 
 /// Every mapping, agent by agent, in lifecycle order.
 pub const ROWS: &[Row] = &[
@@ -289,6 +292,145 @@ pub const ROWS: &[Row] = &[
     ),
     row(K, "sessionEnd", "session-end", Yes, ""),
     //
+    row(
+        M,
+        "SessionStart",
+        "session-start",
+        Yes,
+        "the answer is not read: nothing is shown at start",
+    ),
+    row(
+        M,
+        "UserPromptSubmit",
+        "user-prompt-submit",
+        Yes,
+        "reads no context: a keyword starts the run in state, the Stop continuation carries the task",
+    ),
+    row(
+        M,
+        "PreToolUse",
+        "pre-tool-use",
+        Matcher("*"),
+        "refusals only (`permissionDecision: deny`): no context, no rewrite",
+    ),
+    row(
+        M,
+        "PostToolUse",
+        "post-tool-use",
+        Matcher("*"),
+        "not awaited; `is_error=True` in `tool_output` runs post-tool-use-failure",
+    ),
+    row(
+        M,
+        "PostToolUseFailure",
+        "post-tool-use-failure",
+        Matcher("*"),
+        "only for a tool that raised; not awaited",
+    ),
+    row(M, "SubagentStart", "subagent-start", Matcher("*"), ""),
+    row(
+        M,
+        "SubagentStop",
+        "subagent-stop",
+        Matcher("*"),
+        "not awaited",
+    ),
+    row(M, "PreCompact", "pre-compact", Matcher("*"), ""),
+    row(
+        M,
+        "Stop",
+        "stop",
+        Yes,
+        "continues with `permissionDecision: deny`, once per prompt; `stop_hook_active` always false",
+    ),
+    row(M, "SessionEnd", "session-end", Yes, "awaited at most 5 s"),
+    //
+    row(
+        N,
+        "TaskStart",
+        "session-start",
+        Yes,
+        "not awaited: nothing is shown at start",
+    ),
+    row(
+        N,
+        "TaskResume",
+        "session-start",
+        No,
+        "decoded (`source: resume`), not installed",
+    ),
+    row(
+        N,
+        "UserPromptSubmit",
+        "user-prompt-submit",
+        No,
+        "not awaited and not fired for a headless prompt; nothing could continue a run it starts: not installed",
+    ),
+    row(
+        N,
+        "PreToolUse",
+        "pre-tool-use",
+        Yes,
+        "context as `contextModification`; a refusal (`cancel`) ends the whole task; a rewrite is `overrideInput`",
+    ),
+    row(
+        N,
+        "PostToolUse",
+        "post-tool-use",
+        Yes,
+        "context as `contextModification`; a failed command (`success: false`) runs post-tool-use-failure",
+    ),
+    row(
+        N,
+        "TaskComplete",
+        "stop",
+        No,
+        "not awaited, its answer not read: no continuation; not installed",
+    ),
+    row(
+        N,
+        "SessionShutdown",
+        "session-end",
+        Yes,
+        "not awaited; not fired by a headless run",
+    ),
+    //
+    row(
+        A,
+        "SessionStart",
+        "session-start",
+        Yes,
+        "not awaited: nothing is shown at start",
+    ),
+    row(
+        A,
+        "PromptSubmit",
+        "user-prompt-submit",
+        No,
+        "not awaited, no context: a keyword would start a run nothing continues; not installed",
+    ),
+    row(
+        A,
+        "PreToolUse",
+        "pre-tool-use",
+        Matcher(".*"),
+        "refusals and rewrites (user hooks); no context; the matcher is a regular expression",
+    ),
+    row(
+        A,
+        "PostToolUse",
+        "post-tool-use",
+        Matcher(".*"),
+        "context appended to the tool's result; a `tool_error` runs post-tool-use-failure",
+    ),
+    row(
+        A,
+        "Stop",
+        "stop",
+        No,
+        "its answer (`hookSpecificOutput.decision: block`) is not read by the 0.36 loop: no continuation; not installed",
+    ),
+    row(A, "SessionEnd", "session-end", Yes, ""),
     // OpenCode and Kilo Code: the events our plugin (extensions/opencode/) passes on; "yes"
     // means the plugin sends it. opencode-FINDINGS.md says what each was seen to carry.
     row(
@@ -433,22 +575,11 @@ pub fn agent_event(wire: Wire, hook: &str) -> Option<&'static str> {
     )
 }
 
-/// Every wire format, in the order the table prints them.
-pub const WIRES: [Wire; 7] = [
-    Wire::Claude,
-    Wire::Codex,
-    Wire::Gemini,
-    Wire::Qwen,
-    Wire::Cursor,
-    Wire::OpenCode,
-    Wire::Pi,
-];
-
 /// The table as Markdown: one section per wire format. `doctor --agents` prints it and the
 /// README holds a copy (kept identical by a test).
 pub fn render_markdown() -> String {
     let mut s = String::new();
-    for wire in WIRES {
+    for wire in Wire::ALL {
         let agent = wire.agent();
         let also: Vec<&str> = Agent::ALL
             .iter()
@@ -508,7 +639,7 @@ mod tests {
 
     #[test]
     fn every_hook_is_installed_where_the_agent_has_its_event() {
-        for wire in WIRES.into_iter().filter(|w| !via_plugin(*w)) {
+        for wire in Wire::ALL.into_iter().filter(|w| !via_plugin(*w)) {
             for hook in crate::hooks::HOOKS {
                 let mapped: Vec<&Row> = rows(wire).filter(|r| r.hook == hook.name).collect();
                 let installed = mapped.iter().filter(|r| r.install != Install::No).count();
