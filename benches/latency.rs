@@ -206,6 +206,9 @@ impl Bench {
             "claude" => Some(
                 json!({"tool_name": "Skill", "tool_input": {"skill": "plan"}, "tool_use_id": "toolu_1"}),
             ),
+            "opencode" => Some(
+                json!({"tool_name": "skill", "tool_input": {"name": "plan"}, "tool_use_id": "call_1"}),
+            ),
             _ => None,
         };
         if let Some(extra) = skill {
@@ -226,6 +229,20 @@ impl Bench {
                 v["file_path"] = json!(file);
                 v["edits"] = json!([{"old_string": "fn a() {}\n", "new_string": new}]);
                 serde_json::to_vec(&v).unwrap()
+            } else if self.agent == "opencode" {
+                self.payload("PostToolUse", json!({
+                    "tool_name": "edit",
+                    "tool_input": {"filePath": file, "oldString": "fn a() {}\n", "newString": new},
+                    "tool_response": {"output": "Edit applied successfully.", "title": "src", "exit": null},
+                    "tool_use_id": format!("call_e{i}")
+                }))
+            } else if self.agent == "pi" {
+                self.payload("PostToolUse", json!({
+                    "tool_name": "edit",
+                    "tool_input": {"path": file, "edits": [{"oldText": "fn a() {}\n", "newText": new}]},
+                    "tool_response": {"content": "Successfully replaced text.", "is_error": false},
+                    "tool_use_id": format!("call_e{i}")
+                }))
             } else {
                 self.payload("PostToolUse", json!({
                     "tool_name": edit_tool,
@@ -265,6 +282,18 @@ impl Bench {
             "kimi" | "cline" | "auggie" => {
                 ("post-tool-use", "PostToolUse", failed_tool(self.agent))
             }
+            "opencode" => (
+                "post-tool-use",
+                "PostToolUse",
+                json!({"tool_name": "bash", "tool_input": {"command": "cargo test"},
+                "tool_response": {"output": "test parser::tests::it_parses ... FAILED\n", "title": "cargo test", "exit": 101}, "tool_use_id": "call_f"}),
+            ),
+            "pi" => (
+                "post-tool-use",
+                "PostToolUse",
+                json!({"tool_name": "bash", "tool_input": {"command": "cargo test"},
+                "tool_response": {"content": "test parser::tests::it_parses ... FAILED\n\n\nCommand exited with code 101", "is_error": true}, "tool_use_id": "call_f"}),
+            ),
             _ => (
                 "post-tool-use-failure",
                 "PostToolUseFailure",
@@ -556,8 +585,9 @@ fn main() {
     // Every agent's adapter, with its own payloads, on the same realistic state (seeded through
     // that agent's hooks, so the session's recorded agent is that agent).
     let mut agent_rows: Vec<Row> = Vec::new();
+    // (Kilo Code runs the OpenCode plugin and adapter: OpenCode's rows are its own.)
     for agent in [
-        "claude", "codex", "gemini", "qwen", "cursor", "kimi", "cline", "auggie",
+        "claude", "codex", "gemini", "qwen", "cursor", "kimi", "cline", "auggie", "opencode", "pi",
     ] {
         if !want(agent) && !want("agents") {
             continue;
@@ -986,9 +1016,9 @@ fn installed_cases(runs: usize, spec: &str) -> (Vec<Row>, Vec<String>) {
 }
 
 /// The events each agent's installed hooks receive, as that agent sends them (the payloads
-/// recorded from the pinned clients in `tests/fixtures/{codex,gemini,qwen}/`; Cursor's fields
-/// as its hooks documentation, cursor.com/docs/agent/hooks, gives them), for the bench
-/// session: (subcommand, label, payload).
+/// recorded from the pinned clients in `tests/fixtures/{codex,gemini,qwen,opencode,pi}/`;
+/// Cursor's fields as its hooks documentation, cursor.com/docs/agent/hooks, gives them), for
+/// the bench session: (subcommand, label, payload).
 fn agent_cases(agent: &str, project: &Path) -> Vec<(&'static str, String, Vec<u8>)> {
     let base = |event: &str| agent_base(agent, project, event);
     let with = |event: &str, extra: Value| -> Vec<u8> {
@@ -1058,6 +1088,143 @@ fn agent_cases(agent: &str, project: &Path) -> Vec<(&'static str, String, Vec<u8
                 "session-end",
                 "SessionEnd".into(),
                 with("SessionEnd", json!({"reason": "exit"})),
+            ),
+        ],
+        "opencode" => vec![
+            (
+                "session-start",
+                "session.created".into(),
+                with("session.created", json!({"source": "startup"})),
+            ),
+            (
+                "user-prompt-submit",
+                "chat.message (ralph prompt)".into(),
+                with("chat.message", json!({"prompt": ralph})),
+            ),
+            (
+                "user-prompt-submit",
+                "chat.message (question)".into(),
+                with("chat.message", json!({"prompt": question})),
+            ),
+            (
+                "pre-tool-use",
+                "tool.execute.before".into(),
+                with(
+                    "tool.execute.before",
+                    json!({"tool_name": "skill", "tool_input": {"name": "review"}, "tool_use_id": "call_2"}),
+                ),
+            ),
+            (
+                "post-tool-use",
+                "tool.execute.after".into(),
+                with(
+                    "tool.execute.after",
+                    json!({"tool_name": "bash", "tool_input": {"command": "ls", "description": "list"},
+                "tool_response": {"output": "a\n", "title": "ls", "exit": 0}, "tool_use_id": "call_3"}),
+                ),
+            ),
+            (
+                "post-tool-use",
+                "tool.execute.after (failed command)".into(),
+                with(
+                    "tool.execute.after",
+                    json!({"tool_name": "bash", "tool_input": {"command": "cargo test", "description": "test"},
+                "tool_response": {"output": "FAILED\n", "title": "cargo test", "exit": 101}, "tool_use_id": "call_4"}),
+                ),
+            ),
+            (
+                "post-tool-use-failure",
+                "message.part.updated (a tool threw)".into(),
+                with(
+                    "message.part.updated",
+                    json!({"tool_name": "read", "tool_input": {"filePath": "/nope"}, "tool_use_id": "call_5",
+                "error": "File not found: /nope"}),
+                ),
+            ),
+            (
+                "pre-compact",
+                "experimental.session.compacting".into(),
+                with("experimental.session.compacting", json!({})),
+            ),
+            (
+                "stop",
+                "session.idle".into(),
+                with(
+                    "session.idle",
+                    json!({"stop_hook_active": false, "last_assistant_message": "Fixed two tests; three remain."}),
+                ),
+            ),
+            (
+                "session-end",
+                "session.deleted".into(),
+                with("session.deleted", json!({"reason": "deleted"})),
+            ),
+        ],
+        "pi" => vec![
+            (
+                "session-start",
+                "session_start".into(),
+                with("session_start", json!({"source": "startup"})),
+            ),
+            (
+                "user-prompt-submit",
+                "input (ralph prompt)".into(),
+                with(
+                    "input",
+                    json!({"prompt": ralph, "input_source": "interactive"}),
+                ),
+            ),
+            (
+                "user-prompt-submit",
+                "input (question)".into(),
+                with(
+                    "input",
+                    json!({"prompt": question, "input_source": "interactive"}),
+                ),
+            ),
+            (
+                "pre-tool-use",
+                "tool_call".into(),
+                with(
+                    "tool_call",
+                    json!({"tool_name": "bash", "tool_input": {"command": "ls"}, "tool_use_id": "call_2"}),
+                ),
+            ),
+            (
+                "post-tool-use",
+                "tool_result".into(),
+                with(
+                    "tool_result",
+                    json!({"tool_name": "bash", "tool_input": {"command": "ls"},
+                "tool_response": {"content": "a", "is_error": false}, "tool_use_id": "call_3"}),
+                ),
+            ),
+            (
+                "post-tool-use",
+                "tool_result (failed command)".into(),
+                with(
+                    "tool_result",
+                    json!({"tool_name": "bash", "tool_input": {"command": "cargo test"},
+                "tool_response": {"content": "FAILED\n\n\nCommand exited with code 101", "is_error": true}, "tool_use_id": "call_4"}),
+                ),
+            ),
+            (
+                "pre-compact",
+                "session_before_compact".into(),
+                with("session_before_compact", json!({})),
+            ),
+            (
+                "stop",
+                "agent_end".into(),
+                with(
+                    "agent_end",
+                    json!({"stop_hook_active": false, "stop_reason": "stop", "last_assistant_message": "Fixed two tests; three remain."}),
+                ),
+            ),
+            (
+                "session-end",
+                "session_shutdown".into(),
+                with("session_shutdown", json!({"reason": "quit"})),
             ),
         ],
         "cursor" => vec![
@@ -1710,6 +1877,9 @@ fn agent_base(agent: &str, project: &Path, event: &str) -> Value {
         }
         "auggie" => json!({"hook_event_name": event, "conversation_id": SID,
             "workspace_roots": [project]}),
+        // Our plugins' payloads (tests/fixtures/{opencode,pi}/).
+        "opencode" | "pi" => json!({"hook_event_name": event, "session_id": SID, "cwd": project,
+            "omc_plugin": agent}),
         _ => json!({"session_id": SID, "transcript_path": transcript, "cwd": project,
             "hook_event_name": event, "permission_mode": "default"}),
     }

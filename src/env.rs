@@ -66,6 +66,7 @@ const EXTRA_VARS: &[&str] = &[
     "OMC_RALPH_HARD_MAX",
     "OMC_STOP_BLOCK_CAP",
     "PATH",
+    "PI_CODING_AGENT_DIR",
     "QODER_CLI_HOME",
     "QODER_CONFIG_DIR",
     "QWEN_CODE_SESSION_ID",

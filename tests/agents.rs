@@ -1074,8 +1074,9 @@ fn doctor_reports_hooks_installed_for_the_wrong_agent_from_the_trace() {
     );
 }
 
-/// The payloads recorded from the pinned Codex, Gemini CLI, Qwen Code and Kimi CLI clients
-/// (`tests/fixtures/<agent>/`, recorded by the real-client suite): every one decodes, through
+/// The payloads recorded from the pinned Codex, Gemini CLI, Qwen Code, Kimi CLI, OpenCode, Kilo
+/// Code and Pi clients (`tests/fixtures/<agent>/`, recorded by the real-client suite; the last
+/// three through our plugin): every one decodes, through
 /// the hook installed for its event, to the neutral event the table names, is recognised as
 /// its client's by shape (Kimi's only by the `tool_output` of its tool events), and gets a
 /// valid answer. Events no hook serves are traced under their own name and answered with
@@ -1084,7 +1085,15 @@ fn doctor_reports_hooks_installed_for_the_wrong_agent_from_the_trace() {
 fn recorded_payloads_of_every_client_decode_to_their_neutral_events() {
     use omc_hooks::protocol::agents::{Agent, table};
     let mut seen = 0;
-    for agent in [Agent::Codex, Agent::Gemini, Agent::Qwen, Agent::Kimi] {
+    for agent in [
+        Agent::Codex,
+        Agent::Gemini,
+        Agent::Qwen,
+        Agent::Kimi,
+        Agent::OpenCode,
+        Agent::Kilo,
+        Agent::Pi,
+    ] {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures")
             .join(agent.name());

@@ -40,6 +40,9 @@ pub fn skill_call(agent: Agent, name: &str) -> Option<Step> {
         Agent::Qwen => Some(Step::Call("skill".into(), json!({ "skill": name }))),
         // no skill tool (kimi-FINDINGS.md, cline-FINDINGS.md)
         Agent::Cline | Agent::Kimi => None,
+        Agent::OpenCode | Agent::Kilo => Some(Step::Call("skill".into(), json!({ "name": name }))),
+        // Pi expands a skill into the prompt (`/skill:name`): no skill tool
+        Agent::Pi => None,
     }
 }
 
@@ -82,7 +85,7 @@ fn guard_blocks(run: &AgentRun) -> Vec<String> {
 fn assert_reason_shape(agent: Agent, shown: &str) {
     match agent {
         Agent::Codex => assert!(shown.starts_with("<hook_prompt"), "{shown}"),
-        Agent::Gemini | Agent::Qwen | Agent::Kimi => {
+        Agent::Gemini | Agent::Qwen | Agent::Kimi | Agent::OpenCode | Agent::Kilo | Agent::Pi => {
             assert!(shown.starts_with("[SKILL ACTIVE: guarded]"), "{shown}")
         }
         Agent::Cline => panic!(
@@ -281,7 +284,8 @@ fn compacting(agent: Agent, sc: AgentScenario) -> AgentScenario {
     match agent {
         Agent::Codex => sc.arg("-c").arg("model_auto_compact_token_limit=12"),
         Agent::Gemini => sc.prompt_tokens(900_000),
-        Agent::Qwen | Agent::Kimi => sc.prompt_tokens(190_000),
+        Agent::Qwen | Agent::Kimi | Agent::Kilo | Agent::Pi => sc.prompt_tokens(190_000),
+        Agent::OpenCode => sc.prompt_tokens_once(190_000),
         Agent::Cline => {
             panic!("Cline 3.0.65 runs no PreCompact hook: this scenario is not run for it")
         }
@@ -334,6 +338,7 @@ pub fn a_ralph_run_survives_a_compaction_and_the_model_sees_it(agent: Agent) {
         // PreCompress cannot tell a compression from any other model call: no entry
         Agent::Gemini => assert_eq!(notepad_entries(&sb), 0, "{d}"),
         Agent::Cline | Agent::Kimi => unreachable!("not run for {}", agent.name()),
+        a => panic!("{}: compaction not exercised in this suite", a.name()),
     }
 
     // The first main request after a compaction shows the run again.
@@ -392,6 +397,7 @@ pub fn a_ralph_run_survives_a_compaction_and_the_model_sees_it(agent: Agent) {
             assert!(!after.iter().any(|r| restored(r)), "{d}");
         }
         Agent::Cline | Agent::Kimi => unreachable!("not run for {}", agent.name()),
+        a => panic!("{}: compaction not exercised in this suite", a.name()),
     }
     let s = ralph_state(&sb, sid).expect("ralph-state.json");
     assert_eq!(s["active"], false, "{s:#}");

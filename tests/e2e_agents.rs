@@ -169,10 +169,13 @@ pub fn assert_wrapped(agent: Agent, shown: &str, reason_part: &str) {
                 && shown.ends_with("</hook_prompt>"),
             "Codex wraps the reason in <hook_prompt>: {shown}"
         ),
-        Agent::Gemini | Agent::Qwen | Agent::Kimi => assert!(
-            shown.starts_with("[RALPH LOOP") || shown.starts_with("[TOOL ERROR"),
-            "the reason verbatim: {shown}"
-        ),
+        // Our plugins send the reason as the next prompt, verbatim.
+        Agent::Gemini | Agent::Qwen | Agent::Kimi | Agent::OpenCode | Agent::Kilo | Agent::Pi => {
+            assert!(
+                shown.starts_with("[RALPH LOOP") || shown.starts_with("[TOOL ERROR"),
+                "the reason verbatim: {shown}"
+            )
+        }
         Agent::Cline => panic!(
             "{} does not continue a turn: this scenario is not run for it",
             agent.name()
@@ -211,6 +214,16 @@ pub fn a_ralph_run_continues_in(sb: &AgentSandbox) {
         Agent::Qwen => shown.contains("<qwen:user-prompt-submit-context>\n[MAGIC KEYWORD: RALPH]"),
         // Kimi reads no context and continues once per prompt; Cline does not continue
         Agent::Cline | Agent::Kimi => unreachable!("not run for {}", agent.name()),
+        // a synthetic text part of the prompt's own message
+        Agent::OpenCode | Agent::Kilo => {
+            let m = run.main_requests()[0].last_user_text();
+            m.starts_with(PROMPT) && m.contains("\n[MAGIC KEYWORD: RALPH]")
+        }
+        // a message of its own after the prompt (Pi's `before_agent_start` message)
+        Agent::Pi => run.main_requests()[0]
+            .user_texts()
+            .iter()
+            .any(|t| t.starts_with("[MAGIC KEYWORD: RALPH]")),
     };
     assert!(
         wrapped,
@@ -375,6 +388,8 @@ pub fn not_fired_headless(agent: Agent) -> &'static [(&'static str, &'static str
                 "fired only for a tool that raises; a failing command is a PostToolUse",
             ),
         ],
+        Agent::OpenCode | Agent::Kilo => &[("session.deleted", "no session is deleted")],
+        Agent::Pi => &[],
     }
 }
 
@@ -385,7 +400,18 @@ pub fn not_fired_headless(agent: Agent) -> &'static [(&'static str, &'static str
 pub fn every_installed_hook_fires_and_decodes_the_payload(agent: Agent) {
     let sb = with_omc(agent);
     let installed = sb.installed_omc_hooks();
-    sb.write(&format!(".{}/skills/demo/SKILL.md", agent.name()), SKILL);
+    let skills = match agent {
+        Agent::OpenCode => ".opencode/skill",
+        Agent::Kilo => ".kilo/skill",
+        Agent::Pi => ".pi/skills",
+        _ => "",
+    };
+    let skills = if skills.is_empty() {
+        format!(".{}/skills", agent.name())
+    } else {
+        skills.to_owned()
+    };
+    sb.write(&format!("{skills}/demo/SKILL.md"), SKILL);
     let trace_file = sb.root().join("trace.jsonl");
     let trace_env = trace_file.to_string_lossy().into_owned();
     let mut sc = AgentScenario::new()
@@ -414,6 +440,20 @@ pub fn every_installed_hook_fires_and_decodes_the_payload(agent: Agent) {
                 // the subagent's own (synchronous) model call
                 .reply_text("nothing to report");
         }
+        // OpenCode's skill tool, and a read of a file that is not there: a tool that throws
+        // (its failure arrives as a tool part in state `error`)
+        Agent::OpenCode | Agent::Kilo => {
+            sc = sc
+                .step(crate::e2e::model::Step::Call(
+                    "skill".into(),
+                    serde_json::json!({"name": "demo"}),
+                ))
+                .step(crate::e2e::model::Step::Call(
+                    "read".into(),
+                    serde_json::json!({"filePath": sb.project().join("no-such-file").to_string_lossy()}),
+                ))
+        }
+        Agent::Pi => {}
     }
     let first = sb.run("set the project up", sc.reply_text("all set"));
     first.assert_success();
@@ -429,6 +469,9 @@ pub fn every_installed_hook_fires_and_decodes_the_payload(agent: Agent) {
         Agent::Qwen | Agent::Kimi => sc.prompt_tokens(190_000),
         // Cline 3.0.65 runs no PreCompact hook
         Agent::Cline => sc,
+        Agent::Kilo | Agent::Pi => sc.prompt_tokens(190_000),
+        // OpenCode compacts again after every answer that reports the same usage
+        Agent::OpenCode => sc.prompt_tokens_once(190_000),
     };
     let second = sb.run("compact please", sc);
     second.assert_success();

@@ -7,6 +7,7 @@
 mod agents;
 mod agents_golden;
 mod agents_install;
+mod agents_plugins;
 #[path = "e2e/recorder/record_fixtures.rs"]
 mod claude_recorder;
 mod cli;
@@ -36,6 +37,7 @@ mod e2e_long_runs;
 mod e2e_memory;
 mod e2e_npm;
 mod e2e_packages;
+mod e2e_plugins;
 mod e2e_qwen;
 mod e2e_record;
 mod e2e_rules;

@@ -1,5 +1,6 @@
-//! The adapters of the clients added for issue 25 — Kimi CLI, Cline, Augment's Auggie — in one
-//! target rather than a minute each: the first byte picks the agent, the next the hook
+//! The adapters of the clients added for issue 25 — Kimi CLI, Cline, Augment's Auggie, and the
+//! payloads our plugin sends from OpenCode, Kilo Code and Pi — in one target rather than a
+//! minute each: the first byte picks the agent, the next the hook
 //! subcommand, the rest is the payload as that agent would send it to `omc-hooks --agent NAME
 //! <hook>`. Decoded, routed, decided and encoded as the binary does; any panic, or an answer
 //! with a key that agent does not read, is a crash. Another adapter joins by one line in
@@ -14,7 +15,14 @@ use omc_hooks::protocol::Agent;
 use std::cell::RefCell;
 
 /// The agents this target drives.
-const AGENTS: &[Agent] = &[Agent::Kimi, Agent::Cline, Agent::Auggie];
+const AGENTS: &[Agent] = &[
+    Agent::Kimi,
+    Agent::Cline,
+    Agent::Auggie,
+    Agent::OpenCode,
+    Agent::Kilo,
+    Agent::Pi,
+];
 
 thread_local! {
     static HARNESS: RefCell<harness::Harness> = RefCell::new(harness::Harness::new());

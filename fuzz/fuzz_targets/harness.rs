@@ -98,6 +98,10 @@ impl Harness {
 fn check_agent_shape(wire: Wire, v: &Value) {
     let obj = v.as_object().expect("answer is an object");
     assert!(!obj.is_empty(), "empty answer object");
+    if matches!(wire, Wire::OpenCode | Wire::Pi) {
+        check_plugin_shape(obj);
+        return;
+    }
     let allowed: &[&str] = match wire {
         Wire::Claude | Wire::Qwen | Wire::Codex | Wire::Gemini => {
             &["decision", "reason", "hookSpecificOutput", "systemMessage"]
@@ -132,6 +136,7 @@ fn check_agent_shape(wire: Wire, v: &Value) {
         }
         // Auggie's block is inside hookSpecificOutput; a top-level decision would void it.
         Wire::Auggie => &["hookSpecificOutput", "systemMessage"],
+        Wire::OpenCode | Wire::Pi => unreachable!(),
     };
     for k in obj.keys() {
         assert!(
@@ -170,6 +175,26 @@ fn check_agent_shape(wire: Wire, v: &Value) {
         }
     }
     assert!(!serde_json::to_string(v).unwrap().contains('\n'));
+}
+
+/// The answer our plugins apply (`protocol::agents::plugin`): its five parts only, each of the
+/// type the plugin takes (it drops anything else, but the binary must not send it), one line.
+#[allow(dead_code)] // used by agents_more
+fn check_plugin_shape(obj: &serde_json::Map<String, Value>) {
+    for (k, v) in obj {
+        match k.as_str() {
+            "context" | "continue" | "deny" | "message" => {
+                assert!(v.as_str().is_some_and(|s| !s.is_empty()), "{k}: {v}")
+            }
+            "tool_input" => assert!(v.is_object(), "tool_input: {v}"),
+            other => panic!("plugin answer: unexpected key {other}"),
+        }
+    }
+    assert!(
+        !(obj.contains_key("deny") && obj.contains_key("tool_input")),
+        "a refusal and a rewrite at once"
+    );
+    assert!(!serde_json::to_string(obj).unwrap().contains('\n'));
 }
 
 /// Only the keys Claude Code reads; a block only on Stop/SubagentStop; never `continue`.

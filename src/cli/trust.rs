@@ -45,7 +45,10 @@ CLINE_CONNECTOR_CLI_LAUNCH, CURSOR_AGENT or AI_AGENT set): run it in your own te
 /// gemini-FINDINGS.md §14, qwen-FINDINGS.md §14): Claude Code sets `CLAUDECODE=1` and
 /// `CLAUDE_CODE_SESSION_ID` (and `AI_AGENT`), Codex `CODEX_THREAD_ID` and `CODEX_SESSION_ID`,
 /// Gemini CLI `GEMINI_CLI=1`, Qwen Code `QWEN_CODE=1` and `QWEN_CODE_SESSION_ID`, Cline 3.0.65
-/// `CLINE_CONNECTOR_CLI_LAUNCH` (cline-FINDINGS.md §2; Kimi CLI 1.51.0 sets none of its own).
+/// `CLINE_CONNECTOR_CLI_LAUNCH` (cline-FINDINGS.md §2; Kimi CLI 1.51.0 sets none of its own);
+/// Kilo Code 7.7.9 `KILO=1` and `OPENCODE=1`, OpenCode 1.18.33 `OPENCODE=1` (both also
+/// `AGENT=1`), Pi 0.73.1 `PI_CODING_AGENT=true` (kilo-FINDINGS.md §2, opencode-FINDINGS.md §5,
+/// pi-FINDINGS.md §1).
 /// Cursor's agent sets `CURSOR_AGENT` (not seen here: Cursor has no pinned client in the
 /// suites).
 const AGENT_MARKERS: &[(&str, &str)] = &[
@@ -58,6 +61,10 @@ const AGENT_MARKERS: &[(&str, &str)] = &[
     ("QWEN_CODE_SESSION_ID", "Qwen Code"),
     ("CLINE_CONNECTOR_CLI_LAUNCH", "Cline"),
     ("CURSOR_AGENT", "Cursor"),
+    // Kilo Code sets OpenCode's variable too: its own first, so the message names it.
+    ("KILO", "Kilo Code"),
+    ("OPENCODE", "OpenCode"),
+    ("PI_CODING_AGENT", "Pi"),
     ("AI_AGENT", "an AI agent"),
 ];
 

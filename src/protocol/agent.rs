@@ -25,6 +25,11 @@ pub enum Agent {
     Cline,
     /// Augment's Auggie CLI: Claude-Code-like settings, its own payloads (`auggie.rs`).
     Auggie,
+    /// Clients served through the TypeScript plugin shipped in `extensions/`: OpenCode and Kilo
+    /// Code (OpenCode's plugin API), Pi (its extension API).
+    OpenCode,
+    Kilo,
+    Pi,
 }
 
 /// The wire format an agent speaks: which adapter decodes and encodes its hooks.
@@ -38,11 +43,15 @@ pub enum Wire {
     Kimi,
     Cline,
     Auggie,
+    /// The payloads our OpenCode plugin sends (OpenCode and Kilo Code).
+    OpenCode,
+    /// The payloads our Pi extension sends.
+    Pi,
 }
 
 impl Agent {
     /// Every agent `--agent` accepts, in the order help texts list them.
-    pub const ALL: [Agent; 11] = [
+    pub const ALL: [Agent; 14] = [
         Agent::Claude,
         Agent::Codex,
         Agent::Gemini,
@@ -54,11 +63,14 @@ impl Agent {
         Agent::Qoder,
         Agent::Cline,
         Agent::Auggie,
+        Agent::OpenCode,
+        Agent::Kilo,
+        Agent::Pi,
     ];
 
     /// The agents `install --agent` writes a configuration for (Kimi CLI's is TOML, in the
     /// user's `config.toml` only: docs/agents-survey.md).
-    pub const INSTALLABLE: [Agent; 11] = [
+    pub const INSTALLABLE: [Agent; 14] = [
         Agent::Claude,
         Agent::Codex,
         Agent::Gemini,
@@ -70,6 +82,9 @@ impl Agent {
         Agent::Qoder,
         Agent::Cline,
         Agent::Auggie,
+        Agent::OpenCode,
+        Agent::Kilo,
+        Agent::Pi,
     ];
 
     /// The name used on the command line, in the trace and in state files.
@@ -86,6 +101,9 @@ impl Agent {
             Agent::Qoder => "qoder",
             Agent::Cline => "cline",
             Agent::Auggie => "auggie",
+            Agent::OpenCode => "opencode",
+            Agent::Kilo => "kilo",
+            Agent::Pi => "pi",
         }
     }
 
@@ -103,6 +121,9 @@ impl Agent {
             Agent::Qoder => "Qoder",
             Agent::Cline => "Cline",
             Agent::Auggie => "Augment Auggie",
+            Agent::OpenCode => "OpenCode",
+            Agent::Kilo => "Kilo Code",
+            Agent::Pi => "Pi",
         }
     }
 
@@ -121,6 +142,9 @@ impl Agent {
             "qoder" | "qodercli" | "qoder-cli" => Agent::Qoder,
             "cline" | "cline-cli" => Agent::Cline,
             "auggie" | "augment" | "augmentcode" => Agent::Auggie,
+            "opencode" | "opencode-ai" => Agent::OpenCode,
+            "kilo" | "kilocode" | "kilo-code" => Agent::Kilo,
+            "pi" | "pi-coding-agent" => Agent::Pi,
             _ => return None,
         };
         Some(agent)
@@ -137,16 +161,23 @@ impl Agent {
             Agent::Cline => Wire::Cline,
             Agent::Auggie => Wire::Auggie,
             Agent::Claude | Agent::Factory | Agent::CodeBuddy | Agent::Qoder => Wire::Claude,
+            Agent::OpenCode | Agent::Kilo => Wire::OpenCode,
+            Agent::Pi => Wire::Pi,
         }
     }
 
     /// Whether the agent sends an end-of-turn continuation back through its prompt event, so
     /// the prompt handler must recognise its own text (tests/e2e/gemini-FINDINGS.md §5,
     /// qwen-FINDINGS.md §4; Cursor submits
-    /// `followup_message` as the next user message). Claude Code and Codex continue inside the
-    /// turn without a new prompt event.
+    /// `followup_message` as the next user message; our OpenCode plugin's continuation is a
+    /// prompt, which fires `chat.message`, and our Pi extension's a user message, which fires
+    /// `input`: opencode-FINDINGS.md, pi-FINDINGS.md). Claude Code and Codex continue inside
+    /// the turn without a new prompt event.
     pub fn echoes_continuation(self) -> bool {
-        matches!(self.wire(), Wire::Gemini | Wire::Qwen | Wire::Cursor)
+        matches!(
+            self.wire(),
+            Wire::Gemini | Wire::Qwen | Wire::Cursor | Wire::OpenCode | Wire::Pi
+        )
     }
 
     /// Whether context answered on a pre-tool event reaches the model. Gemini CLI's BeforeTool
@@ -157,10 +188,12 @@ impl Agent {
     /// it refuses the call (its code), and Kimi CLI reads no context at all. There a capability
     /// says on the post-tool event what it would have said before the call (which Auggie
     /// shows; Cline shows both, seen).
+    /// shows; Cline shows both, seen). OpenCode's `tool.execute.before` and Pi's `tool_call` can
+    /// refuse or rewrite a call but add nothing to what the model reads.
     pub fn shows_pre_tool_context(self) -> bool {
         !matches!(
             self.wire(),
-            Wire::Gemini | Wire::Qwen | Wire::Kimi | Wire::Auggie
+            Wire::Gemini | Wire::Qwen | Wire::Kimi | Wire::Auggie | Wire::OpenCode | Wire::Pi
         )
     }
 
@@ -217,7 +250,7 @@ impl Agent {
 
 impl Wire {
     /// Every wire format, in the order the tables list them.
-    pub const ALL: [Wire; 8] = [
+    pub const ALL: [Wire; 10] = [
         Wire::Claude,
         Wire::Codex,
         Wire::Gemini,
@@ -226,6 +259,8 @@ impl Wire {
         Wire::Kimi,
         Wire::Cline,
         Wire::Auggie,
+        Wire::OpenCode,
+        Wire::Pi,
     ];
 
     /// The agent this wire format is named after.
@@ -239,6 +274,8 @@ impl Wire {
             Wire::Kimi => Agent::Kimi,
             Wire::Cline => Agent::Cline,
             Wire::Auggie => Agent::Auggie,
+            Wire::OpenCode => Agent::OpenCode,
+            Wire::Pi => Agent::Pi,
         }
     }
 }

@@ -20,7 +20,7 @@
 use super::clients::{Agent, require};
 use super::harness::Sandbox;
 use super::model::{Kind, Recorded, ScriptedModel, Step};
-use super::{cline, codex, gemini, kimi, qwen};
+use super::{cline, codex, gemini, kimi, pi, qwen, serve};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
@@ -94,6 +94,28 @@ pub fn client_events(agent: Agent) -> &'static [&'static str] {
             "Notification",
             "SessionEnd",
         ],
+        // Our plugin's events (the rows of the agents' table): recorded by the plugin itself.
+        Agent::OpenCode | Agent::Kilo => &[
+            "session.created",
+            "chat.message",
+            "tool.execute.before",
+            "tool.execute.after",
+            "message.part.updated",
+            "experimental.session.compacting",
+            "session.compacted",
+            "session.idle",
+            "session.deleted",
+        ],
+        Agent::Pi => &[
+            "session_start",
+            "input",
+            "tool_call",
+            "tool_result",
+            "session_before_compact",
+            "session_compact",
+            "agent_end",
+            "session_shutdown",
+        ],
         Agent::Qwen => &[
             "InstructionsLoaded",
             "SessionStart",
@@ -163,6 +185,8 @@ pub struct AgentScenario {
     pub bypass_hook_trust: bool,
     /// Input-token usage the model reports (forces compaction when large).
     pub prompt_tokens: Option<u64>,
+    /// Report `prompt_tokens` in the first main-loop answer only.
+    pub prompt_tokens_once: bool,
 }
 
 impl Default for AgentScenario {
@@ -177,6 +201,7 @@ impl Default for AgentScenario {
             session_id: None,
             bypass_hook_trust: true,
             prompt_tokens: None,
+            prompt_tokens_once: false,
         }
     }
 }
@@ -224,6 +249,12 @@ impl AgentScenario {
         self.prompt_tokens = Some(n);
         self
     }
+    /// [`prompt_tokens`](Self::prompt_tokens) in the first main-loop answer only.
+    pub fn prompt_tokens_once(mut self, n: u64) -> Self {
+        self.prompt_tokens = Some(n);
+        self.prompt_tokens_once = true;
+        self
+    }
     pub fn trusted_hooks_only(mut self) -> Self {
         self.bypass_hook_trust = false;
         self
@@ -243,13 +274,7 @@ impl AgentSandbox {
     pub fn new(agent: Agent) -> AgentSandbox {
         let sb = Sandbox::new();
         let s = AgentSandbox { agent, sb };
-        match agent {
-            Agent::Codex => codex::prepare(&s),
-            Agent::Gemini => gemini::prepare(&s),
-            Agent::Qwen => qwen::prepare(&s),
-            Agent::Cline => cline::prepare(&s),
-            Agent::Kimi => kimi::prepare(&s),
-        }
+        prepare(&s);
         s
     }
 
@@ -258,13 +283,7 @@ impl AgentSandbox {
     /// so a run can be started in one client and carried on in another.
     pub fn switch_to(self, agent: Agent) -> AgentSandbox {
         let s = AgentSandbox { agent, sb: self.sb };
-        match agent {
-            Agent::Codex => codex::prepare(&s),
-            Agent::Gemini => gemini::prepare(&s),
-            Agent::Qwen => qwen::prepare(&s),
-            Agent::Cline => cline::prepare(&s),
-            Agent::Kimi => kimi::prepare(&s),
-        }
+        prepare(&s);
         s
     }
 
@@ -277,13 +296,16 @@ impl AgentSandbox {
     pub fn home(&self) -> PathBuf {
         self.sb.home()
     }
-    /// The client's own home (`CODEX_HOME`, `GEMINI_CLI_HOME/.gemini`, `QWEN_HOME`).
+    /// The client's own home (`CODEX_HOME`, `GEMINI_CLI_HOME/.gemini`, `QWEN_HOME`, OpenCode's
+    /// and Kilo Code's `~/.config/<name>`, `PI_CODING_AGENT_DIR`).
     pub fn client_home(&self) -> PathBuf {
         match self.agent {
             Agent::Codex => self.home().join(".codex"),
             Agent::Gemini | Agent::Qwen | Agent::Cline | Agent::Kimi => {
                 self.home().join(format!(".{}", self.agent.name()))
             }
+            Agent::OpenCode | Agent::Kilo => self.home().join(".config").join(self.agent.name()),
+            Agent::Pi => pi::agent_dir(self),
         }
     }
     pub fn write(&self, rel: &str, contents: &str) -> PathBuf {
@@ -293,7 +315,8 @@ impl AgentSandbox {
         self.project().join(".omc")
     }
 
-    /// The project hook configuration file of this client.
+    /// The project hook configuration file of this client (for OpenCode, Kilo Code and Pi,
+    /// the plugin file `install --agent` writes).
     pub fn hooks_file(&self) -> PathBuf {
         match self.agent {
             Agent::Codex => self.project().join(".codex/hooks.json"),
@@ -303,6 +326,9 @@ impl AgentSandbox {
             Agent::Cline => self.project().join(".clinerules/hooks"),
             // No project file: the user's config.toml.
             Agent::Kimi => self.client_home().join("config.toml"),
+            Agent::OpenCode => self.project().join(".opencode/plugins/omc-hooks.js"),
+            Agent::Kilo => self.project().join(".kilo/plugins/omc-hooks.js"),
+            Agent::Pi => self.project().join(".pi/extensions/omc-hooks.js"),
         }
     }
 
@@ -318,6 +344,7 @@ impl AgentSandbox {
             Agent::Gemini => gemini::hooks_json(specs),
             Agent::Qwen => qwen::hooks_json(specs),
             Agent::Cline | Agent::Kimi => unreachable!(),
+            a => panic!("{}: hooks come from our plugin, not a hooks file", a.name()),
         };
         let p = self.hooks_file();
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
@@ -325,8 +352,17 @@ impl AgentSandbox {
     }
 
     /// Installs the recorder (`tests/e2e/recorder/record.sh <Event>`) on every event the client
-    /// fires; payloads land in `$REC_DIR` (set it in the scenario).
+    /// fires; payloads land in `$REC_DIR` (set it in the scenario). For the clients served by
+    /// our plugin, the plugin itself with the recorder in place of the binary (its files are
+    /// named by the hook subcommand: `stop`, `pre-tool-use`, …).
     pub fn record_hooks(&self) {
+        if self.agent.via_plugin() {
+            self.install_hooks();
+            let script =
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/recorder/plugin-record.sh");
+            self.set_plugin_bin(&script);
+            return;
+        }
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/recorder/record.sh");
         let specs: Vec<HookSpec> = client_events(self.agent)
             .iter()
@@ -342,8 +378,40 @@ impl AgentSandbox {
         self.write_hooks(&specs);
     }
 
+    /// Points the installed plugin at another program instead of this omc-hooks.
+    pub fn set_plugin_bin(&self, program: &Path) {
+        let file = self.hooks_file();
+        let text = std::fs::read_to_string(&file).unwrap();
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("const CONFIG = "))
+            .expect("a plugin file install wrote")
+            .to_owned();
+        let mut c: Value = serde_json::from_str(
+            line.trim_start_matches("const CONFIG = ")
+                .trim_end_matches(';'),
+        )
+        .unwrap();
+        c["bin"] = json!(program);
+        std::fs::write(&file, text.replace(&line, &format!("const CONFIG = {c};"))).unwrap();
+    }
+
     /// The omc-hooks handlers in the project's hook configuration: (client event, subcommand).
     pub fn installed_omc_hooks(&self) -> Vec<(String, String)> {
+        if self.agent.via_plugin() {
+            let text = std::fs::read_to_string(self.hooks_file()).unwrap();
+            let line = text
+                .lines()
+                .find_map(|l| l.strip_prefix("const CONFIG = "))
+                .expect("a plugin file install wrote");
+            let c: Value = serde_json::from_str(line.trim_end_matches(';')).unwrap();
+            return c["hooks"]
+                .as_object()
+                .unwrap()
+                .iter()
+                .map(|(ev, v)| (ev.clone(), v[0].as_str().unwrap().to_owned()))
+                .collect();
+        }
         if matches!(self.agent, Agent::Kimi | Agent::Cline) {
             return self
                 .installed_commands()
@@ -429,6 +497,17 @@ impl AgentSandbox {
                     .collect();
                 json!({ "hooks": commands })
             }
+            // Our plugin runs the binary its CONFIG line names, with `--agent NAME <hook>`.
+            a if a.via_plugin() => {
+                let text = std::fs::read_to_string(self.hooks_file()).unwrap();
+                let line = text
+                    .lines()
+                    .find_map(|l| l.strip_prefix("const CONFIG = "))
+                    .expect("the plugin's CONFIG line");
+                let c: Value = serde_json::from_str(line.trim_end_matches(';')).unwrap();
+                json!({"hooks": {"plugin": [{"command": format!("\"{}\" --agent {}",
+                    c["bin"].as_str().unwrap(), a.name())}]}})
+            }
             _ => {
                 serde_json::from_str(&std::fs::read_to_string(self.hooks_file()).unwrap()).unwrap()
             }
@@ -483,6 +562,8 @@ impl AgentSandbox {
             Agent::Qwen => cmd.env("QWEN_HOME", self.client_home()),
             Agent::Cline => cmd.env("CLINE_DIR", self.client_home()),
             Agent::Kimi => cmd.env("KIMI_SHARE_DIR", self.client_home()),
+            Agent::Pi => cmd.env("PI_CODING_AGENT_DIR", self.client_home()),
+            Agent::OpenCode | Agent::Kilo => &mut cmd,
         };
         // no model is asked; the server only lends its request log to a timeout's panic
         let idle = ScriptedModel::start(wire_of(self.agent), Vec::new());
@@ -492,6 +573,9 @@ impl AgentSandbox {
 
     /// Runs the client once: `prompt`, answered by `scenario`'s script.
     pub fn run(&self, prompt: &str, scenario: AgentScenario) -> AgentRun {
+        if self.agent.via_plugin() {
+            return super::plugin_host::run(self, prompt, scenario);
+        }
         let inst = require(self.agent);
         let model = ScriptedModel::start(
             wire_of(self.agent),
@@ -515,6 +599,7 @@ impl AgentSandbox {
             Agent::Qwen => qwen::args(&mut cmd, self, prompt, &scenario, &model.base_url()),
             Agent::Cline => cline::args(&mut cmd, self, prompt, &scenario, &model.base_url()),
             Agent::Kimi => kimi::args(&mut cmd, self, prompt, &scenario, &model.base_url()),
+            _ => unreachable!("run through plugin_host"),
         }
         cmd.args(&scenario.args);
         for (k, _) in std::env::vars_os() {
@@ -539,6 +624,7 @@ impl AgentSandbox {
             Agent::Qwen => qwen::parse_output(&stdout),
             Agent::Cline => cline::parse_output(&stdout, &self.client_home()),
             Agent::Kimi => kimi::parse_output(&stdout, &stderr),
+            _ => unreachable!("run through plugin_host"),
         };
         AgentRun {
             agent: self.agent,
@@ -557,13 +643,27 @@ impl AgentSandbox {
 }
 
 /// The scripted model's wire for a client.
-fn wire_of(agent: Agent) -> std::sync::Arc<dyn super::model::Wire> {
+pub fn wire_of(agent: Agent) -> std::sync::Arc<dyn super::model::Wire> {
     match agent {
         Agent::Codex => codex::wire(),
         Agent::Gemini => gemini::wire(),
         Agent::Qwen => qwen::wire(),
         Agent::Cline => cline::wire(),
         Agent::Kimi => kimi::wire(),
+        Agent::OpenCode | Agent::Kilo => serve::wire(),
+        Agent::Pi => pi::wire(),
+    }
+}
+
+/// The client's offline user settings (OpenCode, Kilo Code and Pi get theirs with each run).
+fn prepare(s: &AgentSandbox) {
+    match s.agent {
+        Agent::Codex => codex::prepare(s),
+        Agent::Gemini => gemini::prepare(s),
+        Agent::Qwen => qwen::prepare(s),
+        Agent::Cline => cline::prepare(s),
+        Agent::Kimi => kimi::prepare(s),
+        Agent::OpenCode | Agent::Kilo | Agent::Pi => {}
     }
 }
 
@@ -582,7 +682,7 @@ fn as_client_calls(agent: Agent, step: &Step) -> Step {
 }
 
 /// Env vars a developer's shell or CI may carry that would change a client's behaviour.
-fn scrub(name: &str) -> bool {
+pub(super) fn scrub(name: &str) -> bool {
     [
         "ANTHROPIC_",
         "CLAUDE",
@@ -595,6 +695,9 @@ fn scrub(name: &str) -> bool {
         "DASHSCOPE_",
         "KIMI_",
         "CLINE_",
+        "OPENCODE",
+        "KILO_",
+        "PI_",
         "OTEL_",
         "AWS_",
         "OMC_",
@@ -671,7 +774,7 @@ fn kill_group(pid: u32) {
         .status();
 }
 
-fn describe(reqs: &[Recorded]) -> String {
+pub(super) fn describe(reqs: &[Recorded]) -> String {
     reqs.iter()
         .map(|r| {
             format!(

@@ -1,5 +1,5 @@
-//! The pinned Codex CLI, Gemini CLI, Qwen Code, Cline and Kimi CLI clients: installed on first
-//! use into `$OMC_E2E_CLIENTS_DIR/<agent>` (default `<checkout>/target/e2e-clients/<agent>`),
+//! The pinned Codex CLI, Gemini CLI, Qwen Code, Cline, Kimi CLI, OpenCode, Kilo Code and Pi
+//! clients: installed on first use into `$OMC_E2E_CLIENTS_DIR/<agent>` (default `<checkout>/target/e2e-clients/<agent>`),
 //! once per process (`OnceLock`) and once across processes (an exclusive lock on
 //! `<agent>/.install.lock`) — from npm, and Kimi CLI from PyPI into a virtual environment of a
 //! Python ≥ 3.12 (`kimi_python`), with its dependencies pinned by `kimi-constraints.txt`.
@@ -23,15 +23,23 @@ pub enum Agent {
     Qwen,
     Cline,
     Kimi,
+    /// Served through our plugin (`extensions/`), driven over `opencode serve` / `kilo serve`
+    /// (`serve.rs`) and Pi's RPC mode (`pi.rs`).
+    OpenCode,
+    Kilo,
+    Pi,
 }
 
 impl Agent {
-    pub const ALL: [Agent; 5] = [
+    pub const ALL: [Agent; 8] = [
         Agent::Codex,
         Agent::Gemini,
         Agent::Qwen,
         Agent::Cline,
         Agent::Kimi,
+        Agent::OpenCode,
+        Agent::Kilo,
+        Agent::Pi,
     ];
 
     /// The name `omc-hooks --agent` takes and the install sub-directory.
@@ -42,10 +50,15 @@ impl Agent {
             Agent::Qwen => "qwen",
             Agent::Cline => "cline",
             Agent::Kimi => "kimi",
+            Agent::OpenCode => "opencode",
+            Agent::Kilo => "kilo",
+            Agent::Pi => "pi",
         }
     }
 
-    /// The npm (Kimi: PyPI) package installed.
+    /// The npm (Kimi: PyPI) package installed. Kilo Code's `@kilocode/cli` 7.8.1 wants a
+    /// platform package that does not exist and 7.7.9 is not published
+    /// (docs/agents-survey.md): its platform package is installed directly.
     pub fn package(self) -> &'static str {
         match self {
             Agent::Codex => "@openai/codex",
@@ -53,6 +66,9 @@ impl Agent {
             Agent::Qwen => "@qwen-code/qwen-code",
             Agent::Cline => "cline",
             Agent::Kimi => "kimi-cli",
+            Agent::OpenCode => "opencode-ai",
+            Agent::Kilo => kilo_platform_package(),
+            Agent::Pi => "@mariozechner/pi-coding-agent",
         }
     }
 
@@ -66,7 +82,15 @@ impl Agent {
             // The last release that runs: 1.52.0 only says the CLI is unmaintained
             // (kimi-FINDINGS.md §1).
             Agent::Kimi => "1.51.0",
+            Agent::OpenCode => "1.18.33",
+            Agent::Kilo => "7.7.9",
+            Agent::Pi => "0.73.1",
         }
+    }
+
+    /// Served through our plugin (`extensions/`): run by `plugin_host.rs`.
+    pub fn via_plugin(self) -> bool {
+        matches!(self, Agent::OpenCode | Agent::Kilo | Agent::Pi)
     }
 
     pub fn spec(self) -> String {
@@ -100,12 +124,18 @@ pub fn installed(agent: Agent) -> Result<&'static Installed, &'static str> {
     static QWEN: OnceLock<Result<Installed, String>> = OnceLock::new();
     static CLINE: OnceLock<Result<Installed, String>> = OnceLock::new();
     static KIMI: OnceLock<Result<Installed, String>> = OnceLock::new();
+    static OPENCODE: OnceLock<Result<Installed, String>> = OnceLock::new();
+    static KILO: OnceLock<Result<Installed, String>> = OnceLock::new();
+    static PI: OnceLock<Result<Installed, String>> = OnceLock::new();
     let cell = match agent {
         Agent::Codex => &CODEX,
         Agent::Gemini => &GEMINI,
         Agent::Qwen => &QWEN,
         Agent::Cline => &CLINE,
         Agent::Kimi => &KIMI,
+        Agent::OpenCode => &OPENCODE,
+        Agent::Kilo => &KILO,
+        Agent::Pi => &PI,
     };
     cell.get_or_init(|| install(agent, &clients_dir().join(agent.name())))
         .as_ref()
@@ -150,6 +180,24 @@ fn codex_native(dir: &Path) -> Result<PathBuf, String> {
         .join("bin/codex"))
 }
 
+/// Kilo Code's platform package for this machine.
+fn kilo_platform_package() -> &'static str {
+    match std::env::consts::ARCH {
+        "aarch64" => "@kilocode/cli-linux-arm64",
+        _ => "@kilocode/cli-linux-x64",
+    }
+}
+
+/// OpenCode's native binary: the `opencode-<platform>` dependency of `opencode-ai` (npm may not
+/// run the wrapper's postinstall, which only links the same file).
+fn opencode_native(dir: &Path) -> PathBuf {
+    let pkg = match std::env::consts::ARCH {
+        "aarch64" => "opencode-linux-arm64",
+        _ => "opencode-linux-x64",
+    };
+    dir.join("node_modules").join(pkg).join("bin/opencode")
+}
+
 fn entry(agent: Agent, dir: &Path) -> Result<Installed, String> {
     let pkg = dir.join("node_modules").join(agent.package());
     let (program, args) = match agent {
@@ -165,6 +213,12 @@ fn entry(agent: Agent, dir: &Path) -> Result<Installed, String> {
         // `cline`'s own bin is a node launcher of the platform package's bun-compiled binary.
         Agent::Cline => (cline_native(dir)?, Vec::new()),
         Agent::Kimi => (dir.join("venv/bin/kimi"), Vec::new()),
+        Agent::OpenCode => (opencode_native(dir), Vec::new()),
+        Agent::Kilo => (pkg.join("bin/kilo"), Vec::new()),
+        Agent::Pi => (
+            PathBuf::from("node"),
+            vec![pkg.join("dist/cli.js").into_os_string()],
+        ),
     };
     Ok(Installed {
         program,
@@ -205,14 +259,14 @@ fn check(agent: Agent, dir: &Path) -> Result<Installed, String> {
         ));
     }
     let e = entry(agent, dir)?;
-    let file = if matches!(agent, Agent::Codex | Agent::Cline) {
+    let file = if e.args.is_empty() {
         e.program.clone()
     } else {
         PathBuf::from(&e.args[0])
     };
     if !file.is_file() {
         return Err(format!(
-            "{} is missing (for Codex: did npm skip the optional native dependency?)",
+            "{} is missing (for Codex and OpenCode: did npm skip the optional native dependency?)",
             file.display()
         ));
     }
@@ -228,7 +282,14 @@ fn version_of(e: &Installed) -> Result<String, String> {
         .stdin(Stdio::null())
         .output()
         .map_err(|err| format!("cannot run {}: {err}", e.program.display()))?;
-    let text = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    // Pi 0.73.1 prints its version on stderr.
+    let text = format!(
+        "{} {}",
+        String::from_utf8_lossy(&out.stdout).trim(),
+        String::from_utf8_lossy(&out.stderr).trim()
+    )
+    .trim()
+    .to_owned();
     if out.status.success() {
         Ok(text)
     } else {

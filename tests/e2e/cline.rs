@@ -17,7 +17,7 @@ use std::process::Command;
 use std::sync::Arc;
 
 pub(super) fn wire() -> Arc<dyn Wire> {
-    Arc::new(ChatWire)
+    Arc::new(ChatWire::qwen())
 }
 
 /// The shell tool as Cline offers it: several commands per call, here one.

@@ -15,7 +15,7 @@ use std::process::Command;
 use std::sync::Arc;
 
 pub(super) fn wire() -> Arc<dyn Wire> {
-    Arc::new(ChatWire)
+    Arc::new(ChatWire::qwen())
 }
 
 /// The shell tool as Kimi offers it.

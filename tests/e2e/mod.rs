@@ -17,8 +17,11 @@ pub mod http;
 pub mod kimi;
 pub mod model;
 pub mod npm;
+pub mod pi;
 pub mod plugin;
+pub mod plugin_host;
 pub mod qwen;
+pub mod serve;
 pub mod server;
 pub mod tui;
 

@@ -230,6 +230,9 @@ fn trust_needs_a_person_not_a_model() {
         ("QWEN_CODE", "1"),
         ("QWEN_CODE_SESSION_ID", "q-1"),
         ("CURSOR_AGENT", "1"),
+        ("KILO", "1"),
+        ("OPENCODE", "1"),
+        ("PI_CODING_AGENT", "true"),
         ("AI_AGENT", "claude-code"),
     ] {
         let (code, _, err) = s.cli_with(&["trust", "--yes"], &[(var, value)]);

@@ -14,6 +14,9 @@ use crate::protocol::agents::table::{self, Install};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
+/// The file name of our plugin in a plugin client's folder (OpenCode, Kilo Code, Pi).
+pub(super) const PLUGIN_FILE: &str = "omc-hooks.js";
+
 /// One agent's hook configuration.
 pub(super) struct Layout {
     pub(super) agent: Agent,
@@ -157,6 +160,21 @@ impl Layout {
         }
     }
 
+    /// Whether the agent gets our plugin file rather than entries in a configuration file.
+    pub(super) fn is_plugin(&self) -> bool {
+        crate::protocol::agents::table::via_plugin(self.agent.wire())
+    }
+
+    /// The project a project-level file of this agent belongs to.
+    pub(super) fn project_of_file<'p>(&self, file: &'p Path) -> Option<&'p Path> {
+        let folder = file.parent()?;
+        if self.is_plugin() {
+            folder.parent()?.parent()
+        } else {
+            folder.parent()
+        }
+    }
+
     pub(super) fn project_file(&self, project: &Path) -> PathBuf {
         match self.agent {
             Agent::Codex => project.join(".codex/hooks.json"),
@@ -172,6 +190,9 @@ impl Layout {
             // Kimi reads no project file: `target` refuses a project install, and this is only
             // where `doctor` would look.
             Agent::Kimi => project.join(".kimi/config.toml"),
+            Agent::OpenCode => project.join(".opencode/plugins").join(PLUGIN_FILE),
+            Agent::Kilo => project.join(".kilo/plugins").join(PLUGIN_FILE),
+            Agent::Pi => project.join(".pi/extensions").join(PLUGIN_FILE),
             _ => project.join(".claude/settings.json"),
         }
     }
@@ -182,8 +203,10 @@ impl Layout {
     /// CodeBuddy's `$CODEBUDDY_CONFIG_DIR/settings.json` (the variable replaces `~/.codebuddy`),
     /// Qoder's `$QODER_CONFIG_DIR/settings.json`, else `$QODER_CLI_HOME/.qoder/settings.json`;
     /// Kimi's `$KIMI_SHARE_DIR/config.toml` (default `~/.kimi`); Cline's hooks folder
-    /// `$CLINE_DIR/hooks` (default `~/.cline`) (as each pinned client's code resolves them,
-    /// docs/agents-survey.md).
+    /// `$CLINE_DIR/hooks` (default `~/.cline`); the plugin of OpenCode and Kilo Code in
+    /// `$XDG_CONFIG_HOME/{opencode,kilo}/plugins/` (default `~/.config`), Pi's extension in
+    /// `$PI_CODING_AGENT_DIR/extensions/` (default `~/.pi/agent`) (as each pinned client's code
+    /// resolves them, docs/agents-survey.md).
     pub(super) fn user_file(&self, env: &Env) -> Option<PathBuf> {
         let var = |k: &str| {
             env.var(k)
@@ -219,6 +242,19 @@ impl Layout {
                 .or_else(|| home.map(|h| h.join(".cline")))?
                 .join("hooks"),
             Agent::Auggie => home?.join(".augment/settings.json"),
+            Agent::OpenCode | Agent::Kilo => var("XDG_CONFIG_HOME")
+                .or_else(|| home.map(|h| h.join(".config")))?
+                .join(if self.agent == Agent::Kilo {
+                    "kilo/plugins"
+                } else {
+                    "opencode/plugins"
+                })
+                .join(PLUGIN_FILE),
+            // Pi expands a leading `~/` in its variable; an absolute one is taken as is here.
+            Agent::Pi => var("PI_CODING_AGENT_DIR")
+                .or_else(|| home.map(|h| h.join(".pi/agent")))?
+                .join("extensions")
+                .join(PLUGIN_FILE),
             _ => return None,
         })
     }
@@ -318,6 +354,20 @@ impl Layout {
             Agent::Qoder => "Qoder reads these hooks when a session starts (\"disableAllHooks\": \
                  true switches them off); start a new qodercli session for them to load."
                 .to_string(),
+            Agent::OpenCode => "OpenCode loads the scripts of this folder when it starts, without \
+                 asking: restart opencode (or opencode serve) for the plugin to load. On its \
+                 first start OpenCode writes its own package.json and node_modules/ into the \
+                 .opencode folder; uninstall leaves those. Kilo Code loads a project's \
+                 .opencode/plugins too: in a project used with both, install for one of them."
+                .to_string(),
+            Agent::Kilo => "Kilo Code loads the scripts of this folder when it starts, without \
+                 asking: restart kilo for the plugin to load. It also loads a project's \
+                 .opencode/plugins: do not install for OpenCode in the same project, or every \
+                 event runs twice."
+                .to_string(),
+            Agent::Pi => "Pi loads the extensions of this folder when it starts (or on /reload), \
+                 without asking; --no-extensions switches them off."
+                .to_string(),
             _ => String::new(),
         }
     }
@@ -325,7 +375,7 @@ impl Layout {
 
 /// The Claude Code manifest's timeout (seconds) for a hook subcommand: the same budget on
 /// every agent.
-fn timeout_secs(sub: &str) -> u64 {
+pub(super) fn timeout_secs(sub: &str) -> u64 {
     crate::hooks::manifest_commands()
         .ok()
         .and_then(|cmds| {

@@ -2,7 +2,8 @@
 //! own configuration (Codex CLI, Gemini CLI, Qwen Code, Cursor, and the clients that copy
 //! Claude Code's format in a folder of their own: Factory Droid, CodeBuddy, Qoder), from the
 //! rows of the agents' event table marked installed, each as
-//! `'<this binary>' --agent NAME <subcommand>`.
+//! `'<this binary>' --agent NAME <subcommand>`; for the agents served by a TypeScript plugin
+//! (OpenCode, Kilo Code, Pi), the plugin file itself (`plugin.rs`).
 //!
 //! What is written is merged into what is there as edits of the file's text (every other byte
 //! kept: `settings::edit`), installing twice changes nothing, and uninstall removes exactly
@@ -17,6 +18,7 @@ mod cline;
 mod codex_features;
 mod kimi;
 mod layout;
+mod plugin;
 // Generates (and a test pins) the shipped Codex plugin and Gemini extension files.
 #[cfg(test)]
 mod packaging;
@@ -112,6 +114,28 @@ pub(super) fn install(agent: Agent, args: &[String], env: &Env, help: &str) -> i
         record_path(&path)
     };
     let mut record = read_record(&record_path).unwrap_or_default();
+    if layout.is_plugin() {
+        let (merged, changed) = match plugin::install(agent, &path, &exe, &mut record) {
+            Ok(r) => r,
+            Err(code) => return code,
+        };
+        if let Err(e) = write_record(&record_path, &record) {
+            return fail(
+                "install",
+                &format!("cannot write {}: {e}", record_path.display()),
+            );
+        }
+        let listed = note_in_registry(&layout, &path, agent, env);
+        announce(&layout, &path, &exe, &merged, changed);
+        if let Some(f) = listed {
+            println!(
+                "Recorded in {} (for 'omc-hooks status --all').",
+                f.display()
+            );
+        }
+        println!("{}", layout.trust_note(&path));
+        return 0;
+    }
     if agent == Agent::Cline {
         let (merged, changed) = match cline::install(&path, &exe, &mut record) {
             Ok(r) => r,
@@ -213,7 +237,16 @@ pub(super) fn install(agent: Agent, args: &[String], env: &Env, help: &str) -> i
 /// Says what install did.
 fn announce(layout: &Layout, path: &Path, exe: &Path, merged: &Merged, changed: bool) {
     let agent = layout.agent;
-    if changed {
+    if changed && layout.is_plugin() {
+        println!(
+            "Installed the omc-hooks plugin for {} in {}: it passes {} events to '{} --agent {}'.",
+            agent.client(),
+            path.display(),
+            merged.added + merged.updated,
+            exe.display(),
+            agent.name()
+        );
+    } else if changed {
         println!(
             "Installed omc-hooks for {} in {}: {} hooks added, {} updated, {} removed; they run \
              '{} --agent {}'.",
@@ -244,7 +277,7 @@ fn project_of(layout: &Layout, path: &Path, env: &Env) -> Option<PathBuf> {
     if layout.user_file(env).as_deref() == Some(path) {
         return None;
     }
-    let project = path.parent()?.parent()?;
+    let project = layout.project_of_file(path)?;
     Some(
         project
             .canonicalize()
@@ -286,6 +319,31 @@ pub(super) fn uninstall(agent: Agent, args: &[String], env: &Env, help: &str) ->
         && let Err(e) = registry::update(env, false, |r| r.forget_agent(&path))
     {
         eprintln!("omc-hooks uninstall: could not update the registry ({e})");
+    }
+    if layout.is_plugin() {
+        let record_path = record_path(&path);
+        let record = read_record(&record_path).unwrap_or_default();
+        return match plugin::uninstall(agent, &path) {
+            Err(code) => code,
+            Ok(false) => {
+                println!(
+                    "omc-hooks is not installed for {} in {}; nothing changed.",
+                    agent.client(),
+                    path.display()
+                );
+                0
+            }
+            Ok(true) => {
+                let _ = std::fs::remove_file(&record_path);
+                plugin::remove_created_dirs(&path, &record);
+                println!(
+                    "Removed the omc-hooks plugin for {}: {} is gone.",
+                    agent.client(),
+                    path.display()
+                );
+                0
+            }
+        };
     }
     if agent == Agent::Cline {
         return match cline::uninstall(&path) {
@@ -436,6 +494,14 @@ pub(super) struct Record {
     /// Cline: the folders install created for its hook scripts, outermost first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(super) created_dirs: Vec<PathBuf>,
+    /// A plugin file: how many folders above it install created (uninstall removes them,
+    /// innermost first, when they are empty).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub(super) created_levels: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 fn record_path(config: &Path) -> PathBuf {
@@ -452,7 +518,8 @@ fn write_record(path: &Path, r: &Record) -> std::io::Result<()> {
         && r.added.is_empty()
         && r.codex_config.is_none()
         && !r.kimi_newline
-        && r.created_dirs.is_empty();
+        && r.created_dirs.is_empty()
+        && r.created_levels == 0;
     if nothing {
         return match std::fs::remove_file(path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),

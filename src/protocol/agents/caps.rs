@@ -15,7 +15,8 @@
 //!   and not reset by tool calls: qwen-FINDINGS.md §6), so it honours one fewer; Cursor
 //!   follows up at most `loop_limit` times (default 5, `null` for none) and says how many it
 //!   did in `loop_count` (cursor.com/docs/agent/hooks). Codex and Gemini CLI count neither
-//!   (codex-FINDINGS.md §6, gemini-FINDINGS.md §5).
+//!   (codex-FINDINGS.md §6, gemini-FINDINGS.md §5), nor do OpenCode, Kilo Code and Pi, where
+//!   our plugin sends the continuation (opencode-FINDINGS.md §4, pi-FINDINGS.md §3).
 //!
 //! The clients' settings are read where the client keeps them — Qwen's `settings.json`
 //! (the project's, then the user's), Cursor's `hooks.json` (our `stop` entry's `loop_limit`) —
@@ -108,7 +109,15 @@ pub fn stop_limits(agent: Agent, env: &Env, project: Option<&Path>) -> StopLimit
         // (kimi-FINDINGS.md §4): it refuses none of ours, so only ours counts. Cline continues
         // nothing (cline-FINDINGS.md §4).
         // Auggie 0.36.0's loop does not read its Stop hook's answer either.
-        Wire::Codex | Wire::Gemini | Wire::Kimi | Wire::Cline | Wire::Auggie => StopLimits {
+        // OpenCode, Kilo Code and Pi continue whenever our plugin sends a prompt: no count
+        // of their own (opencode-FINDINGS.md, pi-FINDINGS.md).
+        Wire::Codex
+        | Wire::Gemini
+        | Wire::Kimi
+        | Wire::Cline
+        | Wire::Auggie
+        | Wire::OpenCode
+        | Wire::Pi => StopLimits {
             idle: ours,
             per_prompt: None,
         },

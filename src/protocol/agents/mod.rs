@@ -23,7 +23,10 @@ pub mod codex;
 pub mod cursor;
 pub mod gemini;
 pub mod kimi;
+pub mod opencode;
 pub mod outcome;
+pub mod pi;
+pub mod plugin;
 pub mod qwen;
 pub mod support;
 pub mod table;
@@ -78,6 +81,8 @@ pub fn decode_map(declared: Agent, map: Map<String, Value>) -> HookInput {
         Wire::Kimi => kimi::decode(map),
         Wire::Cline => cline::decode(map),
         Wire::Auggie => auggie::decode(map),
+        Wire::OpenCode => opencode::decode(map),
+        Wire::Pi => pi::decode(map),
     };
     input.agent = declared;
     input.format = format;
@@ -94,6 +99,10 @@ fn event_name(map: &Map<String, Value>) -> Option<&str> {
         .or_else(|| cline::event_of(map))
 }
 
+/// The field our TypeScript plugins (`extensions/`) add to every payload: the agent they were
+/// installed for (`opencode`, `kilo`, `pi`).
+pub const PLUGIN_MARKER: &str = "omc_plugin";
+
 /// What agent a payload looks like it came from, from markers only that agent sends
 /// (the recorded fixtures in tests/fixtures/, whose fields tests/e2e/codex-FINDINGS.md §4,
 /// gemini-FINDINGS.md §3 and qwen-FINDINGS.md §3 list; Cursor's documented fields; CodeBuddy's
@@ -105,6 +114,15 @@ fn event_name(map: &Map<String, Value>) -> Option<&str> {
 pub fn detect_shape(map: &Map<String, Value>) -> Option<Agent> {
     let has = |k: &str| map.get(k).is_some_and(|v| !v.is_null());
     let event = event_name(map);
+    // Our own plugins name the agent they were installed for.
+    if let Some(a) = map
+        .get(PLUGIN_MARKER)
+        .and_then(Value::as_str)
+        .and_then(Agent::parse)
+        .filter(|a| table::via_plugin(a.wire()))
+    {
+        return Some(a);
+    }
     // Auggie sends Cursor's `conversation_id` with its own PascalCase event names.
     if auggie::looks_like(map) {
         return Some(Agent::Auggie);
@@ -232,6 +250,8 @@ pub fn encode(input: &HookInput, hook: crate::hooks::Hook, answer: &Answer) -> O
         Wire::Kimi => kimi::encode(answer, event),
         Wire::Cline => cline::encode(input, answer, event),
         Wire::Auggie => auggie::encode(answer, event),
+        Wire::OpenCode => opencode::encode(answer, event),
+        Wire::Pi => pi::encode(answer, event),
     }
 }
 
@@ -374,6 +394,19 @@ mod tests {
                 json!({"hook_event_name":"Stop","conversation_id":"c","workspace_roots":["/p"],
                        "agent_stop_cause":"end_turn"}),
                 Some(Agent::Auggie),
+            ),
+            (
+                json!({"hook_event_name":"session.idle","omc_plugin":"kilo","session_id":"ses_1"}),
+                Some(Agent::Kilo),
+            ),
+            (
+                json!({"hook_event_name":"agent_end","omc_plugin":"pi","timestamp":"t"}),
+                Some(Agent::Pi),
+            ),
+            // only our plugins' agents: a foreign payload naming another is read by its shape
+            (
+                json!({"hook_event_name":"Stop","omc_plugin":"codex","turn_id":"t"}),
+                Some(Agent::Codex),
             ),
             (json!({"hook_event_name":"SomethingNew"}), None),
             (json!({}), None),

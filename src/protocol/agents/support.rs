@@ -289,6 +289,54 @@ pub fn of(agent: Agent) -> Support {
             deliverables: unverified(""),
             delegation: unverified(""),
         },
+        Agent::OpenCode | Agent::Kilo => Support {
+            proven: if agent == Agent::Kilo {
+                "real client 7.7.9 (`kilo serve`), with our plugin"
+            } else {
+                "real client 1.18.33 (`opencode serve`), with our plugin"
+            },
+            keywords: yes_but("context as a synthetic part of the prompt"),
+            continuation: yes_but(
+                "the plugin sends the next prompt when the session goes idle; `run` exits at the first idle, before it; no client cap: ours holds",
+            ),
+            tool_failures: yes_but(
+                "the shell's exit code from `metadata.exit`; a tool that throws from its error part",
+            ),
+            skill_guards: unverified("the `skill` tool is decoded as Skill; not exercised"),
+            compaction: unverified(
+                "checkpoint at `experimental.session.compacting`; `session.compacted` tells the run again with the next prompt",
+            ),
+            user_hooks: EVERYWHERE,
+            export: EVERYWHERE,
+            notifications: unverified("from the same run ends as continuation; not tried here"),
+            project_rules: if agent == Agent::Kilo {
+                unverified("OpenCode's plugin and tools; not exercised in Kilo Code")
+            } else {
+                yes_but("after a `read` or `edit`, appended to the tool's output")
+            },
+            output_check: unverified("the shell's output is read; not exercised"),
+            deliverables: no("a subagent's session (the `task` tool) is not passed on"),
+            delegation: unverified("`edit` and `write` count as edits; not exercised"),
+        },
+        Agent::Pi => Support {
+            proven: "real client 0.73.1 (RPC mode), with our extension",
+            keywords: yes_but("context as a message before the run"),
+            continuation: partly(
+                "a new prompt when the run ends, in RPC (seen) and interactive mode; `pi -p` and `--mode json` exit first",
+            ),
+            tool_failures: yes_but("`isError` on the tool's result"),
+            skill_guards: no("Pi has no skill tool: a skill is expanded into the prompt"),
+            compaction: unverified(
+                "checkpoint at `session_before_compact`; `session_compact` tells the run again",
+            ),
+            user_hooks: EVERYWHERE,
+            export: EVERYWHERE,
+            notifications: unverified("from the same run ends as continuation; not tried here"),
+            project_rules: yes_but("after a `read` or `edit`, appended to the tool's result"),
+            output_check: unverified("the shell's output is read; not exercised"),
+            deliverables: no("Pi has no subagents"),
+            delegation: unverified("`edit` and `write` count as edits; not exercised"),
+        },
         Agent::Qoder => Support {
             proven: "its 1.1.52 code (the client needs a login)",
             keywords: unverified("Claude Code's `additionalContext` is read, per its code"),
