@@ -186,7 +186,7 @@ fn handle(hook: Hook, env: &Env, seen: &mut Traced, started: Instant) -> Option<
         );
         return None;
     }
-    let hook = agents::route(hook, &mut input);
+    let hook = agents::route(hook, &mut input, env);
     seen.event = input.hook_event_name.clone();
     // The neutral event is compared, so the check holds for every agent; an event of another
     // agent's that no hook serves (Gemini's BeforeModel, say) is not acted on either.

@@ -1106,11 +1106,13 @@ fn doctor_reports_hooks_installed_for_the_wrong_agent_from_the_trace() {
     );
 }
 
-/// The payloads recorded from the pinned Codex, Gemini CLI and Qwen Code clients
-/// (`tests/fixtures/<agent>/`, recorded by the real-client suite): every one decodes, through
+/// The payloads recorded from the pinned Codex, Gemini CLI, Qwen Code, Kimi CLI, OpenCode, Kilo
+/// Code, Pi (these three through our plugin), GitHub Copilot CLI, Factory Droid and CodeBuddy
+/// clients (`tests/fixtures/<agent>/`, recorded by the real-client suite): every one decodes, through
 /// the hook installed for its event, to the neutral event the table names, is recognised as
-/// its client's by shape, and gets a valid answer. Events no hook serves are traced under
-/// their own name and answered with nothing.
+/// its client's by shape (Kimi's only by the `tool_output` of its tool events), and gets a
+/// valid answer. Events no hook serves are traced under their own name and answered with
+/// nothing.
 #[test]
 fn recorded_payloads_of_every_client_decode_to_their_neutral_events() {
     use omc_hooks::protocol::agents::{Agent, table};
@@ -1119,6 +1121,10 @@ fn recorded_payloads_of_every_client_decode_to_their_neutral_events() {
         Agent::Codex,
         Agent::Gemini,
         Agent::Qwen,
+        Agent::Kimi,
+        Agent::OpenCode,
+        Agent::Kilo,
+        Agent::Pi,
         Agent::Copilot,
         Agent::Factory,
         Agent::CodeBuddy,
@@ -1180,10 +1186,13 @@ fn recorded_payloads_of_every_client_decode_to_their_neutral_events() {
                 assert_eq!(line["event"], want, "{name}: {line}");
             }
             // Codex's SessionEnd carries nothing only Codex sends, nor do Factory Droid's tool
-            // events; every other payload tells.
+            // events; every other payload tells, but of Kimi's only those with a `tool_output`.
             let bare = (agent == Agent::Codex && event == "SessionEnd")
                 || (agent == Agent::Factory && event.contains("ToolUse"));
-            if !bare {
+            if agent == Agent::Kimi {
+                let want = payload.get("tool_output").map(|_| agent.name());
+                assert_eq!(line["shape"].as_str(), want, "{name}: {line}");
+            } else if !bare {
                 assert_eq!(line["shape"], agent.name(), "{name}: {line}");
             }
             if row.is_none() {
@@ -1193,6 +1202,54 @@ fn recorded_payloads_of_every_client_decode_to_their_neutral_events() {
         }
     }
     assert!(seen >= 40, "{seen}");
+}
+
+/// The payloads recorded from the pinned Cline (`tests/fixtures/cline/`, its own camelCase
+/// shape with no event name but `hookName`): each, through the hook its file name runs, decodes
+/// to the table's neutral event (the failed command to the failure) in the root session, is
+/// recognised as Cline's, and gets a valid answer.
+#[test]
+fn recorded_cline_payloads_decode_through_the_scripts_install_writes() {
+    use omc_hooks::protocol::agents::{Agent, table};
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cline");
+    let mut seen = 0;
+    for e in std::fs::read_dir(&dir).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let payload: Value = serde_json::from_slice(&std::fs::read(e.path()).unwrap()).unwrap();
+        let event = name.split(['-', '.']).next().unwrap();
+        let row = table::rows(Agent::Cline.wire())
+            .find(|r| r.event == event)
+            .unwrap_or_else(|| panic!("{name}: no row for {event}"));
+        let p = Project::new();
+        let mut payload = payload;
+        payload["workspaceRoots"] = json!([p.path()]);
+        let traces = tempfile::tempdir().unwrap();
+        let trace = traces.path().join("t.jsonl");
+        let out = Hook::new(row.hook)
+            .agent("cline")
+            .payload(payload.clone())
+            .cwd(p.path())
+            .env("OMC_TRACE_FILE", &trace.to_string_lossy())
+            .run();
+        out.expect_valid();
+        let text = std::fs::read_to_string(&trace).unwrap();
+        let line: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+        assert_eq!(line["agent_event"], event, "{name}");
+        let neutral = omc_hooks::hooks::find(row.hook).unwrap().event;
+        let want = if name.contains("failed") {
+            "PostToolUseFailure"
+        } else {
+            neutral
+        };
+        assert_eq!(line["event"], want, "{name}: {line}");
+        assert_eq!(line["shape"], "cline", "{name}: {line}");
+        assert_eq!(
+            line["session_id"], payload["sessionContext"]["rootSessionId"],
+            "{name}: {line}"
+        );
+        seen += 1;
+    }
+    assert!(seen >= 5, "{seen}");
 }
 
 #[test]

@@ -253,6 +253,8 @@ fn every_golden_agent_case() {
         "factory",
         "codebuddy",
         "qoder",
+        "cline",
+        "auggie",
     ] {
         assert!(agents.contains(&want), "no golden case for {want}");
     }

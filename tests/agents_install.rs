@@ -3,7 +3,8 @@
 //! CodeBuddy, Qoder): each agent's file in its place and shape (timeouts in its unit), merged with what is
 //! there, idempotent, given back byte for byte by uninstall (also Codex's `config.toml`, whose
 //! feature switch is added only for a Codex that needs it), and the commands written really run
-//! the hooks in that agent's format.
+//! the hooks in that agent's format. Kimi CLI's TOML block and Cline's folder of hook scripts
+//! have a test each.
 
 use crate::common::{BIN, Project};
 use serde_json::{Value, json};
@@ -11,7 +12,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-const AGENTS: [(&str, &str); 7] = [
+const AGENTS: [(&str, &str); 8] = [
     ("codex", ".codex/hooks.json"),
     ("gemini", ".gemini/settings.json"),
     ("qwen", ".qwen/settings.json"),
@@ -19,6 +20,7 @@ const AGENTS: [(&str, &str); 7] = [
     ("factory", ".factory/settings.json"),
     ("codebuddy", ".codebuddy/settings.json"),
     ("qoder", ".qoder/settings.json"),
+    ("auggie", ".augment/settings.json"),
 ];
 
 fn omc(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Output {
@@ -38,6 +40,7 @@ fn omc(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Output {
         .env_remove("QODER_CONFIG_DIR")
         .env_remove("QODER_CLI_HOME")
         .env_remove("KIMI_SHARE_DIR")
+        .env_remove("CLINE_DIR")
         .stdin(Stdio::null());
     for (k, v) in env {
         c.env(k, v);
@@ -162,7 +165,11 @@ fn every_agent_installs_into_an_existing_file_and_uninstalls_byte_for_byte() {
             } else {
                 10
             };
-            let want = if agent == "gemini" { secs * 1000 } else { secs };
+            let want = if ["gemini", "auggie"].contains(&agent) {
+                secs * 1000
+            } else {
+                secs
+            };
             assert_eq!(e.3, want, "{agent} {}: timeout unit", r.hook);
         }
         // The user's hook and settings are still there, first.
@@ -471,6 +478,30 @@ fn the_installed_commands_run_the_hooks_in_each_agents_format() {
             assert_eq!(out.status.code(), Some(0));
             String::from_utf8_lossy(&out.stdout).into_owned()
         };
+        if agent == "auggie" {
+            // Its prompt and Stop hooks are not installed (their answers are not read): the
+            // tool hook's context is what works.
+            let answer: Value = serde_json::from_str(
+                run(
+                    command("PostToolUse"),
+                    payload(
+                        "PostToolUse",
+                        json!({"tool_name": "launch-process", "tool_input": {"command": "make"},
+                               "tool_output": "<return-code> 2 </return-code> <output> no rule </output>",
+                               "tool_error": "<return-code> 2 </return-code> <output> no rule </output>"}),
+                    ),
+                )
+                .trim(),
+            )
+            .unwrap_or_else(|e| panic!("{agent}: {e}"));
+            assert!(
+                answer["hookSpecificOutput"]["additionalContext"]
+                    .as_str()
+                    .is_some_and(|t| t.contains("[TOOL ERROR")),
+                "{agent}: {answer}"
+            );
+            continue;
+        }
         run(
             command(prompt_event),
             payload(prompt_event, json!({"prompt": "ralph fix the parser"})),
@@ -782,25 +813,26 @@ fn kimi_gets_its_hooks_in_its_config_toml_and_back_byte_for_byte() {
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "hooks = []\n");
 }
 
-/// Every file and folder under `dir` (but `.git`), relative, sorted.
-fn tree(dir: &Path) -> Vec<String> {
-    fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
-        for e in std::fs::read_dir(dir).unwrap().flatten() {
+/// Every file under `dir` with its bytes and mode, for a byte-for-byte comparison of a tree.
+fn tree(dir: &Path) -> Vec<(String, Vec<u8>, u32)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
             let p = e.path();
-            let rel = p.strip_prefix(base).unwrap().to_string_lossy().into_owned();
+            let rel = p.strip_prefix(dir).unwrap().display().to_string();
             if rel == ".git" {
                 continue;
             }
-            if e.file_type().unwrap().is_dir() {
-                out.push(format!("{rel}/"));
-                walk(base, &p, out);
+            let mode = e.metadata().unwrap().permissions().mode();
+            if p.is_dir() {
+                out.push((format!("{rel}/"), Vec::new(), mode));
+                stack.push(p);
             } else {
-                out.push(format!("{rel} {:?}", std::fs::read(&p).unwrap()));
+                out.push((rel, std::fs::read(&p).unwrap(), mode));
             }
         }
     }
-    let mut out = Vec::new();
-    walk(dir, dir, &mut out);
     out.sort();
     out
 }
@@ -999,4 +1031,143 @@ fn copilots_installed_commands_answer_in_its_format_and_doctor_checks_them() {
         "{doctor}"
     );
     assert!(doctor.contains("--trust-folder"), "{doctor}");
+}
+
+#[test]
+fn cline_gets_one_script_per_event_and_the_folder_back_as_it_was() {
+    use omc_hooks::protocol::agents::table::{Install, rows};
+    let installed: Vec<_> = rows(omc_hooks::protocol::Agent::Cline.wire())
+        .filter(|r| r.install != Install::No)
+        .collect();
+    // A project with rules and a hook script of the person's own for PreToolUse.
+    let p = Project::new();
+    let hooks = p.path().join(".clinerules/hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    std::fs::write(p.path().join(".clinerules/style.md"), "Use tabs.\n").unwrap();
+    std::fs::write(hooks.join("PreToolUse.sh"), "#!/bin/sh\necho '{}'\n").unwrap();
+    std::fs::set_permissions(
+        hooks.join("PreToolUse.sh"),
+        std::fs::Permissions::from_mode(0o750),
+    )
+    .unwrap();
+    let before = tree(p.path());
+    let text = ok(&omc(
+        &["install", "--agent", "cline", "--project", "."],
+        p.path(),
+        &[],
+    ));
+    assert!(text.contains("Installed omc-hooks for Cline"), "{text}");
+    let registry = Path::new(&data_home()).join("omc-hooks/installs.json");
+    crate::schema::assert_valid("installs", &read(&registry));
+    for r in &installed {
+        let name = if r.event == "PreToolUse" {
+            "PreToolUse.bash"
+        } else {
+            &format!("{}.sh", r.event)
+        };
+        let script =
+            std::fs::read_to_string(hooks.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(script.starts_with("#!/bin/sh\n"), "{script}");
+        assert!(
+            script
+                .trim_end()
+                .ends_with(&format!(" --agent cline {}", r.hook)),
+            "{script}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(hooks.join("PreToolUse.sh")).unwrap(),
+        "#!/bin/sh\necho '{}'\n",
+        "the person's script is theirs"
+    );
+    // Idempotent.
+    let again = ok(&omc(
+        &["install", "--agent", "cline", "--project", "."],
+        p.path(),
+        &[],
+    ));
+    assert!(again.contains("nothing changed"), "{again}");
+    // The script Cline runs for PostToolUse answers a recorded failure in Cline's terms.
+    let mut payload = read(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cline/PostToolUse-failed.json"),
+    );
+    payload["workspaceRoots"] = json!([p.path()]);
+    payload["workspaceInfo"]["rootPath"] = json!(p.path());
+    let mut child = Command::new(hooks.join("PostToolUse.sh"))
+        .current_dir(p.path())
+        .env("XDG_DATA_HOME", data_home())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        answer["contextModification"]
+            .as_str()
+            .is_some_and(|t| t.contains("run_commands")),
+        "{answer}"
+    );
+    let doctor = String::from_utf8_lossy(&omc(&["doctor"], p.path(), &[]).stdout).into_owned();
+    assert!(
+        doctor.contains(&format!(
+            ".clinerules/hooks: installed, {n} of {n} hooks",
+            n = installed.len()
+        )),
+        "{doctor}"
+    );
+    // Uninstall: the very tree that was there, modes included.
+    let out = ok(&omc(
+        &["uninstall", "--agent", "cline", "--project", "."],
+        p.path(),
+        &[],
+    ));
+    assert!(out.contains("Removed"), "{out}");
+    std::fs::remove_dir_all(p.path().join(".omc")).ok();
+    assert_eq!(tree(p.path()), before);
+    let again = ok(&omc(
+        &["uninstall", "--agent", "cline", "--project", "."],
+        p.path(),
+        &[],
+    ));
+    assert!(again.contains("not installed"), "{again}");
+
+    // A fresh project: the folders install made go again; the user scope follows CLINE_DIR.
+    let fresh = Project::new();
+    ok(&omc(&["install", "--agent", "cline"], fresh.path(), &[]));
+    assert!(
+        fresh
+            .path()
+            .join(".clinerules/hooks/PostToolUse.sh")
+            .is_file()
+    );
+    ok(&omc(&["uninstall", "--agent", "cline"], fresh.path(), &[]));
+    assert_eq!(fresh.files(), Vec::<String>::new());
+    assert!(!fresh.path().join(".clinerules").exists());
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join("cline-config");
+    let env = [
+        ("HOME", home.path().to_str().unwrap()),
+        ("CLINE_DIR", dir.to_str().unwrap()),
+    ];
+    ok(&omc(
+        &["install", "--agent", "cline", "--user"],
+        fresh.path(),
+        &env,
+    ));
+    assert!(dir.join("hooks/TaskStart.sh").is_file());
+    ok(&omc(
+        &["uninstall", "--agent", "cline", "--user"],
+        fresh.path(),
+        &env,
+    ));
+    assert!(!dir.exists());
 }

@@ -83,9 +83,19 @@ pub fn assert_continuation(agent: Agent, shown: &str, head: &str, task: &str) {
                 && shown.ends_with("</hook_prompt>"),
             "Codex wraps the reason in <hook_prompt>: {shown}"
         ),
-        Agent::Gemini | Agent::Qwen | Agent::Factory => assert!(
+        Agent::Gemini
+        | Agent::Qwen
+        | Agent::Factory
+        | Agent::Kimi
+        | Agent::OpenCode
+        | Agent::Kilo
+        | Agent::Pi => assert!(
             shown.starts_with(head),
             "the reason, verbatim, is the new message: {shown}"
+        ),
+        Agent::Cline => panic!(
+            "{} does not continue a turn: this scenario is not run for it",
+            agent.name()
         ),
         // the reason after the date line Copilot puts before every message
         Agent::Copilot => assert!(
@@ -254,13 +264,23 @@ pub fn a_failing_command_in_a_run_escalates_and_heads_the_end_of_turn_reason(age
             back.starts_with("<hook_prompt hook_run_id=\"stop:"),
             "{back}"
         ),
-        Agent::Gemini | Agent::Qwen | Agent::Factory => {
+        Agent::Gemini
+        | Agent::Qwen
+        | Agent::Factory
+        | Agent::Kimi
+        | Agent::OpenCode
+        | Agent::Kilo
+        | Agent::Pi => {
             assert!(back.starts_with(escalation), "{back}")
         }
         Agent::Copilot => assert!(back.contains(&format!("\n\n{escalation}")), "{back}"),
         Agent::CodeBuddy => assert!(
             back.starts_with(&format!("<user_query>Stop hook: {escalation}")),
             "{back}"
+        ),
+        Agent::Cline => panic!(
+            "{} does not continue a turn: this scenario is not run for it",
+            agent.name()
         ),
     }
     assert!(back.contains(&format!("Task: {PROMPT}")), "{back}");
@@ -361,6 +381,12 @@ pub fn trust_run_by_the_model_is_refused(agent: Agent) {
         Agent::Copilot => "COPILOT_CLI",
         Agent::CodeBuddy => "CODEBUDDY_SESSION_ID",
         Agent::Factory => "FACTORY_DISABLE_SETTINGS_PERSISTENCE",
+        Agent::Cline => "CLINE_CONNECTOR_CLI_LAUNCH",
+        // Kimi CLI sets no variable of its own for the model's commands (kimi-FINDINGS.md §2).
+        Agent::Kimi => unreachable!("not run for Kimi CLI"),
+        Agent::OpenCode => "OPENCODE",
+        Agent::Kilo => "KILO",
+        Agent::Pi => "PI_CODING_AGENT",
     };
     let out = run.main_requests()[1].tool_outputs().join("\n");
     assert!(

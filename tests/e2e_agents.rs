@@ -169,9 +169,22 @@ pub fn assert_wrapped(agent: Agent, shown: &str, reason_part: &str) {
                 && shown.ends_with("</hook_prompt>"),
             "Codex wraps the reason in <hook_prompt>: {shown}"
         ),
-        Agent::Gemini | Agent::Qwen | Agent::Factory => assert!(
-            shown.starts_with("[RALPH LOOP") || shown.starts_with("[TOOL ERROR"),
-            "the reason verbatim: {shown}"
+        // Our plugins send the reason as the next prompt, verbatim.
+        Agent::Gemini
+        | Agent::Qwen
+        | Agent::Factory
+        | Agent::Kimi
+        | Agent::OpenCode
+        | Agent::Kilo
+        | Agent::Pi => {
+            assert!(
+                shown.starts_with("[RALPH LOOP") || shown.starts_with("[TOOL ERROR"),
+                "the reason verbatim: {shown}"
+            )
+        }
+        Agent::Cline => panic!(
+            "{} does not continue a turn: this scenario is not run for it",
+            agent.name()
         ),
         // Copilot heads every user message with the date (copilot-FINDINGS.md §5)
         Agent::Copilot => assert!(
@@ -219,6 +232,18 @@ pub fn a_ralph_run_continues_in(sb: &AgentSandbox) {
         Agent::Qwen => shown.contains("<qwen:user-prompt-submit-context>\n[MAGIC KEYWORD: RALPH]"),
         Agent::Copilot => shown.contains("<system_reminder>\n[MAGIC KEYWORD: RALPH]"),
         Agent::Factory | Agent::CodeBuddy => shown.contains("[MAGIC KEYWORD: RALPH]"),
+        // Kimi reads no context and continues once per prompt; Cline does not continue
+        Agent::Cline | Agent::Kimi => unreachable!("not run for {}", agent.name()),
+        // a synthetic text part of the prompt's own message
+        Agent::OpenCode | Agent::Kilo => {
+            let m = run.main_requests()[0].last_user_text();
+            m.starts_with(PROMPT) && m.contains("\n[MAGIC KEYWORD: RALPH]")
+        }
+        // a message of its own after the prompt (Pi's `before_agent_start` message)
+        Agent::Pi => run.main_requests()[0]
+            .user_texts()
+            .iter()
+            .any(|t| t.starts_with("[MAGIC KEYWORD: RALPH]")),
     };
     assert!(
         wrapped,
@@ -396,6 +421,17 @@ pub fn not_fired_headless(agent: Agent) -> &'static [(&'static str, &'static str
             ),
             ("PreCompact", "compaction not exercised"),
         ],
+        Agent::Cline => &[("SessionShutdown", "not fired by a headless run")],
+        Agent::Kimi => &[
+            ("SubagentStart", "subagents not exercised"),
+            ("SubagentStop", "subagents not exercised"),
+            (
+                "PostToolUseFailure",
+                "fired only for a tool that raises; a failing command is a PostToolUse",
+            ),
+        ],
+        Agent::OpenCode | Agent::Kilo => &[("session.deleted", "no session is deleted")],
+        Agent::Pi => &[],
     }
 }
 
@@ -407,10 +443,18 @@ pub fn every_installed_hook_fires_and_decodes_the_payload(agent: Agent) {
     let sb = with_omc(agent);
     let installed = sb.installed_omc_hooks();
     let skills = match agent {
-        Agent::Copilot => ".github".to_owned(),
-        a => format!(".{}", a.name()),
+        Agent::Copilot => ".github/skills",
+        Agent::OpenCode => ".opencode/skill",
+        Agent::Kilo => ".kilo/skill",
+        Agent::Pi => ".pi/skills",
+        _ => "",
     };
-    sb.write(&format!("{skills}/skills/demo/SKILL.md"), SKILL);
+    let skills = if skills.is_empty() {
+        format!(".{}/skills", agent.name())
+    } else {
+        skills.to_owned()
+    };
+    sb.write(&format!("{skills}/demo/SKILL.md"), SKILL);
     let trace_file = sb.root().join("trace.jsonl");
     let trace_env = trace_file.to_string_lossy().into_owned();
     let mut sc = AgentScenario::new()
@@ -418,7 +462,7 @@ pub fn every_installed_hook_fires_and_decodes_the_payload(agent: Agent) {
         .reply_shell("echo ok")
         .reply_shell("echo failing >&2; exit 3");
     match agent {
-        Agent::Codex => {}
+        Agent::Codex | Agent::Cline | Agent::Kimi => {}
         Agent::Gemini => {
             sc = sc.step(crate::e2e::model::Step::Call(
                 "activate_skill".into(),
@@ -468,6 +512,20 @@ pub fn every_installed_hook_fires_and_decodes_the_payload(agent: Agent) {
                 .reply_text("nothing to report");
         }
         Agent::Factory => {}
+        // OpenCode's skill tool, and a read of a file that is not there: a tool that throws
+        // (its failure arrives as a tool part in state `error`)
+        Agent::OpenCode | Agent::Kilo => {
+            sc = sc
+                .step(crate::e2e::model::Step::Call(
+                    "skill".into(),
+                    serde_json::json!({"name": "demo"}),
+                ))
+                .step(crate::e2e::model::Step::Call(
+                    "read".into(),
+                    serde_json::json!({"filePath": sb.project().join("no-such-file").to_string_lossy()}),
+                ))
+        }
+        Agent::Pi => {}
     }
     let first = sb.run("set the project up", sc.reply_text("all set"));
     first.assert_success();
@@ -479,12 +537,18 @@ pub fn every_installed_hook_fires_and_decodes_the_payload(agent: Agent) {
     sc = match agent {
         Agent::Codex => sc.arg("-c").arg("model_auto_compact_token_limit=12"),
         Agent::Gemini => sc,
-        Agent::Qwen => sc.prompt_tokens(190_000),
+        // max_context_size 128000 in the harness's config.toml
+        Agent::Qwen | Agent::Kimi => sc.prompt_tokens(190_000),
         // a usage near the window the provider is said to have (copilot-FINDINGS.md §9)
         Agent::Copilot => sc
             .prompt_tokens(45_000)
             .env("COPILOT_PROVIDER_MAX_PROMPT_TOKENS", "50000"),
         Agent::Factory | Agent::CodeBuddy => sc,
+        // Cline 3.0.65 runs no PreCompact hook
+        Agent::Cline => sc,
+        Agent::Kilo | Agent::Pi => sc.prompt_tokens(190_000),
+        // OpenCode compacts again after every answer that reports the same usage
+        Agent::OpenCode => sc.prompt_tokens_once(190_000),
     };
     let second = sb.run("compact please", sc);
     second.assert_success();
@@ -535,8 +599,10 @@ pub fn every_installed_hook_fires_and_decodes_the_payload(agent: Agent) {
             }
         }
     }
+    // Cline installs four hooks (the only ones it awaits or could use), one of them unfired.
+    let least = if agent == Agent::Cline { 3 } else { 6 };
     assert!(
-        checked >= 6,
+        checked >= least,
         "install --agent {} installed too little: {installed:?}",
         agent.name()
     );

@@ -4,7 +4,9 @@
 //! nothing; `cancelomc` typed in a later turn of the same session (`--resume`) ends the run.
 //!
 //! The Stop hook is skipped in these runs (`OMC_SKIP_HOOKS=stop`): what is tested here is the
-//! prompt side, independent of how the Stop side then enforces the run.
+//! prompt side, independent of how the Stop side then enforces the run. The exception is issue
+//! 26's stop in a person's own words (`turn off ralph`, `stop the loop, it's burning tokens`):
+//! there the Stop hook runs in the turn that says stop, and the turn ends without a block.
 
 use crate::e2e::{Run, Sandbox, Scenario, plugin_dir};
 use serde_json::Value;
@@ -176,4 +178,90 @@ fn a_keyword_run_is_enforced_from_the_first_stop_without_a_skill_call() {
     let s = ralph_state(&run, &run.session_id).unwrap();
     assert_eq!(s["active"], false);
     assert_eq!(s["ended_reason"], "completed");
+}
+
+/// Issue 26: during a ralph run, a person says stop in their own words, in a later turn of the
+/// same session; the run ends as `cancelomc` ends it and that turn's Stop lets it end (one
+/// request to the model, not a block and a second). A limit on the loop, in the same setting,
+/// is not a stop: the run stays and its Stop blocks — so the test can tell the two apart.
+#[test]
+fn a_stop_in_the_persons_own_words_ends_the_run_and_its_stop_no_longer_blocks() {
+    for phrase in [
+        "turn off ralph",
+        "stop the loop, it's burning tokens",
+        "ok stop, that's enough looping",
+        "그만해, 이제 충분해",
+    ] {
+        let sb = Sandbox::new();
+        let first = sb.claude(
+            plugin_dir(),
+            "ralph fix the failing parser test",
+            scenario("Started."),
+            None,
+        );
+        first.assert_success();
+        let sid = first.session_id.clone();
+        assert_eq!(ralph_state(&first, &sid).unwrap()["active"], true);
+
+        let second = sb.claude(
+            plugin_dir(),
+            phrase,
+            Scenario::new()
+                .reply_text("Stopping here.")
+                .reply_text("unexpected extra turn"),
+            Some(&sid),
+        );
+        second.assert_success();
+        let d = second.diagnostics();
+        let shown = second.shown_text(0);
+        assert!(
+            shown.contains("UserPromptSubmit hook additional context: [MAGIC KEYWORD: CANCEL]"),
+            "{phrase}: {d}"
+        );
+        assert!(shown.contains("Ended: ralph."), "{phrase}: {shown}");
+        assert_eq!(
+            second.main_loop_requests().len(),
+            1,
+            "{phrase}: the Stop blocked\n{d}"
+        );
+        assert_eq!(second.unused_replies, 1, "{phrase}: {d}");
+        let s = ralph_state(&second, &sid).unwrap();
+        assert_eq!(s["active"], false, "{phrase}");
+        assert_eq!(s["ended_reason"], "cancelled", "{phrase}");
+    }
+
+    // the control: a limit on the loop leaves the run on, and its Stop blocks
+    let sb = Sandbox::new();
+    let first = sb.claude(
+        plugin_dir(),
+        "ralph fix the failing parser test",
+        scenario("Started."),
+        None,
+    );
+    first.assert_success();
+    let sid = first.session_id.clone();
+    let second = sb.claude(
+        plugin_dir(),
+        "stop ralph from touching the migrations folder",
+        Scenario::new()
+            .reply_text("Understood, the migrations stay as they are.")
+            .reply_text("The parser test passes.\n<omc-complete/>"),
+        Some(&sid),
+    );
+    second.assert_success();
+    let d = second.diagnostics();
+    // (the first turn's context is in the history the client resends; the new turn adds none)
+    assert_eq!(
+        second.shown_text(0).matches("[MAGIC KEYWORD").count(),
+        1,
+        "{d}"
+    );
+    assert_eq!(
+        second.main_loop_requests().len(),
+        2,
+        "the Stop blocked once: {d}"
+    );
+    assert!(second.new_text(1).contains("[RALPH LOOP"), "{d}");
+    let s = ralph_state(&second, &sid).unwrap();
+    assert_eq!(s["ended_reason"], "completed", "{d}");
 }

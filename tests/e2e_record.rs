@@ -1,7 +1,8 @@
-//! Re-records `tests/fixtures/{codex,gemini,qwen}/*.json` from the pinned real clients: every
-//! event each client fires, with the recorder (`tests/e2e/recorder/record.sh`) as the only
-//! hook. Ignored in normal runs; `tests/e2e/record-agent-fixtures.sh [codex|gemini|qwen]…`
-//! runs it (`FIXTURE_OUT=<dir>` overrides the output directory of a single client).
+//! Re-records `tests/fixtures/<client>/*.json` from the pinned real clients: every event each
+//! client fires, with the recorder (`tests/e2e/recorder/record.sh`) as the only hook (for
+//! OpenCode, Kilo Code and Pi, run by our plugin in place of the binary). Ignored in normal
+//! runs; `tests/e2e/record-agent-fixtures.sh [codex|gemini|qwen|…]` runs it
+//! (`FIXTURE_OUT=<dir>` overrides the output directory of a single client).
 //!
 //! Each client runs a few sessions: a first turn with a passing and a failing shell command
 //! whose end-of-turn hook blocks once (so the continuation and `stop_hook_active: true` are
@@ -573,6 +574,356 @@ fn record_codebuddy_fixtures() {
             "Stop-hook-active",
             ev_where("Stop", |v| v["stop_hook_active"] == true),
         ),
+    ];
+    let out = out_dir(agent);
+    let missing = save(&all, picks, &out);
+    finish(agent, missing, &out);
+}
+
+/// Kimi CLI continues on a Stop refusal (`permissionDecision: deny`), not on `decision`.
+fn deny_once(rec: &Path, event: &str) {
+    responder(
+        rec,
+        event,
+        &format!(
+            r#"n=$(ls "$REC_DIR" | grep -c -- '-{event}.json$'); if [ "$n" = 1 ]; then printf '{{"hookSpecificOutput":{{"permissionDecision":"deny","permissionDecisionReason":"{CONTINUE}"}}}}\n'; fi"#
+        ),
+    );
+}
+
+#[test]
+#[ignore = "re-records tests/fixtures/kimi: tests/e2e/record-agent-fixtures.sh kimi"]
+fn record_kimi_fixtures() {
+    let agent = Agent::Kimi;
+    let sb = AgentSandbox::new(agent);
+    sb.record_hooks();
+    // run 1: a passing and a failing command; the Stop hook refuses once (one more turn)
+    let rec1 = sb.root().join("rec1");
+    deny_once(&rec1, "Stop");
+    let run1 = sb.run(
+        "record all events",
+        with_rec(
+            AgentScenario::new()
+                .reply_shell(OK_CMD)
+                .reply_shell(FAIL_CMD)
+                .reply_text("all done")
+                .reply_text("FINAL-AFTER-CONTINUATION"),
+            &rec1,
+        ),
+    );
+    run1.assert_success();
+    let e1 = recorded(&rec1);
+    summary("run 1", &run1, &e1);
+    assert!(!run1.session_id.is_empty(), "{}", run1.diagnostics());
+
+    // run 2: the session resumed, a subagent
+    let rec2 = sb.root().join("rec2");
+    let run2 = sb.run(
+        "second turn",
+        with_rec(
+            AgentScenario::new()
+                .resume(&run1.session_id)
+                .step(crate::e2e::model::Step::Call(
+                    "Agent".into(),
+                    serde_json::json!({"description": "look around",
+                        "prompt": "List the files.", "subagent_type": "coder"}),
+                ))
+                .reply_text("nothing to report")
+                .reply_text("second done"),
+            &rec2,
+        ),
+    );
+    run2.assert_success();
+    let e2 = recorded(&rec2);
+    summary("run 2 (resumed, a subagent)", &run2, &e2);
+
+    // run 3: auto-compaction, forced by a reported usage over max_context_size × 0.85
+    let rec3 = sb.root().join("rec3");
+    let run3 = sb.run(
+        "compact please",
+        with_rec(
+            AgentScenario::new()
+                .prompt_tokens(190_000)
+                .reply_shell("echo before-compaction")
+                .reply_text("compacted and done"),
+            &rec3,
+        ),
+    );
+    run3.assert_success();
+    let e3 = recorded(&rec3);
+    summary("run 3 (compaction)", &run3, &e3);
+
+    let all: Events = e1.into_iter().chain(e2).chain(e3).collect();
+    let shell = |v: &Value| s(v, "tool_name") == "Shell";
+    let picks: Vec<(&str, Pred)> = vec![
+        (
+            "SessionStart-startup",
+            ev_where("SessionStart", |v| s(v, "source") == "startup"),
+        ),
+        (
+            "SessionStart-resume",
+            ev_where("SessionStart", |v| s(v, "source") == "resume"),
+        ),
+        ("UserPromptSubmit", ev("UserPromptSubmit")),
+        (
+            "PreToolUse-Shell",
+            ev_where("PreToolUse", move |v| shell(v) && !failing(v)),
+        ),
+        (
+            "PostToolUse-Shell",
+            ev_where("PostToolUse", move |v| shell(v) && !failing(v)),
+        ),
+        (
+            "PostToolUse-Shell-failed",
+            ev_where("PostToolUse", move |v| shell(v) && failing(v)),
+        ),
+        ("SubagentStart", ev("SubagentStart")),
+        ("SubagentStop", ev("SubagentStop")),
+        ("Stop", ev("Stop")),
+        ("PreCompact-auto", ev("PreCompact")),
+        ("PostCompact-auto", ev("PostCompact")),
+        ("SessionEnd", ev("SessionEnd")),
+    ];
+    let out = out_dir(agent);
+    let missing = save(&all, picks, &out);
+    finish(agent, missing, &out);
+}
+
+#[test]
+#[ignore = "re-records tests/fixtures/cline: tests/e2e/record-agent-fixtures.sh cline"]
+fn record_cline_fixtures() {
+    let agent = Agent::Cline;
+    let sb = AgentSandbox::new(agent);
+    sb.record_hooks();
+    // Headless Cline fires the task's start and end and the tool hooks; its prompt, resume and
+    // shutdown hooks belong to the interactive UI (cline-FINDINGS.md).
+    let rec = sb.root().join("rec1");
+    let run = sb.run(
+        "record all events",
+        with_rec(
+            AgentScenario::new()
+                .reply_shell(OK_CMD)
+                .reply_shell(FAIL_CMD)
+                .reply_text("all done"),
+            &rec,
+        ),
+    );
+    run.assert_success();
+    let all = recorded(&rec);
+    summary("run 1", &run, &all);
+    let command = |v: &Value| {
+        let call = v.get("tool_call").or_else(|| v.get("tool_result"));
+        call.and_then(|c| c["input"]["commands"][0].as_str())
+            .unwrap_or("")
+            .to_owned()
+    };
+    let ok = move |v: &Value| command(v) == OK_CMD;
+    let bad = move |v: &Value| command(v) == FAIL_CMD;
+    let picks: Vec<(&str, Pred)> = vec![
+        ("TaskStart", ev("TaskStart")),
+        ("PreToolUse-run_commands", ev_where("PreToolUse", ok)),
+        ("PostToolUse-run_commands", ev_where("PostToolUse", ok)),
+        ("PostToolUse-failed", ev_where("PostToolUse", bad)),
+        ("TaskComplete", ev("TaskComplete")),
+    ];
+    let out = out_dir(agent);
+    let missing = save(&all, picks, &out);
+    finish(agent, missing, &out);
+}
+
+/// Makes the plugin's end-of-turn answer continue the first time, with [`CONTINUE`].
+fn continue_once(rec: &Path, event: &str) {
+    responder(
+        rec,
+        event,
+        &format!(
+            r#"n=$(ls "$REC_DIR" | grep -c -- '-{event}.json$'); if [ "$n" = 1 ]; then printf '{{"continue":"{CONTINUE}"}}\n'; fi"#
+        ),
+    );
+}
+
+/// OpenCode and Kilo Code through our plugin (the recorder in place of the binary): a turn
+/// with a passing and a failing shell command and a read of a missing file (a tool that
+/// throws), continued once; a resumed session; a compaction.
+fn record_opencode_like(agent: Agent) {
+    let sb = AgentSandbox::new(agent);
+    sb.record_hooks();
+    let rec1 = sb.root().join("rec1");
+    continue_once(&rec1, "session.idle");
+    let missing = sb.project().join("no-such-file");
+    let run1 = sb.run(
+        "record all events",
+        with_rec(
+            AgentScenario::new()
+                .reply_shell(OK_CMD)
+                .reply_shell(FAIL_CMD)
+                .step(crate::e2e::model::Step::Call(
+                    "read".into(),
+                    serde_json::json!({"filePath": missing.to_string_lossy()}),
+                ))
+                .reply_text("all done")
+                .reply_text("FINAL-AFTER-CONTINUATION"),
+            &rec1,
+        ),
+    );
+    let e1 = recorded(&rec1);
+    summary("run 1", &run1, &e1);
+    let rec2 = sb.root().join("rec2");
+    let run2 = sb.run(
+        "second turn",
+        with_rec(
+            AgentScenario::new()
+                .resume(&run1.session_id)
+                .reply_text("second done"),
+            &rec2,
+        ),
+    );
+    let e2 = recorded(&rec2);
+    summary("run 2 (resumed, text only)", &run2, &e2);
+    let rec3 = sb.root().join("rec3");
+    let sc = AgentScenario::new()
+        .reply_shell("echo before-compaction")
+        .reply_text("compacted and done");
+    // OpenCode compacts again after every answer that reports the same usage
+    let sc = if agent == Agent::OpenCode {
+        sc.prompt_tokens_once(190_000)
+    } else {
+        sc.prompt_tokens(190_000)
+    };
+    let run3 = sb.run("compact please", with_rec(sc, &rec3));
+    let e3 = recorded(&rec3);
+    summary("run 3 (compaction)", &run3, &e3);
+
+    let all: Events = e1.into_iter().chain(e2).chain(e3).collect();
+    let bash = |v: &Value| s(v, "tool_name") == "bash";
+    let picks: Vec<(&str, Pred)> = vec![
+        ("session.created", ev("session.created")),
+        (
+            "chat.message",
+            ev_where("chat.message", |v| s(v, "prompt") == "record all events"),
+        ),
+        (
+            "chat.message-continuation",
+            ev_where("chat.message", |v| s(v, "prompt") == CONTINUE),
+        ),
+        (
+            "tool.execute.before-bash",
+            ev_where("tool.execute.before", move |v| bash(v) && !failing(v)),
+        ),
+        (
+            "tool.execute.after-bash",
+            ev_where("tool.execute.after", move |v| bash(v) && !failing(v)),
+        ),
+        (
+            "tool.execute.after-bash-failed",
+            ev_where("tool.execute.after", move |v| bash(v) && failing(v)),
+        ),
+        (
+            "message.part.updated-read-failed",
+            ev_where("message.part.updated", |v| s(v, "tool_name") == "read"),
+        ),
+        (
+            "session.idle",
+            ev_where("session.idle", |v| v["stop_hook_active"] == false),
+        ),
+        (
+            "session.idle-hook-active",
+            ev_where("session.idle", |v| v["stop_hook_active"] == true),
+        ),
+        (
+            "experimental.session.compacting",
+            ev("experimental.session.compacting"),
+        ),
+        ("session.compacted", ev("session.compacted")),
+    ];
+    let out = out_dir(agent);
+    let missing = save(&all, picks, &out);
+    finish(agent, missing, &out);
+}
+
+#[test]
+#[ignore = "re-records tests/fixtures/opencode: tests/e2e/record-agent-fixtures.sh opencode"]
+fn record_opencode_fixtures() {
+    record_opencode_like(Agent::OpenCode);
+}
+
+#[test]
+#[ignore = "re-records tests/fixtures/kilo: tests/e2e/record-agent-fixtures.sh kilo"]
+fn record_kilo_fixtures() {
+    record_opencode_like(Agent::Kilo);
+}
+
+#[test]
+#[ignore = "re-records tests/fixtures/pi: tests/e2e/record-agent-fixtures.sh pi"]
+fn record_pi_fixtures() {
+    let agent = Agent::Pi;
+    let sb = AgentSandbox::new(agent);
+    sb.record_hooks();
+    let rec1 = sb.root().join("rec1");
+    continue_once(&rec1, "agent_end");
+    let run1 = sb.run(
+        "record all events",
+        with_rec(
+            AgentScenario::new()
+                .reply_shell(OK_CMD)
+                .reply_shell(FAIL_CMD)
+                .reply_text("all done")
+                .reply_text("FINAL-AFTER-CONTINUATION"),
+            &rec1,
+        ),
+    );
+    let e1 = recorded(&rec1);
+    summary("run 1", &run1, &e1);
+    let rec2 = sb.root().join("rec2");
+    let run2 = sb.run(
+        "compact please",
+        with_rec(
+            AgentScenario::new()
+                .resume(&run1.session_id)
+                .prompt_tokens(190_000)
+                .reply_shell("echo before-compaction")
+                .reply_text("compacted and done"),
+            &rec2,
+        ),
+    );
+    let e2 = recorded(&rec2);
+    summary("run 2 (resumed, compaction)", &run2, &e2);
+
+    let all: Events = e1.into_iter().chain(e2).collect();
+    let bash = |v: &Value| s(v, "tool_name") == "bash";
+    let picks: Vec<(&str, Pred)> = vec![
+        ("session_start", ev("session_start")),
+        (
+            "input",
+            ev_where("input", |v| s(v, "prompt") == "record all events"),
+        ),
+        (
+            "input-continuation",
+            ev_where("input", |v| s(v, "input_source") == "extension"),
+        ),
+        (
+            "tool_call-bash",
+            ev_where("tool_call", move |v| bash(v) && !failing(v)),
+        ),
+        (
+            "tool_result-bash",
+            ev_where("tool_result", move |v| bash(v) && !failing(v)),
+        ),
+        (
+            "tool_result-bash-failed",
+            ev_where("tool_result", move |v| bash(v) && failing(v)),
+        ),
+        (
+            "agent_end",
+            ev_where("agent_end", |v| v["stop_hook_active"] == false),
+        ),
+        (
+            "agent_end-hook-active",
+            ev_where("agent_end", |v| v["stop_hook_active"] == true),
+        ),
+        ("session_before_compact", ev("session_before_compact")),
+        ("session_compact", ev("session_compact")),
+        ("session_shutdown", ev("session_shutdown")),
     ];
     let out = out_dir(agent);
     let missing = save(&all, picks, &out);

@@ -8,7 +8,7 @@ use crate::e2e::model::Step;
 use serde_json::json;
 
 /// A project with every kind of rule file, each holding its own marker.
-fn lay_out(sb: &AgentSandbox) {
+pub(crate) fn lay_out(sb: &AgentSandbox) {
     sb.write("AGENTS.md", "Root instructions. ROOT-AGENTS-MARKER\n");
     sb.write(
         "src/api/AGENTS.md",
@@ -48,12 +48,33 @@ fn edit_steps(agent: Agent, sb: &AgentSandbox) -> Vec<Step> {
                 json!({"file_path": file, "old_string": "x = 1", "new_string": "x = 2"}),
             ),
         ],
+        // Their file tools are not Claude Code's: project rules are not served there (the
+        // capability table says so).
+        Agent::Cline | Agent::Kimi => unreachable!("not run for {}", agent.name()),
+        // OpenCode refuses an edit of a file not read first in the session
+        Agent::OpenCode | Agent::Kilo => vec![
+            Step::Call("read".into(), json!({"filePath": file})),
+            Step::Call(
+                "edit".into(),
+                json!({"filePath": file, "oldString": "x = 1", "newString": "x = 2"}),
+            ),
+        ],
+        Agent::Pi => vec![
+            Step::Call("read".into(), json!({"path": file})),
+            Step::Call(
+                "edit".into(),
+                json!({"path": file, "edits": [{"oldText": "x = 1", "newText": "x = 2"}]}),
+            ),
+        ],
         other => panic!("project rules not exercised in {other:?}"),
     }
 }
 
 /// Runs the read-and-edit scenario (hook payloads recorded under `rec/`).
-fn read_and_edit(agent: Agent, sb: &AgentSandbox) -> crate::e2e::agent_harness::AgentRun {
+pub(crate) fn read_and_edit(
+    agent: Agent,
+    sb: &AgentSandbox,
+) -> crate::e2e::agent_harness::AgentRun {
     let rec = sb.root().join("rec");
     let mut sc = AgentScenario::new().env("REC_DIR", rec.to_string_lossy());
     for s in edit_steps(agent, sb) {

@@ -188,10 +188,133 @@ fn cancel_ends_runs_and_skill_guards_in_the_hook_itself() {
     assert_eq!(u["active"], false);
     assert!(!p.session_dir("s1").join("skill-active-state.json").exists());
 
-    // a second cancel finds nothing, and says so
-    prompt(&p, "s1", "stop")
+    // a second cancel finds nothing, and says so; a stop in the person's own words, with
+    // nothing running, starts nothing and says nothing
+    prompt(&p, "s1", "cancelomc")
         .run()
         .expect_context("Nothing was running, so nothing changed.");
+    prompt(&p, "s1", "stop").run().expect_noop();
+}
+
+/// The Stop hook's answer for `sid` after the model said it is still working: the block's
+/// reason, or "" when the turn may end.
+fn stop_reason(p: &Project, sid: &str) -> String {
+    let mut stop = payload("Stop", sid, p.path());
+    stop["stop_hook_active"] = json!(false);
+    stop["last_assistant_message"] = json!("still working on it");
+    let out = Hook::new("stop").payload(stop).run();
+    out.expect_valid();
+    if out.stdout.trim().is_empty() {
+        return String::new();
+    }
+    match out.json()["decision"].as_str() {
+        Some("block") => out.json()["reason"].as_str().unwrap_or("").to_string(),
+        _ => String::new(),
+    }
+}
+
+#[test]
+fn a_stop_in_the_persons_own_words_ends_an_active_run_as_cancelomc_does() {
+    // issue 26: during a run, a person can say stop in their own words, in every language of
+    // the keyword table; the run ends as `cancelomc` ends it, and its Stop no longer blocks
+    let p = Project::new();
+    for (k, (start, stop)) in [
+        ("ralph fix the tests", "turn off ralph"),
+        ("ralph fix the tests", "stop the loop, it's burning tokens"),
+        ("ulw refactor the cache", "ok stop, that's enough looping"),
+        (
+            "autopilot build me a cli",
+            "please stop now, I'll take it from here",
+        ),
+        ("ralplan the cache redesign", "kill it"),
+        ("ralph fix the tests", "그만해, 토큰 너무 많이 쓴다"),
+        ("ralph fix the tests", "ループを止めてください"),
+        ("ralph fix the tests", "停下来，别再循环了"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let sid = format!("s{k}");
+        prompt(&p, &sid, start).run().expect_valid();
+        assert!(!stop_reason(&p, &sid).is_empty(), "{start}: the run blocks");
+        let out = prompt(&p, &sid, stop).run();
+        out.expect_context("[MAGIC KEYWORD: CANCEL]")
+            .expect_context("Ended: ");
+        let mode = start.split(' ').next().unwrap().replace("ulw", "ultrawork");
+        let s = p
+            .read_json(&format!(".omc/state/sessions/{sid}/{mode}-state.json"))
+            .unwrap();
+        assert_valid("mode-state", &s);
+        assert_eq!(s["active"], false, "{stop}");
+        assert_eq!(s["ended_reason"], "cancelled", "{stop}");
+        assert_eq!(
+            stop_reason(&p, &sid),
+            "",
+            "{stop}: the Stop no longer blocks"
+        );
+    }
+}
+
+#[test]
+fn outside_a_run_a_stop_starts_nothing_and_a_limit_on_the_loop_is_not_a_stop() {
+    let p = Project::new();
+    for text in [
+        "stop the loop, it's burning tokens",
+        "ok stop, that's enough looping",
+        "turn off ralph",
+        "그만해",
+        "もう止めて",
+        "stop ralph from touching the migrations folder",
+    ] {
+        prompt(&p, "s1", text).run().expect_noop();
+    }
+    assert!(
+        p.files().iter().all(|f| !f.ends_with("-state.json")),
+        "{:?}",
+        p.files()
+    );
+
+    // during a run, a limit on the loop neither ends it nor restarts it
+    prompt(&p, "s1", "ralph fix the tests").run().expect_valid();
+    assert!(!stop_reason(&p, "s1").is_empty());
+    let before = ralph_state(&p).unwrap();
+    prompt(&p, "s1", "stop ralph from touching the migrations folder")
+        .run()
+        .expect_noop();
+    let after = ralph_state(&p).unwrap();
+    assert_eq!(after["active"], true);
+    assert_eq!(after["iteration"], before["iteration"]);
+    assert_eq!(after["started_at"], before["started_at"]);
+
+    // a skill guard alone is something running: the stop releases it
+    let q = Project::new();
+    q.write_json(
+        ".omc/state/sessions/s1/skill-active-state.json",
+        &json!({"stack":[{"skill_name":"plan"}]}),
+    );
+    prompt(&q, "s1", "ok you can stop now")
+        .run()
+        .expect_context("Skill guards released.");
+    assert!(!q.session_dir("s1").join("skill-active-state.json").exists());
+}
+
+#[test]
+fn an_invocation_after_hundreds_of_mentions_activates_in_the_hook_and_in_detect() {
+    // issue 26: every mention up to the bound is judged, and detect reports exactly those
+    let p = Project::new();
+    let mut text = "what is ralph? is ralph safe? ".repeat(150);
+    text.push_str("\nralph fix the tests");
+    prompt(&p, "s1", &text)
+        .run()
+        .expect_context("[MAGIC KEYWORD: RALPH]");
+    assert_eq!(ralph_state(&p).unwrap()["active"], true);
+    let (_, out) = detect(&["--json"], &text, p.path());
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["modes"], json!(["ralph"]));
+    let c = v["candidates"].as_array().unwrap();
+    assert_eq!(c.len(), 301, "every mention judged and reported");
+    assert_eq!(c[300]["activated"], true);
+    assert_eq!(v["unjudged"], 0);
 }
 
 #[test]
@@ -382,6 +505,23 @@ fn detect_explains_the_issue_15_shapes_and_lists_every_rule() {
     assert!(rows.len() > 40);
     assert_eq!(rows[0]["stage"], "sanitise");
     assert_eq!(rows.last().unwrap()["name"], "cancel-exclusive");
+    // a stop in the person's own words is judged as during a run, or with --no-run outside one
+    let (_, out) = detect(
+        &["--json", "stop the loop, it's burning tokens"],
+        "",
+        p.path(),
+    );
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["modes"], json!(["cancel"]));
+    assert_eq!(v["cancel_needs_run"], true);
+    assert_eq!(v["candidates"][0]["rule"], "stop-request");
+    let (_, out) = detect(
+        &["--no-run", "stop the loop, it's burning tokens"],
+        "",
+        p.path(),
+    );
+    assert!(out.starts_with("verdict: nothing activated"), "{out}");
+    assert!(out.contains("nothing-running"), "{out}");
     let (code, _) = detect(&["--rules", "ralph fix it"], "", p.path());
     assert_eq!(code, 2);
     assert!(!p.omc().exists(), "detect wrote {:?}", p.files());

@@ -1,9 +1,10 @@
-//! The adapters of the agents added for issue 25, in one target (every target gets its own
-//! minute in CI, and CI time is short): the first byte picks the agent, the second the hook
-//! subcommand, the rest is the payload as that agent would send it to `omc-hooks --agent NAME
-//! <hook>`. Decoded, routed, decided and encoded as the binary does; any panic, or an answer
-//! with a key the agent does not accept, is a crash. An agent added later is one more entry in
-//! [`AGENTS`].
+//! The adapters of the clients added for issue 25 — Kimi CLI, Cline, Augment's Auggie, the
+//! payloads our plugin sends from OpenCode, Kilo Code and Pi, GitHub Copilot CLI, Factory Droid
+//! and CodeBuddy — in one target rather than a minute each (CI time is short): the first byte
+//! picks the agent, the next the hook subcommand, the rest is the payload as that agent would
+//! send it to `omc-hooks --agent NAME <hook>`. Decoded, routed, decided and encoded as the
+//! binary does; any panic, or an answer with a key that agent does not read, is a crash.
+//! Another adapter joins by one line in `AGENTS` (and its rule in `harness::check_agent_shape`).
 
 #![no_main]
 
@@ -13,8 +14,18 @@ use libfuzzer_sys::fuzz_target;
 use omc_hooks::protocol::Agent;
 use std::cell::RefCell;
 
-/// The agents this target covers.
-const AGENTS: &[Agent] = &[Agent::Copilot, Agent::Factory, Agent::CodeBuddy];
+/// The agents this target drives; a seed's first byte is its index here.
+const AGENTS: &[Agent] = &[
+    Agent::Kimi,
+    Agent::Cline,
+    Agent::Auggie,
+    Agent::OpenCode,
+    Agent::Kilo,
+    Agent::Pi,
+    Agent::Copilot,
+    Agent::Factory,
+    Agent::CodeBuddy,
+];
 
 thread_local! {
     static HARNESS: RefCell<harness::Harness> = RefCell::new(harness::Harness::new());

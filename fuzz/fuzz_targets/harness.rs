@@ -81,7 +81,7 @@ impl Harness {
         };
         let mut input = agents::decode_map(agent, map);
         assert_eq!(input.agent, agent);
-        let hook = agents::route(hook, &mut input);
+        let hook = agents::route(hook, &mut input, &self.env);
         self.runs += 1;
         if self.runs % RESET_EVERY == 0 {
             let _ = std::fs::remove_dir_all(self.dir.path().join(".omc"));
@@ -98,6 +98,10 @@ impl Harness {
 fn check_agent_shape(wire: Wire, v: &Value) {
     let obj = v.as_object().expect("answer is an object");
     assert!(!obj.is_empty(), "empty answer object");
+    if matches!(wire, Wire::OpenCode | Wire::Pi) {
+        check_plugin_shape(obj);
+        return;
+    }
     let allowed: &[&str] = match wire {
         Wire::Claude | Wire::Qwen | Wire::Codex | Wire::Gemini => {
             &["decision", "reason", "hookSpecificOutput", "systemMessage"]
@@ -119,6 +123,28 @@ fn check_agent_shape(wire: Wire, v: &Value) {
             "user_message",
             "agent_message",
         ],
+        // Kimi CLI reads a refusal only, and none of its keys but these two.
+        Wire::Kimi => {
+            let s = obj
+                .get("hookSpecificOutput")
+                .and_then(Value::as_object)
+                .expect("Kimi: a refusal");
+            assert_eq!(obj.len(), 1, "Kimi: {v}");
+            assert_eq!(s.len(), 2, "Kimi: {v}");
+            assert_eq!(s["permissionDecision"], "deny");
+            assert!(s["permissionDecisionReason"].is_string());
+            return;
+        }
+        Wire::Cline => {
+            if obj.contains_key("cancel") {
+                assert_eq!(obj["cancel"], true, "Cline: {v}");
+                assert!(obj["errorMessage"].is_string(), "Cline: {v}");
+            }
+            &["contextModification", "cancel", "errorMessage", "overrideInput"]
+        }
+        // Auggie's block is inside hookSpecificOutput; a top-level decision would void it.
+        Wire::Auggie => &["hookSpecificOutput", "systemMessage"],
+        Wire::OpenCode | Wire::Pi => unreachable!(),
     };
     for k in obj.keys() {
         assert!(
@@ -164,6 +190,26 @@ fn check_agent_shape(wire: Wire, v: &Value) {
         }
     }
     assert!(!serde_json::to_string(v).unwrap().contains('\n'));
+}
+
+/// The answer our plugins apply (`protocol::agents::plugin`): its five parts only, each of the
+/// type the plugin takes (it drops anything else, but the binary must not send it), one line.
+#[allow(dead_code)] // used by agents_more
+fn check_plugin_shape(obj: &serde_json::Map<String, Value>) {
+    for (k, v) in obj {
+        match k.as_str() {
+            "context" | "continue" | "deny" | "message" => {
+                assert!(v.as_str().is_some_and(|s| !s.is_empty()), "{k}: {v}")
+            }
+            "tool_input" => assert!(v.is_object(), "tool_input: {v}"),
+            other => panic!("plugin answer: unexpected key {other}"),
+        }
+    }
+    assert!(
+        !(obj.contains_key("deny") && obj.contains_key("tool_input")),
+        "a refusal and a rewrite at once"
+    );
+    assert!(!serde_json::to_string(obj).unwrap().contains('\n'));
 }
 
 /// Only the keys Claude Code reads; a block only on Stop/SubagentStop; never `continue`.

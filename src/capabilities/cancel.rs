@@ -71,6 +71,17 @@ fn capitalised(s: &str) -> String {
         .unwrap_or_default()
 }
 
+/// Whether [`cancel_scope`] would find anything to end in `scope`: an active persistent mode or a
+/// skill guard. A stop said in the person's own words is acted on only then.
+pub fn anything_to_cancel(store: &Store, scope: &Scope) -> bool {
+    let active = PERSISTENT.iter().any(|mode| {
+        StateFile::new(scope, &state_file_name(mode))
+            .and_then(|file| store.read::<ModeState>(&file))
+            .is_some_and(|s| s.active)
+    });
+    active || StateFile::new(scope, SKILL_STACK_FILE).is_some_and(|file| store.path(&file).exists())
+}
+
 /// Ends every active persistent mode and releases every skill guard in `scope`.
 pub fn cancel_scope(store: &Store, scope: &Scope, now_iso: &str) -> Cancelled {
     let mut out = Cancelled::default();
@@ -159,6 +170,7 @@ mod tests {
             .write(&guards, &serde_json::json!({"stack": []}))
             .unwrap();
 
+        assert!(anything_to_cancel(&store, &scope));
         let c = cancel_scope(&store, &scope, "t1");
         assert_eq!(c.modes, vec!["ralph"]);
         assert!(c.skill_guards);
@@ -167,6 +179,7 @@ mod tests {
         assert_eq!(s.ended_reason.as_deref(), Some("cancelled"));
         assert!(!store.path(&guards).exists());
         // A second cancel finds nothing to do.
+        assert!(!anything_to_cancel(&store, &scope));
         assert!(cancel_scope(&store, &scope, "t2").is_empty());
     }
 }

@@ -70,11 +70,11 @@ pub fn classify(ctx: &Ctx<'_>) -> Prompt {
 /// Whether the capabilities of this hook should run at all: every hook but the prompt hook
 /// always; the prompt hook only for a prompt the user typed.
 ///
-/// A prompt or an end of turn inside a subagent (`agent_id` set: GitHub Copilot CLI fires both
-/// for a subagent's own turns, with the subagent as the session, copilot-FINDINGS.md §7) is not
-/// the user's session: no keyword starts a run there and no run is continued there.
+/// A subagent's own prompt or end of turn (`subagent_turn`: GitHub Copilot CLI fires both for a
+/// subagent's turns, with the subagent as the session, copilot-FINDINGS.md §7) is not the
+/// user's session: no keyword starts a run there and no run is continued there.
 pub fn admit(ctx: &Ctx<'_>) -> bool {
-    if matches!(ctx.hook.event, "UserPromptSubmit" | "Stop") && ctx.input.agent_id.is_some() {
+    if matches!(ctx.hook.event, "UserPromptSubmit" | "Stop") && ctx.input.subagent_turn {
         if ctx.env.debug {
             crate::diag!("{}: a subagent's own turn; left alone", ctx.hook.name);
         }

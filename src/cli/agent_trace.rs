@@ -27,6 +27,10 @@ pub(super) fn check(r: &mut Report, trace: &Path) {
         let Ok(v) = serde_json::from_str::<Value>(line) else {
             continue;
         };
+        // Our plugins add a line per event they pass on (`plugin`, no `hook`): not a hook run.
+        if v.get("hook").is_none() {
+            continue;
+        }
         lines += 1;
         let (Some(agent), Some(shape)) = (v["agent"].as_str(), v["shape"].as_str()) else {
             continue;

@@ -1,7 +1,9 @@
-//! `omc-hooks detect [--json] "<prompt>"`: what a prompt would activate, and why, without
-//! touching any state. The prompt comes from the arguments (joined by spaces) or, when there
-//! are none, from stdin. The project's configuration is read (for disabled names), never
-//! written. `omc-hooks detect --rules` prints the rule table every explanation comes from.
+//! `omc-hooks detect [--json] [--no-run] "<prompt>"`: what a prompt would activate, and why,
+//! without touching any state. The prompt comes from the arguments (joined by spaces) or, when
+//! there are none, from stdin. The project's configuration is read (for disabled names), never
+//! written. A stop said in the person's own words is judged as while a run is active (with
+//! `--no-run`, as outside any run). `omc-hooks detect --rules` prints the rule table every
+//! explanation comes from.
 
 use crate::capabilities::keywords::{self, rules};
 use crate::config::Config;
@@ -11,25 +13,30 @@ use serde_json::json;
 use std::fmt::Write as _;
 use std::io::{Read, Write as _};
 
-pub const HELP: &str = "Usage: omc-hooks detect [--json] [PROMPT...]\n       omc-hooks detect --rules [--json]\n\n\
-Shows which magic keywords PROMPT would activate and, for every candidate, the matched text,\n\
-its byte offset, whether it activated and the rule that decided (with what the rule\n\
+pub const HELP: &str = "Usage: omc-hooks detect [--json] [--no-run] [PROMPT...]\n       omc-hooks detect --rules [--json]\n\n\
+Shows which magic keywords PROMPT would activate and, for every candidate judged, the matched\n\
+text, its byte offset, whether it activated and the rule that decided (with what the rule\n\
 recognises). Reads the prompt from stdin when none is given. Touches no state; names disabled\n\
 in .omc/config.json are reported as such. A budget right after a mode's name (ralph 2h …,\n\
-ralph --max 40 …) is shown, and the prompt judged without it, as the hook does.\n\n  \
+ralph --max 40 …) is shown, and the prompt judged without it, as the hook does. A stop said\n\
+in your own words (\"stop the loop\") ends runs only while one is active: it is judged as\n\
+during a run unless --no-run is given.\n\n  \
 --json    print one JSON object instead of the table\n  \
+--no-run  judge as outside any run\n  \
 --rules   print every rule, in the order they apply: stage, name, verdict, what it recognises";
 
 /// Runs the command.
 pub fn run(args: &[String], env: &Env) -> i32 {
     let mut json_out = false;
     let mut list_rules = false;
+    let mut no_run = false;
     let mut words = Vec::new();
     let mut rest_are_words = false;
     for a in args {
         match a.as_str() {
             "--json" if !rest_are_words => json_out = true,
             "--rules" if !rest_are_words => list_rules = true,
+            "--no-run" if !rest_are_words => no_run = true,
             "--" if !rest_are_words => rest_are_words = true,
             s if s.starts_with("--") && !rest_are_words => {
                 eprintln!("omc-hooks detect: unknown option {s}. See 'omc-hooks help detect'.");
@@ -60,7 +67,7 @@ pub fn run(args: &[String], env: &Env) -> i32 {
         .unwrap_or_default();
     // A budget after the mode's name (`ralph 2h …`) is judged as the hook judges it: the
     // request is the prompt without it.
-    let (judged, budget, det) = keywords::with_budget(&prompt, &config);
+    let (judged, budget, det) = keywords::with_budget(&prompt, &config, &|| !no_run);
     let budget_json = (!budget.is_empty()).then(|| {
         json!({
             "max_minutes": budget.max_minutes,
@@ -87,8 +94,10 @@ pub fn run(args: &[String], env: &Env) -> i32 {
         let out = json!({
             "modes": det.modes,
             "cancel": det.cancel(),
+            "cancel_needs_run": det.cancel_needs_run,
             "candidates": candidates,
-            "unreported": det.unreported,
+            "unjudged": det.unjudged,
+            "unjudged_span": det.unjudged_span.map(|(a, b)| json!([a, b])),
             "budget": budget_json,
         });
         return print(&format!("{out}\n"));
@@ -98,6 +107,9 @@ pub fn run(args: &[String], env: &Env) -> i32 {
         text.push_str("verdict: nothing activated\n");
     } else {
         let _ = writeln!(text, "verdict: {}", keywords::header(&det.modes));
+    }
+    if det.cancel_needs_run {
+        text.push_str("  (a stop in the person's own words: acted on only while a run or a skill guard of the session is active)\n");
     }
     if !budget.is_empty() {
         let mut parts = Vec::new();
@@ -128,8 +140,13 @@ pub fn run(args: &[String], env: &Env) -> i32 {
             rules::describe(c.rule)
         );
     }
-    if det.unreported > 0 {
-        let _ = writeln!(text, "  … and {} more candidates not shown", det.unreported);
+    if let Some((from, to)) = det.unjudged_span {
+        let _ = writeln!(
+            text,
+            "  … and {} more candidates between bytes {from} and {to}, not judged (at most {} are: the first and the last half)",
+            det.unjudged,
+            keywords::scan::MAX_JUDGED
+        );
     }
     print(&text)
 }

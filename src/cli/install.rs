@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 pub(super) const INSTALL_HELP: &str = "\
 Usage: omc-hooks install [--scope project|local|user] [--project DIR] [--use-path]
                          [--statusline [--force]] [--disable-omc] [--gitignore] [--backup]
-       omc-hooks install --agent codex|gemini|qwen|cursor|factory|codebuddy|qoder
-                         [--project DIR | --user]
+       omc-hooks install --agent codex|gemini|qwen|cursor|factory|codebuddy|qoder|cline|
+                         auggie [--project DIR | --user]
        omc-hooks install --agent kimi --user
 
 Adds omc-hooks' hooks to a Claude Code settings file — the alternative to installing the
@@ -62,14 +62,17 @@ Use one way of loading omc-hooks (this or the plugin), or each hook runs twice.
                            ~/.qoder/)
                    kimi    --user only: [[hooks]] tables at the end of
                            $KIMI_SHARE_DIR/config.toml (~/.kimi/), in one marked block
+                   cline   DIR/.clinerules/hooks/: one script per event (--user:
+                           $CLINE_DIR/hooks/, else ~/.cline/hooks/)
+                   auggie  DIR/.augment/settings.json (augment; --user: ~/.augment/)
                    each hook runs '<this binary> --agent NAME <subcommand>'; what else install
                    adds there is listed in omc-hooks-install.json beside the file, so
                    'uninstall --agent NAME' gives the file back as it was.";
 
 pub(super) const UNINSTALL_HELP: &str = "\
 Usage: omc-hooks uninstall [--scope project|local|user] [--project DIR] [--backup]
-       omc-hooks uninstall --agent codex|gemini|qwen|cursor|factory|codebuddy|qoder
-                           [--project DIR | --user]
+       omc-hooks uninstall --agent codex|gemini|qwen|cursor|factory|codebuddy|qoder|cline|
+                           auggie [--project DIR | --user]
        omc-hooks uninstall --agent kimi --user
 
 Removes exactly what 'omc-hooks install' added: the hook entries whose command runs a program

@@ -33,7 +33,8 @@ It needs you: it asks at a terminal, and without one it refuses unless given --y
 always refuses when an agent's model runs it (CLAUDECODE, CLAUDE_CODE_SESSION_ID,
 CODEX_THREAD_ID, CODEX_SESSION_ID, GEMINI_CLI, QWEN_CODE, QWEN_CODE_SESSION_ID, COPILOT_CLI,
 COPILOT_AGENT_SESSION_ID, CODEBUDDY, CODEBUDDY_SESSION_ID, FACTORY_DISABLE_SETTINGS_PERSISTENCE,
-CURSOR_AGENT or AI_AGENT set): run it in your own terminal.
+CLINE_CONNECTOR_CLI_LAUNCH, CURSOR_AGENT, KILO, OPENCODE, PI_CODING_AGENT or AI_AGENT set): run
+it in your own terminal.
 
   --project DIR   the project (default: the one the current directory is in)
   --yes           trust without asking (for your own scripts; never give it to an agent)
@@ -49,8 +50,12 @@ CURSOR_AGENT or AI_AGENT set): run it in your own terminal.
 /// Copilot CLI `COPILOT_CLI=1` and `COPILOT_AGENT_SESSION_ID` (copilot-FINDINGS.md §2),
 /// CodeBuddy `CODEBUDDY=1` and `CODEBUDDY_SESSION_ID` (codebuddy-FINDINGS.md §2); Factory Droid
 /// sets no variable of its name, and `FACTORY_DISABLE_SETTINGS_PERSISTENCE` is the one only it
-/// sets (factory-FINDINGS.md §2). Cursor's agent sets `CURSOR_AGENT` (not seen here: Cursor has
-/// no pinned client in the suites).
+/// sets (factory-FINDINGS.md §2); Cline 3.0.65 `CLINE_CONNECTOR_CLI_LAUNCH` (cline-FINDINGS.md
+/// §2; Kimi CLI 1.51.0 sets none of its own); Kilo Code 7.7.9 `KILO=1` and `OPENCODE=1`,
+/// OpenCode 1.18.33 `OPENCODE=1` (both also `AGENT=1`), Pi 0.73.1 `PI_CODING_AGENT=true`
+/// (kilo-FINDINGS.md §2, opencode-FINDINGS.md §5, pi-FINDINGS.md §1).
+/// Cursor's agent sets `CURSOR_AGENT` (not seen here: Cursor has no pinned client in the
+/// suites).
 const AGENT_MARKERS: &[(&str, &str)] = &[
     ("CLAUDECODE", "Claude Code"),
     ("CLAUDE_CODE_SESSION_ID", "Claude Code"),
@@ -64,7 +69,12 @@ const AGENT_MARKERS: &[(&str, &str)] = &[
     ("CODEBUDDY", "CodeBuddy"),
     ("CODEBUDDY_SESSION_ID", "CodeBuddy"),
     ("FACTORY_DISABLE_SETTINGS_PERSISTENCE", "Factory Droid"),
+    ("CLINE_CONNECTOR_CLI_LAUNCH", "Cline"),
     ("CURSOR_AGENT", "Cursor"),
+    // Kilo Code sets OpenCode's variable too: its own first, so the message names it.
+    ("KILO", "Kilo Code"),
+    ("OPENCODE", "OpenCode"),
+    ("PI_CODING_AGENT", "Pi"),
     ("AI_AGENT", "an AI agent"),
 ];
 

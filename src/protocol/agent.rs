@@ -15,11 +15,21 @@ pub enum Agent {
     Gemini,
     Qwen,
     Cursor,
-    /// Clients that speak Claude Code's hook format (their sources: `claude.rs`).
+    /// Kimi CLI: Claude Code's payloads, its own answers (`kimi.rs`).
     Kimi,
+    /// Clients that speak Claude Code's hook format (their sources: `claude.rs`).
     Factory,
     CodeBuddy,
     Qoder,
+    /// Cline CLI: one executable per event, its own payloads and answers (`cline.rs`).
+    Cline,
+    /// Augment's Auggie CLI: Claude-Code-like settings, its own payloads (`auggie.rs`).
+    Auggie,
+    /// Clients served through the TypeScript plugin shipped in `extensions/`: OpenCode and Kilo
+    /// Code (OpenCode's plugin API), Pi (its extension API).
+    OpenCode,
+    Kilo,
+    Pi,
     /// GitHub Copilot CLI: Claude Code's event names with its own payload fields and answers
     /// (`copilot.rs`).
     Copilot,
@@ -33,12 +43,19 @@ pub enum Wire {
     Gemini,
     Qwen,
     Cursor,
+    Kimi,
+    Cline,
+    Auggie,
+    /// The payloads our OpenCode plugin sends (OpenCode and Kilo Code).
+    OpenCode,
+    /// The payloads our Pi extension sends.
+    Pi,
     Copilot,
 }
 
 impl Agent {
     /// Every agent `--agent` accepts, in the order help texts list them.
-    pub const ALL: [Agent; 10] = [
+    pub const ALL: [Agent; 15] = [
         Agent::Claude,
         Agent::Codex,
         Agent::Gemini,
@@ -49,11 +66,16 @@ impl Agent {
         Agent::Factory,
         Agent::CodeBuddy,
         Agent::Qoder,
+        Agent::Cline,
+        Agent::Auggie,
+        Agent::OpenCode,
+        Agent::Kilo,
+        Agent::Pi,
     ];
 
     /// The agents `install --agent` writes a configuration for (Kimi CLI's is TOML, in the
     /// user's `config.toml` only: docs/agents-survey.md).
-    pub const INSTALLABLE: [Agent; 10] = [
+    pub const INSTALLABLE: [Agent; 15] = [
         Agent::Claude,
         Agent::Codex,
         Agent::Gemini,
@@ -64,6 +86,11 @@ impl Agent {
         Agent::Factory,
         Agent::CodeBuddy,
         Agent::Qoder,
+        Agent::Cline,
+        Agent::Auggie,
+        Agent::OpenCode,
+        Agent::Kilo,
+        Agent::Pi,
     ];
 
     /// The name used on the command line, in the trace and in state files.
@@ -78,6 +105,11 @@ impl Agent {
             Agent::Factory => "factory",
             Agent::CodeBuddy => "codebuddy",
             Agent::Qoder => "qoder",
+            Agent::Cline => "cline",
+            Agent::Auggie => "auggie",
+            Agent::OpenCode => "opencode",
+            Agent::Kilo => "kilo",
+            Agent::Pi => "pi",
             Agent::Copilot => "copilot",
         }
     }
@@ -94,6 +126,11 @@ impl Agent {
             Agent::Factory => "Factory Droid",
             Agent::CodeBuddy => "CodeBuddy",
             Agent::Qoder => "Qoder",
+            Agent::Cline => "Cline",
+            Agent::Auggie => "Augment Auggie",
+            Agent::OpenCode => "OpenCode",
+            Agent::Kilo => "Kilo Code",
+            Agent::Pi => "Pi",
             Agent::Copilot => "GitHub Copilot CLI",
         }
     }
@@ -111,6 +148,11 @@ impl Agent {
             "factory" | "droid" | "factory-droid" => Agent::Factory,
             "codebuddy" | "codebuddy-code" => Agent::CodeBuddy,
             "qoder" | "qodercli" | "qoder-cli" => Agent::Qoder,
+            "cline" | "cline-cli" => Agent::Cline,
+            "auggie" | "augment" | "augmentcode" => Agent::Auggie,
+            "opencode" | "opencode-ai" => Agent::OpenCode,
+            "kilo" | "kilocode" | "kilo-code" => Agent::Kilo,
+            "pi" | "pi-coding-agent" => Agent::Pi,
             "copilot" | "copilot-cli" | "github-copilot" | "github-copilot-cli" => Agent::Copilot,
             _ => return None,
         };
@@ -124,23 +166,29 @@ impl Agent {
             Agent::Gemini => Wire::Gemini,
             Agent::Qwen => Wire::Qwen,
             Agent::Cursor => Wire::Cursor,
+            Agent::Kimi => Wire::Kimi,
+            Agent::Cline => Wire::Cline,
+            Agent::Auggie => Wire::Auggie,
+            Agent::Claude | Agent::Factory | Agent::CodeBuddy | Agent::Qoder => Wire::Claude,
+            Agent::OpenCode | Agent::Kilo => Wire::OpenCode,
+            Agent::Pi => Wire::Pi,
             Agent::Copilot => Wire::Copilot,
-            Agent::Claude | Agent::Kimi | Agent::Factory | Agent::CodeBuddy | Agent::Qoder => {
-                Wire::Claude
-            }
         }
     }
 
     /// Whether the agent sends an end-of-turn continuation back through its prompt event, so
     /// the prompt handler must recognise its own text (tests/e2e/gemini-FINDINGS.md §5,
-    /// qwen-FINDINGS.md §4; Cursor submits `followup_message` as the next user message; GitHub
-    /// Copilot CLI fires UserPromptSubmit with the reason, copilot-FINDINGS.md §5, and CodeBuddy
-    /// with `Stop hook: ` and the reason, codebuddy-FINDINGS.md §4). Claude Code, Codex and
-    /// Factory Droid continue without a new prompt event (factory-FINDINGS.md §4).
+    /// qwen-FINDINGS.md §4; Cursor submits
+    /// `followup_message` as the next user message; our OpenCode plugin's continuation is a
+    /// prompt, which fires `chat.message`, and our Pi extension's a user message, which fires
+    /// `input`: opencode-FINDINGS.md, pi-FINDINGS.md; GitHub Copilot CLI fires UserPromptSubmit
+    /// with the reason, copilot-FINDINGS.md §5, and CodeBuddy with `Stop hook: ` and the reason,
+    /// codebuddy-FINDINGS.md §4). Claude Code, Codex and Factory Droid continue inside the turn
+    /// without a new prompt event (factory-FINDINGS.md §4).
     pub fn echoes_continuation(self) -> bool {
         matches!(
             self.wire(),
-            Wire::Gemini | Wire::Qwen | Wire::Cursor | Wire::Copilot
+            Wire::Gemini | Wire::Qwen | Wire::Cursor | Wire::OpenCode | Wire::Pi | Wire::Copilot
         ) || self == Agent::CodeBuddy
     }
 
@@ -148,11 +196,18 @@ impl Agent {
     /// has no context output (its docs/hooks/reference.md; only AfterTool appends context to
     /// the tool's result) and Qwen Code reads PreToolUse context only beside a
     /// `permissionDecision`, which an announcement must not send; both were seen to drop it
-    /// (tests/e2e_agent_guards.rs); Factory Droid 0.225 reads only a PreToolUse hook's
-    /// decision, input rewrite and system message (tests/e2e/factory-FINDINGS.md §5). There a
-    /// capability says on the post-tool event what it would have said before the call.
+    /// (tests/e2e_agent_guards.rs). Auggie 0.36 uses a PreToolUse answer's messages only when
+    /// it refuses the call (its code), and Kimi CLI reads no context at all; Factory Droid 0.225
+    /// reads only a PreToolUse hook's decision, input rewrite and system message
+    /// (tests/e2e/factory-FINDINGS.md §5). There a capability says on the post-tool event what
+    /// it would have said before the call (which Auggie shows; Cline shows both, seen).
+    /// OpenCode's `tool.execute.before` and Pi's `tool_call` can refuse or rewrite a call but add
+    /// nothing to what the model reads.
     pub fn shows_pre_tool_context(self) -> bool {
-        !matches!(self.wire(), Wire::Gemini | Wire::Qwen) && self != Agent::Factory
+        !matches!(
+            self.wire(),
+            Wire::Gemini | Wire::Qwen | Wire::Kimi | Wire::Auggie | Wire::OpenCode | Wire::Pi
+        ) && self != Agent::Factory
     }
 
     /// Whether the client itself gives the model a project's `.claude/rules/*.md` — those with
@@ -212,13 +267,18 @@ impl Agent {
 }
 
 impl Wire {
-    /// Every wire format, in the order tables list them.
-    pub const ALL: [Wire; 6] = [
+    /// Every wire format, in the order the tables list them.
+    pub const ALL: [Wire; 11] = [
         Wire::Claude,
         Wire::Codex,
         Wire::Gemini,
         Wire::Qwen,
         Wire::Cursor,
+        Wire::Kimi,
+        Wire::Cline,
+        Wire::Auggie,
+        Wire::OpenCode,
+        Wire::Pi,
         Wire::Copilot,
     ];
 
@@ -230,6 +290,11 @@ impl Wire {
             Wire::Gemini => Agent::Gemini,
             Wire::Qwen => Agent::Qwen,
             Wire::Cursor => Agent::Cursor,
+            Wire::Kimi => Agent::Kimi,
+            Wire::Cline => Agent::Cline,
+            Wire::Auggie => Agent::Auggie,
+            Wire::OpenCode => Agent::OpenCode,
+            Wire::Pi => Agent::Pi,
             Wire::Copilot => Agent::Copilot,
         }
     }

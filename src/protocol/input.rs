@@ -69,6 +69,10 @@ pub struct HookInput {
     /// (Codex: the call's status not yet in the transcript): not a failure, and not a success
     /// either, so nothing that a success would clear is cleared.
     pub outcome_unknown: bool,
+    /// The prompt or end of turn is a subagent's own, not the session's (GitHub Copilot CLI
+    /// fires both for a subagent's turns, with the subagent as the session): no keyword starts
+    /// a run there and no run is continued there.
+    pub subagent_turn: bool,
 }
 
 /// Why a payload could not be decoded. Every variant leads to a no-op.
@@ -170,6 +174,7 @@ impl HookInput {
             agent_tool: None,
             compaction_uncertain: false,
             outcome_unknown: false,
+            subagent_turn: false,
         }
     }
 

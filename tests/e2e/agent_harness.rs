@@ -23,7 +23,7 @@
 use super::clients::{Agent, require};
 use super::harness::Sandbox;
 use super::model::{Kind, Recorded, ScriptedModel, Step};
-use super::{codebuddy, codex, copilot, factory, gemini, qwen};
+use super::{cline, codebuddy, codex, copilot, factory, gemini, kimi, pi, qwen, serve};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::{ChildStdin, Command, ExitStatus, Stdio};
@@ -104,6 +104,28 @@ pub fn client_events(agent: Agent) -> &'static [&'static str] {
             "Notification",
             "SessionEnd",
         ],
+        // Our plugin's events (the rows of the agents' table): recorded by the plugin itself.
+        Agent::OpenCode | Agent::Kilo => &[
+            "session.created",
+            "chat.message",
+            "tool.execute.before",
+            "tool.execute.after",
+            "message.part.updated",
+            "experimental.session.compacting",
+            "session.compacted",
+            "session.idle",
+            "session.deleted",
+        ],
+        Agent::Pi => &[
+            "session_start",
+            "input",
+            "tool_call",
+            "tool_result",
+            "session_before_compact",
+            "session_compact",
+            "agent_end",
+            "session_shutdown",
+        ],
         Agent::Qwen => &[
             "InstructionsLoaded",
             "SessionStart",
@@ -122,6 +144,34 @@ pub fn client_events(agent: Agent) -> &'static [&'static str] {
             "SubagentStop",
             "SessionEnd",
             "PermissionRequest",
+        ],
+        // Every file name Cline 3.0.65 looks for (its `PreCompact` file is never run).
+        Agent::Cline => &[
+            "TaskStart",
+            "TaskResume",
+            "TaskCancel",
+            "TaskComplete",
+            "TaskError",
+            "PreToolUse",
+            "PostToolUse",
+            "UserPromptSubmit",
+            "PreCompact",
+            "SessionShutdown",
+        ],
+        Agent::Kimi => &[
+            "SessionStart",
+            "UserPromptSubmit",
+            "PreToolUse",
+            "PostToolUse",
+            "PostToolUseFailure",
+            "Stop",
+            "StopFailure",
+            "SubagentStart",
+            "SubagentStop",
+            "PreCompact",
+            "PostCompact",
+            "Notification",
+            "SessionEnd",
         ],
         // Pascal names only: the camelCase ones send another payload (copilot-FINDINGS.md §3).
         Agent::Copilot => &[
@@ -185,6 +235,8 @@ pub struct AgentScenario {
     pub bypass_hook_trust: bool,
     /// Input-token usage the model reports (forces compaction when large).
     pub prompt_tokens: Option<u64>,
+    /// Report `prompt_tokens` in the first main-loop answer only.
+    pub prompt_tokens_once: bool,
 }
 
 impl Default for AgentScenario {
@@ -199,6 +251,7 @@ impl Default for AgentScenario {
             session_id: None,
             bypass_hook_trust: true,
             prompt_tokens: None,
+            prompt_tokens_once: false,
         }
     }
 }
@@ -246,6 +299,12 @@ impl AgentScenario {
         self.prompt_tokens = Some(n);
         self
     }
+    /// [`prompt_tokens`](Self::prompt_tokens) in the first main-loop answer only.
+    pub fn prompt_tokens_once(mut self, n: u64) -> Self {
+        self.prompt_tokens = Some(n);
+        self.prompt_tokens_once = true;
+        self
+    }
     pub fn trusted_hooks_only(mut self) -> Self {
         self.bypass_hook_trust = false;
         self
@@ -265,19 +324,8 @@ impl AgentSandbox {
     pub fn new(agent: Agent) -> AgentSandbox {
         let sb = Sandbox::new();
         let s = AgentSandbox { agent, sb };
-        s.prepare();
+        prepare(&s);
         s
-    }
-
-    fn prepare(&self) {
-        match self.agent {
-            Agent::Codex => codex::prepare(self),
-            Agent::Gemini => gemini::prepare(self),
-            Agent::Qwen => qwen::prepare(self),
-            Agent::Copilot => copilot::prepare(self),
-            Agent::Factory => factory::prepare(self),
-            Agent::CodeBuddy => codebuddy::prepare(self),
-        }
     }
 
     /// The same sandbox (project, home, `.omc`) set up for `agent` as well: its offline user
@@ -285,7 +333,7 @@ impl AgentSandbox {
     /// so a run can be started in one client and carried on in another.
     pub fn switch_to(self, agent: Agent) -> AgentSandbox {
         let s = AgentSandbox { agent, sb: self.sb };
-        s.prepare();
+        prepare(&s);
         s
     }
 
@@ -299,9 +347,14 @@ impl AgentSandbox {
         self.sb.home()
     }
     /// The client's own home (`CODEX_HOME`, `GEMINI_CLI_HOME/.gemini`, `QWEN_HOME`,
-    /// `COPILOT_HOME`, `~/.factory`, `CODEBUDDY_CONFIG_DIR`).
+    /// `COPILOT_HOME`, `~/.factory`, `CODEBUDDY_CONFIG_DIR`, OpenCode's and Kilo Code's
+    /// `~/.config/<name>`, `PI_CODING_AGENT_DIR`).
     pub fn client_home(&self) -> PathBuf {
-        self.home().join(format!(".{}", self.agent.name()))
+        match self.agent {
+            Agent::OpenCode | Agent::Kilo => self.home().join(".config").join(self.agent.name()),
+            Agent::Pi => pi::agent_dir(self),
+            _ => self.home().join(format!(".{}", self.agent.name())),
+        }
     }
     pub fn write(&self, rel: &str, contents: &str) -> PathBuf {
         self.sb.write(rel, contents)
@@ -311,7 +364,8 @@ impl AgentSandbox {
     }
 
     /// The project hook configuration file of this client (for Copilot, the one `install`
-    /// writes among its hook files).
+    /// writes among its hook files; for OpenCode, Kilo Code and Pi, the plugin file `install
+    /// --agent` writes).
     pub fn hooks_file(&self) -> PathBuf {
         match self.agent {
             Agent::Codex => self.project().join(".codex/hooks.json"),
@@ -320,12 +374,24 @@ impl AgentSandbox {
             Agent::Copilot => self.project().join(".github/hooks/omc-hooks.json"),
             Agent::Factory => self.project().join(".factory/settings.json"),
             Agent::CodeBuddy => self.project().join(".codebuddy/settings.json"),
+            // A folder of one script per event.
+            Agent::Cline => self.project().join(".clinerules/hooks"),
+            // No project file: the user's config.toml.
+            Agent::Kimi => self.client_home().join("config.toml"),
+            Agent::OpenCode => self.project().join(".opencode/plugins/omc-hooks.js"),
+            Agent::Kilo => self.project().join(".kilo/plugins/omc-hooks.js"),
+            Agent::Pi => self.project().join(".pi/extensions/omc-hooks.js"),
         }
     }
 
     /// Writes `specs` as the project's hook configuration (replacing the file; for Copilot, a
     /// hook file of the harness's own beside the one `install` writes).
     pub fn write_hooks(&self, specs: &[HookSpec]) {
+        match self.agent {
+            Agent::Kimi => return kimi::write_hooks(self, specs),
+            Agent::Cline => return cline::write_hooks(self, specs),
+            _ => {}
+        }
         let v = match self.agent {
             Agent::Codex => codex::hooks_json(specs),
             Agent::Gemini => gemini::hooks_json(specs),
@@ -333,6 +399,8 @@ impl AgentSandbox {
             Agent::Copilot => copilot::hooks_json(specs),
             Agent::Factory => factory::hooks_json(specs),
             Agent::CodeBuddy => codebuddy::hooks_json(specs),
+            Agent::Cline | Agent::Kimi => unreachable!(),
+            a => panic!("{}: hooks come from our plugin, not a hooks file", a.name()),
         };
         let p = match self.agent {
             Agent::Copilot => self.project().join(".github/hooks/e2e-recorder.json"),
@@ -343,8 +411,17 @@ impl AgentSandbox {
     }
 
     /// Installs the recorder (`tests/e2e/recorder/record.sh <Event>`) on every event the client
-    /// fires; payloads land in `$REC_DIR` (set it in the scenario).
+    /// fires; payloads land in `$REC_DIR` (set it in the scenario). For the clients served by
+    /// our plugin, the plugin itself with the recorder in place of the binary (its files are
+    /// named by the hook subcommand: `stop`, `pre-tool-use`, …).
     pub fn record_hooks(&self) {
+        if self.agent.via_plugin() {
+            self.install_hooks();
+            let script =
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/recorder/plugin-record.sh");
+            self.set_plugin_bin(&script);
+            return;
+        }
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/recorder/record.sh");
         let specs: Vec<HookSpec> = client_events(self.agent)
             .iter()
@@ -360,8 +437,51 @@ impl AgentSandbox {
         self.write_hooks(&specs);
     }
 
+    /// Points the installed plugin at another program instead of this omc-hooks.
+    pub fn set_plugin_bin(&self, program: &Path) {
+        let file = self.hooks_file();
+        let text = std::fs::read_to_string(&file).unwrap();
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("const CONFIG = "))
+            .expect("a plugin file install wrote")
+            .to_owned();
+        let mut c: Value = serde_json::from_str(
+            line.trim_start_matches("const CONFIG = ")
+                .trim_end_matches(';'),
+        )
+        .unwrap();
+        c["bin"] = json!(program);
+        std::fs::write(&file, text.replace(&line, &format!("const CONFIG = {c};"))).unwrap();
+    }
+
     /// The omc-hooks handlers in the project's hook configuration: (client event, subcommand).
     pub fn installed_omc_hooks(&self) -> Vec<(String, String)> {
+        if self.agent.via_plugin() {
+            let text = std::fs::read_to_string(self.hooks_file()).unwrap();
+            let line = text
+                .lines()
+                .find_map(|l| l.strip_prefix("const CONFIG = "))
+                .expect("a plugin file install wrote");
+            let c: Value = serde_json::from_str(line.trim_end_matches(';')).unwrap();
+            return c["hooks"]
+                .as_object()
+                .unwrap()
+                .iter()
+                .map(|(ev, v)| (ev.clone(), v[0].as_str().unwrap().to_owned()))
+                .collect();
+        }
+        if matches!(self.agent, Agent::Kimi | Agent::Cline) {
+            return self
+                .installed_commands()
+                .into_iter()
+                .filter(|(_, cmd)| cmd.contains("omc-hooks"))
+                .map(|(event, cmd)| {
+                    let sub = cmd.split_whitespace().last().unwrap_or("").to_owned();
+                    (event, sub)
+                })
+                .collect();
+        }
         let v: Value = serde_json::from_str(&std::fs::read_to_string(self.hooks_file()).unwrap())
             .expect("the hook configuration is JSON");
         let mut out = Vec::new();
@@ -402,9 +522,14 @@ impl AgentSandbox {
         }
         dirs.extend(std::env::split_paths(&super::harness::path_without_cargo()));
         cmd.env("PATH", std::env::join_paths(dirs).unwrap());
+        cmd.args(["install", "--agent", self.agent.name()]);
+        if self.agent == Agent::Kimi {
+            // Kimi reads hooks from the user's config.toml only.
+            cmd.arg("--user");
+        } else {
+            cmd.arg("--project").arg(self.project());
+        }
         let out = cmd
-            .args(["install", "--agent", self.agent.name(), "--project"])
-            .arg(self.project())
             .env("HOME", self.home())
             // install notes the project in the user's registry: the sandbox's, not ours
             .env("XDG_DATA_HOME", self.home().join(".local/share"))
@@ -413,6 +538,8 @@ impl AgentSandbox {
             .env("QWEN_HOME", self.home().join(".qwen"))
             .env("COPILOT_HOME", self.home().join(".copilot"))
             .env("CODEBUDDY_CONFIG_DIR", self.home().join(".codebuddy"))
+            .env("KIMI_SHARE_DIR", self.home().join(".kimi"))
+            .env("CLINE_DIR", self.home().join(".cline"))
             .current_dir(self.project())
             .stdin(Stdio::null())
             .output()
@@ -426,8 +553,31 @@ impl AgentSandbox {
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
-        let text = std::fs::read_to_string(self.hooks_file()).unwrap();
-        let v: Value = serde_json::from_str(&text).unwrap();
+        let v: Value = match self.agent {
+            // TOML tables, or a folder of scripts: their commands, in the JSON shape checked.
+            Agent::Kimi | Agent::Cline => {
+                let commands: Vec<Value> = self
+                    .installed_commands()
+                    .into_iter()
+                    .map(|(_, c)| json!({ "command": c }))
+                    .collect();
+                json!({ "hooks": commands })
+            }
+            // Our plugin runs the binary its CONFIG line names, with `--agent NAME <hook>`.
+            a if a.via_plugin() => {
+                let text = std::fs::read_to_string(self.hooks_file()).unwrap();
+                let line = text
+                    .lines()
+                    .find_map(|l| l.strip_prefix("const CONFIG = "))
+                    .expect("the plugin's CONFIG line");
+                let c: Value = serde_json::from_str(line.trim_end_matches(';')).unwrap();
+                json!({"hooks": {"plugin": [{"command": format!("\"{}\" --agent {}",
+                    c["bin"].as_str().unwrap(), a.name())}]}})
+            }
+            _ => {
+                serde_json::from_str(&std::fs::read_to_string(self.hooks_file()).unwrap()).unwrap()
+            }
+        };
         super::harness::assert_commands_run_native(&v, &self.hooks_file());
         out
     }
@@ -455,6 +605,18 @@ impl AgentSandbox {
         );
         assert!(self.project().join(".claude/settings.json").is_file());
         out
+    }
+
+    /// (client event, command) of every hook of Kimi's `config.toml` or Cline's hooks folder.
+    fn installed_commands(&self) -> Vec<(String, String)> {
+        match self.agent {
+            Agent::Kimi => kimi::hooks_in(&std::fs::read_to_string(self.hooks_file()).unwrap()),
+            Agent::Cline => cline::hooks_in(&self.hooks_file())
+                .into_iter()
+                .map(|(e, c)| (e, c.trim_start_matches("exec ").to_owned()))
+                .collect(),
+            _ => Vec::new(),
+        }
     }
 
     /// Codex: pre-write `trusted_hash` entries for every handler of the project's
@@ -494,30 +656,32 @@ impl AgentSandbox {
                 .env("XDG_CACHE_HOME", super::clients::cache_dir(Agent::Copilot)),
             Agent::Factory => &mut cmd,
             Agent::CodeBuddy => cmd.env("CODEBUDDY_CONFIG_DIR", self.client_home()),
+            Agent::Cline => cmd.env("CLINE_DIR", self.client_home()),
+            Agent::Kimi => cmd.env("KIMI_SHARE_DIR", self.client_home()),
+            Agent::Pi => cmd.env("PI_CODING_AGENT_DIR", self.client_home()),
+            Agent::OpenCode | Agent::Kilo => &mut cmd,
         };
         // no model is asked; the server only lends its request log to a timeout's panic
-        let idle = ScriptedModel::start(self.wire(), Vec::new());
+        let idle = ScriptedModel::start(wire_of(self.agent), Vec::new());
         let (status, stdout, stderr, _) =
             spawn_with_timeout(cmd, AGENT_TIMEOUT, self.agent, &idle, None);
         (status, stdout, stderr)
     }
 
-    /// The wire API of this client's scripted model.
-    fn wire(&self) -> Arc<dyn super::model::Wire> {
-        match self.agent {
-            Agent::Codex => codex::wire(),
-            Agent::Gemini => gemini::wire(),
-            Agent::Qwen => qwen::wire(),
-            Agent::Copilot => copilot::wire(),
-            Agent::Factory => factory::wire(),
-            Agent::CodeBuddy => codebuddy::wire(),
-        }
-    }
-
     /// Runs the client once: `prompt`, answered by `scenario`'s script.
     pub fn run(&self, prompt: &str, scenario: AgentScenario) -> AgentRun {
+        if self.agent.via_plugin() {
+            return super::plugin_host::run(self, prompt, scenario);
+        }
         let inst = require(self.agent);
-        let model = Arc::new(ScriptedModel::start(self.wire(), scenario.steps.clone()));
+        let model = Arc::new(ScriptedModel::start(
+            wire_of(self.agent),
+            scenario
+                .steps
+                .iter()
+                .map(|s| as_client_calls(self.agent, s))
+                .collect(),
+        ));
         if let Some(t) = &scenario.default_text {
             model.set_default_text(t);
         }
@@ -535,6 +699,9 @@ impl AgentSandbox {
             Agent::CodeBuddy => {
                 codebuddy::args(&mut cmd, self, prompt, &scenario, &model.base_url())
             }
+            Agent::Cline => cline::args(&mut cmd, self, prompt, &scenario, &model.base_url()),
+            Agent::Kimi => kimi::args(&mut cmd, self, prompt, &scenario, &model.base_url()),
+            _ => unreachable!("run through plugin_host"),
         }
         cmd.args(&scenario.args);
         for (k, _) in std::env::vars_os() {
@@ -565,6 +732,9 @@ impl AgentSandbox {
             Agent::Copilot => copilot::parse_output(&stdout),
             Agent::Factory => factory::parse_output(&stdout, &scenario),
             Agent::CodeBuddy => codebuddy::parse_output(&stdout),
+            Agent::Cline => cline::parse_output(&stdout, &self.client_home()),
+            Agent::Kimi => kimi::parse_output(&stdout, &stderr),
+            _ => unreachable!("run through plugin_host"),
         };
         AgentRun {
             agent: self.agent,
@@ -582,8 +752,53 @@ impl AgentSandbox {
     }
 }
 
+/// The scripted model's wire for a client.
+pub fn wire_of(agent: Agent) -> std::sync::Arc<dyn super::model::Wire> {
+    match agent {
+        Agent::Codex => codex::wire(),
+        Agent::Gemini => gemini::wire(),
+        Agent::Qwen => qwen::wire(),
+        Agent::Cline => cline::wire(),
+        Agent::Kimi => kimi::wire(),
+        Agent::Copilot => copilot::wire(),
+        Agent::Factory => factory::wire(),
+        Agent::CodeBuddy => codebuddy::wire(),
+        Agent::OpenCode | Agent::Kilo => serve::wire(),
+        Agent::Pi => pi::wire(),
+    }
+}
+
+/// The client's offline user settings (OpenCode, Kilo Code and Pi get theirs with each run).
+fn prepare(s: &AgentSandbox) {
+    match s.agent {
+        Agent::Codex => codex::prepare(s),
+        Agent::Gemini => gemini::prepare(s),
+        Agent::Qwen => qwen::prepare(s),
+        Agent::Cline => cline::prepare(s),
+        Agent::Kimi => kimi::prepare(s),
+        Agent::Copilot => copilot::prepare(s),
+        Agent::Factory => factory::prepare(s),
+        Agent::CodeBuddy => codebuddy::prepare(s),
+        Agent::OpenCode | Agent::Kilo | Agent::Pi => {}
+    }
+}
+
+/// A script step as the client's tools take it: the chat-completions wire answers
+/// [`Step::Shell`] with Qwen's `run_shell_command`; Kimi's shell is `Shell {command}` and
+/// Cline's `run_commands {commands}`.
+fn as_client_calls(agent: Agent, step: &Step) -> Step {
+    match (agent, step) {
+        (Agent::Kimi, Step::Shell(cmd)) => kimi::shell_step(cmd),
+        (Agent::Cline, Step::Shell(cmd)) => cline::shell_step(cmd),
+        (_, Step::Parallel(calls)) => {
+            Step::Parallel(calls.iter().map(|c| as_client_calls(agent, c)).collect())
+        }
+        (_, other) => other.clone(),
+    }
+}
+
 /// Env vars a developer's shell or CI may carry that would change a client's behaviour.
-fn scrub(name: &str) -> bool {
+pub(super) fn scrub(name: &str) -> bool {
     [
         "ANTHROPIC_",
         "CLAUDE",
@@ -600,6 +815,11 @@ fn scrub(name: &str) -> bool {
         "FACTORY_",
         "DROID_",
         "CODEBUDDY_",
+        "KIMI_",
+        "CLINE_",
+        "OPENCODE",
+        "KILO_",
+        "PI_",
         "OTEL_",
         "AWS_",
         "OMC_",
@@ -691,7 +911,7 @@ fn kill_group(pid: u32) {
         .status();
 }
 
-fn describe(reqs: &[Recorded]) -> String {
+pub(super) fn describe(reqs: &[Recorded]) -> String {
     reqs.iter()
         .map(|r| {
             format!(

@@ -1,8 +1,9 @@
-//! The pinned Codex CLI, Gemini CLI, Qwen Code, GitHub Copilot CLI, Factory Droid and CodeBuddy
-//! clients: installed from npm on first use into
+//! The pinned Codex CLI, Gemini CLI, Qwen Code, GitHub Copilot CLI, Factory Droid, CodeBuddy,
+//! Cline, Kimi CLI, OpenCode, Kilo Code and Pi clients: installed on first use into
 //! `$OMC_E2E_CLIENTS_DIR/<agent>` (default `<checkout>/target/e2e-clients/<agent>`), once per
 //! process (`OnceLock`) and once across processes (an exclusive lock on
-//! `<agent>/.install.lock`).
+//! `<agent>/.install.lock`) — from npm, and Kimi CLI from PyPI into a virtual environment of a
+//! Python ≥ 3.12 (`kimi_python`), with its dependencies pinned by `kimi-constraints.txt`.
 //!
 //! A client that cannot be installed fails *its own* tests, loudly, with the package and npm's
 //! error ([`require`] panics with the reason); the other clients' tests still run. Nothing is
@@ -24,16 +25,28 @@ pub enum Agent {
     Copilot,
     Factory,
     CodeBuddy,
+    Cline,
+    Kimi,
+    /// Served through our plugin (`extensions/`), driven over `opencode serve` / `kilo serve`
+    /// (`serve.rs`) and Pi's RPC mode (`pi.rs`).
+    OpenCode,
+    Kilo,
+    Pi,
 }
 
 impl Agent {
-    pub const ALL: [Agent; 6] = [
+    pub const ALL: [Agent; 11] = [
         Agent::Codex,
         Agent::Gemini,
         Agent::Qwen,
         Agent::Copilot,
         Agent::Factory,
         Agent::CodeBuddy,
+        Agent::Cline,
+        Agent::Kimi,
+        Agent::OpenCode,
+        Agent::Kilo,
+        Agent::Pi,
     ];
 
     /// The name `omc-hooks --agent` takes and the install sub-directory.
@@ -45,14 +58,21 @@ impl Agent {
             Agent::Copilot => "copilot",
             Agent::Factory => "factory",
             Agent::CodeBuddy => "codebuddy",
+            Agent::Cline => "cline",
+            Agent::Kimi => "kimi",
+            Agent::OpenCode => "opencode",
+            Agent::Kilo => "kilo",
+            Agent::Pi => "pi",
         }
     }
 
-    /// The npm package installed. Factory Droid: the wrapper `@factory/cli` 0.225.1 names a
-    /// platform package that was never published, so the platform package itself is installed
-    /// (its `bin/droid` is the whole client). CodeBuddy: `@tencent-ai/codebuddy-code` is not
-    /// served by the registry, and the SDK package ships the whole CLI in `cli/`
-    /// (tests/e2e/codebuddy-FINDINGS.md §1).
+    /// The npm (Kimi: PyPI) package installed. Factory Droid: the wrapper `@factory/cli` 0.225.1
+    /// names a platform package that was never published, so the platform package itself is
+    /// installed (its `bin/droid` is the whole client). CodeBuddy: `@tencent-ai/codebuddy-code`
+    /// is not served by the registry, and the SDK package ships the whole CLI in `cli/`
+    /// (tests/e2e/codebuddy-FINDINGS.md §1). Kilo Code's `@kilocode/cli` 7.8.1 wants a platform
+    /// package that does not exist and 7.7.9 is not published (docs/agents-survey.md): its
+    /// platform package is installed directly.
     pub fn package(self) -> &'static str {
         match self {
             Agent::Codex => "@openai/codex",
@@ -61,6 +81,11 @@ impl Agent {
             Agent::Copilot => "@github/copilot",
             Agent::Factory => "@factory/cli-linux-x64",
             Agent::CodeBuddy => "@tencent-ai/agent-sdk",
+            Agent::Cline => "cline",
+            Agent::Kimi => "kimi-cli",
+            Agent::OpenCode => "opencode-ai",
+            Agent::Kilo => kilo_platform_package(),
+            Agent::Pi => "@mariozechner/pi-coding-agent",
         }
     }
 
@@ -73,6 +98,13 @@ impl Agent {
             Agent::Copilot => "1.0.102",
             Agent::Factory => "0.225.2",
             Agent::CodeBuddy => "0.3.201",
+            Agent::Cline => "3.0.65",
+            // The last release that runs: 1.52.0 only says the CLI is unmaintained
+            // (kimi-FINDINGS.md §1).
+            Agent::Kimi => "1.51.0",
+            Agent::OpenCode => "1.18.33",
+            Agent::Kilo => "7.7.9",
+            Agent::Pi => "0.73.1",
         }
     }
 
@@ -85,8 +117,16 @@ impl Agent {
         }
     }
 
+    /// Served through our plugin (`extensions/`): run by `plugin_host.rs`.
+    pub fn via_plugin(self) -> bool {
+        matches!(self, Agent::OpenCode | Agent::Kilo | Agent::Pi)
+    }
+
     pub fn spec(self) -> String {
-        format!("{}@{}", self.package(), self.version())
+        match self {
+            Agent::Kimi => format!("{}=={}", self.package(), self.version()),
+            _ => format!("{}@{}", self.package(), self.version()),
+        }
     }
 }
 
@@ -114,6 +154,11 @@ pub fn installed(agent: Agent) -> Result<&'static Installed, &'static str> {
     static COPILOT: OnceLock<Result<Installed, String>> = OnceLock::new();
     static FACTORY: OnceLock<Result<Installed, String>> = OnceLock::new();
     static CODEBUDDY: OnceLock<Result<Installed, String>> = OnceLock::new();
+    static CLINE: OnceLock<Result<Installed, String>> = OnceLock::new();
+    static KIMI: OnceLock<Result<Installed, String>> = OnceLock::new();
+    static OPENCODE: OnceLock<Result<Installed, String>> = OnceLock::new();
+    static KILO: OnceLock<Result<Installed, String>> = OnceLock::new();
+    static PI: OnceLock<Result<Installed, String>> = OnceLock::new();
     let cell = match agent {
         Agent::Codex => &CODEX,
         Agent::Gemini => &GEMINI,
@@ -121,6 +166,11 @@ pub fn installed(agent: Agent) -> Result<&'static Installed, &'static str> {
         Agent::Copilot => &COPILOT,
         Agent::Factory => &FACTORY,
         Agent::CodeBuddy => &CODEBUDDY,
+        Agent::Cline => &CLINE,
+        Agent::Kimi => &KIMI,
+        Agent::OpenCode => &OPENCODE,
+        Agent::Kilo => &KILO,
+        Agent::Pi => &PI,
     };
     cell.get_or_init(|| install(agent, &clients_dir().join(agent.name())))
         .as_ref()
@@ -183,6 +233,24 @@ pub fn cache_dir(agent: Agent) -> PathBuf {
     clients_dir().join(agent.name()).join("cache")
 }
 
+/// Kilo Code's platform package for this machine.
+fn kilo_platform_package() -> &'static str {
+    match std::env::consts::ARCH {
+        "aarch64" => "@kilocode/cli-linux-arm64",
+        _ => "@kilocode/cli-linux-x64",
+    }
+}
+
+/// OpenCode's native binary: the `opencode-<platform>` dependency of `opencode-ai` (npm may not
+/// run the wrapper's postinstall, which only links the same file).
+fn opencode_native(dir: &Path) -> PathBuf {
+    let pkg = match std::env::consts::ARCH {
+        "aarch64" => "opencode-linux-arm64",
+        _ => "opencode-linux-x64",
+    };
+    dir.join("node_modules").join(pkg).join("bin/opencode")
+}
+
 fn entry(agent: Agent, dir: &Path) -> Result<Installed, String> {
     let pkg = dir.join("node_modules").join(agent.package());
     let (program, args) = match agent {
@@ -214,6 +282,15 @@ fn entry(agent: Agent, dir: &Path) -> Result<Installed, String> {
             PathBuf::from("node"),
             vec![pkg.join("cli-entry.js").into_os_string()],
         ),
+        // `cline`'s own bin is a node launcher of the platform package's bun-compiled binary.
+        Agent::Cline => (cline_native(dir)?, Vec::new()),
+        Agent::Kimi => (dir.join("venv/bin/kimi"), Vec::new()),
+        Agent::OpenCode => (opencode_native(dir), Vec::new()),
+        Agent::Kilo => (pkg.join("bin/kilo"), Vec::new()),
+        Agent::Pi => (
+            PathBuf::from("node"),
+            vec![pkg.join("dist/cli.js").into_os_string()],
+        ),
     };
     Ok(Installed {
         program,
@@ -222,8 +299,21 @@ fn entry(agent: Agent, dir: &Path) -> Result<Installed, String> {
     })
 }
 
+/// Cline's platform binary inside the npm prefix (the `@cline/cli-<platform>` dependency).
+fn cline_native(dir: &Path) -> Result<PathBuf, String> {
+    let pkg = match (std::env::consts::OS, std::env::consts::ARCH) {
+        ("linux", "x86_64") => "cli-linux-x64",
+        ("linux", "aarch64") => "cli-linux-arm64",
+        (os, a) => return Err(format!("no Cline platform package is known for {a}-{os}")),
+    };
+    Ok(dir.join("node_modules/@cline").join(pkg).join("bin/cline"))
+}
+
 /// `Ok` when `dir` holds the pinned version, ready to run.
 fn check(agent: Agent, dir: &Path) -> Result<Installed, String> {
+    if agent == Agent::Kimi {
+        return kimi_check(dir);
+    }
     let pkg_json = dir
         .join("node_modules")
         .join(agent.package())
@@ -248,7 +338,7 @@ fn check(agent: Agent, dir: &Path) -> Result<Installed, String> {
     };
     if !file.is_file() {
         return Err(format!(
-            "{} is missing (for Codex and Copilot: did npm skip the optional native dependency?)",
+            "{} is missing (for Codex, Copilot and OpenCode: did npm skip the optional native dependency?)",
             file.display()
         ));
     }
@@ -266,7 +356,14 @@ fn version_of(agent: Agent, e: &Installed) -> Result<String, String> {
         .stdin(Stdio::null())
         .output()
         .map_err(|err| format!("cannot run {}: {err}", e.program.display()))?;
-    let text = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    // Pi 0.73.1 prints its version on stderr.
+    let text = format!(
+        "{} {}",
+        String::from_utf8_lossy(&out.stdout).trim(),
+        String::from_utf8_lossy(&out.stderr).trim()
+    )
+    .trim()
+    .to_owned();
     if out.status.success() {
         Ok(text)
     } else {
@@ -281,6 +378,9 @@ fn version_of(agent: Agent, e: &Installed) -> Result<String, String> {
 }
 
 fn install(agent: Agent, dir: &Path) -> Result<Installed, String> {
+    if agent == Agent::Kimi {
+        return kimi_install(dir);
+    }
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let lock = std::fs::OpenOptions::new()
         .create(true)
@@ -331,6 +431,174 @@ fn install(agent: Agent, dir: &Path) -> Result<Installed, String> {
         return Err(format!(
             "{spec} installed but reports version {v:?}, want {}",
             agent.client_version()
+        ));
+    }
+    Ok(e)
+}
+
+// ------------------------------------------------------------------ Kimi CLI ----
+
+/// The pinned Kimi CLI's dependencies, as the venv it was tested with held them (`pip freeze`):
+/// a constraints file, so that a new release of one of its 128 dependencies cannot change the
+/// client under test.
+const KIMI_CONSTRAINTS: &str = "tests/e2e/kimi-constraints.txt";
+
+/// Kimi CLI needs Python ≥ 3.12 (its `requires-python`).
+const KIMI_PYTHON_MIN: (u32, u32) = (3, 12);
+
+/// `Ok` when `dir/venv` holds the pinned kimi-cli.
+fn kimi_check(dir: &Path) -> Result<Installed, String> {
+    let venv = dir.join("venv");
+    let lib = venv.join("lib");
+    let want = format!("kimi_cli-{}.dist-info", Agent::Kimi.version());
+    let found = std::fs::read_dir(&lib)
+        .map_err(|e| format!("{}: {e}", lib.display()))?
+        .flatten()
+        .any(|py| py.path().join("site-packages").join(&want).is_dir());
+    if !found {
+        return Err(format!("{} has no {want}", venv.display()));
+    }
+    let e = entry(Agent::Kimi, dir)?;
+    if !e.program.is_file() {
+        return Err(format!("{} is missing", e.program.display()));
+    }
+    Ok(e)
+}
+
+/// The `(major, minor)` a Python interpreter reports, or `None` when it does not run.
+fn python_version(python: &Path) -> Option<(u32, u32)> {
+    let out = Command::new(python)
+        .args([
+            "-c",
+            "import sys; print(sys.version_info[0], sys.version_info[1])",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut it = text.split_whitespace().map(|n| n.parse::<u32>().ok());
+    Some((it.next()??, it.next()??))
+}
+
+/// A Python ≥ 3.12 for Kimi CLI's venv: `$OMC_E2E_PYTHON`, else `python3.14`…`python3.12` or
+/// `python3` on PATH, else the newest one pyenv keeps (`$PYENV_ROOT/versions/*`, default
+/// `~/.pyenv`: this machine kind's Python installer, whose default is 3.11). An error lists
+/// what was tried.
+pub fn kimi_python() -> Result<PathBuf, String> {
+    let ok = |p: &Path| python_version(p).filter(|v| *v >= KIMI_PYTHON_MIN);
+    let mut tried = Vec::new();
+    if let Some(p) = std::env::var_os("OMC_E2E_PYTHON") {
+        let p = PathBuf::from(p);
+        return match python_version(&p) {
+            Some(v) if v >= KIMI_PYTHON_MIN => Ok(p),
+            Some((a, b)) => Err(format!(
+                "OMC_E2E_PYTHON={} is Python {a}.{b}; kimi-cli needs 3.12 or newer",
+                p.display()
+            )),
+            None => Err(format!("OMC_E2E_PYTHON={} does not run", p.display())),
+        };
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for name in ["python3.14", "python3.13", "python3.12", "python3"] {
+        for dir in std::env::split_paths(&path) {
+            let p = dir.join(name);
+            if p.is_file() {
+                if ok(&p).is_some() {
+                    return Ok(p);
+                }
+                tried.push(p.display().to_string());
+            }
+        }
+    }
+    let pyenv = std::env::var_os("PYENV_ROOT")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".pyenv")));
+    if let Some(root) = pyenv {
+        let mut found: Vec<((u32, u32), PathBuf)> = std::fs::read_dir(root.join("versions"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|d| d.path().join("bin/python3"))
+            .filter(|p| p.is_file())
+            .filter_map(|p| {
+                tried.push(p.display().to_string());
+                ok(&p).map(|v| (v, p))
+            })
+            .collect();
+        found.sort();
+        if let Some((_, p)) = found.pop() {
+            return Ok(p);
+        }
+    }
+    Err(format!(
+        "kimi-cli {} needs Python >= 3.12 and none was found (tried: {}). Install one (e.g. \
+         `pyenv install 3.12`) or point OMC_E2E_PYTHON at it.",
+        Agent::Kimi.version(),
+        if tried.is_empty() {
+            "nothing on PATH, no pyenv".to_string()
+        } else {
+            tried.join(", ")
+        }
+    ))
+}
+
+/// `python -m venv <dir>/venv`, then `pip install kimi-cli==<pinned> -c kimi-constraints.txt`.
+fn kimi_install(dir: &Path) -> Result<Installed, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join(".install.lock"))
+        .map_err(|e| format!("cannot open {}/.install.lock: {e}", dir.display()))?;
+    lock.lock()
+        .map_err(|e| format!("cannot lock {}/.install.lock: {e}", dir.display()))?;
+    if let Ok(e) = kimi_check(dir) {
+        return Ok(e);
+    }
+    let python = kimi_python()?;
+    let venv = dir.join("venv");
+    let spec = Agent::Kimi.spec();
+    eprintln!(
+        "[e2e] installing {spec} into {} with {} ...",
+        venv.display(),
+        python.display()
+    );
+    let run = |cmd: &mut Command, what: &str| -> Result<(), String> {
+        let out = cmd
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("cannot run {what}: {e}"))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "`{what}` failed ({}):\n{}\n{}",
+                out.status,
+                String::from_utf8_lossy(&out.stdout).trim(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ))
+        }
+    };
+    run(
+        Command::new(&python).args(["-m", "venv"]).arg(&venv),
+        &format!("{} -m venv {}", python.display(), venv.display()),
+    )?;
+    let constraints = Path::new(env!("CARGO_MANIFEST_DIR")).join(KIMI_CONSTRAINTS);
+    run(
+        Command::new(venv.join("bin/pip"))
+            .args(["install", "--disable-pip-version-check", "--quiet", "-c"])
+            .arg(&constraints)
+            .arg(&spec),
+        &format!("pip install -c {KIMI_CONSTRAINTS} {spec}"),
+    )?;
+    let e = kimi_check(dir).map_err(|e| format!("{spec} installed but unusable: {e}"))?;
+    let v = version_of(Agent::Kimi, &e)
+        .map_err(|e| format!("{spec} installed but does not start: {e}"))?;
+    if !v.contains(Agent::Kimi.version()) {
+        return Err(format!(
+            "{spec} installed but reports version {v:?}, want {}",
+            Agent::Kimi.version()
         ));
     }
     Ok(e)

@@ -11,7 +11,7 @@
 //! is asked for with `CODEBUDDY_API_KEY` set.
 
 use super::agent_harness::{AgentSandbox, AgentScenario, Driver, HookSpec, grouped, parse_jsonl};
-use super::model::{ChatShellWire, ScriptedModel, Wire};
+use super::model::{ChatWire, ScriptedModel, Wire};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::process::Command;
@@ -25,14 +25,7 @@ use std::time::{Duration, Instant};
 const QUIET: Duration = Duration::from_secs(8);
 
 pub(super) fn wire() -> Arc<dyn Wire> {
-    Arc::new(ChatShellWire {
-        shell: |cmd| {
-            (
-                "Bash",
-                json!({"command": cmd, "description": "scripted command"}),
-            )
-        },
-    })
+    Arc::new(ChatWire::codebuddy())
 }
 
 pub(super) fn prepare(sb: &AgentSandbox) {

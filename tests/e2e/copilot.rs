@@ -10,20 +10,13 @@
 
 use super::agent_harness::{AgentSandbox, AgentScenario, HookSpec, parse_jsonl};
 use super::clients::{Agent, cache_dir};
-use super::model::{ChatShellWire, Wire};
+use super::model::{ChatWire, Wire};
 use serde_json::{Value, json};
 use std::process::Command;
 use std::sync::Arc;
 
 pub(super) fn wire() -> Arc<dyn Wire> {
-    Arc::new(ChatShellWire {
-        shell: |cmd| {
-            (
-                "bash",
-                json!({"command": cmd, "description": "scripted command"}),
-            )
-        },
-    })
+    Arc::new(ChatWire::copilot())
 }
 
 pub(super) fn prepare(sb: &AgentSandbox) {

@@ -12,7 +12,7 @@
 //! run, since each run has its own model server.
 
 use super::agent_harness::{AgentSandbox, AgentScenario, Driver, HookSpec, grouped, parse_jsonl};
-use super::model::{ChatShellWire, Wire};
+use super::model::{ChatWire, Wire};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::process::Command;
@@ -23,15 +23,7 @@ use std::time::Instant;
 const MODEL: &str = "custom:Mock-0";
 
 pub(super) fn wire() -> Arc<dyn Wire> {
-    Arc::new(ChatShellWire {
-        shell: |cmd| {
-            (
-                "Execute",
-                json!({"command": cmd, "summary": "scripted command", "riskLevel": "low",
-                       "riskLevelReason": "a scripted test command"}),
-            )
-        },
-    })
+    Arc::new(ChatWire::factory())
 }
 
 pub(super) fn prepare(sb: &AgentSandbox) {

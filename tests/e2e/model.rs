@@ -186,6 +186,9 @@ struct State {
     requests: Vec<Recorded>,
     default_text: String,
     prompt_tokens: u64,
+    /// Main-loop answers left that report `prompt_tokens`; after them every answer reports 10
+    /// (`None`: all of them).
+    big_usage_left: Option<u32>,
 }
 
 /// A running scripted model. Dropping it stops the server.
@@ -201,6 +204,7 @@ impl ScriptedModel {
             requests: Vec::new(),
             default_text: DEFAULT_TEXT.to_owned(),
             prompt_tokens: 10,
+            big_usage_left: None,
         }));
         let st = state.clone();
         let http = HttpServer::start(Arc::new(move |req: &Req| respond(&*wire, req, &st)));
@@ -223,6 +227,15 @@ impl ScriptedModel {
     /// client compact its context.
     pub fn set_prompt_tokens(&self, n: u64) {
         self.state.lock().unwrap().prompt_tokens = n;
+    }
+
+    /// As [`set_prompt_tokens`](Self::set_prompt_tokens) for the first main-loop answer only:
+    /// one compaction, for a client that would compact again after every answer reporting
+    /// the same usage (OpenCode 1.18.33 does, opencode-FINDINGS.md).
+    pub fn set_prompt_tokens_once(&self, n: u64) {
+        let mut st = self.state.lock().unwrap();
+        st.prompt_tokens = n;
+        st.big_usage_left = Some(1);
     }
 
     /// Script items not yet consumed.
@@ -250,7 +263,16 @@ fn respond(wire: &dyn Wire, req: &Req, state: &Mutex<State>) -> Resp {
         Kind::Side => Some(Step::Text(SIDE_TEXT.to_owned())),
         Kind::Other => None,
     };
-    let prompt_tokens = st.prompt_tokens;
+    let prompt_tokens = match st.big_usage_left {
+        None => st.prompt_tokens,
+        Some(0) => 10,
+        Some(n) => {
+            if kind == Kind::Main {
+                st.big_usage_left = Some(n - 1);
+            }
+            st.prompt_tokens
+        }
+    };
     let seq = st.requests.len();
     st.requests.push(Recorded {
         seq,
@@ -601,8 +623,63 @@ impl Wire for GeminiWire {
 
 // ------------------------------------------------------ chat completions (Qwen) ----
 
-/// OpenAI chat completions, as Qwen Code 0.24.4 calls it (`POST <base>/chat/completions`, streamed).
-pub struct ChatWire;
+/// OpenAI chat completions, as Qwen Code 0.24.4, OpenCode 1.18.33 (and Kilo Code 7.7.9), Pi
+/// 0.73.1, GitHub Copilot CLI 1.0.102, Factory Droid 0.225 and CodeBuddy 2.117 call it (`POST
+/// <base>/chat/completions`, streamed); [`Step::Shell`] is a call of the client's own shell
+/// tool (the tools each pinned client offers: their FINDINGS).
+pub struct ChatWire {
+    /// The shell tool's name and its arguments for a command.
+    shell: (&'static str, fn(&str) -> Value),
+}
+
+impl ChatWire {
+    /// Qwen Code: `run_shell_command {command, is_background, description}`.
+    pub fn qwen() -> ChatWire {
+        ChatWire {
+            shell: (
+                "run_shell_command",
+                |cmd| json!({"command": cmd, "is_background": false, "description": "scripted command"}),
+            ),
+        }
+    }
+    /// OpenCode and Kilo Code: `bash {command, description}`.
+    pub fn opencode() -> ChatWire {
+        ChatWire {
+            shell: (
+                "bash",
+                |cmd| json!({"command": cmd, "description": "scripted command"}),
+            ),
+        }
+    }
+    /// Pi: `bash {command}`.
+    pub fn pi() -> ChatWire {
+        ChatWire {
+            shell: ("bash", |cmd| json!({ "command": cmd })),
+        }
+    }
+    /// GitHub Copilot CLI: `bash {command, description}`.
+    pub fn copilot() -> ChatWire {
+        ChatWire::opencode()
+    }
+    /// Factory Droid: `Execute {command, summary, riskLevel, riskLevelReason}`.
+    pub fn factory() -> ChatWire {
+        ChatWire {
+            shell: ("Execute", |cmd| {
+                json!({"command": cmd, "summary": "scripted command", "riskLevel": "low",
+                             "riskLevelReason": "a scripted test command"})
+            }),
+        }
+    }
+    /// CodeBuddy: `Bash {command, description}`.
+    pub fn codebuddy() -> ChatWire {
+        ChatWire {
+            shell: (
+                "Bash",
+                |cmd| json!({"command": cmd, "description": "scripted command"}),
+            ),
+        }
+    }
+}
 
 impl Wire for ChatWire {
     fn messages(&self, body: &Value) -> Vec<Msg> {
@@ -672,36 +749,7 @@ impl Wire for ChatWire {
 
     fn answer(&self, _req: &Req, body: &Value, step: &Step, prompt_tokens: u64) -> Resp {
         chat_answer(body, step, prompt_tokens, &|cmd| {
-            (
-                "run_shell_command".to_owned(),
-                json!({"command": cmd, "is_background": false, "description": "scripted command"}),
-            )
-        })
-    }
-}
-
-/// OpenAI chat completions with another client's shell tool: GitHub Copilot CLI's `bash
-/// {command, description}`, Factory Droid's `Execute {command, summary, riskLevel,
-/// riskLevelReason}`, CodeBuddy's `Bash {command, description}` (the tools each pinned client
-/// offers: tests/e2e/copilot-FINDINGS.md, factory-FINDINGS.md, codebuddy-FINDINGS.md).
-pub struct ChatShellWire {
-    /// The shell tool's name and its arguments for a command.
-    pub shell: fn(&str) -> (&'static str, Value),
-}
-
-impl Wire for ChatShellWire {
-    fn messages(&self, body: &Value) -> Vec<Msg> {
-        ChatWire.messages(body)
-    }
-
-    fn classify(&self, req: &Req, body: &Value, msgs: &[Msg]) -> Kind {
-        ChatWire.classify(req, body, msgs)
-    }
-
-    fn answer(&self, _req: &Req, body: &Value, step: &Step, prompt_tokens: u64) -> Resp {
-        chat_answer(body, step, prompt_tokens, &|cmd| {
-            let (name, args) = (self.shell)(cmd);
-            (name.to_owned(), args)
+            (self.shell.0.to_owned(), (self.shell.1)(cmd))
         })
     }
 }

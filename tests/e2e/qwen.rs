@@ -14,7 +14,7 @@ use std::process::Command;
 use std::sync::Arc;
 
 pub(super) fn wire() -> Arc<dyn Wire> {
-    Arc::new(ChatWire)
+    Arc::new(ChatWire::qwen())
 }
 
 pub(super) fn prepare(sb: &AgentSandbox) {

@@ -235,6 +235,9 @@ fn trust_needs_a_person_not_a_model() {
         ("CODEBUDDY_SESSION_ID", "b61c6959"),
         ("FACTORY_DISABLE_SETTINGS_PERSISTENCE", "true"),
         ("CURSOR_AGENT", "1"),
+        ("KILO", "1"),
+        ("OPENCODE", "1"),
+        ("PI_CODING_AGENT", "true"),
         ("AI_AGENT", "claude-code"),
     ] {
         let (code, _, err) = s.cli_with(&["trust", "--yes"], &[(var, value)]);

@@ -1,6 +1,6 @@
 //! Korean, Japanese and Chinese (and a little Thai): the particles and verbs that make a mode
 //! name a request (`울트라워크 돌려`, `ラルフで直して`, `用ralph修复`), a question (`랄프가 뭐야`),
-//! a negation (`쓰지 마`, `不要`), a request to stop (`랄프 꺼줘`) or a modifier (`랄프의 상태`).
+//! a negation (`쓰지 마`, `不要`), or a modifier (`랄프의 상태`).
 //! These scripts put no spaces between words, so the rules look at characters right next to the
 //! name rather than at words.
 
@@ -16,9 +16,11 @@ pub(crate) fn informational(s: &Scene) -> bool {
         .iter()
         .any(|p| s.rest_after().starts_with(p))
         && !names_another_mode(s);
+    // (`为什么` after the name opens what it is asked to find out: `深度分析一下为什么内存一直在涨`)
+    let after = s.sentence_after.replace("为什么", "");
     let found = |ms: &[&str]| {
         ms.iter()
-            .any(|m| s.sentence_before.contains(m) || s.sentence_after.contains(m))
+            .any(|m| s.sentence_before.contains(m) || after.contains(m))
     };
     found(INFO_CJK) || (!instrument && found(COMPARE_CJK))
 }
@@ -39,15 +41,6 @@ pub(crate) fn asks_meaning(text: &str) -> bool {
     MEANING_CJK.iter().any(|m| text.contains(m))
 }
 
-/// Asks to stop the mode (`랄프 꺼줘`, `ラルフを止めて`, `停止拉尔夫`), not a statement about it
-/// (`ralph 가 … 멈추지 않아요`: it does not stop).
-pub(crate) fn cancel(s: &Scene) -> bool {
-    (CJK_CANCEL.iter().any(|m| s.near_after.contains(m)) && !subject(s))
-        || ["停止", "关闭", "取消", "停下"]
-            .iter()
-            .any(|m| s.near_before.trim_end().ends_with(m))
-}
-
 /// Negated (`쓰지 마`, `使わないで`, `不要`).
 pub(crate) fn negation(s: &Scene) -> bool {
     NEGATION_CJK_AFTER.iter().any(|m| s.near_after.contains(m))
@@ -58,10 +51,18 @@ pub(crate) fn negation(s: &Scene) -> bool {
 
 /// A subject or topic particle right after the name (`랄프가`, `ラルフは`), or after a space
 /// that follows a name in Latin letters (`ralph 가 …`, `deep interview 는 …`; only the particles
-/// that are not also words of their own there: `ralph 이 이슈` is "ralph this issue").
+/// that are not also words of their own there: `ralph 이 이슈` is "ralph this issue"), or after
+/// the mode's own noun (`ralph 루프가 계속 …`, `ラルフのループが …`); in Chinese, which has no
+/// particles, an adverb that makes the sentence a statement about it (`拉尔夫循环一直停不下来`,
+/// `ralph 每次都从头开始`).
 pub(crate) fn subject(s: &Scene) -> bool {
     let rest = &s.t[s.end..];
-    let spaced = rest.starts_with(' ') && s.alias().text.is_ascii();
+    let noun = MODE_NOUNS_CJK
+        .iter()
+        .find_map(|n| rest.trim_start_matches(' ').strip_prefix(n));
+    let after_noun = noun.is_some();
+    let rest = noun.unwrap_or(rest);
+    let spaced = !after_noun && rest.starts_with(' ') && s.alias().text.is_ascii();
     let mut after = rest.trim_start_matches(' ').chars();
     let particles: &[char] = if spaced {
         SPACED_SUBJECT_PARTICLES
@@ -70,10 +71,62 @@ pub(crate) fn subject(s: &Scene) -> bool {
     } else {
         SUBJECT_PARTICLES
     };
-    after.next().is_some_and(|c| particles.contains(&c))
+    let particle = after.next().is_some_and(|c| particles.contains(&c))
         && after
             .next()
-            .is_none_or(|c| !c.is_alphanumeric() || c.is_ascii())
+            .is_none_or(|c| !c.is_alphanumeric() || c.is_ascii());
+    // (not the instrument of a request: `用拉尔夫一直修到测试通过`)
+    let adverb = STATEMENT_ADVERBS_ZH
+        .iter()
+        .any(|a| rest.trim_start_matches(' ').starts_with(a))
+        && !CJK_BEFORE
+            .iter()
+            .any(|m| s.near_before.trim_end().ends_with(m));
+    particle || adverb
+}
+
+/// The name in a condition or a concession, the circumstances of a report rather than the
+/// request: `울트라워크 켜면 …` (when I turn it on), `cancelomc 쳤는데도 …` (even though I typed
+/// it), `ウルトラワークを使うと …`, `超级工作模式启动以后 …` — unless the condition is itself the
+/// polite form of a request (`랄프로 돌리면 좋겠어`: "I'd like it run with ralph") or the
+/// mode is its instrument (`用拉尔夫修复以后 …`).
+pub(crate) fn condition(s: &Scene) -> bool {
+    if s.sentence_after.is_ascii() {
+        return false;
+    }
+    let clause: String = s
+        .sentence_after
+        .split(['，', ',', '、'])
+        .next()
+        .unwrap_or("")
+        .chars()
+        .take(24)
+        .collect();
+    // Korean: the first words after the name, one of them a verb in a connective form
+    let ko = clause.split_whitespace().take(2).enumerate().any(|(k, w)| {
+        KO_CONNECTIVES.iter().any(|c| w.ends_with(c))
+            && !clause
+                .split_whitespace()
+                .nth(k + 1)
+                .is_some_and(|next| KO_POLITE_AFTER.iter().any(|p| next.starts_with(p)))
+    });
+    // Japanese: a verb's dictionary form and と, or たら / ても / ば
+    let ja = {
+        let cs: Vec<char> = clause.chars().collect();
+        cs.windows(2)
+            .enumerate()
+            .any(|(i, w)| i > 0 && w[1] == 'と' && "うくすつぬふむゆるぐぶぷ".contains(w[0]))
+            || ["たら", "ても", "れば", "時に", "ときに"]
+                .iter()
+                .any(|m| clause.contains(m))
+    };
+    let zh = ["以后", "之后", "的时候", "时候"]
+        .iter()
+        .any(|m| clause.contains(m))
+        && !CJK_BEFORE
+            .iter()
+            .any(|m| s.near_before.trim_end().ends_with(m));
+    ko || ja || zh
 }
 
 /// A modifier: a possessive particle or a noun right after (`랄프의 상태`, `ラルフ 関連`).
@@ -101,6 +154,16 @@ pub(crate) fn directive(s: &Scene) -> bool {
         return false;
     }
     let object = ["를", "을", "を"].iter().any(|p| rest.starts_with(p));
+    // a Chinese name is a verb itself (`深度分析` is "analyse deeply"): heading a command, with
+    // what it acts on right after it (`深度分析为什么接口变慢`, `代码审查这个PR`)
+    let han = s
+        .alias()
+        .text
+        .chars()
+        .all(|c| ('\u{4E00}'..='\u{9FFF}').contains(&c));
+    if han && s.command_pos && ZH_OBJECTS.iter().any(|o| imm.starts_with(o)) {
+        return true;
+    }
     let near: &[&str] = if object { CJK_ACTIVATE } else { CJK_NEAR };
     CJK_IMMEDIATE.iter().any(|m| imm.starts_with(m))
         || near.iter().any(|m| s.near_after.contains(m))
@@ -148,14 +211,6 @@ const NEGATION_CJK_AFTER: &[&str] = &[
 
 const NEGATION_CJK_BEFORE: &[&str] = &["不要", "别", "不用", "禁止", "关闭", "停止", "无需", "不"];
 
-/// CJK requests to stop a running mode (`랄프 꺼줘`, `ラルフを止めて`, `停止拉尔夫` is handled
-/// by the negation list before the keyword).
-#[rustfmt::skip]
-const CJK_CANCEL: &[&str] = &[
-    "꺼", "끄", "멈춰", "멈추", "중지", "취소", "그만", "止めて", "止め", "停止", "やめて", "キャンセル", "中止", "关闭", "取消",
-    "停下",
-];
-
 /// CJK directives right after a keyword (`ralph로`, `ラルフで`, `ralph模式`).
 const CJK_IMMEDIATE: &[&str] = &["로", "으로", "で", "を使", "を起動", "を実行", "模式"];
 
@@ -166,8 +221,10 @@ const CJK_MODIFIER_PARTICLES: &[&str] = &["의", "の", "的"];
 #[rustfmt::skip]
 const CJK_MODIFIER_NOUNS: &[&str] = &[
     "관련", "코드", "상태", "파일", "기능", "설정", "문서", "버그", "결과", "보고서", "리포트", "내용", "의견", "코멘트", "지적",
-    "템플릿", "체크리스트", "関連", "コード", "状態", "ファイル", "機能", "設定", "バグ", "結果", "報告", "レポート",
+    "템플릿", "체크리스트", "주행", "데이터", "모듈", "시스템", "関連", "コード", "状態", "ファイル", "機能", "設定", "バグ", "結果", "報告", "レポート",
     "コメント", "指摘", "内容", "相关", "代码", "状态", "文件", "功能", "设置", "错误", "结果", "报告", "意见", "评论", "内容",
+    "模块", "数据", "系统", "模型", "算法", "项目", "工具", "汽车", "技术", "公司", "行业", "方案", "芯片", "软件", "仿真", "感知",
+    "标注", "单元", "场景", "车辆",
 ];
 
 /// CJK verbs that start or use a mode (a subset of [`CJK_NEAR`]).
@@ -193,6 +250,54 @@ const CJK_BEFORE: &[&str] = &[
 ];
 
 const SUBJECT_PARTICLES: &[char] = &['가', '이', '는', '은', '도', 'が', 'は', 'も'];
+
+/// A mode's own noun after its name (`ralph 루프`, `ラルフのループ` is a modifier already).
+const MODE_NOUNS_CJK: &[&str] = &["루프", "모드", "ループ", "モード", "循环", "模式"];
+
+/// Chinese adverbs that, right after the name, make it the subject of a statement.
+#[rustfmt::skip]
+const STATEMENT_ADVERBS_ZH: &[&str] = &[
+    "一直", "总是", "老是", "每次", "又", "还是", "还在", "经常", "偶尔", "有时", "已经", "没有", "没", "不会", "不能", "不停",
+    "居然", "竟然", "好像", "似乎",
+];
+
+/// What a Chinese name used as a verb acts on, right after it: a question it is to answer, or a
+/// determiner of its object.
+const ZH_OBJECTS: &[&str] = &[
+    "为什么",
+    "是否",
+    "哪些",
+    "哪里",
+    "怎样",
+    "这个",
+    "这些",
+    "那个",
+    "那些",
+    "所有",
+    "全部",
+    "整个",
+    "我们的",
+];
+
+/// Korean connective endings: the verb is a condition or a concession (`켜면`, `쳤는데도`,
+/// `돌렸더니`, `쓰니까`).
+const KO_CONNECTIVES: &[&str] = &[
+    "면",
+    "면서",
+    "는데",
+    "는데도",
+    "ㄴ데",
+    "었는데",
+    "더니",
+    "니까",
+    "지만",
+    "어도",
+    "아도",
+    "해도",
+];
+
+/// After a Korean condition, words that make it a polite request (`돌리면 좋겠어`).
+const KO_POLITE_AFTER: &[&str] = &["좋겠", "돼", "되", "고맙", "감사", "안될까", "안 될까"];
 
 /// After a space, only these read as the name's particle (`이` would be "this", `도` "degree").
 const SPACED_SUBJECT_PARTICLES: &[char] = &['가', '는', '은', 'が', 'は'];

@@ -4,16 +4,16 @@
 //! names and phrases alike, so every alias gets the same guards.
 
 use super::cjk;
-use super::lexicon::Shape;
+use super::lexicon::{Shape, is_mode_word};
 use super::scene::Scene;
 use super::text::{
     back, fwd, has_seq, head_before_break, is, is_activation, strip_leadins, tail_after_break,
     words,
 };
 use super::vocab::{
-    BANTER, COMPARISON, DEFERRALS, FILLERS, FINITE, GREETINGS, HYPOTHETICAL, INFO_BEFORE,
-    MODE_NOUNS, NEGATORS, NEGATORS_AFTER, NOUNS, PLURAL_VERBS, REPORTING, SOFTENERS, TASK_VERBS,
-    TOPIC_WORDS,
+    BANTER, COMPARISON, DEFERRALS, FINITE, GREETINGS, HYPOTHETICAL, INFO_BEFORE, LIST_NOUNS,
+    LISTING_VERBS, MODE_NOUNS, NEGATORS, NEGATORS_AFTER, NOUNS, PLURAL_VERBS, REPORTING, SOFTENERS,
+    TASK_VERBS, TOPIC_WORDS,
 };
 
 /// `code review` in a pasted review template (approve / request-changes / merge-ready).
@@ -111,20 +111,6 @@ pub(crate) fn full_name(s: &Scene) -> bool {
         && !super::lexicon::is_mode_word(&lower)
 }
 
-/// `stop ralph`, `please cancel the autopilot run`, `랄프 꺼줘`: a persistent mode named in a
-/// request to stop it.
-pub(crate) fn cancel_phrase(s: &Scene) -> bool {
-    if !s.persistent() {
-        return false;
-    }
-    let rest = s.lead_rest();
-    let en = matches!(
-        rest.first().map(String::as_str),
-        Some("cancel" | "stop" | "abort" | "kill" | "halt" | "exit" | "quit")
-    ) && rest[1..].iter().all(|w| FILLERS.contains(&w.as_str()));
-    en || cjk::cancel(s)
-}
-
 /// Negated: `don't`, `without`, `instead of`, `turn off`, `… is disabled`, `쓰지 마`, `不要`.
 pub(crate) fn negation(s: &Scene) -> bool {
     let cb = &s.cb_words;
@@ -201,7 +187,7 @@ pub(crate) fn banter(s: &Scene) -> bool {
 }
 
 /// Put off, or only supposed: `i want a cli eventually`, `clean up the dead code later`, `could
-/// you use ralph on a monorepo, in theory?`.
+/// you use ralph on a monorepo, in theory?`, a CJK condition (`울트라워크 켜면 …`: when it is on).
 pub(crate) fn deferred(s: &Scene) -> bool {
     let hypothetical = |ws: &[String]| {
         ws.iter().any(|w| HYPOTHETICAL.contains(&w.as_str()))
@@ -223,6 +209,7 @@ pub(crate) fn deferred(s: &Scene) -> bool {
         || has_seq(&s.after_words, &["at", "some", "point"])
         || has_seq(&s.after_words, &["in", "the", "future"])
         || has_seq(&s.after_words, &["down", "the", "road"])
+        || cjk::condition(s)
 }
 
 /// A setting: `enable autopilot by default`.
@@ -236,4 +223,74 @@ pub(crate) fn setting(s: &Scene) -> bool {
 /// The topic of something else: `about ralph`, `called autopilot`.
 pub(crate) fn topic(s: &Scene) -> bool {
     is(s.prev_word(), TOPIC_WORDS) && !s.explicit
+}
+
+/// The name as a word in a text or a list, not a request: `the table lists deslop`, `the docs
+/// are missing deslop and anti-slop`, `add ultrathink to the keyword list`.
+pub(crate) fn as_word(s: &Scene) -> bool {
+    // past the other names of the list and the words that say it is a word
+    let skipped = |w: &str| {
+        matches!(
+            w,
+            "and"
+                | "or"
+                | "but"
+                | "not"
+                | "nor"
+                | "both"
+                | "either"
+                | "also"
+                | "the"
+                | "word"
+                | "words"
+                | "alias"
+                | "aliases"
+                | "keyword"
+                | "keywords"
+                | "term"
+                | "terms"
+                | "spelling"
+                | "entry"
+                | "entries"
+                | "name"
+                | "names"
+        ) || is_mode_word(w)
+    };
+    let before = s
+        .cb_words
+        .iter()
+        .rev()
+        .map(String::as_str)
+        .find(|w| !skipped(w));
+    let aw = &s.after_words;
+    // `to the keyword list`, `into the README`, `from the aliases table`
+    let into_a_list = s.is_name()
+        && is(aw.first(), &["to", "into", "from"])
+        && aw
+            .iter()
+            .skip(1)
+            .find(|w| {
+                !matches!(
+                    w.as_str(),
+                    "the"
+                        | "a"
+                        | "an"
+                        | "our"
+                        | "my"
+                        | "your"
+                        | "this"
+                        | "that"
+                        | "keyword"
+                        | "keywords"
+                        | "alias"
+                        | "aliases"
+                        | "mode"
+                        | "modes"
+                        | "magic"
+                        | "supported"
+                        | "known"
+                )
+            })
+            .is_some_and(|w| LIST_NOUNS.contains(&w.as_str()));
+    before.is_some_and(|w| LISTING_VERBS.contains(&w)) || into_a_list
 }

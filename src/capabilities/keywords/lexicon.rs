@@ -48,6 +48,9 @@ pub enum Shape {
     Review,
     /// A code smell (`dead code`, `duplicated …`, `slop`), asked to be cleaned (ai-slop-cleaner).
     Smell,
+    /// A verb that asks to stop (`stop`, `turn … off`, `그만`, `止め`, `停`): with what follows it
+    /// in its clause, a request to stop the work, in the person's own words (cancel; `stop.rs`).
+    Stop,
 }
 
 /// One spelling of a keyword name, or the fixed words of a phrase.
@@ -116,6 +119,17 @@ const fn ph(text: &'static str, name: &'static str, shape: Shape) -> Alias {
     }
 }
 
+/// A verb that asks to stop; `stop.rs` says when it is a request.
+const fn stop(text: &'static str) -> Alias {
+    Alias {
+        text,
+        name: "cancel",
+        gate: Command,
+        not_before: &[],
+        shape: Shape::Stop,
+    }
+}
+
 const fn an(
     text: &'static str,
     name: &'static str,
@@ -145,7 +159,50 @@ pub const ALIASES: &[Alias] = &[
     // cancel
     a("cancelomc", "cancel", Explicit),
     a("stopomc", "cancel", Explicit),
-    a("cancel", "cancel", Prefix),
+    // `/cancel` is the command; `cancel` without its prefix is one of the ways to say stop
+    Alias {
+        text: "cancel",
+        name: "cancel",
+        gate: Prefix,
+        not_before: &[],
+        shape: Shape::Stop,
+    },
+    stop("stop"),
+    stop("halt"),
+    stop("abort"),
+    stop("kill"),
+    stop("quit"),
+    stop("end"),
+    stop("exit"),
+    stop("pause"),
+    stop("terminate"),
+    stop("enough"),
+    stop("turn"),
+    stop("switch"),
+    stop("shut"),
+    stop("그만"),
+    stop("멈춰"),
+    stop("멈추"),
+    stop("중지"),
+    stop("중단"),
+    stop("꺼"),
+    stop("끝내"),
+    stop("스톱"),
+    stop("취소"),
+    stop("止め"),
+    stop("やめ"),
+    stop("ストップ"),
+    stop("中止"),
+    stop("キャンセル"),
+    stop("停"),
+    stop("别再"),
+    stop("不要再"),
+    stop("够了"),
+    stop("取消"),
+    stop("结束"),
+    stop("关掉"),
+    stop("关闭"),
+    stop("暂停"),
     // ralph
     a("ralph", "ralph", Explicit),
     an("랄프", "ralph", Explicit, LAUREN_KO),
@@ -311,9 +368,20 @@ pub const ALIASES: &[Alias] = &[
 /// A one-word name of a mode (`ulw`, `ralph`, `tdd`): an earlier one in a clause is skipped as a
 /// lead-in (`ultrathink and then ralph fix …`).
 pub fn is_mode_word(w: &str) -> bool {
-    ALIASES
-        .iter()
-        .any(|a| a.text == w && a.gate != Prefix && a.shape == Shape::Name)
+    // (asked of many words of a long prompt: a sorted list, built once, not a scan of the table)
+    static WORDS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    WORDS
+        .get_or_init(|| {
+            let mut v: Vec<&str> = ALIASES
+                .iter()
+                .filter(|a| a.gate != Prefix && a.shape == Shape::Name)
+                .map(|a| a.text)
+                .collect();
+            v.sort_unstable();
+            v
+        })
+        .binary_search(&w)
+        .is_ok()
 }
 
 /// `ws` opens with a mode's name (`ralph …`, `deep interview me …`).

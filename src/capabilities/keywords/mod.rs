@@ -6,7 +6,8 @@
 //! stop. What is detected is injected as context (a header line, each mode's instructions from
 //! `templates/modes/`, the request), and each persistent mode detected gets a fresh run in the
 //! session's `<mode>-state.json`, enforced from the first Stop on. `cancel` ends every run and
-//! skill guard of the session, alone.
+//! skill guard of the session, alone: `cancelomc` always, a stop in the person's own words
+//! (`stop the loop, it's burning tokens`) only while something of the session runs.
 //!
 //! Re-activating a mode that is already running restarts it: iteration 1, the new request as
 //! its prompt, a fresh iteration budget. The user typed an explicit invocation with (usually) a
@@ -19,18 +20,20 @@ mod guards;
 pub mod lexicon;
 mod matcher;
 mod phrases;
+mod records;
 pub mod rules;
 pub mod sanitize;
 pub mod scan;
 mod scene;
 mod shapes;
+mod stop;
 mod text;
 mod vocab;
 
-pub use scan::{Candidate, Detection, detect};
+pub use scan::{Candidate, Detection, detect, detect_with};
 
 use super::Ctx;
-use super::cancel::{Cancelled, cancel_scope};
+use super::cancel::{Cancelled, anything_to_cancel, cancel_scope};
 use super::persistent_mode::{budget, start};
 use crate::config::Config;
 use crate::modes::{PERSISTENT, is_persistent, max_iterations, state_file_name};
@@ -51,8 +54,14 @@ pub fn on_prompt(ctx: &Ctx<'_>) -> Answer {
     let Some(prompt) = ctx.input.prompt.as_deref().filter(|p| !p.trim().is_empty()) else {
         return Answer::default();
     };
-    // A budget said after the mode's name (`ralph 2h fix …`) is not part of the request.
-    let (prompt, budget, det) = with_budget(prompt, &ctx.config);
+    // A budget said after the mode's name (`ralph 2h fix …`) is not part of the request; a stop
+    // said in the person's own words ends what runs, and with nothing running it is nothing.
+    let running = || {
+        ctx.store
+            .as_ref()
+            .is_some_and(|store| anything_to_cancel(store, &ctx.scope))
+    };
+    let (prompt, budget, det) = with_budget(prompt, &ctx.config, &running);
     let prompt = prompt.as_str();
     if det.modes.is_empty() {
         return Answer::default();
@@ -76,7 +85,7 @@ pub fn on_prompt(ctx: &Ctx<'_>) -> Answer {
     if ctx.env.team_worker {
         return Answer::default();
     }
-    let request = sanitize::strip_echoes(prompt);
+    let request = request_text(prompt);
     // A run that could not be written did not start, and the text says so instead of the
     // mode's instructions (which promise a Stop hook that would not come).
     let mut not_started: Vec<(&str, String)> = Vec::new();
@@ -101,11 +110,17 @@ pub fn on_prompt(ctx: &Ctx<'_>) -> Answer {
 
 /// The prompt's budget and its detection: judged without the budget words when the mode they
 /// follow then activates, else as typed with no budget. `detect` shows the same.
-pub fn with_budget(prompt: &str, config: &Config) -> (String, budget::Budget, Detection) {
+/// `running` says whether anything of the session runs, asked only for a stop said in the
+/// person's own words.
+pub fn with_budget(
+    prompt: &str,
+    config: &Config,
+    running: &dyn Fn() -> bool,
+) -> (String, budget::Budget, Detection) {
     let disabled = config.disabled_keywords();
     let (rest, budget) = budget::split(prompt);
     if !budget.is_empty() {
-        let det = detect(&rest, &disabled);
+        let det = detect_with(&rest, &disabled, running);
         if det.modes.iter().any(|m| is_persistent(m)) && !det.cancel() {
             return (rest, budget, det);
         }
@@ -113,7 +128,7 @@ pub fn with_budget(prompt: &str, config: &Config) -> (String, budget::Budget, De
     (
         prompt.to_string(),
         budget::Budget::default(),
-        detect(prompt, &disabled),
+        detect_with(prompt, &disabled, running),
     )
 }
 
@@ -150,6 +165,29 @@ pub fn reset_turn(ctx: &Ctx<'_>) -> Answer {
         }
     }
     Answer::default()
+}
+
+/// The request as typed, pasted hook output removed: enough of it for the echo and the stored
+/// prompt, both cut far shorter than a long paste. A prefix cut at a line break gives the same
+/// text as the whole prompt as far as it goes (a hook-output block the cut splits is removed
+/// either way), so a megabyte is read only when its first lines are nearly all hook output.
+fn request_text(prompt: &str) -> String {
+    let mut take = 64 * 1024;
+    loop {
+        if take >= prompt.len() {
+            return sanitize::strip_echoes(prompt);
+        }
+        let mut cut = take;
+        while !prompt.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let cut = prompt[..cut].rfind('\n').unwrap_or(cut);
+        let request = sanitize::strip_echoes(&prompt[..cut]);
+        if request.chars().count() > REQUEST_ECHO_MAX {
+            return request;
+        }
+        take *= 4;
+    }
 }
 
 /// Writes a fresh run of `mode` (restarting one that is already active).
@@ -380,6 +418,24 @@ mod tests {
              workflow and do not resume it unless the user asks again."
         );
         assert!(render_cancel(&Cancelled::default()).contains("Nothing was running"));
+    }
+
+    #[test]
+    fn a_long_request_is_read_only_as_far_as_it_is_echoed() {
+        let line = "fix the parser and then look at the lexer, ralph fix the tests\n";
+        let mut p = String::from("[RALPH LOOP - ITERATION 2/100] Work is NOT done.\nTask: old\n\n");
+        while p.len() < 300_000 {
+            p.push_str(line);
+        }
+        let whole = sanitize::strip_echoes(&p);
+        let part = request_text(&p);
+        assert!(part.len() < whole.len());
+        assert!(whole.starts_with(&part));
+        assert_eq!(stored_prompt(&part), stored_prompt(&whole));
+        // hook output filling the first lines: read further
+        let mut q = "[MAGIC KEYWORD: RALPH]\n".repeat(20_000);
+        q.push_str("\n\nralph fix the tests");
+        assert_eq!(request_text(&q), sanitize::strip_echoes(&q));
     }
 
     #[test]

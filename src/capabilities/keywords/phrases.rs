@@ -15,10 +15,11 @@ use super::vocab::{
     ARTICLES, BUILD_VERBS, CLEANUP_VERBS, CODE_NOUNS, COMPOUND_HEADS, CORE_CLEANUP_VERBS, NOUNS,
     PRODUCT_NOUNS, PRODUCT_STOPS, SCOPE_WORDS, SMELL_TALK, TASK_VERBS,
 };
+use std::borrow::Cow;
 
 /// Lowercase words of `s` with their byte spans (offset by `base`), up to the first character
 /// that is neither a word character nor a space: a phrase does not run across punctuation.
-fn spans(s: &str, base: usize) -> Vec<(usize, usize, String)> {
+fn spans(s: &str, base: usize) -> Vec<(usize, usize, Cow<'_, str>)> {
     let mut out = Vec::new();
     let mut cur: Option<usize> = None;
     for (i, c) in s.char_indices().chain(std::iter::once((s.len(), '\u{0}'))) {
@@ -28,7 +29,14 @@ fn spans(s: &str, base: usize) -> Vec<(usize, usize, String)> {
             continue;
         }
         if let Some(st) = cur.take() {
-            out.push((base + st, base + i, s[st..i].to_lowercase()));
+            // (lowercased only when it has a capital: a paste may hold thousands of phrases)
+            let w = &s[st..i];
+            let w = if w.chars().any(char::is_uppercase) {
+                Cow::Owned(w.to_lowercase())
+            } else {
+                Cow::Borrowed(w)
+            };
+            out.push((base + st, base + i, w));
         }
         if !(c == ' ' || c == '\t') {
             break;
@@ -46,12 +54,12 @@ fn product_after(t: &str, pos: usize, article_optional: bool) -> Option<usize> {
         i = 1;
     }
     for k in i..(i + 4).min(ws.len()) {
-        let w = ws[k].2.as_str();
+        let w = ws[k].2.as_ref();
         if PRODUCT_NOUNS.contains(&w) {
             // `a cli tool`, `an api server`: still a product; `a feature flag`: not one
             let mut end = ws[k].1;
             for next in ws.iter().skip(k + 1).take(2) {
-                let n = next.2.as_str();
+                let n = next.2.as_ref();
                 if PRODUCT_NOUNS.contains(&n) {
                     end = next.1;
                 } else if COMPOUND_HEADS.contains(&n) || NOUNS.contains(&n) {
@@ -81,6 +89,7 @@ pub(crate) fn extent(shape: Shape, t: &str, start: usize, end: usize) -> Option<
             Some((start, end))
         }
         Shape::Smell => smell(t, start, end),
+        Shape::Stop => super::stop::extent(t, start, end),
     }
 }
 
@@ -104,11 +113,11 @@ fn smell(t: &str, start: usize, end: usize) -> Option<(usize, usize)> {
         let before = spans(tail_after_break(back(t, start, 40), false), 0);
         let code_before = before
             .last()
-            .is_some_and(|w| matches!(w.2.as_str(), "code" | "logic"));
+            .is_some_and(|w| matches!(w.2.as_ref(), "code" | "logic"));
         match ws
             .iter()
             .take(3)
-            .find(|w| CODE_NOUNS.contains(&w.2.as_str()))
+            .find(|w| CODE_NOUNS.contains(&w.2.as_ref()))
         {
             Some(noun) => end = noun.1,
             None if code_before => {}
@@ -119,7 +128,7 @@ fn smell(t: &str, start: usize, end: usize) -> Option<(usize, usize)> {
     let next = spans(fwd(t, end, 40), end);
     if next
         .first()
-        .is_some_and(|w| SMELL_TALK.contains(&w.2.as_str()))
+        .is_some_and(|w| SMELL_TALK.contains(&w.2.as_ref()))
     {
         return None;
     }

@@ -10,7 +10,7 @@
 //! nothing: precision first, because a false positive starts a loop that refuses to stop.
 
 use super::scene::{Scene, Site};
-use super::{cjk, guards, phrases, shapes};
+use super::{cjk, guards, phrases, shapes, stop};
 
 /// Which part of detection applies a rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,7 +44,8 @@ impl Stage {
 pub enum Effect {
     Ignore,
     Activate,
-    /// Acted on as `cancel`.
+    /// Acted on as `cancel` while something of the session runs (a stop in the person's own
+    /// words; `cancelomc` and `/cancel` are commands, which `Activate` always).
     Cancel,
 }
 
@@ -96,6 +97,11 @@ pub const RULES: &[Rule] = &[
     rule("fenced-code", Sanitise, Ignore, "inside a fenced code block", None),
     rule("indented-code", Sanitise, Ignore, "inside a Markdown indented code block (4 spaces or a tab, after a blank line, or opening the prompt with a blank line and text after it)", None),
     rule("diff-line", Sanitise, Ignore, "a line of a diff", None),
+    rule("commit-line", Sanitise, Ignore, "a pasted git log or list of commits: a line led by a commit hash, conventional-commit subjects (feat: …, chore: …) among other commit lines, a commit's header, Author:/Date: lines and message, a rebase plan, git shortlog", None),
+    rule("log-line", Sanitise, Ignore, "a pasted log line: a date or time first (2026-12-01T10:32Z …, [10:32:01] …, Dec 01 10:22:03 …), a level (INFO  …, [ERROR] …, level=info), npm ERR!, a test runner's result (✓ …, FAIL …)", None),
+    rule("stack-trace", Sanitise, Ignore, "a pasted stack trace, from its header (Traceback …, thread '…' panicked at, goroutine 1 [running]:, Exception in thread …) or its first frame to the next blank line", None),
+    rule("chat-line", Sanitise, Ignore, "a pasted chat of two or more speakers (alice: …, bob: …) or a Slack mention line (<@U0421> …)", None),
+    rule("history-line", Sanitise, Ignore, "pasted shell history (  501  claude -p …, zsh's : 1733040000:0;…)", None),
     rule("shell-line", Sanitise, Ignore, "a shell-transcript line ($ …, ❯ …, user@host:~$ …)", None),
     rule("block-quote", Sanitise, Ignore, "a block-quote line (> …)", None),
     rule("table-row", Sanitise, Ignore, "a Markdown table row", None),
@@ -118,16 +124,18 @@ pub const RULES: &[Rule] = &[
     rule("question", Guard, Ignore, "part of a question (a polite request such as can you … ? / would you mind … ? still counts, and so does a question asked as the task after a context-only mode's colon: think hard about this: is it safe?)", Some(guards::question)),
     rule("vocative", Guard, Ignore, "a person addressed (thanks ralph, hey ralph, …)", Some(guards::vocative)),
     rule("full-name", Guard, Ignore, "a person's full name (Ralph Wiggum, Ralph Lauren): a capitalised name and a capitalised word after it that is no task verb or mode word", Some(guards::full_name)),
-    rule("cancel-phrase", Guard, Cancel, "asks to stop a running mode (stop ralph, cancel the autopilot run, 랄프 꺼줘): acted on as cancel", Some(guards::cancel_phrase)),
+    rule("stop-request", Guard, Cancel, "asks, in the person's own words, to stop the work: a stop verb opening its sentence with the work after it (stop; stop the loop, it's burning tokens; ok stop, that's enough looping; turn off ralph; kill it; 그만해; ループを止めて; 停下来): acted on as cancel while something of the session runs", Some(stop::request)),
+    rule("stop-object", Guard, Ignore, "a mode named in a request to stop it (stop ralph, 랄프 꺼줘, 停止拉尔夫), or in a limit on it (stop ralph from touching the migrations)", Some(stop::object)),
     rule("negation", Guard, Ignore, "negated (don't / without / instead of / turn off / 쓰지 마 / 使わないで / 不要)", Some(guards::negation)),
     rule("alternative", Guard, Ignore, "offered as one of several options (ralph or autopilot)", Some(guards::alternative)),
     rule("reported", Guard, Ignore, "reported speech or an example (my prompt was: …, e.g. …)", Some(guards::reported)),
-    rule("subject", Guard, Ignore, "the subject of a statement (ralph keeps looping, /ralph keeps looping, search code is slow, ralph and autopilot keep fighting; not a context-only mode's slash command heading its question: /ultrathink is this safe)", Some(guards::subject)),
+    rule("subject", Guard, Ignore, "the subject of a statement (ralph keeps looping, /ralph keeps looping, search code is slow, ralph and autopilot keep fighting, ralph 루프가 …, 拉尔夫循环一直 …; not a context-only mode's slash command heading its question: /ultrathink is this safe)", Some(guards::subject)),
     rule("noun-phrase", Guard, Ignore, "used as a modifier (an autopilot toggle, the ralph state, end to end tests)", Some(guards::noun_phrase)),
     rule("banter", Guard, Ignore, "an ordinary-English wish said in jest (i want an app like that too lol)", Some(guards::banter)),
-    rule("deferred", Guard, Ignore, "put off or only supposed (i want a cli eventually, clean up the dead code later, could you use ralph on a monorepo, in theory?)", Some(guards::deferred)),
+    rule("deferred", Guard, Ignore, "put off or only supposed (i want a cli eventually, clean up the dead code later, could you use ralph on a monorepo, in theory?), or the circumstance of a report in a CJK condition (울트라워크 켜면 …, ウルトラワークを使うと …, 超级工作模式启动以后 …)", Some(guards::deferred)),
     rule("setting", Guard, Ignore, "talks about a setting (enable autopilot by default)", Some(guards::setting)),
     rule("topic", Guard, Ignore, "the topic of something else (about ralph, called autopilot)", Some(guards::topic)),
+    rule("as-a-word", Guard, Ignore, "the name as a word in a text or a list (the table lists deslop, the docs are missing deslop and anti-slop, add ultrathink to the keyword list)", Some(guards::as_word)),
     // ------------------------------------------------------------------ invocation shapes: names
     rule("explicit-prefix", Shape, Activate, "an explicit command (/ralph, $ralph, omc:ralph) at the head of a clause", Some(shapes::explicit_prefix)),
     rule("colon-directive", Shape, Activate, "a directive (ralph: fix …; autopilot: tiny url shortener, sqlite)", Some(shapes::colon_directive)),
@@ -146,7 +154,7 @@ pub const RULES: &[Rule] = &[
     rule("cleanup-smell", Shape, Activate, "a cleanup verb heading a command whose object is a code smell (clean up the dead code, dedupe the duplicated helpers, dedupe the copy-pasted helpers, simplify the wrapper layers, remove the ai slop) (ai-slop-cleaner)", Some(phrases::cleanup_smell)),
     rule("incomplete-phrase", Shape, Ignore, "a phrase alias not used as a request (handle it all in one transaction, test it end to end)", Some(phrases::incomplete)),
     // ------------------------------------------------------------------ invocation shapes: elsewhere in a command
-    rule("manner", Shape, Activate, "a command done in tdd's manner, the name ending the clause (do it test-first, write this red-green)", Some(shapes::manner)),
+    rule("manner", Shape, Activate, "a command done in a mode's manner, the name ending the clause (write the rate limiter tdd style, do it test-first, write this red-green)", Some(shapes::manner)),
     rule("not-at-command-head", Shape, Ignore, "a common phrase (think hard, test first) names a mode only at the head of a command", Some(shapes::command_only)),
     rule("activation-verb", Shape, Activate, "an activation verb before it (use / run / start / enable / turn on ralph; usa / nutze / utilise tdd; fai una code review)", Some(shapes::activation_verb)),
     rule("instrument", Shape, Activate, "a command done with the mode (fix … with ralph, … using tdd; arregla … con ralph, bitte mit ultrawork …)", Some(shapes::instrument)),
@@ -159,8 +167,8 @@ pub const RULES: &[Rule] = &[
     rule("no-invocation", Shape, Ignore, "mentioned, but not invoked", Some(|_| true)),
     // ------------------------------------------------------------------ the whole prompt
     rule("joined-modes", Prompt, Activate, "one of several modes joined in one command (tdd and ralph: …, code review + ultrawork: …, ralph, with tdd, …), judged with the first", None),
-    rule("bare-cancel", Prompt, Cancel, "the whole prompt asks to stop (stop / cancel / stop ralph)", None),
     rule("disabled-by-config", Prompt, Ignore, "switched off in .omc/config.json (keywords.disabled)", None),
+    rule("nothing-running", Prompt, Ignore, "a stop in the person's own words while nothing of the session runs (no active run, no skill guard): nothing to end, so nothing is done", None),
     rule("cancel-exclusive", Prompt, Ignore, "cancel was also asked for; cancel is acted on alone", None),
 ];
 

@@ -8,6 +8,7 @@
 //! prompt.
 
 use super::blame::{Blame, Recorder};
+use super::records::{self, Record};
 use std::collections::HashMap;
 
 /// The sanitiser's rules, in the order they are applied; what each recognises is in
@@ -18,6 +19,11 @@ pub const RULE_NAMES: &[&str] = &[
     "fenced-code",
     "indented-code",
     "diff-line",
+    "commit-line",
+    "log-line",
+    "stack-trace",
+    "chat-line",
+    "history-line",
     "shell-line",
     "block-quote",
     "table-row",
@@ -36,6 +42,11 @@ enum R {
     FencedCode,
     IndentedCode,
     DiffLine,
+    CommitLine,
+    LogLine,
+    StackTrace,
+    ChatLine,
+    HistoryLine,
     ShellLine,
     BlockQuote,
     TableRow,
@@ -65,10 +76,23 @@ impl Sanitized {
 
 /// Blanks the prompt. See the module documentation.
 pub fn sanitize(prompt: &str) -> Sanitized {
+    sanitize_near(prompt, &[(0, prompt.len())])
+}
+
+/// [`sanitize`], blanking only within `near`: sorted, disjoint byte ranges that hold every
+/// candidate to judge and the windows its rules read. A megabyte pasted with tens of thousands
+/// of mentions has only its first and last candidates judged ([`super::scan::MAX_JUDGED`]);
+/// the rules that carry state from line to line (a fence, a trace, an indented block) still
+/// read every line, but nothing outside the ranges is blanked or searched for URLs, paths and
+/// inline code. Outside them the text is left as typed: nothing reads it.
+pub fn sanitize_near(prompt: &str, near: &[(usize, usize)]) -> Sanitized {
     let mut b = Blanker::new(prompt, true);
-    hook_echoes(&mut b);
+    b.near = near.to_vec();
+    // the lines, found once for the passes that read them
+    let all: Vec<(usize, &str)> = lines(prompt).collect();
+    hook_echoes(&mut b, &all);
     html_comments(&mut b);
-    line_rules(&mut b);
+    line_rules(&mut b, &all);
     tag_blocks(&mut b);
     inline_rules(&mut b);
     let blame = b.blame();
@@ -80,7 +104,8 @@ pub fn sanitize(prompt: &str) -> Sanitized {
 /// in the context. Whitespace-only lines collapse; the text is trimmed.
 pub fn strip_echoes(prompt: &str) -> String {
     let mut b = Blanker::new(prompt, false);
-    hook_echoes(&mut b);
+    let all: Vec<(usize, &str)> = lines(prompt).collect();
+    hook_echoes(&mut b, &all);
     let blame = Sanitized {
         text: String::new(),
         blame: b.blame(),
@@ -112,6 +137,8 @@ struct Blanker<'a> {
     /// The text being blanked (empty when only the blame is wanted).
     bytes: Vec<u8>,
     blame: Recorder,
+    /// Only these byte ranges (sorted, disjoint) are blanked.
+    near: Vec<(usize, usize)>,
 }
 
 impl<'a> Blanker<'a> {
@@ -124,10 +151,32 @@ impl<'a> Blanker<'a> {
                 Vec::new()
             },
             blame: Recorder::new(src.len()),
+            near: vec![(0, src.len())],
         }
     }
 
+    /// Whether any of `start..end` lies in the ranges that are blanked.
+    fn is_near(&self, start: usize, end: usize) -> bool {
+        let k = self.near.partition_point(|r| r.1 <= start);
+        self.near.get(k).is_some_and(|r| r.0 < end)
+    }
+
+    /// Blanks `start..end` where it lies in the ranges that are blanked.
     fn blank(&mut self, start: usize, end: usize, rule: R) {
+        if self.near.len() == 1 && self.near[0] == (0, self.src.len()) {
+            return self.blank_all(start, end, rule);
+        }
+        let mut k = self.near.partition_point(|r| r.1 <= start);
+        while let Some(&(a, z)) = self.near.get(k) {
+            if a >= end {
+                break;
+            }
+            self.blank_all(start.max(a), end.min(z), rule);
+            k += 1;
+        }
+    }
+
+    fn blank_all(&mut self, start: usize, end: usize, rule: R) {
         let mut start = start.min(self.src.len());
         let mut end = end.min(self.src.len());
         while !self.src.is_char_boundary(start) {
@@ -164,7 +213,25 @@ fn lines(s: &str) -> impl Iterator<Item = (usize, &str)> {
 
 /// Box-drawing and bullet marks Claude Code puts in front of hook output and transcript lines.
 fn strip_ui_marks(l: &str) -> &str {
-    l.trim_start_matches(|c: char| c.is_whitespace() || "⎿●⏺│└├>".contains(c))
+    // (asked of every line: ASCII spaces and `>` by byte, the marks only past an ASCII byte)
+    let b = l.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b' ' | b'\t' | b'\r' | b'\x0b' | b'\x0c' | b'>' => i += 1,
+            c if c < 0x80 => return &l[i..],
+            _ => {
+                let rest = &l[i..];
+                let c = rest.chars().next().unwrap_or(' ');
+                if c.is_whitespace() || "⎿●⏺│└├".contains(c) {
+                    i += c.len_utf8();
+                } else {
+                    return rest;
+                }
+            }
+        }
+    }
+    &l[i..]
 }
 
 const ECHO_TAGS: &[&str] = &[
@@ -281,8 +348,7 @@ fn starts_ci(s: &str, prefix: &str) -> bool {
 /// `[MAGIC KEYWORD…]` context (which has blank lines inside) runs through its `User request:`
 /// payload, or to the end when it has none. Once any header was seen, later `Task:` lines are
 /// hook output too. A `User request…:` label and its payload are dropped anywhere.
-fn hook_echoes(b: &mut Blanker<'_>) {
-    let all: Vec<(usize, &str)> = lines(b.src).collect();
+fn hook_echoes(b: &mut Blanker<'_>, all: &[(usize, &str)]) {
     let mut seen_header = false;
     let mut i = 0;
     while i < all.len() {
@@ -417,16 +483,55 @@ fn leading_indented_block(src: &str) -> Option<usize> {
     None
 }
 
-/// Line-level rules: fenced code, diffs, shell lines, block quotes, tables, transcripts.
-fn line_rules(b: &mut Blanker<'_>) {
+/// The pasted record of every line near a candidate (`None` elsewhere). A record starts after
+/// a blank line — a commit's message two paragraphs after its header — and ends at one or where
+/// its kind of line does, so each stretch of lines near a candidate is classified from the
+/// second blank line before it to the first blank line after it, with the same result as a
+/// classification of the whole prompt, and a megabyte far from every candidate is skipped.
+fn pasted_near(b: &Blanker<'_>, all: &[(usize, &str)]) -> Vec<Option<Record>> {
+    let n = all.len();
+    let mut out = vec![None; n];
+    if b.near.len() == 1 && b.near[0] == (0, b.src.len()) {
+        out = records::classify(all);
+        return out;
+    }
+    let blank = |k: usize| all[k].1.trim().is_empty();
+    let near = |k: usize| b.is_near(all[k].0, all[k].0 + all[k].1.len().max(1));
+    let mut k = 0;
+    while k < n {
+        if !near(k) {
+            k += 1;
+            continue;
+        }
+        let mut from = k;
+        let mut blanks = 0;
+        while from > 0 && blanks < 2 {
+            from -= 1;
+            blanks += usize::from(blank(from));
+        }
+        let mut to = k;
+        while to < n && (near(to) || !blank(to)) {
+            to += 1;
+        }
+        let kinds = records::classify(&all[from..to]);
+        out[from..to].copy_from_slice(&kinds);
+        k = to.max(k + 1);
+    }
+    out
+}
+
+/// Line-level rules: fenced code, diffs, pasted records (`records.rs`), shell lines, block
+/// quotes, tables, transcripts.
+fn line_rules(b: &mut Blanker<'_>, all: &[(usize, &str)]) {
     let src = b.src;
+    let pasted = pasted_near(b, all);
     let mut fence: Option<(char, usize)> = None;
     let mut in_diff = false;
     // Markdown's indented code: 4 spaces or a tab, after a blank line that follows some text,
     // or opening the prompt with text after it
     let (mut seen_text, mut prev_blank, mut in_indented) = (false, false, false);
     let leading_code_end = leading_indented_block(src).unwrap_or(0);
-    for (start, line) in lines(src) {
+    for (k, &(start, line)) in all.iter().enumerate() {
         let end = start + line.len();
         let t = line.trim_start();
         let blank_line = t.is_empty();
@@ -484,6 +589,21 @@ fn line_rules(b: &mut Blanker<'_>) {
                 continue;
             }
             in_diff = false;
+        }
+        // (what follows only blanks a line: not needed far from every candidate)
+        if !b.is_near(start, end.max(start + 1)) {
+            continue;
+        }
+        if let Some(record) = pasted[k] {
+            let rule = match record {
+                Record::Commit => R::CommitLine,
+                Record::Log => R::LogLine,
+                Record::Trace => R::StackTrace,
+                Record::Chat => R::ChatLine,
+                Record::History => R::HistoryLine,
+            };
+            b.blank(start, end, rule);
+            continue;
         }
         if t.starts_with('+')
             || (t.starts_with('-') && t[1..].starts_with(|c: char| !c.is_whitespace() && c != '-'))
@@ -605,12 +725,40 @@ fn floor_boundary(s: &str, mut i: usize) -> usize {
 }
 
 /// Inline code, URLs and paths, line by line.
+///
+/// Each is one pass over the whole prompt rather than one per line (a megabyte of pasted lines
+/// would cost tens of thousands of short searches): URLs and paths never run across a line
+/// break, and inline code is matched within the lines that have a backtick. Which rule blanked
+/// a byte first is kept by the blame, whatever the order of the passes.
 fn inline_rules(b: &mut Blanker<'_>) {
     let src = b.src;
-    for (start, line) in lines(src) {
-        inline_code(b, start, line);
-        urls(b, start, line);
-        paths(b, start, line);
+    for (a, z) in b.near.clone() {
+        // the range, widened to whole lines where a line break is near
+        let a = floor_boundary(src, a);
+        let a = src[floor_boundary(src, a.saturating_sub(2_000))..a]
+            .rfind('\n')
+            .map_or(a, |i| floor_boundary(src, a.saturating_sub(2_000)) + i + 1);
+        let z = floor_boundary(src, z);
+        let z = src[z..floor_boundary(src, (z + 2_000).min(src.len()))]
+            .find('\n')
+            .map_or(z, |i| z + i);
+        if a >= z {
+            continue;
+        }
+        let part = &src[a..z];
+        let mut from = 0;
+        while let Some(p) = part[from..].find('`') {
+            let at = from + p;
+            let start = part[..at].rfind('\n').map_or(0, |i| i + 1);
+            let end = part[at..].find('\n').map_or(part.len(), |i| at + i);
+            inline_code(b, a + start, &part[start..end]);
+            from = end;
+            if from >= part.len() {
+                break;
+            }
+        }
+        urls(b, a, part);
+        paths(b, a, part);
     }
 }
 

@@ -9,12 +9,18 @@ use super::scene::Site;
 use super::vocab::JOINERS;
 use super::{boundary, matcher, phrases};
 use crate::modes::KEYWORD_CHAIN;
+use std::collections::VecDeque;
 
-/// At most this many matches are judged: a prompt that names modes thousands of times is pasted
-/// material, and the bound keeps a hostile prompt cheap.
-const MAX_JUDGED: usize = 4_096;
-/// At most this many candidates are kept for reporting.
-const MAX_REPORTED: usize = 200;
+/// At most this many candidates of one prompt are judged, and `detect` reports exactly those:
+/// the first half of the candidates and those among the last half of the matches, so that a
+/// request typed before or after a long paste is judged however many mentions the paste holds,
+/// and a hostile prompt stays cheap (each judgement reads bounded windows, and the text is
+/// sanitised only around them). Matches in between are counted, never judged.
+pub const MAX_JUDGED: usize = 4_096;
+
+/// How far from a candidate the sanitised text is read by the rules (with a margin): the
+/// windows of `text.rs` and `scene.rs` reach 700 bytes back and 400 forward.
+const NEAR: usize = 1_024;
 
 /// One match and what was decided about it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,9 +39,15 @@ pub struct Candidate {
 pub struct Detection {
     /// The names acted on, in chain order. `["cancel"]` alone when cancel was asked for.
     pub modes: Vec<&'static str>,
+    /// Every candidate judged, in prompt order.
     pub candidates: Vec<Candidate>,
-    /// Candidates beyond the report limit, or never judged.
-    pub unreported: usize,
+    /// Matches beyond [`MAX_JUDGED`], between the judged first and last halves: how many, and
+    /// the bytes they span. None of them was judged.
+    pub unjudged: usize,
+    pub unjudged_span: Option<(usize, usize)>,
+    /// Cancel was asked for only in the person's own words (a stop, not `cancelomc`): acted on
+    /// only while something of the session runs.
+    pub cancel_needs_run: bool,
 }
 
 impl Detection {
@@ -64,64 +76,6 @@ fn review_seed(prompt: &str) -> bool {
         .filter(|alts| alts.iter().any(|a| head.contains(a)))
         .count()
         >= 2
-}
-
-/// The whole prompt is a request to stop: `stop`, `cancel that`, `stop ralph`, `abort the loop`.
-fn bare_cancel(sanitized: &str) -> Option<usize> {
-    let trimmed = sanitized.trim();
-    if trimmed.is_empty() || trimmed.len() > 80 || trimmed.contains('?') {
-        return None;
-    }
-    let ws: Vec<String> = trimmed
-        .split(|c: char| !c.is_alphanumeric() && c != '\'')
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
-    let mut i = 0;
-    while ws
-        .get(i)
-        .is_some_and(|w| matches!(w.as_str(), "please" | "ok" | "okay" | "now"))
-    {
-        i += 1;
-    }
-    if !ws
-        .get(i)
-        .is_some_and(|w| matches!(w.as_str(), "cancel" | "stop" | "abort" | "halt"))
-    {
-        return None;
-    }
-    let allowed = [
-        "it",
-        "that",
-        "this",
-        "now",
-        "please",
-        "all",
-        "everything",
-        "the",
-        "omc",
-        "loop",
-        "loops",
-        "run",
-        "runs",
-        "mode",
-        "modes",
-        "ralph",
-        "autopilot",
-        "ultrawork",
-        "ulw",
-        "ralplan",
-        "ultraqa",
-        "team",
-        "pipeline",
-        "session",
-        "right",
-        "immediately",
-    ];
-    ws[i + 1..]
-        .iter()
-        .all(|w| allowed.contains(&w.as_str()))
-        .then(|| sanitized.len() - sanitized.trim_start().len())
 }
 
 /// A match that survived the boundary check, before it is judged.
@@ -165,52 +119,104 @@ fn joins(gap: &str) -> bool {
     })
 }
 
-/// Detects what `prompt` asks for. `disabled` names (from project configuration) are reported
-/// but not acted on; `cancel` cannot be disabled.
-pub fn detect(prompt: &str, disabled: &[String]) -> Detection {
-    let mut det = Detection::default();
-
-    // every match that is a word of its own (phrases: that the words around complete)
-    let mut pending: Vec<Pending> = Vec::new();
-    let mut scan = matcher::find_iter(prompt);
-    let mut cancel_word = false;
-    for m in scan.by_ref() {
-        let alias = m.alias;
-        cancel_word |= alias.text == "cancel";
-        let boundary = boundary::boundary(prompt, m.start, m.end, alias);
-        let phrase = alias.shape != Shape::Name;
-        let (start, end) = if phrase {
-            if boundary.is_err() {
-                continue;
-            }
-            match phrases::extent(alias.shape, prompt, m.start, m.end) {
-                Some(span) => span,
-                None => continue,
-            }
-        } else {
-            (m.start, m.end)
-        };
-        let prefix = boundary.ok().flatten();
-        if alias.gate == Gate::Prefix && prefix.is_none() {
+/// The candidates of `prompt`: every match that is a word of its own (a phrase or a stop: that
+/// the words around complete it), among the first [`MAX_JUDGED`] / 2 candidates and the last as
+/// many matches; what lies between is counted, never judged (nor its phrases completed).
+fn candidates(prompt: &str, det: &mut Detection) -> Vec<Pending> {
+    let half = MAX_JUDGED / 2;
+    let mut head: Vec<Pending> = Vec::new();
+    let mut tail: VecDeque<matcher::Found> = VecDeque::new();
+    for m in matcher::find_iter(prompt) {
+        if head.len() < half {
+            head.extend(pending(prompt, m));
             continue;
         }
-        if pending.len() >= MAX_JUDGED {
-            det.unreported += 1;
-            continue;
+        if tail.len() == half
+            && let Some(gone) = tail.pop_front()
+        {
+            det.unjudged += 1;
+            let span = det.unjudged_span.get_or_insert((gone.start, gone.end));
+            span.1 = gone.end;
         }
-        pending.push(Pending {
-            alias,
-            start,
-            end,
-            prefix,
-            decided: boundary.err(),
-        });
+        tail.push_back(m);
     }
-    // nothing to judge and no word a bare request to stop could open with: nothing to blank
-    if pending.is_empty() && !cancel_word && !scan.stop_word {
+    head.extend(tail.into_iter().filter_map(|m| pending(prompt, m)));
+    head
+}
+
+/// One match as a candidate, or `None` when it is not one: a phrase or a stop the words around
+/// do not complete, a command word without its prefix.
+fn pending(prompt: &str, m: matcher::Found) -> Option<Pending> {
+    let alias = m.alias;
+    let boundary = boundary::boundary(prompt, m.start, m.end, alias);
+    let prefix = boundary.ok().flatten();
+    let (start, end) = match alias.shape {
+        Shape::Name => (m.start, m.end),
+        // `/cancel` is the command; any other stop verb with a prefix is nothing
+        Shape::Stop if prefix.is_some() => {
+            if alias.gate != Gate::Prefix {
+                return None;
+            }
+            (m.start, m.end)
+        }
+        _ if boundary.is_err() => return None,
+        shape => phrases::extent(shape, prompt, m.start, m.end)?,
+    };
+    if alias.gate == Gate::Prefix && prefix.is_none() && alias.shape == Shape::Name {
+        return None;
+    }
+    Some(Pending {
+        alias,
+        start,
+        end,
+        prefix,
+        decided: boundary.err(),
+    })
+}
+
+/// Detects what `prompt` asks for, as while a run is active. `disabled` names (from project
+/// configuration) are reported but not acted on; `cancel` cannot be disabled.
+pub fn detect(prompt: &str, disabled: &[String]) -> Detection {
+    detect_with(prompt, disabled, || true)
+}
+
+/// [`detect`], asking `running` (only when it matters: a stop said in the person's own words)
+/// whether anything of the session runs; when nothing does, such a stop is not acted on.
+pub fn detect_with(prompt: &str, disabled: &[String], running: impl FnOnce() -> bool) -> Detection {
+    detect_in(prompt, disabled, running, true)
+}
+
+/// [`detect_with`]; `narrow`: sanitise only around the candidates (always, but for the test that
+/// it changes nothing).
+fn detect_in(
+    prompt: &str,
+    disabled: &[String],
+    running: impl FnOnce() -> bool,
+    narrow: bool,
+) -> Detection {
+    let mut det = Detection::default();
+    let mut pending = candidates(prompt, &mut det);
+    if pending.is_empty() {
         return det;
     }
-    let clean: Sanitized = sanitize::sanitize(prompt);
+    // only around the candidates is the sanitised text read: their spans, and the windows the
+    // rules read on either side (at most 700 bytes back, to a line start and a label above it;
+    // 400 forward)
+    let mut near: Vec<(usize, usize)> = Vec::new();
+    for p in &pending {
+        let (a, z) = (
+            p.head().saturating_sub(NEAR),
+            (p.end + NEAR).min(prompt.len()),
+        );
+        match near.last_mut() {
+            Some(last) if a <= last.1 => last.1 = last.1.max(z),
+            _ => near.push((a, z)),
+        }
+    }
+    if !narrow {
+        near = vec![(0, prompt.len())];
+    }
+    let clean: Sanitized = sanitize::sanitize_near(prompt, &near);
     for p in &mut pending {
         // what the sanitiser blanked is reported before what the boundaries rejected
         p.decided = clean.blanked_by(p.start, p.end).or(p.decided);
@@ -259,7 +265,6 @@ pub fn detect(prompt: &str, disabled: &[String]) -> Detection {
                 joined: first != last,
             }),
         };
-        // "stop ralph" names ralph but asks for cancel
         let name = if verdict.effect == Effect::Cancel {
             "cancel"
         } else {
@@ -273,38 +278,35 @@ pub fn detect(prompt: &str, disabled: &[String]) -> Detection {
         if verdict.activated() {
             active.push(name);
         }
-        if det.candidates.len() < MAX_REPORTED {
-            det.candidates.push(Candidate {
-                name,
-                matched: prompt[p.head()..p.end].to_string(),
-                offset: p.head(),
-                activated: verdict.activated(),
-                rule,
-            });
-        } else {
-            det.unreported += 1;
-        }
-    }
-
-    if !active.contains(&"cancel")
-        && let Some(off) = bare_cancel(&clean.text)
-    {
-        active.push("cancel");
         det.candidates.push(Candidate {
-            name: "cancel",
-            matched: prompt.trim().to_string(),
-            offset: off,
-            activated: true,
-            rule: "bare-cancel",
+            name,
+            matched: prompt[p.head()..p.end].to_string(),
+            offset: p.head(),
+            activated: verdict.activated(),
+            rule,
         });
     }
 
-    // configuration, then cancel's exclusivity
+    // configuration; then a stop in the person's own words, which ends only what runs; then
+    // cancel's exclusivity
     for c in det.candidates.iter_mut().filter(|c| c.activated) {
         if c.name != "cancel" && disabled.iter().any(|d| d == c.name) {
             c.activated = false;
             c.rule = "disabled-by-config";
         }
+    }
+    let stop = |c: &Candidate| rules::find(c.rule).is_some_and(|r| r.effect == Effect::Cancel);
+    let command = det
+        .candidates
+        .iter()
+        .any(|c| c.activated && c.name == "cancel" && !stop(c));
+    det.cancel_needs_run = !command && det.candidates.iter().any(|c| c.activated && stop(c));
+    if det.cancel_needs_run && !running() {
+        for c in det.candidates.iter_mut().filter(|c| c.activated && stop(c)) {
+            c.activated = false;
+            c.rule = "nothing-running";
+        }
+        det.cancel_needs_run = false;
     }
     let cancel = det
         .candidates
@@ -495,13 +497,134 @@ mod tests {
     }
 
     #[test]
+    fn a_stop_in_the_persons_words_needs_a_run_and_a_command_does_not() {
+        let d = detect_with("stop the loop, it's burning tokens", &[], || false);
+        assert!(d.modes.is_empty() && !d.cancel_needs_run);
+        assert_eq!(d.candidates[0].rule, "nothing-running");
+        let d = detect("stop the loop, it's burning tokens", &[]);
+        assert_eq!(d.modes, vec!["cancel"]);
+        assert!(d.cancel_needs_run);
+        // outside a run, what the stop kept out is acted on
+        let d = detect_with("stop ralph. ultrathink about the failures", &[], || false);
+        assert_eq!(d.modes, vec!["ultrathink"]);
+        let asked = std::cell::Cell::new(false);
+        let d = detect_with("cancelomc", &[], || {
+            asked.set(true);
+            false
+        });
+        assert_eq!(d.modes, vec!["cancel"]);
+        assert!(
+            !d.cancel_needs_run && !asked.get(),
+            "a command needs no run"
+        );
+        assert_eq!(
+            modes("stop ralph from touching the migrations folder"),
+            Vec::<&str>::new()
+        );
+    }
+
+    /// The misses and false starts issue 26 reported, each fixed by its rule.
+    #[test]
+    fn issue_26_examples() {
+        let none: Vec<&str> = Vec::new();
+        for (p, want) in [
+            (
+                "a1b2c3d feat: ralph fix flaky tests\nchore: ulw cleanup\nfix: autopilot build me a cli",
+                none.clone(),
+            ),
+            ("ralph 루프가 계속 재실행돼. 원인 좀 봐줘", none.clone()),
+            ("自动驾驶数据集的加载器有bug", none.clone()),
+            (
+                "the keyword list in docs/keywords.md is missing deslop and anti-slop, add them",
+                none.clone(),
+            ),
+            ("turn off ralph", vec!["cancel"]),
+            ("stop the loop, it's burning tokens", vec!["cancel"]),
+            ("ok stop, that's enough looping", vec!["cancel"]),
+            (
+                "stop ralph from touching the migrations folder",
+                none.clone(),
+            ),
+            (
+                "convert every callback in the client to async/await ulw",
+                vec!["ultrawork"],
+            ),
+            ("please ralplan adding SSO with Okta", vec!["ralplan"]),
+            (
+                "before you answer, ultrathink: which of the two queues is fair?",
+                vec!["ultrathink"],
+            ),
+            ("深度分析一下为什么内存一直在涨", vec!["analyze"]),
+        ] {
+            assert_eq!(modes(p), want, "{p}: {:?}", detect(p, &[]).candidates);
+        }
+    }
+
+    #[test]
+    fn every_candidate_up_to_the_bound_is_judged_and_the_last_half_is_kept() {
+        // 300 mentions, then a real invocation: judged, reported, activated
+        let mut p = "what is ralph? ".repeat(300);
+        p.push_str("\nralph fix the tests");
+        let d = detect(&p, &[]);
+        assert_eq!(d.modes, vec!["ralph"]);
+        assert_eq!(d.candidates.len(), 301);
+        assert_eq!(d.unjudged, 0);
+        // more mentions than the bound: the middle is counted, not judged; the end still is
+        let mut p = "what is ralph? ".repeat(MAX_JUDGED * 2);
+        p.push_str("\nralph fix the tests");
+        let d = detect(&p, &[]);
+        assert_eq!(d.modes, vec!["ralph"]);
+        assert_eq!(d.candidates.len(), MAX_JUDGED);
+        assert_eq!(d.unjudged, MAX_JUDGED + 1);
+        let (from, to) = d.unjudged_span.unwrap();
+        assert!(d.candidates[MAX_JUDGED / 2 - 1].offset < from);
+        assert!(to <= d.candidates[MAX_JUDGED / 2].offset);
+    }
+
+    /// Sanitising only around the candidates judges every one of them as sanitising the whole
+    /// prompt does: pastes of every kind, far apart, with long stretches of prose between them.
+    #[test]
+    fn sanitising_near_the_candidates_changes_no_verdict() {
+        let pieces = [
+            "commit 4f1a9c2e7b3d\nAuthor: D <d@x>\nDate:   Tue\n\n    ralph: fix it\nulw the rest\n\n",
+            "a1b2c3d feat: ralph fix flaky tests\nchore: ulw cleanup\n\n",
+            "Traceback (most recent call last):\n  File \"a.py\", line 1, in f\n    ralph()\nE: build me a cli\n\n",
+            "```\nralph fix it\n",
+            "```\nwhat is ralph? ulw the tests\n",
+            "alice: ralph it\nbob: ulw it\n\nralph fix the parser\n",
+            "<!-- ralph fix\n",
+            "-->\nsee src/ralph/mod.rs and `ulw` at https://x.y/ralph\n",
+            "> quoted ralph fix\n| ralph | x |\n$ ralph fix\n    indented ralph fix\n\n",
+            "[10:32:01] starting\nralph\n[10:32:04] done\n\nstop the loop, it's burning tokens\n",
+            "<b>ralph</b> fix the tests ulw\n",
+        ];
+        let filler = "nothing to see in this line of plain prose at all.\n".repeat(60);
+        let mut seed: u64 = 7;
+        for _ in 0..40 {
+            let mut p = String::new();
+            for _ in 0..30 {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                p.push_str(pieces[(seed >> 33) as usize % pieces.len()]);
+                if (seed >> 40).is_multiple_of(3) {
+                    p.push_str(&filler);
+                }
+            }
+            let narrow = detect_in(&p, &[], || true, true);
+            let whole = detect_in(&p, &[], || true, false);
+            assert_eq!(narrow, whole, "{p}");
+        }
+    }
+
+    #[test]
     fn a_megabyte_prompt_is_handled() {
         let mut p = "what is ralph? see src/ralph/x.rs and `ultrawork` then ".repeat(20_000);
         p.push_str("\nralph fix the tests");
         assert!(p.len() > 1_000_000);
         let d = detect(&p, &[]);
-        // the one real invocation sits past the judging bound: precision over recall
-        assert!(d.unreported > 0);
+        assert!(d.unjudged > 0);
+        assert_eq!(d.modes, vec!["ralph"]);
         let q = "lorem ipsum dolor sit amet ".repeat(40_000) + "\nralph fix the tests";
         assert_eq!(detect(&q, &[]).modes, vec!["ralph"]);
     }

@@ -166,6 +166,23 @@ impl<'a> Scene<'a> {
         fwd(self.site.raw, self.end, 200)
     }
 
+    /// The next token after the candidate was blanked by the sanitiser (a path, inline code, a
+    /// URL): `code review src/billing before I merge` has an object, the path.
+    pub fn blanked_next(&self) -> bool {
+        let raw = fwd(self.site.raw, self.end, 200);
+        let t = fwd(self.t, self.end, 200);
+        let at = raw.len() - raw.trim_start_matches([' ', '\t']).len();
+        at < raw.len() && at < t.len() && t.as_bytes()[at] == b' ' && raw.as_bytes()[at] != b' '
+    }
+
+    /// The token right before the candidate was blanked by the sanitiser: `… to async/await
+    /// ulw` ends with a path-like token, not with `to`.
+    pub fn blanked_prev(&self) -> bool {
+        let raw = back(self.site.raw, self.head_pos, 200);
+        let t = back(self.t, self.head_pos, 200);
+        raw.len() == t.len() && raw.trim_end().len() > t.trim_end().len()
+    }
+
     /// The sanitised text from the end of the candidate (at most 200 bytes).
     pub fn rest_after(&self) -> &'a str {
         fwd(self.t, self.end, 200)
@@ -223,12 +240,21 @@ impl<'a> Scene<'a> {
             && !self.sa_words.is_empty()
             && own_question
             && !about_them;
+        // `before you answer, ultrathink: which scheme is deadlock-free?`: a context-only mode's
+        // colon directive heads its clause, whatever clause leads into it
+        let colon_task = self.command_pos
+            && !self.persistent()
+            && self.is_name()
+            && self.gate != Gate::Prefix
+            && self.raw_after().trim_start().starts_with([':', '：'])
+            && !about_them;
         // `answer this with ultrathink: is the lock free?`: an imperative, then its question
         let command_then_question =
             after_colon && !self.persistent() && self.is_name() && self.imperative_sentence();
         self.polite
             || polite_sentence
             || question_is_task
+            || colon_task
             || command_then_question
             || (self.explicit && self.command_pos)
     }

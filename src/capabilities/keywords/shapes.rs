@@ -171,6 +171,10 @@ pub(crate) fn verb_object(s: &Scene) -> bool {
     }
     // the object follows the name in its clause (`ralph, the new guy, …` is an apposition)
     let aw: Vec<&str> = s.after_words.iter().map(String::as_str).collect();
+    // a path or code the sanitiser blanked is the object: `code review src/billing`
+    if s.blanked_next() && s.gate != Gate::Command {
+        return true;
+    }
     let Some(at) = aw.iter().position(|w| !SOFT.contains(w)) else {
         return false;
     };
@@ -193,6 +197,11 @@ pub(crate) fn verb_object(s: &Scene) -> bool {
         || prepositional
         // a review asked for by its noun: `security review of the webhook receiver please`
         || (first == "of" && matches!(s.name, "code-review" | "security-review"))
+        // a coined name's object can be an activity: `ralplan adding SSO with Okta`, `ulw
+        // migrating the remaining handlers` (an ordinary name is not: `ralph working late`)
+        || (s.alias().coined()
+            && first.ends_with("ing")
+            && TASK_VERBS.contains(&base_form(first, TASK_VERBS).as_str()))
         // a purpose: `ultrawork for implementing the endpoints`, `tdd for fixing the parser`
         || (first == "for" && second.is_some_and(|w| TASK_VERBS.contains(&base_form(w, TASK_VERBS).as_str())));
     if !object {
@@ -262,7 +271,8 @@ pub(crate) fn heading(s: &Scene) -> bool {
 
 /// The name is the whole sentence, with only lead-ins and softeners around it: `ulw`, `ok ulw`,
 /// `tdd please.`, `ralph` on the first line of a prompt. Not a greeting (`thanks ralph`), a
-/// heading, a list of names, or a name signing the message.
+/// heading, a list of names, or a name signing the message (a name between a log's lines is
+/// part of the log, blanked with it: `records.rs`).
 pub(crate) fn bare_keyword(s: &Scene) -> bool {
     if !s.is_name() || s.gate == Gate::Prefix {
         return false;
@@ -297,13 +307,6 @@ pub(crate) fn bare_keyword(s: &Scene) -> bool {
         .skip(1)
         .find(|l| !l.trim().is_empty())
         .unwrap_or("");
-    // a log line: `[10:32:01] …`, `2026-01-02 …`, `10:32 …` (not a numbered list: `1. …`)
-    let log_line = |l: &str| {
-        let l = l.trim_start();
-        let digits = l.bytes().take_while(u8::is_ascii_digit).count();
-        l.starts_with('[')
-            || (digits > 0 && l[digits..].starts_with(['-', ':', '/']) && l.len() > digits + 1)
-    };
     if after_meaning_question(s, line_start) {
         return false;
     }
@@ -312,8 +315,6 @@ pub(crate) fn bare_keyword(s: &Scene) -> bool {
         |ws: &[String]| !ws.is_empty() && ws.len() <= 3 && ws.iter().all(|w| is_mode_word(w));
     !(prev.ends_with(':')
         || prev == "--"
-        || log_line(prev)
-        || log_line(next)
         || (!pw.is_empty() && pw.iter().all(|w| SIGNOFFS.contains(&w.as_str())))
         || lone_names(&pw)
         || lone_names(&words(next)))
@@ -337,10 +338,19 @@ fn greeted(s: &Scene) -> bool {
             .any(|w| GREETINGS.contains(&w.as_str()))
 }
 
-/// A command done in tdd's manner: `do it test-first`, `write this red-green`. The words are
-/// common, so only a verb and its pronoun object may come before (not a causative: `make it
+/// A command done in a mode's manner: `write the rate limiter tdd style`; `do it test-first`,
+/// `write this red-green`. tdd's own words are common, so only a verb and its pronoun object may come before (not a causative: `make it
 /// test first` is "make it run its tests first"), and the name ends the clause.
 pub(crate) fn manner(s: &Scene) -> bool {
+    // `write the rate limiter tdd style`: a command done in the mode's style
+    let aw = &s.after_words;
+    if s.is_name()
+        && is(aw.first(), &["style", "fashion"])
+        && aw[1..].iter().all(|w| SOFTENERS.contains(&w.as_str()))
+        && s.imperative_sentence()
+    {
+        return true;
+    }
     let rest = s.lead_rest();
     s.is_name()
         && s.gate == Gate::Command
@@ -400,7 +410,8 @@ fn instrument_command(s: &Scene) -> bool {
 /// A command tagged with the mode at the end of its line: `refactor the auth module ulw`.
 pub(crate) fn trailing_tag(s: &Scene) -> bool {
     let line_rest = s.rest_after().split('\n').next().unwrap_or("");
-    let prev = s.prev_word();
+    // (a token the sanitiser blanked right before it is the last word: `… to async/await ulw`)
+    let prev = s.prev_word().filter(|_| !s.blanked_prev());
     if line_rest.chars().any(char::is_alphanumeric)
         || is(prev, DETERMINERS)
         || is(prev, TOPIC_WORDS)

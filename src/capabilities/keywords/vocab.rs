@@ -22,7 +22,7 @@ pub(crate) const TASK_VERBS: &[&str] = &[
     "chase", "nail", "knock", "iterate", "drive", "execute", "perform", "sweep", "scan", "compare",
     "explain", "summarize", "summarise", "read", "grep", "locate", "map", "interview", "ask",
     "clarify", "spec", "think", "reason", "consider", "evaluate", "assess", "inspect", "examine",
-    "ensure", "deliver", "produce",
+    "ensure", "deliver", "produce", "switch", "swap",
 ];
 
 /// Verbs that, right before a keyword, ask for the mode itself.
@@ -417,4 +417,23 @@ pub(crate) const FOREIGN_TASK_VERBS: &[&str] = &[
 /// with its instrument.
 pub(crate) const REQUEST_LEADINS: &[&str] = &[
     "please", "pls", "plz", "kindly", "bitte", "porfa", "svp", "favor", "favore",
+];
+
+/// Verbs whose object is a word in a text or a list (`the table lists deslop`, `the docs are
+/// missing anti-slop`), not a mode asked for.
+#[rustfmt::skip]
+pub(crate) const LISTING_VERBS: &[&str] = &[
+    "lists", "list", "listed", "mentions", "mention", "mentioned", "contains", "contain",
+    "includes", "include", "included", "missing", "lacks", "lack", "lacking", "documents",
+    "documented", "spells", "spelled", "spelt", "misspells", "misspelled", "recognises",
+    "recognizes", "recognised", "recognized", "detects", "detected", "matches", "matched",
+    "supports", "supported", "omits", "omitted", "defines", "defined", "registers", "registered",
+];
+
+/// Where a name is added as a word (`add ultrathink to the keyword list`).
+#[rustfmt::skip]
+pub(crate) const LIST_NOUNS: &[&str] = &[
+    "list", "table", "docs", "documentation", "readme", "aliases", "keywords", "section", "enum",
+    "array", "lexicon", "vocabulary", "dictionary", "glossary", "regex", "pattern", "corpus",
+    "changelog", "allowlist", "denylist", "blocklist",
 ];

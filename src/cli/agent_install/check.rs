@@ -36,10 +36,28 @@ pub(in crate::cli) fn check(r: &mut Report, env: &Env, project: Option<&Path>) {
 
 fn check_file(r: &mut Report, layout: &Layout, path: &Path, flag: &str) {
     let agent = layout.agent;
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return;
+    let text = if agent == Agent::Cline {
+        // A folder of hook scripts: ours are read by their marker.
+        if !path.is_dir() {
+            return;
+        }
+        String::new()
+    } else {
+        match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(_) => return,
+        }
     };
-    let (format, parsed) = if agent == Agent::Kimi {
+    if layout.is_plugin() {
+        check_plugin(r, layout, path, &text, flag);
+        return;
+    }
+    let (format, parsed) = if agent == Agent::Cline {
+        (
+            "hook scripts",
+            Some((super::cline::commands(path), Value::Null)),
+        )
+    } else if agent == Agent::Kimi {
         (
             "TOML",
             super::kimi::commands(&text).map(|c| (c, Value::Null)),
@@ -161,6 +179,79 @@ fn check_file(r: &mut Report, layout: &Layout, path: &Path, flag: &str) {
             want.intersection(&subs).count(),
             want.len(),
             status.join(", ")
+        ),
+    );
+}
+
+/// Our plugin file: the binary it runs, and whether this binary would write the same file (an
+/// older omc-hooks wrote another, whose events or answers may differ).
+fn check_plugin(r: &mut Report, layout: &Layout, path: &Path, text: &str, flag: &str) {
+    let agent = layout.agent;
+    let again = format!(
+        "run 'omc-hooks install --agent {}{flag}' again",
+        agent.name()
+    );
+    if !super::plugin::is_ours(text) {
+        return;
+    }
+    let Some((named, bin)) = super::plugin::config_of(text) else {
+        r.problem(
+            format!(
+                "{} is an omc-hooks plugin whose CONFIG line cannot be read, so it does nothing",
+                path.display()
+            ),
+            again,
+        );
+        return;
+    };
+    let ok =
+        std::fs::metadata(&bin).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
+    if !ok {
+        r.problem(
+            format!(
+                "the {} plugin in {} runs {bin}, which is not an existing executable, so it does \
+                 nothing",
+                agent.client(),
+                path.display()
+            ),
+            format!(
+                "run 'omc-hooks install --agent {}{flag}' with the binary you want to use",
+                agent.name()
+            ),
+        );
+    } else if named != agent || super::plugin::source(agent, Path::new(&bin)) != text {
+        r.problem(
+            format!(
+                "{} was written by another version of omc-hooks (or for another agent): its \
+                 events or answers may not match this binary",
+                path.display()
+            ),
+            again,
+        );
+    }
+    if agent == Agent::Kilo
+        && let Some(project) = layout.project_of_file(path)
+    {
+        let opencode = Layout::of(Agent::OpenCode).project_file(project);
+        if std::fs::read_to_string(&opencode).is_ok_and(|t| super::plugin::is_ours(&t)) {
+            r.problem(
+                format!(
+                    "{} and {} are both installed: Kilo Code loads both, so every event runs \
+                     twice in Kilo",
+                    path.display(),
+                    opencode.display()
+                ),
+                "keep the one for the client you use ('omc-hooks uninstall --agent opencode' \
+                 or '--agent kilo')",
+            );
+        }
+    }
+    r.line(
+        agent.name(),
+        format!(
+            "{}: plugin installed, running {bin} ({})",
+            path.display(),
+            if ok { "ok" } else { "MISSING" }
         ),
     );
 }

@@ -15,6 +15,9 @@ use crate::protocol::agents::table::{self, Install};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
+/// The file name of our plugin in a plugin client's folder (OpenCode, Kilo Code, Pi).
+pub(super) const PLUGIN_FILE: &str = "omc-hooks.js";
+
 /// One agent's hook configuration.
 pub(super) struct Layout {
     pub(super) agent: Agent,
@@ -33,15 +36,21 @@ impl Layout {
     }
 
     /// The project a project-level file belongs to: the folder holding the agent's own folder
-    /// (`<project>/.codex/hooks.json`), two up for Copilot's `<project>/.github/hooks/…`.
+    /// (`<project>/.codex/hooks.json`, Cline's `<project>/.clinerules/hooks`), two up for
+    /// Copilot's `<project>/.github/hooks/…` and a plugin's `<project>/.opencode/plugins/…`.
     pub(super) fn project_of_file<'p>(&self, path: &'p Path) -> Option<&'p Path> {
-        let levels = if self.agent == Agent::Copilot { 3 } else { 2 };
+        let levels = if self.agent == Agent::Copilot || self.is_plugin() {
+            3
+        } else {
+            2
+        };
         path.ancestors().nth(levels)
     }
 
     /// The record of what install added, beside the file. Copilot reads every `.json` file of
     /// its hooks folder as a hook file (and logs an error for one that is not), so there the
-    /// record is a dotfile it does not read.
+    /// record is a dotfile it does not read. (Cline's, in its hooks folder, is
+    /// `cline::record_path`.)
     pub(super) fn record_path(&self, config: &Path) -> PathBuf {
         if self.agent == Agent::Copilot {
             config.with_file_name(".omc-hooks-install")
@@ -70,6 +79,8 @@ impl Layout {
     pub(super) fn handler_running(&self, command: String, sub: &str) -> Value {
         let secs = timeout_secs(sub);
         match self.agent {
+            // Milliseconds (its runner's setTimeout; 60 s when absent).
+            Agent::Auggie => json!({"type": "command", "command": command, "timeout": secs * 1000}),
             // Milliseconds; the name is what Gemini shows and fingerprints for trust.
             Agent::Gemini => json!({
                 "type": "command",
@@ -177,6 +188,11 @@ impl Layout {
         }
     }
 
+    /// Whether the agent gets our plugin file rather than entries in a configuration file.
+    pub(super) fn is_plugin(&self) -> bool {
+        crate::protocol::agents::table::via_plugin(self.agent.wire())
+    }
+
     pub(super) fn project_file(&self, project: &Path) -> PathBuf {
         match self.agent {
             Agent::Codex => project.join(".codex/hooks.json"),
@@ -186,12 +202,18 @@ impl Layout {
             Agent::Factory => project.join(".factory/settings.json"),
             Agent::CodeBuddy => project.join(".codebuddy/settings.json"),
             Agent::Qoder => project.join(".qoder/settings.json"),
+            // A folder of hook scripts, one per event.
+            Agent::Cline => project.join(".clinerules/hooks"),
+            Agent::Auggie => project.join(".augment/settings.json"),
             // A file of our own among the repository's hook files (every `*.json` there is
             // read): nothing of the person's to merge into.
             Agent::Copilot => project.join(".github/hooks/omc-hooks.json"),
             // Kimi reads no project file: `target` refuses a project install, and this is only
             // where `doctor` would look.
             Agent::Kimi => project.join(".kimi/config.toml"),
+            Agent::OpenCode => project.join(".opencode/plugins").join(PLUGIN_FILE),
+            Agent::Kilo => project.join(".kilo/plugins").join(PLUGIN_FILE),
+            Agent::Pi => project.join(".pi/extensions").join(PLUGIN_FILE),
             _ => project.join(".claude/settings.json"),
         }
     }
@@ -201,7 +223,10 @@ impl Layout {
     /// Droid's `$FACTORY_HOME_OVERRIDE/.factory/settings.json` (the override replaces `~`),
     /// CodeBuddy's `$CODEBUDDY_CONFIG_DIR/settings.json` (the variable replaces `~/.codebuddy`),
     /// Qoder's `$QODER_CONFIG_DIR/settings.json`, else `$QODER_CLI_HOME/.qoder/settings.json`;
-    /// Kimi's `$KIMI_SHARE_DIR/config.toml` (default `~/.kimi`); Copilot's
+    /// Kimi's `$KIMI_SHARE_DIR/config.toml` (default `~/.kimi`); Cline's hooks folder
+    /// `$CLINE_DIR/hooks` (default `~/.cline`); the plugin of OpenCode and Kilo Code in
+    /// `$XDG_CONFIG_HOME/{opencode,kilo}/plugins/` (default `~/.config`), Pi's extension in
+    /// `$PI_CODING_AGENT_DIR/extensions/` (default `~/.pi/agent`); Copilot's
     /// `$COPILOT_HOME/hooks/omc-hooks.json` (default `~/.copilot`) (as each pinned client's code
     /// resolves them, docs/agents-survey.md).
     pub(super) fn user_file(&self, env: &Env) -> Option<PathBuf> {
@@ -235,6 +260,23 @@ impl Layout {
             Agent::Kimi => var("KIMI_SHARE_DIR")
                 .or_else(|| home.map(|h| h.join(".kimi")))?
                 .join("config.toml"),
+            Agent::Cline => var("CLINE_DIR")
+                .or_else(|| home.map(|h| h.join(".cline")))?
+                .join("hooks"),
+            Agent::Auggie => home?.join(".augment/settings.json"),
+            Agent::OpenCode | Agent::Kilo => var("XDG_CONFIG_HOME")
+                .or_else(|| home.map(|h| h.join(".config")))?
+                .join(if self.agent == Agent::Kilo {
+                    "kilo/plugins"
+                } else {
+                    "opencode/plugins"
+                })
+                .join(PLUGIN_FILE),
+            // Pi expands a leading `~/` in its variable; an absolute one is taken as is here.
+            Agent::Pi => var("PI_CODING_AGENT_DIR")
+                .or_else(|| home.map(|h| h.join(".pi/agent")))?
+                .join("extensions")
+                .join(PLUGIN_FILE),
             Agent::Copilot => var("COPILOT_HOME")
                 .or_else(|| home.map(|h| h.join(".copilot")))?
                 .join("hooks/omc-hooks.json"),
@@ -321,9 +363,21 @@ impl Layout {
                  continuation runs."
                 .to_string(),
             Agent::Kimi => "Kimi CLI reads these hooks when it starts; start a new kimi session. \
-                 It ignores a hook's context and continues a turn at most once per prompt, on a \
-                 Stop answer our hook does not give yet: there omc-hooks serves your user hooks \
-                 and its state, not the loop."
+                 It shows the model no hook context and continues a turn once per prompt: a \
+                 keyword starts its run in state, and each prompt's end-of-turn continuation \
+                 carries the task."
+                .to_string(),
+            Agent::Cline => "Cline looks for hook scripts when a task starts (no trust step). \
+                 It awaits only the tool hooks: omc-hooks adds its guidance after a tool \
+                 (failure escalation) and runs your user hooks on tool calls — a refusal there \
+                 ends the whole task — but Cline continues no turn and shows nothing at a \
+                 prompt, so keywords and persistent modes do not work in it."
+                .to_string(),
+            Agent::Auggie => "Auggie reads these hooks when a session starts. It awaits only \
+                 its tool hooks (0.36): omc-hooks can add guidance after a failing tool and run \
+                 your user hooks on tool calls, but Auggie continues no turn and reads nothing \
+                 at a prompt, so keywords and persistent modes do not work in it. None of this \
+                 was run here: Auggie talks only to Augment's service."
                 .to_string(),
             Agent::Copilot if path.ends_with(".github/hooks/omc-hooks.json") => format!(
                 "GitHub Copilot CLI runs a repository's hooks only in a trusted folder, and \
@@ -342,6 +396,20 @@ impl Layout {
             Agent::Qoder => "Qoder reads these hooks when a session starts (\"disableAllHooks\": \
                  true switches them off); start a new qodercli session for them to load."
                 .to_string(),
+            Agent::OpenCode => "OpenCode loads the scripts of this folder when it starts, without \
+                 asking: restart opencode (or opencode serve) for the plugin to load. On its \
+                 first start OpenCode writes its own package.json and node_modules/ into the \
+                 .opencode folder; uninstall leaves those. Kilo Code loads a project's \
+                 .opencode/plugins too: in a project used with both, install for one of them."
+                .to_string(),
+            Agent::Kilo => "Kilo Code loads the scripts of this folder when it starts, without \
+                 asking: restart kilo for the plugin to load. It also loads a project's \
+                 .opencode/plugins: do not install for OpenCode in the same project, or every \
+                 event runs twice."
+                .to_string(),
+            Agent::Pi => "Pi loads the extensions of this folder when it starts (or on /reload), \
+                 without asking; --no-extensions switches them off."
+                .to_string(),
             _ => String::new(),
         }
     }
@@ -349,7 +417,7 @@ impl Layout {
 
 /// The Claude Code manifest's timeout (seconds) for a hook subcommand: the same budget on
 /// every agent.
-fn timeout_secs(sub: &str) -> u64 {
+pub(super) fn timeout_secs(sub: &str) -> u64 {
     crate::hooks::manifest_commands()
         .ok()
         .and_then(|cmds| {

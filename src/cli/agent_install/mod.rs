@@ -2,7 +2,8 @@
 //! own configuration (Codex CLI, Gemini CLI, Qwen Code, Cursor, and the clients that copy
 //! Claude Code's format in a folder of their own: Factory Droid, CodeBuddy, Qoder), from the
 //! rows of the agents' event table marked installed, each as
-//! `'<this binary>' --agent NAME <subcommand>`.
+//! `'<this binary>' --agent NAME <subcommand>`; for the agents served by a TypeScript plugin
+//! (OpenCode, Kilo Code, Pi), the plugin file itself (`plugin.rs`).
 //!
 //! What is written is merged into what is there as edits of the file's text (every other byte
 //! kept: `settings::edit`), installing twice changes nothing, and uninstall removes exactly
@@ -13,9 +14,11 @@
 //! goes through the Claude settings path of `install.rs`.
 
 pub(super) mod check;
+mod cline;
 mod codex_features;
 mod kimi;
 mod layout;
+mod plugin;
 // Generates (and a test pins) the shipped Codex plugin and Gemini extension files.
 #[cfg(test)]
 mod packaging;
@@ -105,8 +108,56 @@ pub(super) fn install(agent: Agent, args: &[String], env: &Env, help: &str) -> i
         Ok(p) => p,
         Err(e) => return fail("install", &format!("cannot locate this binary: {e}")),
     };
-    let record_path = layout.record_path(&path);
+    let record_path = if agent == Agent::Cline {
+        cline::record_path(&path)
+    } else {
+        layout.record_path(&path)
+    };
     let mut record = read_record(&record_path).unwrap_or_default();
+    if layout.is_plugin() {
+        let (merged, changed) = match plugin::install(agent, &path, &exe, &mut record) {
+            Ok(r) => r,
+            Err(code) => return code,
+        };
+        if let Err(e) = write_record(&record_path, &record) {
+            return fail(
+                "install",
+                &format!("cannot write {}: {e}", record_path.display()),
+            );
+        }
+        let listed = note_in_registry(&layout, &path, agent, env);
+        announce(&layout, &path, &exe, &merged, changed);
+        if let Some(f) = listed {
+            println!(
+                "Recorded in {} (for 'omc-hooks status --all').",
+                f.display()
+            );
+        }
+        println!("{}", layout.trust_note(&path));
+        return 0;
+    }
+    if agent == Agent::Cline {
+        let (merged, changed) = match cline::install(&path, &exe, &mut record) {
+            Ok(r) => r,
+            Err(code) => return code,
+        };
+        if let Err(e) = cline::save_record(&path, &record) {
+            return fail(
+                "install",
+                &format!("cannot write {}: {e}", record_path.display()),
+            );
+        }
+        let listed = note_in_registry(&layout, &path, agent, env);
+        announce(&layout, &path, &exe, &merged, changed);
+        if let Some(f) = listed {
+            println!(
+                "Recorded in {} (for 'omc-hooks status --all').",
+                f.display()
+            );
+        }
+        println!("{}", layout.trust_note(&path));
+        return 0;
+    }
     if agent == Agent::Kimi {
         let (merged, changed) = match kimi::install(&path, &exe, &mut record) {
             Ok(r) => r,
@@ -146,7 +197,9 @@ pub(super) fn install(agent: Agent, args: &[String], env: &Env, help: &str) -> i
                 if !file.existed {
                     record.created_file = true;
                     record.created_dir |= !created.is_empty();
-                    record.created_dirs = record.created_dirs.max(created.len());
+                    record.created_levels = record
+                        .created_levels
+                        .max(u32::try_from(created.len()).unwrap_or(u32::MAX));
                 }
             }
             Err(e) => return fail("install", &format!("cannot write {}: {e}", path.display())),
@@ -187,7 +240,16 @@ pub(super) fn install(agent: Agent, args: &[String], env: &Env, help: &str) -> i
 /// Says what install did.
 fn announce(layout: &Layout, path: &Path, exe: &Path, merged: &Merged, changed: bool) {
     let agent = layout.agent;
-    if changed {
+    if changed && layout.is_plugin() {
+        println!(
+            "Installed the omc-hooks plugin for {} in {}: it passes {} events to '{} --agent {}'.",
+            agent.client(),
+            path.display(),
+            merged.added + merged.updated,
+            exe.display(),
+            agent.name()
+        );
+    } else if changed {
         println!(
             "Installed omc-hooks for {} in {}: {} hooks added, {} updated, {} removed; they run \
              '{} --agent {}'.",
@@ -260,6 +322,52 @@ pub(super) fn uninstall(agent: Agent, args: &[String], env: &Env, help: &str) ->
         && let Err(e) = registry::update(env, false, |r| r.forget_agent(&path))
     {
         eprintln!("omc-hooks uninstall: could not update the registry ({e})");
+    }
+    if layout.is_plugin() {
+        let record_path = record_path(&path);
+        let record = read_record(&record_path).unwrap_or_default();
+        return match plugin::uninstall(agent, &path) {
+            Err(code) => code,
+            Ok(false) => {
+                println!(
+                    "omc-hooks is not installed for {} in {}; nothing changed.",
+                    agent.client(),
+                    path.display()
+                );
+                0
+            }
+            Ok(true) => {
+                let _ = std::fs::remove_file(&record_path);
+                plugin::remove_created_dirs(&path, &record);
+                println!(
+                    "Removed the omc-hooks plugin for {}: {} is gone.",
+                    agent.client(),
+                    path.display()
+                );
+                0
+            }
+        };
+    }
+    if agent == Agent::Cline {
+        return match cline::uninstall(&path) {
+            Err(code) => code,
+            Ok(None) => {
+                println!(
+                    "omc-hooks is not installed for {} in {}; nothing changed.",
+                    agent.client(),
+                    path.display()
+                );
+                0
+            }
+            Ok(Some(n)) => {
+                println!(
+                    "Removed {n} omc-hooks hook scripts for {} from {}.",
+                    agent.client(),
+                    path.display()
+                );
+                0
+            }
+        };
     }
     if agent == Agent::Kimi {
         return match kimi::uninstall(&path) {
@@ -338,7 +446,9 @@ pub(super) fn uninstall(agent: Agent, args: &[String], env: &Env, help: &str) ->
             );
         }
         // The folders install created, innermost first, each only if empty.
-        let levels = record.created_dirs.max(usize::from(record.created_dir));
+        let levels = usize::try_from(record.created_levels)
+            .unwrap_or(usize::MAX)
+            .max(usize::from(record.created_dir));
         for dir in path.ancestors().skip(1).take(levels) {
             if std::fs::remove_dir(dir).is_err() {
                 break;
@@ -379,10 +489,6 @@ pub(super) struct Record {
     /// Nor its directory.
     #[serde(default)]
     pub(super) created_dir: bool,
-    /// How many folders install created above the file (Copilot's `.github/hooks/` may be
-    /// two); `created_dir` alone means one.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub(super) created_dirs: usize,
     /// JSON pointers install set that were absent before (`/hooksConfig/enabled`, `/version`).
     #[serde(default)]
     pub(super) added: Vec<String>,
@@ -392,14 +498,23 @@ pub(super) struct Record {
     /// Kimi: install added a line break to end the file's last line before its block.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub(super) kimi_newline: bool,
+    /// Cline: the folders install created for its hook scripts, outermost first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(super) created_dirs: Vec<PathBuf>,
+    /// A plugin file, or a configuration file install created: how many folders above it
+    /// install created (Copilot's `.github/hooks/` may be two; for a configuration file
+    /// `created_dir` alone means one). Uninstall removes them, innermost first, when they are
+    /// empty.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub(super) created_levels: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 fn record_path(config: &Path) -> PathBuf {
     config.with_file_name(RECORD)
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
 }
 
 fn read_record(path: &Path) -> Option<Record> {
@@ -411,7 +526,9 @@ fn write_record(path: &Path, r: &Record) -> std::io::Result<()> {
         && !r.created_dir
         && r.added.is_empty()
         && r.codex_config.is_none()
-        && !r.kimi_newline;
+        && !r.kimi_newline
+        && r.created_dirs.is_empty()
+        && r.created_levels == 0;
     if nothing {
         return match std::fs::remove_file(path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),

@@ -18,7 +18,8 @@
 //!   blocks of a prompt and ends the turn at the 9th, tool calls between them or not (its own
 //!   changelog says "8 consecutive blocks"; copilot-FINDINGS.md §5). Codex, Gemini CLI, Factory
 //!   Droid and CodeBuddy count neither (codex-FINDINGS.md §6, gemini-FINDINGS.md §5,
-//!   factory-FINDINGS.md §4, codebuddy-FINDINGS.md §4).
+//!   factory-FINDINGS.md §4, codebuddy-FINDINGS.md §4), nor do OpenCode, Kilo Code and Pi,
+//!   where our plugin sends the continuation (opencode-FINDINGS.md §4, pi-FINDINGS.md §3).
 //!
 //! The clients' settings are read where the client keeps them — Qwen's `settings.json`
 //! (the project's, then the user's), Cursor's `hooks.json` (our `stop` entry's `loop_limit`) —
@@ -118,7 +119,19 @@ pub fn stop_limits(agent: Agent, env: &Env, project: Option<&Path>) -> StopLimit
                 owner: client,
             }),
         },
-        Wire::Codex | Wire::Gemini => StopLimits {
+        // Kimi CLI fires its Stop hook once per prompt and honours that one refusal
+        // (kimi-FINDINGS.md §4): it refuses none of ours, so only ours counts. Cline continues
+        // nothing (cline-FINDINGS.md §4).
+        // Auggie 0.36.0's loop does not read its Stop hook's answer either.
+        // OpenCode, Kilo Code and Pi continue whenever our plugin sends a prompt: no count
+        // of their own (opencode-FINDINGS.md, pi-FINDINGS.md).
+        Wire::Codex
+        | Wire::Gemini
+        | Wire::Kimi
+        | Wire::Cline
+        | Wire::Auggie
+        | Wire::OpenCode
+        | Wire::Pi => StopLimits {
             idle: ours,
             per_prompt: None,
         },

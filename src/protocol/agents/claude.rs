@@ -1,9 +1,9 @@
-//! Claude Code's format, and the clients that copy it: Kimi CLI (its hooks docs,
-//! docs/en/customization/hooks.md in MoonshotAI/kimi-cli), Factory Droid and CodeBuddy (run in
+//! Claude Code's format, and the clients that copy it: Factory Droid and CodeBuddy (run in
 //! their real clients: tests/e2e/factory-FINDINGS.md, codebuddy-FINDINGS.md) and Qoder
-//! (Claude-format settings files; tests/golden/agents/). The neutral input *is* Claude Code's
-//! payload, so decoding is [`HookInput::from_map`] plus the few spellings the copies use for
-//! the same fields ([`for_client`] for what one client names its own way); the answer is
+//! (Claude-format settings files; docs/agents-survey.md, tests/golden/agents/). The neutral
+//! input *is* Claude Code's payload, so decoding is [`HookInput::from_map`] plus the few
+//! spellings the copies use for the same fields ([`decode_fields`], which Kimi CLI's adapter
+//! shares; [`for_client`] for what one client names its own way); the answer is
 //! [`crate::protocol::Answer::encode`].
 
 use super::{Agent, Wire, mark_failed, neutral_event, neutral_tool, outcome, rename};
@@ -11,17 +11,23 @@ use crate::protocol::HookInput;
 use serde_json::{Map, Value};
 
 /// Decodes a Claude-format payload.
-pub fn decode(mut map: Map<String, Value>) -> HookInput {
-    // Kimi CLI: `tool_call_id`, `tool_output`, subagent `agent_name`, SubagentStop `response`.
+pub fn decode(map: Map<String, Value>) -> HookInput {
+    let mut input = decode_fields(map);
+    neutral_event(&mut input, Wire::Claude);
+    input
+}
+
+/// The payload's fields under Claude Code's names (the event name is left as sent): the copies'
+/// spellings — Kimi CLI's `tool_call_id`, `tool_output`, subagent `agent_name` and SubagentStop
+/// `response` — renamed where Claude Code's own field is absent.
+pub fn decode_fields(mut map: Map<String, Value>) -> HookInput {
     rename(&mut map, "tool_call_id", "tool_use_id");
     rename(&mut map, "tool_output", "tool_response");
     rename(&mut map, "agent_name", "agent_type");
     if map.get("hook_event_name").and_then(Value::as_str) == Some("SubagentStop") {
         rename(&mut map, "response", "last_assistant_message");
     }
-    let mut input = HookInput::from_map(map);
-    neutral_event(&mut input, Wire::Claude);
-    input
+    HookInput::from_map(map)
 }
 
 /// What one client of the format sends differently: its tool names, and a shell command's

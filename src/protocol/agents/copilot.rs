@@ -54,8 +54,17 @@ pub fn decode(mut map: Map<String, Value>) -> HookInput {
     {
         map.insert("hook_event_name".into(), Value::from("SubagentStart"));
     }
+    let parent = map
+        .get("parent_agent_id")
+        .and_then(Value::as_str)
+        .is_some_and(|p| !p.is_empty());
     let mut input = HookInput::from_map(map);
     neutral_event(&mut input, Wire::Copilot);
+    input.subagent_turn = parent
+        && matches!(
+            input.hook_event_name.as_deref(),
+            Some("UserPromptSubmit" | "Stop")
+        );
     neutral_tool(&mut input, TOOLS);
     if input.hook_event_name.as_deref() == Some("PostToolUse")
         && let Some(error) = input.tool_response.as_ref().and_then(failure)
@@ -75,7 +84,7 @@ const LOG_POLL: std::time::Duration = std::time::Duration::from_millis(10);
 /// On Stop, the model's final message from the session's event log when the payload has none.
 /// A subagent's own Stop is left as it is (nothing acts on it).
 pub fn read_last_message(input: &mut HookInput) {
-    if input.last_assistant_message.is_some() || input.agent_id.is_some() {
+    if input.last_assistant_message.is_some() || input.subagent_turn {
         return;
     }
     let Some(path) = input
@@ -192,10 +201,10 @@ fn failure(result: &Value) -> Option<String> {
 pub fn encode(answer: &Answer, event: &str) -> Option<Value> {
     let mut v = answer.encode(event)?;
     let out = v.as_object_mut()?;
-    if let Some(Value::Object(specific)) = out.get_mut("hookSpecificOutput") {
-        if let Some(context) = specific.remove("additionalContext") {
-            out.insert("additionalContext".into(), context);
-        }
+    if let Some(Value::Object(specific)) = out.get_mut("hookSpecificOutput")
+        && let Some(context) = specific.remove("additionalContext")
+    {
+        out.insert("additionalContext".into(), context);
     }
     let only_the_name = out
         .get("hookSpecificOutput")
@@ -337,12 +346,31 @@ mod tests {
         assert_eq!(i.last_assistant_message.as_deref(), Some("a later turn"));
         // A subagent's Stop and a relative path are not read.
         let mut sub = dec(json!({"hook_event_name":"Stop","agent_id":"a",
-            "transcript_path": path}));
+            "parent_agent_id":"s", "transcript_path": path}));
         read_last_message(&mut sub);
         assert_eq!(sub.last_assistant_message, None);
         let mut relative = dec(json!({"hook_event_name":"Stop","transcript_path":"events.jsonl"}));
         read_last_message(&mut relative);
         assert_eq!(relative.last_assistant_message, None);
+    }
+
+    #[test]
+    fn a_subagents_own_prompt_and_stop_are_marked() {
+        for event in ["UserPromptSubmit", "Stop"] {
+            let i = dec(json!({"hook_event_name": event, "session_id": "child",
+                "agent_id": "child", "agent_type": "explore", "parent_agent_id": "parent",
+                "prompt": "ralph list the files"}));
+            assert!(i.subagent_turn, "{event}");
+        }
+        // the parent's own events, and a subagent's tool calls, are not
+        let i = dec(json!({"hook_event_name": "Stop", "session_id": "parent"}));
+        assert!(!i.subagent_turn);
+        let i = dec(json!({"hook_event_name": "PreToolUse", "session_id": "child",
+            "agent_id": "child", "parent_agent_id": "parent", "tool_name": "Bash"}));
+        assert!(!i.subagent_turn);
+        let i = dec(json!({"hook_event_name": "Stop", "session_id": "s",
+            "agent_id": "a", "parent_agent_id": null}));
+        assert!(!i.subagent_turn);
     }
 
     #[test]

@@ -15,14 +15,20 @@
 //! Which agent event maps to which hook subcommand is one table, [`table`], that `doctor
 //! --agents`, `install --agent` and the README all print from.
 
+pub mod auggie;
 pub mod caps;
 pub mod claude;
+pub mod cline;
 pub mod codex;
 pub mod copilot;
 pub mod cursor;
 pub mod factory;
 pub mod gemini;
+pub mod kimi;
+pub mod opencode;
 pub mod outcome;
+pub mod pi;
+pub mod plugin;
 pub mod qwen;
 pub mod support;
 pub mod table;
@@ -34,6 +40,7 @@ pub use caps::{Limit, StopLimits, stop_limits};
 // under their old path too.
 pub use crate::protocol::agent::{Agent, Wire};
 
+use crate::env::Env;
 use crate::protocol::input::DecodeError;
 use crate::protocol::{Answer, HookInput};
 use serde_json::{Map, Value};
@@ -73,6 +80,11 @@ pub fn decode_map(declared: Agent, map: Map<String, Value>) -> HookInput {
         Wire::Gemini => gemini::decode(map),
         Wire::Qwen => qwen::decode(map),
         Wire::Cursor => cursor::decode(map),
+        Wire::Kimi => kimi::decode(map),
+        Wire::Cline => cline::decode(map),
+        Wire::Auggie => auggie::decode(map),
+        Wire::OpenCode => opencode::decode(map),
+        Wire::Pi => pi::decode(map),
         Wire::Copilot => copilot::decode(map),
     };
     if format.wire() == Wire::Claude {
@@ -84,24 +96,44 @@ pub fn decode_map(declared: Agent, map: Map<String, Value>) -> HookInput {
     input
 }
 
-/// The event name of a payload, in any of the spellings the agents use.
+/// The event name of a payload, in any of the spellings the agents use (Cline's `hookName`
+/// as its hook file is named).
 fn event_name(map: &Map<String, Value>) -> Option<&str> {
     ["hook_event_name", "hookEventName"]
         .iter()
         .find_map(|k| map.get(*k)?.as_str())
+        .or_else(|| cline::event_of(map))
 }
+
+/// The field our TypeScript plugins (`extensions/`) add to every payload: the agent they were
+/// installed for (`opencode`, `kilo`, `pi`).
+pub const PLUGIN_MARKER: &str = "omc_plugin";
 
 /// What agent a payload looks like it came from, from markers only that agent sends
 /// (the recorded fixtures in tests/fixtures/, whose fields tests/e2e/codex-FINDINGS.md §4,
 /// gemini-FINDINGS.md §3, qwen-FINDINGS.md §3 and copilot-FINDINGS.md §3 list; Cursor's
 /// documented fields; CodeBuddy's `client` and `version`, seen on every payload of CodeBuddy
 /// Code 2.117.0, which also sends Cursor's `generation_id` and Codex's `model` with
-/// `permission_mode`: codebuddy-FINDINGS.md §3). `None` when nothing tells (a bare
-/// Claude-format payload: Claude Code's SessionStart, Codex's SessionEnd and Kimi's payloads
-/// look alike).
+/// `permission_mode`: codebuddy-FINDINGS.md §3). Kimi CLI's tool events carry `tool_output`,
+/// the Python `repr` of the tool's result (kimi-FINDINGS.md); Cline's `hookName` and `taskId`
+/// (cline-FINDINGS.md). `None` when nothing tells (a bare Claude-format payload: Claude Code's
+/// SessionStart, Codex's SessionEnd and Kimi's other payloads look alike).
 pub fn detect_shape(map: &Map<String, Value>) -> Option<Agent> {
     let has = |k: &str| map.get(k).is_some_and(|v| !v.is_null());
     let event = event_name(map);
+    // Our own plugins name the agent they were installed for.
+    if let Some(a) = map
+        .get(PLUGIN_MARKER)
+        .and_then(Value::as_str)
+        .and_then(Agent::parse)
+        .filter(|a| table::via_plugin(a.wire()))
+    {
+        return Some(a);
+    }
+    // Auggie sends Cursor's `conversation_id` with its own PascalCase event names.
+    if auggie::looks_like(map) {
+        return Some(Agent::Auggie);
+    }
     if has("conversation_id") || has("cursor_version") {
         return Some(Agent::Cursor);
     }
@@ -113,6 +145,13 @@ pub fn detect_shape(map: &Map<String, Value>) -> Option<Agent> {
     }
     if has("generation_id") {
         return Some(Agent::Cursor);
+    }
+    if map.get("tool_output").is_some_and(kimi::is_tool_repr) {
+        return Some(Agent::Kimi);
+    }
+    // Cline stamps its payloads too: before the timestamp's guess.
+    if cline::looks_like(map) {
+        return Some(Agent::Cline);
     }
     if let Some(e) = event {
         if table::only(Wire::Gemini, e) {
@@ -199,12 +238,17 @@ pub fn stands_down(input: &HookInput) -> bool {
 /// runs, and the answer still goes out in the post-tool event's shape). For Codex, whose
 /// payload may not carry the exit status, this is where the transcript is consulted; for
 /// GitHub Copilot CLI and Factory Droid, whose Stop does not carry the model's final message,
-/// their session logs.
-pub fn route(hook: crate::hooks::Hook, input: &mut HookInput) -> crate::hooks::Hook {
+/// their session logs; for Kimi CLI, whose Stop payload lacks it too, its session file.
+pub fn route(hook: crate::hooks::Hook, input: &mut HookInput, env: &Env) -> crate::hooks::Hook {
     if hook.event == "Stop" && input.hook_event_name.as_deref() == Some("Stop") {
         match input.format {
             Agent::Copilot => copilot::read_last_message(input),
             Agent::Factory => factory::read_last_message(input),
+            Agent::Kimi if input.last_assistant_message.is_none() => {
+                if let Some(sid) = input.session_id.as_deref() {
+                    input.last_assistant_message = kimi::last_message(sid, env);
+                }
+            }
             _ => {}
         }
     }
@@ -258,6 +302,11 @@ pub fn encode(input: &HookInput, hook: crate::hooks::Hook, answer: &Answer) -> O
         Wire::Codex => codex::encode(answer, event),
         Wire::Gemini => gemini::encode(answer, event),
         Wire::Cursor => cursor::encode(answer, event),
+        Wire::Kimi => kimi::encode(answer, event),
+        Wire::Cline => cline::encode(input, answer, event),
+        Wire::Auggie => auggie::encode(answer, event),
+        Wire::OpenCode => opencode::encode(answer, event),
+        Wire::Pi => pi::encode(answer, event),
         Wire::Copilot => copilot::encode(answer, event),
     }
 }
@@ -433,6 +482,40 @@ mod tests {
                 json!({"session_id":"s","transcript_path":"/t","cwd":"/p","permission_mode":"off",
                        "hook_event_name":"SessionStart","source":"startup","CLAUDE_ENV_FILE":"/e"}),
                 Some(Agent::Factory),
+            ),
+            // Kimi CLI 1.51.0's PostToolUse; its Stop says nothing of where it came from.
+            (
+                json!({"hook_event_name":"PostToolUse","session_id":"s","tool_name":"Shell",
+                       "tool_output":"is_error=False output='hi' message='' display=[] extras=None"}),
+                Some(Agent::Kimi),
+            ),
+            (
+                json!({"hook_event_name":"Stop","session_id":"s","cwd":"/p","stop_hook_active":false}),
+                None,
+            ),
+            (
+                json!({"clineVersion":"","timestamp":"2026-12-04T05:46:39.192Z","taskId":"conv_1",
+                       "hookName":"tool_call"}),
+                Some(Agent::Cline),
+            ),
+            // Auggie 0.36.0's payload as its bundle builds it.
+            (
+                json!({"hook_event_name":"Stop","conversation_id":"c","workspace_roots":["/p"],
+                       "agent_stop_cause":"end_turn"}),
+                Some(Agent::Auggie),
+            ),
+            (
+                json!({"hook_event_name":"session.idle","omc_plugin":"kilo","session_id":"ses_1"}),
+                Some(Agent::Kilo),
+            ),
+            (
+                json!({"hook_event_name":"agent_end","omc_plugin":"pi","timestamp":"t"}),
+                Some(Agent::Pi),
+            ),
+            // only our plugins' agents: a foreign payload naming another is read by its shape
+            (
+                json!({"hook_event_name":"Stop","omc_plugin":"codex","turn_id":"t"}),
+                Some(Agent::Codex),
             ),
             (json!({"hook_event_name":"SomethingNew"}), None),
             (json!({}), None),

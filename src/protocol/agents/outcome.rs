@@ -60,6 +60,10 @@ pub fn output_text(tool_response: &Value) -> Option<String> {
             if let Some(shown) = part("returnDisplay") {
                 return Some(shown.to_string());
             }
+            // Our plugins: OpenCode's `output`, Pi's `content` (opencode.rs, pi.rs).
+            if let Some(text) = part("output").or_else(|| part("content")) {
+                return Some(text.to_string());
+            }
             let text = o.get("llmContent").and_then(text_of)?;
             let body = strip_wrapper(&text);
             let out: Vec<&str> = body
@@ -81,15 +85,23 @@ pub fn from_text(text: &str) -> Option<String> {
     })
 }
 
-/// The last `Exit Code: N` / `Process exited with code N` / `<shellId: S completed with exit
-/// code N>` line of a text. A client appends its status after the output, so the last such
-/// line is the client's, not the program's.
+/// The failure a known exit status makes, with the end of the command's output (OpenCode's
+/// `metadata.exit` beside its output).
+pub fn from_exit(code: i64, output: &str) -> Option<String> {
+    (code != 0).then(|| format!("Exit code {code}\n{}", tail(output.trim(), EXCERPT_CHARS)))
+}
+
+/// The last `Exit Code: N` / `Process exited with code N` / `Command exited with code N` /
+/// `<shellId: S completed with exit code N>` line of a text (Gemini and Qwen, Codex, Pi 0.73,
+/// GitHub Copilot CLI). A client appends its status after the output, so the last such line is
+/// the client's, not the program's.
 pub fn exit_code(text: &str) -> Option<i64> {
     text.lines().rev().find_map(|line| {
         let line = line.trim();
         let rest = line
             .strip_prefix("Exit Code:")
             .or_else(|| line.strip_prefix("Process exited with code "))
+            .or_else(|| line.strip_prefix("Command exited with code "))
             .or_else(|| shell_status(line))?;
         rest.trim().parse::<i64>().ok()
     })
@@ -211,6 +223,33 @@ mod tests {
         assert_eq!(
             failure(&bad).as_deref(),
             Some("Exit code 2\nls: cannot access '/x': No such file or directory")
+        );
+    }
+
+    #[test]
+    fn the_plugins_outputs_are_read() {
+        let oc = json!({"output": "test result: FAILED. 1 passed; 2 failed\n", "title": "cargo test", "exit": 0});
+        assert_eq!(
+            output_text(&oc).as_deref(),
+            Some("test result: FAILED. 1 passed; 2 failed\n")
+        );
+        assert_eq!(
+            failure(&oc),
+            None,
+            "OpenCode's exit code is the decoder's business"
+        );
+        let pi = json!({"content": "ok", "is_error": false});
+        assert_eq!(output_text(&pi).as_deref(), Some("ok"));
+    }
+
+    #[test]
+    fn pi_and_opencode_statuses() {
+        let f = from_text("boom\n\n\nCommand exited with code 3").unwrap();
+        assert!(f.starts_with("Exit code 3\nboom"), "{f}");
+        assert_eq!(from_exit(0, "ok"), None);
+        assert_eq!(
+            from_exit(2, " nope \n").as_deref(),
+            Some("Exit code 2\nnope")
         );
     }
 

@@ -256,21 +256,31 @@ pub fn of(agent: Agent) -> Support {
             delegation: unverified(""),
         },
         Agent::Kimi => Support {
-            proven: "real client 1.51.0 ran every installed hook",
-            keywords: partly("reads no context: a keyword starts the run in state"),
-            continuation: no(
-                "continues only on a Stop `permissionDecision: deny`, once per prompt; not answered that way yet",
+            proven: "real client 1.51.0",
+            keywords: partly(
+                "reads no context: a keyword starts the run in state and the prompt's continuation carries the task",
             ),
-            tool_failures: unverified("reads no context after a tool"),
-            skill_guards: unverified(""),
-            compaction: unverified(""),
-            user_hooks: EVERYWHERE,
+            continuation: partly(
+                "one continuation per prompt: its Stop hook fires once per prompt (we answer `permissionDecision: deny`)",
+            ),
+            tool_failures: partly(
+                "counted, but nothing after a tool reaches the model: the guidance heads the prompt's continuation while a run is live",
+            ),
+            skill_guards: no("Kimi CLI has no skill tool"),
+            compaction: partly(
+                "checkpoint at PreCompact; nothing is shown after a compaction but the next continuation",
+            ),
+            user_hooks: partly("refusals of tool calls and prompts only: no rewrite, no context"),
             export: EVERYWHERE,
-            notifications: unverified(""),
-            project_rules: unverified(""),
-            output_check: unverified(""),
-            deliverables: unverified(""),
-            delegation: unverified(""),
+            notifications: unverified(
+                "its runs end as elsewhere (the token, cancel, limits); no real-client test",
+            ),
+            project_rules: no(
+                "nothing after a tool reaches the model, and `ReadFile`/`WriteFile`/`StrReplaceFile` are not Claude Code's file tools",
+            ),
+            output_check: no("nothing after a tool reaches the model"),
+            deliverables: no("its subagent events name no transcript"),
+            delegation: no("nothing after a tool reaches the model"),
         },
         Agent::Factory => Support {
             proven: "real client 0.225.2",
@@ -308,13 +318,63 @@ pub fn of(agent: Agent) -> Support {
             deliverables: unverified(""),
             delegation: unverified(""),
         },
+        Agent::OpenCode | Agent::Kilo => Support {
+            proven: if agent == Agent::Kilo {
+                "real client 7.7.9 (`kilo serve`), with our plugin"
+            } else {
+                "real client 1.18.33 (`opencode serve`), with our plugin"
+            },
+            keywords: yes_but("context as a synthetic part of the prompt"),
+            continuation: yes_but(
+                "the plugin sends the next prompt when the session goes idle; `run` exits at the first idle, before it; no client cap: ours holds",
+            ),
+            tool_failures: yes_but(
+                "the shell's exit code from `metadata.exit`; a tool that throws from its error part",
+            ),
+            skill_guards: unverified("the `skill` tool is decoded as Skill; not exercised"),
+            compaction: unverified(
+                "checkpoint at `experimental.session.compacting`; `session.compacted` tells the run again with the next prompt",
+            ),
+            user_hooks: EVERYWHERE,
+            export: EVERYWHERE,
+            notifications: unverified("from the same run ends as continuation; not tried here"),
+            project_rules: if agent == Agent::Kilo {
+                unverified("OpenCode's plugin and tools; not exercised in Kilo Code")
+            } else {
+                yes_but("after a `read` or `edit`, appended to the tool's output")
+            },
+            output_check: unverified("the shell's output is read; not exercised"),
+            deliverables: no("a subagent's session (the `task` tool) is not passed on"),
+            delegation: unverified("`edit` and `write` count as edits; not exercised"),
+        },
+        Agent::Pi => Support {
+            proven: "real client 0.73.1 (RPC mode), with our extension",
+            keywords: yes_but("context as a message before the run"),
+            continuation: partly(
+                "a new prompt when the run ends, in RPC (seen) and interactive mode; `pi -p` and `--mode json` exit first",
+            ),
+            tool_failures: yes_but("`isError` on the tool's result"),
+            skill_guards: no("Pi has no skill tool: a skill is expanded into the prompt"),
+            compaction: unverified(
+                "checkpoint at `session_before_compact`; `session_compact` tells the run again",
+            ),
+            user_hooks: EVERYWHERE,
+            export: EVERYWHERE,
+            notifications: unverified("from the same run ends as continuation; not tried here"),
+            project_rules: yes_but("after a `read` or `edit`, appended to the tool's result"),
+            output_check: unverified("the shell's output is read; not exercised"),
+            deliverables: no("Pi has no subagents"),
+            delegation: unverified("`edit` and `write` count as edits; not exercised"),
+        },
         Agent::Qoder => Support {
-            proven: "its code (the client needs a login)",
-            keywords: unverified("Claude Code's hook format, per its code"),
-            continuation: unverified("a Stop `block` is read as `deny`, per its code"),
-            tool_failures: unverified(""),
-            skill_guards: unverified(""),
-            compaction: unverified(""),
+            proven: "its 1.1.52 code (the client needs a login)",
+            keywords: unverified("Claude Code's `additionalContext` is read, per its code"),
+            continuation: unverified(
+                "a Stop `block` is read as `deny` and its reason sent as the next message, per its code; no cap of its own found",
+            ),
+            tool_failures: unverified("PostToolUseFailure with Claude Code's fields, per its code"),
+            skill_guards: unverified("a `Skill` tool under Claude Code's name, per its code"),
+            compaction: unverified("PreCompact and SessionStart, per its code"),
             user_hooks: EVERYWHERE,
             export: EVERYWHERE,
             notifications: unverified(""),
@@ -322,6 +382,48 @@ pub fn of(agent: Agent) -> Support {
             output_check: unverified(""),
             deliverables: unverified(""),
             delegation: unverified(""),
+        },
+        Agent::Auggie => Support {
+            proven: "its 0.36.0 code (the client talks only to Augment's service)",
+            keywords: no(
+                "its PromptSubmit hook is not awaited and nothing could continue a run: not installed",
+            ),
+            continuation: no("its 0.36 loop runs the Stop hook but does not read its answer"),
+            tool_failures: unverified(
+                "PostToolUse context is appended to the tool's result, per its code",
+            ),
+            skill_guards: no("no skill tool event"),
+            compaction: no("no compaction event, and SessionStart is not awaited"),
+            user_hooks: unverified(
+                "refusals and rewrites of tool calls, per its code; the other hooks are not awaited",
+            ),
+            export: yes_but("of the events installed, per its code"),
+            notifications: no("nothing continues a run there"),
+            project_rules: no(
+                "its `view`, `str-replace-editor` and `save-file` are not Claude Code's file tools",
+            ),
+            output_check: unverified("the tool's text is read after the call, per its code"),
+            deliverables: no("no subagent events"),
+            delegation: no("its edit tools are not Claude Code's"),
+        },
+        Agent::Cline => Support {
+            proven: "real client 3.0.65",
+            keywords: no(
+                "its prompt hook is not awaited (nor fired for a headless prompt) and nothing could continue a run: not installed",
+            ),
+            continuation: no("TaskComplete is not awaited and its answer is not read"),
+            tool_failures: yes_but("the guidance is `contextModification` after the tool"),
+            skill_guards: no("Cline 3.0.65 has no skill tool"),
+            compaction: no("its PreCompact hook file is never run, and nothing is shown at start"),
+            user_hooks: partly(
+                "on tool calls only (the other hooks are not awaited); a refusal ends the whole task, its reason unseen headless",
+            ),
+            export: yes_but("of the events installed: task start, tool calls, session end"),
+            notifications: no("nothing continues a run there"),
+            project_rules: no("its `read_files` and `editor` are not Claude Code's file tools"),
+            output_check: no("its command results arrive as a list the check does not read"),
+            deliverables: no("no subagent events"),
+            delegation: no("its `editor` is not Claude Code's edit tool"),
         },
     }
 }
@@ -336,7 +438,17 @@ pub const WITHOUT_ADAPTER: &[(&str, &str, &str)] = &[
     (
         "Crush",
         "`@charmland/crush`",
-        "hooks on PreToolUse and PreCompact only: no end-of-turn event to continue on, no prompt event for keywords (its documentation)",
+        "hooks on PreToolUse and PreCompact only: no end-of-turn event to continue on, no prompt event for keywords (its documentation); its npm package did not install here (its postinstall downloads a release binary)",
+    ),
+    (
+        "Amp",
+        "`@ampcode/cli`",
+        "TypeScript plugins (`.amp/plugins/`) whose API could carry the loop (`agent.end` may answer `continue`, 5 in a row by default), but the CLI runs only after a login to Amp's service, so a plugin shim could not be run here and none is shipped",
+    ),
+    (
+        "Letta Code",
+        "`@letta-ai/letta-code`",
+        "Claude-Code-format hooks in `.letta/settings.json` (its documentation), but its agents live on a Letta server: not installed or run here, and nothing is shipped untried",
     ),
 ];
 

@@ -1,0 +1,600 @@
+//! Text a person pastes from a tool rather than types: a `git log` or a list of commits, log
+//! lines, a stack trace, a chat exported from Slack or a terminal's history. A pasted `git log`
+//! reads like a string of imperatives (`a1b2c3d feat: ralph fix flaky tests`, `chore: ulw
+//! cleanup`), so before issue 26 it started three loops; the words in these records are
+//! quotation, fenced or not, and the sanitiser blanks them ([`super::sanitize`]).
+//!
+//! Each line is recognised by its shape, on its first bytes where possible (the sanitiser runs
+//! over megabytes): a commit hash or a commit header, a conventional-commit subject among other
+//! commit lines, a timestamp or a log level, a test runner's mark, a stack frame or a trace's
+//! header (the trace runs to the next blank line), speakers' names in a chat of two or more, a
+//! numbered history line. What the person then writes after a blank line is theirs again.
+
+use super::lexicon::is_mode_word;
+
+/// What kind of pasted record a line belongs to (each a sanitiser rule of its own).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Record {
+    /// `git log`, `git log --oneline`, a list of commits, a rebase plan, `git shortlog`.
+    Commit,
+    /// A log line: a timestamp or a level first, a test runner's result, `npm ERR!`.
+    Log,
+    /// A stack trace, from its header or first frame to the next blank line.
+    Trace,
+    /// A chat pasted from Slack, Discord or a terminal: speakers' names, `<@U123>` mentions.
+    Chat,
+    /// Shell history: `  501  claude -p "…"`, zsh's `: 1733040000:0;…`.
+    History,
+}
+
+/// Conventional-commit types: `feat: …`, `fix(cli)!: …`.
+const COMMIT_TYPES: &[&str] = &[
+    "feat", "fix", "chore", "docs", "doc", "refactor", "test", "tests", "ci", "build", "perf",
+    "style", "revert", "release", "wip", "deps", "hotfix", "security",
+];
+
+/// The verbs of an interactive rebase's plan: `pick 1a2b3c4 …`.
+const REBASE_VERBS: &[&str] = &[
+    "pick", "p", "squash", "s", "fixup", "f", "reword", "r", "edit", "e", "drop", "d",
+];
+
+/// Words that label a part of a request (`Context: …`, `Task: …`): a line they open is the
+/// person's own, not a speaker in a chat. Sorted (a binary search, for every `word:` line).
+#[rustfmt::skip]
+const LABELS: &[&str] = &[
+    "acceptance", "actual", "after", "also", "answer", "approach", "ask", "assumptions",
+    "background", "before", "body", "browser", "bug", "caution", "cc", "command", "commands",
+    "cons", "constraint", "constraints", "context", "criteria", "danger", "date", "deadline",
+    "decision", "definition", "description", "details", "done", "edit", "env", "environment",
+    "error", "errors", "example", "examples", "expected", "feature", "features", "file", "files",
+    "finally", "first", "fixme", "format", "from", "fyi", "goal", "goals", "hint", "how",
+    "important", "input", "instructions", "issue", "link", "links", "location", "mode", "modes",
+    "nb", "next", "note", "notes", "option", "options", "os", "outcome", "output", "owner", "phase",
+    "plan", "platform", "policy", "priority", "problem", "pros", "ps", "question", "re", "reason",
+    "ref", "refs", "repro", "request", "requests", "requirement", "requirements", "result",
+    "results", "risk", "risks", "rule", "rules", "scope", "see", "spec", "stack", "stage", "status",
+    "step", "steps", "subject", "summary", "task", "tasks", "then", "ticket", "time", "tip",
+    "title", "to", "todo", "update", "usage", "use", "version", "warning", "what", "when", "where",
+    "who", "why",
+];
+
+const MONTHS: &[&str] = &[
+    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+];
+
+const LEVELS: &[&str] = &[
+    "INFO", "WARN", "WARNING", "ERROR", "ERR", "DEBUG", "TRACE", "FATAL", "CRITICAL", "NOTICE",
+    "SEVERE",
+];
+
+/// A token of 7 to 40 hexadecimal digits; `strict` asks for both a digit and a letter (a lone
+/// line needs more evidence than a line among commits).
+fn hash_len(t: &str, strict: bool) -> Option<usize> {
+    let n = t.bytes().take_while(u8::is_ascii_hexdigit).count();
+    if !(7..=40).contains(&n)
+        || t.as_bytes()
+            .get(n)
+            .is_some_and(|b| !b.is_ascii_whitespace())
+    {
+        return None;
+    }
+    let h = &t.as_bytes()[..n];
+    let ok = !strict
+        || (h.iter().any(u8::is_ascii_digit)
+            && h.iter().any(|b| matches!(b, b'a'..=b'f' | b'A'..=b'F')));
+    ok.then_some(n)
+}
+
+/// The line without a list or graph mark in front (`- `, `* `, `| `, `• `).
+fn unmarked(t: &str) -> &str {
+    let mut t = t;
+    // (`git log --graph` stacks them: `| * 1d2e3f4 …`)
+    while let Some(r) = ["- ", "* ", "| ", "• ", "o ", "+ ", "|/ ", "|\\ "]
+        .iter()
+        .find_map(|m| t.strip_prefix(m))
+    {
+        t = r.trim_start();
+    }
+    t
+}
+
+/// `a1b2c3d feat: …`, `- 91ab3cd …`, `pick 1a2b3c4 …`, `commit 4f1a…`.
+fn commit_hash_line(t: &str, strict: bool) -> bool {
+    let t = unmarked(t);
+    let first = t.as_bytes().first().copied().unwrap_or(b' ');
+    if first.is_ascii_hexdigit() && hash_len(t, strict).is_some() {
+        return true;
+    }
+    if !first.is_ascii_lowercase() {
+        return false;
+    }
+    let (w, rest) = t.split_once(' ').unwrap_or((t, ""));
+    w.len() <= 6
+        && hash_len(rest.trim_start(), false).is_some()
+        && (REBASE_VERBS.contains(&w) || w == "commit")
+}
+
+/// `feat: …`, `fix(cli)!: …` (a commit's subject; only among other commit lines).
+fn conventional(t: &str) -> bool {
+    let t = unmarked(t);
+    if !t.starts_with(|c: char| c.is_ascii_lowercase()) {
+        return false;
+    }
+    let word = t.bytes().take_while(u8::is_ascii_lowercase).count();
+    if !matches!(t.as_bytes().get(word), Some(b':' | b'(' | b'!'))
+        || !COMMIT_TYPES.contains(&&t[..word])
+    {
+        return false;
+    }
+    let mut rest = &t[word..];
+    if let Some(r) = rest.strip_prefix('(') {
+        let Some(close) = r.find(')').filter(|c| *c <= 40) else {
+            return false;
+        };
+        rest = &r[close + 1..];
+    }
+    rest.trim_start_matches('!').starts_with(": ")
+}
+
+/// The lines `git log` prints around a commit's message: `Author: …`, `Date: …`, `Merge: …`.
+fn commit_meta(t: &str) -> bool {
+    t.starts_with(['A', 'D', 'M', 'C', 'S'])
+        && [
+            "Author:",
+            "Date:",
+            "Merge:",
+            "AuthorDate:",
+            "Commit:",
+            "CommitDate:",
+            "Signed-off-by:",
+            "Co-authored-by:",
+        ]
+        .iter()
+        .any(|p| t.starts_with(p))
+}
+
+/// A commit header whose message paragraph follows after a blank line: `commit <hash>`, `Merge
+/// pull request #12 from …`, `Merge branch '…'`.
+fn commit_header(t: &str) -> bool {
+    (t.starts_with("commit ") && hash_len(t[7..].trim_start(), false).is_some())
+        || t.starts_with("Merge pull request #")
+        || t.starts_with("Merge branch '")
+        || t.starts_with("Merge remote-tracking branch")
+}
+
+/// `Dana Kim (3):`, the header of `git shortlog`'s indented subjects.
+fn shortlog_header(t: &str) -> bool {
+    let Some(body) = t.trim_end().strip_suffix("):") else {
+        return false;
+    };
+    let Some((name, n)) = body.rsplit_once(" (") else {
+        return false;
+    };
+    !n.is_empty()
+        && n.bytes().all(|b| b.is_ascii_digit())
+        && (2..=40).contains(&name.len())
+        && !name.contains(':')
+}
+
+/// A log line: a date or a time first (`2026-12-01T10:32:11Z …`, `[10:32:01] …`, `Dec 01
+/// 10:22:03 …`), a level (`INFO …`, `[ERROR] …`, `level=info …`), `npm ERR!`, a test runner's
+/// mark (`✓ …`, `✗ …`, `FAIL …`).
+fn log_line(t: &str) -> bool {
+    let b = t.as_bytes();
+    let Some(&first) = b.first() else {
+        return false;
+    };
+    if first.is_ascii_digit() {
+        let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+        // `2026-12-01`, `2026/12/01`, `10:32`, not a numbered list (`1. …`) or a number
+        return match b.get(digits) {
+            Some(b'-' | b'/') => digits == 4 && b.get(digits + 1).is_some_and(u8::is_ascii_digit),
+            Some(b':') => digits <= 2 && b.get(digits + 1).is_some_and(u8::is_ascii_digit),
+            _ => false,
+        };
+    }
+    if first == b'[' {
+        // `[10:32:01]`, `[2026-12-01 …]`, `[9:41 AM]`, not a reference (`[1] …`)
+        let inner = &t[1..];
+        let digits = inner.bytes().take_while(u8::is_ascii_digit).count();
+        return ((1..=4).contains(&digits)
+            && matches!(
+                inner.as_bytes().get(digits),
+                Some(b':' | b'-' | b'/' | b'.')
+            ))
+            || LEVELS
+                .iter()
+                .any(|l| inner.starts_with(l) && inner[l.len()..].starts_with(']'));
+    }
+    if first.is_ascii_uppercase() {
+        let w: &str = &t[..b.iter().take_while(|c| c.is_ascii_alphabetic()).count()];
+        let next = b.get(w.len()).copied();
+        // `INFO  [omc] …`, `ERROR: …`, `WARN [x] …`, not `ERROR in the build, fix it`
+        let after = &t[w.len()..];
+        if LEVELS.contains(&w)
+            && (matches!(next, Some(b':' | b'\t' | b'[' | b']'))
+                || after.starts_with("  ")
+                || after.starts_with(" ["))
+        {
+            return true;
+        }
+        if matches!(w, "PASS" | "FAIL" | "FAILED" | "PASSED") && next == Some(b' ') {
+            return true;
+        }
+        // syslog: `Dec 01 10:22:03 host …`
+        let lw = w.to_ascii_lowercase();
+        return MONTHS.contains(&lw.as_str())
+            && next == Some(b' ')
+            && t[w.len()..]
+                .trim_start()
+                .split(' ')
+                .nth(1)
+                .is_some_and(|clock| clock.len() >= 5 && clock.as_bytes()[2] == b':');
+    }
+    if first == b'l' || first == b't' || first == b'n' {
+        return t.starts_with("level=")
+            || t.starts_with("time=")
+            || t.starts_with("ts=")
+            || t.starts_with("npm ERR!")
+            || t.starts_with("npm WARN");
+    }
+    first >= 0xC3
+        && ["✓", "✔", "✗", "✘", "✕", "×", "☓", "√"]
+            .iter()
+            .any(|m| t.starts_with(m))
+}
+
+/// The first line of a stack trace, whose block runs to the next blank line.
+fn trace_header(t: &str) -> bool {
+    t.starts_with(['T', 't', 'g', 'E', 's'])
+        && (t.starts_with("Traceback (most recent call last)")
+            || (t.starts_with("thread '") && t.contains("' panicked at"))
+            || (t.starts_with("goroutine ") && t[10..].starts_with(|c: char| c.is_ascii_digit()))
+            || t.starts_with("Exception in thread ")
+            || t.starts_with("stack backtrace:"))
+}
+
+/// One frame of a stack trace, indented as traces indent them: `at f (file.js:1:2)`, `File
+/// "x.py", line 3, in f`, `0: crate::f`, `\tat com.acme.Main.main(Main.java:12)`.
+fn frame(line: &str) -> bool {
+    if !line.starts_with([' ', '\t']) {
+        return false;
+    }
+    let t = line.trim();
+    if let Some(r) = t.strip_prefix("at ") {
+        // `at A.b (src/a.ts:88:11)`, `at com.x.Y(Y.java:57)`, `at src/a.js:3:1`
+        let (head, _) = r.split_once(' ').unwrap_or((r, ""));
+        let located = |s: &str| {
+            s.rsplit_once(':').is_some_and(|(_, n)| {
+                n.trim_end_matches(')').bytes().all(|b| b.is_ascii_digit()) && !n.is_empty()
+            })
+        };
+        return (r.ends_with(')') && located(r)) || located(head);
+    }
+    if t.starts_with("File \"") {
+        return t.contains("\", line ");
+    }
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0 && t[digits..].starts_with(": ") && t.contains("::")
+}
+
+/// `alice: …`, `[9:41] Dana: …` (the time is a log line already), `<@U0421> …`, IRC's `<alice>
+/// …`: the speaker of a chat line, as written, if the line has one.
+fn speaker(t: &str) -> Option<&str> {
+    if let Some(nick) = t.strip_prefix('<') {
+        let e = nick.find('>').filter(|e| (1..=24).contains(e))?;
+        let name = nick[..e].trim_start_matches('@');
+        let plain = name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
+        return (plain && nick[e + 1..].starts_with(' ')).then_some(name);
+    }
+    let n = t
+        .bytes()
+        .take(21)
+        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+        .count();
+    if n == 0 || !t[n..].starts_with(": ") || !t.as_bytes()[0].is_ascii_alphabetic() {
+        return None;
+    }
+    // lowercased on the stack: this is asked of every `word: …` line of a paste
+    let mut buf = [0u8; 21];
+    buf[..n].copy_from_slice(&t.as_bytes()[..n]);
+    buf[..n].make_ascii_lowercase();
+    let lower = std::str::from_utf8(&buf[..n]).ok()?;
+    let person = LABELS.binary_search(&lower).is_err()
+        && !is_mode_word(lower)
+        && !COMMIT_TYPES.contains(&lower);
+    person.then_some(&t[..n])
+}
+
+/// A chat client's header line over a message: `Alice  10:32 AM` (Slack: the name, two spaces,
+/// the time), `alice — Today at 10:32 AM` (Discord): a short name, then a time ending the line.
+fn chat_header(t: &str) -> bool {
+    let t = t.trim_end();
+    // (asked of every line: most do not end with a time)
+    let last = t.as_bytes().last().copied().unwrap_or(b' ');
+    if !(last.is_ascii_digit() || last.eq_ignore_ascii_case(&b'm')) {
+        return false;
+    }
+    let lower = t.to_ascii_lowercase();
+    let body = ["am", "pm"]
+        .iter()
+        .find_map(|x| lower.strip_suffix(x))
+        .map_or(lower.as_str(), str::trim_end);
+    let clock_at = body.rfind(' ').map_or(0, |i| i + 1);
+    let (h, m) = body[clock_at..].split_once(':').unwrap_or(("", ""));
+    let is_clock = (1..=2).contains(&h.len())
+        && m.len() == 2
+        && h.bytes().chain(m.bytes()).all(|b| b.is_ascii_digit());
+    if !is_clock {
+        return false;
+    }
+    let before = &body[..clock_at];
+    let (name, set_off) = if let Some(n) = before.strip_suffix("  ") {
+        (n, true)
+    } else if let Some(n) = ["today at ", "yesterday at "]
+        .iter()
+        .find_map(|w| before.strip_suffix(w))
+    {
+        (n.trim_end().trim_end_matches(['—', '-']), true)
+    } else {
+        (before, false)
+    };
+    let name = name.trim();
+    set_off
+        && !name.is_empty()
+        && name.split_whitespace().count() <= 3
+        && name.len() <= 32
+        && !name.contains(':')
+        && !name.split_whitespace().any(is_mode_word)
+}
+
+/// `  501  claude -p "…"` (`history`'s numbered lines), `: 1733040000:0;…` (zsh).
+fn history_line(line: &str) -> bool {
+    let t = line.trim_start();
+    if let Some(r) = t.strip_prefix(": ") {
+        let d = r.bytes().take_while(u8::is_ascii_digit).count();
+        return d >= 9 && r[d..].starts_with(':') && r.contains(';');
+    }
+    let d = t.bytes().take_while(u8::is_ascii_digit).count();
+    (1..=6).contains(&d) && t[d..].starts_with("  ") && !t[d..].trim_start().is_empty()
+}
+
+/// For every line of `lines`, the pasted record it belongs to, if any.
+/// `lines` are `(offset, line)` pairs, as the sanitiser finds them.
+pub(crate) fn classify(all: &[(usize, &str)]) -> Vec<Option<Record>> {
+    let lines = |i: usize| all[i].1;
+    let n = all.len();
+    let mut out: Vec<Option<Record>> = vec![None; n];
+    let trimmed: Vec<&str> = all.iter().map(|(_, l)| l.trim()).collect();
+    let blank = |i: usize| trimmed[i].is_empty();
+    let mut i = 0;
+    while i < n {
+        let t = trimmed[i];
+        if t.is_empty() {
+            i += 1;
+            continue;
+        }
+        // a trace, from its header (or a message whose next line is a frame) to a blank line
+        if trace_header(t)
+            || frame(lines(i))
+            || (i + 1 < n && frame(lines(i + 1)) && t.contains(':'))
+        {
+            while i < n && !blank(i) {
+                out[i] = Some(Record::Trace);
+                i += 1;
+            }
+            continue;
+        }
+        // a commit and its message paragraph: header, meta lines, a blank, the message
+        if commit_header(t) {
+            out[i] = Some(Record::Commit);
+            i += 1;
+            while i < n && (commit_meta(trimmed[i]) || commit_header(trimmed[i])) {
+                out[i] = Some(Record::Commit);
+                i += 1;
+            }
+            if i < n && blank(i) {
+                i += 1;
+                while i < n && !blank(i) {
+                    out[i] = Some(Record::Commit);
+                    i += 1;
+                }
+            }
+            continue;
+        }
+        if shortlog_header(t) {
+            while i < n && !blank(i) {
+                out[i] = Some(Record::Commit);
+                i += 1;
+            }
+            continue;
+        }
+        // commit lines: one with a hash; conventional subjects only among two or more
+        let run = (i..n)
+            .take_while(|&k| commit_hash_line(trimmed[k], false) || conventional(trimmed[k]))
+            .count();
+        if run >= 2 || (run == 1 && commit_hash_line(t, true)) {
+            for slot in &mut out[i..i + run] {
+                *slot = Some(Record::Commit);
+            }
+            i += run;
+            continue;
+        }
+        if log_line(t) {
+            out[i] = Some(Record::Log);
+            i += 1;
+            continue;
+        }
+        // a chat client's copy: a header (name and time), then the message, to the next header
+        // or a blank line
+        if chat_header(t) && i + 1 < n && !blank(i + 1) {
+            out[i] = Some(Record::Chat);
+            i += 1;
+            while i < n && !blank(i) {
+                out[i] = Some(Record::Chat);
+                i += 1;
+            }
+            continue;
+        }
+        // a chat: consecutive lines of two or more speakers
+        let mut first: Option<&str> = None;
+        let mut several = false;
+        let mut k = i;
+        while k < n
+            && let Some(sp) = speaker(trimmed[k])
+        {
+            match first {
+                None => first = Some(sp),
+                Some(f) => several |= !f.eq_ignore_ascii_case(sp),
+            }
+            k += 1;
+        }
+        if several || (k > i && trimmed[i].starts_with("<@")) {
+            for slot in &mut out[i..k] {
+                *slot = Some(Record::Chat);
+            }
+        }
+        if k > i {
+            // (no other record opens with a speaker: skip the run, so a long one costs once)
+            i = k;
+            continue;
+        }
+        let run = (i..n).take_while(|&k| history_line(lines(k))).count();
+        if run >= 2 || (run == 1 && t.starts_with(": ")) {
+            for slot in &mut out[i..i + run] {
+                *slot = Some(Record::History);
+            }
+            i += run;
+            continue;
+        }
+        i += 1;
+    }
+    // a line between two lines of a record continues it (`[10:32:01] starting\nralph\n[10:32:04]
+    // exited`, a chat message's second line)
+    for k in 1..n.saturating_sub(1) {
+        if out[k].is_none() && !blank(k) && out[k - 1].is_some() && out[k - 1] == out[k + 1] {
+            out[k] = out[k - 1];
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(text: &str) -> Vec<Option<Record>> {
+        classify(&text.lines().map(|l| (0, l)).collect::<Vec<_>>())
+    }
+
+    use Record::{Chat, Commit, History, Log, Trace};
+
+    #[test]
+    fn labels_are_sorted_for_their_binary_search() {
+        assert!(LABELS.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn commit_lists_and_logs() {
+        assert_eq!(
+            kinds("a1b2c3d feat: ralph fix flaky tests\n9f8e7d6 chore: ulw cleanup\n\nwhich one?"),
+            vec![Some(Commit), Some(Commit), None, None]
+        );
+        assert_eq!(
+            kinds("feat: ralph fix flaky tests\nchore: ulw cleanup\nwhy"),
+            vec![Some(Commit), Some(Commit), None]
+        );
+        // one conventional subject alone is the person's own line
+        assert_eq!(kinds("fix: the login bug"), vec![None]);
+        assert_eq!(
+            kinds("commit 4f1a9c2e\nAuthor: D <d@x>\nDate:   Tue\n\nralph: fix it\n\nwhy?"),
+            vec![
+                Some(Commit),
+                Some(Commit),
+                Some(Commit),
+                None,
+                Some(Commit),
+                None,
+                None
+            ]
+        );
+        assert_eq!(
+            kinds("pick 1a2b3c4 ralph fix\nsquash 5d6e7f8 ulw"),
+            vec![Some(Commit), Some(Commit)]
+        );
+        assert_eq!(
+            kinds("Dana Kim (3):\n      ralph fix the tests\n\nok"),
+            vec![Some(Commit), Some(Commit), None, None]
+        );
+        assert_eq!(kinds("1234567 is a number"), vec![None]);
+    }
+
+    #[test]
+    fn logs_traces_chats_and_history() {
+        assert_eq!(
+            kinds(
+                "2026-12-01T10:32:11Z INFO ralph fix\n[10:32:01] user: ulw\nINFO  [omc] ralph\nlevel=info msg=x\n  ✓ autopilot build me a cli\nDec 01 10:22:03 host x: y"
+            ),
+            vec![Some(Log); 6]
+        );
+        assert_eq!(
+            kinds("1. ralph fix the tests\n10 tests fail"),
+            vec![None, None]
+        );
+        assert_eq!(
+            kinds("[10:32:01] starting worker\nralph\n[10:32:04] worker exited"),
+            vec![Some(Log); 3]
+        );
+        assert_eq!(
+            kinds(
+                "Traceback (most recent call last):\n  File \"a.py\", line 4, in f\n    ralph()\nE: x\n\nfix it"
+            ),
+            vec![
+                Some(Trace),
+                Some(Trace),
+                Some(Trace),
+                Some(Trace),
+                None,
+                None
+            ]
+        );
+        assert_eq!(
+            kinds("Error: phase failed\n    at A.b (src/a.ts:1:2)\n\nok"),
+            vec![Some(Trace), Some(Trace), None, None]
+        );
+        assert_eq!(
+            kinds("alice: can someone ralph it?\nbob: ulw it\n\nsummarise"),
+            vec![Some(Chat), Some(Chat), None, None]
+        );
+        // the person's own labels are not speakers, nor is one speaker alone
+        assert_eq!(kinds("Context: x\nTask: ralph fix it"), vec![None, None]);
+        assert_eq!(kinds("ralph: fix it\nulw: clean up"), vec![None, None]);
+        assert_eq!(kinds("alice: ralph fix it"), vec![None]);
+        assert_eq!(
+            kinds("Alice  10:32 AM\nralph fix it pls\nBob  10:33 AM\nulw it\n\nsummarise"),
+            vec![Some(Chat), Some(Chat), Some(Chat), Some(Chat), None, None]
+        );
+        assert_eq!(
+            kinds("<alice> ralph the migrations\n<bob> no, autopilot them"),
+            vec![Some(Chat), Some(Chat)]
+        );
+        assert_eq!(kinds("<b> ralph fix it"), vec![None]);
+        assert_eq!(kinds("ralph fix it by 10:30"), vec![None]);
+        assert_eq!(kinds("fix tests  10:30"), vec![None]);
+        assert_eq!(kinds("fix the tests at 10:30 am"), vec![None]);
+        assert_eq!(
+            kinds("alice — Today at 10:32 AM\nralph it\n\nok"),
+            vec![Some(Chat), Some(Chat), None, None]
+        );
+        assert_eq!(
+            kinds("| * 1d2e3f4 autopilot: build me an app\n* 0a0a0a0 init"),
+            vec![Some(Commit), Some(Commit)]
+        );
+        assert_eq!(
+            kinds("  501  claude -p \"ralph fix\"\n  502  omc-hooks status"),
+            vec![Some(History), Some(History)]
+        );
+    }
+}

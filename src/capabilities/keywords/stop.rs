@@ -1,0 +1,586 @@
+//! A person saying stop in their own words: `stop the loop, it's burning tokens`, `ok stop,
+//! that's enough looping`, `turn off ralph`, `kill it`, `그만해`, `ループを止めて`, `停下来`.
+//! Loops that cannot be stopped are what OMC users complain of most, and only `cancelomc` used
+//! to stop one. A stop is acted on exactly as `cancelomc` is, but only while something of the
+//! session runs (`scan.rs`, rule `nothing-running`): outside a run such a phrase starts nothing
+//! and says nothing.
+//!
+//! The verbs are aliases of `cancel` (shape [`Shape::Stop`]), found in the one pass with every
+//! other alias. [`extent`] says whether the words around a verb make it a request to stop the
+//! work: the verb opens its sentence (after lead-ins such as `ok`, `please`, `that's enough,
+//! you can`), and what follows it in its clause is the work itself (`the loop`, `it`,
+//! `everything`, `ralph`, `working on this`, `now`), so `stop the dev server`, `stop adding
+//! comments` and `if it fails, stop` are not. A limit on the loop (`stop ralph from touching
+//! the migrations`) is not a stop either, and the mode it names starts nothing ([`object`]).
+//! Korean, Japanese and Chinese have no spaces to count words by: there the sentence around the
+//! verb must reduce, token by token, to lead-ins, the work named, particles and the verb's
+//! endings (`이제 멈춰`, `ラルフを止めてください`, `把拉尔夫停了`).
+
+use super::lexicon::{ALIASES, Shape};
+use super::scene::Scene;
+use super::text::{back, floor, fwd, head_before_break, is, tail_after_break, words};
+use super::vocab::FILLERS;
+use crate::modes::is_persistent;
+
+/// English verbs that ask to stop, as the `Stop` aliases spell them.
+const VERBS: &[&str] = &[
+    "stop",
+    "halt",
+    "abort",
+    "cancel",
+    "kill",
+    "quit",
+    "end",
+    "exit",
+    "pause",
+    "terminate",
+    "enough",
+    "turn",
+    "switch",
+    "shut",
+];
+
+/// Verbs that stop something only with an object (`end the run`, `kill it`): alone they are not
+/// a request (`end.`, `quit`).
+const NEED_OBJECT: &[&str] = &["end", "kill", "exit", "pause", "terminate", "quit"];
+
+/// Verbs that stop something only with their particle (`turn off ralph`, `shut it down`).
+const NEED_PARTICLE: &[&str] = &["turn", "switch", "shut"];
+
+/// Lead-ins a stop may open its sentence with, as word sequences, longest first where they
+/// share a start (`ok, that's enough, you can stop`, `please just stop`, `i said stop`).
+const LEADINS: &[&[&str]] = &[
+    &["i", "want", "you", "to"],
+    &["i", "need", "you", "to"],
+    &["i'd", "like", "you", "to"],
+    &["i", "want", "to"],
+    &["i", "need", "to"],
+    &["i'd", "like", "to"],
+    &["we", "need", "to"],
+    &["let", "me"],
+    &["go", "ahead", "and"],
+    &["that's", "enough"],
+    &["thats", "enough"],
+    &["that's", "it"],
+    &["thats", "it"],
+    &["we're", "done"],
+    &["we", "are", "done"],
+    &["all", "good"],
+    &["thank", "you"],
+    &["you", "can"],
+    &["you", "may"],
+    &["you", "should"],
+    &["can", "you"],
+    &["could", "you"],
+    &["would", "you"],
+    &["will", "you"],
+    &["please", "just"],
+    &["i", "said"],
+    &["time", "to"],
+    &["ok"],
+    &["okay"],
+    &["k"],
+    &["alright"],
+    &["right"],
+    &["please"],
+    &["pls"],
+    &["plz"],
+    &["just"],
+    &["now"],
+    &["so"],
+    &["hey"],
+    &["claude"],
+    &["yes"],
+    &["yeah"],
+    &["no"],
+    &["nope"],
+    &["wait"],
+    &["actually"],
+    &["enough"],
+    &["then"],
+    &["and"],
+    &["thanks"],
+    &["thx"],
+    &["cool"],
+    &["perfect"],
+    &["great"],
+    &["good"],
+    &["fine"],
+    &["hmm"],
+    &["done"],
+    &["seriously"],
+    &["ugh"],
+    &["omg"],
+    &["dude"],
+    &["let's"],
+    &["lets"],
+    &["stop"],
+];
+
+/// What may follow the verb in its clause and name the work: `stop the loop`, `kill it`, `end
+/// the run`, `stop working on this`, `stop what you're doing`.
+const WORK: &[&str] = &[
+    "it",
+    "this",
+    "that",
+    "everything",
+    "all",
+    "loop",
+    "loops",
+    "looping",
+    "run",
+    "runs",
+    "running",
+    "mode",
+    "modes",
+    "session",
+    "work",
+    "working",
+    "task",
+    "tasks",
+    "job",
+    "agent",
+    "agents",
+    "them",
+    "iteration",
+    "iterations",
+    "iterating",
+    "workflow",
+    "continuing",
+    "going",
+    "doing",
+    "now",
+];
+
+/// Words that may stand around the work without changing what is asked: `stop it now please`,
+/// `stop everything right away`, `stop for today`, `stop what you're doing`.
+const AROUND: &[&str] = &[
+    "the",
+    "your",
+    "my",
+    "our",
+    "current",
+    "whole",
+    "omc",
+    "here",
+    "there",
+    "right",
+    "away",
+    "immediately",
+    "asap",
+    "please",
+    "pls",
+    "plz",
+    "already",
+    "for",
+    "today",
+    "tonight",
+    "day",
+    "thanks",
+    "thank",
+    "you",
+    "then",
+    "ok",
+    "okay",
+    "on",
+    "of",
+    "at",
+    "once",
+    "too",
+    "mate",
+    "man",
+    "dude",
+    "claude",
+    "what",
+    "you're",
+    "youre",
+    "are",
+    "just",
+    "completely",
+    "entirely",
+    "altogether",
+    "good",
+    "lol",
+    "thx",
+    "ty",
+    "guys",
+    "bro",
+    "a",
+    "bit",
+    "moment",
+    "sec",
+    "second",
+    "little",
+    "these",
+    "those",
+    "off",
+    "down",
+];
+
+/// After `and`, what a person asks for once the work has stopped: `stop and tell me what you
+/// changed`, `stop and wait` (not `stop and think`, which asks for more work).
+const THEN: &[&str] = &[
+    "tell",
+    "show",
+    "summarise",
+    "summarize",
+    "report",
+    "explain",
+    "give",
+    "list",
+    "wait",
+    "let",
+    "hand",
+    "revert",
+    "undo",
+];
+
+/// A subject and its verb in one word: a new clause after the verb with no comma (`stop it's
+/// burning tokens`, `stop i'll take it from here`), which the verb's object never is.
+const CLAUSE_STARTS: &[&str] = &[
+    "it's", "its", "that's", "thats", "i'll", "ill", "i'm", "im", "we're", "we'll", "you're",
+    "youre", "i've", "ive", "there's",
+];
+
+/// Gerunds that, after `from`, are the loop itself (`stop ralph from looping`), not a limit on
+/// what it does (`stop ralph from touching the migrations`).
+const LOOP_GERUNDS: &[&str] = &["looping", "running", "continuing", "iterating", "going"];
+
+/// The persistent modes' names in every script, and the other words for a run (`ulw`, `team`).
+fn names_work(w: &str) -> bool {
+    matches!(w, "ultraqa" | "team" | "pipeline" | "auto" | "pilot")
+        || ALIASES
+            .iter()
+            .any(|a| a.shape == Shape::Name && is_persistent(a.name) && a.text == w)
+}
+
+/// Where the stop request whose verb is at `start..end` of `t` (the prompt as typed) ends, or
+/// `None` when the words around it do not make it one.
+pub(crate) fn extent(t: &str, start: usize, end: usize) -> Option<(usize, usize)> {
+    if t.is_char_boundary(start) && t[start..end].is_ascii() {
+        english(t, start, end)
+    } else {
+        cjk(t, start, end)
+    }
+}
+
+/// The words before the verb in its sentence are all lead-ins.
+fn opens_sentence(t: &str, start: usize) -> bool {
+    let before = words(tail_after_break(back(t, start, 160), true));
+    let mut i = 0;
+    while i < before.len() {
+        let rest = &before[i..];
+        let Some(l) = LEADINS
+            .iter()
+            .find(|l| rest.len() >= l.len() && rest.iter().zip(l.iter()).all(|(a, b)| a == b))
+        else {
+            return false;
+        };
+        i += l.len();
+    }
+    true
+}
+
+fn english(t: &str, start: usize, end: usize) -> Option<(usize, usize)> {
+    let verb = t[start..end].to_ascii_lowercase();
+    if !VERBS.contains(&verb.as_str()) || !opens_sentence(t, start) {
+        return None;
+    }
+    let (clause, _) = head_before_break(fwd(t, end, 160), false);
+    let ws = words(clause);
+    let (mut work, mut particle) = (false, false);
+    let mut i = 0;
+    while i < ws.len() {
+        let w = ws[i].as_str();
+        if CLAUSE_STARTS.contains(&w) {
+            // the rest is another clause: `stop it's burning tokens`
+            break;
+        }
+        if w == "off" || (w == "down" && verb == "shut") {
+            particle = true;
+        } else if w == "from" {
+            // `stop ralph from looping`, not `stop ralph from touching the migrations`
+            if !is(ws.get(i + 1), LOOP_GERUNDS) {
+                return None;
+            }
+            work = true;
+            i += 1;
+        } else if w == "and" {
+            if is(ws.get(i + 1), THEN) {
+                break;
+            }
+            return None;
+        } else if WORK.contains(&w) || names_work(w) || VERBS.contains(&w) {
+            // (the verb said again is the same request: `abort abort abort`)
+            work = true;
+        } else if !AROUND.contains(&w) {
+            return None;
+        }
+        i += 1;
+    }
+    if NEED_PARTICLE.contains(&verb.as_str()) && !particle {
+        return None;
+    }
+    if NEED_OBJECT.contains(&verb.as_str()) && !work {
+        return None;
+    }
+    // `enough` stops only the work: `enough looping`, `enough.`, not `enough tests exist`
+    let span_end = end + clause.trim_end().len();
+    Some((start, span_end.max(end)))
+}
+
+/// Korean, Japanese and Chinese: the sentence before the verb is lead-ins and the work named
+/// (with its particles), and what follows it is the verb's endings (and, in Chinese, its object).
+fn cjk(t: &str, start: usize, end: usize) -> Option<(usize, usize)> {
+    let is_break = |c: char| "。！？!?\n，,、；;：:.…".contains(c);
+    let head = back(t, start, 120);
+    let before = match head.char_indices().rev().find(|(_, c)| is_break(*c)) {
+        Some((i, c)) => &head[i + c.len_utf8()..],
+        None => head,
+    };
+    let tail = fwd(t, end, 120);
+    let after_len = tail.find(is_break).unwrap_or(tail.len());
+    let after = &tail[..after_len];
+    let squeeze = |s: &str| -> String {
+        s.chars()
+            .filter(|c| !c.is_whitespace() && !matches!(c, '~' | '～' | '!' | '！'))
+            .collect::<String>()
+            .to_lowercase()
+    };
+    let before = squeeze(before);
+    let after = squeeze(after);
+    if !reduces(&before, CJK_BEFORE, true) || !reduces(&after, CJK_AFTER, true) {
+        return None;
+    }
+    // `그만`, `够了` alone; a verb that needs a form of its own needs one: `꺼` is `꺼줘`
+    Some((start, floor(t, end + after_len)))
+}
+
+/// `s` is nothing but `tokens` (and, with `names`, the persistent modes' names), in any order.
+fn reduces(s: &str, tokens: &[&str], names: bool) -> bool {
+    let mut rest = s;
+    while !rest.is_empty() {
+        let token = tokens
+            .iter()
+            .filter(|k| rest.starts_with(*k))
+            .max_by_key(|k| k.len())
+            .map(|k| k.len());
+        let name = names
+            .then(|| {
+                ALIASES
+                    .iter()
+                    .filter(|a| a.shape == Shape::Name && is_persistent(a.name))
+                    .filter(|a| rest.starts_with(a.text))
+                    .map(|a| a.text.len())
+                    .max()
+            })
+            .flatten();
+        match token.max(name) {
+            Some(n) if n > 0 => rest = &rest[n..],
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// Before a CJK verb: lead-ins, the work named, and the particles that mark it as the object or
+/// the topic (not `가`/`が`, the subject of a statement: `루프가 안 멈춰` is "the loop does not
+/// stop").
+#[rustfmt::skip]
+const CJK_BEFORE: &[&str] = &[
+    // lead-ins
+    "ok", "okay", "please", "이제", "그냥", "제발", "좀", "일단", "지금", "다", "전부", "빨리", "얼른", "자", "야", "됐어", "됐고",
+    "충분해", "오케이", "もう", "一旦", "いったん", "とりあえず", "全部", "今すぐ", "今", "すぐ", "早く", "ちょっと", "请", "先",
+    "现在", "都", "快", "赶紧", "马上", "立刻", "你", "好了", "行了", "可以", "帮我", "给我", "把", "请你", "那就", "就", "直接",
+    "全部", "ね", "ねえ", "さあ",
+    // the work
+    "루프", "반복", "작업", "모드", "실행", "에이전트", "ループ", "作業", "モード", "実行", "処理", "エージェント", "循环", "任务", "模式",
+    "工作", "运行", "执行", "迭代", "这个", "它", "所有",
+    // particles
+    "를", "을", "는", "은", "도", "を", "は", "も",
+];
+
+/// After a CJK verb: its endings and politeness, and in Chinese the work it stops.
+#[rustfmt::skip]
+const CJK_AFTER: &[&str] = &[
+    // Korean
+    "해", "하자", "하세요", "해요", "해라", "해줘", "해주세요", "해주라", "해도돼", "해도돼요", "해도됩니다", "합시다", "둬", "두자",
+    "둬요", "돌려", "돌리자", "줘", "주세요", "라", "요", "자", "세요", "시켜", "시켜줘", "좀", "제발", "이제",
+    // Japanese
+    "て", "ください", "下さい", "くれ", "くれる", "ろ", "よう", "ましょう", "ちゃって", "ちゃえ", "ね", "よ", "な", "にして", "して",
+    "しよう", "しましょう", "です", "だ", "ていい", "てもいい",
+    // Chinese
+    "下", "下来", "止", "了", "掉", "一下", "吧", "啊", "呀", "啦", "嘛", "来", "住", "循环", "拉尔夫", "任务", "工作", "运行",
+    "执行", "迭代", "所有", "全部", "它", "这个", "跑", "继续", "折腾", "搞",
+];
+
+/// Rule `stop-request`: a stop verb that [`extent`] found to open a request to stop the work
+/// (the guards before it have already set aside one quoted, asked about or taken back). An
+/// explicit `/cancel` is the command, judged by the shapes.
+pub(crate) fn request(s: &Scene) -> bool {
+    s.shape == Shape::Stop && !s.explicit
+}
+
+/// Rule `stop-object`: a mode named in a request to stop it (`stop ralph`, `turn off ralph`,
+/// `랄프 꺼줘`, `停止拉尔夫`) — the stop verb is the request — or in a limit on it (`stop ralph
+/// from touching the migrations`), which starts nothing.
+pub(crate) fn object(s: &Scene) -> bool {
+    if !s.is_name() || s.explicit || s.name == "cancel" {
+        return false;
+    }
+    let rest = s.lead_rest();
+    let en = is(rest.first(), VERBS)
+        && rest[1..]
+            .iter()
+            .all(|w| FILLERS.contains(&w.as_str()) || matches!(w.as_str(), "off" | "down"));
+    en || cjk_object(s)
+}
+
+/// The name, then (past particles and the work's own words) a CJK stop verb with its endings:
+/// `랄프 꺼줘`, `ラルフを止めて`, `把拉尔夫停了`; or a Chinese stop verb right before it:
+/// `停止拉尔夫`, `关掉自动驾驶`.
+fn cjk_object(s: &Scene) -> bool {
+    if s.sentence_after.is_ascii() && s.near_before.is_ascii() {
+        return false;
+    }
+    let after: String = s
+        .sentence_after
+        .chars()
+        .take(24)
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let mut rest = after.as_str();
+    loop {
+        let skip = [
+            "를",
+            "을",
+            "는",
+            "은",
+            "도",
+            "を",
+            "は",
+            "も",
+            "루프",
+            "모드",
+            "ループ",
+            "モード",
+            "循环",
+            "模式",
+            "좀",
+            "이제",
+            "もう",
+        ]
+        .iter()
+        .find(|p| rest.starts_with(*p));
+        match skip {
+            Some(p) => rest = &rest[p.len()..],
+            None => break,
+        }
+    }
+    let stop_verbs = || {
+        ALIASES
+            .iter()
+            .filter(|a| a.shape == Shape::Stop && a.is_cjk())
+    };
+    let after_verb = stop_verbs().find_map(|a| rest.strip_prefix(a.text));
+    if after_verb.is_some_and(|r| {
+        let end = r
+            .find(|c: char| "。！？!?，,、；;.".contains(c))
+            .unwrap_or(r.len());
+        reduces(&r[..end], CJK_AFTER, false)
+    }) {
+        return true;
+    }
+    let before = s.near_before.trim_end();
+    stop_verbs().any(|a| {
+        before.ends_with(a.text)
+            || ["止", "下", "掉"]
+                .iter()
+                .any(|e| before.ends_with(&format!("{}{e}", a.text)))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stop_at(t: &str, verb: &str) -> Option<String> {
+        let s = t.find(verb).unwrap();
+        extent(t, s, s + verb.len()).map(|(a, b)| t[a..b].to_string())
+    }
+
+    #[test]
+    fn english_requests_to_stop() {
+        for (t, v) in [
+            ("stop", "stop"),
+            ("stop the loop, it's burning tokens", "stop"),
+            ("ok stop, that's enough looping", "stop"),
+            ("that's enough, you can stop", "stop"),
+            ("please stop now, I'll take it from here", "stop"),
+            ("stop working on this, the tests are green", "stop"),
+            ("kill the loop", "kill"),
+            ("end the run, we're done", "end"),
+            ("turn off ralph", "turn"),
+            ("shut autopilot off, it's going in circles", "shut"),
+            ("stop ralph from looping", "stop"),
+            ("can you stop ralph?", "stop"),
+            ("stop it's burning tokens", "stop"),
+            ("stop and tell me what you changed", "stop"),
+            (
+                "The build is red. Stop the loop, I'll fix it by hand.",
+                "Stop",
+            ),
+        ] {
+            assert!(stop_at(t, v).is_some(), "{t}");
+        }
+    }
+
+    #[test]
+    fn english_that_is_not_a_request_to_stop() {
+        for (t, v) in [
+            ("stop ralph from touching the migrations folder", "stop"),
+            ("stop adding comments to every line", "stop"),
+            ("stop the dev server and restart it", "stop"),
+            ("don't stop until the tests pass", "stop"),
+            ("if the build fails, stop", "stop"),
+            ("stop and think about the design", "stop"),
+            ("why did it stop?", "stop"),
+            ("the stop hook fires twice", "stop"),
+            ("end.", "end"),
+            ("turn the list into a table", "turn"),
+            ("switch to autopilot", "switch"),
+            ("enough tests exist already", "enough"),
+            ("stop when the tests pass", "stop"),
+        ] {
+            assert_eq!(stop_at(t, v), None, "{t}");
+        }
+    }
+
+    #[test]
+    fn cjk_requests_to_stop() {
+        for (t, v) in [
+            ("그만해, 토큰 너무 많이 쓴다", "그만"),
+            ("이제 멈춰", "멈춰"),
+            ("랄프 그만 돌려", "그만"),
+            ("루프 멈춰줘, 충분해", "멈춰"),
+            ("もう止めて、十分です", "止め"),
+            ("ループを止めてください", "止め"),
+            ("停下来，别再循环了", "停"),
+            ("够了，停止吧", "够了"),
+            ("把拉尔夫停了", "停"),
+            ("停止拉尔夫", "停"),
+        ] {
+            assert!(stop_at(t, v).is_some(), "{t}");
+        }
+        for (t, v) in [
+            ("루프가 안 멈춰요", "멈춰"),
+            ("랄프를 멈추지 마", "멈추"),
+            ("止めないで", "止め"),
+            ("停车场的代码有bug", "停"),
+            ("꺼내줘", "꺼"),
+            ("别再改测试文件了", "别再"),
+        ] {
+            assert_eq!(stop_at(t, v), None, "{t}");
+        }
+    }
+}
