@@ -365,8 +365,10 @@ mod tests {
         // the parent's own events, and a subagent's tool calls, are not
         let i = dec(json!({"hook_event_name": "Stop", "session_id": "parent"}));
         assert!(!i.subagent_turn);
-        let i = dec(json!({"hook_event_name": "PreToolUse", "session_id": "child",
-            "agent_id": "child", "parent_agent_id": "parent", "tool_name": "Bash"}));
+        let i = dec(
+            json!({"hook_event_name": "PreToolUse", "session_id": "child",
+            "agent_id": "child", "parent_agent_id": "parent", "tool_name": "Bash"}),
+        );
         assert!(!i.subagent_turn);
         let i = dec(json!({"hook_event_name": "Stop", "session_id": "s",
             "agent_id": "a", "parent_agent_id": null}));
