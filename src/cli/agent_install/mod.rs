@@ -114,85 +114,92 @@ pub(super) fn install(agent: Agent, args: &[String], env: &Env, help: &str) -> i
         layout.record_path(&path)
     };
     let mut record = read_record(&record_path).unwrap_or_default();
-    if layout.is_plugin() {
-        let (merged, changed) = match plugin::install(agent, &path, &exe, &mut record) {
-            Ok(r) => r,
-            Err(code) => return code,
-        };
-        if let Err(e) = write_record(&record_path, &record) {
-            return fail(
-                "install",
-                &format!("cannot write {}: {e}", record_path.display()),
-            );
-        }
-        let listed = note_in_registry(&layout, &path, agent, env);
-        announce(&layout, &path, &exe, &merged, changed);
-        if let Some(f) = listed {
-            println!(
-                "Recorded in {} (for 'omc-hooks status --all').",
-                f.display()
-            );
-        }
-        println!("{}", layout.trust_note(&path));
-        return 0;
-    }
-    if agent == Agent::Cline {
-        let (merged, changed) = match cline::install(&path, &exe, &mut record) {
-            Ok(r) => r,
-            Err(code) => return code,
-        };
-        if let Err(e) = cline::save_record(&path, &record) {
-            return fail(
-                "install",
-                &format!("cannot write {}: {e}", record_path.display()),
-            );
-        }
-        let listed = note_in_registry(&layout, &path, agent, env);
-        announce(&layout, &path, &exe, &merged, changed);
-        if let Some(f) = listed {
-            println!(
-                "Recorded in {} (for 'omc-hooks status --all').",
-                f.display()
-            );
-        }
-        println!("{}", layout.trust_note(&path));
-        return 0;
-    }
-    if agent == Agent::Kimi {
-        let (merged, changed) = match kimi::install(&path, &exe, &mut record) {
-            Ok(r) => r,
-            Err(code) => return code,
-        };
-        if let Err(e) = write_record(&record_path, &record) {
-            return fail(
-                "install",
-                &format!("cannot write {}: {e}", record_path.display()),
-            );
-        }
-        announce(&layout, &path, &exe, &merged, changed);
-        println!("{}", layout.trust_note(&path));
-        return 0;
-    }
-    let mut file = match load("install", &path) {
-        Ok(f) => f,
+    let written = if layout.is_plugin() {
+        plugin::install(agent, &path, &exe, &mut record).map(Written::plain)
+    } else if agent == Agent::Cline {
+        cline::install(&path, &exe, &mut record).map(Written::plain)
+    } else if agent == Agent::Kimi {
+        kimi::install(&path, &exe, &mut record).map(Written::plain)
+    } else {
+        install_hook_file(&layout, &path, &exe, env, &mut record)
+    };
+    let written = match written {
+        Ok(w) => w,
         Err(code) => return code,
     };
-    let before = file.edit.text().to_string();
-    let merged = match merge(&layout, &mut file.edit, &exe, &mut record) {
-        Ok(m) => m,
-        Err(e) => {
-            return fail(
-                "install",
-                &format!(
-                    "{}: {e}; nothing was changed. Fix the file and try again.",
-                    path.display()
-                ),
-            );
-        }
+    let saved = if agent == Agent::Cline {
+        cline::save_record(&path, &record)
+    } else {
+        write_record(&record_path, &record)
     };
+    if let Err(e) = saved {
+        return fail(
+            "install",
+            &format!("cannot write {}: {e}", record_path.display()),
+        );
+    }
+    let listed = note_in_registry(&layout, &path, agent, env);
+    announce(&layout, &path, &exe, &written.merged, written.changed);
+    if let Some(n) = written.feature {
+        println!("{n}");
+    }
+    if let Some(f) = listed {
+        println!(
+            "Recorded in {} (for 'omc-hooks status --all').",
+            f.display()
+        );
+    }
+    for w in written.warnings {
+        println!("Warning: {w}");
+    }
+    println!("{}", layout.trust_note(&path));
+    0
+}
+
+/// What one agent's writer did: the entries merged, whether the file changed, and what install
+/// says about it besides (Codex's feature switch, the layout's warnings on the file).
+struct Written {
+    merged: Merged,
+    changed: bool,
+    feature: Option<String>,
+    warnings: Vec<String>,
+}
+
+impl Written {
+    /// A writer with nothing to say besides what it merged.
+    fn plain((merged, changed): (Merged, bool)) -> Self {
+        Written {
+            merged,
+            changed,
+            feature: None,
+            warnings: Vec::new(),
+        }
+    }
+}
+
+/// Merges our entries into the agent's hook file (JSON, or Codex's TOML), writing it only when
+/// it changed; Codex's feature switch is turned on beside it.
+fn install_hook_file(
+    layout: &Layout,
+    path: &Path,
+    exe: &Path,
+    env: &Env,
+    record: &mut Record,
+) -> Result<Written, i32> {
+    let mut file = load("install", path)?;
+    let before = file.edit.text().to_string();
+    let merged = merge(layout, &mut file.edit, exe, record).map_err(|e| {
+        fail(
+            "install",
+            &format!(
+                "{}: {e}; nothing was changed. Fix the file and try again.",
+                path.display()
+            ),
+        )
+    })?;
     let changed = before != file.edit.text() || !file.existed;
     if changed {
-        match settings::save(&path, file.edit.text()) {
+        match settings::save(path, file.edit.text()) {
             Ok(created) => {
                 if !file.existed {
                     record.created_file = true;
@@ -202,39 +209,25 @@ pub(super) fn install(agent: Agent, args: &[String], env: &Env, help: &str) -> i
                         .max(u32::try_from(created.len()).unwrap_or(u32::MAX));
                 }
             }
-            Err(e) => return fail("install", &format!("cannot write {}: {e}", path.display())),
+            Err(e) => {
+                return Err(fail(
+                    "install",
+                    &format!("cannot write {}: {e}", path.display()),
+                ));
+            }
         }
     }
-    let feature = if agent == Agent::Codex {
-        match codex_features::ensure(&path, env, &mut record) {
-            Ok(note) => note,
-            Err(e) => return fail("install", &e),
-        }
+    let feature = if layout.agent == Agent::Codex {
+        codex_features::ensure(path, env, record).map_err(|e| fail("install", &e))?
     } else {
         None
     };
-    if let Err(e) = write_record(&record_path, &record) {
-        return fail(
-            "install",
-            &format!("cannot write {}: {e}", record_path.display()),
-        );
-    }
-    let listed = note_in_registry(&layout, &path, agent, env);
-    announce(&layout, &path, &exe, &merged, changed);
-    if let Some(n) = feature {
-        println!("{n}");
-    }
-    if let Some(f) = listed {
-        println!(
-            "Recorded in {} (for 'omc-hooks status --all').",
-            f.display()
-        );
-    }
-    for w in layout.warnings(&file.value()) {
-        println!("Warning: {w}");
-    }
-    println!("{}", layout.trust_note(&path));
-    0
+    Ok(Written {
+        merged,
+        changed,
+        feature,
+        warnings: layout.warnings(&file.value()),
+    })
 }
 
 /// Says what install did.
@@ -311,6 +304,30 @@ fn note_in_registry(layout: &Layout, path: &Path, agent: Agent, env: &Env) -> Op
     }
 }
 
+/// Says what the uninstall of a writer of its own (Cline's scripts, Kimi's TOML block) did:
+/// how many of our `what` it removed, or that none were there.
+fn said_removed(agent: Agent, path: &Path, removed: Result<Option<usize>, i32>, what: &str) -> i32 {
+    match removed {
+        Err(code) => code,
+        Ok(None) => {
+            println!(
+                "omc-hooks is not installed for {} in {}; nothing changed.",
+                agent.client(),
+                path.display()
+            );
+            0
+        }
+        Ok(Some(n)) => {
+            println!(
+                "Removed {n} omc-hooks {what} for {} from {}.",
+                agent.client(),
+                path.display()
+            );
+            0
+        }
+    }
+}
+
 /// `uninstall --agent NAME [--project DIR | --user]`.
 pub(super) fn uninstall(agent: Agent, args: &[String], env: &Env, help: &str) -> i32 {
     let layout = Layout::of(agent);
@@ -349,46 +366,10 @@ pub(super) fn uninstall(agent: Agent, args: &[String], env: &Env, help: &str) ->
         };
     }
     if agent == Agent::Cline {
-        return match cline::uninstall(&path) {
-            Err(code) => code,
-            Ok(None) => {
-                println!(
-                    "omc-hooks is not installed for {} in {}; nothing changed.",
-                    agent.client(),
-                    path.display()
-                );
-                0
-            }
-            Ok(Some(n)) => {
-                println!(
-                    "Removed {n} omc-hooks hook scripts for {} from {}.",
-                    agent.client(),
-                    path.display()
-                );
-                0
-            }
-        };
+        return said_removed(agent, &path, cline::uninstall(&path), "hook scripts");
     }
     if agent == Agent::Kimi {
-        return match kimi::uninstall(&path) {
-            Err(code) => code,
-            Ok(None) => {
-                println!(
-                    "omc-hooks is not installed for {} in {}; nothing changed.",
-                    agent.client(),
-                    path.display()
-                );
-                0
-            }
-            Ok(Some(n)) => {
-                println!(
-                    "Removed {n} omc-hooks hooks for {} from {}.",
-                    agent.client(),
-                    path.display()
-                );
-                0
-            }
-        };
+        return said_removed(agent, &path, kimi::uninstall(&path), "hooks");
     }
     let record_path = layout.record_path(&path);
     let record = read_record(&record_path);
