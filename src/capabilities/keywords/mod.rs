@@ -41,6 +41,7 @@ use crate::protocol::Answer;
 use crate::state::files::ModeState;
 use crate::state::health::WriteProblem;
 use crate::state::{Change, StateFile};
+use std::borrow::Cow;
 
 /// The whole context stays under this many characters (the encoder truncates at 9 500).
 pub const CONTEXT_BUDGET: usize = 9_000;
@@ -62,7 +63,7 @@ pub fn on_prompt(ctx: &Ctx<'_>) -> Answer {
             .is_some_and(|store| anything_to_cancel(store, &ctx.scope))
     };
     let (prompt, budget, det) = with_budget(prompt, &ctx.config, &running);
-    let prompt = prompt.as_str();
+    let prompt = prompt.as_ref();
     if det.modes.is_empty() {
         return Answer::default();
     }
@@ -112,21 +113,20 @@ pub fn on_prompt(ctx: &Ctx<'_>) -> Answer {
 /// follow then activates, else as typed with no budget. `detect` shows the same.
 /// `running` says whether anything of the session runs, asked only for a stop said in the
 /// person's own words.
-pub fn with_budget(
-    prompt: &str,
+pub fn with_budget<'p>(
+    prompt: &'p str,
     config: &Config,
     running: &dyn Fn() -> bool,
-) -> (String, budget::Budget, Detection) {
+) -> (Cow<'p, str>, budget::Budget, Detection) {
     let disabled = config.disabled_keywords();
-    let (rest, budget) = budget::split(prompt);
-    if !budget.is_empty() {
+    if let Some((rest, budget)) = budget::split(prompt) {
         let det = detect_with(&rest, &disabled, running);
         if det.modes.iter().any(|m| is_persistent(m)) && !det.cancel() {
-            return (rest, budget, det);
+            return (Cow::Owned(rest), budget, det);
         }
     }
     (
-        prompt.to_string(),
+        Cow::Borrowed(prompt),
         budget::Budget::default(),
         detect_with(prompt, &disabled, running),
     )

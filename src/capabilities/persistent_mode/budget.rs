@@ -63,9 +63,8 @@ const MAX_MINUTES: u32 = 7 * 24 * 60;
 
 /// Splits the budget off a prompt that opens with a persistent mode's name (after an optional
 /// `/`, `$` or `omc:`): `("ralph fix the tests", 2 h)` for `ralph 2h fix the tests`. Anything
-/// else comes back unchanged with an empty budget.
-pub fn split(prompt: &str) -> (String, Budget) {
-    let unchanged = || (prompt.to_string(), Budget::default());
+/// else is `None`: the prompt stands as typed (a megabyte paste is not copied to say so).
+pub fn split(prompt: &str) -> Option<(String, Budget)> {
     let lead = prompt.len() - prompt.trim_start().len();
     let rest = &prompt[lead..];
     let name_start = ["omc:", "/", "$"]
@@ -77,15 +76,15 @@ pub fn split(prompt: &str) -> (String, Budget) {
         .unwrap_or(rest.len() - name_start);
     let name = rest[name_start..name_start + name_len].to_ascii_lowercase();
     if !(PERSISTENT.contains(&name.as_str()) || name == "ulw") {
-        return unchanged();
+        return None;
     }
     let head_end = lead + name_start + name_len;
     let (task, budget) = split_task(&prompt[head_end..]);
     if budget.is_empty() {
-        return unchanged();
+        return None;
     }
     let sep = if task.is_empty() { "" } else { " " };
-    (format!("{}{sep}{task}", &prompt[..head_end]), budget)
+    Some((format!("{}{sep}{task}", &prompt[..head_end]), budget))
 }
 
 /// Splits leading budget words off a task (`2h fix the tests` → `fix the tests`, 2 h).
@@ -217,7 +216,7 @@ mod tests {
             ),
         ];
         for (prompt, rest, budget) in cases {
-            assert_eq!(split(prompt), (rest.to_string(), budget), "{prompt}");
+            assert_eq!(split(prompt), Some((rest.to_string(), budget)), "{prompt}");
         }
     }
 
@@ -235,11 +234,7 @@ mod tests {
             "ralph 2x fix",
             "",
         ] {
-            assert_eq!(
-                split(prompt),
-                (prompt.to_string(), Budget::default()),
-                "{prompt}"
-            );
+            assert_eq!(split(prompt), None, "{prompt}");
         }
     }
 
