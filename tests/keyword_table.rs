@@ -13,9 +13,11 @@
 //!
 //! A file's labels are for a prompt typed while a run is active; an optional third column gives
 //! the modes outside any run where they differ (a stop in the person's own words), and such a
-//! prompt is scored in both views.
+//! prompt is scored in both views. A prompt is judged as the hook judges it: a budget after the
+//! mode's name (`ralph 2h fix …`) is taken out first when the mode then activates.
 
-use omc_hooks::capabilities::keywords::{detect, detect_with};
+use omc_hooks::capabilities::keywords::{Detection, with_budget};
+use omc_hooks::config::Config;
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -81,9 +83,10 @@ struct Score {
     failures: Vec<String>,
 }
 
-/// Detection outside any run: a stop in the person's own words is then nothing.
-fn detect_idle(prompt: &str) -> omc_hooks::capabilities::keywords::Detection {
-    detect_with(prompt, &[], || false)
+/// Detection as the hook does it, with `running` saying whether anything of the session runs
+/// (outside any run a stop in the person's own words is nothing).
+fn judge(prompt: &str, running: bool) -> Detection {
+    with_budget(prompt, &Config::default(), &|| running).2
 }
 
 fn score(file: &str) -> Score {
@@ -100,11 +103,7 @@ fn score(file: &str) -> Score {
     let mut judged = 0;
     for (c, idle, expected) in views {
         judged += 1;
-        let det = if idle {
-            detect_idle(&c.prompt)
-        } else {
-            detect(&c.prompt, &[])
-        };
+        let det = judge(&c.prompt, !idle);
         let got: BTreeSet<String> = det.modes.iter().map(|m| m.to_string()).collect();
         tp += got.intersection(expected).count();
         fp += got.difference(expected).count();

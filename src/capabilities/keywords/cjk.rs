@@ -71,10 +71,14 @@ pub(crate) fn subject(s: &Scene) -> bool {
     } else {
         SUBJECT_PARTICLES
     };
-    let particle = after.next().is_some_and(|c| particles.contains(&c))
-        && after
-            .next()
-            .is_none_or(|c| !c.is_alphanumeric() || c.is_ascii());
+    let p = after.next();
+    let next = after.next();
+    // (a Japanese particle is one before anything but more kana of a word: `ラルフがテストを …`;
+    // `ラルフはじめて` may be a verb)
+    let kana_particle = matches!(p, Some('が' | 'は' | 'も'))
+        && next.is_some_and(|c| !('\u{3041}'..='\u{309F}').contains(&c));
+    let particle = p.is_some_and(|c| particles.contains(&c))
+        && (next.is_none_or(|c| !c.is_alphanumeric() || c.is_ascii()) || kana_particle);
     // (not the instrument of a request: `用拉尔夫一直修到测试通过`)
     let adverb = STATEMENT_ADVERBS_ZH
         .iter()
@@ -120,9 +124,16 @@ pub(crate) fn condition(s: &Scene) -> bool {
                 .iter()
                 .any(|m| clause.contains(m))
     };
-    let zh = ["以后", "之后", "的时候", "时候"]
+    // (or in the mode, as where something happens: `超级工作模式下子代理太多了`)
+    let rest = s.rest_after().trim_start_matches(' ');
+    let within = MODE_NOUNS_CJK
         .iter()
-        .any(|m| clause.contains(m))
+        .filter_map(|n| rest.strip_prefix(n))
+        .any(|r| ["下", "中", "里"].iter().any(|m| r.starts_with(m)));
+    let zh = (within
+        || ["以后", "之后", "的时候", "时候"]
+            .iter()
+            .any(|m| clause.contains(m)))
         && !CJK_BEFORE
             .iter()
             .any(|m| s.near_before.trim_end().ends_with(m));
@@ -176,6 +187,24 @@ pub(crate) fn directive(s: &Scene) -> bool {
 /// Whether a CJK directive appears in `line` (a colon directive's body: `ralph: 이 버그 고쳐줘`).
 pub(crate) fn has_directive(line: &str) -> bool {
     CJK_NEAR.iter().any(|m| line.contains(m))
+}
+
+/// A request in Korean, Japanese or Chinese ending before a tag in Latin letters (`把这个bug修了
+/// ralph`, `테스트 고쳐줘 ulw`): a directive verb, a Chinese request's opening (`把`, `请`, `帮我`),
+/// or a Korean or Japanese imperative ending.
+pub(crate) fn imperative(line: &str) -> bool {
+    let l = line.trim_end_matches([' ', '\t', '，', ',', '。', '、']);
+    if l.is_ascii() {
+        return false;
+    }
+    let l = l.trim_start();
+    has_directive(l)
+        || ["把", "请", "帮我", "给我"]
+            .iter()
+            .any(|o| l.starts_with(o))
+        || ["줘", "주세요", "해", "して", "ください", "て"]
+            .iter()
+            .any(|e| l.ends_with(e))
 }
 
 /// Informational markers in CJK and Thai, anywhere in the keyword's sentence.

@@ -225,6 +225,46 @@ pub(crate) fn topic(s: &Scene) -> bool {
     is(s.prev_word(), TOPIC_WORDS) && !s.explicit
 }
 
+/// An item of a list that the question after it asks about, as material rather than commands:
+/// `TODO:\n- ralph the flaky tests\n- ulw the lint errors\n\nwhich of these is more urgent?`.
+/// The list is two or more items (`- `, `* `, `• `, `1. `), under a heading at most, and what
+/// follows it after a blank line is a question that points back at them and names no mode.
+pub(crate) fn listed(s: &Scene) -> bool {
+    fn item(l: &str) -> bool {
+        let l = l.trim_start();
+        let digits = l.bytes().take_while(u8::is_ascii_digit).count();
+        ["- ", "* ", "• "].iter().any(|m| l.starts_with(m))
+            || (digits > 0 && (l[digits..].starts_with(". ") || l[digits..].starts_with(") ")))
+    }
+    let line_start = s.t[..s.head_pos].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = s.t[s.end..].find('\n').map_or(s.t.len(), |i| s.end + i);
+    if !item(&s.t[line_start..line_end]) {
+        return false;
+    }
+    // the block of non-blank lines around it: items, and a heading at most before them
+    let block_start = s.t[..line_start].rfind("\n\n").map_or(0, |i| i + 2);
+    let Some(gap) = s.t[line_end..].find("\n\n").map(|i| line_end + i) else {
+        return false;
+    };
+    let lines: Vec<&str> = s.t[block_start..gap].lines().collect();
+    let items = lines.iter().filter(|l| item(l)).count();
+    let heading_only = lines.iter().filter(|l| !item(l)).count() <= 1
+        && lines
+            .first()
+            .is_some_and(|l| item(l) || l.trim_end().ends_with(':'));
+    if items < 2 || !heading_only {
+        return false;
+    }
+    let after = s.t[gap..].trim();
+    let ws = words(&after.to_lowercase());
+    after.contains('?')
+        && !after.lines().any(item)
+        && !ws.iter().any(|w| is_mode_word(w))
+        && ws
+            .iter()
+            .any(|w| matches!(w.as_str(), "these" | "those" | "them" | "which" | "list"))
+}
+
 /// The name as a word in a text or a list, not a request: `the table lists deslop`, `the docs
 /// are missing deslop and anti-slop`, `add ultrathink to the keyword list`.
 pub(crate) fn as_word(s: &Scene) -> bool {

@@ -272,6 +272,8 @@ pub const ALIASES: &[Alias] = &[
     ph("duplicates", "ai-slop-cleaner", Shape::Smell),
     ph("duplication", "ai-slop-cleaner", Shape::Smell),
     ph("copy-pasted", "ai-slop-cleaner", Shape::Smell),
+    ph("identical", "ai-slop-cleaner", Shape::Smell),
+    ph("near-identical", "ai-slop-cleaner", Shape::Smell),
     ph("copy-paste", "ai-slop-cleaner", Shape::Smell),
     ph("copy pasted", "ai-slop-cleaner", Shape::Smell),
     ph("over-abstraction", "ai-slop-cleaner", Shape::Smell),

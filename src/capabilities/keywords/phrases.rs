@@ -94,9 +94,12 @@ pub(crate) fn extent(shape: Shape, t: &str, start: usize, end: usize) -> Option<
 }
 
 /// Duplication, the smell that counts only for code: `duplicated helpers`, `copy-pasted date
-/// helpers` (not `duplicate rows`).
+/// helpers`, `three nearly identical formatters` (not `duplicate rows`).
 fn duplication(word: &str) -> bool {
-    word.starts_with("duplicat") || word.starts_with("copy-paste") || word.starts_with("copy paste")
+    word.starts_with("duplicat")
+        || word.starts_with("copy-paste")
+        || word.starts_with("copy paste")
+        || word.ends_with("identical")
 }
 
 /// A code smell and the cleanup verb before it in its sentence: `clean up the dead code`,

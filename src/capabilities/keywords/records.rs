@@ -289,6 +289,9 @@ fn speaker(t: &str) -> Option<&str> {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
         return (plain && nick[e + 1..].starts_with(' ')).then_some(name);
     }
+    if t.starts_with(|c: char| !c.is_ascii() && c.is_alphabetic()) {
+        return cjk_speaker(t);
+    }
     let n = t
         .bytes()
         .take(21)
@@ -307,6 +310,28 @@ fn speaker(t: &str) -> Option<&str> {
         && !COMMIT_TYPES.contains(&lower);
     person.then_some(&t[..n])
 }
+
+/// `张三：…`, `민수: …`: a name of a few letters of a script without capitals, then a colon
+/// (full-width or followed by a space), unless the word labels a part of the person's own request
+/// (`背景：`, `요구사항: `) or is a mode's name.
+fn cjk_speaker(t: &str) -> Option<&str> {
+    let (n, c) = t.char_indices().take(9).find(|(_, c)| !c.is_alphabetic())?;
+    let after = &t[n..];
+    if n == 0 || !(c == '：' || after.starts_with(": ")) {
+        return None;
+    }
+    let name = &t[..n];
+    (!CJK_LABELS.contains(&name) && !is_mode_word(name)).then_some(name)
+}
+
+/// [`LABELS`] in Korean, Japanese and Chinese.
+#[rustfmt::skip]
+const CJK_LABELS: &[&str] = &[
+    "배경", "문제", "목표", "요구사항", "요청", "참고", "결과", "에러", "오류", "로그", "환경", "작업", "할일", "질문", "예시",
+    "증상", "원인", "조건", "단계", "메모", "背景", "問題", "目的", "要件", "注意", "手順", "結果", "エラー", "期待", "環境",
+    "作業", "質問", "例", "原因", "条件", "メモ", "备注", "问题", "任务", "需求", "要求", "目标", "说明", "步骤", "错误", "日志",
+    "输出", "输入", "现象", "期望", "版本", "环境", "例子", "示例", "待办", "条件", "结果", "原因", "注意",
+];
 
 /// A chat client's header line over a message: `Alice  10:32 AM` (Slack: the name, two spaces,
 /// the time), `alice — Today at 10:32 AM` (Discord): a short name, then a time ending the line.
@@ -567,6 +592,19 @@ mod tests {
         assert_eq!(
             kinds("alice: can someone ralph it?\nbob: ulw it\n\nsummarise"),
             vec![Some(Chat), Some(Chat), None, None]
+        );
+        // speakers named in Chinese, Korean or Japanese, with a full-width colon or `: `
+        assert_eq!(
+            kinds("张三：用ralph修一下测试\n李四：还是用超级工作吧\n\n他们在争论什么？"),
+            vec![Some(Chat), Some(Chat), None, None]
+        );
+        assert_eq!(
+            kinds("민수: 랄프로 돌려\n지은: 울트라워크가 낫지\n\n누가 맞아?"),
+            vec![Some(Chat), Some(Chat), None, None]
+        );
+        assert_eq!(
+            kinds("背景：登录测试不稳定\n任务：用ralph修好"),
+            vec![None, None]
         );
         // the person's own labels are not speakers, nor is one speaker alone
         assert_eq!(kinds("Context: x\nTask: ralph fix it"), vec![None, None]);

@@ -347,6 +347,37 @@ mod tests {
         assert_eq!(modes("ralph this"), vec!["ralph"]);
     }
 
+    /// The rules batch J's misses led to, on prompts of no corpus: a dash directive, a tag after
+    /// a CJK request, near-identical code as duplication; a Japanese subject before a limit, a
+    /// Chinese mode as a place, a chat of CJK speakers, a list asked about.
+    #[test]
+    fn batch_j_rules() {
+        assert_eq!(
+            modes("autopilot — a cli that renames photos by exif date"),
+            vec!["autopilot"]
+        );
+        assert_eq!(modes("테스트 고쳐줘 ulw"), vec!["ultrawork"]);
+        assert_eq!(
+            modes("dedupe the two near-identical retry helpers"),
+            vec!["ai-slop-cleaner"]
+        );
+        for p in [
+            "ラルフが設定ファイルを書き換えないようにして",
+            "拉尔夫模式中日志太多了",
+            "王五：ulw修一下\n赵六：用ralph吧\n\n听谁的？",
+            "ideas:\n- ralph the export job\n- autopilot a status page\n\nwhich of these should we do first?",
+            "ralph — why does it restart after every answer?",
+            "make the two outputs identical",
+        ] {
+            assert!(modes(p).is_empty(), "{p:?}: {:?}", modes(p));
+        }
+        // a list that is the task stays the task
+        assert_eq!(
+            modes("ulw\n- rename the flags\n- update the docs"),
+            vec!["ultrawork"]
+        );
+    }
+
     #[test]
     fn mentions_do_not() {
         for p in [

@@ -70,7 +70,19 @@ pub(crate) fn colon_directive(s: &Scene) -> bool {
     } else {
         colon
     };
-    let Some(body) = colon.strip_prefix(':').or_else(|| colon.strip_prefix('：')) else {
+    // (a dash set off by spaces does the colon's work: `autopilot — a link checker for CI`)
+    let dash = || {
+        let spaced = s.raw_after().starts_with([' ', '\t']);
+        ["—", "–"]
+            .iter()
+            .find_map(|d| colon.strip_prefix(d))
+            .filter(|b| spaced && b.starts_with(' '))
+    };
+    let Some(body) = colon
+        .strip_prefix(':')
+        .or_else(|| colon.strip_prefix('：'))
+        .or_else(dash)
+    else {
         return false;
     };
     let line = body.lines().next().unwrap_or("");
@@ -423,7 +435,7 @@ pub(crate) fn trailing_tag(s: &Scene) -> bool {
     let line_before = &window[window.rfind('\n').map_or(0, |i| i + 1)..];
     let lw = words(line_before);
     let rest = &lw[strip_leadins(&lw).0..];
-    rest.len() >= 2 && TASK_VERBS.contains(&rest[0].as_str())
+    (rest.len() >= 2 && TASK_VERBS.contains(&rest[0].as_str())) || cjk::imperative(line_before)
 }
 
 /// A coined name used as a noun: `the ultrathink`.

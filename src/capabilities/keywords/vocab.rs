@@ -321,6 +321,8 @@ pub(crate) const CODE_NOUNS: &[&str] = &[
     "builders", "factory", "factories", "adapter", "adapters", "mapper", "mappers", "serializer",
     "serializers", "middleware", "middlewares", "queries", "routes", "fixtures", "mocks", "enums",
     "impls", "closures", "schemas", "models", "endpoints", "clients", "services", "errors",
+    "formatter", "formatters", "converter", "converters", "validator", "reducer", "reducers",
+    "selectors", "callbacks", "decorators",
 ];
 
 /// Plural verbs: after modes joined by `and` they make the modes the subject
