@@ -236,14 +236,32 @@ pub(crate) fn listed(s: &Scene) -> bool {
         ["- ", "* ", "• "].iter().any(|m| l.starts_with(m))
             || (digits > 0 && (l[digits..].starts_with(". ") || l[digits..].starts_with(") ")))
     }
-    let line_start = s.t[..s.head_pos].rfind('\n').map_or(0, |i| i + 1);
-    let line_end = s.t[s.end..].find('\n').map_or(s.t.len(), |i| s.end + i);
+    // (a note of a few lines closing the prompt: every look is bounded, so a long paste of
+    // list items costs no more per candidate)
+    let before = back(s.t, s.head_pos, 400);
+    let line_start = match before.rfind('\n') {
+        Some(i) => s.head_pos - before.len() + i + 1,
+        None if before.len() == s.head_pos => 0,
+        None => return false,
+    };
+    let Some(line_end) = fwd(s.t, s.end, 400).find('\n').map(|i| s.end + i) else {
+        return false;
+    };
     if !item(&s.t[line_start..line_end]) {
         return false;
     }
     // the block of non-blank lines around it: items, and a heading at most before them
-    let block_start = s.t[..line_start].rfind("\n\n").map_or(0, |i| i + 2);
-    let Some(gap) = s.t[line_end..].find("\n\n").map(|i| line_end + i) else {
+    let above = back(s.t, line_start, 2000);
+    let block_start = match above.rfind("\n\n") {
+        Some(i) => line_start - above.len() + i + 2,
+        None if above.len() == line_start => 0,
+        None => return false,
+    };
+    let Some(gap) = fwd(s.t, line_end, 2000)
+        .find("\n\n")
+        .map(|i| line_end + i)
+        .filter(|g| s.t.len() - g <= 600)
+    else {
         return false;
     };
     let lines: Vec<&str> = s.t[block_start..gap].lines().collect();
