@@ -57,6 +57,7 @@ export const OmcHooks = async ({ client, directory }) => {
         starting: null, // the session-start hook under way: a prompt waits for its context
         held: [], // context for the next prompt
         pending: [], // context for the next model call (after a tool that threw)
+        failing: new Set(), // failure hooks under way: the next model call waits for their context
         sent: null, // the continuation sent, until it comes back as a prompt
         continued: false, // the last prompt was our continuation
         error: null, // the last session.error since the last idle
@@ -145,16 +146,22 @@ export const OmcHooks = async ({ client, directory }) => {
         const s = session(part.sessionID);
         if (s.denied.has(part.callID) || s.failed.has(part.callID)) return;
         s.failed.add(part.callID);
-        const a = await hook("message.part.updated", {
+        // The error is already the call's result: the context goes with the next model call,
+        // which OpenCode may start before this hook answers (it does not wait for events), so
+        // that call waits for it (system.transform below; the hook is bounded by its timeout).
+        const done = hook("message.part.updated", {
           ...base(part.sessionID),
           tool_name: part.tool,
           tool_input: state.input,
           tool_use_id: part.callID,
           error: typeof state.error === "string" ? state.error : "the tool failed",
+        }).then((a) => {
+          if (a && a.context) s.pending.push(a.context);
+          tell(a);
         });
-        // The error is already the call's result: the context goes with the next model call.
-        if (a && a.context) s.pending.push(a.context);
-        tell(a);
+        s.failing.add(done);
+        await done;
+        s.failing.delete(done);
         return;
       }
       case "session.idle": {
@@ -243,6 +250,7 @@ export const OmcHooks = async ({ client, directory }) => {
       // model call of that session.
       try {
         const s = input.sessionID && sessions.get(input.sessionID);
+        if (s && s.failing.size) await Promise.allSettled([...s.failing]);
         if (s && s.pending.length && Array.isArray(output.system)) {
           output.system.push(...s.pending.splice(0));
         }
