@@ -7,6 +7,43 @@ use crate::e2e::clients::Agent;
 use serde_json::Value;
 use std::path::Path;
 
+/// The shared scenarios as tests of the suite that names its agent: a ralph run continues, our
+/// cap pauses a run and `cancelomc` ends it, a question is inert, every installed hook fires;
+/// with `escalates`, a failing command escalates too (not in Factory Droid, which runs no hook
+/// after a failing command).
+macro_rules! agent_scenarios {
+    ($agent:expr, escalates) => {
+        crate::e2e_agents::agent_scenarios!($agent);
+
+        #[test]
+        fn a_failing_command_escalates() {
+            crate::e2e_agents::a_failing_command_escalates($agent);
+        }
+    };
+    ($agent:expr) => {
+        #[test]
+        fn a_ralph_run_continues_until_the_completion_token() {
+            crate::e2e_agents::a_ralph_run_continues_until_the_completion_token($agent);
+        }
+
+        #[test]
+        fn our_cap_pauses_a_run_and_cancelomc_ends_it() {
+            crate::e2e_agents::our_cap_pauses_a_run_and_cancelomc_ends_it($agent);
+        }
+
+        #[test]
+        fn a_question_about_ralph_is_inert() {
+            crate::e2e_agents::a_question_about_ralph_is_inert($agent);
+        }
+
+        #[test]
+        fn every_installed_hook_fires_and_decodes_the_payload() {
+            crate::e2e_agents::every_installed_hook_fires_and_decodes_the_payload($agent);
+        }
+    };
+}
+pub(crate) use agent_scenarios;
+
 /// The recorder's payloads in `dir`, in firing order: (event, payload).
 pub fn recorded(dir: &Path) -> Vec<(String, Value)> {
     let mut names: Vec<String> = std::fs::read_dir(dir)

@@ -97,20 +97,7 @@ fn stop_blocks_continue_verbatim_without_a_cap_of_its_own() {
 
 // ------------------------------------------------------------ omc-hooks in Droid ----
 
-#[test]
-fn a_ralph_run_continues_until_the_completion_token() {
-    s::a_ralph_run_continues_until_the_completion_token(AGENT);
-}
-
-#[test]
-fn our_cap_pauses_a_run_and_cancelomc_ends_it() {
-    s::our_cap_pauses_a_run_and_cancelomc_ends_it(AGENT);
-}
-
-#[test]
-fn a_question_about_ralph_is_inert() {
-    s::a_question_about_ralph_is_inert(AGENT);
-}
+crate::e2e_agents::agent_scenarios!(AGENT);
 
 /// Where Claude Code escalates, Droid cannot be told: a command that fails runs no hook, and
 /// a PreToolUse hook's context does not reach the model (factory-FINDINGS.md §6). Five failing
@@ -139,11 +126,6 @@ fn a_failing_command_cannot_escalate() {
             .exists(),
         "{d}"
     );
-}
-
-#[test]
-fn every_installed_hook_fires_and_decodes_the_payload() {
-    s::every_installed_hook_fires_and_decodes_the_payload(AGENT);
 }
 
 /// The model running `omc-hooks trust --yes` is refused: the client's own variable in the

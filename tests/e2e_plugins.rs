@@ -72,30 +72,7 @@ macro_rules! shared_scenarios {
             super::a_shell_turn_round_trips($agent);
         }
 
-        #[test]
-        fn a_ralph_run_continues_until_the_completion_token() {
-            crate::e2e_agents::a_ralph_run_continues_until_the_completion_token($agent);
-        }
-
-        #[test]
-        fn our_cap_pauses_a_run_and_cancelomc_ends_it() {
-            crate::e2e_agents::our_cap_pauses_a_run_and_cancelomc_ends_it($agent);
-        }
-
-        #[test]
-        fn a_question_about_ralph_is_inert() {
-            crate::e2e_agents::a_question_about_ralph_is_inert($agent);
-        }
-
-        #[test]
-        fn a_failing_command_escalates() {
-            crate::e2e_agents::a_failing_command_escalates($agent);
-        }
-
-        #[test]
-        fn every_installed_hook_fires_and_decodes_the_payload() {
-            crate::e2e_agents::every_installed_hook_fires_and_decodes_the_payload($agent);
-        }
+        crate::e2e_agents::agent_scenarios!($agent, escalates);
     };
 }
 
