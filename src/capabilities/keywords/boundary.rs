@@ -3,6 +3,7 @@
 //! `omc:ralph` carry an explicit prefix.
 
 use super::lexicon::Alias;
+use super::vocab::TASK_VERBS;
 
 const PREFIXES: &[&str] = &[
     "/oh-my-claudecode:",
@@ -46,7 +47,10 @@ pub(crate) fn boundary(
         }
         Some(b'/' | b'\\') => return Err("path"),
         Some(b'(' | b'@' | b'=' | b'[' | b'{' | b'<') => return Err("identifier"),
-        Some(b':') if next2.is_some_and(|c| c == b':' || c.is_ascii_alphanumeric()) => {
+        Some(b':')
+            if next2.is_some_and(|c| c == b':' || c.is_ascii_alphanumeric())
+                && !task_after_colon(&after[1..]) =>
+        {
             return Err("identifier");
         }
         Some(b'\'') if next2.is_some_and(|c| c.is_ascii_alphabetic()) => {
@@ -72,6 +76,13 @@ pub(crate) fn boundary(
         Some(b'/') => Err("path"),
         _ => Ok(None),
     }
+}
+
+/// A colon typed without its space before a task verb and a space: `ralph:fix the dates` is the
+/// directive, not an identifier (`ralph:latest`, `ralph::run`, `ralph:42`).
+fn task_after_colon(after: &str) -> bool {
+    let n = after.bytes().take_while(u8::is_ascii_alphabetic).count();
+    after[n..].starts_with(' ') && TASK_VERBS.contains(&after[..n].to_ascii_lowercase().as_str())
 }
 
 /// An explicit prefix (`/`, `$`, `!`, `omc:`, …) directly before `start`, itself at the start

@@ -7,8 +7,8 @@ use super::cjk;
 use super::lexicon::{Shape, is_mode_word};
 use super::scene::Scene;
 use super::text::{
-    back, fwd, has_seq, head_before_break, is, is_activation, strip_leadins, tail_after_break,
-    words,
+    back, floor, fwd, has_seq, head_before_break, is, is_activation, strip_leadins,
+    tail_after_break, words,
 };
 use super::vocab::{
     BANTER, COMPARISON, DEFERRALS, FINITE, GREETINGS, HYPOTHETICAL, INFO_BEFORE, LIST_NOUNS,
@@ -79,8 +79,14 @@ pub(crate) fn question(s: &Scene) -> bool {
 /// `ralph` right after a greeting or thanks: a person addressed (`thanks ralph`, `hey ralph,
 /// …`).
 pub(crate) fn vocative(s: &Scene) -> bool {
-    matches!(s.alias().text, "ralph" | "랄프" | "ラルフ" | "拉尔夫")
-        && s.cb_words.iter().any(|w| GREETINGS.contains(&w.as_str()))
+    if !matches!(s.alias().text, "ralph" | "랄프" | "ラルフ" | "拉尔夫") {
+        return false;
+    }
+    // the name, a colon or comma, then thanks or a greeting: `Ralph: thanks for the review`
+    let after = s.rest_after().trim_start_matches([' ', '\t']);
+    let greeted_after = after.starts_with([':', ',', '：', '，'])
+        && is(words(&after[..floor(after, 40)]).first(), GREETINGS);
+    greeted_after || s.cb_words.iter().any(|w| GREETINGS.contains(&w.as_str()))
 }
 
 /// A person's full name: `Ralph Wiggum`, `Ralph Lauren` — an ordinary name written as a name
@@ -210,6 +216,33 @@ pub(crate) fn deferred(s: &Scene) -> bool {
         || has_seq(&s.after_words, &["in", "the", "future"])
         || has_seq(&s.after_words, &["down", "the", "road"])
         || cjk::condition(s)
+        || conditional(s)
+}
+
+/// Only on a condition said in a clause before it: `if tests fail, ralph it`, `when this
+/// lands, ralplan the next phase`, `once CI is red again, ulw`. Not a polite frame (`if you
+/// could, ralph the tests`, `when you get a chance, …`) nor `if possible`.
+fn conditional(s: &Scene) -> bool {
+    let sw = &s.sentence_words;
+    let opener = match sw.first().map(String::as_str) {
+        Some("if" | "when" | "whenever" | "once" | "unless" | "after") => 1,
+        Some("in") if is(sw.get(1), &["case"]) => 2,
+        _ => return false,
+    };
+    // the condition is a clause of its own before the name's
+    sw.len() > s.cb_words.len() + opener
+        && !is(
+            sw.get(opener),
+            &[
+                "you",
+                "you'd",
+                "you're",
+                "possible",
+                "necessary",
+                "more",
+                "so",
+            ],
+        )
 }
 
 /// A setting: `enable autopilot by default`.
@@ -278,9 +311,13 @@ pub(crate) fn listed(s: &Scene) -> bool {
     after.contains('?')
         && !after.lines().any(item)
         && !ws.iter().any(|w| is_mode_word(w))
-        && ws
+        && (ws
             .iter()
             .any(|w| matches!(w.as_str(), "these" | "those" | "them" | "which" | "list"))
+            // the agent asking for the go-ahead: its own plan pasted back
+            || has_seq(&ws, &["like", "me", "to"])
+            || has_seq(&ws, &["want", "me", "to"])
+            || has_seq(&ws, &["shall", "i"]))
 }
 
 /// The name as a word in a text or a list, not a request: `the table lists deslop`, `the docs

@@ -378,6 +378,39 @@ mod tests {
         );
     }
 
+    /// The rules batch K's misses led to, on prompts of no corpus: a colon typed without its
+    /// space before a task verb, a CJK imperative after a colon, a review asked for on what;
+    /// a person thanked after the name and a colon, a condition said first, an agent's plan
+    /// pasted back with its offer, a run named before the stop verb.
+    #[test]
+    fn batch_k_rules() {
+        assert_eq!(modes("ralph:update the changelog links"), vec!["ralph"]);
+        assert_eq!(modes("拉尔夫：请把慢查询都优化掉"), vec!["ralph"]);
+        assert_eq!(
+            modes("security review on PR 12 please"),
+            vec!["security-review"]
+        );
+        assert_eq!(modes("ralph shave 30% off the cold start"), vec!["ralph"]);
+        for p in [
+            "Ralph: hi, the standup moved to 10",
+            "if the deploy breaks, ralph the rollback",
+            "once staging is green, ulw the remaining pages",
+            "Proposed steps:\n1. use ralph on the importer\n2. then ultrawork the docs\n\nShall I start?",
+            "ralph:latest is the image tag",
+        ] {
+            assert!(modes(p).is_empty(), "{p:?}: {:?}", modes(p));
+        }
+        // a polite frame is no condition
+        assert_eq!(modes("if you could, ralph the importer"), vec!["ralph"]);
+        let during = |p: &str| detect_with(p, &[], || true).modes;
+        assert_eq!(during("ulw halt"), vec!["cancel"]);
+        assert_eq!(
+            during("ok that's enough iterating, summarise"),
+            vec!["cancel"]
+        );
+        assert_eq!(during("那就 stop 吧"), vec!["cancel"]);
+    }
+
     #[test]
     fn mentions_do_not() {
         for p in [

@@ -100,7 +100,7 @@ pub(crate) fn colon_directive(s: &Scene) -> bool {
         && !ws.iter().any(|w| STATEMENT_VERBS.contains(&w.as_str()))
         && !ws[0].ends_with("ed")
         && !ws[0].starts_with(|c: char| c.is_ascii_digit());
-    task || spec || cjk::has_directive(line)
+    task || spec || cjk::imperative(line)
 }
 
 /// `ralph fix the tests`, `think hard about …`, `cancelomc`: the name opens a command and an
@@ -208,7 +208,7 @@ pub(crate) fn verb_object(s: &Scene) -> bool {
         || (WH_WORDS.contains(&first) && second.is_some_and(|w| !AUXILIARIES.contains(&w)))
         || prepositional
         // a review asked for by its noun: `security review of the webhook receiver please`
-        || (first == "of" && matches!(s.name, "code-review" | "security-review"))
+        || (matches!(first, "of" | "on") && matches!(s.name, "code-review" | "security-review"))
         // a coined name's object can be an activity: `ralplan adding SSO with Okta`, `ulw
         // migrating the remaining handlers` (an ordinary name is not: `ralph working late`)
         || (s.alias().coined()

@@ -63,6 +63,8 @@ const LEADINS: &[&[&str]] = &[
     &["thats", "enough"],
     &["that's", "it"],
     &["thats", "it"],
+    &["that's"],
+    &["thats"],
     &["we're", "done"],
     &["we", "are", "done"],
     &["all", "good"],
@@ -264,12 +266,18 @@ pub(crate) fn extent(t: &str, start: usize, end: usize) -> Option<(usize, usize)
     }
 }
 
-/// The words before the verb in its sentence are all lead-ins.
+/// The words before the verb in its sentence are all lead-ins: English ones, the run named
+/// (`ralph stop`, `ulw, halt`) or a CJK word of lead-ins and the work (`先 stop`, `랄프 stop`).
 fn opens_sentence(t: &str, start: usize) -> bool {
     let before = words(tail_after_break(back(t, start, 160), true));
     let mut i = 0;
     while i < before.len() {
         let rest = &before[i..];
+        let w = rest[0].as_str();
+        if names_work(w) || (!w.is_ascii() && reduces(w, CJK_BEFORE, true)) {
+            i += 1;
+            continue;
+        }
         let Some(l) = LEADINS
             .iter()
             .find(|l| rest.len() >= l.len() && rest.iter().zip(l.iter()).all(|(a, b)| a == b))
@@ -313,7 +321,8 @@ fn english(t: &str, start: usize, end: usize) -> Option<(usize, usize)> {
         } else if WORK.contains(&w) || names_work(w) || VERBS.contains(&w) {
             // (the verb said again is the same request: `abort abort abort`)
             work = true;
-        } else if !AROUND.contains(&w) {
+        } else if !AROUND.contains(&w) && (w.is_ascii() || !reduces(w, CJK_AFTER, true)) {
+            // (a CJK ending or the work named in CJK is part of the request: `先 stop 吧`)
             return None;
         }
         i += 1;
@@ -526,6 +535,10 @@ mod tests {
             ("can you stop ralph?", "stop"),
             ("stop it's burning tokens", "stop"),
             ("stop and tell me what you changed", "stop"),
+            ("alright, that's enough iterating, summarise", "enough"),
+            ("autopilot halt", "halt"),
+            ("ulw, stop now", "stop"),
+            ("那就 stop 吧", "stop"),
             (
                 "The build is red. Stop the loop, I'll fix it by hand.",
                 "Stop",
@@ -551,6 +564,10 @@ mod tests {
             ("switch to autopilot", "switch"),
             ("enough tests exist already", "enough"),
             ("stop when the tests pass", "stop"),
+            ("ralph stop adding comments", "stop"),
+            ("that's enough tests for now", "enough"),
+            ("先 stop the dev server", "stop"),
+            ("代码 stop", "stop"),
         ] {
             assert_eq!(stop_at(t, v), None, "{t}");
         }

@@ -6,7 +6,7 @@
 /// Imperative verbs that make the words after a keyword a task.
 #[rustfmt::skip]
 pub(crate) const TASK_VERBS: &[&str] = &[
-    "fix", "debug", "investigate", "resolve", "handle", "patch", "address", "implement", "build",
+    "fix", "shave", "debug", "investigate", "resolve", "handle", "patch", "address", "implement", "build",
     "create", "make", "write", "add", "refactor", "rewrite", "clean", "cleanup", "remove", "delete",
     "update", "upgrade", "migrate", "port", "convert", "optimize", "optimise", "improve", "finish",
     "complete", "continue", "keep", "get", "do", "run", "test", "verify", "review", "check",
