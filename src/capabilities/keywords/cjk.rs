@@ -44,9 +44,21 @@ pub(crate) fn asks_meaning(text: &str) -> bool {
 /// Negated (`쓰지 마`, `使わないで`, `不要`).
 pub(crate) fn negation(s: &Scene) -> bool {
     NEGATION_CJK_AFTER.iter().any(|m| s.near_after.contains(m))
+        || addressed_limit(s)
         || NEGATION_CJK_BEFORE
             .iter()
             .any(|m| s.near_before.contains(m))
+}
+
+/// The mode addressed in Korean (`오토파일럿한테`, `랄프에게`) and told, later in its sentence, not
+/// to do something (`… 건드리지 말라고 해`, `… 못하게 해`): a limit on it, not a start.
+fn addressed_limit(s: &Scene) -> bool {
+    // (40 bytes on: the particle follows the name, a space at most between)
+    let rest = super::text::fwd(s.t, s.end, 40).trim_start_matches(' ');
+    ["한테", "에게", "더러"].iter().any(|p| rest.starts_with(p))
+        && ["지 말", "지말", "못하게", "않게", "않도록", "못 하게"]
+            .iter()
+            .any(|m| s.sentence_after.contains(m))
 }
 
 /// A subject or topic particle right after the name (`랄프가`, `ラルフは`), or after a space
@@ -172,7 +184,11 @@ pub(crate) fn directive(s: &Scene) -> bool {
         .text
         .chars()
         .all(|c| ('\u{4E00}'..='\u{9FFF}').contains(&c));
-    if han && s.command_pos && ZH_OBJECTS.iter().any(|o| imm.starts_with(o)) {
+    // (after a request's opening, glued to it: `帮我深度分析这个函数`)
+    let opened = ["帮我", "请", "给我", "麻烦"]
+        .iter()
+        .any(|o| s.near_before.trim_end().ends_with(o));
+    if han && (s.command_pos || opened) && ZH_OBJECTS.iter().any(|o| imm.starts_with(o)) {
         return true;
     }
     let near: &[&str] = if object { CJK_ACTIVATE } else { CJK_NEAR };
@@ -299,6 +315,8 @@ const ZH_OBJECTS: &[&str] = &[
     "哪里",
     "怎样",
     "这个",
+    "这段",
+    "这条",
     "这些",
     "那个",
     "那些",

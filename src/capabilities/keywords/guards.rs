@@ -11,9 +11,9 @@ use super::text::{
     tail_after_break, words,
 };
 use super::vocab::{
-    BANTER, COMPARISON, DEFERRALS, FINITE, GREETINGS, HYPOTHETICAL, INFO_BEFORE, LIST_NOUNS,
-    LISTING_VERBS, MODE_NOUNS, NEGATORS, NEGATORS_AFTER, NOUNS, PLURAL_VERBS, REPORTING, SOFTENERS,
-    TASK_VERBS, TOPIC_WORDS,
+    ACTIVATION_VERBS, BANTER, COMPARISON, DEFERRALS, FINITE, GREETINGS, HYPOTHETICAL, INFO_BEFORE,
+    LIST_NOUNS, LISTING_VERBS, MODE_NOUNS, NEGATORS, NEGATORS_AFTER, NOUNS, PLURAL_VERBS,
+    REPORTING, SOFTENERS, TASK_VERBS, TOPIC_WORDS,
 };
 
 /// `code review` in a pasted review template (approve / request-changes / merge-ready).
@@ -121,12 +121,40 @@ pub(crate) fn full_name(s: &Scene) -> bool {
 pub(crate) fn negation(s: &Scene) -> bool {
     let cb = &s.cb_words;
     let aw = &s.after_words;
-    cb.iter().any(|w| NEGATORS.contains(&w.as_str()))
+    (cb.iter().any(|w| NEGATORS.contains(&w.as_str())) && !negates_another_verb(s))
         || has_seq(cb, &["do", "not"])
         || has_seq(cb, &["turn", "off"])
         || is(aw.first(), NEGATORS_AFTER)
         || (aw.first().is_some_and(|w| w == "is") && is(aw.get(1), &["not", "off", "disabled"]))
         || cjk::negation(s)
+}
+
+/// A tag ending an imperative line whose negations each negate a verb of the task, words before
+/// it (`add paging and never skip the empty case ulw`): not a negation of the tag. A negator
+/// right before the name, or before a verb that asks for a mode (`don't use ralph`), still is.
+fn negates_another_verb(s: &Scene) -> bool {
+    let cb = &s.cb_words;
+    let line_rest = s.rest_after().split('\n').next().unwrap_or("");
+    if line_rest.chars().any(char::is_alphanumeric) || !s.imperative_sentence() {
+        return false;
+    }
+    let verb = |w: &String| {
+        (TASK_VERBS.contains(&w.as_str()) || NEGATORS.contains(&w.as_str()))
+            && !ACTIVATION_VERBS.contains(&w.as_str())
+            && !is_mode_word(w)
+    };
+    let mut any = false;
+    for (i, w) in cb.iter().enumerate() {
+        if !NEGATORS.contains(&w.as_str()) || (i > 0 && NEGATORS.contains(&cb[i - 1].as_str())) {
+            continue;
+        }
+        // `don't stop …`: the verb negated, with words between it and the name
+        match cb.get(i + 1) {
+            Some(next) if verb(next) && i + 2 < cb.len() => any = true,
+            _ => return false,
+        }
+    }
+    any
 }
 
 /// One of several options: `ralph or autopilot`.

@@ -412,6 +412,42 @@ mod tests {
     }
 
     #[test]
+    fn batch_l_rules() {
+        // a negation of another verb before a trailing tag leaves the tag alone
+        assert_eq!(
+            modes("add paging to the feed and never skip the empty page case ulw"),
+            vec!["ultrawork"]
+        );
+        // a Chinese alias that is a verb, after a request's opening
+        assert_eq!(modes("帮我深度分析这个函数的性能瓶颈"), vec!["analyze"]);
+        // the hyphenated alias ending a command on any object
+        assert_eq!(modes("implement the lexer test-first"), vec!["tdd"]);
+        // a lead-in, the name and a comma, then a product's brief
+        assert_eq!(
+            modes("fine autopilot, a little tool that renames screenshots by date"),
+            vec!["autopilot"]
+        );
+        // a pass of the mode asked for by its noun, on an object
+        assert_eq!(
+            modes("ai slop pass on the settings screens"),
+            vec!["ai-slop-cleaner"]
+        );
+        for p in [
+            "anti-slop pass on this",
+            "fix the importer but don't use ralph",
+            "refactor the parser, never ralph",
+            "make it test first",
+            "ok ralph, a question about the budget",
+            // told to tell the mode not to do something: a limit, in and out of a run
+            "오토파일럿한테 결제 모듈은 건드리지 말라고 전해줘",
+        ] {
+            assert!(modes(p).is_empty(), "{p:?}: {:?}", modes(p));
+        }
+        let during = |p: &str| detect_with(p, &[], || true).modes;
+        assert!(during("오토파일럿한테 결제 모듈은 건드리지 말라고 전해줘").is_empty());
+    }
+
+    #[test]
     fn mentions_do_not() {
         for p in [
             "what is ralph?",

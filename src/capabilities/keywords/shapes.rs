@@ -10,8 +10,8 @@ use super::scene::Scene;
 use super::text::{back, base_form, floor, fwd, is, is_activation, strip_leadins, words};
 use super::vocab::{
     AUXILIARIES, DETERMINERS, FILLERS, FINITE, FOREIGN_TASK_VERBS, GREETINGS, INSTRUMENT_PREPS,
-    MEANING, OBJECTS, RELATIVES, REQUEST_LEADINS, SIGNOFFS, SOFTENERS, STATEMENT_VERBS, TASK_VERBS,
-    TOPIC_WORDS, WH_WORDS,
+    MEANING, OBJECTS, PRODUCT_NOUNS, RELATIVES, REQUEST_LEADINS, SIGNOFFS, SOFTENERS,
+    STATEMENT_VERBS, TASK_VERBS, TOPIC_WORDS, WH_WORDS,
 };
 
 /// Words skipped between a name and its task (`ralph now fix …`, `ulw and then migrate …`).
@@ -209,6 +209,13 @@ pub(crate) fn verb_object(s: &Scene) -> bool {
         || prepositional
         // a review asked for by its noun: `security review of the webhook receiver please`
         || (matches!(first, "of" | "on") && matches!(s.name, "code-review" | "security-review"))
+        // a pass of it asked for by its noun: `deslop pass over the handlers`, `ai slop pass on
+        // the PR` (not `pass on this`, which declines)
+        || (first == "pass"
+            && second.is_some_and(|w| matches!(w, "on" | "over" | "through" | "across"))
+            && aw.get(at + 2).is_some_and(|w| {
+                OBJECTS.contains(w) && !matches!(*w, "this" | "that" | "it" | "them")
+            }))
         // a coined name's object can be an activity: `ralplan adding SSO with Okta`, `ulw
         // migrating the remaining handlers` (an ordinary name is not: `ralph working late`)
         || (s.alias().coined()
@@ -277,8 +284,25 @@ pub(crate) fn heading(s: &Scene) -> bool {
         .any(|ws| ws.first().is_some_and(|w| TASK_VERBS.contains(&w.as_str())));
     match s.gate {
         Gate::Command => softened,
-        _ => s.alias().coined() || softened || (dash && imperative_later),
+        _ => {
+            s.alias().coined()
+                || softened
+                || (dash && imperative_later)
+                || (s.leadins > 0 && brief(first))
+        }
     }
+}
+
+/// What to make, said as a product's description after a lead-in, the name and a comma (`fine
+/// autopilot, a little tool that …`): an article, then a product noun among the next words;
+/// not `ok ralph, a question about …`.
+fn brief(ws: &[String]) -> bool {
+    const MORE: &[&str] = &["page", "game", "library", "widget", "form", "component"];
+    is(ws.first(), &["a", "an"])
+        && ws[1..]
+            .iter()
+            .take(5)
+            .any(|w| PRODUCT_NOUNS.contains(&w.as_str()) || MORE.contains(&w.as_str()))
 }
 
 /// The name is the whole sentence, with only lead-ins and softeners around it: `ulw`, `ok ulw`,
@@ -364,6 +388,22 @@ pub(crate) fn manner(s: &Scene) -> bool {
         return true;
     }
     let rest = s.lead_rest();
+    let causative = |w: &str| matches!(w, "make" | "let" | "have" | "get" | "help" | "keep");
+    // the hyphenated alias (`test-first`, `red-green`) is no ordinary phrase: ending a
+    // command, it says how the command is done, whatever the object (`implement the lexer
+    // test-first`)
+    if s.is_name()
+        && s.name == "tdd"
+        && s.alias().text.contains('-')
+        && rest.len() >= 2
+        && TASK_VERBS.contains(&rest[0].as_str())
+        && !causative(&rest[0])
+        && s.after_words
+            .iter()
+            .all(|w| SOFTENERS.contains(&w.as_str()))
+    {
+        return true;
+    }
     s.is_name()
         && s.gate == Gate::Command
         && s.name == "tdd"
