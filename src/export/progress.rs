@@ -75,7 +75,15 @@ impl Progress {
         let file = outbox::file(&file_name(&self.sink)).ok_or_else(|| {
             std::io::Error::new(std::io::ErrorKind::InvalidInput, "bad sink name")
         })?;
-        store.outbox_dir()?;
+        // Only into an outbox that is still there: the flusher saves after a delivery that can
+        // take its whole timeout, and a project deleted meanwhile must stay deleted (it used to
+        // come back as `.omc/export/` holding this file, and the flusher then lingered on it).
+        if !store.omc_dir().join(outbox::DIR).is_dir() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "the outbox is gone (the project's .omc was removed)",
+            ));
+        }
         store.write(&file, self)
     }
 }
@@ -176,4 +184,29 @@ pub fn flusher_pid(store: &Store) -> Option<u32> {
     let alive = rustix::process::Pid::from_raw(i32::try_from(pid).ok()?)
         .is_some_and(|p| rustix::process::test_kill_process(p).is_ok());
     alive.then_some(pid)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::Root;
+
+    #[test]
+    fn saving_never_brings_back_a_removed_outbox() {
+        let t = tempfile::tempdir().unwrap();
+        let project = t.path().join("project");
+        let store = Store::new(
+            Root {
+                project: project.clone(),
+                omc: project.join(".omc"),
+            },
+            0,
+        );
+        store.outbox_append("w.jsonl", b"{}", 1 << 20).unwrap();
+        let mut p = Progress::load(&store, "w");
+        p.save(&store).unwrap();
+        std::fs::remove_dir_all(&project).unwrap();
+        assert!(p.save(&store).is_err());
+        assert!(!project.exists(), "the removed project came back");
+    }
 }
