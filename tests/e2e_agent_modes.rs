@@ -374,24 +374,29 @@ pub fn trust_run_by_the_model_is_refused(agent: Agent) {
     );
     run.assert_success();
     let d = run.diagnostics();
-    let var = match agent {
-        Agent::Codex => "CODEX_THREAD_ID",
-        Agent::Gemini => "GEMINI_CLI",
-        Agent::Qwen => "QWEN_CODE",
-        Agent::Copilot => "COPILOT_CLI",
-        Agent::CodeBuddy => "CODEBUDDY_SESSION_ID",
-        Agent::Factory => "FACTORY_DISABLE_SETTINGS_PERSISTENCE",
-        Agent::Cline => "CLINE_CONNECTOR_CLI_LAUNCH",
+    // Every variable of its own the client was seen to set for the model's commands; the
+    // refusal names the first of trust's list that is set. CodeBuddy sets `CODEBUDDY=1` only
+    // once its shell snapshot (made with that variable, in the background) is ready, so which
+    // of its two a command sees depends on that race (codebuddy-FINDINGS.md §2).
+    let vars: &[&str] = match agent {
+        Agent::Codex => &["CODEX_THREAD_ID", "CODEX_SESSION_ID"],
+        Agent::Gemini => &["GEMINI_CLI"],
+        Agent::Qwen => &["QWEN_CODE", "QWEN_CODE_SESSION_ID"],
+        Agent::Copilot => &["COPILOT_CLI", "COPILOT_AGENT_SESSION_ID"],
+        Agent::CodeBuddy => &["CODEBUDDY", "CODEBUDDY_SESSION_ID"],
+        Agent::Factory => &["FACTORY_DISABLE_SETTINGS_PERSISTENCE"],
+        Agent::Cline => &["CLINE_CONNECTOR_CLI_LAUNCH"],
         // Kimi CLI sets no variable of its own for the model's commands (kimi-FINDINGS.md §2).
         Agent::Kimi => unreachable!("not run for Kimi CLI"),
-        Agent::OpenCode => "OPENCODE",
-        Agent::Kilo => "KILO",
-        Agent::Pi => "PI_CODING_AGENT",
+        Agent::OpenCode => &["OPENCODE"],
+        Agent::Kilo => &["KILO"],
+        Agent::Pi => &["PI_CODING_AGENT"],
     };
     let out = run.main_requests()[1].tool_outputs().join("\n");
     assert!(
-        out.contains(&format!("refused: {var} is set")),
-        "{out}\n{d}"
+        vars.iter()
+            .any(|var| out.contains(&format!("refused: {var} is set"))),
+        "expected a refusal naming one of {vars:?}:\n{out}\n{d}"
     );
     assert!(
         !config.join("omc-hooks/trusted.json").exists(),
