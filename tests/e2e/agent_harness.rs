@@ -665,6 +665,9 @@ impl AgentSandbox {
         let idle = ScriptedModel::start(wire_of(self.agent), Vec::new());
         let (status, stdout, stderr, _) =
             spawn_with_timeout(cmd, AGENT_TIMEOUT, self.agent, &idle, None);
+        if self.agent == Agent::Cline {
+            cline::reap_hub_daemons(self);
+        }
         (status, stdout, stderr)
     }
 
@@ -725,6 +728,9 @@ impl AgentSandbox {
         };
         let (status, stdout, stderr, duration) =
             spawn_with_timeout(cmd, scenario.timeout, self.agent, &model, driver);
+        if self.agent == Agent::Cline {
+            cline::reap_hub_daemons(self);
+        }
         let (result, session_id, result_text) = match self.agent {
             Agent::Codex => codex::parse_output(&stdout),
             Agent::Gemini => gemini::parse_output(&stdout),

@@ -137,3 +137,56 @@ pub(super) fn parse_output(stdout: &str, client_home: &Path) -> (Value, String, 
     };
     (events, sessions.pop().unwrap_or_default(), text)
 }
+
+/// Ends the `cline --cline-hub-daemon` a run may leave behind (cline-FINDINGS.md §2): the CLI
+/// sometimes starts one, detached from its own process group, for the sandbox's project (its
+/// `--cwd`), and it outlives the run by hours. Found by its command line in `/proc`, so only
+/// this sandbox's daemons are ended; returns how many were.
+pub(super) fn reap_hub_daemons(sb: &AgentSandbox) -> usize {
+    // the sandbox as given and as resolved, whichever the client was handed
+    let roots: Vec<String> = [Some(sb.root().to_path_buf()), sb.root().canonicalize().ok()]
+        .into_iter()
+        .flatten()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    let mut ended = 0;
+    for entry in procs.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let args: Vec<_> = cmdline
+            .split(|&b| b == 0)
+            .map(String::from_utf8_lossy)
+            .collect();
+        let is_hub = args.iter().any(|a| a == "--cline-hub-daemon");
+        let ours = args.windows(2).any(|w| {
+            w[0] == "--cwd"
+                && roots
+                    .iter()
+                    .any(|r| Path::new(w[1].as_ref()).starts_with(r))
+        });
+        if is_hub
+            && ours
+            && Command::new("kill")
+                .arg(pid)
+                .status()
+                .is_ok_and(|s| s.success())
+        {
+            ended += 1;
+        }
+    }
+    if ended > 0 {
+        eprintln!("ended {ended} Cline hub daemon(s) left by the run");
+    }
+    ended
+}
