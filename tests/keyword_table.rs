@@ -230,7 +230,9 @@ fn heldout_precision_recall_and_exact_match() {
 #[test]
 fn blind_batches_precision_recall_and_exact_match() {
     let mut below = Vec::new();
-    for batch in ["A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L", "M"] {
+    for batch in [
+        "A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L", "M",
+    ] {
         let s = score(&format!("keyword-blind-{batch}.tsv"));
         assert!(s.prompts >= 100, "batch {batch} has {} prompts", s.prompts);
         let exact_min = (s.prompts as f64 * 0.95).ceil() as usize;

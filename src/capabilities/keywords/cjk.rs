@@ -20,7 +20,7 @@ pub(crate) fn informational(s: &Scene) -> bool {
     let after = s.sentence_after.replace("为什么", "");
     let found = |ms: &[&str]| {
         ms.iter()
-            .any(|m| s.sentence_before.contains(m) || after.contains(m))
+            .any(|m| has_marker(&s.sentence_before, m) || has_marker(&after, m))
     };
     found(INFO_CJK) || (!instrument && found(COMPARE_CJK))
 }
@@ -38,12 +38,31 @@ fn names_another_mode(s: &Scene) -> bool {
 
 /// `text` asks what a word means (`무슨 뜻`, `とは`, `什么意思`).
 pub(crate) fn asks_meaning(text: &str) -> bool {
-    MEANING_CJK.iter().any(|m| text.contains(m))
+    MEANING_CJK.iter().any(|m| has_marker(text, m))
+}
+
+/// `marker` is in `text` as a word of its own: a katakana marker not the tail of a longer
+/// katakana word (`オフ` in `トレードオフ`, `キックオフ`), and the particle `とは` not the tail of
+/// a kana word (`あとは`, `ことは`). One pass over the text per marker, no allocation.
+fn has_marker(text: &str, marker: &str) -> bool {
+    let katakana = |c: char| ('\u{30A1}'..='\u{30FF}').contains(&c);
+    let kana = |c: char| katakana(c) || ('\u{3041}'..='\u{309F}').contains(&c);
+    let first = marker.chars().next();
+    text.match_indices(marker).any(|(i, _)| {
+        let prev = text[..i].chars().next_back();
+        match (first, prev) {
+            (Some(f), Some(p)) if katakana(f) => !katakana(p),
+            (Some('と'), Some(p)) => !kana(p),
+            _ => true,
+        }
+    })
 }
 
 /// Negated (`쓰지 마`, `使わないで`, `不要`).
 pub(crate) fn negation(s: &Scene) -> bool {
-    NEGATION_CJK_AFTER.iter().any(|m| s.near_after.contains(m))
+    NEGATION_CJK_AFTER
+        .iter()
+        .any(|m| has_marker(&s.near_after, m))
         || addressed_limit(s)
         || NEGATION_CJK_BEFORE
             .iter()
@@ -202,7 +221,7 @@ pub(crate) fn directive(s: &Scene) -> bool {
 
 /// Whether a CJK directive appears in `line` (a colon directive's body: `ralph: 이 버그 고쳐줘`).
 pub(crate) fn has_directive(line: &str) -> bool {
-    CJK_NEAR.iter().any(|m| line.contains(m))
+    CJK_NEAR.iter().chain(CJK_MAKE).any(|m| line.contains(m))
 }
 
 /// A request in Korean, Japanese or Chinese ending before a tag in Latin letters (`把这个bug修了
@@ -286,7 +305,14 @@ const CJK_NEAR: &[&str] = &[
     "구현", "만들어", "모드", "처리", "수정", "起動", "開始", "実行", "使って", "使用", "やって", "して", "したい", "しよう", "お願い",
     "モード", "修正", "実装", "启动", "开始", "使用", "运行", "执行", "来", "帮我", "修复", "实现", "处理", "完成",
     "부탁", "一下",
+    // keep at it (`直し続けて`), a polite imperative (`書いてください`)
+    "続けて", "てください",
 ];
+
+/// A request to make something, as a directive's body after its colon or before its tag
+/// (`自动驾驶：做一个记账工具`), not anywhere in the name's sentence (`代码审查流程太慢了，写一个说明`
+/// is about code review).
+const CJK_MAKE: &[&str] = &["做一个", "做个", "写一个", "写个", "搭一个", "开发一个"];
 
 /// CJK directives right before a keyword (`用ralph`, `启动拉尔夫`).
 #[rustfmt::skip]

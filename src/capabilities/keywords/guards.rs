@@ -289,7 +289,8 @@ pub(crate) fn topic(s: &Scene) -> bool {
 /// An item of a list that the question after it asks about, as material rather than commands:
 /// `TODO:\n- ralph the flaky tests\n- ulw the lint errors\n\nwhich of these is more urgent?`.
 /// The list is two or more items (`- `, `* `, `• `, `1. `), under a heading at most, and what
-/// follows it after a blank line is a question that points back at them and names no mode.
+/// follows it (after a blank line or on the next line) is a question that points back at them
+/// and names no mode.
 pub(crate) fn listed(s: &Scene) -> bool {
     fn item(l: &str) -> bool {
         let l = l.trim_start();
@@ -318,11 +319,25 @@ pub(crate) fn listed(s: &Scene) -> bool {
         None if above.len() == line_start => 0,
         None => return false,
     };
-    let Some(gap) = fwd(s.t, line_end, 2000)
-        .find("\n\n")
-        .map(|i| line_end + i)
-        .filter(|g| s.t.len() - g <= 600)
-    else {
+    // the list ends at a blank line, or where a line that is not an item follows the items
+    // directly (`- tdd the parser\n- code review auth\nwhich of these first?`)
+    let tail = fwd(s.t, line_end, 2000);
+    let mut end = None;
+    let mut at = 0;
+    while let Some(nl) = tail[at..].find('\n').map(|i| at + i) {
+        let next = &tail[nl + 1..];
+        let line = &next[..next.find('\n').unwrap_or(next.len())];
+        if line.trim().is_empty() {
+            end = Some(line_end + nl);
+            break;
+        }
+        if !item(line) {
+            end = Some(line_end + nl + 1);
+            break;
+        }
+        at = nl + 1;
+    }
+    let Some(gap) = end.filter(|g| s.t.len() - g <= 600) else {
         return false;
     };
     let lines: Vec<&str> = s.t[block_start..gap].lines().collect();

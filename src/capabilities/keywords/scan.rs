@@ -447,6 +447,51 @@ mod tests {
         assert!(during("오토파일럿한테 결제 모듈은 건드리지 말라고 전해줘").is_empty());
     }
 
+    /// The rules batch M's misses led to, on prompts of no corpus.
+    #[test]
+    fn batch_m_rules() {
+        // `clear` is a task verb
+        assert_eq!(
+            modes("ralph clear every deprecation warning in lib/"),
+            vec!["ralph"]
+        );
+        // a stop after `hold on`; two CJK stop verbs said together
+        assert_eq!(modes("hang on, stop it"), vec!["cancel"]);
+        assert_eq!(modes("그만 중지해"), vec!["cancel"]);
+        // `とは` inside `あとは` asks nothing; `オフ` inside `トレードオフ` negates nothing
+        assert_eq!(modes("止めて、あとは手でやる"), vec!["cancel"]);
+        assert_eq!(
+            modes("ウルトラシンクでキャッシュのトレードオフを比べて"),
+            vec!["ultrathink"]
+        );
+        assert!(modes("ウルトラシンクをオフにして").is_empty());
+        // keep at it: `…し続けて`
+        assert_eq!(modes("ラルフ、ビルドが通るまで回し続けて"), vec!["ralph"]);
+        // a Chinese colon directive whose body makes something
+        assert_eq!(modes("超级工作：写一个日志清理脚本"), vec!["ultrawork"]);
+        // a polite frame, not a question or a condition
+        assert_eq!(
+            modes("when you have a minute, security review the upload handler"),
+            vec!["security-review"]
+        );
+        // a Spanish imperative with its object glued on
+        assert_eq!(
+            modes("arréglalo con ralph, el import falla con archivos vacíos"),
+            vec!["ralph"]
+        );
+        for p in [
+            // the list asked about on the very next line
+            "notes:\n- ralph the importer\n- ulw the lint errors\nwhich of these matters more?",
+            // `if you can …` stays a condition
+            "if you can run ulw, the build goes faster",
+            // making something is a directive's body, not anywhere in its sentence
+            "安全审查流程太慢了，写一个清单给新人",
+            "what does ultrathink do? the tradeoff page is empty",
+        ] {
+            assert!(modes(p).is_empty(), "{p:?}: {:?}", modes(p));
+        }
+    }
+
     #[test]
     fn mentions_do_not() {
         for p in [

@@ -79,6 +79,10 @@ const LEADINS: &[&[&str]] = &[
     &["please", "just"],
     &["i", "said"],
     &["time", "to"],
+    &["hold", "on"],
+    &["hang", "on"],
+    &["whoa"],
+    &["woah"],
     &["ok"],
     &["okay"],
     &["k"],
@@ -358,15 +362,25 @@ fn cjk(t: &str, start: usize, end: usize) -> Option<(usize, usize)> {
     };
     let before = squeeze(before);
     let after = squeeze(after);
-    if !reduces(&before, CJK_BEFORE, true) || !reduces(&after, CJK_AFTER, true) {
+    if !reduces_stops(&before, CJK_BEFORE) || !reduces_stops(&after, CJK_AFTER) {
         return None;
     }
     // `그만`, `够了` alone; a verb that needs a form of its own needs one: `꺼` is `꺼줘`
     Some((start, floor(t, end + after_len)))
 }
 
+/// [`reduces`], where another CJK stop verb may stand too: two said together are one request
+/// (`그만 멈춰`, `もうやめて止めて`).
+fn reduces_stops(s: &str, tokens: &[&str]) -> bool {
+    reduces_with(s, tokens, true, true)
+}
+
 /// `s` is nothing but `tokens` (and, with `names`, the persistent modes' names), in any order.
 fn reduces(s: &str, tokens: &[&str], names: bool) -> bool {
+    reduces_with(s, tokens, names, false)
+}
+
+fn reduces_with(s: &str, tokens: &[&str], names: bool, stops: bool) -> bool {
     let mut rest = s;
     while !rest.is_empty() {
         let token = tokens
@@ -384,7 +398,18 @@ fn reduces(s: &str, tokens: &[&str], names: bool) -> bool {
                     .max()
             })
             .flatten();
-        match token.max(name) {
+        // (each verb then reduces with its own endings: `그만해 멈춰`)
+        let stop = stops
+            .then(|| {
+                ALIASES
+                    .iter()
+                    .filter(|a| a.shape == Shape::Stop && !a.text.is_ascii())
+                    .filter(|a| rest.starts_with(a.text))
+                    .map(|a| a.text.len())
+                    .max()
+            })
+            .flatten();
+        match token.max(name).max(stop) {
             Some(n) if n > 0 => rest = &rest[n..],
             _ => return false,
         }

@@ -103,6 +103,9 @@ pub(crate) fn is(w: Option<&String>, set: &[&str]) -> bool {
     w.is_some_and(|w| set.contains(&w.as_str()))
 }
 
+/// What a reader may have a moment of: `when you get a chance`, `if you have a minute`.
+const SPARE_TIME: &[&str] = &["chance", "moment", "minute", "min", "sec", "second", "time"];
+
 /// Strips polite and conversational lead-ins from the front of a clause's words. Returns how
 /// many words were lead-ins and whether a polite request (`can you`, `i want you to`) was among
 /// them.
@@ -130,6 +133,21 @@ pub(crate) fn strip_leadins(ws: &[String]) -> (usize, bool) {
             (Some("if"), Some("you")) if is(rest.get(2), &["could", "would"]) => {
                 polite = true;
                 3
+            }
+            // a request put off only until the reader is free: `when you get a chance, …`,
+            // `if you have a minute, …`, `whenever you can, …`
+            // (`if you can …` stays a condition: `if you can run ralph, the tests go green`)
+            (Some("when" | "whenever"), Some("you")) if is(rest.get(2), &["can"]) => {
+                polite = true;
+                3
+            }
+            (Some("when" | "whenever" | "if"), Some("you"))
+                if is(rest.get(2), &["get", "have", "find"])
+                    && is(rest.get(3), &["a", "the", "some"])
+                    && is(rest.get(4), SPARE_TIME) =>
+            {
+                polite = true;
+                5
             }
             (Some("i'd" | "we'd"), Some("be")) if is(rest.get(2), GRATEFUL) => 3,
             (Some("i'd" | "we'd"), Some("appreciate")) if is(rest.get(2), &["it"]) => 3,

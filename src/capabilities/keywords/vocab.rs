@@ -22,7 +22,7 @@ pub(crate) const TASK_VERBS: &[&str] = &[
     "chase", "nail", "knock", "iterate", "drive", "execute", "perform", "sweep", "scan", "compare",
     "explain", "summarize", "summarise", "read", "grep", "locate", "map", "interview", "ask",
     "clarify", "spec", "think", "reason", "consider", "evaluate", "assess", "inspect", "examine",
-    "ensure", "deliver", "produce", "switch", "swap",
+    "ensure", "deliver", "produce", "switch", "swap", "clear",
 ];
 
 /// Verbs that, right before a keyword, ask for the mode itself.
@@ -400,6 +400,8 @@ pub(crate) const FOREIGN_TASK_VERBS: &[&str] = &[
     "arregla", "corrige", "repara", "implementa", "haz", "refactoriza", "migra", "crea", "escribe",
     "revisa", "añade", "agrega", "elimina", "actualiza", "mejora", "optimiza", "construye",
     "genera", "prueba", "termina", "busca", "analiza", "arregle", "corrija", "haga", "cree",
+    // with the object glued on (`hazlo con ultrawork`, `arréglalo con ralph`)
+    "hazlo", "arréglalo", "arreglalo", "corrígelo", "corrigelo", "termínalo", "terminalo",
     // de
     "behebe", "repariere", "fixe", "korrigiere", "implementiere", "ersetze", "migriere",
     "schreibe", "schreib", "erstelle", "baue", "bau", "mach", "mache", "prüfe", "überprüfe",
