@@ -13,7 +13,7 @@ use super::text::{
 use super::vocab::{
     ACTIVATION_VERBS, BANTER, COMPARISON, DEFERRALS, FINITE, GREETINGS, HYPOTHETICAL, INFO_BEFORE,
     LIST_NOUNS, LISTING_VERBS, MODE_NOUNS, NEGATORS, NEGATORS_AFTER, NOUNS, PLURAL_VERBS,
-    REPORTING, SOFTENERS, TASK_VERBS, TOPIC_WORDS,
+    REPORTING, REQUEST_LEADINS, SOFTENERS, TASK_VERBS, TOPIC_WORDS,
 };
 
 /// `code review` in a pasted review template (approve / request-changes / merge-ready).
@@ -84,8 +84,14 @@ pub(crate) fn vocative(s: &Scene) -> bool {
     }
     // the name, a colon or comma, then thanks or a greeting: `Ralph: thanks for the review`
     let after = s.rest_after().trim_start_matches([' ', '\t']);
+    // (past a request lead-in: `Ralph, please: thanks for …`)
     let greeted_after = after.starts_with([':', ',', '：', '，'])
-        && is(words(&after[..floor(after, 40)]).first(), GREETINGS);
+        && is(
+            words(&after[..floor(after, 40)])
+                .iter()
+                .find(|w| !REQUEST_LEADINS.contains(&w.as_str())),
+            GREETINGS,
+        );
     greeted_after || s.cb_words.iter().any(|w| GREETINGS.contains(&w.as_str()))
 }
 

@@ -479,7 +479,18 @@ mod tests {
             modes("arréglalo con ralph, el import falla con archivos vacíos"),
             vec!["ralph"]
         );
+        // a request lead-in right after the instrument, or between the name and its colon
+        assert_eq!(
+            modes("mit ralph bitte die Migrationen fertig machen"),
+            vec!["ralph"]
+        );
+        assert_eq!(
+            modes("ulw please: every lint error in web/"),
+            vec!["ultrawork"]
+        );
+        assert_eq!(modes("Ralph, bitte: die Exporte reparieren"), vec!["ralph"]);
         for p in [
+            "Ralph, please: thanks for the quick review",
             // the list asked about on the very next line
             "notes:\n- ralph the importer\n- ulw the lint errors\nwhich of these matters more?",
             // `if you can …` stays a condition

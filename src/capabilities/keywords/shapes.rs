@@ -61,6 +61,24 @@ pub(crate) fn colon_directive(s: &Scene) -> bool {
         .iter()
         .find_map(|m| colon.strip_prefix(m))
         .map_or(colon, |c| c.trim_start_matches([' ', '\t']));
+    // a request lead-in between the name and its colon: `ralph please: …`, `Ralph, bitte: …`
+    let colon = {
+        let c = colon
+            .trim_start_matches(',')
+            .trim_start_matches([' ', '\t']);
+        let lead = c
+            .split(|ch: char| !ch.is_alphanumeric())
+            .next()
+            .unwrap_or("");
+        let after = c[lead.len()..].trim_start_matches([' ', '\t']);
+        if REQUEST_LEADINS.iter().any(|l| l.eq_ignore_ascii_case(lead))
+            && after.starts_with([':', '：'])
+        {
+            after
+        } else {
+            colon
+        }
+    };
     // modes joined with their order said: `ralph, with security review at the end: …`
     let colon = if s.site.joined {
         JOINED_ORDER
@@ -446,17 +464,19 @@ pub(crate) fn instrument(s: &Scene) -> bool {
 }
 
 /// Whether the command the candidate is in is one: it opens with an imperative verb (English,
-/// or [`FOREIGN_TASK_VERBS`] for the instrument's other languages), or, right after a request
-/// lead-in (`bitte`, `please`), with the instrument itself (`bitte mit ultrawork … ersetzen`).
+/// or [`FOREIGN_TASK_VERBS`] for the instrument's other languages), or with the instrument
+/// itself next to a request lead-in, before it or right after the name (`bitte mit ultrawork …
+/// ersetzen`, `mit ulw bitte … ersetzen`).
 fn instrument_command(s: &Scene) -> bool {
     let rest = s.lead_rest();
     s.imperative_sentence()
         || is(s.command_rest().first(), FOREIGN_TASK_VERBS)
         || (rest.len() == 1
             && is(rest.first(), INSTRUMENT_PREPS)
-            && s.cb_words[..s.leadins]
+            && (s.cb_words[..s.leadins]
                 .iter()
-                .any(|w| REQUEST_LEADINS.contains(&w.as_str())))
+                .any(|w| REQUEST_LEADINS.contains(&w.as_str()))
+                || is(s.after_words.first(), REQUEST_LEADINS)))
 }
 
 /// A command tagged with the mode at the end of its line: `refactor the auth module ulw`.
