@@ -1252,18 +1252,23 @@ fn recorded_cline_payloads_decode_through_the_scripts_install_writes() {
     assert!(seen >= 5, "{seen}");
 }
 
-#[test]
-fn the_readme_carries_the_current_capability_table() {
+/// The text of README.md between `<!-- <marker>:begin … -->` and `<!-- <marker>:end -->`.
+fn readme_between(marker: &str) -> String {
     let readme =
         std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
             .unwrap();
     let start = readme
-        .find("<!-- support-table:begin")
-        .expect("README has the capability table");
+        .find(&format!("<!-- {marker}:begin"))
+        .unwrap_or_else(|| panic!("README has no {marker} markers"));
     let body = &readme[readme[start..].find("-->\n").unwrap() + start + 4..];
-    let end = body.find("<!-- support-table:end -->").unwrap();
+    let end = body.find(&format!("<!-- {marker}:end -->")).unwrap();
+    body[..end].to_owned()
+}
+
+#[test]
+fn the_readme_carries_the_current_capability_table() {
     assert_eq!(
-        &body[..end],
+        readme_between("support-table"),
         omc_hooks::protocol::agents::support::render_markdown(),
         "README's capability table is stale: paste the first table of 'omc-hooks doctor --agents' between the markers"
     );
@@ -1271,16 +1276,8 @@ fn the_readme_carries_the_current_capability_table() {
 
 #[test]
 fn the_readme_carries_the_current_event_table() {
-    let readme =
-        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-            .unwrap();
-    let start = readme
-        .find("<!-- agents-table:begin")
-        .expect("README has the agents table");
-    let body = &readme[readme[start..].find("-->\n").unwrap() + start + 4..];
-    let end = body.find("<!-- agents-table:end -->").unwrap();
     assert_eq!(
-        &body[..end],
+        readme_between("agents-table"),
         omc_hooks::protocol::agents::table::render_markdown(),
         "README's table is stale: paste 'omc-hooks doctor --agents' between the markers"
     );

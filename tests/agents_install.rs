@@ -95,6 +95,36 @@ fn entries(agent: &str, v: &Value) -> Vec<(String, Option<String>, String, u64)>
     out
 }
 
+/// Runs an installed hook command as the agent would (`sh -c`, in the project, `input` on
+/// stdin, the clock fixed); it must exit 0. Returns its stdout.
+fn run_installed(cmd: &str, dir: &Path, input: &Value) -> String {
+    use std::io::Write;
+    let mut child = Command::new("sh")
+        .args(["-c", cmd])
+        .current_dir(dir)
+        .env("OMC_NOW_MS", "1796305500000")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{cmd}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 #[test]
 fn every_agent_installs_into_an_existing_file_and_uninstalls_byte_for_byte() {
     for (agent, rel) in AGENTS {
@@ -456,28 +486,7 @@ fn the_installed_commands_run_the_hooks_in_each_agents_format() {
             }
             v
         };
-        let run = |cmd: String, input: Value| {
-            let mut child = Command::new("sh")
-                .args(["-c", &cmd])
-                .current_dir(p.path())
-                .env("OMC_NOW_MS", "1796305500000")
-                .env_remove("CLAUDE_PROJECT_DIR")
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap();
-            use std::io::Write;
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(input.to_string().as_bytes())
-                .unwrap();
-            let out = child.wait_with_output().unwrap();
-            assert_eq!(out.status.code(), Some(0));
-            String::from_utf8_lossy(&out.stdout).into_owned()
-        };
+        let run = |cmd: String, input: Value| run_installed(&cmd, p.path(), &input);
         if agent == "auggie" {
             // Its prompt and Stop hooks are not installed (their answers are not read): the
             // tool hook's context is what works.
@@ -745,26 +754,12 @@ fn kimi_gets_its_hooks_in_its_config_toml_and_back_byte_for_byte() {
         .filter(|h| get(h, "event").as_deref() == Some("PreToolUse"))
         .find_map(|h| get(h, "command").filter(|c| c != "./guard.sh"))
         .unwrap();
-    let mut child = Command::new("sh")
-        .args(["-c", &stop])
-        .current_dir(p.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(
-            json!({"hook_event_name": "PreToolUse", "session_id": "k1", "cwd": p.path(),
-                   "tool_name": "Shell", "tool_input": {"command": "ls"}, "tool_call_id": "c1"})
-            .to_string()
-            .as_bytes(),
-        )
-        .unwrap();
-    assert_eq!(child.wait_with_output().unwrap().status.code(), Some(0));
+    run_installed(
+        &stop,
+        p.path(),
+        &json!({"hook_event_name": "PreToolUse", "session_id": "k1", "cwd": p.path(),
+                "tool_name": "Shell", "tool_input": {"command": "ls"}, "tool_call_id": "c1"}),
+    );
     // Uninstall gives back the very bytes, final line break missing and all.
     let out = ok(&omc(
         &["uninstall", "--agent", "kimi", "--user"],
@@ -969,26 +964,7 @@ fn copilots_installed_commands_answer_in_its_format_and_doctor_checks_them() {
             .as_str()
             .unwrap()
             .to_string();
-        let mut child = Command::new("sh")
-            .args(["-c", &cmd])
-            .current_dir(p.path())
-            .env("OMC_NOW_MS", "1796305500000")
-            .env_remove("CLAUDE_PROJECT_DIR")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        use std::io::Write;
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.to_string().as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        assert_eq!(out.status.code(), Some(0));
-        String::from_utf8_lossy(&out.stdout).trim().to_string()
+        run_installed(&cmd, p.path(), &input).trim().to_string()
     };
     let base = json!({"session_id": "cop-1", "timestamp": "2026-12-04T07:09:45.812Z",
                       "cwd": p.path()});

@@ -141,6 +141,31 @@ pub fn recorded_run(
     (run, events)
 }
 
+/// The Stop hook blocks the first `blocks` times, and in every continuation the model runs a
+/// command before it answers: how a client's own cap on Stop blocks treats tool calls. Returns
+/// the run, the payloads, and the event names with the run's diagnostics.
+pub fn stop_blocks_with_a_command_in_each(
+    agent: Agent,
+    blocks: u32,
+) -> (AgentRun, Vec<(String, Value)>, String) {
+    let sb = AgentSandbox::new(agent);
+    let mut sc = AgentScenario::new().reply_text("first answer");
+    for i in 1..=blocks {
+        sc = sc
+            .reply_shell(format!("echo iteration-{i}"))
+            .reply_text(format!("answer {i}"));
+    }
+    let (run, events) = recorded_run(
+        &sb,
+        "keep going",
+        sc.default_text("unexpected"),
+        &[("Stop", block_script("Stop", "block", blocks))],
+    );
+    run.assert_success();
+    let d = format!("{}\n{}", names(&events), run.diagnostics());
+    (run, events, d)
+}
+
 /// The payloads of one event, in order.
 pub fn of<'a>(events: &'a [(String, Value)], event: &str) -> Vec<&'a Value> {
     events

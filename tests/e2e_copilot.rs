@@ -120,21 +120,7 @@ fn stop_blocks_come_back_as_prompts_until_the_ninth_is_refused() {
 /// not restart it.
 #[test]
 fn a_tool_call_between_stop_blocks_does_not_restart_the_clients_count() {
-    let sb = AgentSandbox::new(AGENT);
-    let mut sc = AgentScenario::new().reply_text("first answer");
-    for i in 1..=12 {
-        sc = sc
-            .reply_shell(format!("echo iteration-{i}"))
-            .reply_text(format!("answer {i}"));
-    }
-    let (run, events) = recorded_run(
-        &sb,
-        "keep going",
-        sc.default_text("unexpected"),
-        &[("Stop", block_script("Stop", "block", 12))],
-    );
-    run.assert_success();
-    let d = format!("{}\n{}", names(&events), run.diagnostics());
+    let (run, events, d) = s::stop_blocks_with_a_command_in_each(AGENT, 12);
     assert_eq!(of(&events, "Stop").len(), 9, "{d}");
     assert_eq!(of(&events, "PostToolUse").len(), 8, "{d}");
     assert_eq!(run.unused_steps, 25 - 17, "{d}");

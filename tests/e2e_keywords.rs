@@ -127,9 +127,8 @@ fn a_question_about_ralph_injects_nothing() {
     );
 }
 
-#[test]
-fn cancelomc_in_a_later_turn_ends_the_run() {
-    let sb = Sandbox::new();
+/// A first turn of `sb` that starts a ralph run (checked active); its session id.
+fn a_ralph_run_started(sb: &Sandbox) -> String {
     let first = sb.claude(
         plugin_dir(),
         "ralph fix the failing parser test",
@@ -139,6 +138,13 @@ fn cancelomc_in_a_later_turn_ends_the_run() {
     first.assert_success();
     let sid = first.session_id.clone();
     assert_eq!(ralph_state(&first, &sid).unwrap()["active"], true);
+    sid
+}
+
+#[test]
+fn cancelomc_in_a_later_turn_ends_the_run() {
+    let sb = Sandbox::new();
+    let sid = a_ralph_run_started(&sb);
 
     let second = sb.claude(plugin_dir(), "cancelomc", scenario("Stopped."), Some(&sid));
     second.assert_success();
@@ -193,15 +199,7 @@ fn a_stop_in_the_persons_own_words_ends_the_run_and_its_stop_no_longer_blocks() 
         "그만해, 이제 충분해",
     ] {
         let sb = Sandbox::new();
-        let first = sb.claude(
-            plugin_dir(),
-            "ralph fix the failing parser test",
-            scenario("Started."),
-            None,
-        );
-        first.assert_success();
-        let sid = first.session_id.clone();
-        assert_eq!(ralph_state(&first, &sid).unwrap()["active"], true);
+        let sid = a_ralph_run_started(&sb);
 
         let second = sb.claude(
             plugin_dir(),
@@ -232,14 +230,7 @@ fn a_stop_in_the_persons_own_words_ends_the_run_and_its_stop_no_longer_blocks() 
 
     // the control: a limit on the loop leaves the run on, and its Stop blocks
     let sb = Sandbox::new();
-    let first = sb.claude(
-        plugin_dir(),
-        "ralph fix the failing parser test",
-        scenario("Started."),
-        None,
-    );
-    first.assert_success();
-    let sid = first.session_id.clone();
+    let sid = a_ralph_run_started(&sb);
     let second = sb.claude(
         plugin_dir(),
         "stop ralph from touching the migrations folder",

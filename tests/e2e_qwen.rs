@@ -103,21 +103,7 @@ fn stop_blocks_continue_verbatim_through_a_prompt_event_until_the_eighth_is_refu
 fn a_tool_call_between_stop_blocks_does_not_restart_the_clients_count() {
     // Each continuation runs a command before answering: the client counts blocks per prompt
     // id, so the tool round trips do not reset it and the 8th block still ends the turn.
-    let sb = AgentSandbox::new(AGENT);
-    let mut sc = AgentScenario::new().reply_text("first answer");
-    for i in 1..=11 {
-        sc = sc
-            .reply_shell(format!("echo iteration-{i}"))
-            .reply_text(format!("answer {i}"));
-    }
-    let (run, events) = recorded_run(
-        &sb,
-        "keep going",
-        sc.default_text("unexpected"),
-        &[("Stop", block_script("Stop", "block", 11))],
-    );
-    run.assert_success();
-    let d = format!("{}\n{}", names(&events), run.diagnostics());
+    let (run, events, d) = s::stop_blocks_with_a_command_in_each(AGENT, 11);
     assert_eq!(of(&events, "Stop").len(), 8, "{d}");
     assert_eq!(of(&events, "PostToolUse").len(), 7, "{d}");
     assert_eq!(run.unused_steps, 23 - 15, "{d}");

@@ -70,6 +70,55 @@ fn ev_where(name: &'static str, f: impl Fn(&Value) -> bool + 'static) -> Pred {
     Box::new(move |e, v| e == name && f(v))
 }
 
+/// A fixture's name and how to find its payload among the recorded events.
+type Pick = (String, Pred);
+
+fn pick(name: &str, pred: Pred) -> Pick {
+    (name.to_owned(), pred)
+}
+
+/// The first payload of `event`, saved under its name.
+fn only(event: &'static str) -> Pick {
+    pick(event, ev(event))
+}
+
+/// `SessionStart-<source>`.
+fn session_start(source: &'static str) -> Pick {
+    pick(
+        &format!("SessionStart-{source}"),
+        ev_where("SessionStart", move |v| s(v, "source") == source),
+    )
+}
+
+/// The prompt event of the first turn ("record all events").
+fn first_prompt(event: &'static str) -> Pick {
+    pick(
+        event,
+        ev_where(event, |v| s(v, "prompt") == "record all events"),
+    )
+}
+
+/// `<event>-continuation`: the prompt event that carries the blocked turn's [`CONTINUE`].
+fn continuation_prompt(event: &'static str) -> Pick {
+    pick(
+        &format!("{event}-continuation"),
+        ev_where(event, |v| s(v, "prompt") == CONTINUE),
+    )
+}
+
+/// The end-of-turn event of a turn no hook has continued yet (`stop_hook_active: false`).
+fn turn_end(event: &'static str) -> Pick {
+    pick(event, ev_where(event, |v| v["stop_hook_active"] == false))
+}
+
+/// `<event>-hook-active`: the end-of-turn event of a continued turn.
+fn turn_end_continued(event: &'static str) -> Pick {
+    pick(
+        &format!("{event}-hook-active"),
+        ev_where(event, |v| v["stop_hook_active"] == true),
+    )
+}
+
 fn failing(v: &Value) -> bool {
     v["tool_input"]["command"]
         .as_str()
@@ -77,7 +126,7 @@ fn failing(v: &Value) -> bool {
 }
 
 /// Writes one fixture per pick; returns the names not seen.
-fn save(all: &[(String, Value)], picks: Vec<(&str, Pred)>, out: &Path) -> Vec<String> {
+fn save(all: &[(String, Value)], picks: Vec<Pick>, out: &Path) -> Vec<String> {
     std::fs::create_dir_all(out).unwrap();
     let mut missing = Vec::new();
     for (name, pred) in &picks {
@@ -87,7 +136,7 @@ fn save(all: &[(String, Value)], picks: Vec<(&str, Pred)>, out: &Path) -> Vec<St
                 txt.push('\n');
                 std::fs::write(out.join(format!("{name}.json")), txt).unwrap();
             }
-            None => missing.push((*name).to_owned()),
+            None => missing.push(name.clone()),
         }
     }
     missing
@@ -193,33 +242,21 @@ fn record_codex_fixtures() {
     summary("run 3 (compaction)", &run3, &e3);
 
     let all: Events = e1.into_iter().chain(e2).chain(e3).collect();
-    let picks: Vec<(&str, Pred)> = vec![
-        (
-            "SessionStart-startup",
-            ev_where("SessionStart", |v| s(v, "source") == "startup"),
-        ),
-        (
-            "SessionStart-resume",
-            ev_where("SessionStart", |v| s(v, "source") == "resume"),
-        ),
-        (
-            "SessionStart-compact",
-            ev_where("SessionStart", |v| s(v, "source") == "compact"),
-        ),
-        ("UserPromptSubmit", ev("UserPromptSubmit")),
-        ("PreToolUse-Bash", ev_where("PreToolUse", |v| !failing(v))),
-        ("PostToolUse-Bash", ev_where("PostToolUse", |v| !failing(v))),
-        ("PostToolUse-Bash-failed", ev_where("PostToolUse", failing)),
-        ("PreModelRequest", ev("PreModelRequest")),
-        ("PostModelRequest", ev("PostModelRequest")),
-        ("Stop", ev_where("Stop", |v| v["stop_hook_active"] == false)),
-        (
-            "Stop-hook-active",
-            ev_where("Stop", |v| v["stop_hook_active"] == true),
-        ),
-        ("PreCompact-auto", ev("PreCompact")),
-        ("PostCompact-auto", ev("PostCompact")),
-        ("SessionEnd", ev("SessionEnd")),
+    let picks: Vec<Pick> = vec![
+        session_start("startup"),
+        session_start("resume"),
+        session_start("compact"),
+        only("UserPromptSubmit"),
+        pick("PreToolUse-Bash", ev_where("PreToolUse", |v| !failing(v))),
+        pick("PostToolUse-Bash", ev_where("PostToolUse", |v| !failing(v))),
+        pick("PostToolUse-Bash-failed", ev_where("PostToolUse", failing)),
+        only("PreModelRequest"),
+        only("PostModelRequest"),
+        turn_end("Stop"),
+        turn_end_continued("Stop"),
+        pick("PreCompact-auto", ev("PreCompact")),
+        pick("PostCompact-auto", ev("PostCompact")),
+        only("SessionEnd"),
     ];
     let out = out_dir(agent);
     let missing = save(&all, picks, &out);
@@ -235,52 +272,34 @@ fn record_gemini_fixtures() {
     let (e1, e2) = first_and_resumed(agent, &sb, "AfterAgent", "deny");
     let all: Events = e1.into_iter().chain(e2).collect();
     let tool = |v: &Value| s(v, "tool_name") == "run_shell_command";
-    let picks: Vec<(&str, Pred)> = vec![
-        (
-            "SessionStart-startup",
-            ev_where("SessionStart", |v| s(v, "source") == "startup"),
-        ),
-        (
-            "SessionStart-resume",
-            ev_where("SessionStart", |v| s(v, "source") == "resume"),
-        ),
-        (
-            "BeforeAgent",
-            ev_where("BeforeAgent", |v| s(v, "prompt") == "record all events"),
-        ),
-        (
-            "BeforeAgent-continuation",
-            ev_where("BeforeAgent", |v| s(v, "prompt") == CONTINUE),
-        ),
-        ("BeforeModel", ev("BeforeModel")),
-        ("BeforeToolSelection", ev("BeforeToolSelection")),
-        ("AfterModel", ev("AfterModel")),
-        (
+    let picks: Vec<Pick> = vec![
+        session_start("startup"),
+        session_start("resume"),
+        first_prompt("BeforeAgent"),
+        continuation_prompt("BeforeAgent"),
+        only("BeforeModel"),
+        only("BeforeToolSelection"),
+        only("AfterModel"),
+        pick(
             "BeforeTool-run_shell_command",
             ev_where("BeforeTool", move |v| tool(v) && !failing(v)),
         ),
-        (
+        pick(
             "AfterTool-run_shell_command",
             ev_where("AfterTool", move |v| tool(v) && !failing(v)),
         ),
-        (
+        pick(
             "AfterTool-run_shell_command-failed",
             ev_where("AfterTool", move |v| tool(v) && failing(v)),
         ),
-        ("PreCompress", ev("PreCompress")),
-        (
-            "AfterAgent",
-            ev_where("AfterAgent", |v| v["stop_hook_active"] == false),
-        ),
-        (
-            "AfterAgent-hook-active",
-            ev_where("AfterAgent", |v| v["stop_hook_active"] == true),
-        ),
-        (
+        only("PreCompress"),
+        turn_end("AfterAgent"),
+        turn_end_continued("AfterAgent"),
+        pick(
             "AfterAgent-text-only",
             ev_where("AfterAgent", |v| s(v, "prompt") == "second turn"),
         ),
-        ("SessionEnd", ev("SessionEnd")),
+        only("SessionEnd"),
     ];
     let out = out_dir(agent);
     let missing = save(&all, picks, &out);
@@ -323,57 +342,37 @@ fn record_qwen_fixtures() {
 
     let all: Events = e1.into_iter().chain(e2).chain(e3).chain(e4).collect();
     let shell = |v: &Value| s(v, "tool_name") == "run_shell_command";
-    let picks: Vec<(&str, Pred)> = vec![
-        ("InstructionsLoaded", ev("InstructionsLoaded")),
-        (
-            "SessionStart-startup",
-            ev_where("SessionStart", |v| s(v, "source") == "startup"),
-        ),
-        (
-            "SessionStart-resume",
-            ev_where("SessionStart", |v| s(v, "source") == "resume"),
-        ),
-        (
-            "SessionStart-compact",
-            ev_where("SessionStart", |v| s(v, "source") == "compact"),
-        ),
-        ("Notification", ev("Notification")),
-        (
-            "UserPromptSubmit",
-            ev_where("UserPromptSubmit", |v| {
-                s(v, "prompt") == "record all events"
-            }),
-        ),
-        (
+    let picks: Vec<Pick> = vec![
+        only("InstructionsLoaded"),
+        session_start("startup"),
+        session_start("resume"),
+        session_start("compact"),
+        only("Notification"),
+        first_prompt("UserPromptSubmit"),
+        pick(
             "UserPromptSubmit-empty",
             ev_where("UserPromptSubmit", |v| s(v, "prompt").is_empty()),
         ),
-        (
-            "UserPromptSubmit-continuation",
-            ev_where("UserPromptSubmit", |v| s(v, "prompt") == CONTINUE),
-        ),
-        (
+        continuation_prompt("UserPromptSubmit"),
+        pick(
             "PreToolUse-run_shell_command",
             ev_where("PreToolUse", move |v| shell(v) && !failing(v)),
         ),
-        (
+        pick(
             "PostToolUse-run_shell_command",
             ev_where("PostToolUse", move |v| shell(v) && !failing(v)),
         ),
-        (
+        pick(
             "PostToolUseFailure-run_shell_command",
             ev_where("PostToolUseFailure", move |v| shell(v) && failing(v)),
         ),
-        ("PostToolBatch", ev("PostToolBatch")),
-        ("MessageDisplay", ev("MessageDisplay")),
-        ("Stop", ev_where("Stop", |v| v["stop_hook_active"] == false)),
-        (
-            "Stop-hook-active",
-            ev_where("Stop", |v| v["stop_hook_active"] == true),
-        ),
-        ("PreCompact-auto", ev("PreCompact")),
-        ("PostCompact-auto", ev("PostCompact")),
-        ("StopFailure-loop", ev("StopFailure")),
+        only("PostToolBatch"),
+        only("MessageDisplay"),
+        turn_end("Stop"),
+        turn_end_continued("Stop"),
+        pick("PreCompact-auto", ev("PreCompact")),
+        pick("PostCompact-auto", ev("PostCompact")),
+        pick("StopFailure-loop", ev("StopFailure")),
     ];
     let out = out_dir(agent);
     let missing = save(&all, picks, &out);
@@ -437,55 +436,38 @@ fn record_copilot_fixtures() {
 
     let all: Events = e1.into_iter().chain(e2).chain(e3).chain(e4).collect();
     let sub = |v: &Value| v.get("agent_id").is_some();
-    let picks: Vec<(&str, Pred)> = vec![
-        (
-            "SessionStart-new",
-            ev_where("SessionStart", |v| s(v, "source") == "new"),
-        ),
-        (
-            "SessionStart-resume",
-            ev_where("SessionStart", |v| s(v, "source") == "resume"),
-        ),
-        (
-            "UserPromptSubmit",
-            ev_where("UserPromptSubmit", |v| {
-                s(v, "prompt") == "record all events"
-            }),
-        ),
-        (
-            "UserPromptSubmit-continuation",
-            ev_where("UserPromptSubmit", |v| s(v, "prompt") == CONTINUE),
-        ),
-        (
+    let picks: Vec<Pick> = vec![
+        session_start("new"),
+        session_start("resume"),
+        first_prompt("UserPromptSubmit"),
+        continuation_prompt("UserPromptSubmit"),
+        pick(
             "UserPromptSubmit-subagent",
             ev_where("UserPromptSubmit", move |v| sub(v)),
         ),
-        ("PreToolUse-Bash", ev_where("PreToolUse", |v| !failing(v))),
-        (
+        pick("PreToolUse-Bash", ev_where("PreToolUse", |v| !failing(v))),
+        pick(
             "PostToolUse-Bash",
             ev_where("PostToolUse", |v| {
                 !failing(v) && s(v, "tool_name") == "Bash"
             }),
         ),
-        ("PostToolUse-Bash-failed", ev_where("PostToolUse", failing)),
-        (
+        pick("PostToolUse-Bash-failed", ev_where("PostToolUse", failing)),
+        pick(
             "PostToolUse-skill",
             ev_where("PostToolUse", |v| s(v, "tool_name") == "skill"),
         ),
-        ("PostToolUseFailure-Read", ev("PostToolUseFailure")),
-        ("SubagentStart", ev("SubagentStart")),
-        ("SubagentStop", ev("SubagentStop")),
-        ("Stop-subagent", ev_where("Stop", move |v| sub(v))),
-        (
+        pick("PostToolUseFailure-Read", ev("PostToolUseFailure")),
+        only("SubagentStart"),
+        only("SubagentStop"),
+        pick("Stop-subagent", ev_where("Stop", move |v| sub(v))),
+        pick(
             "Stop",
             ev_where("Stop", move |v| v["stop_hook_active"] == false && !sub(v)),
         ),
-        (
-            "Stop-hook-active",
-            ev_where("Stop", |v| v["stop_hook_active"] == true),
-        ),
-        ("PreCompact-auto", ev("PreCompact")),
-        ("SessionEnd", ev("SessionEnd")),
+        turn_end_continued("Stop"),
+        pick("PreCompact-auto", ev("PreCompact")),
+        only("SessionEnd"),
     ];
     let out = out_dir(agent);
     let missing = save(&all, picks, &out);
@@ -500,36 +482,22 @@ fn record_factory_fixtures() {
     sb.record_hooks();
     let (e1, e2) = first_and_resumed(agent, &sb, "Stop", "block");
     let all: Events = e1.into_iter().chain(e2).collect();
-    let picks: Vec<(&str, Pred)> = vec![
-        (
-            "SessionStart-startup",
-            ev_where("SessionStart", |v| s(v, "source") == "startup"),
-        ),
-        (
-            "SessionStart-resume",
-            ev_where("SessionStart", |v| s(v, "source") == "resume"),
-        ),
-        (
-            "UserPromptSubmit",
-            ev_where("UserPromptSubmit", |v| {
-                s(v, "prompt") == "record all events"
-            }),
-        ),
-        (
+    let picks: Vec<Pick> = vec![
+        session_start("startup"),
+        session_start("resume"),
+        first_prompt("UserPromptSubmit"),
+        pick(
             "PreToolUse-Execute",
             ev_where("PreToolUse", |v| !failing(v)),
         ),
-        (
+        pick(
             "PreToolUse-Execute-failing",
             ev_where("PreToolUse", failing),
         ),
-        ("PostToolUse-Execute", ev("PostToolUse")),
-        ("Stop", ev_where("Stop", |v| v["stop_hook_active"] == false)),
-        (
-            "Stop-hook-active",
-            ev_where("Stop", |v| v["stop_hook_active"] == true),
-        ),
-        ("SessionEnd", ev("SessionEnd")),
+        pick("PostToolUse-Execute", ev("PostToolUse")),
+        turn_end("Stop"),
+        turn_end_continued("Stop"),
+        only("SessionEnd"),
     ];
     let out = out_dir(agent);
     let missing = save(&all, picks, &out);
@@ -544,36 +512,22 @@ fn record_codebuddy_fixtures() {
     sb.record_hooks();
     let (e1, e2) = first_and_resumed(agent, &sb, "Stop", "block");
     let all: Events = e1.into_iter().chain(e2).collect();
-    let picks: Vec<(&str, Pred)> = vec![
-        (
-            "SessionStart-startup",
-            ev_where("SessionStart", |v| s(v, "source") == "startup"),
-        ),
-        (
-            "SessionStart-resume",
-            ev_where("SessionStart", |v| s(v, "source") == "resume"),
-        ),
-        (
-            "UserPromptSubmit",
-            ev_where("UserPromptSubmit", |v| {
-                s(v, "prompt") == "record all events"
-            }),
-        ),
-        (
+    let picks: Vec<Pick> = vec![
+        session_start("startup"),
+        session_start("resume"),
+        first_prompt("UserPromptSubmit"),
+        pick(
             "UserPromptSubmit-continuation",
             ev_where("UserPromptSubmit", |v| {
                 s(v, "prompt") == format!("Stop hook: {CONTINUE}")
             }),
         ),
-        ("Notification", ev("Notification")),
-        ("PreToolUse-Bash", ev_where("PreToolUse", |v| !failing(v))),
-        ("PostToolUse-Bash", ev_where("PostToolUse", |v| !failing(v))),
-        ("PostToolUse-Bash-failed", ev_where("PostToolUse", failing)),
-        ("Stop", ev_where("Stop", |v| v["stop_hook_active"] == false)),
-        (
-            "Stop-hook-active",
-            ev_where("Stop", |v| v["stop_hook_active"] == true),
-        ),
+        only("Notification"),
+        pick("PreToolUse-Bash", ev_where("PreToolUse", |v| !failing(v))),
+        pick("PostToolUse-Bash", ev_where("PostToolUse", |v| !failing(v))),
+        pick("PostToolUse-Bash-failed", ev_where("PostToolUse", failing)),
+        turn_end("Stop"),
+        turn_end_continued("Stop"),
     ];
     let out = out_dir(agent);
     let missing = save(&all, picks, &out);
@@ -655,34 +609,28 @@ fn record_kimi_fixtures() {
 
     let all: Events = e1.into_iter().chain(e2).chain(e3).collect();
     let shell = |v: &Value| s(v, "tool_name") == "Shell";
-    let picks: Vec<(&str, Pred)> = vec![
-        (
-            "SessionStart-startup",
-            ev_where("SessionStart", |v| s(v, "source") == "startup"),
-        ),
-        (
-            "SessionStart-resume",
-            ev_where("SessionStart", |v| s(v, "source") == "resume"),
-        ),
-        ("UserPromptSubmit", ev("UserPromptSubmit")),
-        (
+    let picks: Vec<Pick> = vec![
+        session_start("startup"),
+        session_start("resume"),
+        only("UserPromptSubmit"),
+        pick(
             "PreToolUse-Shell",
             ev_where("PreToolUse", move |v| shell(v) && !failing(v)),
         ),
-        (
+        pick(
             "PostToolUse-Shell",
             ev_where("PostToolUse", move |v| shell(v) && !failing(v)),
         ),
-        (
+        pick(
             "PostToolUse-Shell-failed",
             ev_where("PostToolUse", move |v| shell(v) && failing(v)),
         ),
-        ("SubagentStart", ev("SubagentStart")),
-        ("SubagentStop", ev("SubagentStop")),
-        ("Stop", ev("Stop")),
-        ("PreCompact-auto", ev("PreCompact")),
-        ("PostCompact-auto", ev("PostCompact")),
-        ("SessionEnd", ev("SessionEnd")),
+        only("SubagentStart"),
+        only("SubagentStop"),
+        only("Stop"),
+        pick("PreCompact-auto", ev("PreCompact")),
+        pick("PostCompact-auto", ev("PostCompact")),
+        only("SessionEnd"),
     ];
     let out = out_dir(agent);
     let missing = save(&all, picks, &out);
@@ -719,12 +667,12 @@ fn record_cline_fixtures() {
     };
     let ok = move |v: &Value| command(v) == OK_CMD;
     let bad = move |v: &Value| command(v) == FAIL_CMD;
-    let picks: Vec<(&str, Pred)> = vec![
-        ("TaskStart", ev("TaskStart")),
-        ("PreToolUse-run_commands", ev_where("PreToolUse", ok)),
-        ("PostToolUse-run_commands", ev_where("PostToolUse", ok)),
-        ("PostToolUse-failed", ev_where("PostToolUse", bad)),
-        ("TaskComplete", ev("TaskComplete")),
+    let picks: Vec<Pick> = vec![
+        only("TaskStart"),
+        pick("PreToolUse-run_commands", ev_where("PreToolUse", ok)),
+        pick("PostToolUse-run_commands", ev_where("PostToolUse", ok)),
+        pick("PostToolUse-failed", ev_where("PostToolUse", bad)),
+        only("TaskComplete"),
     ];
     let out = out_dir(agent);
     let missing = save(&all, picks, &out);
@@ -796,45 +744,30 @@ fn record_opencode_like(agent: Agent) {
 
     let all: Events = e1.into_iter().chain(e2).chain(e3).collect();
     let bash = |v: &Value| s(v, "tool_name") == "bash";
-    let picks: Vec<(&str, Pred)> = vec![
-        ("session.created", ev("session.created")),
-        (
-            "chat.message",
-            ev_where("chat.message", |v| s(v, "prompt") == "record all events"),
-        ),
-        (
-            "chat.message-continuation",
-            ev_where("chat.message", |v| s(v, "prompt") == CONTINUE),
-        ),
-        (
+    let picks: Vec<Pick> = vec![
+        only("session.created"),
+        first_prompt("chat.message"),
+        continuation_prompt("chat.message"),
+        pick(
             "tool.execute.before-bash",
             ev_where("tool.execute.before", move |v| bash(v) && !failing(v)),
         ),
-        (
+        pick(
             "tool.execute.after-bash",
             ev_where("tool.execute.after", move |v| bash(v) && !failing(v)),
         ),
-        (
+        pick(
             "tool.execute.after-bash-failed",
             ev_where("tool.execute.after", move |v| bash(v) && failing(v)),
         ),
-        (
+        pick(
             "message.part.updated-read-failed",
             ev_where("message.part.updated", |v| s(v, "tool_name") == "read"),
         ),
-        (
-            "session.idle",
-            ev_where("session.idle", |v| v["stop_hook_active"] == false),
-        ),
-        (
-            "session.idle-hook-active",
-            ev_where("session.idle", |v| v["stop_hook_active"] == true),
-        ),
-        (
-            "experimental.session.compacting",
-            ev("experimental.session.compacting"),
-        ),
-        ("session.compacted", ev("session.compacted")),
+        turn_end("session.idle"),
+        turn_end_continued("session.idle"),
+        only("experimental.session.compacting"),
+        only("session.compacted"),
     ];
     let out = out_dir(agent);
     let missing = save(&all, picks, &out);
@@ -891,39 +824,30 @@ fn record_pi_fixtures() {
 
     let all: Events = e1.into_iter().chain(e2).collect();
     let bash = |v: &Value| s(v, "tool_name") == "bash";
-    let picks: Vec<(&str, Pred)> = vec![
-        ("session_start", ev("session_start")),
-        (
-            "input",
-            ev_where("input", |v| s(v, "prompt") == "record all events"),
-        ),
-        (
+    let picks: Vec<Pick> = vec![
+        only("session_start"),
+        first_prompt("input"),
+        pick(
             "input-continuation",
             ev_where("input", |v| s(v, "input_source") == "extension"),
         ),
-        (
+        pick(
             "tool_call-bash",
             ev_where("tool_call", move |v| bash(v) && !failing(v)),
         ),
-        (
+        pick(
             "tool_result-bash",
             ev_where("tool_result", move |v| bash(v) && !failing(v)),
         ),
-        (
+        pick(
             "tool_result-bash-failed",
             ev_where("tool_result", move |v| bash(v) && failing(v)),
         ),
-        (
-            "agent_end",
-            ev_where("agent_end", |v| v["stop_hook_active"] == false),
-        ),
-        (
-            "agent_end-hook-active",
-            ev_where("agent_end", |v| v["stop_hook_active"] == true),
-        ),
-        ("session_before_compact", ev("session_before_compact")),
-        ("session_compact", ev("session_compact")),
-        ("session_shutdown", ev("session_shutdown")),
+        turn_end("agent_end"),
+        turn_end_continued("agent_end"),
+        only("session_before_compact"),
+        only("session_compact"),
+        only("session_shutdown"),
     ];
     let out = out_dir(agent);
     let missing = save(&all, picks, &out);

@@ -43,6 +43,30 @@ fn run(sub: &str, p: &Project, v: Value) -> crate::common::Outcome {
     out
 }
 
+/// The session-start hook for session `sid`, started as `source` (startup, resume, compact).
+fn session_start(p: &Project, sid: &str, source: &str) -> crate::common::Outcome {
+    run(
+        "session-start",
+        p,
+        with(
+            payload("SessionStart", sid, p.path()),
+            json!({ "source": source }),
+        ),
+    )
+}
+
+/// The prompt hook for `text` in session `sid`.
+fn prompt(p: &Project, sid: &str, text: &str) -> crate::common::Outcome {
+    run(
+        "user-prompt-submit",
+        p,
+        with(
+            payload("UserPromptSubmit", sid, p.path()),
+            json!({ "prompt": text }),
+        ),
+    )
+}
+
 fn edit(p: &Project, sid: &str, tool: &str, input: Value, response: Value) {
     run(
         "post-tool-use",
@@ -261,14 +285,7 @@ fn session_start_after_compact_restores_the_run_and_the_checkpoint() {
             json!({"trigger": "manual"}),
         ),
     );
-    let out = run(
-        "session-start",
-        &p,
-        with(
-            payload("SessionStart", "s1", p.path()),
-            json!({"source": "compact"}),
-        ),
-    );
+    let out = session_start(&p, "s1", "compact");
     let ctx = out.context();
     assert_eq!(
         out.json()["hookSpecificOutput"]["hookEventName"],
@@ -312,14 +329,7 @@ fn session_start_respects_the_budget_and_marks_what_it_cut() {
         &json!({"schema_version": 1, "facts": facts,
         "directives": [{"text": "Never push to main", "priority": "high"}]}),
     );
-    let out = run(
-        "session-start",
-        &p,
-        with(
-            payload("SessionStart", "s1", p.path()),
-            json!({"source": "startup"}),
-        ),
-    );
+    let out = session_start(&p, "s1", "startup");
     let ctx = out.context();
     assert!(ctx.chars().count() <= 6_000, "{}", ctx.chars().count());
     assert!(ctx.starts_with("[RALPH LOOP RESTORED]"));
@@ -345,30 +355,14 @@ fn session_start_shows_project_memory_directives_first() {
         &json!({"facts": [{"text": "Uses pnpm"}],
         "directives": [{"text": "Never push to main"}]}),
     );
-    let ctx = run(
-        "session-start",
-        &p,
-        with(
-            payload("SessionStart", "s9", p.path()),
-            json!({"source": "startup"}),
-        ),
-    )
-    .context();
+    let ctx = session_start(&p, "s9", "startup").context();
     assert_eq!(
         ctx,
         "[PROJECT MEMORY] Durable facts and standing directives for this project (.omc/project-memory.json). Follow the directives unless the user says otherwise.\n- Directive: Never push to main\n- Uses pnpm"
     );
     // A broken, person-edited file is ignored and left in place (never quarantined).
     std::fs::write(p.omc().join("project-memory.json"), "{ oops").unwrap();
-    run(
-        "session-start",
-        &p,
-        with(
-            payload("SessionStart", "s9", p.path()),
-            json!({"source": "startup"}),
-        ),
-    )
-    .expect_noop();
+    session_start(&p, "s9", "startup").expect_noop();
     assert_eq!(
         std::fs::read_to_string(p.omc().join("project-memory.json")).unwrap(),
         "{ oops"
@@ -501,39 +495,16 @@ fn a_new_session_is_told_and_the_word_resumes_the_run_in_it() {
     // Past the resume bound (2 h): offered only, re-armed on the person's word.
     end_session(&p, "old", NOW - 180 * MIN);
 
-    let ctx = run(
-        "session-start",
-        &p,
-        with(
-            payload("SessionStart", "new", p.path()),
-            json!({"source": "startup"}),
-        ),
-    )
-    .context();
+    let ctx = session_start(&p, "new", "startup").context();
     assert!(ctx.starts_with("[SUSPENDED RUN]"), "{ctx}");
     assert!(ctx.contains("- [RALPH LOOP] iteration 7/100 — session old, suspended 2026-12-03 10:45 UTC. Task: \"fix the flaky parser tests\""));
     assert!(ctx.contains("`omc resume`"));
 
     // An ordinary prompt does nothing.
-    run(
-        "user-prompt-submit",
-        &p,
-        with(
-            payload("UserPromptSubmit", "new", p.path()),
-            json!({"prompt": "resume the parser work"}),
-        ),
-    )
-    .expect_noop();
+    prompt(&p, "new", "resume the parser work").expect_noop();
     assert!(!p.session_dir("new").join("ralph-state.json").exists());
 
-    let out = run(
-        "user-prompt-submit",
-        &p,
-        with(
-            payload("UserPromptSubmit", "new", p.path()),
-            json!({"prompt": "omc resume"}),
-        ),
-    );
+    let out = prompt(&p, "new", "omc resume");
     let ctx = out.context();
     assert!(
         ctx.starts_with(
@@ -565,27 +536,12 @@ fn a_new_session_is_told_and_the_word_resumes_the_run_in_it() {
     assert!(idx["runs"].as_array().unwrap().is_empty());
 
     // Nothing left: the word says so, and a third session is told nothing.
-    let again = run(
-        "user-prompt-submit",
-        &p,
-        with(
-            payload("UserPromptSubmit", "third", p.path()),
-            json!({"prompt": "resume"}),
-        ),
-    );
+    let again = prompt(&p, "third", "resume");
     assert_eq!(
         again.context(),
         "[OMC RESUME] There is no suspended run to resume in this project. Tell the user so."
     );
-    run(
-        "session-start",
-        &p,
-        with(
-            payload("SessionStart", "fourth", p.path()),
-            json!({"source": "startup"}),
-        ),
-    )
-    .expect_noop();
+    session_start(&p, "fourth", "startup").expect_noop();
 }
 
 #[test]
@@ -594,14 +550,7 @@ fn resuming_the_same_session_continues_without_asking() {
     seed_ralph(&p, "s1", 5);
     // Within the resume bound (2 h).
     end_session(&p, "s1", NOW - 90 * MIN);
-    let out = run(
-        "session-start",
-        &p,
-        with(
-            payload("SessionStart", "s1", p.path()),
-            json!({"source": "resume"}),
-        ),
-    );
+    let out = session_start(&p, "s1", "resume");
     assert!(
         out.context()
             .starts_with("[RALPH LOOP RESTORED] Iteration 5/100"),
@@ -632,23 +581,8 @@ fn old_suspended_runs_are_not_offered_and_other_projects_runs_never() {
         ),
     );
     end_session(&p, "elsewhere", NOW - MIN);
-    run(
-        "session-start",
-        &p,
-        with(
-            payload("SessionStart", "new", p.path()),
-            json!({"source": "startup"}),
-        ),
-    )
-    .expect_noop();
-    let out = run(
-        "user-prompt-submit",
-        &p,
-        with(
-            payload("UserPromptSubmit", "new", p.path()),
-            json!({"prompt": "omc resume"}),
-        ),
-    );
+    session_start(&p, "new", "startup").expect_noop();
+    let out = prompt(&p, "new", "omc resume");
     assert!(
         out.context()
             .starts_with("[OMC RESUME] There is no suspended run")
@@ -694,37 +628,13 @@ fn project_memory_add_keeps_unknown_keys_and_never_clobbers_a_broken_file() {
 #[test]
 fn a_session_that_records_nothing_leaves_no_omc_directory() {
     let p = Project::new();
-    run(
-        "session-start",
-        &p,
-        with(
-            payload("SessionStart", "s1", p.path()),
-            json!({"source": "startup"}),
-        ),
-    )
-    .expect_noop();
-    run(
-        "user-prompt-submit",
-        &p,
-        with(
-            payload("UserPromptSubmit", "s1", p.path()),
-            json!({"prompt": "hello"}),
-        ),
-    )
-    .expect_noop();
+    session_start(&p, "s1", "startup").expect_noop();
+    prompt(&p, "s1", "hello").expect_noop();
     end_session(&p, "s1", NOW);
     assert!(!p.omc().exists(), "{:?}", p.files());
     // With a state directory, the summary is written even for a quiet session.
     std::fs::create_dir_all(p.omc()).unwrap();
-    run(
-        "session-start",
-        &p,
-        with(
-            payload("SessionStart", "s2", p.path()),
-            json!({"source": "startup"}),
-        ),
-    )
-    .expect_noop();
+    session_start(&p, "s2", "startup").expect_noop();
     end_session(&p, "s2", NOW + MIN);
     let s = p.read_json(".omc/sessions/s2.json").unwrap();
     assert_valid("session-summary", &s);

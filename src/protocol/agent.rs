@@ -54,28 +54,10 @@ pub enum Wire {
 }
 
 impl Agent {
-    /// Every agent `--agent` accepts, in the order help texts list them.
+    /// Every agent `--agent` accepts, in the order help texts list them. `install --agent`
+    /// writes a configuration for each (Kimi CLI's in the user's `config.toml` only:
+    /// docs/agents-survey.md).
     pub const ALL: [Agent; 15] = [
-        Agent::Claude,
-        Agent::Codex,
-        Agent::Gemini,
-        Agent::Qwen,
-        Agent::Cursor,
-        Agent::Copilot,
-        Agent::Kimi,
-        Agent::Factory,
-        Agent::CodeBuddy,
-        Agent::Qoder,
-        Agent::Cline,
-        Agent::Auggie,
-        Agent::OpenCode,
-        Agent::Kilo,
-        Agent::Pi,
-    ];
-
-    /// The agents `install --agent` writes a configuration for (Kimi CLI's is TOML, in the
-    /// user's `config.toml` only: docs/agents-survey.md).
-    pub const INSTALLABLE: [Agent; 15] = [
         Agent::Claude,
         Agent::Codex,
         Agent::Gemini,

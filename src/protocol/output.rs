@@ -112,14 +112,11 @@ impl Answer {
                 json!(truncate_chars(text, MAX_CONTEXT_CHARS)),
             );
         }
-        if !specific.is_empty() {
-            specific.insert("hookEventName".into(), json!(event));
-            out.insert("hookSpecificOutput".into(), Value::Object(specific));
-        }
-        if let (true, Some(text)) = (takes_system_message, &self.system_message) {
-            out.insert("systemMessage".into(), json!(text));
-        }
-        (!out.is_empty()).then_some(Value::Object(out))
+        let system_message = self
+            .system_message
+            .as_ref()
+            .filter(|_| takes_system_message);
+        close_claude_shape(out, specific, event, system_message)
     }
 }
 
@@ -144,6 +141,25 @@ pub fn truncate_chars(text: &str, max: usize) -> String {
     let mut s: String = text.chars().take(keep).collect();
     s.push_str(marker);
     s
+}
+
+/// Closes an answer in Claude Code's shape: `specific`, when it holds anything, goes under
+/// `hookSpecificOutput` with the `hookEventName` it answers; `system_message` at the top level.
+/// An answer with nothing in it is `None` (the hook prints nothing).
+pub fn close_claude_shape(
+    mut out: Map<String, Value>,
+    mut specific: Map<String, Value>,
+    event: &str,
+    system_message: Option<&String>,
+) -> Option<Value> {
+    if !specific.is_empty() {
+        specific.insert("hookEventName".into(), json!(event));
+        out.insert("hookSpecificOutput".into(), Value::Object(specific));
+    }
+    if let Some(text) = system_message {
+        out.insert("systemMessage".into(), json!(text));
+    }
+    (!out.is_empty()).then_some(Value::Object(out))
 }
 
 /// Prints the answer: nothing, or exactly one JSON object and a newline. The only function in

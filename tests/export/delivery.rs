@@ -30,6 +30,27 @@ fn hook(p: &Project, env: &[(&str, &str)], tool_input: Value) -> crate::common::
     out
 }
 
+/// Spools the events numbered `ids` of `session` for a batch webhook at `url` taking `batch` per
+/// request, through the library's own `enqueue`, as a hook does (it starts a flusher).
+fn spool_for_webhook(
+    p: &Project,
+    url: &str,
+    batch: usize,
+    ids: std::ops::Range<usize>,
+    session: &str,
+) {
+    let batch = batch.to_string();
+    let env_t = env_of(&[
+        ("OMC_EXPORT_WEBHOOK_URL", url),
+        ("OMC_EXPORT_BATCH_SIZE", &batch),
+    ]);
+    let (sinks, _) = sources::from_env(|k| env_t.var(k).map(str::to_string));
+    let s = store(p.path());
+    for i in ids {
+        enqueue(&s, &env_t, &event(i, session), &sinks);
+    }
+}
+
 fn stop_hook(p: &Project, env: &[(&str, &str)]) {
     let mut h = Hook::new("stop")
         .cwd(p.path())
@@ -268,16 +289,7 @@ fn retries_with_the_same_ids_until_the_endpoint_recovers() {
     let p = Project::new();
     let srv = Server::start(Mode::Status(503));
     let url = srv.url("/b");
-    let env = [
-        ("OMC_EXPORT_WEBHOOK_URL", url.as_str()),
-        ("OMC_EXPORT_BATCH_SIZE", "4"),
-    ];
-    let env_t = env_of(&env);
-    let (sinks, _) = sources::from_env(|k| env_t.var(k).map(str::to_string));
-    let s = store(p.path());
-    for i in 0..4 {
-        enqueue(&s, &env_t, &event(i, "sess-r"), &sinks);
-    }
+    spool_for_webhook(&p, &url, 4, 0..4, "sess-r");
     srv.wait_for(PATIENCE, "three refused attempts", |s| {
         s.request_count() >= 3
     });
@@ -312,15 +324,7 @@ fn a_batch_refused_three_times_is_given_up_and_counted() {
     let p = Project::new();
     let srv = Server::start(Mode::Status(400));
     let url = srv.url("/b");
-    let env = [
-        ("OMC_EXPORT_WEBHOOK_URL", url.as_str()),
-        ("OMC_EXPORT_BATCH_SIZE", "2"),
-    ];
-    let env_t = env_of(&env);
-    let (sinks, _) = sources::from_env(|k| env_t.var(k).map(str::to_string));
-    let s = store(p.path());
-    enqueue(&s, &env_t, &event(0, "sess-x"), &sinks);
-    enqueue(&s, &env_t, &event(1, "sess-x"), &sinks);
+    spool_for_webhook(&p, &url, 2, 0..2, "sess-x");
     wait_until("the batch to be given up on", || {
         status_json(p.path())["export"]["sinks"][0]["rejected"] == 2
     });
@@ -332,8 +336,7 @@ fn a_batch_refused_three_times_is_given_up_and_counted() {
     );
     // Later events are not held back.
     srv.set_mode(Mode::Ok);
-    enqueue(&s, &env_t, &event(2, "sess-x"), &sinks);
-    enqueue(&s, &env_t, &event(3, "sess-x"), &sinks);
+    spool_for_webhook(&p, &url, 2, 2..4, "sess-x");
     srv.wait_for(PATIENCE, "the next batch", |s| s.answered_ok() >= 1);
 }
 
@@ -345,16 +348,7 @@ fn a_redirect_keeps_the_batch_and_says_so() {
         let p = Project::new();
         let srv = Server::start(Mode::Redirect(code));
         let url = srv.url("/b");
-        let env = [
-            ("OMC_EXPORT_WEBHOOK_URL", url.as_str()),
-            ("OMC_EXPORT_BATCH_SIZE", "20"),
-        ];
-        let env_t = env_of(&env);
-        let (sinks, _) = sources::from_env(|k| env_t.var(k).map(str::to_string));
-        let s = store(p.path());
-        for i in 0..20 {
-            enqueue(&s, &env_t, &event(i, "sess-m"), &sinks);
-        }
+        spool_for_webhook(&p, &url, 20, 0..20, "sess-m");
         // More attempts than a refused batch gets before it is given up on.
         srv.wait_for(PATIENCE, "four redirected attempts", |s| {
             s.request_count() >= 4

@@ -73,6 +73,16 @@ fn texts(srv: &Server) -> Vec<String> {
         .collect()
 }
 
+/// Waits until `n` messages are answered and the flusher has exited (nothing more can come),
+/// then checks that exactly `n` were sent and returns their texts.
+fn delivered(srv: &Server, s: &Setup, what: &str, n: usize) -> Vec<String> {
+    srv.wait_for(PATIENCE, what, |srv| srv.answered_ok() >= n);
+    wait_until("the flusher to exit", || flusher_pid(s.root()).is_none());
+    let got = texts(srv);
+    assert_eq!(got.len(), n, "{got:?}");
+    got
+}
+
 #[test]
 fn a_completed_ralph_run_posts_one_slack_message_naming_the_mode_and_its_iterations() {
     let srv = Server::start(Mode::Ok);
@@ -80,10 +90,8 @@ fn a_completed_ralph_run_posts_one_slack_message_naming_the_mode_and_its_iterati
     s.user_hooks(&slack_entry("[\"run-end\"]"));
     let url = srv.url("/services/T000/B000/XXXX");
     ralph_run_to_completion(&s, &url);
-    srv.wait_for(PATIENCE, "the run-end message", |s| s.answered_ok() >= 1);
-    wait_until("the flusher to exit", || flusher_pid(s.root()).is_none());
+    delivered(&srv, &s, "the run-end message", 1);
     let reqs = srv.requests();
-    assert_eq!(reqs.len(), 1, "{:?}", texts(&srv));
     assert_eq!(reqs[0].path, "/services/T000/B000/XXXX");
     assert_eq!(reqs[0].header("content-type"), Some("application/json"));
     let body = reqs[0].json();
@@ -126,12 +134,7 @@ fn with_the_endpoint_down_first_the_message_arrives_once_it_is_up_none_lost_none
         &format!("127.0.0.1:{port}/hook")
     ));
     let srv = Server::start_on(port, Mode::Ok);
-    srv.wait_for(PATIENCE, "the message after the endpoint came up", |s| {
-        s.answered_ok() >= 1
-    });
-    wait_until("the flusher to exit", || flusher_pid(s.root()).is_none());
-    let got = texts(&srv);
-    assert_eq!(got.len(), 1, "{got:?}");
+    let got = delivered(&srv, &s, "the message after the endpoint came up", 1);
     assert!(got[0].starts_with("ralph completed"), "{got:?}");
 }
 
@@ -169,10 +172,7 @@ fn a_run_waiting_for_the_person_and_the_session_end_are_told_with_their_figures(
         &url,
         json!({"reason": "other"}),
     );
-    srv.wait_for(PATIENCE, "two messages", |s| s.answered_ok() >= 2);
-    wait_until("the flusher to exit", || flusher_pid(s.root()).is_none());
-    let got = texts(&srv);
-    assert_eq!(got.len(), 2, "{got:?}");
+    let got = delivered(&srv, &s, "two messages", 2);
     assert!(
         got[0].starts_with("ralph is waiting for you in "),
         "{got:?}"
@@ -211,10 +211,7 @@ fn a_cancel_notifies_but_a_continuing_run_does_not() {
         &url,
         json!({"prompt": "cancelomc"}),
     );
-    srv.wait_for(PATIENCE, "the cancel message", |s| s.answered_ok() >= 1);
-    wait_until("the flusher to exit", || flusher_pid(s.root()).is_none());
-    let got = texts(&srv);
-    assert_eq!(got.len(), 1, "{got:?}");
+    let got = delivered(&srv, &s, "the cancel message", 1);
     assert!(got[0].starts_with("ralph was cancelled in "), "{got:?}");
 }
 
@@ -250,8 +247,7 @@ fn telegram_and_discord_get_their_own_shapes_and_the_token_stays_out_of_state() 
         "Stop",
         json!({"last_assistant_message": "done\n<omc-complete/>"}),
     );
-    srv.wait_for(PATIENCE, "both messages", |s| s.answered_ok() >= 2);
-    wait_until("the flusher to exit", || flusher_pid(s.root()).is_none());
+    delivered(&srv, &s, "both messages", 2);
     let reqs = srv.requests();
     let tg = reqs
         .iter()
@@ -316,12 +312,7 @@ fn an_untrusted_project_file_notifies_nobody_until_trusted() {
         &url,
         json!({"last_assistant_message": "<omc-complete/>"}),
     );
-    srv.wait_for(PATIENCE, "the trusted file's message", |s| {
-        s.answered_ok() >= 1
-    });
-    wait_until("the flusher to exit", || flusher_pid(s.root()).is_none());
-    let got = texts(&srv);
-    assert_eq!(got.len(), 1, "{got:?}");
+    let got = delivered(&srv, &s, "the trusted file's message", 1);
     assert!(got[0].contains("Task: ralph fix bug two"), "{got:?}");
 }
 
@@ -394,10 +385,7 @@ fn a_message_left_by_a_flusher_that_gave_up_goes_out_at_the_next_prompt() {
         &url,
         json!({"prompt": "what next?"}),
     );
-    srv.wait_for(PATIENCE, "the waiting message", |s| s.answered_ok() >= 1);
-    wait_until("the flusher to exit", || flusher_pid(s.root()).is_none());
-    let got = texts(&srv);
-    assert_eq!(got.len(), 1, "{got:?}");
+    let got = delivered(&srv, &s, "the waiting message", 1);
     assert!(got[0].starts_with("ralph completed"), "{got:?}");
 }
 
@@ -430,10 +418,7 @@ fn a_run_handed_back_at_the_continuation_cap_is_told_once() {
     stop(true);
     stop(true); // the cap: handed back, the run stays
     stop(false); // a later turn's stop continues it again: nothing to tell
-    srv.wait_for(PATIENCE, "the hand-back message", |s| s.answered_ok() >= 1);
-    wait_until("the flusher to exit", || flusher_pid(s.root()).is_none());
-    let got = texts(&srv);
-    assert_eq!(got.len(), 1, "{got:?}");
+    let got = delivered(&srv, &s, "the hand-back message", 1);
     assert!(
         got[0].starts_with(
             "ralph was handed back to you (no tool ran in the last 2 continuations) in "

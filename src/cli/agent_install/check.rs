@@ -16,10 +16,7 @@ use std::path::{Path, PathBuf};
 /// Adds a line per agent file that has our hooks, and a problem per thing that keeps them
 /// from running.
 pub(in crate::cli) fn check(r: &mut Report, env: &Env, project: Option<&Path>) {
-    for agent in Agent::INSTALLABLE
-        .into_iter()
-        .filter(|a| *a != Agent::Claude)
-    {
+    for agent in Agent::ALL.into_iter().filter(|a| *a != Agent::Claude) {
         let layout = Layout::of(agent);
         let mut files: Vec<(PathBuf, &str)> = Vec::new();
         if let Some(p) = project.filter(|_| agent != Agent::Kimi) {

@@ -77,7 +77,7 @@ pub(super) fn split(command: &str, help: &str, args: &[String]) -> Split {
             ));
         }
         let v = value.unwrap_or_default();
-        match Agent::parse(&v).filter(|a| Agent::INSTALLABLE.contains(a)) {
+        match Agent::parse(&v) {
             Some(a) => agent = Some(a),
             None => {
                 return Split::Err(super::args::usage_error(
@@ -85,7 +85,7 @@ pub(super) fn split(command: &str, help: &str, args: &[String]) -> Split {
                     help,
                     &format!(
                         "unknown agent '{v}'; install knows {}",
-                        Agent::INSTALLABLE.map(Agent::name).join(", ")
+                        Agent::ALL.map(Agent::name).join(", ")
                     ),
                 ));
             }

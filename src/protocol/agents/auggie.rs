@@ -23,7 +23,7 @@
 //! non-zero is a tool error whose text carries `<return-code> N </return-code>`.
 
 use super::{Wire, mark_failed, neutral_event, neutral_tool, rename};
-use crate::protocol::output::{MAX_CONTEXT_CHARS, truncate_chars};
+use crate::protocol::output::{MAX_CONTEXT_CHARS, close_claude_shape, truncate_chars};
 use crate::protocol::{Answer, HookInput};
 use serde_json::{Map, Value, json};
 
@@ -134,7 +134,7 @@ fn failure_text(text: &str) -> String {
 
 /// Encodes an answer for an Auggie event, in the shapes its output schema accepts.
 pub fn encode(answer: &Answer, event: &str) -> Option<Value> {
-    let mut out = Map::new();
+    let out = Map::new();
     let mut specific = Map::new();
     match event {
         "PreToolUse" => {
@@ -161,16 +161,11 @@ pub fn encode(answer: &Answer, event: &str) -> Option<Value> {
         }
         _ => {}
     }
-    if !specific.is_empty() {
-        specific.insert("hookEventName".into(), json!(event));
-        out.insert("hookSpecificOutput".into(), Value::Object(specific));
-    }
-    if event != "SessionEnd"
-        && let Some(text) = &answer.system_message
-    {
-        out.insert("systemMessage".into(), json!(text));
-    }
-    (!out.is_empty()).then_some(Value::Object(out))
+    let system_message = answer
+        .system_message
+        .as_ref()
+        .filter(|_| event != "SessionEnd");
+    close_claude_shape(out, specific, event, system_message)
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@
 //! and refuses `hookSpecificOutput` on Stop.
 
 use super::{Wire, mark_failed, neutral_event, outcome};
-use crate::protocol::output::{MAX_CONTEXT_CHARS, truncate_chars};
+use crate::protocol::output::{MAX_CONTEXT_CHARS, close_claude_shape, truncate_chars};
 use crate::protocol::{Answer, HookInput};
 use serde_json::{Map, Value, json};
 
@@ -200,14 +200,7 @@ pub fn encode(answer: &Answer, event: &str) -> Option<Value> {
             json!(truncate_chars(text, MAX_CONTEXT_CHARS)),
         );
     }
-    if !specific.is_empty() {
-        specific.insert("hookEventName".into(), json!(event));
-        out.insert("hookSpecificOutput".into(), Value::Object(specific));
-    }
-    if let Some(text) = &answer.system_message {
-        out.insert("systemMessage".into(), json!(text));
-    }
-    (!out.is_empty()).then_some(Value::Object(out))
+    close_claude_shape(out, specific, event, answer.system_message.as_ref())
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@
 //! capabilities see the user's words only (a whole-prompt word like `omc resume` included).
 
 use super::{Wire, mark_failed, neutral_event, neutral_tool, outcome, rename};
-use crate::protocol::output::{MAX_CONTEXT_CHARS, truncate_chars};
+use crate::protocol::output::{MAX_CONTEXT_CHARS, close_claude_shape, truncate_chars};
 use crate::protocol::{Answer, HookInput};
 use serde_json::{Map, Value, json};
 
@@ -114,14 +114,7 @@ pub fn encode(answer: &Answer, event: &str) -> Option<Value> {
     if let (true, None, Some(input)) = (event == "BeforeTool", refusal, &answer.updated_input) {
         specific.insert("tool_input".into(), input.clone());
     }
-    if !specific.is_empty() {
-        specific.insert("hookEventName".into(), json!(event));
-        out.insert("hookSpecificOutput".into(), Value::Object(specific));
-    }
-    if let Some(text) = &answer.system_message {
-        out.insert("systemMessage".into(), json!(text));
-    }
-    (!out.is_empty()).then_some(Value::Object(out))
+    close_claude_shape(out, specific, event, answer.system_message.as_ref())
 }
 
 #[cfg(test)]
