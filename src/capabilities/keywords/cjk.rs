@@ -20,7 +20,7 @@ pub(crate) fn informational(s: &Scene) -> bool {
     let after = s.sentence_after.replace("为什么", "");
     let found = |ms: &[&str]| {
         ms.iter()
-            .any(|m| has_marker(&s.sentence_before, m) || has_marker(&after, m))
+            .any(|m| has_marker(s.sentence_before, m) || has_marker(&after, m))
     };
     found(INFO_CJK) || (!instrument && found(COMPARE_CJK))
 }
