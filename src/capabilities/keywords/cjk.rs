@@ -47,6 +47,11 @@ pub(crate) fn asks_meaning(text: &str) -> bool {
 fn has_marker(text: &str, marker: &str) -> bool {
     let katakana = |c: char| ('\u{30A1}'..='\u{30FF}').contains(&c);
     let kana = |c: char| katakana(c) || ('\u{3041}'..='\u{309F}').contains(&c);
+    // `contains` first: its search of a short needle is much cheaper to start than
+    // `match_indices`' (which builds a two-way searcher every call), and most texts hold none
+    if !text.contains(marker) {
+        return false;
+    }
     let first = marker.chars().next();
     text.match_indices(marker).any(|(i, _)| {
         let prev = text[..i].chars().next_back();
