@@ -79,6 +79,8 @@ enum Class {
     Jwt,
     /// Hex digits, and then no further letter or digit.
     Hex,
+    /// Letters and digits, and then no further one.
+    Alnum,
     /// A URL path: token characters and `/`.
     Path,
     /// A bot token: token characters and `:`.
@@ -161,8 +163,8 @@ const PATTERNS: &[(&str, Rule)] = &[
     ("EAAA", exact("square-token", 60, 80, Class::Token)),
     ("SK", exact("twilio-key", 32, 32, Class::Hex)),
     ("AC", exact("twilio-account", 32, 32, Class::Hex)),
-    ("SG.", exact("sendgrid-key", 60, 80, Class::Jwt)),
-    ("key-", exact("mailgun-key", 32, 32, Class::Hex)),
+    ("SG.", exact("sendgrid-key", 33, 97, Class::Jwt)),
+    ("key-", exact("mailgun-key", 32, 32, Class::Alnum)),
     (
         "-us",
         Rule::HexBefore {
@@ -402,6 +404,7 @@ fn in_class(c: u8, class: Class) -> bool {
         Class::Upper => c.is_ascii_uppercase() || c.is_ascii_digit(),
         Class::Jwt => c.is_ascii_alphanumeric() || c == b'_' || c == b'-' || c == b'.',
         Class::Hex => c.is_ascii_hexdigit(),
+        Class::Alnum => c.is_ascii_alphanumeric(),
         Class::Path => c.is_ascii_alphanumeric() || c == b'_' || c == b'-' || c == b'/',
         Class::Bot => c.is_ascii_alphanumeric() || c == b'_' || c == b'-' || c == b':',
     }
@@ -441,7 +444,8 @@ fn check(
                     .take_while(|c| **c == b'.')
                     .count();
             }
-            if matches!(class, Class::Hex) && b.get(end + n).is_some_and(u8::is_ascii_alphanumeric)
+            if matches!(class, Class::Hex | Class::Alnum)
+                && b.get(end + n).is_some_and(u8::is_ascii_alphanumeric)
             {
                 return None; // a longer word, not a key of this length
             }
@@ -888,6 +892,8 @@ mod tests {
                 "[REDACTED:sendgrid-key]".into(),
             ),
             (format!("key-{hex32}"), "[REDACTED:mailgun-key]".into()),
+            (format!("key-{}", tok(32)), "[REDACTED:mailgun-key]".into()),
+            (format!("SG.{}.{}", tok(16), tok(16)), "[REDACTED:sendgrid-key]".into()),
             (format!("mc {hex32}-us21 x"), "mc [REDACTED:mailchimp-key] x".into()),
             (format!("shpat_{hex32}"), "[REDACTED:shopify-token]".into()),
             (format!("dop_v1_{hex32}{hex32}"), "[REDACTED:digitalocean-token]".into()),
