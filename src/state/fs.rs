@@ -493,6 +493,35 @@ mod tests {
     }
 
     #[test]
+    fn a_project_file_is_read_only_inside_the_project_regular_and_bounded() {
+        use rustix::fs::{CWD, FileType, Mode, mknodat};
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret"), b"outside").unwrap();
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path();
+        std::fs::write(root.join("real.md"), b"inside").unwrap();
+        std::os::unix::fs::symlink(root.join("real.md"), root.join("near.md")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret"), root.join("far.md")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("dir")).unwrap();
+        mknodat(
+            CWD,
+            &root.join("fifo.md"),
+            FileType::Fifo,
+            Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        std::fs::write(root.join("big.md"), vec![b'x'; 11]).unwrap();
+        let read = |rel: &str| read_within(root, &root.join(rel), 10);
+        assert_eq!(read("real.md").unwrap().unwrap(), b"inside");
+        assert_eq!(read("near.md").unwrap().unwrap(), b"inside");
+        assert_eq!(read("missing.md").unwrap(), None);
+        for bad in ["far.md", "dir/secret", "fifo.md", "big.md"] {
+            assert!(read(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
     fn reading_a_fifo_or_a_directory_fails_at_once() {
         use rustix::fs::{CWD, FileType, Mode, mknodat};
         let t = tempfile::tempdir().unwrap();
