@@ -505,7 +505,7 @@ mod tests {
         std::os::unix::fs::symlink(outside.path(), root.join("dir")).unwrap();
         mknodat(
             CWD,
-            &root.join("fifo.md"),
+            root.join("fifo.md"),
             FileType::Fifo,
             Mode::from_raw_mode(0o600),
             0,
