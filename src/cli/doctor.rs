@@ -7,7 +7,6 @@ use super::runs;
 use super::settings;
 use crate::env::Env;
 use std::collections::BTreeSet;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
@@ -267,7 +266,7 @@ fn check_plugin(r: &mut Report, exe: Option<&Path>) {
 }
 
 fn is_executable(p: &Path) -> bool {
-    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    std::fs::metadata(p).is_ok_and(|m| crate::platform::is_executable(&m))
 }
 
 /// Resolves a command's program as `sh` would find it (PATH for a bare name).

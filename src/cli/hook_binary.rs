@@ -72,7 +72,7 @@ mod tests {
         assert_eq!(use_path_refusal(&program, None), None);
         // Through a link, as npm's global bin/ has it: the target decides.
         let link = d.path().join("link");
-        std::os::unix::fs::symlink(&script, &link).unwrap();
+        crate::platform::symlink(&script, &link).unwrap();
         assert!(use_path_refusal(&link, None).is_some());
         assert!(!is_script(&d.path().join("missing")));
     }

@@ -15,7 +15,6 @@ use crate::env::Env;
 use edit::Edit;
 use serde_json::Value;
 use std::io::{self, Write};
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 /// Which settings file: Claude Code reads all three, local over project over user.
@@ -305,18 +304,17 @@ pub(super) fn save(path: &Path, text: &str) -> io::Result<Vec<PathBuf>> {
         .unwrap_or_else(|| "settings.json".into());
     let created = create_dirs(&dir)?;
     let mode = match std::fs::metadata(&target) {
-        Ok(meta) => meta.permissions().mode() & 0o7777,
+        Ok(meta) => crate::platform::mode_of(&meta).unwrap_or(0o644),
         Err(e) if e.kind() == io::ErrorKind::NotFound => 0o644,
         Err(e) => return Err(e),
     };
     let mut tmp = tempfile::Builder::new()
         .prefix(&format!(".{name}.tmp-"))
         .tempfile_in(&dir)?;
-    tmp.as_file()
-        .set_permissions(std::fs::Permissions::from_mode(mode))?;
+    crate::platform::set_mode(tmp.as_file(), mode)?;
     tmp.write_all(text.as_bytes())?;
     tmp.as_file().sync_all()?;
-    tmp.persist(&target).map_err(|e| e.error)?;
+    crate::platform::persist(tmp.into_temp_path(), &target)?;
     std::fs::File::open(&dir)?.sync_all()?;
     Ok(created)
 }

@@ -189,7 +189,7 @@ mod tests {
         let elsewhere = t.path().join("elsewhere");
         std::fs::create_dir_all(&elsewhere).unwrap();
         std::fs::create_dir_all(t.path().join(".omc")).unwrap();
-        std::os::unix::fs::symlink(&elsewhere, t.path().join(".omc/state")).unwrap();
+        crate::platform::symlink(&elsewhere, t.path().join(".omc/state")).unwrap();
         let p = probe(&root(t.path())).unwrap_err();
         assert_eq!(p, WriteProblem::Symlink(t.path().join(".omc/state")));
         assert!(p.cause().contains("is a symlink"), "{}", p.cause());

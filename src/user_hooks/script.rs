@@ -7,10 +7,10 @@
 //! nothing it started is left behind. (A child that deliberately leaves the group with `setsid`
 //! is not ours to find; we stop waiting for its pipe after a short grace.)
 
+use crate::platform;
 use std::io::{Read, Write};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::{ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -43,11 +43,12 @@ pub enum Failure {
 impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Failure::Spawn(e) => write!(f, "cannot start /bin/sh: {e}"),
+            Failure::Spawn(e) => write!(f, "cannot start {}: {e}", platform::SCRIPT_SHELL),
             Failure::Timeout(t) => write!(
                 f,
-                "timed out after {} ms; its process group was killed",
-                t.as_millis()
+                "timed out after {} ms; its {} was killed",
+                t.as_millis(),
+                platform::SCRIPT_TREE
             ),
             Failure::Exit(e) => write!(f, "{e}"),
             Failure::Output(e) => write!(f, "{e}"),
@@ -57,14 +58,12 @@ impl std::fmt::Display for Failure {
 
 /// Runs the script; `Ok` holds its stdout when it exited 0.
 pub fn run(inv: Invocation<'_>) -> Result<Vec<u8>, Failure> {
-    let mut cmd = Command::new("/bin/sh");
-    cmd.arg("-c")
-        .arg(inv.command)
-        .current_dir(inv.cwd)
+    let mut cmd = platform::script_command(inv.command);
+    cmd.current_dir(inv.cwd)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
+        .stderr(Stdio::piped());
+    platform::own_tree(&mut cmd);
     for (k, v) in &inv.env {
         cmd.env(k, v);
     }
@@ -89,17 +88,17 @@ pub fn run(inv: Invocation<'_>) -> Result<Vec<u8>, Failure> {
     let status = match status_rx.recv_timeout(inv.timeout) {
         Ok(Ok(status)) => status,
         Ok(Err(e)) => {
-            kill_group(group);
+            platform::kill_tree(group, true);
             return Err(Failure::Spawn(e.to_string()));
         }
         Err(_) => {
-            kill_group(group);
+            platform::kill_tree(group, false);
             let _ = status_rx.recv_timeout(REAP_GRACE);
             return Err(Failure::Timeout(inv.timeout));
         }
     };
     // Whatever the script left running in its group dies with it.
-    kill_group(group);
+    platform::kill_tree(group, true);
     let stdout = out.recv_timeout(PIPE_GRACE).map_err(|_| {
         Failure::Output("exited, but something it started still holds its stdout open".into())
     })?;
@@ -117,7 +116,7 @@ pub fn run(inv: Invocation<'_>) -> Result<Vec<u8>, Failure> {
 }
 
 fn describe_exit(status: ExitStatus, stderr: &[u8]) -> String {
-    let how = match (status.code(), status.signal()) {
+    let how = match (status.code(), platform::exit_signal(status)) {
         (Some(c), _) => format!("exited with status {c}"),
         (None, Some(s)) => format!("killed by signal {s}"),
         _ => "failed".into(),
@@ -163,16 +162,6 @@ fn spawn(f: impl FnOnce() + Send + 'static) {
         .spawn(f)
     {
         crate::diag!("cannot start a helper thread for a user hook: {e}");
-    }
-}
-
-/// SIGKILL to every process in the group led by `pid` (ESRCH — nothing left — is fine).
-fn kill_group(pid: u32) {
-    if let Some(pid) = i32::try_from(pid)
-        .ok()
-        .and_then(rustix::process::Pid::from_raw)
-    {
-        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
     }
 }
 

@@ -11,7 +11,6 @@ use crate::env::Env;
 use crate::state::fs as sfs;
 use serde::{Deserialize, Serialize};
 use std::io;
-use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
 pub const FILE: &str = "trusted.json";
@@ -61,14 +60,16 @@ impl Trusted {
 
 /// The person recording trust, as [`Trusted::trusted_by`] names them.
 pub fn current_user(env: &Env) -> String {
-    let uid = rustix::process::getuid().as_raw();
-    match env
-        .lookup("USER")
-        .or_else(|| env.lookup("LOGNAME"))
-        .filter(|u| !u.trim().is_empty())
-    {
-        Some(name) => format!("{} (uid {uid})", name.trim()),
-        None => format!("uid {uid}"),
+    let id = crate::platform::user_id();
+    let name = crate::platform::USER_NAME_VARS
+        .iter()
+        .find_map(|k| env.lookup(k))
+        .filter(|u| !u.trim().is_empty());
+    match (name, id) {
+        (Some(name), Some(id)) => format!("{} ({id})", name.trim()),
+        (Some(name), None) => name.trim().to_string(),
+        (None, Some(id)) => id,
+        (None, None) => "(unknown user)".to_string(),
     }
 }
 
@@ -198,9 +199,8 @@ fn update(env: &Env, f: impl FnOnce(&mut TrustFile) -> bool) -> io::Result<PathB
     })?;
     let dir = path.parent().expect("a file in a directory");
     // The user's own config directory: following a symlink there is theirs to decide.
-    std::fs::DirBuilder::new()
+    crate::platform::private_dir_builder()
         .recursive(true)
-        .mode(0o700)
         .create(dir)?;
     let _lock = sfs::lock_for(&path)?;
     let mut file = read_at(&path, env.now_ms());
@@ -263,7 +263,7 @@ mod tests {
     fn the_key_resolves_the_directory() {
         let t = tempfile::tempdir().unwrap();
         std::fs::create_dir(t.path().join("real")).unwrap();
-        std::os::unix::fs::symlink(t.path().join("real"), t.path().join("link")).unwrap();
+        crate::platform::symlink(t.path().join("real"), t.path().join("link")).unwrap();
         assert_eq!(
             key(&t.path().join("link/hooks.toml")),
             key(&t.path().join("real/hooks.toml"))
