@@ -277,6 +277,7 @@ mod tests {
         );
     }
 
+    #[cfg(unix)] // Unix paths (`/abs`); on Windows an absolute path has a drive.
     #[test]
     fn relative_state_dir_is_ignored() {
         assert!(env_of(&[("OMC_STATE_DIR", "rel/dir")]).state_dir.is_none());

@@ -315,7 +315,7 @@ pub(super) fn save(path: &Path, text: &str) -> io::Result<Vec<PathBuf>> {
     tmp.write_all(text.as_bytes())?;
     tmp.as_file().sync_all()?;
     crate::platform::persist(tmp.into_temp_path(), &target)?;
-    std::fs::File::open(&dir)?.sync_all()?;
+    crate::platform::sync_dir(&dir)?;
     Ok(created)
 }
 

@@ -70,6 +70,33 @@ pub fn persist(tmp: tempfile::TempPath, path: &Path) -> io::Result<()> {
     tmp.persist(path).map_err(|e| e.error)
 }
 
+/// Makes a directory's entries (a rename, a new file) durable: fsync on the directory.
+pub fn sync_dir(dir: &Path) -> io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+/// An exclusive lock that stands for a whole directory, held until [`unlock_dir`].
+pub struct DirLock {
+    _file: File,
+}
+
+/// Takes the lock that stands for `dir`: `flock` on the directory itself.
+pub fn lock_dir(dir: &Path) -> io::Result<DirLock> {
+    let f = File::open(dir)?;
+    f.lock()?;
+    Ok(DirLock { _file: f })
+}
+
+/// Releases [`lock_dir`]'s lock, leaving nothing behind in the directory.
+pub fn unlock_dir(lock: DirLock, _dir: &Path) {
+    drop(lock);
+}
+
+/// Whether opening an existing lock file failed only for a moment (never on Unix).
+pub fn is_transient_open_error(_e: &io::Error) -> bool {
+    false
+}
+
 /// The permission bits of a file, to give a rewritten file the same (`& 0o7777`).
 pub fn mode_of(meta: &Metadata) -> Option<u32> {
     Some(meta.permissions().mode() & 0o7777)

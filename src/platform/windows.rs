@@ -22,7 +22,7 @@ const CREATE_NEW_PROCESS_GROUP: u32 = 0x0000_0200;
 const CREATE_NO_WINDOW: u32 = 0x0800_0000;
 
 /// How long [`persist`] retries a rename that another process's open handle refuses.
-const REPLACE_RETRY: Duration = Duration::from_secs(1);
+const REPLACE_RETRY: Duration = Duration::from_secs(2);
 
 /// A directory builder (its directories inherit their parent's ACL).
 pub fn private_dir_builder() -> DirBuilder {
@@ -95,7 +95,7 @@ pub fn exchange(_a: &Path, _b: &Path) -> io::Result<()> {
 /// Renames the temporary file over `path`, replacing it atomically (std's rename: POSIX
 /// semantics where the file system has them, else `MoveFileExW(MOVEFILE_REPLACE_EXISTING)`).
 /// A process that holds `path` open without sharing delete access makes the rename fail with
-/// a sharing violation or access denied: retried for up to [`REPLACE_RETRY`].
+/// a sharing violation or access denied: retried for up to [`REPLACE_RETRY`] (under Wine, whose rename waits until no reader has the file open, this is what keeps concurrent hooks from failing a write).
 pub fn persist(tmp: tempfile::TempPath, path: &Path) -> io::Result<()> {
     let deadline = Instant::now() + REPLACE_RETRY;
     let mut tmp = tmp;
@@ -111,10 +111,48 @@ pub fn persist(tmp: tempfile::TempPath, path: &Path) -> io::Result<()> {
                     return Err(e.error);
                 }
                 tmp = e.path;
-                std::thread::sleep(Duration::from_millis(10));
+                std::thread::sleep(Duration::from_millis(2));
             }
         }
     }
+}
+
+/// Nothing to do: Windows cannot flush a directory's entries, and NTFS journals a rename.
+pub fn sync_dir(_dir: &Path) -> io::Result<()> {
+    Ok(())
+}
+
+/// An exclusive lock that stands for a whole directory, held until [`unlock_dir`].
+pub struct DirLock {
+    _file: File,
+}
+
+/// The lock file [`lock_dir`] takes in the directory (a directory handle cannot be locked on
+/// Windows).
+const DIR_LOCK: &str = ".lock";
+
+/// Takes the lock that stands for `dir`: a lock on `dir\.lock`.
+pub fn lock_dir(dir: &Path) -> io::Result<DirLock> {
+    let f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(dir.join(DIR_LOCK))?;
+    f.lock()?;
+    Ok(DirLock { _file: f })
+}
+
+/// Releases [`lock_dir`]'s lock and deletes its file, so an empty directory can go.
+pub fn unlock_dir(lock: DirLock, dir: &Path) {
+    drop(lock);
+    let _ = std::fs::remove_file(dir.join(DIR_LOCK));
+}
+
+/// Whether opening an existing lock file failed only for a moment: access denied is what
+/// Windows answers while the file's deletion by its last holder is pending.
+pub fn is_transient_open_error(e: &io::Error) -> bool {
+    e.raw_os_error() == Some(ERROR_ACCESS_DENIED)
 }
 
 /// Windows keeps no permission bits worth carrying over.
@@ -163,18 +201,25 @@ pub fn own_tree(cmd: &mut Command) {
 
 /// Kills the process tree rooted at `pid` with `taskkill /T /F` while the root still runs
 /// (`exited`: it has ended; Windows then no longer knows its children as a tree, so nothing
-/// is done).
+/// is done). Where `taskkill` cannot take `/T` (Wine's), the root alone is killed.
 pub fn kill_tree(pid: u32, exited: bool) {
     if exited {
         return;
     }
-    let _ = Command::new("taskkill")
-        .args(["/T", "/F", "/PID", &pid.to_string()])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .creation_flags(CREATE_NO_WINDOW)
-        .status();
+    let pid = pid.to_string();
+    let taskkill = |args: &[&str]| {
+        Command::new("taskkill")
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .creation_flags(CREATE_NO_WINDOW)
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if !taskkill(&["/T", "/F", "/PID", &pid]) {
+        taskkill(&["/F", "/PID", &pid]);
+    }
 }
 
 /// Windows ends processes with an exit code, never a signal.

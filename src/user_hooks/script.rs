@@ -179,6 +179,7 @@ mod tests {
         }
     }
 
+    #[cfg(unix)]
     #[test]
     fn stdin_env_and_cwd_reach_the_script() {
         let t = tempfile::tempdir().unwrap();
@@ -191,6 +192,7 @@ mod tests {
         );
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_failing_script_reports_status_and_stderr() {
         let t = tempfile::tempdir().unwrap();
@@ -198,6 +200,7 @@ mod tests {
         assert_eq!(e, Failure::Exit("exited with status 3: oops".into()));
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_hanging_script_and_its_background_child_are_killed_at_the_timeout() {
         let t = tempfile::tempdir().unwrap();
@@ -209,6 +212,7 @@ mod tests {
         assert!(!alive(pid.trim()), "the background sleeper survived");
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_background_child_of_a_finished_script_does_not_survive_or_hold_us() {
         let t = tempfile::tempdir().unwrap();
@@ -223,7 +227,46 @@ mod tests {
         assert!(!alive(pid.trim()), "the background sleeper survived");
     }
 
+    #[cfg(windows)]
+    #[test]
+    fn windows_stdin_env_and_cwd_reach_the_script_in_cmd() {
+        let t = tempfile::tempdir().unwrap();
+        // A line, as `set /p` reads one (Wine's drops the last byte of input without a newline).
+        let mut i = inv(
+            "set /p OMCIN=& set OMCIN& echo %OMC_HOOK_EVENT%& cd",
+            t.path(),
+            5_000,
+        );
+        i.stdin = b"{\"event\":\"stop\"}\n";
+        let out = run(i).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(
+            text,
+            format!(
+                "OMCIN={{\"event\":\"stop\"}}\r\nstop\r\n{}\r\n",
+                t.path().display()
+            )
+        );
+    }
+
+    #[cfg(windows)]
+    #[test]
+    fn windows_a_failing_script_reports_status_and_stderr() {
+        let t = tempfile::tempdir().unwrap();
+        let e = run(inv("echo oops 1>&2& exit /b 3", t.path(), 5_000)).unwrap_err();
+        assert_eq!(e, Failure::Exit("exited with status 3: oops".into()));
+    }
+
+    #[cfg(windows)]
+    #[test]
+    fn windows_a_hanging_script_is_killed_at_the_timeout() {
+        let t = tempfile::tempdir().unwrap();
+        let e = run(inv("ping -n 30 127.0.0.1 >nul", t.path(), 300)).unwrap_err();
+        assert_eq!(e, Failure::Timeout(Duration::from_millis(300)));
+    }
+
     /// Whether a process exists and is not a zombie.
+    #[cfg(unix)]
     fn alive(pid: &str) -> bool {
         // Give the kernel a moment to deliver SIGKILL and the parent (init) to reap it.
         for _ in 0..50 {
