@@ -127,6 +127,11 @@ impl Env {
                 extra.insert((*name).to_string(), v);
             }
         }
+        if !extra.contains_key("HOME")
+            && let Some(v) = crate::platform::HOME_FALLBACK.and_then(get)
+        {
+            extra.insert("HOME".to_string(), v);
+        }
         // The export switches: looked up by name, which is cheaper than
         // copying the whole environment to find a prefix.
         for name in export_vars::VARS {

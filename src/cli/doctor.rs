@@ -57,7 +57,9 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
         return 0;
     }
     let mut r = Report::default();
-    let exe = std::env::current_exe().and_then(|p| p.canonicalize()).ok();
+    let exe = std::env::current_exe()
+        .and_then(|p| crate::platform::canonicalize(&p))
+        .ok();
     r.line(
         "binary",
         format!(
@@ -338,8 +340,10 @@ fn check_settings(
             }
             Some(p) if is_executable(&p) => {
                 status.push(format!("{program} (ok)"));
-                let this = std::env::current_exe().and_then(|e| e.canonicalize()).ok();
-                if p.canonicalize().ok() != this {
+                let this = std::env::current_exe()
+                    .and_then(|e| crate::platform::canonicalize(&e))
+                    .ok();
+                if crate::platform::canonicalize(&p).ok() != this {
                     r.notes.push(format!(
                         "{} runs {program}, not this binary; 'omc-hooks doctor' from that \
                          binary checks its version",

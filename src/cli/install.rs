@@ -161,10 +161,10 @@ fn options(command: &str, help: &str, args: &[String], env: &Env) -> Result<Opts
                     ),
                 ));
             }
-            Some(dir.canonicalize().unwrap_or(dir))
+            Some(crate::platform::canonicalize(&dir).unwrap_or(dir))
         }
         None => crate::state::root::resolve(env, None)
-            .map(|r| r.project.canonicalize().unwrap_or(r.project)),
+            .map(|r| crate::platform::canonicalize(&r.project).unwrap_or(r.project)),
     };
     Ok(Opts {
         scope,

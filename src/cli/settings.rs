@@ -137,8 +137,7 @@ fn shell_word(s: &str) -> Option<String> {
 fn split_ours(command: &str) -> Option<(String, &str)> {
     let (program, sub) = command.trim().rsplit_once(char::is_whitespace)?;
     let program = shell_word(program.trim())?;
-    let file_name = program.rsplit('/').next()?;
-    (file_name == "omc-hooks").then_some((program, sub.trim()))
+    crate::platform::names_program(&program, "omc-hooks").then_some((program, sub.trim()))
 }
 
 /// Splits an entry's command into (program, hook subcommand) when it is one of ours: a single
@@ -245,7 +244,7 @@ pub(super) fn load(path: &Path) -> Result<SettingsFile, LoadError> {
 /// The file a write goes to: through a symlink, its target.
 fn target_of(path: &Path) -> io::Result<PathBuf> {
     match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(path),
+        Ok(m) if m.file_type().is_symlink() => crate::platform::canonicalize(path),
         _ => Ok(path.to_path_buf()),
     }
 }
@@ -340,6 +339,28 @@ pub(super) fn remove_empty_dirs(dirs: &[PathBuf]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Windows: the binary is `omc-hooks.exe` at a path with backslashes and spaces; the
+    /// command install writes (single-quoted: Git Bash keeps every backslash) is known as ours.
+    #[cfg(windows)]
+    #[test]
+    fn a_windows_program_path_is_quoted_and_recognised() {
+        let exe = r"C:\Users\Jane Doe\AppData\Roaming\npm\omc-hooks.exe";
+        let cmd = command_for(exe, "user-prompt-submit");
+        assert_eq!(
+            cmd,
+            r"'C:\Users\Jane Doe\AppData\Roaming\npm\omc-hooks.exe' user-prompt-submit"
+        );
+        assert_eq!(
+            our_command(&cmd),
+            Some((exe.to_string(), "user-prompt-submit"))
+        );
+        assert_eq!(
+            our_command(r"'C:\bin\OMC-HOOKS.EXE' stop"),
+            Some((r"C:\bin\OMC-HOOKS.EXE".to_string(), "stop"))
+        );
+        assert_eq!(our_command(r"'C:\bin\omc-hooks.cmd' stop"), None);
+    }
 
     #[test]
     fn commands_are_recognised_in_every_quoting() {

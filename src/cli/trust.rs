@@ -115,7 +115,7 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
     }
     let mut env = env.clone();
     if let Some(dir) = p.value("project") {
-        match PathBuf::from(dir).canonicalize() {
+        match crate::platform::canonicalize(&PathBuf::from(dir)) {
             Ok(d) if d.is_dir() => env.project_dir = Some(d),
             _ => return fail("trust", &format!("{dir} is not a directory")),
         }

@@ -97,6 +97,11 @@ pub fn is_transient_open_error(_e: &io::Error) -> bool {
     false
 }
 
+/// The absolute path with every link resolved (`realpath`).
+pub fn canonicalize(path: &Path) -> io::Result<std::path::PathBuf> {
+    std::fs::canonicalize(path)
+}
+
 /// The permission bits of a file, to give a rewritten file the same (`& 0o7777`).
 pub fn mode_of(meta: &Metadata) -> Option<u32> {
     Some(meta.permissions().mode() & 0o7777)
@@ -120,6 +125,12 @@ pub fn is_executable(meta: &Metadata) -> bool {
 /// Makes the file at `path` runnable by everyone, writable by its owner (0755).
 pub fn make_executable(path: &Path) -> io::Result<()> {
     std::fs::set_permissions(path, Permissions::from_mode(0o755))
+}
+
+/// Whether the program path `program` (as written in a hook command) names the program `name`:
+/// its last `/`-separated part is `name`.
+pub fn names_program(program: &str, name: &str) -> bool {
+    program.rsplit('/').next() == Some(name)
 }
 
 /// The shell a user script's command line runs in, as messages name it.
@@ -181,6 +192,9 @@ pub fn host_name() -> String {
         .to_string_lossy()
         .into_owned()
 }
+
+/// Where the user's home is when `HOME` is not set: nowhere else on Unix.
+pub const HOME_FALLBACK: Option<&str> = None;
 
 /// The environment variables that name the user, first set first.
 pub const USER_NAME_VARS: &[&str] = &["USER", "LOGNAME"];

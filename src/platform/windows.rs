@@ -9,7 +9,7 @@ use std::fs::{DirBuilder, File, Metadata, OpenOptions};
 use std::io;
 use std::os::windows::fs::OpenOptionsExt;
 use std::os::windows::process::CommandExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
@@ -155,6 +155,25 @@ pub fn is_transient_open_error(e: &io::Error) -> bool {
     e.raw_os_error() == Some(ERROR_ACCESS_DENIED)
 }
 
+/// The absolute path with every link resolved, as people and shells write it: std's
+/// canonical form is a verbatim path (`\\?\C:\…`, `\\?\UNC\server\…`), which Git Bash and the
+/// commands install writes cannot run, so the prefix goes (`C:\…`, `\\server\…`).
+pub fn canonicalize(path: &Path) -> io::Result<PathBuf> {
+    Ok(plain_path(std::fs::canonicalize(path)?))
+}
+
+/// A verbatim path without its `\\?\` prefix (see [`canonicalize`]); any other path as it is.
+fn plain_path(p: PathBuf) -> PathBuf {
+    let s = p.to_string_lossy();
+    if let Some(rest) = s.strip_prefix(r"\\?\UNC\") {
+        return PathBuf::from(format!(r"\\{rest}"));
+    }
+    match s.strip_prefix(r"\\?\") {
+        Some(rest) if rest.as_bytes().get(1) == Some(&b':') => PathBuf::from(rest),
+        _ => p,
+    }
+}
+
 /// Windows keeps no permission bits worth carrying over.
 pub fn mode_of(_meta: &Metadata) -> Option<u32> {
     None
@@ -178,6 +197,15 @@ pub fn is_executable(meta: &Metadata) -> bool {
 /// Nothing to do: Windows has no execute bit.
 pub fn make_executable(_path: &Path) -> io::Result<()> {
     Ok(())
+}
+
+/// Whether the program path `program` (as written in a hook command) names the program `name`:
+/// its last part, after `\\` or `/`, is `name` or `name.exe`, in any case (Windows' file names
+/// are case-insensitive).
+pub fn names_program(program: &str, name: &str) -> bool {
+    let last = program.rsplit(['/', '\\']).next().unwrap_or(program);
+    let last = last.to_ascii_lowercase();
+    last == name || last.strip_suffix(".exe") == Some(name)
 }
 
 /// The shell a user script's command line runs in, as messages name it.
@@ -256,6 +284,10 @@ pub fn host_name() -> String {
     std::env::var("COMPUTERNAME").unwrap_or_default()
 }
 
+/// Where the user's home is when `HOME` is not set (Git Bash sets `HOME`; PowerShell and
+/// `cmd.exe` do not): the profile directory.
+pub const HOME_FALLBACK: Option<&str> = Some("USERPROFILE");
+
 /// The environment variables that name the user, first set first.
 pub const USER_NAME_VARS: &[&str] = &["USERNAME", "USER"];
 
@@ -263,4 +295,32 @@ pub const USER_NAME_VARS: &[&str] = &["USERNAME", "USER"];
 /// API): `None`, and the user's name alone is recorded.
 pub fn user_id() -> Option<String> {
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_paths_are_plain_drive_and_unc_paths() {
+        let t = tempfile::tempdir().unwrap();
+        let c = canonicalize(t.path()).unwrap();
+        assert!(!c.to_string_lossy().starts_with(r"\\?\"), "{}", c.display());
+        assert!(c.is_absolute() && c.is_dir(), "{}", c.display());
+        assert_eq!(
+            plain_path(PathBuf::from(r"\\?\UNC\server\share\p")),
+            PathBuf::from(r"\\server\share\p")
+        );
+        assert_eq!(
+            plain_path(PathBuf::from(r"\\?\GLOBALROOT\x")),
+            PathBuf::from(r"\\?\GLOBALROOT\x")
+        );
+    }
+
+    #[test]
+    fn a_program_is_named_by_its_last_part_with_or_without_exe() {
+        assert!(names_program(r"C:\a b\omc-hooks.exe", "omc-hooks"));
+        assert!(names_program("C:/x/OMC-HOOKS", "omc-hooks"));
+        assert!(!names_program(r"C:\x\omc-hooks.exe.bak", "omc-hooks"));
+    }
 }

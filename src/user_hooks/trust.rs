@@ -91,8 +91,7 @@ pub fn store_path(env: &Env) -> Option<PathBuf> {
 /// itself must not be a link — the loader refuses those).
 pub fn key(path: &Path) -> String {
     let canonical = match (path.parent(), path.file_name()) {
-        (Some(dir), Some(name)) => dir
-            .canonicalize()
+        (Some(dir), Some(name)) => crate::platform::canonicalize(dir)
             .map(|d| d.join(name))
             .unwrap_or_else(|_| path.to_path_buf()),
         _ => path.to_path_buf(),

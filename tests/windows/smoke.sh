@@ -4,7 +4,8 @@
 # tests/fixtures/claude-code/). Checks: `--version` answers; `ralph fix the failing tests` on
 # user-prompt-submit starts a run whose state file lands under the project's .omc/ (looked at
 # from the Linux side); the next stop continues it (a block decision, iteration 2); cancel ends
-# it, and the stop after that lets the agent stop.
+# it, and the stop after that lets the agent stop; install and uninstall round-trip a CRLF
+# settings file.
 # Usage: tests/windows/smoke.sh [path/to/omc-hooks.exe]   (default: the release cross-build)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -49,4 +50,19 @@ out="$(printf '%s' "$stop" | run stop)"
 echo "windows smoke: cancelomc ended it; the next stop lets the agent stop"
 leftovers="$(find "$project/.omc" -name '.tmp-*' | head -3)"
 [ -z "$leftovers" ] || fail "temporary files left behind: $leftovers"
+
+# install into a CRLF settings file (no HOME: the registry goes under USERPROFILE), again
+# (nothing changes), uninstall (the file byte for byte as it was).
+mkdir -p "$project/.claude"
+settings="$project/.claude/settings.local.json"
+printf '{\r\n  "permissions": {}\r\n}\r\n' >"$settings"
+cp "$settings" "$work/settings.before"
+env -u HOME "$root/tests/windows/wine-run.sh" "$exe" install >"$work/install.out" 2>&1 || fail "install: $(cat "$work/install.out")"
+grep -q "'Z:\\\\.*omc-hooks.exe' user-prompt-submit\"" "$settings" || fail "install wrote no plain quoted path: $(grep -m3 command "$settings")"
+[ "$(grep -c $'\r$' "$settings")" = "$(wc -l <"$settings")" ] || fail "install lost the CRLF line ends"
+out="$(env -u HOME "$root/tests/windows/wine-run.sh" "$exe" install 2>&1)"
+[[ "$out" == *"already installed"* ]] || fail "a second install changed something: $out"
+env -u HOME "$root/tests/windows/wine-run.sh" "$exe" uninstall >/dev/null 2>&1 || fail "uninstall failed"
+cmp -s "$settings" "$work/settings.before" || fail "uninstall did not give the settings file back byte for byte"
+echo "windows smoke: install (CRLF kept, 'Z:\\…\\omc-hooks.exe' quoted), again unchanged, uninstall byte for byte"
 echo "windows smoke: ok"
