@@ -2,8 +2,9 @@
 # The Windows cross toolchain for CI and for anyone checking the Windows build on Linux:
 # rustup's x86_64-pc-windows-gnu standard library, Debian's mingw-w64 linker, Debian's Wine
 # (wine64) and a Wine prefix in target/wine-prefix, and the ProcessPrng stub DLL
-# (bcryptprimitives.c) that Rust's standard library needs under Wine 8 (tests/windows/
-# wine-run.sh puts it beside each .exe it runs). Idempotent: what is
+# (bcryptprimitives.c) for Rust's standard library, which asks for ProcessPrng, missing from
+# Wine 8: without it the .exe starts and prints nothing (tests/windows/wine-run.sh puts it
+# beside each .exe it runs). Idempotent: what is
 # there already is skipped. Debian packages are pinned to bookworm's versions.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
