@@ -41,6 +41,13 @@ if [ ! -f "$stub" ] || [ "$root/tests/windows/bcryptprimitives.c" -nt "$stub" ];
     x86_64-w64-mingw32-gcc -shared -O2 -o "$stub" "$root/tests/windows/bcryptprimitives.c" -ladvapi32
 fi
 
+# Beside where cargo puts the Windows binaries too, so that running one with plain `wine`
+# (not through wine-run.sh) finds it as well; cargo leaves files it did not make alone.
+for d in debug debug/deps release release/deps; do
+    mkdir -p "$root/target/$TARGET/$d"
+    cmp -s "$stub" "$root/target/$TARGET/$d/bcryptprimitives.dll" || cp "$stub" "$root/target/$TARGET/$d/"
+done
+
 export WINEPREFIX="${WINEPREFIX:-$root/target/wine-prefix}"
 export WINEDEBUG="${WINEDEBUG:--all}"
 if [ ! -f "$WINEPREFIX/system.reg" ]; then
