@@ -127,6 +127,11 @@ impl Env {
                 extra.insert((*name).to_string(), v);
             }
         }
+        if !extra.contains_key("HOME")
+            && let Some(v) = crate::platform::HOME_FALLBACK.and_then(get)
+        {
+            extra.insert("HOME".to_string(), v);
+        }
         // The export switches: looked up by name, which is cheaper than
         // copying the whole environment to find a prefix.
         for name in export_vars::VARS {
@@ -277,6 +282,7 @@ mod tests {
         );
     }
 
+    #[cfg(unix)] // Unix paths (`/abs`); on Windows an absolute path has a drive.
     #[test]
     fn relative_state_dir_is_ignored() {
         assert!(env_of(&[("OMC_STATE_DIR", "rel/dir")]).state_dir.is_none());

@@ -7,7 +7,6 @@ use super::runs;
 use super::settings;
 use crate::env::Env;
 use std::collections::BTreeSet;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
@@ -58,7 +57,9 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
         return 0;
     }
     let mut r = Report::default();
-    let exe = std::env::current_exe().and_then(|p| p.canonicalize()).ok();
+    let exe = std::env::current_exe()
+        .and_then(|p| crate::platform::canonicalize(&p))
+        .ok();
     r.line(
         "binary",
         format!(
@@ -267,7 +268,7 @@ fn check_plugin(r: &mut Report, exe: Option<&Path>) {
 }
 
 fn is_executable(p: &Path) -> bool {
-    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    std::fs::metadata(p).is_ok_and(|m| crate::platform::is_executable(&m))
 }
 
 /// Resolves a command's program as `sh` would find it (PATH for a bare name).
@@ -339,8 +340,10 @@ fn check_settings(
             }
             Some(p) if is_executable(&p) => {
                 status.push(format!("{program} (ok)"));
-                let this = std::env::current_exe().and_then(|e| e.canonicalize()).ok();
-                if p.canonicalize().ok() != this {
+                let this = std::env::current_exe()
+                    .and_then(|e| crate::platform::canonicalize(&e))
+                    .ok();
+                if crate::platform::canonicalize(&p).ok() != this {
                     r.notes.push(format!(
                         "{} runs {program}, not this binary; 'omc-hooks doctor' from that \
                          binary checks its version",

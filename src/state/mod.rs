@@ -607,7 +607,7 @@ mod tests {
         std::fs::write(outside.join("state/sessions/s1/bad.json"), b"{oops").unwrap();
         let project = t.path().join("p");
         std::fs::create_dir(&project).unwrap();
-        std::os::unix::fs::symlink(&outside, project.join(".omc")).unwrap();
+        crate::platform::symlink(&outside, project.join(".omc")).unwrap();
         let st = store(&project);
         let scope = Scope::for_session(Some("s1"));
         assert_eq!(
