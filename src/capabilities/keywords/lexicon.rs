@@ -66,9 +66,10 @@ pub struct Alias {
 }
 
 impl Alias {
-    /// Written in a script without spaces between words: no word-boundary checks apply.
+    /// Written in a script without spaces between words: no word-boundary checks apply (`hör
+    /// auf`, `arrête` are Latin words, with boundaries).
     pub fn is_cjk(&self) -> bool {
-        !self.text.is_ascii()
+        is_cjk_text(self.text)
     }
 
     /// A word made up for its mode (`ulw`, `ralplan`, `tdd`, `ultrathink`), not ordinary English
@@ -96,6 +97,15 @@ impl Alias {
             g => g,
         }
     }
+}
+
+/// Korean, Japanese or Chinese (Hangul, kana, CJK ideographs) anywhere in `s`.
+pub fn is_cjk_text(s: &str) -> bool {
+    !s.is_ascii()
+        && s.chars().any(|c| {
+            matches!(c as u32, 0x1100..=0x11FF | 0x3040..=0x30FF | 0x3130..=0x318F
+                | 0x3400..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF | 0xFF66..=0xFF9F)
+        })
 }
 
 const fn a(text: &'static str, name: &'static str, gate: Gate) -> Alias {
@@ -180,6 +190,66 @@ pub const ALIASES: &[Alias] = &[
     stop("turn"),
     stop("switch"),
     stop("shut"),
+    // German, Spanish, French, Italian, Portuguese (`stop.rs` reads each language's table)
+    stop("stopp"),
+    stop("stoppe"),
+    stop("stoppen"),
+    stop("halte"),
+    stop("anhalten"),
+    stop("hör"),
+    stop("höre"),
+    stop("hört"),
+    stop("hoer"),
+    stop("aufhören"),
+    stop("aufhoeren"),
+    stop("brich"),
+    stop("abbrechen"),
+    stop("beende"),
+    stop("beenden"),
+    stop("pausiere"),
+    stop("pausieren"),
+    stop("genug"),
+    stop("schluss"),
+    stop("reicht"),
+    stop("para"),
+    stop("pare"),
+    stop("paren"),
+    stop("parad"),
+    stop("parar"),
+    stop("detente"),
+    stop("detén"),
+    stop("deten"),
+    stop("detener"),
+    stop("basta"),
+    stop("alto"),
+    stop("deja"),
+    stop("cancela"),
+    stop("pausa"),
+    stop("pausar"),
+    stop("ya está bien"),
+    stop("ya esta bien"),
+    stop("arrête"),
+    stop("arrete"),
+    stop("arrêtez"),
+    stop("arretez"),
+    stop("arrête-toi"),
+    stop("arrete-toi"),
+    stop("arrêtez-vous"),
+    stop("arretez-vous"),
+    stop("stoppez"),
+    stop("suffit"),
+    stop("annule"),
+    stop("interromps"),
+    stop("mets en pause"),
+    stop("met en pause"),
+    stop("mettez en pause"),
+    stop("fais une pause"),
+    stop("fermati"),
+    stop("ferma"),
+    stop("smettila"),
+    stop("interrompi"),
+    stop("chega"),
+    stop("interrompe"),
     stop("그만"),
     stop("멈춰"),
     stop("멈추"),

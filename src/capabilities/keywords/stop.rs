@@ -16,14 +16,13 @@
 //! verb must reduce, token by token, to lead-ins, the work named, particles and the verb's
 //! endings (`이제 멈춰`, `ラルフを止めてください`, `把拉尔夫停了`).
 
-use super::lexicon::{ALIASES, Shape};
+use super::lexicon::{ALIASES, Shape, is_cjk_text};
 use super::scene::Scene;
 use super::text::{back, floor, fwd, head_before_break, is, tail_after_break, words};
 use super::vocab::FILLERS;
 use crate::modes::is_persistent;
-
 /// English verbs that ask to stop, as the `Stop` aliases spell them.
-const VERBS: &[&str] = &[
+const EN_VERBS: &[&str] = &[
     "stop",
     "halt",
     "abort",
@@ -42,14 +41,18 @@ const VERBS: &[&str] = &[
 
 /// Verbs that stop something only with an object (`end the run`, `kill it`): alone they are not
 /// a request (`end.`, `quit`).
-const NEED_OBJECT: &[&str] = &["end", "kill", "exit", "pause", "terminate", "quit"];
+const EN_NEED_OBJECT: &[&str] = &["end", "kill", "exit", "pause", "terminate", "quit"];
 
-/// Verbs that stop something only with their particle (`turn off ralph`, `shut it down`).
-const NEED_PARTICLE: &[&str] = &["turn", "switch", "shut"];
+/// Verbs that stop something only with one of their particles (`turn off ralph`, `shut it down`).
+const EN_PARTICLES: &[(&str, &[&str])] = &[
+    ("turn", &["off"]),
+    ("switch", &["off"]),
+    ("shut", &["off", "down"]),
+];
 
 /// Lead-ins a stop may open its sentence with, as word sequences, longest first where they
 /// share a start (`ok, that's enough, you can stop`, `please just stop`, `i said stop`).
-const LEADINS: &[&[&str]] = &[
+const EN_LEADINS: &[&[&str]] = &[
     &["i", "want", "you", "to"],
     &["i", "need", "you", "to"],
     &["i'd", "like", "you", "to"],
@@ -125,7 +128,7 @@ const LEADINS: &[&[&str]] = &[
 
 /// What may follow the verb in its clause and name the work: `stop the loop`, `kill it`, `end
 /// the run`, `stop working on this`, `stop what you're doing`.
-const WORK: &[&str] = &[
+const EN_WORK: &[&str] = &[
     "it",
     "this",
     "that",
@@ -160,7 +163,7 @@ const WORK: &[&str] = &[
 
 /// Words that may stand around the work without changing what is asked: `stop it now please`,
 /// `stop everything right away`, `stop for today`, `stop what you're doing`.
-const AROUND: &[&str] = &[
+const EN_AROUND: &[&str] = &[
     "the",
     "your",
     "my",
@@ -225,7 +228,7 @@ const AROUND: &[&str] = &[
 
 /// After `and`, what a person asks for once the work has stopped: `stop and tell me what you
 /// changed`, `stop and wait` (not `stop and think`, which asks for more work).
-const THEN: &[&str] = &[
+const EN_THEN: &[&str] = &[
     "tell",
     "show",
     "summarise",
@@ -243,14 +246,217 @@ const THEN: &[&str] = &[
 
 /// A subject and its verb in one word: a new clause after the verb with no comma (`stop it's
 /// burning tokens`, `stop i'll take it from here`), which the verb's object never is.
-const CLAUSE_STARTS: &[&str] = &[
+const EN_CLAUSE_STARTS: &[&str] = &[
     "it's", "its", "that's", "thats", "i'll", "ill", "i'm", "im", "we're", "we'll", "you're",
     "youre", "i've", "ive", "there's",
 ];
 
 /// Gerunds that, after `from`, are the loop itself (`stop ralph from looping`), not a limit on
 /// what it does (`stop ralph from touching the migrations`).
-const LOOP_GERUNDS: &[&str] = &["looping", "running", "continuing", "iterating", "going"];
+const EN_LOOP_GERUNDS: &[&str] = &["looping", "running", "continuing", "iterating", "going"];
+/// One language's words for a stop said in the person's own words: every language the detector
+/// reads (English, German, Spanish, French, Italian, Portuguese; Korean, Japanese and Chinese
+/// are read by [`cjk`]). A verb may be in several (`stop`, `halt`, `basta`, `para`): the words
+/// around it are read with each language's table in turn, and the first that makes it a
+/// request decides.
+struct Tongue {
+    lang: &'static str,
+    /// The verbs (and fixed phrases) that ask to stop, as the `Stop` aliases spell them.
+    verbs: &'static [&'static str],
+    /// Verbs that stop something only with an object (`end the run`, `beende die Schleife`).
+    need_object: &'static [&'static str],
+    /// Verbs that stop something only with one of their particles, anywhere in the clause
+    /// (`turn off ralph`, `shut it down`, `hör auf`, `brich das ab`).
+    particles: &'static [(&'static str, &'static [&'static str])],
+    /// Lead-ins a stop may open its sentence with, as word sequences, longest first where they
+    /// share a start.
+    leadins: &'static [&'static [&'static str]],
+    /// What may follow the verb in its clause and name the work (`the loop`, `alles`, `todo`).
+    work: &'static [&'static str],
+    /// Words that may stand around the work without changing what is asked.
+    around: &'static [&'static str],
+    /// The word for `and`, and what a person asks for after it once the work has stopped (`stop
+    /// and tell me what you changed`, not `stop and think`).
+    and: &'static str,
+    then: &'static [&'static str],
+    /// A new clause after the verb with no comma (`stop it's burning tokens`).
+    clause_starts: &'static [&'static str],
+    /// A particle that names an activity after the verb (`from`, `de`), and the activities that
+    /// are the loop itself (`stop ralph from looping`, `arrête de boucler`, `deja de iterar`);
+    /// any other (`arrête de mettre des console.log`) is something else stopped.
+    from: &'static str,
+    loop_verbs: &'static [&'static str],
+    /// After a break in the verb's sentence, words that make what follows the verb's object:
+    /// German's `zu` (`hör auf, console.log einzubauen` stops the logging, not the run).
+    object_after_break: &'static [&'static str],
+}
+
+/// English.
+const EN: Tongue = Tongue {
+    lang: "en",
+    verbs: EN_VERBS,
+    need_object: EN_NEED_OBJECT,
+    particles: EN_PARTICLES,
+    leadins: EN_LEADINS,
+    work: EN_WORK,
+    around: EN_AROUND,
+    and: "and",
+    then: EN_THEN,
+    clause_starts: EN_CLAUSE_STARTS,
+    from: "from",
+    loop_verbs: EN_LOOP_GERUNDS,
+    object_after_break: &[],
+};
+
+/// German: `stopp, das reicht`, `hör auf`, `halt an`, `brich das ab`, `pausiere hier`, `bitte
+/// aufhören`; not `hör nicht auf, bis …` (the negation stands between verb and particle) nor
+/// `hör auf, console.log einzubauen` (something else stopped).
+#[rustfmt::skip]
+const DE: Tongue = Tongue {
+    lang: "de",
+    verbs: &[
+        "stop", "stopp", "stoppe", "stoppen", "halt", "halte", "anhalten", "hör", "höre", "hört",
+        "hoer", "aufhören", "aufhoeren", "brich", "abbrechen", "beende", "beenden", "pausiere",
+        "pausieren", "pause", "genug", "schluss", "reicht",
+    ],
+    need_object: &["beende", "beenden"],
+    particles: &[
+        ("hör", &["auf"]), ("höre", &["auf"]), ("hört", &["auf"]), ("hoer", &["auf"]),
+        ("brich", &["ab"]), ("halte", &["an"]),
+    ],
+    leadins: &[
+        &["das", "reicht"], &["es", "reicht"], &["das", "war's"], &["das", "wars"], &["du", "kannst"],
+        &["kannst", "du"], &["ich", "sagte"], &["jetzt", "reicht's"], &["ok"], &["okay"], &["bitte"],
+        &["jetzt"], &["so"], &["also"], &["nein"], &["nee"], &["ja"], &["gut"], &["danke"], &["moment"],
+        &["warte"], &["halt"], &["stopp"], &["stop"], &["hey"], &["einfach"], &["mal"], &["sofort"],
+        &["genug"], &["schluss"], &["claude"], &["und"], &["dann"], &["okay"], &["alles"], &["gleich"],
+        // the work before an infinitive (`Schleife abbrechen`, `alles stoppen`)
+        &["die", "schleife"], &["den", "loop"], &["den", "lauf"], &["die", "arbeit"], &["schleife"],
+        &["loop"],
+    ],
+    work: &[
+        "es", "das", "alles", "schleife", "loop", "lauf", "läufe", "arbeit", "ausführung",
+        "iteration", "iterationen", "modus", "agent", "agenten", "session", "sitzung", "damit",
+        "jetzt", "sofort", "hier",
+    ],
+    around: &[
+        "der", "die", "den", "das", "dem", "bitte", "jetzt", "sofort", "hier", "mal", "einfach",
+        "gleich", "endlich", "doch", "nun", "ganz", "komplett", "für", "heute", "danke", "an", "ab",
+        "auf", "kurz", "erstmal", "erst", "einmal", "ok", "okay", "schon", "omc", "claude",
+        "laufende", "laufenden", "aktuelle", "aktuellen", "ganze", "ganzen", "alle", "alles",
+    ],
+    and: "und",
+    then: &["sag", "zeig", "warte", "erklär", "erkläre", "fass", "gib", "lass"],
+    clause_starts: &["ich", "wir"],
+    from: "",
+    loop_verbs: &[],
+    object_after_break: &["zu"],
+};
+
+/// Spanish: `para ya`, `para, ya está bien`, `detente`, `basta`, `deja de iterar`; not `para los
+/// tests` (`para` is also "for"), `no pares hasta …`, `deja de añadir console.log`.
+#[rustfmt::skip]
+const ES: Tongue = Tongue {
+    lang: "es",
+    verbs: &[
+        "para", "pare", "paren", "parad", "parar", "detente", "detén", "deten", "detener", "basta",
+        "alto", "deja", "cancela", "pausa", "pausar", "ya está bien", "ya esta bien", "stop",
+    ],
+    need_object: &["cancela", "deja"],
+    particles: &[("deja", &["de"])],
+    leadins: &[
+        &["por", "favor"], &["ya", "está", "bien"], &["ya", "esta", "bien"], &["es", "suficiente"],
+        &["puedes"], &["podrías"], &["podrias"], &["ok"], &["okay"], &["vale"], &["bueno"], &["ya"],
+        &["porfa"], &["oye"], &["espera"], &["sí"], &["venga"], &["mira"], &["claude"], &["basta"],
+        &["para"], &["alto"], &["y"], &["suficiente"], &["stop"], &["ahora"], &["no"],
+    ],
+    work: &[
+        "todo", "eso", "esto", "loop", "bucle", "ciclo", "ejecución", "ejecucion", "trabajo",
+        "tarea", "agente", "agentes", "modo", "sesión", "sesion", "iteraciones", "ya",
+    ],
+    around: &[
+        "el", "la", "los", "las", "mismo", "ya", "aquí", "aqui", "ahí", "ahi", "por", "favor",
+        "porfa", "de", "una", "vez", "inmediatamente", "gracias", "claude", "un", "momento",
+        "actual", "completo", "entero", "hoy", "ok", "vale", "omc", "lo",
+    ],
+    and: "y",
+    then: &["dime", "explica", "explícame", "espera", "resume", "muéstrame", "muestrame", "enséñame"],
+    clause_starts: &["quiero", "necesito", "voy"],
+    from: "de",
+    loop_verbs: &[
+        "iterar", "trabajar", "repetir", "ejecutar", "correr", "hacer", "intentar", "seguir",
+        "loopear", "ciclar",
+    ],
+    object_after_break: &[],
+};
+
+/// French: `arrête`, `stop, ça suffit`, `arrête-toi là`, `mets en pause`, `arrête de boucler`;
+/// not `n'arrête pas avant …`, `arrête de mettre des console.log`, `arrête le serveur`.
+#[rustfmt::skip]
+const FR: Tongue = Tongue {
+    lang: "fr",
+    verbs: &[
+        "arrête", "arrete", "arrêtez", "arretez", "arrête-toi", "arrete-toi", "arrêtez-vous",
+        "arretez-vous", "stop", "stoppe", "stoppez", "suffit", "annule", "interromps", "halte",
+        "mets en pause", "met en pause", "mettez en pause", "fais une pause", "pause",
+    ],
+    need_object: &["annule", "interromps"],
+    particles: &[],
+    leadins: &[
+        &["c'est", "bon"], &["ça", "suffit"], &["ca", "suffit"], &["s'il", "te", "plaît"],
+        &["s'il", "te", "plait"], &["s'il", "vous", "plaît"], &["s'il", "vous", "plait"],
+        &["tu", "peux"], &["ok"], &["okay"], &["bon"], &["bref"], &["allez"], &["non"], &["stop"],
+        &["merci"], &["maintenant"], &["stp"], &["svp"], &["claude"], &["et"], &["alors"],
+        &["attends"], &["attendez"], &["voilà"], &["voila"], &["ça"], &["ca"], &["arrête"],
+    ],
+    work: &[
+        "tout", "ça", "ca", "cela", "boucle", "boucles", "exécution", "execution", "travail",
+        "tâche", "tache", "agent", "agents", "mode", "session", "itérations", "maintenant",
+    ],
+    around: &[
+        "le", "la", "les", "l", "de", "suite", "là", "la", "ici", "s'il", "te", "vous", "plaît",
+        "plait", "stp", "svp", "merci", "immédiatement", "donc", "en", "cours", "actuelle",
+        "actuel", "pour", "aujourd'hui", "ok", "un", "peu", "instant", "moment", "claude", "toi",
+        "omc", "tout",
+    ],
+    and: "et",
+    then: &["dis", "montre", "explique", "attends", "résume", "resume", "donne"],
+    clause_starts: &["je", "j'ai", "c'est", "on"],
+    from: "de",
+    loop_verbs: &["boucler", "tourner", "travailler", "itérer", "iterer", "continuer", "chercher"],
+    object_after_break: &[],
+};
+
+/// Italian and Portuguese, their common stops: `fermati`, `ferma tutto`, `basta`, `smettila`;
+/// `pare`, `para com isso`, `chega`.
+#[rustfmt::skip]
+const IT_PT: Tongue = Tongue {
+    lang: "it/pt",
+    verbs: &[
+        "fermati", "ferma", "smettila", "basta", "interrompi", "stop", "pare", "para", "chega",
+        "interrompe",
+    ],
+    need_object: &["ferma", "interrompi", "interrompe"],
+    particles: &[],
+    leadins: &[
+        &["per", "favore"], &["por", "favor"], &["ok"], &["okay"], &["adesso"], &["ora"], &["basta"],
+        &["già"], &["já"], &["claude"], &["e"], &["chega"],
+    ],
+    work: &["tutto", "il", "loop", "ciclo", "tudo", "isso", "o", "agora", "subito"],
+    around: &[
+        "qui", "adesso", "ora", "subito", "per", "favore", "por", "favor", "grazie", "obrigado",
+        "aqui", "já", "com", "ok", "claude", "così", "cosi",
+    ],
+    and: "e",
+    then: &[],
+    clause_starts: &[],
+    from: "",
+    loop_verbs: &[],
+    object_after_break: &[],
+};
+
+/// Every language a stop is heard in, besides Korean, Japanese and Chinese ([`cjk`]).
+const TONGUES: &[&Tongue] = &[&EN, &DE, &ES, &FR, &IT_PT];
 
 /// The persistent modes' names in every script, and the other words for a run (`ulw`, `team`).
 fn names_work(w: &str) -> bool {
@@ -260,29 +466,35 @@ fn names_work(w: &str) -> bool {
             .any(|a| a.shape == Shape::Name && is_persistent(a.name) && a.text == w)
 }
 
+/// Every verb a stop is heard with, in any language written in Latin letters.
+fn is_stop_verb(w: &str) -> bool {
+    TONGUES.iter().any(|g| g.verbs.contains(&w))
+}
+
 /// Where the stop request whose verb is at `start..end` of `t` (the prompt as typed) ends, or
 /// `None` when the words around it do not make it one.
 pub(crate) fn extent(t: &str, start: usize, end: usize) -> Option<(usize, usize)> {
-    if t.is_char_boundary(start) && t[start..end].is_ascii() {
-        english(t, start, end)
+    if t.is_char_boundary(start) && !is_cjk_text(&t[start..end]) {
+        latin(t, start, end).map(|(_, span)| span)
     } else {
         cjk(t, start, end)
     }
 }
 
-/// The words before the verb in its sentence are all lead-ins: English ones, the run named
+/// The words before the verb in its sentence are all lead-ins: the language's, the run named
 /// (`ralph stop`, `ulw, halt`) or a CJK word of lead-ins and the work (`先 stop`, `랄프 stop`).
-fn opens_sentence(t: &str, start: usize) -> bool {
+fn opens_sentence(g: &Tongue, t: &str, start: usize) -> bool {
     let before = words(tail_after_break(back(t, start, 160), true));
     let mut i = 0;
     while i < before.len() {
         let rest = &before[i..];
         let w = rest[0].as_str();
-        if names_work(w) || (!w.is_ascii() && reduces(w, CJK_BEFORE, true)) {
+        if names_work(w) || (is_cjk_text(w) && reduces(w, CJK_BEFORE, true)) {
             i += 1;
             continue;
         }
-        let Some(l) = LEADINS
+        let Some(l) = g
+            .leadins
             .iter()
             .find(|l| rest.len() >= l.len() && rest.iter().zip(l.iter()).all(|(a, b)| a == b))
         else {
@@ -293,49 +505,82 @@ fn opens_sentence(t: &str, start: usize) -> bool {
     true
 }
 
-fn english(t: &str, start: usize, end: usize) -> Option<(usize, usize)> {
-    let verb = t[start..end].to_ascii_lowercase();
-    if !VERBS.contains(&verb.as_str()) || !opens_sentence(t, start) {
+/// The first language whose table makes the verb at `start..end` a request, and the request's
+/// span.
+fn latin(t: &str, start: usize, end: usize) -> Option<(&'static str, (usize, usize))> {
+    let verb = t[start..end].to_lowercase();
+    TONGUES
+        .iter()
+        .filter(|g| g.verbs.contains(&verb.as_str()))
+        .find_map(|g| in_tongue(g, &verb, t, start, end).map(|span| (g.lang, span)))
+}
+
+fn in_tongue(g: &Tongue, verb: &str, t: &str, start: usize, end: usize) -> Option<(usize, usize)> {
+    if !opens_sentence(g, t, start) {
         return None;
     }
-    let (clause, _) = head_before_break(fwd(t, end, 160), false);
+    let (clause, brk) = head_before_break(fwd(t, end, 160), false);
+    // (a word before a colon labels what follows: `Para: el equipo de backend`)
+    if g.lang != "en" && brk == Some(':') && clause.trim().is_empty() {
+        return None;
+    }
     let ws = words(clause);
     let (mut work, mut particle) = (false, false);
+    let needs = g
+        .particles
+        .iter()
+        .find(|(v, _)| *v == verb)
+        .map(|(_, p)| *p);
     let mut i = 0;
     while i < ws.len() {
         let w = ws[i].as_str();
-        if CLAUSE_STARTS.contains(&w) {
+        if g.clause_starts.contains(&w) {
             // the rest is another clause: `stop it's burning tokens`
             break;
         }
-        if w == "off" || (w == "down" && verb == "shut") {
-            particle = true;
-        } else if w == "from" {
+        if !g.from.is_empty() && w == g.from && !is(ws.get(i + 1), g.around) {
             // `stop ralph from looping`, not `stop ralph from touching the migrations`
-            if !is(ws.get(i + 1), LOOP_GERUNDS) {
+            // (`arrête tout de suite`: not an activity after it)
+            if !is(ws.get(i + 1), g.loop_verbs) {
                 return None;
             }
             work = true;
+            particle = true;
             i += 1;
-        } else if w == "and" {
-            if is(ws.get(i + 1), THEN) {
+        } else if needs.is_some_and(|p| p.contains(&w)) {
+            particle = true;
+        } else if w == g.and {
+            if is(ws.get(i + 1), g.then) {
                 break;
             }
             return None;
-        } else if WORK.contains(&w) || names_work(w) || VERBS.contains(&w) {
+        } else if g.work.contains(&w) || names_work(w) || g.verbs.contains(&w) {
             // (the verb said again is the same request: `abort abort abort`)
             work = true;
-        } else if !AROUND.contains(&w) && (w.is_ascii() || !reduces(w, CJK_AFTER, true)) {
+        } else if !g.around.contains(&w) && (!is_cjk_text(w) || !reduces(w, CJK_AFTER, true)) {
             // (a CJK ending or the work named in CJK is part of the request: `先 stop 吧`)
             return None;
         }
         i += 1;
     }
-    if NEED_PARTICLE.contains(&verb.as_str()) && !particle {
+    if needs.is_some() && !particle {
         return None;
     }
-    if NEED_OBJECT.contains(&verb.as_str()) && !work {
+    if g.need_object.contains(&verb) && !work {
         return None;
+    }
+    // `hör auf, console.log einzubauen`: the clause after the break is what is stopped
+    if !g.object_after_break.is_empty() {
+        let (sentence, _) = head_before_break(fwd(t, end, 200), true);
+        let later = words(&sentence[clause.len()..]);
+        if later.iter().any(|w| {
+            g.object_after_break.contains(&w.as_str())
+                || g.object_after_break.iter().any(|p| {
+                    w.len() > p.len() + 4 && w.ends_with("en") && w.find(p).is_some_and(|k| k >= 2)
+                })
+        }) {
+            return None;
+        }
     }
     // `enough` stops only the work: `enough looping`, `enough.`, not `enough tests exist`
     let span_end = end + clause.trim_end().len();
@@ -463,7 +708,7 @@ pub(crate) fn object(s: &Scene) -> bool {
         return false;
     }
     let rest = s.lead_rest();
-    let en = is(rest.first(), VERBS)
+    let en = rest.first().is_some_and(|w| is_stop_verb(w))
         && rest[1..]
             .iter()
             .all(|w| FILLERS.contains(&w.as_str()) || matches!(w.as_str(), "off" | "down"));
@@ -593,6 +838,63 @@ mod tests {
             ("that's enough tests for now", "enough"),
             ("先 stop the dev server", "stop"),
             ("代码 stop", "stop"),
+        ] {
+            assert_eq!(stop_at(t, v), None, "{t}");
+        }
+    }
+
+    #[test]
+    fn stops_in_german_spanish_french_italian_portuguese() {
+        for (t, v) in [
+            ("stopp, das reicht", "stopp"),
+            ("hör auf", "hör"),
+            ("hör jetzt auf, das reicht", "hör"),
+            ("halt an", "halt"),
+            ("brich den lauf ab", "brich"),
+            ("pausiere hier, ich will mir das ansehen", "pausiere"),
+            ("bitte aufhören", "aufhören"),
+            ("Schleife abbrechen", "abbrechen"),
+            ("beende die schleife", "beende"),
+            ("para ya", "para"),
+            ("¡para!", "para"),
+            ("para, ya está bien", "para"),
+            ("ya está bien, para", "ya está bien"),
+            ("detente", "detente"),
+            ("basta ya", "basta"),
+            ("deja de iterar", "deja"),
+            ("pausa aquí, quiero revisar", "pausa"),
+            ("arrête", "arrête"),
+            ("arrête, ça suffit", "arrête"),
+            ("arrête-toi là", "arrête-toi"),
+            ("mets en pause, je veux regarder", "mets en pause"),
+            ("arrête de boucler", "arrête"),
+            ("c'est bon, arrête tout", "arrête"),
+            ("fermati qui", "fermati"),
+            ("chega, para com isso", "chega"),
+        ] {
+            assert!(stop_at(t, v).is_some(), "{t}");
+        }
+        for (t, v) in [
+            ("hör nicht auf, bis die tests grün sind", "hör"),
+            ("hör auf, console.log einzubauen", "hör"),
+            ("hör zu, das ist wichtig", "hör"),
+            ("beende den server", "beende"),
+            ("para los tests, usa jest", "para"),
+            ("para que los tests pasen, sube el timeout", "para"),
+            ("Para: el equipo de backend", "Para"),
+            ("usa tdd para el nuevo módulo", "para"),
+            ("el loop no para nunca", "para"),
+            ("deja de añadir console.log", "deja"),
+            ("deja eso ahí", "deja"),
+            ("alto rendimiento es la meta", "alto"),
+            ("n'arrête pas avant que les tests passent", "arrête"),
+            ("arrête de mettre des console.log partout", "arrête"),
+            ("arrête le serveur de dev", "arrête"),
+            (
+                "mets en pause la vidéo quand l'onglet perd le focus",
+                "mets en pause",
+            ),
+            ("ferma il server", "ferma"),
         ] {
             assert_eq!(stop_at(t, v), None, "{t}");
         }
