@@ -25,6 +25,210 @@ pub(crate) enum Record {
     Chat,
     /// Shell history: `  501  claude -p "…"`, zsh's `: 1733040000:0;…`.
     History,
+    /// What omc-hooks itself prints, pasted back: `status`, `mode show`, `mode start`, `cancel`,
+    /// `doctor`, `detect`, the Stop hook's notices ([`OURS`]).
+    Ours,
+    /// A bug report: its title, steps to reproduce, expected and actual results ([`REPORT_LABELS`]):
+    /// the steps are what someone did in a product (`2. Enable Autopilot in settings`), not a
+    /// request to the agent.
+    Report,
+}
+
+/// How far a line of our own output reaches: the line alone, or its block to the next blank
+/// line (a header and its rows).
+#[derive(Clone, Copy, PartialEq)]
+enum Reach {
+    Line,
+    Block,
+}
+
+/// The lines omc-hooks prints, by how they start (after their indentation): `status`'s header and
+/// footer, `status --all`, `doctor`, `detect`'s verdict and its candidates, `cancel`, the Stop
+/// hook's notices (`templates/stop/finished.md`, `held.md`, `limit.md`, `paused*.md`,
+/// `waiting.md`), the errors of every command (`omc-hooks mode: …`). Besides these, a run's row
+/// ([`run_row`]) and `mode start`'s answer ([`run_started`]).
+const OURS: &[(&str, Reach)] = &[
+    ("omc-hooks status — ", Reach::Block),
+    ("omc-hooks status --all — ", Reach::Block),
+    ("omc-hooks doctor", Reach::Block),
+    ("omc-hooks: ", Reach::Block),
+    ("omc-hooks mode: ", Reach::Block),
+    ("omc-hooks detect: ", Reach::Block),
+    ("omc-hooks cancel: ", Reach::Block),
+    ("verdict: ", Reach::Block),
+    ("Cancel with 'omc-hooks cancel'", Reach::Line),
+    ("Cancelled in ", Reach::Line),
+    ("Nothing active in ", Reach::Line),
+    ("No active runs in ", Reach::Line),
+    ("no active runs in ", Reach::Line),
+];
+
+/// A line of our own output, and how far it reaches.
+fn ours(t: &str) -> Option<Reach> {
+    // (asked of every line: our prefixes start with o, v, C, N or n)
+    if t.starts_with(['o', 'v', 'C', 'N', 'n'])
+        && let Some((_, reach)) = OURS.iter().find(|(p, _)| t.starts_with(p))
+    {
+        return Some(*reach);
+    }
+    (run_row(t) || run_started(t)).then_some(Reach::Line)
+}
+
+/// A run's row, as `status` (`ralph        iter 3/100      started 2m ago …`) and `mode show`
+/// (`s1  ralph  iteration 3/100  fix the tests`) print it: a mode's name, then `iter` or
+/// `iteration` and a count, among the first words.
+fn run_row(t: &str) -> bool {
+    let ws: Vec<&str> = t.split_whitespace().take(4).collect();
+    let count = |w: Option<&&str>| {
+        w.and_then(|w| w.split_once('/')).is_some_and(|(a, b)| {
+            !a.is_empty()
+                && !b.is_empty()
+                && a.bytes().all(|c| c.is_ascii_digit())
+                && b.bytes().all(|c| c.is_ascii_digit())
+        })
+    };
+    (0..2).any(|k| {
+        ws.get(k)
+            .is_some_and(|w| is_mode_word(w) || matches!(*w, "team" | "pipeline" | "ultraqa"))
+            && ws
+                .get(k + 1)
+                .is_some_and(|w| matches!(*w, "iter" | "iteration"))
+            && count(ws.get(k + 2))
+    })
+}
+
+/// `mode start`'s answer: `ralph: run started in session s1 (iteration 1/100); …`.
+fn run_started(t: &str) -> bool {
+    let head = &t.as_bytes()[..t.len().min(24)];
+    head.iter()
+        .position(|b| *b == b':')
+        .is_some_and(|c| t[c + 1..].starts_with(" run started in session "))
+}
+
+/// What a label of a bug report's line says.
+#[derive(Clone, Copy, PartialEq)]
+enum Part {
+    /// The report's title or a field about it (`Bug:`, `Title:`, `Environment:`).
+    Field,
+    /// `Steps to reproduce`.
+    Steps,
+    Expected,
+    Actual,
+}
+
+/// The labels of a bug report, lowercased, in every language the detector reads.
+#[rustfmt::skip]
+const REPORT_LABELS: &[(&str, Part)] = &[
+    ("bug", Part::Field), ("bug report", Part::Field), ("title", Part::Field), ("summary", Part::Field),
+    ("description", Part::Field), ("environment", Part::Field), ("env", Part::Field),
+    ("device", Part::Field), ("version", Part::Field), ("app version", Part::Field),
+    ("browser", Part::Field), ("os", Part::Field), ("platform", Part::Field), ("severity", Part::Field),
+    ("priority", Part::Field), ("component", Part::Field), ("frequency", Part::Field),
+    ("reproducibility", Part::Field), ("notes", Part::Field), ("logs", Part::Field),
+    ("screenshots", Part::Field), ("workaround", Part::Field), ("impact", Part::Field),
+    ("affected version", Part::Field), ("affected versions", Part::Field), ("build", Part::Field),
+    ("reporter", Part::Field), ("additional context", Part::Field), ("describe the bug", Part::Field),
+    ("steps to reproduce", Part::Steps), ("steps to repro", Part::Steps), ("repro steps", Part::Steps),
+    ("repro", Part::Steps), ("to reproduce", Part::Steps), ("reproduction", Part::Steps),
+    ("reproduction steps", Part::Steps), ("how to reproduce", Part::Steps), ("str", Part::Steps),
+    ("pasos para reproducir", Part::Steps), ("schritte zum reproduzieren", Part::Steps),
+    ("étapes pour reproduire", Part::Steps), ("재현 단계", Part::Steps), ("재현 방법", Part::Steps),
+    ("再現手順", Part::Steps), ("复现步骤", Part::Steps), ("重现步骤", Part::Steps),
+    ("expected", Part::Expected), ("expected result", Part::Expected),
+    ("expected behaviour", Part::Expected), ("expected behavior", Part::Expected),
+    ("expected results", Part::Expected), ("resultado esperado", Part::Expected),
+    ("erwartet", Part::Expected), ("erwartetes verhalten", Part::Expected),
+    ("résultat attendu", Part::Expected), ("기대 결과", Part::Expected), ("예상 결과", Part::Expected),
+    ("期待結果", Part::Expected), ("期待する結果", Part::Expected), ("期望结果", Part::Expected),
+    ("预期结果", Part::Expected),
+    ("actual", Part::Actual), ("actual result", Part::Actual), ("actual behaviour", Part::Actual),
+    ("actual behavior", Part::Actual), ("actual results", Part::Actual),
+    ("resultado actual", Part::Actual), ("resultado obtenido", Part::Actual),
+    ("tatsächlich", Part::Actual), ("tatsächliches verhalten", Part::Actual),
+    ("résultat obtenu", Part::Actual), ("résultat actuel", Part::Actual), ("실제 결과", Part::Actual),
+    ("実際の結果", Part::Actual), ("实际结果", Part::Actual),
+];
+
+/// The label a line of a bug report opens with (`Expected: …`, `**Steps to reproduce**`, `##
+/// Actual behavior`), and whether text follows it on the line.
+fn report_label(t: &str) -> Option<(Part, bool)> {
+    let heading = t.starts_with('#');
+    let body = t.trim_start_matches(['#', '*', '-', '_', ' ']);
+    let (label, rest) = match body.find([':', '：']) {
+        Some(c) if c <= 40 => {
+            let colon = body[c..].chars().next().map_or(1, char::len_utf8);
+            (&body[..c], body[c + colon..].trim_matches(['*', '_', ' ']))
+        }
+        // a heading or a label alone on its line (`## Steps to reproduce`, `**Expected**`)
+        _ if body.len() <= 40 => (body, ""),
+        _ => return None,
+    };
+    let label = label.trim_matches(['*', '_', ' ']).to_lowercase();
+    let part = REPORT_LABELS
+        .iter()
+        .find(|(l, _)| *l == label)
+        .map(|(_, p)| *p)?;
+    // (a bare word alone on a line is a label only as a heading or in bold: `Bug` is not)
+    if rest.is_empty() && !heading && !t.contains(['*', ':', '：']) && part == Part::Field {
+        return None;
+    }
+    Some((part, !rest.is_empty()))
+}
+
+/// A step of a list: `1. …`, `2) …`, `- …`, `* …`, `• …`.
+fn step_line(t: &str) -> bool {
+    let d = t.bytes().take_while(u8::is_ascii_digit).count();
+    (d > 0 && d <= 3 && matches!(t.as_bytes().get(d), Some(b'.' | b')')))
+        || t.starts_with("- ")
+        || t.starts_with("* ")
+        || t.starts_with("• ")
+}
+
+/// The lines of a bug report among `trimmed`: only where there is one (steps to reproduce, or
+/// an expected and an actual result), its labelled lines, what a label alone on its line heads
+/// (to the next blank line), and the steps after a `Steps` label; the person's own request
+/// around it (`ralph fix this:`, or after a blank line) is not part of it.
+fn report_lines(trimmed: &[&str]) -> Vec<bool> {
+    let mut out = vec![false; trimmed.len()];
+    // (most lines hold no label: a cheap look at the first bytes first)
+    let labels: Vec<Option<(Part, bool)>> = trimmed
+        .iter()
+        .map(|t| {
+            let c = t.chars().next()?;
+            (c.is_alphabetic() || matches!(c, '#' | '*' | '_')).then(|| report_label(t))?
+        })
+        .collect();
+    let has = |p: Part| labels.iter().flatten().any(|(q, _)| *q == p);
+    if !(has(Part::Steps) || (has(Part::Expected) && has(Part::Actual))) {
+        return out;
+    }
+    let mut i = 0;
+    while i < trimmed.len() {
+        let Some((part, inline)) = labels[i] else {
+            i += 1;
+            continue;
+        };
+        out[i] = true;
+        i += 1;
+        // what the label heads: a label alone on its line, its paragraph; any label, the steps
+        // right under it; a `Steps` label, its steps after a blank line too
+        let heads = !inline || part == Part::Steps;
+        let mut seen_blank = false;
+        while i < trimmed.len() && labels[i].is_none() {
+            let t = trimmed[i];
+            if t.is_empty() {
+                seen_blank = true;
+            } else if (heads && !seen_blank)
+                || (step_line(t) && (!seen_blank || part == Part::Steps))
+            {
+                out[i] = true;
+            } else {
+                break;
+            }
+            i += 1;
+        }
+    }
+    out
 }
 
 /// Conventional-commit types: `feat: …`, `fix(cli)!: …`.
@@ -394,11 +598,32 @@ pub(crate) fn classify(all: &[(usize, &str)]) -> Vec<Option<Record>> {
     let mut out: Vec<Option<Record>> = vec![None; n];
     let trimmed: Vec<&str> = all.iter().map(|(_, l)| l.trim()).collect();
     let blank = |i: usize| trimmed[i].is_empty();
+    let report = report_lines(&trimmed);
     let mut i = 0;
     while i < n {
         let t = trimmed[i];
         if t.is_empty() {
             i += 1;
+            continue;
+        }
+        if report[i] {
+            out[i] = Some(Record::Report);
+            i += 1;
+            continue;
+        }
+        // our own output: a line, or a header and its rows to the next blank line
+        // (`status`'s `session s1` heads the rows of its runs)
+        let session = t.starts_with("session ")
+            && t.split_whitespace().count() == 2
+            && i + 1 < n
+            && run_row(trimmed[i + 1]);
+        if let Some(reach) = ours(t).or(session.then_some(Reach::Block)) {
+            out[i] = Some(Record::Ours);
+            i += 1;
+            while reach == Reach::Block && i < n && !blank(i) {
+                out[i] = Some(Record::Ours);
+                i += 1;
+            }
             continue;
         }
         // a trace, from its header (or a message whose next line is a frame) to a blank line
@@ -514,7 +739,94 @@ mod tests {
         classify(&text.lines().map(|l| (0, l)).collect::<Vec<_>>())
     }
 
-    use Record::{Chat, Commit, History, Log, Trace};
+    use Record::{Chat, Commit, History, Log, Ours, Report, Trace};
+
+    #[test]
+    fn our_own_output_is_a_record() {
+        // `status`: its header, a session and its runs' rows, its footer
+        assert_eq!(
+            kinds(
+                "omc-hooks status — /p (2026-12-04 23:51 UTC)\n\nsession s1\n  ralph        iter 1/100      started 0s ago    stale in 1h 59m           \"fix the flaky tests\"\n  autopilot    iter 1/30       started 0s ago\n\nCancel with 'omc-hooks cancel' (add --session ID).\n\nwhy is ralph still there?"
+            ),
+            vec![
+                Some(Ours),
+                None,
+                Some(Ours),
+                Some(Ours),
+                Some(Ours),
+                None,
+                Some(Ours),
+                None,
+                None
+            ]
+        );
+        // `mode show`, `mode start`, `detect`, a Stop hook's notice
+        assert_eq!(
+            kinds(
+                "s1  ralph  iteration 1/100  fix the flaky tests\ns1  autopilot  iteration 1/30  phase -  build a cli"
+            ),
+            vec![Some(Ours), Some(Ours)]
+        );
+        assert_eq!(
+            kinds(
+                "ralph: run started in session s1 (iteration 1/100); the next Stop in that session continues it. Task: fix it"
+            ),
+            vec![Some(Ours)]
+        );
+        assert_eq!(
+            kinds(
+                "verdict: [MAGIC KEYWORD: RALPH]\n  ralph  \"ralph\"  at 0  ACTIVATED  leading-imperative: …\n\nwhy?"
+            ),
+            vec![Some(Ours), Some(Ours), None, None]
+        );
+        assert_eq!(
+            kinds("omc-hooks: ralph paused — no tool ran.\n\nralph fix it"),
+            vec![Some(Ours), None, None]
+        );
+        // the person's own words about it are not
+        assert_eq!(kinds("ralph: fix the flaky tests"), vec![None]);
+        assert_eq!(kinds("session s1 keeps ralph running, stop it"), vec![None]);
+        assert_eq!(kinds("ralph iter 3 of the parser"), vec![None]);
+    }
+
+    #[test]
+    fn a_bug_report_is_a_record_but_not_the_request_around_it() {
+        assert_eq!(
+            kinds(
+                "Bug: Autopilot disengages on ramps\nSteps to reproduce:\n1. Enable Autopilot in settings\n2. Drive onto a ramp\n\nExpected: autopilot stays engaged\nActual: autopilot disengages\n\nralph fix this"
+            ),
+            vec![
+                Some(Report),
+                Some(Report),
+                Some(Report),
+                Some(Report),
+                None,
+                Some(Report),
+                Some(Report),
+                None,
+                None
+            ]
+        );
+        assert_eq!(
+            kinds(
+                "ralph fix this bug:\n**Steps to reproduce**\n\n1. open the Team page\n2. click Invite\n\nplease"
+            ),
+            vec![
+                None,
+                Some(Report),
+                None,
+                Some(Report),
+                Some(Report),
+                None,
+                None
+            ]
+        );
+        // neither steps to reproduce nor an expected and an actual result: no report
+        assert_eq!(
+            kinds("Bug: ralph loops forever\nExpected: it stops\n1. ralph fix the tests"),
+            vec![None, None, None]
+        );
+    }
 
     #[test]
     fn labels_are_sorted_for_their_binary_search() {

@@ -102,6 +102,8 @@ pub const RULES: &[Rule] = &[
     rule("stack-trace", Sanitise, Ignore, "a pasted stack trace, from its header (Traceback …, thread '…' panicked at, goroutine 1 [running]:, Exception in thread …) or its first frame to the next blank line", None),
     rule("chat-line", Sanitise, Ignore, "a pasted chat of two or more speakers (alice: …, bob: …; 张三：…, 李四：…) or a Slack mention line (<@U0421> …)", None),
     rule("history-line", Sanitise, Ignore, "pasted shell history (  501  claude -p …, zsh's : 1733040000:0;…)", None),
+    rule("omc-output", Sanitise, Ignore, "omc-hooks' own output pasted back: status (its header, session s1 and the runs' rows: ralph  iter 3/100 …), mode show, mode start (ralph: run started in session …), cancel, doctor, detect (verdict: … and its candidates), the Stop hook's notices (omc-hooks: ralph paused …), a command's error (omc-hooks mode: …)", None),
+    rule("bug-report", Sanitise, Ignore, "a bug report with steps to reproduce, or an expected and an actual result: its labelled lines (Bug:, Title:, Expected:, Actual:, Environment:, 재현 단계, 期待結果, 复现步骤 …), what a label alone on its line heads, and the steps (1. Enable Autopilot in settings); not the request around it", None),
     rule("shell-line", Sanitise, Ignore, "a shell-transcript line ($ …, ❯ …, user@host:~$ …)", None),
     rule("block-quote", Sanitise, Ignore, "a block-quote line (> …)", None),
     rule("table-row", Sanitise, Ignore, "a Markdown table row", None),
