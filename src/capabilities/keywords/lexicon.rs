@@ -283,7 +283,9 @@ pub const ALIASES: &[Alias] = &[
     a("auto-pilot", "autopilot", Explicit),
     a("auto pilot", "autopilot", Explicit),
     a("오토파일럿", "autopilot", Explicit),
+    a("오토 파일럿", "autopilot", Explicit),
     a("オートパイロット", "autopilot", Explicit),
+    a("オート パイロット", "autopilot", Explicit),
     a("自动驾驶", "autopilot", Explicit),
     a("full auto", "autopilot", Explicit),
     a("full-auto", "autopilot", Explicit),
@@ -302,7 +304,9 @@ pub const ALIASES: &[Alias] = &[
     a("ultrawork", "ultrawork", Explicit),
     a("ulw", "ultrawork", Explicit),
     a("울트라워크", "ultrawork", Explicit),
+    a("울트라 워크", "ultrawork", Explicit),
     a("ウルトラワーク", "ultrawork", Explicit),
+    a("ウルトラ ワーク", "ultrawork", Explicit),
     a("超级工作", "ultrawork", Explicit),
     // ccg
     a("ccg", "ccg", Explicit),
@@ -322,6 +326,8 @@ pub const ALIASES: &[Alias] = &[
     a("딥인터뷰", "deep-interview", Mention),
     a("딥 인터뷰", "deep-interview", Explicit),
     a("ディープインタビュー", "deep-interview", Mention),
+    a("ディープ インタビュー", "deep-interview", Explicit),
+    a("ディープ・インタビュー", "deep-interview", Explicit),
     a("深度访谈", "deep-interview", Explicit),
     // ai-slop-cleaner
     a("ai-slop-cleaner", "ai-slop-cleaner", Mention),
@@ -397,6 +403,18 @@ pub const ALIASES: &[Alias] = &[
         Explicit,
         REVIEWER_JA,
     ),
+    an(
+        "セキュリティ レビュー",
+        "security-review",
+        Explicit,
+        REVIEWER_JA,
+    ),
+    an(
+        "セキュリティ・レビュー",
+        "security-review",
+        Explicit,
+        REVIEWER_JA,
+    ),
     a("安全审查", "security-review", Explicit),
     // ultrathink
     a("ultrathink", "ultrathink", Mention),
@@ -434,6 +452,7 @@ pub const ALIASES: &[Alias] = &[
     a("딥분석", "analyze", Mention),
     a("딥 분석", "analyze", Explicit),
     a("ディープアナライズ", "analyze", Mention),
+    a("ディープ アナライズ", "analyze", Explicit),
     a("深度分析", "analyze", Explicit),
 ];
 

@@ -63,39 +63,94 @@ const OURS: &[(&str, Reach)] = &[
     ("no active runs in ", Reach::Line),
 ];
 
+/// Our commands, as a line that names one alone heads its output (`omc-hooks status`, `omc-hooks
+/// mode show`, pasted with what it printed).
+const COMMANDS: &[&str] = &[
+    "status",
+    "doctor",
+    "mode",
+    "detect",
+    "cancel",
+    "install",
+    "uninstall",
+    "trust",
+    "statusline",
+    "flush",
+    "notify",
+    "demo",
+    "manifest",
+];
+
 /// A line of our own output, and how far it reaches.
 fn ours(t: &str) -> Option<Reach> {
     // (asked of every line: our prefixes start with o, v, C, N or n)
-    if t.starts_with(['o', 'v', 'C', 'N', 'n'])
-        && let Some((_, reach)) = OURS.iter().find(|(p, _)| t.starts_with(p))
-    {
-        return Some(*reach);
+    if t.starts_with(['o', 'v', 'C', 'N', 'n']) {
+        if let Some((_, reach)) = OURS.iter().find(|(p, _)| t.starts_with(p)) {
+            return Some(*reach);
+        }
+        // the command alone on its line, its options at most: `omc-hooks status --all`
+        if let Some(rest) = t.strip_prefix("omc-hooks ") {
+            let mut ws = rest.split_whitespace();
+            if ws.next().is_some_and(|c| COMMANDS.contains(&c))
+                && ws.all(|w| w.starts_with('-') || matches!(w, "show" | "all"))
+            {
+                return Some(Reach::Block);
+            }
+        }
     }
-    (run_row(t) || run_started(t)).then_some(Reach::Line)
+    // the status line: `ralph 12/100 34 min left · ctx 64%`
+    (run_row(t) || run_started(t) || t.contains("· ctx ")).then_some(Reach::Line)
 }
 
-/// A run's row, as `status` (`ralph        iter 3/100      started 2m ago …`) and `mode show`
-/// (`s1  ralph  iteration 3/100  fix the tests`) print it: a mode's name, then `iter` or
-/// `iteration` and a count, among the first words.
+/// A run's row, as `status` (`ralph        iter 3/100      started 2m ago …`), `mode show`
+/// (`s1  ralph  iteration 3/100  fix the tests`) and the status line (`ralph 12/100 34 min left
+/// · skill plan 2/5`, `ralph 3/10 +ultrawork`) print it: among the first words a mode's name,
+/// then `iter` or `iteration` and its count, or its count and then nothing, a separator or a
+/// figure (not `ralph 2/3 of the tests`).
 fn run_row(t: &str) -> bool {
-    let ws: Vec<&str> = t.split_whitespace().take(4).collect();
-    let count = |w: Option<&&str>| {
-        w.and_then(|w| w.split_once('/')).is_some_and(|(a, b)| {
+    let ws: Vec<&str> = t.split_whitespace().take(6).collect();
+    let count = |w: &str| {
+        w.split_once('/').is_some_and(|(a, b)| {
             !a.is_empty()
                 && !b.is_empty()
                 && a.bytes().all(|c| c.is_ascii_digit())
                 && b.bytes().all(|c| c.is_ascii_digit())
         })
     };
-    (0..2).any(|k| {
-        ws.get(k)
-            .is_some_and(|w| is_mode_word(w) || matches!(*w, "team" | "pipeline" | "ultraqa"))
-            && ws
-                .get(k + 1)
-                .is_some_and(|w| matches!(*w, "iter" | "iteration"))
-            && count(ws.get(k + 2))
+    let mode = |w: &str| is_mode_word(w) || matches!(w, "team" | "pipeline" | "ultraqa" | "skill");
+    (0..3).any(|k| {
+        if !ws.get(k).is_some_and(|w| mode(w)) {
+            return false;
+        }
+        let iter = ws
+            .get(k + 1)
+            .is_some_and(|w| matches!(*w, "iter" | "iteration"));
+        let at = k + 1 + usize::from(iter);
+        if !ws.get(at).is_some_and(|w| count(w)) {
+            return false;
+        }
+        // (`iteration 3/100` says it alone: `mode show` prints the task after it)
+        iter || ws.get(at + 1).is_none_or(|w| {
+            w.starts_with(['·', '+', '(', '-', '|'])
+                || w.starts_with(|c: char| c.is_ascii_digit())
+                || RUN_ROW_WORDS.contains(w)
+        })
     })
 }
+
+/// Words that follow a run's count in our rows (`iter 3/100  started 2m ago`, `3/100 phase qa`).
+const RUN_ROW_WORDS: &[&str] = &[
+    "started",
+    "phase",
+    "paused",
+    "paused:",
+    "waiting",
+    "stale",
+    "left",
+    "cycle",
+    "stage",
+    "suspended",
+];
 
 /// `mode start`'s answer: `ralph: run started in session s1 (iteration 1/100); …`.
 fn run_started(t: &str) -> bool {
@@ -128,6 +183,10 @@ const REPORT_LABELS: &[(&str, Part)] = &[
     ("screenshots", Part::Field), ("workaround", Part::Field), ("impact", Part::Field),
     ("affected version", Part::Field), ("affected versions", Part::Field), ("build", Part::Field),
     ("reporter", Part::Field), ("additional context", Part::Field), ("describe the bug", Part::Field),
+    // (steps alone trigger nothing: `Steps:` may list the person's own tasks)
+    ("steps", Part::Field), ("현상", Part::Field), ("환경", Part::Field), ("버전", Part::Field), ("環境", Part::Field),
+    ("現象", Part::Field), ("环境", Part::Field), ("现象", Part::Field), ("版本", Part::Field), ("设备", Part::Field),
+    ("entorno", Part::Field), ("umgebung", Part::Field), ("environnement", Part::Field),
     ("steps to reproduce", Part::Steps), ("steps to repro", Part::Steps), ("repro steps", Part::Steps),
     ("repro", Part::Steps), ("to reproduce", Part::Steps), ("reproduction", Part::Steps),
     ("reproduction steps", Part::Steps), ("how to reproduce", Part::Steps), ("str", Part::Steps),
@@ -140,18 +199,46 @@ const REPORT_LABELS: &[(&str, Part)] = &[
     ("erwartet", Part::Expected), ("erwartetes verhalten", Part::Expected),
     ("résultat attendu", Part::Expected), ("기대 결과", Part::Expected), ("예상 결과", Part::Expected),
     ("期待結果", Part::Expected), ("期待する結果", Part::Expected), ("期望结果", Part::Expected),
-    ("预期结果", Part::Expected),
+    ("预期结果", Part::Expected), ("预期", Part::Expected), ("期望", Part::Expected), ("期待", Part::Expected),
+    ("기대", Part::Expected), ("예상", Part::Expected), ("esperado", Part::Expected), ("attendu", Part::Expected),
+    ("soll", Part::Expected),
     ("actual", Part::Actual), ("actual result", Part::Actual), ("actual behaviour", Part::Actual),
     ("actual behavior", Part::Actual), ("actual results", Part::Actual),
     ("resultado actual", Part::Actual), ("resultado obtenido", Part::Actual),
     ("tatsächlich", Part::Actual), ("tatsächliches verhalten", Part::Actual),
     ("résultat obtenu", Part::Actual), ("résultat actuel", Part::Actual), ("실제 결과", Part::Actual),
-    ("実際の結果", Part::Actual), ("实际结果", Part::Actual),
+    ("実際の結果", Part::Actual), ("实际结果", Part::Actual), ("实际", Part::Actual), ("実際", Part::Actual),
+    ("실제", Part::Actual), ("obtenido", Part::Actual), ("obtenu", Part::Actual), ("ist", Part::Actual),
+];
+
+/// A bug's tag heading a report's title: `[Bug] …`, `【缺陷】…`, `[버그] …`.
+const BUG_TAGS: &[&str] = &[
+    "bug",
+    "defect",
+    "缺陷",
+    "故障",
+    "バグ",
+    "不具合",
+    "버그",
+    "결함",
 ];
 
 /// The label a line of a bug report opens with (`Expected: …`, `**Steps to reproduce**`, `##
 /// Actual behavior`), and whether text follows it on the line.
 fn report_label(t: &str) -> Option<(Part, bool)> {
+    // `[Bug] Autopilot disengages …`, `【缺陷】自动驾驶 …`
+    if let Some(r) = t.strip_prefix('[').or_else(|| t.strip_prefix('【')) {
+        let tag = r.split([']', '】']).next().unwrap_or("");
+        let tagged = tag.len() < r.len() && BUG_TAGS.contains(&tag.trim().to_lowercase().as_str());
+        return tagged.then_some((Part::Field, true));
+    }
+    // the whole report on one line: `… Steps: … Expected: still on. Actual: off.`
+    if t.len() > 40 {
+        let l = t.to_lowercase();
+        if l.contains("steps") && l.contains("expected:") && l.contains("actual:") {
+            return Some((Part::Steps, true));
+        }
+    }
     let heading = t.starts_with('#');
     let body = t.trim_start_matches(['#', '*', '-', '_', ' ']);
     let (label, rest) = match body.find([':', '：']) {
@@ -202,6 +289,20 @@ fn report_lines(trimmed: &[&str]) -> Vec<bool> {
     if !(has(Part::Steps) || (has(Part::Expected) && has(Part::Actual))) {
         return out;
     }
+    // its title: the first line, alone in its paragraph, right above the steps (a blank line at
+    // most between), no request (`ralph fix this bug:`) nor question
+    if let Some(f) = trimmed.iter().position(|t| !t.is_empty())
+        && labels[f].is_none()
+        && !trimmed[f].ends_with([':', '：', '?', '？'])
+    {
+        let next = (f + 1..trimmed.len()).find(|&k| !trimmed[k].is_empty());
+        let above_steps = next.is_some_and(|k| {
+            k <= f + 2
+                && (labels[k].is_some_and(|(p, _)| p == Part::Steps) || step_line(trimmed[k]))
+        });
+        let alone = f + 1 == trimmed.len() || trimmed[f + 1].is_empty() || labels[f + 1].is_some();
+        out[f] = above_steps && alone;
+    }
     let mut i = 0;
     while i < trimmed.len() {
         let Some((part, inline)) = labels[i] else {
@@ -209,6 +310,12 @@ fn report_lines(trimmed: &[&str]) -> Vec<bool> {
             continue;
         };
         out[i] = true;
+        // the steps right above it in its paragraph (`1. Clear all waypoints` before `Expected:`)
+        let mut k = i;
+        while k > 0 && step_line(trimmed[k - 1]) {
+            k -= 1;
+            out[k] = true;
+        }
         i += 1;
         // what the label heads: a label alone on its line, its paragraph; any label, the steps
         // right under it; a `Steps` label, its steps after a blank line too
@@ -612,9 +719,11 @@ pub(crate) fn classify(all: &[(usize, &str)]) -> Vec<Option<Record>> {
             continue;
         }
         // our own output: a line, or a header and its rows to the next blank line
-        // (`status`'s `session s1` heads the rows of its runs)
+        // (`status`'s `session s1` heads the rows of its runs, its agent named: `session s1
+        // (codex)`)
         let session = t.starts_with("session ")
-            && t.split_whitespace().count() == 2
+            && (t.split_whitespace().count() == 2
+                || (t.split_whitespace().count() == 3 && t.ends_with(')')))
             && i + 1 < n
             && run_row(trimmed[i + 1]);
         if let Some(reach) = ours(t).or(session.then_some(Reach::Block)) {

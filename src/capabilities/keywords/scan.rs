@@ -347,6 +347,82 @@ mod tests {
         assert_eq!(modes("ralph this"), vec!["ralph"]);
     }
 
+    /// Issue 38's five kinds, on prompts of no corpus, with the rule `detect` names for each: a
+    /// stop in German, Spanish, French (and its look-alikes), CJK forms and light verbs of the
+    /// modes, our own output pasted back, a bug report about a feature named like a mode, a CJK
+    /// noun phrase holding a mode's name.
+    #[test]
+    fn issue_38_rules() {
+        let during = |p: &str| detect_with(p, &[], || true);
+        let rule_of = |p: &str, name: &str| {
+            during(p)
+                .candidates
+                .iter()
+                .find(|c| c.name == name)
+                .map(|c| c.rule)
+        };
+        // 1. stops, heard only while something runs
+        for p in [
+            "stopp, das reicht jetzt",
+            "hör bitte auf, ich übernehme",
+            "para ya, quiero revisar el diff",
+            "basta, es suficiente",
+            "arrête, ça suffit pour aujourd'hui",
+            "pause here, I want to look at the logs",
+            "잠깐 멈춰, 확인할게",
+            "ここで止めて、見たい",
+        ] {
+            assert_eq!(during(p).modes, vec!["cancel"], "{p}");
+            assert_eq!(rule_of(p, "cancel"), Some("stop-request"), "{p}");
+            assert!(detect_with(p, &[], || false).modes.is_empty(), "{p}");
+        }
+        for p in [
+            "para el módulo de pagos usa stripe",
+            "no pares hasta que el build esté verde",
+            "hör nicht auf, bevor alle Tests grün sind",
+            "arrête de renommer les variables",
+            "stopp den Dev-Server und starte ihn neu",
+        ] {
+            assert!(during(p).modes.is_empty(), "{p}: {:?}", during(p).modes);
+        }
+        // 2. CJK forms and light verbs
+        assert_eq!(modes("给登录接口做一次安全审查"), vec!["security-review"]);
+        assert_eq!(
+            modes("新しい検索機能についてディープインタビューして"),
+            vec!["deep-interview"]
+        );
+        assert_eq!(
+            modes("セキュリティ・レビューをして"),
+            vec!["security-review"]
+        );
+        assert!(modes("他们正在做安全审查").is_empty());
+        assert!(modes("ラルフについて教えて").is_empty());
+        // 3. our own output
+        let p = "session 9f2 (codex)\n  ultrawork 4/50 · waiting for you\n\nwhy is it waiting?";
+        assert!(modes(p).is_empty());
+        assert_eq!(rule_of(p, "ultrawork"), Some("omc-output"));
+        assert!(modes("omc-hooks mode show\nralph 7/100 · 20 min left\n\nok").is_empty());
+        assert!(modes("autopilot 2/30 phase qa · ctx 40%").is_empty());
+        // 4. a bug report about a feature named like a mode, and a request after it
+        let p = "[Bug] Ralph the raccoon freezes in level 3\n\nSteps to reproduce:\n1. start level 3\n2. use Ralph to jump\nExpected: he jumps\nActual: he freezes";
+        assert!(modes(p).is_empty());
+        assert_eq!(rule_of(p, "ralph"), Some("bug-report"));
+        assert_eq!(
+            modes(&format!("{p}\n\nralph fix this in src/game/jump.ts")),
+            vec!["ralph"]
+        );
+        // 5. a CJK noun phrase holding a mode's name
+        for p in [
+            "랄프 페이지 버튼 색 바꿔줘",
+            "ウルトラワーク画面のタブを直して",
+            "自动驾驶面板的图标换一下",
+        ] {
+            assert!(modes(p).is_empty(), "{p}");
+            assert_eq!(during(p).candidates[0].rule, "cjk-modifier", "{p}");
+        }
+        assert_eq!(modes("랄프로 페이지 버튼 색 바꿔줘"), vec!["ralph"]);
+    }
+
     /// The rules batch J's misses led to, on prompts of no corpus: a dash directive, a tag after
     /// a CJK request, near-identical code as duplication; a Japanese subject before a limit, a
     /// Chinese mode as a place, a chat of CJK speakers, a list asked about.

@@ -159,6 +159,8 @@ const EN_WORK: &[&str] = &[
     "going",
     "doing",
     "now",
+    // where the work is to stop: `pause here, I want to look`
+    "here",
 ];
 
 /// Words that may stand around the work without changing what is asked: `stop it now please`,
@@ -400,7 +402,7 @@ const FR: Tongue = Tongue {
         "arretez-vous", "stop", "stoppe", "stoppez", "suffit", "annule", "interromps", "halte",
         "mets en pause", "met en pause", "mettez en pause", "fais une pause", "pause",
     ],
-    need_object: &["annule", "interromps"],
+    need_object: &["interromps"],
     particles: &[],
     leadins: &[
         &["c'est", "bon"], &["ça", "suffit"], &["ca", "suffit"], &["s'il", "te", "plaît"],
@@ -671,7 +673,8 @@ const CJK_BEFORE: &[&str] = &[
     "ok", "okay", "please", "이제", "그냥", "제발", "좀", "일단", "지금", "다", "전부", "빨리", "얼른", "자", "야", "됐어", "됐고",
     "충분해", "오케이", "もう", "一旦", "いったん", "とりあえず", "全部", "今すぐ", "今", "すぐ", "早く", "ちょっと", "请", "先",
     "现在", "都", "快", "赶紧", "马上", "立刻", "你", "好了", "行了", "可以", "帮我", "给我", "把", "请你", "那就", "就", "直接",
-    "全部", "ね", "ねえ", "さあ",
+    "全部", "ね", "ねえ", "さあ", "잠깐", "잠깐만", "여기서", "거기서", "ここで", "そこで", "一回", "到这里", "就到这里", "在这里",
+    "这里",
     // the work
     "루프", "반복", "작업", "모드", "실행", "에이전트", "ループ", "作業", "モード", "実行", "処理", "エージェント", "循环", "任务", "模式",
     "工作", "运行", "执行", "迭代", "这个", "它", "所有",
