@@ -116,6 +116,7 @@ pub const RULES: &[Rule] = &[
     rule("inside-word", Boundary, Ignore, "part of a longer word", None),
     rule("identifier", Boundary, Ignore, "part of an identifier or file name (ralph_count, ralph-state.json, ralph.rs, ralph())", None),
     rule("possessive", Boundary, Ignore, "possessive (ralph's …): talks about the mode", None),
+    rule("not-a-stop", Boundary, Ignore, "a stop verb whose sentence does not ask to stop the work: not opening its sentence, something else stopped (stop the dev server, arrête de mettre des console.log, hör auf, console.log einzubauen), a negation (don't stop, no pares, n'arrête pas), para as 'for' (para los tests); shown by detect --explain", None),
     rule("other-meaning", Boundary, Ignore, "another word that starts the same (랄프로렌, コードレビュアー)", None),
     // ------------------------------------------------------------------ guards
     rule("review-seed", Guard, Ignore, "a pasted review template (approve / request-changes / merge-ready)", Some(guards::review_seed)),

@@ -48,7 +48,14 @@ pub struct Detection {
     /// Cancel was asked for only in the person's own words (a stop, not `cancelomc`): acted on
     /// only while something of the session runs.
     pub cancel_needs_run: bool,
+    /// The stop verbs heard that the words around them did not make a request to stop (rule
+    /// `not-a-stop`: `stop the dev server`, `para los tests`), never judged; the first
+    /// [`MAX_SET_ASIDE`], for `detect --explain`.
+    pub set_aside: Vec<Candidate>,
 }
+
+/// At most this many set-aside stop verbs are kept for `detect --explain`.
+pub const MAX_SET_ASIDE: usize = 64;
 
 impl Detection {
     pub fn cancel(&self) -> bool {
@@ -128,7 +135,10 @@ fn candidates(prompt: &str, det: &mut Detection) -> Vec<Pending> {
     let mut tail: VecDeque<matcher::Found> = VecDeque::new();
     for m in matcher::find_iter(prompt) {
         if head.len() < half {
-            head.extend(pending(prompt, m));
+            match pending(prompt, m) {
+                Some(p) => head.push(p),
+                None => set_aside(prompt, &m, det),
+            }
             continue;
         }
         if tail.len() == half
@@ -140,8 +150,32 @@ fn candidates(prompt: &str, det: &mut Detection) -> Vec<Pending> {
         }
         tail.push_back(m);
     }
-    head.extend(tail.into_iter().filter_map(|m| pending(prompt, m)));
+    for m in tail {
+        match pending(prompt, m) {
+            Some(p) => head.push(p),
+            None => set_aside(prompt, &m, det),
+        }
+    }
     head
+}
+
+/// Notes a stop verb, a word of its own, that the words around it did not make a request to
+/// stop the work (rule `not-a-stop`).
+fn set_aside(prompt: &str, m: &matcher::Found, det: &mut Detection) {
+    if m.alias.shape != Shape::Stop
+        || m.alias.gate == Gate::Prefix
+        || det.set_aside.len() >= MAX_SET_ASIDE
+        || boundary::boundary(prompt, m.start, m.end, m.alias) != Ok(None)
+    {
+        return;
+    }
+    det.set_aside.push(Candidate {
+        name: "cancel",
+        matched: prompt[m.start..m.end].to_string(),
+        offset: m.start,
+        activated: false,
+        rule: "not-a-stop",
+    });
 }
 
 /// One match as a candidate, or `None` when it is not one: a phrase or a stop the words around
