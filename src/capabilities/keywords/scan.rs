@@ -437,6 +437,13 @@ mod tests {
         assert_eq!(rule_of(p, "ultrawork"), Some("omc-output"));
         assert!(modes("omc-hooks mode show\nralph 7/100 · 20 min left\n\nok").is_empty());
         assert!(modes("autopilot 2/30 phase qa · ctx 40%").is_empty());
+        // a request after the pasted output, its budget said after the name
+        assert_eq!(
+            modes("ultrawork 3/50 · 5 min left\n\nultrawork --max 20 migrate the importer"),
+            vec!["ultrawork"]
+        );
+        // (modes joined before what they do by themselves: their subject, as in such output)
+        assert!(modes("ultrawork, ralph and ralplan start from keywords in this setup").is_empty());
         // 4. a bug report about a feature named like a mode, and a request after it
         let p = "[Bug] Ralph the raccoon freezes in level 3\n\nSteps to reproduce:\n1. start level 3\n2. use Ralph to jump\nExpected: he jumps\nActual: he freezes";
         assert!(modes(p).is_empty());
