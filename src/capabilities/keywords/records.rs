@@ -98,8 +98,8 @@ fn ours(t: &str) -> Option<Reach> {
             }
         }
     }
-    // the status line: `ralph 12/100 34 min left · ctx 64%`
-    (run_row(t) || run_started(t) || t.contains("· ctx ")).then_some(Reach::Line)
+    // (the status line, `ralph 12/100 34 min left · ctx 64%`, is a run's row)
+    (run_row(t) || run_started(t)).then_some(Reach::Line)
 }
 
 /// A run's row, as `status` (`ralph        iter 3/100      started 2m ago …`), `mode show`
@@ -108,7 +108,14 @@ fn ours(t: &str) -> Option<Reach> {
 /// then `iter` or `iteration` and its count, or its count and then nothing, a separator or a
 /// figure (not `ralph 2/3 of the tests`).
 fn run_row(t: &str) -> bool {
-    let ws: Vec<&str> = t.split_whitespace().take(6).collect();
+    // (the first six words, on the stack: this is asked of every line near a candidate)
+    let mut buf = [""; 6];
+    let mut n = 0;
+    for (slot, w) in buf.iter_mut().zip(t.split_whitespace()) {
+        *slot = w;
+        n += 1;
+    }
+    let ws = &buf[..n];
     let count = |w: &str| {
         w.split_once('/').is_some_and(|(a, b)| {
             !a.is_empty()
@@ -228,12 +235,14 @@ const BUG_TAGS: &[&str] = &[
 fn report_label(t: &str) -> Option<(Part, bool)> {
     // `[Bug] Autopilot disengages …`, `【缺陷】自动驾驶 …`
     if let Some(r) = t.strip_prefix('[').or_else(|| t.strip_prefix('【')) {
+        let r = &r[..floor_char(r, 24)];
         let tag = r.split([']', '】']).next().unwrap_or("");
         let tagged = tag.len() < r.len() && BUG_TAGS.contains(&tag.trim().to_lowercase().as_str());
         return tagged.then_some((Part::Field, true));
     }
-    // the whole report on one line: `… Steps: … Expected: still on. Actual: off.`
-    if t.len() > 40 {
+    // the whole report on one line: `… Steps: … Expected: still on. Actual: off.` (one search
+    // of the line first: most lines hold none)
+    if t.len() > 40 && t.contains("xpected:") {
         let l = t.to_lowercase();
         if l.contains("steps") && l.contains("expected:") && l.contains("actual:") {
             return Some((Part::Steps, true));
@@ -241,7 +250,9 @@ fn report_label(t: &str) -> Option<(Part, bool)> {
     }
     let heading = t.starts_with('#');
     let body = t.trim_start_matches(['#', '*', '-', '_', ' ']);
-    let (label, rest) = match body.find([':', '：']) {
+    // (a label ends within its first 40 bytes: the rest of a long line is not read)
+    let head = &body[..floor_char(body, 48)];
+    let (label, rest) = match head.find([':', '：']) {
         Some(c) if c <= 40 => {
             let colon = body[c..].chars().next().map_or(1, char::len_utf8);
             (&body[..c], body[c + colon..].trim_matches(['*', '_', ' ']))
@@ -250,7 +261,11 @@ fn report_label(t: &str) -> Option<(Part, bool)> {
         _ if body.len() <= 40 => (body, ""),
         _ => return None,
     };
-    let label = label.trim_matches(['*', '_', ' ']).to_lowercase();
+    let label = label.trim_matches(['*', '_', ' ']);
+    if label.len() > 30 {
+        return None;
+    }
+    let label = label.to_lowercase();
     let part = REPORT_LABELS
         .iter()
         .find(|(l, _)| *l == label)
@@ -260,6 +275,15 @@ fn report_label(t: &str) -> Option<(Part, bool)> {
         return None;
     }
     Some((part, !rest.is_empty()))
+}
+
+/// The largest char boundary of `s` at or before `i`.
+fn floor_char(s: &str, i: usize) -> usize {
+    let mut i = i.min(s.len());
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
 }
 
 /// A step of a list: `1. …`, `2) …`, `- …`, `* …`, `• …`.
