@@ -403,6 +403,8 @@ mod tests {
             "basta, es suficiente",
             "arrête, ça suffit pour aujourd'hui",
             "pause here, I want to look at the logs",
+            "Kannst du bitte aufhören?",
+            "¿Puedes parar el loop?",
             "잠깐 멈춰, 확인할게",
             "ここで止めて、見たい",
         ] {
@@ -416,6 +418,7 @@ mod tests {
             "hör nicht auf, bevor alle Tests grün sind",
             "arrête de renommer les variables",
             "stopp den Dev-Server und starte ihn neu",
+            "kannst du den Server stoppen?",
         ] {
             assert!(during(p).modes.is_empty(), "{p}: {:?}", during(p).modes);
         }

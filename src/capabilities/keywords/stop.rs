@@ -291,6 +291,9 @@ struct Tongue {
     /// After a break in the verb's sentence, words that make what follows the verb's object:
     /// German's `zu` (`hör auf, console.log einzubauen` stops the logging, not the run).
     object_after_break: &'static [&'static str],
+    /// Lead-ins that ask politely: a question they open is the request (`kannst du aufhören?`,
+    /// `¿puedes parar?`, `tu peux arrêter ?`), as `can you stop?` is.
+    polite: &'static [&'static [&'static str]],
 }
 
 /// English.
@@ -308,6 +311,7 @@ const EN: Tongue = Tongue {
     from: "from",
     loop_verbs: EN_LOOP_GERUNDS,
     object_after_break: &[],
+    polite: &[],
 };
 
 /// German: `stopp, das reicht`, `hör auf`, `halt an`, `brich das ab`, `pausiere hier`, `bitte
@@ -319,9 +323,9 @@ const DE: Tongue = Tongue {
     verbs: &[
         "stop", "stopp", "stoppe", "stoppen", "halt", "halte", "anhalten", "hör", "höre", "hört",
         "hoer", "aufhören", "aufhoeren", "brich", "abbrechen", "beende", "beenden", "pausiere",
-        "pausieren", "pause", "genug", "schluss", "reicht",
+        "pausieren", "pause", "genug", "schluss", "reicht", "das reicht", "es reicht",
     ],
-    need_object: &["beende", "beenden"],
+    need_object: &["beende", "beenden", "pause"],
     particles: &[
         ("hör", &["auf"]), ("höre", &["auf"]), ("hört", &["auf"]), ("hoer", &["auf"]),
         ("brich", &["ab"]), ("halte", &["an"]),
@@ -331,7 +335,8 @@ const DE: Tongue = Tongue {
         &["kannst", "du"], &["ich", "sagte"], &["jetzt", "reicht's"], &["ok"], &["okay"], &["bitte"],
         &["jetzt"], &["so"], &["also"], &["nein"], &["nee"], &["ja"], &["gut"], &["danke"], &["moment"],
         &["warte"], &["halt"], &["stopp"], &["stop"], &["hey"], &["einfach"], &["mal"], &["sofort"],
-        &["genug"], &["schluss"], &["claude"], &["und"], &["dann"], &["okay"], &["alles"], &["gleich"],
+        &["genug"], &["schluss"], &["claude"], &["und"], &["dann"], &["alles"], &["gleich"],
+        &["könntest", "du"], &["können", "sie"], &["könnten", "sie"],
         // the work before an infinitive (`Schleife abbrechen`, `alles stoppen`)
         &["die", "schleife"], &["den", "loop"], &["den", "lauf"], &["die", "arbeit"], &["schleife"],
         &["loop"],
@@ -353,6 +358,7 @@ const DE: Tongue = Tongue {
     from: "",
     loop_verbs: &[],
     object_after_break: &["zu"],
+    polite: &[&["kannst", "du"], &["könntest", "du"], &["können", "sie"], &["könnten", "sie"]],
 };
 
 /// Spanish: `para ya`, `para, ya está bien`, `detente`, `basta`, `deja de iterar`; not `para los
@@ -370,7 +376,8 @@ const ES: Tongue = Tongue {
         &["por", "favor"], &["ya", "está", "bien"], &["ya", "esta", "bien"], &["es", "suficiente"],
         &["puedes"], &["podrías"], &["podrias"], &["ok"], &["okay"], &["vale"], &["bueno"], &["ya"],
         &["porfa"], &["oye"], &["espera"], &["sí"], &["venga"], &["mira"], &["claude"], &["basta"],
-        &["para"], &["alto"], &["y"], &["suficiente"], &["stop"], &["ahora"], &["no"],
+        &["para"], &["alto"], &["y"], &["suficiente"], &["stop"], &["ahora"], &["no"], &["puede"],
+        &["podría"],
     ],
     work: &[
         "todo", "eso", "esto", "loop", "bucle", "ciclo", "ejecución", "ejecucion", "trabajo",
@@ -390,6 +397,7 @@ const ES: Tongue = Tongue {
         "loopear", "ciclar",
     ],
     object_after_break: &[],
+    polite: &[&["puedes"], &["podrías"], &["podrias"], &["puede"], &["podría"]],
 };
 
 /// French: `arrête`, `stop, ça suffit`, `arrête-toi là`, `mets en pause`, `arrête de boucler`;
@@ -400,9 +408,10 @@ const FR: Tongue = Tongue {
     verbs: &[
         "arrête", "arrete", "arrêtez", "arretez", "arrête-toi", "arrete-toi", "arrêtez-vous",
         "arretez-vous", "stop", "stoppe", "stoppez", "suffit", "annule", "interromps", "halte",
-        "mets en pause", "met en pause", "mettez en pause", "fais une pause", "pause",
+        "mets en pause", "met en pause", "mettez en pause", "fais une pause", "pause", "arrêter",
+        "arreter", "stopper",
     ],
-    need_object: &["interromps"],
+    need_object: &["interromps", "pause"],
     particles: &[],
     leadins: &[
         &["c'est", "bon"], &["ça", "suffit"], &["ca", "suffit"], &["s'il", "te", "plaît"],
@@ -410,10 +419,12 @@ const FR: Tongue = Tongue {
         &["tu", "peux"], &["ok"], &["okay"], &["bon"], &["bref"], &["allez"], &["non"], &["stop"],
         &["merci"], &["maintenant"], &["stp"], &["svp"], &["claude"], &["et"], &["alors"],
         &["attends"], &["attendez"], &["voilà"], &["voila"], &["ça"], &["ca"], &["arrête"],
+        &["peux-tu"], &["pourrais-tu"], &["vous", "pouvez"], &["pouvez-vous"],
     ],
     work: &[
         "tout", "ça", "ca", "cela", "boucle", "boucles", "exécution", "execution", "travail",
-        "tâche", "tache", "agent", "agents", "mode", "session", "itérations", "maintenant",
+        "tâche", "tache", "agent", "agents", "mode", "session", "itérations", "maintenant", "ici",
+        "là",
     ],
     around: &[
         "le", "la", "les", "l", "de", "suite", "là", "la", "ici", "s'il", "te", "vous", "plaît",
@@ -427,6 +438,7 @@ const FR: Tongue = Tongue {
     from: "de",
     loop_verbs: &["boucler", "tourner", "travailler", "itérer", "iterer", "continuer", "chercher"],
     object_after_break: &[],
+    polite: &[&["tu", "peux"], &["peux-tu"], &["pourrais-tu"], &["vous", "pouvez"], &["pouvez-vous"]],
 };
 
 /// Italian and Portuguese, their common stops: `fermati`, `ferma tutto`, `basta`, `smettila`;
@@ -436,13 +448,14 @@ const IT_PT: Tongue = Tongue {
     lang: "it/pt",
     verbs: &[
         "fermati", "ferma", "smettila", "basta", "interrompi", "stop", "pare", "para", "chega",
-        "interrompe",
+        "interrompe", "fermarti", "parar",
     ],
     need_object: &["ferma", "interrompi", "interrompe"],
     particles: &[],
     leadins: &[
         &["per", "favore"], &["por", "favor"], &["ok"], &["okay"], &["adesso"], &["ora"], &["basta"],
-        &["già"], &["já"], &["claude"], &["e"], &["chega"],
+        &["già"], &["já"], &["claude"], &["e"], &["chega"], &["puoi"], &["potresti"], &["pode"],
+        &["podes"],
     ],
     work: &["tutto", "il", "loop", "ciclo", "tudo", "isso", "o", "agora", "subito"],
     around: &[
@@ -455,6 +468,7 @@ const IT_PT: Tongue = Tongue {
     from: "",
     loop_verbs: &[],
     object_after_break: &[],
+    polite: &[&["puoi"], &["potresti"], &["pode"], &["podes"]],
 };
 
 /// Every language a stop is heard in, besides Korean, Japanese and Chinese ([`cjk`]).
@@ -466,6 +480,30 @@ fn names_work(w: &str) -> bool {
         || ALIASES
             .iter()
             .any(|a| a.shape == Shape::Name && is_persistent(a.name) && a.text == w)
+}
+
+/// A stop verb asked for politely, in its language (`kannst du aufhören?`, `¿puedes parar?`):
+/// the question is the request, as `can you stop?` is.
+pub(crate) fn polite(s: &Scene) -> bool {
+    if s.shape != Shape::Stop {
+        return false;
+    }
+    // (the candidate spans the request: its verb, then the work)
+    let span = s.site.raw[s.site.start..s.end].to_lowercase();
+    let opens = |v: &str| {
+        span.strip_prefix(v)
+            .is_some_and(|r| r.chars().next().is_none_or(|c| !c.is_alphanumeric()))
+    };
+    TONGUES
+        .iter()
+        .filter(|g| g.verbs.iter().any(|v| opens(v)))
+        .any(|g| {
+            g.polite.iter().any(|p| {
+                s.sentence_words
+                    .windows(p.len())
+                    .any(|w| w.iter().zip(p.iter()).all(|(a, b)| a == b))
+            })
+        })
 }
 
 /// Every verb a stop is heard with, in any language written in Latin letters.
@@ -650,7 +688,7 @@ fn reduces_with(s: &str, tokens: &[&str], names: bool, stops: bool) -> bool {
             .then(|| {
                 ALIASES
                     .iter()
-                    .filter(|a| a.shape == Shape::Stop && !a.text.is_ascii())
+                    .filter(|a| a.shape == Shape::Stop && a.is_cjk())
                     .filter(|a| rest.starts_with(a.text))
                     .map(|a| a.text.len())
                     .max()
@@ -874,6 +912,9 @@ mod tests {
             ("c'est bon, arrête tout", "arrête"),
             ("fermati qui", "fermati"),
             ("chega, para com isso", "chega"),
+            ("Das reicht jetzt.", "Das reicht"),
+            ("tu peux arrêter, s'il te plaît", "arrêter"),
+            ("Pause hier, ich will es mir ansehen", "Pause"),
         ] {
             assert!(stop_at(t, v).is_some(), "{t}");
         }
@@ -898,6 +939,9 @@ mod tests {
                 "mets en pause",
             ),
             ("ferma il server", "ferma"),
+            ("das reicht nicht, mach weiter", "das reicht"),
+            ("pause", "pause"),
+            ("arrêter le serveur avant la migration", "arrêter"),
         ] {
             assert_eq!(stop_at(t, v), None, "{t}");
         }
