@@ -306,7 +306,8 @@ fn report_lines(trimmed: &[&str]) -> Vec<bool> {
         .iter()
         .map(|t| {
             let c = t.chars().next()?;
-            (c.is_alphabetic() || matches!(c, '#' | '*' | '_')).then(|| report_label(t))?
+            (c.is_alphabetic() || matches!(c, '#' | '*' | '_' | '[' | '【'))
+                .then(|| report_label(t))?
         })
         .collect();
     let has = |p: Part| labels.iter().flatten().any(|(q, _)| *q == p);
@@ -314,10 +315,15 @@ fn report_lines(trimmed: &[&str]) -> Vec<bool> {
         return out;
     }
     // its title: the first line, alone in its paragraph, right above the steps (a blank line at
-    // most between), no request (`ralph fix this bug:`) nor question
+    // most between), written as a title (a capital first, or CJK), not a request (`ralph fix this
+    // bug:`, `ralph: …`, `/ralph …`) nor a question
+    let titled = |t: &str| {
+        t.starts_with(|c: char| c.is_uppercase() || (!c.is_ascii() && c.is_alphabetic()))
+            && !t.contains([':', '：', '?', '？'])
+    };
     if let Some(f) = trimmed.iter().position(|t| !t.is_empty())
         && labels[f].is_none()
-        && !trimmed[f].ends_with([':', '：', '?', '？'])
+        && titled(trimmed[f])
     {
         let next = (f + 1..trimmed.len()).find(|&k| !trimmed[k].is_empty());
         let above_steps = next.is_some_and(|k| {
@@ -953,6 +959,42 @@ mod tests {
                 None,
                 None
             ]
+        );
+        // a title right above the steps is the report's; a request there is not
+        assert_eq!(
+            kinds("Team page crashes on invite\n\nSteps to reproduce:\n1. open the Team page"),
+            vec![Some(Report), None, Some(Report), Some(Report)]
+        );
+        assert_eq!(
+            kinds("ralph fix the export bug\n\nSteps to reproduce:\n1. export"),
+            vec![None, None, Some(Report), Some(Report)]
+        );
+        assert_eq!(
+            kinds("【缺陷】自动驾驶退出\n复现步骤：\n1. 开启自动驾驶\n预期：接管\n实际：退出"),
+            vec![Some(Report); 5]
+        );
+        // (its title above) the steps right above an expected result, and a report said on one
+        // line
+        assert_eq!(
+            kinds(
+                "Auto Pilot turns around\n\n1. Clear waypoints\n2. Engage Auto Pilot\nExpected: hold\nActual: U-turn\n\nsee nav.c"
+            ),
+            vec![
+                Some(Report),
+                None,
+                Some(Report),
+                Some(Report),
+                Some(Report),
+                Some(Report),
+                None,
+                None
+            ]
+        );
+        assert_eq!(
+            kinds(
+                "Autopilot resets after an update. Steps: turn on Autopilot, update. Expected: on. Actual: off."
+            ),
+            vec![Some(Report)]
         );
         // neither steps to reproduce nor an expected and an actual result: no report
         assert_eq!(
