@@ -279,6 +279,8 @@ pub const ALIASES: &[Alias] = &[
     stop("关掉"),
     stop("关闭"),
     stop("暂停"),
+    stop("别跑"),
+    stop("到此为止"),
     // ralph
     a("ralph", "ralph", Explicit),
     an("랄프", "ralph", Explicit, LAUREN_KO),
