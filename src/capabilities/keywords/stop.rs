@@ -294,6 +294,9 @@ struct Tongue {
     /// Lead-ins that ask politely: a question they open is the request (`kannst du aufhören?`,
     /// `¿puedes parar?`, `tu peux arrêter ?`), as `can you stop?` is.
     polite: &'static [&'static [&'static str]],
+    /// Verbs that are also a common word (`para` is "for": `Para eso, usa …`, `Para todo esto
+    /// necesito …`), and the only words that may follow them in their clause.
+    weak: &'static [(&'static str, &'static [&'static str])],
 }
 
 /// English.
@@ -312,6 +315,7 @@ const EN: Tongue = Tongue {
     loop_verbs: EN_LOOP_GERUNDS,
     object_after_break: &[],
     polite: &[],
+    weak: &[],
 };
 
 /// German: `stopp, das reicht`, `hör auf`, `halt an`, `brich das ab`, `pausiere hier`, `bitte
@@ -359,6 +363,7 @@ const DE: Tongue = Tongue {
     loop_verbs: &[],
     object_after_break: &["zu"],
     polite: &[&["kannst", "du"], &["könntest", "du"], &["können", "sie"], &["könnten", "sie"]],
+    weak: &[],
 };
 
 /// Spanish: `para ya`, `para, ya está bien`, `detente`, `basta`, `deja de iterar`; not `para los
@@ -398,7 +403,15 @@ const ES: Tongue = Tongue {
     ],
     object_after_break: &[],
     polite: &[&["puedes"], &["podrías"], &["podrias"], &["puede"], &["podría"]],
+    weak: &[("para", PARA_ES)],
 };
+
+/// What may follow Spanish `para` when it asks to stop: `para ya`, `para el loop`, `para, …`.
+#[rustfmt::skip]
+const PARA_ES: &[&str] = &[
+    "ya", "el", "la", "loop", "bucle", "ciclo", "ejecución", "ejecucion", "agente", "mismo", "ahí",
+    "ahi", "aquí", "aqui", "por", "favor", "porfa", "de", "una", "vez", "inmediatamente", "claude",
+];
 
 /// French: `arrête`, `stop, ça suffit`, `arrête-toi là`, `mets en pause`, `arrête de boucler`;
 /// not `n'arrête pas avant …`, `arrête de mettre des console.log`, `arrête le serveur`.
@@ -439,6 +452,7 @@ const FR: Tongue = Tongue {
     loop_verbs: &["boucler", "tourner", "travailler", "itérer", "iterer", "continuer", "chercher"],
     object_after_break: &[],
     polite: &[&["tu", "peux"], &["peux-tu"], &["pourrais-tu"], &["vous", "pouvez"], &["pouvez-vous"]],
+    weak: &[],
 };
 
 /// Italian and Portuguese, their common stops: `fermati`, `ferma tutto`, `basta`, `smettila`;
@@ -469,6 +483,7 @@ const IT_PT: Tongue = Tongue {
     loop_verbs: &[],
     object_after_break: &[],
     polite: &[&["puoi"], &["potresti"], &["pode"], &["podes"]],
+    weak: &[("para", &["o", "loop", "já", "agora", "com", "isso", "tudo", "aqui"])],
 };
 
 /// Every language a stop is heard in, besides Korean, Japanese and Chinese ([`cjk`]).
@@ -565,6 +580,13 @@ fn in_tongue(g: &Tongue, verb: &str, t: &str, start: usize, end: usize) -> Optio
         return None;
     }
     let ws = words(clause);
+    if let Some((_, may)) = g.weak.iter().find(|(v, _)| *v == verb)
+        && !ws
+            .iter()
+            .all(|w| may.contains(&w.as_str()) || names_work(w))
+    {
+        return None;
+    }
     let (mut work, mut particle) = (false, false);
     let needs = g
         .particles
@@ -927,6 +949,8 @@ mod tests {
             ("para los tests, usa jest", "para"),
             ("para que los tests pasen, sube el timeout", "para"),
             ("Para: el equipo de backend", "Para"),
+            ("Para eso, usa el script de deploy", "Para"),
+            ("Para todo esto necesito un plan", "Para"),
             ("usa tdd para el nuevo módulo", "para"),
             ("el loop no para nunca", "para"),
             ("deja de añadir console.log", "deja"),
