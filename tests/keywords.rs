@@ -230,6 +230,10 @@ fn a_stop_in_the_persons_own_words_ends_an_active_run_as_cancelomc_does() {
         ("ralph fix the tests", "그만해, 토큰 너무 많이 쓴다"),
         ("ralph fix the tests", "ループを止めてください"),
         ("ralph fix the tests", "停下来，别再循环了"),
+        // issue 38: German, Spanish, French
+        ("ralph fix the tests", "stopp, das reicht"),
+        ("ulw refactor the cache", "para ya, quiero revisar"),
+        ("ralph fix the tests", "arrête, ça suffit"),
     ]
     .into_iter()
     .enumerate()
@@ -265,6 +269,9 @@ fn outside_a_run_a_stop_starts_nothing_and_a_limit_on_the_loop_is_not_a_stop() {
         "그만해",
         "もう止めて",
         "stop ralph from touching the migrations folder",
+        "hör auf",
+        "basta",
+        "mets en pause",
     ] {
         prompt(&p, "s1", text).run().expect_noop();
     }
