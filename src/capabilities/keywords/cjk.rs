@@ -228,10 +228,7 @@ pub(crate) fn directive(s: &Scene) -> bool {
     let before = s.near_before.trim_end();
     if let Some(v) = ZH_LIGHT_VERBS.iter().find(|v| before.ends_with(*v)) {
         let head = &before[..before.len() - v.len()];
-        if !["在", "正在", "已经", "没", "没有", "不"]
-            .iter()
-            .any(|m| head.ends_with(m))
-        {
+        if !ZH_NOT_ASKED.iter().any(|m| head.ends_with(m)) {
             return true;
         }
     }
@@ -366,6 +363,10 @@ const ZH_LIGHT_VERBS: &[&str] = &[
     "做", "做个", "做一下", "做一次", "做一个", "做一轮", "进行", "进行一次", "来个", "来一次", "来一个", "来一轮", "搞个",
     "跑个", "跑一下", "跑一次",
 ];
+
+/// Before a Chinese light verb, what makes it a statement of what is (not) being done: `在做`,
+/// `已经做了`, `没做`.
+const ZH_NOT_ASKED: &[&str] = &["在", "正在", "已经", "没", "没有", "不"];
 
 /// CJK directives right before a keyword (`用ralph`, `启动拉尔夫`).
 #[rustfmt::skip]

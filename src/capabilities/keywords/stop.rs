@@ -772,11 +772,17 @@ pub(crate) fn object(s: &Scene) -> bool {
         return false;
     }
     let rest = s.lead_rest();
-    let en = rest.first().is_some_and(|w| is_stop_verb(w))
+    // (the verb's particles, from every language's table: `turn off ralph`, `brich ralph ab`)
+    let particle = |w: &str| {
+        TONGUES
+            .iter()
+            .any(|g| g.particles.iter().any(|(_, ps)| ps.contains(&w)))
+    };
+    let latin = rest.first().is_some_and(|w| is_stop_verb(w))
         && rest[1..]
             .iter()
-            .all(|w| FILLERS.contains(&w.as_str()) || matches!(w.as_str(), "off" | "down"));
-    en || cjk_object(s)
+            .all(|w| FILLERS.contains(&w.as_str()) || particle(w));
+    latin || cjk_object(s)
 }
 
 /// The name, then (past particles and the work's own words) a CJK stop verb with its endings:
