@@ -538,8 +538,7 @@ pub(crate) fn extent(t: &str, start: usize, end: usize) -> Option<(usize, usize)
 
 /// The words before the verb in its sentence are all lead-ins: the language's, the run named
 /// (`ralph stop`, `ulw, halt`) or a CJK word of lead-ins and the work (`先 stop`, `랄프 stop`).
-fn opens_sentence(g: &Tongue, t: &str, start: usize) -> bool {
-    let before = words(tail_after_break(back(t, start, 160), true));
+fn opens_sentence(g: &Tongue, before: &[String]) -> bool {
     let mut i = 0;
     while i < before.len() {
         let rest = &before[i..];
@@ -564,16 +563,24 @@ fn opens_sentence(g: &Tongue, t: &str, start: usize) -> bool {
 /// span.
 fn latin(t: &str, start: usize, end: usize) -> Option<(&'static str, (usize, usize))> {
     let verb = t[start..end].to_lowercase();
+    // (the words before the verb, read once for every language that has it)
+    let mut before: Option<Vec<String>> = None;
     TONGUES
         .iter()
         .filter(|g| g.verbs.contains(&verb.as_str()))
-        .find_map(|g| in_tongue(g, &verb, t, start, end).map(|span| (g.lang, span)))
+        .find_map(|g| {
+            let before =
+                before.get_or_insert_with(|| words(tail_after_break(back(t, start, 160), true)));
+            if !opens_sentence(g, before) {
+                return None;
+            }
+            in_tongue(g, &verb, t, end).map(|span| (g.lang, (start, span)))
+        })
 }
 
-fn in_tongue(g: &Tongue, verb: &str, t: &str, start: usize, end: usize) -> Option<(usize, usize)> {
-    if !opens_sentence(g, t, start) {
-        return None;
-    }
+/// Where the request whose verb ends at `end` ends, read with `g`'s words, if they make it one
+/// (the verb opens its sentence: [`opens_sentence`]).
+fn in_tongue(g: &Tongue, verb: &str, t: &str, end: usize) -> Option<usize> {
     let (clause, brk) = head_before_break(fwd(t, end, 160), false);
     // (a word before a colon labels what follows: `Para: el equipo de backend`)
     if g.lang != "en" && brk == Some(':') && clause.trim().is_empty() {
@@ -646,7 +653,7 @@ fn in_tongue(g: &Tongue, verb: &str, t: &str, start: usize, end: usize) -> Optio
     }
     // `enough` stops only the work: `enough looping`, `enough.`, not `enough tests exist`
     let span_end = end + clause.trim_end().len();
-    Some((start, span_end.max(end)))
+    Some(span_end.max(end))
 }
 
 /// Korean, Japanese and Chinese: the sentence before the verb is lead-ins and the work named
