@@ -108,6 +108,17 @@ fn ours(t: &str) -> Option<Reach> {
 /// then `iter` or `iteration` and its count, or its count and then nothing, a separator or a
 /// figure (not `ralph 2/3 of the tests`).
 fn run_row(t: &str) -> bool {
+    // (asked of every line near a candidate: most have no `3/100` among their first bytes)
+    let head = &t.as_bytes()[..t.len().min(100)];
+    let has_count = head.iter().enumerate().any(|(i, b)| {
+        *b == b'/'
+            && i > 0
+            && head[i - 1].is_ascii_digit()
+            && head.get(i + 1).is_some_and(u8::is_ascii_digit)
+    });
+    if !has_count {
+        return false;
+    }
     // (the first six words, on the stack: this is asked of every line near a candidate)
     let mut buf = [""; 6];
     let mut n = 0;
@@ -252,7 +263,12 @@ fn report_label(t: &str) -> Option<(Part, bool)> {
     let body = t.trim_start_matches(['#', '*', '-', '_', ' ']);
     // (a label ends within its first 40 bytes: the rest of a long line is not read)
     let head = &body[..floor_char(body, 48)];
-    let (label, rest) = match head.find([':', '：']) {
+    let hb = head.as_bytes();
+    let colon_at = hb
+        .iter()
+        .enumerate()
+        .position(|(i, &b)| b == b':' || (b == 0xEF && hb[i..].starts_with("：".as_bytes())));
+    let (label, rest) = match colon_at {
         Some(c) if c <= 40 => {
             let colon = body[c..].chars().next().map_or(1, char::len_utf8);
             (&body[..c], body[c + colon..].trim_matches(['*', '_', ' ']))
@@ -262,13 +278,17 @@ fn report_label(t: &str) -> Option<(Part, bool)> {
         _ => return None,
     };
     let label = label.trim_matches(['*', '_', ' ']);
+    // (no label is longer; compared without a lowercased copy, the length first)
     if label.len() > 30 {
         return None;
     }
-    let label = label.to_lowercase();
     let part = REPORT_LABELS
         .iter()
-        .find(|(l, _)| *l == label)
+        .find(|(l, _)| {
+            l.len() == label.len()
+                && (label.eq_ignore_ascii_case(l)
+                    || (!label.is_ascii() && label.to_lowercase() == *l))
+        })
         .map(|(_, p)| *p)?;
     // (a bare word alone on a line is a label only as a heading or in bold: `Bug` is not)
     if rest.is_empty() && !heading && !t.contains(['*', ':', '：']) && part == Part::Field {
