@@ -109,12 +109,11 @@ fn ours(t: &str) -> Option<Reach> {
 /// figure (not `ralph 2/3 of the tests`).
 fn run_row(t: &str) -> bool {
     // (asked of every line near a candidate: most have no `3/100` among their first bytes)
-    let head = &t.as_bytes()[..t.len().min(100)];
-    let has_count = head.iter().enumerate().any(|(i, b)| {
-        *b == b'/'
-            && i > 0
-            && head[i - 1].is_ascii_digit()
-            && head.get(i + 1).is_some_and(u8::is_ascii_digit)
+    // (std's searches: memchr for each `/`)
+    let head = &t[..floor_char(t, 100)];
+    let b = head.as_bytes();
+    let has_count = head.match_indices('/').any(|(i, _)| {
+        i > 0 && b[i - 1].is_ascii_digit() && b.get(i + 1).is_some_and(u8::is_ascii_digit)
     });
     if !has_count {
         return false;
@@ -263,11 +262,11 @@ fn report_label(t: &str) -> Option<(Part, bool)> {
     let body = t.trim_start_matches(['#', '*', '-', '_', ' ']);
     // (a label ends within its first 40 bytes: the rest of a long line is not read)
     let head = &body[..floor_char(body, 48)];
-    let hb = head.as_bytes();
-    let colon_at = hb
-        .iter()
-        .enumerate()
-        .position(|(i, &b)| b == b':' || (b == 0xEF && hb[i..].starts_with("：".as_bytes())));
+    // (std's searches: memchr)
+    let colon_at = match (head.find(':'), head.find('：')) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
     let (label, rest) = match colon_at {
         Some(c) if c <= 40 => {
             let colon = body[c..].chars().next().map_or(1, char::len_utf8);
