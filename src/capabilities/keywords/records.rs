@@ -118,11 +118,12 @@ fn run_row(t: &str) -> bool {
     if !has_count {
         return false;
     }
-    // (the first six words, on the stack: this is asked of every line near a candidate)
-    let mut buf = [""; 6];
+    // (the first eight words, on the stack: this is asked of every line near a candidate),
+    // without the punctuation around them: `ralph:`, `(iteration`, `3/100,`
+    let mut buf = [""; 8];
     let mut n = 0;
     for (slot, w) in buf.iter_mut().zip(t.split_whitespace()) {
-        *slot = w;
+        *slot = w.trim_matches(|c: char| "()[]{}:;,.".contains(c));
         n += 1;
     }
     let ws = &buf[..n];
@@ -134,24 +135,40 @@ fn run_row(t: &str) -> bool {
                 && b.bytes().all(|c| c.is_ascii_digit())
         })
     };
-    let mode = |w: &str| is_mode_word(w) || matches!(w, "team" | "pipeline" | "ultraqa" | "skill");
+    let mode = |w: &str| {
+        let mut lower = [0u8; 16];
+        let Some(l) = lower.get_mut(..w.len()) else {
+            return false;
+        };
+        l.copy_from_slice(w.as_bytes());
+        l.make_ascii_lowercase();
+        std::str::from_utf8(l).is_ok_and(|w| {
+            is_mode_word(w) || matches!(w, "team" | "pipeline" | "ultraqa" | "skill")
+        })
+    };
     (0..3).any(|k| {
         if !ws.get(k).is_some_and(|w| mode(w)) {
             return false;
         }
-        let iter = ws
-            .get(k + 1)
-            .is_some_and(|w| matches!(*w, "iter" | "iteration"));
-        let at = k + 1 + usize::from(iter);
-        if !ws.get(at).is_some_and(|w| count(w)) {
-            return false;
+        // `iteration 3/100` a few words on says it alone (`mode show` prints the task after it:
+        // `ralph (session s1, iteration 3/100, task: …)`)
+        if let Some(at) = ws[k + 1..]
+            .iter()
+            .take(4)
+            .position(|w| matches!(w.to_ascii_lowercase().as_str(), "iter" | "iteration"))
+            && ws.get(k + 2 + at).is_some_and(|w| count(w))
+        {
+            return true;
         }
-        // (`iteration 3/100` says it alone: `mode show` prints the task after it)
-        iter || ws.get(at + 1).is_none_or(|w| {
-            w.starts_with(['·', '+', '(', '-', '|'])
-                || w.starts_with(|c: char| c.is_ascii_digit())
-                || RUN_ROW_WORDS.contains(w)
-        })
+        // the count right after the name, then nothing, a separator or a figure (not `ralph 2/3
+        // of the tests`)
+        ws.get(k + 1).is_some_and(|w| count(w))
+            && ws.get(k + 2).is_none_or(|w| {
+                w.is_empty()
+                    || w.starts_with(['·', '+', '(', '-', '|', '—'])
+                    || w.starts_with(|c: char| c.is_ascii_digit())
+                    || RUN_ROW_WORDS.contains(w)
+            })
     })
 }
 
@@ -945,6 +962,17 @@ mod tests {
         assert_eq!(kinds("ralph: fix the flaky tests"), vec![None]);
         assert_eq!(kinds("session s1 keeps ralph running, stop it"), vec![None]);
         assert_eq!(kinds("ralph iter 3 of the parser"), vec![None]);
+        assert_eq!(
+            kinds("ralph 2/3 of the tests pass, ralph fix the rest"),
+            vec![None]
+        );
+        // a row however it is punctuated or cased
+        assert_eq!(
+            kinds(
+                "  ralph (session abc, iteration 3/100, task: fix the tests)\nRALPH 3/100 · 12 min left"
+            ),
+            vec![Some(Ours), Some(Ours)]
+        );
     }
 
     #[test]
