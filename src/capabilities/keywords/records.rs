@@ -46,7 +46,7 @@ enum Reach {
 /// footer, `status --all`, `doctor`, `detect`'s verdict and its candidates, `cancel`, the Stop
 /// hook's notices (`templates/stop/finished.md`, `held.md`, `limit.md`, `paused*.md`,
 /// `waiting.md`), the errors of every command (`omc-hooks mode: …`). Besides these, a run's row
-/// ([`run_row`]) and `mode start`'s answer ([`run_started`]).
+/// ([`run_row`]) and `mode start`'s answer ([`run_note`]).
 const OURS: &[(&str, Reach)] = &[
     ("omc-hooks status — ", Reach::Block),
     ("omc-hooks status --all — ", Reach::Block),
@@ -55,6 +55,8 @@ const OURS: &[(&str, Reach)] = &[
     ("omc-hooks mode: ", Reach::Block),
     ("omc-hooks detect: ", Reach::Block),
     ("omc-hooks cancel: ", Reach::Block),
+    ("omc-hooks checkpoint ", Reach::Line),
+    ("omc-hooks test notification ", Reach::Line),
     ("verdict: ", Reach::Block),
     ("Cancel with 'omc-hooks cancel'", Reach::Line),
     ("Cancelled in ", Reach::Line),
@@ -99,7 +101,7 @@ fn ours(t: &str) -> Option<Reach> {
         }
     }
     // (the status line, `ralph 12/100 34 min left · ctx 64%`, is a run's row)
-    (run_row(t) || run_started(t)).then_some(Reach::Line)
+    (run_row(t) || run_note(t)).then_some(Reach::Line)
 }
 
 /// A run's row, as `status` (`ralph        iter 3/100      started 2m ago …`), `mode show`
@@ -186,12 +188,32 @@ const RUN_ROW_WORDS: &[&str] = &[
     "suspended",
 ];
 
-/// `mode start`'s answer: `ralph: run started in session s1 (iteration 1/100); …`.
-fn run_started(t: &str) -> bool {
-    let head = &t.as_bytes()[..t.len().min(24)];
-    head.iter()
-        .position(|b| *b == b':')
-        .is_some_and(|c| t[c + 1..].starts_with(" run started in session "))
+/// What we say about one run, after its name: `mode start`'s answer (`ralph: run started in
+/// session s1 …`), the notifications (`templates/notify/`: `ralph is waiting for you in …`,
+/// `ralph finished in … after 12 iterations (of 100)`), the mode's instructions
+/// (`templates/modes/`: `RALPH mode is on: …`, `TDD mode: test first. For the request below …`).
+/// With each, whether the name is in capitals, as the instructions print it (`ralph: fix the
+/// request below` is a request).
+const RUN_NOTES: &[(&str, bool)] = &[
+    (": run started in session ", false),
+    (" is waiting for you in ", false),
+    (" iterations (of ", false),
+    (" mode is on: ", true),
+    (" the request below", true),
+];
+
+/// A line about one run, in our words ([`RUN_NOTES`]), its mode's name first.
+fn run_note(t: &str) -> bool {
+    // (only a line whose first word is a mode's name is searched, and only its first bytes)
+    let first = t.split([' ', ':']).next().unwrap_or("");
+    if first.len() > 16 || !is_mode_word(&first.to_ascii_lowercase()) {
+        return false;
+    }
+    let upper = !first.bytes().any(|b| b.is_ascii_lowercase());
+    let head = &t[..floor_char(t, 160)];
+    RUN_NOTES
+        .iter()
+        .any(|(m, caps)| (upper || !caps) && head.contains(m))
 }
 
 /// What a label of a bug report's line says.
@@ -960,6 +982,21 @@ mod tests {
         );
         // the person's own words about it are not
         assert_eq!(kinds("ralph: fix the flaky tests"), vec![None]);
+        assert_eq!(kinds("ralph: handle the request below"), vec![None]);
+        assert_eq!(kinds("ralph mode is on: the flaky tests"), vec![None]);
+        // the instructions, the notifications, a checkpoint notice
+        assert_eq!(
+            kinds(
+                "RALPH mode is on: a persistent loop. Keep working on the request below.\nTDD mode: test first. For the request below, write a failing test"
+            ),
+            vec![Some(Ours), Some(Ours)]
+        );
+        assert_eq!(
+            kinds(
+                "ralph is waiting for you in /p (iteration 3 of 100, claude): which db?\nomc-hooks checkpoint saved before compaction — active: ralph"
+            ),
+            vec![Some(Ours), Some(Ours)]
+        );
         assert_eq!(kinds("session s1 keeps ralph running, stop it"), vec![None]);
         assert_eq!(kinds("ralph iter 3 of the parser"), vec![None]);
         assert_eq!(

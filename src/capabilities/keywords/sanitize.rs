@@ -268,6 +268,8 @@ const ECHO_TAGS: &[&str] = &[
     "PROJECT",
     "CHECKPOINT",
     "NOTEPAD",
+    "SUSPENDED",
+    "TIME",
 ];
 
 const ECHO_PREFIXES: &[&str] = &[
