@@ -344,10 +344,11 @@ fn floor_char(s: &str, i: usize) -> usize {
     i
 }
 
-/// A step of a list: `1. …`, `2) …`, `- …`, `* …`, `• …`.
+/// A step of a list: `1. …`, `2) …`, `Step 3: …`, `- …`, `* …`, `• …`.
 fn step_line(t: &str) -> bool {
+    let t = t.strip_prefix("Step ").unwrap_or(t);
     let d = t.bytes().take_while(u8::is_ascii_digit).count();
-    (d > 0 && d <= 3 && matches!(t.as_bytes().get(d), Some(b'.' | b')')))
+    (d > 0 && d <= 3 && matches!(t.as_bytes().get(d), Some(b'.' | b')' | b':')))
         || t.starts_with("- ")
         || t.starts_with("* ")
         || t.starts_with("• ")
@@ -1079,6 +1080,10 @@ mod tests {
                 "Autopilot resets after an update. Steps: turn on Autopilot, update. Expected: on. Actual: off."
             ),
             vec![Some(Report)]
+        );
+        assert_eq!(
+            kinds("Steps to reproduce:\nStep 1: Enable Autopilot\nStep 2: drive"),
+            vec![Some(Report); 3]
         );
         // neither steps to reproduce nor an expected and an actual result: no report
         assert_eq!(
