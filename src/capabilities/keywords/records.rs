@@ -1082,8 +1082,8 @@ mod tests {
             vec![Some(Report)]
         );
         assert_eq!(
-            kinds("Steps to reproduce:\nStep 1: Enable Autopilot\nStep 2: drive"),
-            vec![Some(Report); 3]
+            kinds("Steps to reproduce:\n\nStep 1: Enable Autopilot\nStep 2: drive"),
+            vec![Some(Report), None, Some(Report), Some(Report)]
         );
         // neither steps to reproduce nor an expected and an actual result: no report
         assert_eq!(
