@@ -75,10 +75,11 @@ pub struct Hook {
 const DEFAULT_DEADLINE: Duration = Duration::from_millis(2_500);
 
 /// Every hook subcommand, in lifecycle order.
-pub const HOOKS: [Hook; 10] = [
+pub const HOOKS: [Hook; 11] = [
     hook("session-start", "SessionStart", DEFAULT_DEADLINE),
     hook("user-prompt-submit", "UserPromptSubmit", DEFAULT_DEADLINE),
     hook("pre-tool-use", "PreToolUse", DEFAULT_DEADLINE),
+    hook("permission-request", "PermissionRequest", DEFAULT_DEADLINE),
     hook("post-tool-use", "PostToolUse", DEFAULT_DEADLINE),
     hook(
         "post-tool-use-failure",

@@ -184,6 +184,7 @@ fn every_agent_installs_into_an_existing_file_and_uninstalls_byte_for_byte() {
             } else if [
                 "session-start",
                 "pre-tool-use",
+                "permission-request",
                 "post-tool-use",
                 "post-tool-use-failure",
                 "subagent-start",
@@ -582,7 +583,7 @@ fn doctor_checks_the_other_agents_installs() {
         "{text}"
     );
     assert!(
-        text.contains(".codex/hooks.json: installed, 9 of 9 hooks"),
+        text.contains(".codex/hooks.json: installed, 10 of 10 hooks"),
         "{text}"
     );
     assert!(text.contains("trust the omc-hooks entries"), "{text}");
@@ -609,7 +610,7 @@ fn doctor_checks_the_other_agents_installs() {
     ok(&omc(&["install", "--agent", "qoder"], p.path(), &env));
     let text = String::from_utf8_lossy(&doctor(&p).stdout).into_owned();
     assert!(
-        text.contains(".qoder/settings.json: installed, 10 of 10 hooks"),
+        text.contains(".qoder/settings.json: installed, 11 of 11 hooks"),
         "{text}"
     );
     let f = p.path().join(".qoder/settings.json");
@@ -717,7 +718,7 @@ fn kimi_gets_its_hooks_in_its_config_toml_and_back_byte_for_byte() {
     let doc: toml_edit::DocumentMut = installed.parse().unwrap();
     let hooks: Vec<&toml_edit::Table> = doc["hooks"].as_array_of_tables().unwrap().iter().collect();
     let rows: Vec<_> =
-        omc_hooks::protocol::agents::table::rows(omc_hooks::protocol::agent::Wire::Claude)
+        omc_hooks::protocol::agents::table::rows(omc_hooks::protocol::agent::Wire::Kimi)
             .filter(|r| r.install != omc_hooks::protocol::agents::table::Install::No)
             .collect();
     assert_eq!(hooks.len(), rows.len() + 1, "ours after the person's own");
