@@ -1,7 +1,7 @@
 //! Compaction, memory and runs that outlive their session (contract §9), through the real
 //! binary with a pinned clock: edits and todos recorded on PostToolUse, the PreCompact
 //! checkpoint and notepad entry, SessionStart's budgeted context, subagent tracking,
-//! SessionEnd's summary and suspension, and resuming on the documented word.
+//! SessionEnd's summary and suspension, resuming on the documented word, and `<remember>` notes.
 
 use crate::common::{Hook, Project, payload};
 use crate::schema::assert_valid;
@@ -642,4 +642,71 @@ fn a_session_that_records_nothing_leaves_no_omc_directory() {
         s["duration_ms"], MIN,
         "from session.json's start to the end"
     );
+}
+
+#[test]
+fn remember_notes_in_a_task_result_and_a_subagents_last_message_reach_the_notepad() {
+    let p = Project::new();
+    std::fs::create_dir_all(p.omc()).unwrap();
+    let task = |text: &str| {
+        with(
+            payload("PostToolUse", "s1", p.path()),
+            json!({"tool_name": "Task", "tool_input": {"prompt": "look around"},
+                   "tool_response": {"content": [{"type": "text", "text": text}]}}),
+        )
+    };
+    let out = run(
+        "post-tool-use",
+        &p,
+        task(
+            "Found it.\n<remember priority>Deploys need the VPN up</remember>\n\
+             <remember>The cache lives in /var/cache/app</remember>\n\
+             token: <remember>key ghp_abcdefghijklmnopqrstuvwxyz0123456789</remember>",
+        ),
+    );
+    out.expect_valid();
+    let notepad = std::fs::read_to_string(p.omc().join("notepad.md")).unwrap();
+    let priority = omc_hooks::capabilities::memory::notepad::priority_context(&notepad);
+    assert_eq!(priority, "- Deploys need the VPN up", "{notepad}");
+    let working = &notepad[notepad.find("## Working Memory").unwrap()..];
+    assert!(
+        working.contains("- The cache lives in /var/cache/app"),
+        "{notepad}"
+    );
+    assert!(!notepad.contains("ghp_abcdef"), "redacted: {notepad}");
+    // The same notes again: nothing added.
+    run(
+        "post-tool-use",
+        &p,
+        task(
+            "<remember priority>Deploys need the VPN up</remember><remember>The cache lives in /var/cache/app</remember>",
+        ),
+    );
+    assert_eq!(
+        std::fs::read_to_string(p.omc().join("notepad.md")).unwrap(),
+        notepad
+    );
+    // Another tool's output is not a subagent's report.
+    run(
+        "post-tool-use",
+        &p,
+        with(
+            payload("PostToolUse", "s1", p.path()),
+            json!({"tool_name": "Bash", "tool_input": {"command": "cat notes"},
+                   "tool_response": {"stdout": "<remember>from a file</remember>"}}),
+        ),
+    );
+    // A subagent's last message.
+    run(
+        "subagent-stop",
+        &p,
+        with(
+            payload("SubagentStop", "s1", p.path()),
+            json!({"agent_id": "a1", "agent_type": "explore",
+                   "last_assistant_message": "<remember>Tests need PGHOST set</remember>"}),
+        ),
+    );
+    let notepad = std::fs::read_to_string(p.omc().join("notepad.md")).unwrap();
+    assert!(notepad.contains("- Tests need PGHOST set"), "{notepad}");
+    assert!(!notepad.contains("from a file"), "{notepad}");
 }

@@ -94,6 +94,7 @@ const REGISTRY: &[(&str, &[Capability])] = &[
             cap("skill-guard", skill_guard::on_post_tool_use),
             cap("tool_failure clear", tool_failure::clear),
             cap("edits", memory::edits::record),
+            cap("remember", memory::remember::on_post_tool_use),
             cap("todos", memory::todos::record),
             cap("output-check", output_check::on_post_tool_use),
             cap("project-rules", project_rules::on_post_tool_use),
@@ -123,6 +124,7 @@ const REGISTRY: &[(&str, &[Capability])] = &[
         &[
             cap("subagents", subagents::stop),
             cap("deliverables", deliverables::on_subagent_stop),
+            cap("remember", memory::remember::on_subagent_stop),
         ],
     ),
     (

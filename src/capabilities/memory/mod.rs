@@ -18,6 +18,7 @@ pub mod checkpoint;
 pub mod edits;
 pub mod notepad;
 pub mod project_memory;
+pub mod remember;
 pub mod resume;
 pub mod session_end;
 pub mod session_start;
