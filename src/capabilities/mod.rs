@@ -10,6 +10,7 @@ pub mod delegation;
 pub mod deliverables;
 pub mod export;
 pub mod keywords;
+pub mod learned_skills;
 pub mod memory;
 pub mod output_check;
 pub mod persistent_mode;
@@ -75,6 +76,7 @@ const REGISTRY: &[(&str, &[Capability])] = &[
             cap("resume", memory::resume::on_prompt),
             cap("mode-command", persistent_mode::command::on_prompt),
             cap("keywords", keywords::on_prompt),
+            cap("learned-skills", learned_skills::on_prompt),
             cap("deliverables", deliverables::tell_parent),
             cap("config-notice", config_notice::run),
         ],
