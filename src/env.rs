@@ -18,6 +18,10 @@ pub struct Env {
     /// `OMC_SKIP_HOOKS`: the tokens as written (split on commas, semicolons and spaces), read
     /// by [`crate::hooks::skipped_by`]: hook names or Claude Code event names, in any case.
     pub skip_hooks: Vec<String>,
+    /// `OMC_SKIP_HOOKS_OMC_ONLY` is on: OMC's script names in `OMC_SKIP_HOOKS`
+    /// (`keyword-detector`, …) are meant for oh-my-claudecode alone and skip nothing of ours
+    /// (`install --disable-omc` sets it beside the names it adds).
+    pub skip_omc_only: bool,
     /// Switch values that could not be read, each as a sentence (`DISABLE_OMC='maybe' …`),
     /// for the one diagnostic a hook prints and for `doctor`.
     pub switch_problems: Vec<String>,
@@ -176,6 +180,10 @@ impl Env {
                         .collect()
                 })
                 .unwrap_or_default(),
+            skip_omc_only: get("OMC_SKIP_HOOKS_OMC_ONLY")
+                .as_deref()
+                .and_then(flag)
+                .unwrap_or(false),
             switch_problems,
             team_worker: get("OMC_TEAM_WORKER").is_some_and(|s| !s.trim().is_empty()),
             now_ms: get("OMC_NOW_MS").and_then(|s| s.trim().parse::<i64>().ok()),

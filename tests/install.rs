@@ -623,6 +623,8 @@ fn oh_my_claudecode_is_pointed_out_and_switched_off_on_request() {
         v["env"]["OMC_SKIP_HOOKS"],
         "keyword-detector,persistent-mode"
     );
+    // The names are OMC's alone: they must not switch our own keyword detection off.
+    assert_eq!(v["env"]["OMC_SKIP_HOOKS_OMC_ONLY"], "1");
     let doctor = w.run(&["doctor"]);
     assert!(
         !doctor.stdout.contains("--disable-omc"),

@@ -166,6 +166,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn omcs_script_names_name_real_work() {
+        for (name, work) in crate::hooks::OMC_SCRIPTS {
+            match work {
+                crate::hooks::OmcWork::Capabilities(caps) => {
+                    for c in *caps {
+                        assert!(
+                            REGISTRY
+                                .iter()
+                                .any(|(_, list)| list.iter().any(|x| x.name == *c)),
+                            "{name}: no capability {c}"
+                        );
+                    }
+                }
+                crate::hooks::OmcWork::Hook(h) => {
+                    assert!(crate::hooks::find(h).is_some(), "{name}: no hook {h}")
+                }
+                crate::hooks::OmcWork::Nothing => {}
+            }
+        }
+    }
+
+    #[test]
     fn registry_names_real_hooks_once() {
         for (i, (name, _)) in REGISTRY.iter().enumerate() {
             assert!(crate::hooks::find(name).is_some(), "{name} is not a hook");

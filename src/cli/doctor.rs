@@ -176,11 +176,17 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
             .push("DISABLE_OMC is set in this shell: every hook started from it is a no-op".into());
     }
     if !env.skip_hooks.is_empty() {
-        let skipped: Vec<&str> = crate::hooks::HOOKS
+        let mut skipped: Vec<String> = crate::hooks::HOOKS
             .iter()
-            .filter(|h| crate::hooks::skipped_by(&env.skip_hooks, **h))
-            .map(|h| h.name)
+            .filter(|h| crate::hooks::skipped_by(&env.skip_hooks, **h, env.skip_omc_only))
+            .map(|h| h.name.to_string())
             .collect();
+        for c in crate::hooks::skipped_capabilities(&env.skip_hooks, env.skip_omc_only) {
+            let c = format!("the {c} capability");
+            if !skipped.contains(&c) {
+                skipped.push(c);
+            }
+        }
         r.notes.push(format!(
             "OMC_SKIP_HOOKS='{}' skips: {}",
             env.skip_hooks.join(","),
