@@ -710,3 +710,35 @@ fn remember_notes_in_a_task_result_and_a_subagents_last_message_reach_the_notepa
     assert!(notepad.contains("- Tests need PGHOST set"), "{notepad}");
     assert!(!notepad.contains("from a file"), "{notepad}");
 }
+
+#[test]
+fn the_wiki_is_listed_at_every_session_start_compaction_included() {
+    let p = Project::new();
+    std::fs::create_dir_all(p.omc().join("wiki")).unwrap();
+    std::fs::write(p.omc().join("wiki/auth.md"), "# Auth\n").unwrap();
+    std::fs::write(p.omc().join("wiki/deploy.md"), "# Deploy\n").unwrap();
+    std::fs::write(p.omc().join("wiki/notes.txt"), "not a page").unwrap();
+    let ctx = session_start(&p, "s1", "startup").context();
+    assert!(ctx.contains("[LLM WIKI: 2 page(s) at .omc/wiki/]"), "{ctx}");
+    assert!(ctx.contains("- auth.md\n- deploy.md"), "{ctx}");
+    // With an index, its first lines; after a compaction as at a start.
+    std::fs::write(
+        p.omc().join("wiki/index.md"),
+        "# Index\n\n- [Auth](auth.md): tokens and sessions\n",
+    )
+    .unwrap();
+    let ctx = session_start(&p, "s1", "compact").context();
+    assert!(ctx.contains("[LLM WIKI: 3 page(s)"), "{ctx}");
+    assert!(
+        ctx.contains("# Index\n- [Auth](auth.md): tokens and sessions"),
+        "{ctx}"
+    );
+    // No wiki, no section.
+    let q = Project::new();
+    std::fs::create_dir_all(q.omc()).unwrap();
+    assert!(
+        !session_start(&q, "s2", "startup")
+            .context()
+            .contains("WIKI")
+    );
+}

@@ -23,6 +23,7 @@ pub mod resume;
 pub mod session_end;
 pub mod session_start;
 pub mod todos;
+pub mod wiki;
 
 use crate::modes::{PERSISTENT, state_file_name};
 use crate::state::files::ModeState;

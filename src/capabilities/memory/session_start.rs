@@ -8,7 +8,8 @@
 //! 2. after a compaction, the newest checkpoint;
 //! 3. otherwise, suspended runs of earlier sessions and the word that resumes them;
 //! 4. the notepad's Priority Context;
-//! 5. project memory.
+//! 5. project memory;
+//! 6. the project's wiki (`.omc/wiki/`, [`wiki`]).
 //!
 //! A section that does not fit is cut with a marker, and sections left out entirely are named
 //! in a closing line. It also records `session.json` (first start, last start, source, agent),
@@ -18,7 +19,9 @@
 //! agent sends the model with the first prompt, and SessionStart hooks can run before that
 //! snapshot is taken (tests/e2e/FINDINGS.md §11). SessionEnd takes it back from there.
 
-use super::{checkpoint, clip, mode_states, notepad, project_memory, render, resume, run_label};
+use super::{
+    checkpoint, clip, mode_states, notepad, project_memory, render, resume, run_label, wiki,
+};
 use crate::capabilities::Ctx;
 use crate::protocol::Answer;
 use crate::protocol::output::truncate_chars;
@@ -100,6 +103,9 @@ pub fn run(ctx: &Ctx<'_>) -> Answer {
     }
     if let Some(text) = project_memory::section(store) {
         sections.push(("project memory", text));
+    }
+    if let Some(text) = wiki::section(store) {
+        sections.push(("wiki", text));
     }
     let text = assemble(&sections, BUDGET);
     if text.is_empty() {
