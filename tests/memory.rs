@@ -742,3 +742,65 @@ fn the_wiki_is_listed_at_every_session_start_compaction_included() {
             .contains("WIKI")
     );
 }
+
+#[test]
+fn a_filling_context_is_noticed_once_per_crossing_at_the_configured_threshold() {
+    let p = Project::new();
+    std::fs::create_dir_all(p.omc()).unwrap();
+    let fill = |tokens: u64| {
+        std::fs::write(
+            p.path().join("transcript.jsonl"),
+            format!(
+                "{{\"type\":\"assistant\",\"message\":{{\"id\":\"m\",\"model\":\"claude-x\",\"usage\":{{\"input_tokens\":{tokens},\"output_tokens\":10}}}}}}\n"
+            ),
+        )
+        .unwrap();
+    };
+    let tool = || {
+        run(
+            "post-tool-use",
+            &p,
+            with(
+                payload("PostToolUse", "s1", p.path()),
+                json!({"tool_name": "Read", "tool_input": {"file_path": "/x"},
+                       "tool_response": {"type": "text"}}),
+            ),
+        )
+    };
+    fill(100_000); // 50 %
+    assert!(!tool().context().contains("CONTEXT"));
+    fill(170_000); // 85 %
+    let out = tool();
+    assert!(
+        out.context().contains("[CONTEXT 85% FULL]"),
+        "{}\n{}",
+        out.stdout,
+        out.stderr
+    );
+    assert!(
+        out.json()["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("85% full")
+    );
+    let seen: Value = serde_json::from_slice(
+        &std::fs::read(p.session_dir("s1").join("context-notice.json")).unwrap(),
+    )
+    .unwrap();
+    assert_valid("context-notice", &seen);
+    // Once: not again while it stays above; again after it dropped (a compaction) and rose.
+    assert!(!tool().context().contains("CONTEXT"));
+    fill(20_000);
+    assert!(!tool().context().contains("CONTEXT"));
+    fill(180_000);
+    assert!(tool().context().contains("[CONTEXT 90% FULL]"));
+    // The threshold is the project's: 0 is off.
+    p.write_json(
+        ".omc/config.json",
+        &json!({"context": {"notice_percent": 0}}),
+    );
+    fill(20_000);
+    tool();
+    fill(190_000);
+    assert!(!tool().context().contains("CONTEXT"));
+}

@@ -5,6 +5,7 @@
 
 pub mod cancel;
 pub mod config_notice;
+pub mod context_notice;
 pub mod continuation;
 pub mod delegation;
 pub mod deliverables;
@@ -102,6 +103,7 @@ const REGISTRY: &[(&str, &[Capability])] = &[
             cap("project-rules", project_rules::on_post_tool_use),
             cap("deliverables", deliverables::tell_parent),
             cap("delegation", delegation::on_post_tool_use),
+            cap("context-notice", context_notice::on_post_tool_use),
         ],
     ),
     (
