@@ -66,6 +66,12 @@ pub struct Marker {
     /// The agent the session runs in (its hooks' `--agent`), as of its last start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,
+    /// The terminal program the session runs in (`TERM_PROGRAM`), as of its last start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub term_program: Option<String>,
+    /// The session's terminal device (`/dev/pts/3`), as of its last start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tty: Option<String>,
 }
 
 /// SessionStart entry point.
@@ -168,6 +174,12 @@ fn mark(ctx: &Ctx<'_>, store: &Store, source: &str) {
         m.last_source = source.clone();
         m.starts += 1;
         m.agent = Some(ctx.input.agent.name().to_string());
+        m.term_program = ctx
+            .env
+            .var("TERM_PROGRAM")
+            .map(|t| clip(t, 64))
+            .filter(|t| !t.is_empty());
+        m.tty = ctx.env.tty.as_deref().map(|t| clip(t, 64));
         m
     };
     if !store.omc_dir().exists() {
