@@ -101,6 +101,19 @@ fn the_users_folder_counts_and_a_symlink_is_left_out() {
     let outside = tempfile::tempdir().unwrap();
     std::fs::write(outside.path().join("x.md"), DEPLOY).unwrap();
     std::os::unix::fs::symlink(outside.path().join("x.md"), p.omc().join("skills/x.md")).unwrap();
+    // A skill kept as `<name>/SKILL.md` counts too.
+    std::fs::create_dir_all(p.omc().join("skills/migrations")).unwrap();
+    std::fs::write(
+        p.omc().join("skills/migrations/SKILL.md"),
+        "---\nname: migrations\ntriggers: [review the migration]\n---\nCheck the down step.\n",
+    )
+    .unwrap();
+    let out = prompt(&p, config.path(), "ls-s3", "now review the migration");
+    assert!(
+        out.context().contains("Check the down step."),
+        "{}",
+        out.stdout
+    );
     let out = prompt(&p, config.path(), SID, "please write the release notes");
     assert!(out.context().contains("Group by area."), "{}", out.stdout);
     let out = prompt(&p, config.path(), "ls-s2", "deploy to staging");
@@ -116,7 +129,7 @@ fn the_users_folder_counts_and_a_symlink_is_left_out() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&doctor.stdout);
-    assert!(text.contains("1 learned skill(s)"), "{text}");
+    assert!(text.contains("2 learned skill(s)"), "{text}");
     assert!(
         text.contains("skill release-notes (user, ") && text.contains("triggers \"release notes\""),
         "{text}"

@@ -1,6 +1,6 @@
 //! A folder of Markdown files a person (or OMC's learner) writes: the learned skills of
 //! `.omc/skills/` and of the user's skills folder. Only regular files directly in the folder
-//! are read, each bounded, through [`super::fs::read_regular`] (no symlink followed, no FIFO
+//! (or, for `.md`, a `<name>/SKILL.md` one level down) are read, each bounded, through [`super::fs::read_regular`] (no symlink followed, no FIFO
 //! waited on); a symlink, a file that resolves outside the folder and a file too large are
 //! skipped and named, so `doctor` can say why.
 
@@ -42,8 +42,8 @@ pub fn read_folder(dir: &Path, ext: &str, max_files: usize, max_bytes: u64) -> L
     };
     let mut names: Vec<(PathBuf, std::fs::FileType)> = entries
         .filter_map(Result::ok)
-        .filter(|e| e.file_name().to_string_lossy().ends_with(ext))
         .filter_map(|e| Some((e.path(), e.file_type().ok()?)))
+        .filter(|(p, kind)| p.to_string_lossy().ends_with(ext) || (kind.is_dir() && ext == ".md"))
         .collect();
     names.sort_by(|a, b| a.0.cmp(&b.0));
     for (path, kind) in names {
@@ -51,6 +51,20 @@ pub fn read_folder(dir: &Path, ext: &str, max_files: usize, max_bytes: u64) -> L
             out.skipped.push((path, "a symbolic link".into()));
             continue;
         }
+        // A skill kept as `<name>/SKILL.md` (the layout of Claude Code's skills): that file.
+        let (path, kind) = if kind.is_dir() && ext == ".md" {
+            let inner = path.join("SKILL.md");
+            match std::fs::symlink_metadata(&inner) {
+                Ok(m) if m.file_type().is_symlink() => {
+                    out.skipped.push((inner, "a symbolic link".into()));
+                    continue;
+                }
+                Ok(m) => (inner, m.file_type()),
+                Err(_) => continue,
+            }
+        } else {
+            (path, kind)
+        };
         if !kind.is_file() {
             continue;
         }
@@ -59,7 +73,16 @@ pub fn read_folder(dir: &Path, ext: &str, max_files: usize, max_bytes: u64) -> L
                 .push((path, format!("more than {max_files} files in the folder")));
             continue;
         }
-        if path.canonicalize().ok().as_deref().and_then(Path::parent) != Some(real_dir.as_path()) {
+        let parent = path.canonicalize().ok().and_then(|p| {
+            let p = p.parent()?;
+            // `<name>/SKILL.md`: the folder's folder.
+            Some(if path.ends_with("SKILL.md") && p != real_dir {
+                p.parent()?.to_path_buf()
+            } else {
+                p.to_path_buf()
+            })
+        });
+        if parent.as_deref() != Some(real_dir.as_path()) {
             out.skipped
                 .push((path, "resolves outside its folder".into()));
             continue;
@@ -97,6 +120,11 @@ mod tests {
         assert_eq!(l.files[0].bytes, b"A");
         let why: Vec<&str> = l.skipped.iter().map(|(_, w)| w.as_str()).collect();
         assert_eq!(why, ["larger than 50 bytes", "a symbolic link"]);
+        std::fs::create_dir(dir.join("deploy")).unwrap();
+        std::fs::write(dir.join("deploy/SKILL.md"), "D").unwrap();
+        let l = read_folder(&dir, ".md", 10, 50);
+        assert_eq!(l.files.len(), 2);
+        assert!(l.files[1].path.ends_with("deploy/SKILL.md"));
         std::os::unix::fs::symlink(&dir, d.path().join("linked")).unwrap();
         assert!(
             read_folder(&d.path().join("linked"), ".md", 10, 50)
