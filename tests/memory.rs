@@ -804,3 +804,48 @@ fn a_filling_context_is_noticed_once_per_crossing_at_the_configured_threshold() 
     fill(190_000);
     assert!(!tool().context().contains("CONTEXT"));
 }
+
+#[test]
+fn a_run_oh_my_claudecode_left_session_less_is_offered_and_resumed_on_the_word() {
+    let p = Project::new();
+    p.write_json(
+        ".omc/state/ralph-state.json",
+        &json!({
+            "active": true, "iteration": 3, "max_iterations": 10,
+            "prompt": "fix the flaky parser tests", "project_path": p.path(),
+            "started_at": iso(NOW - 60 * MIN), "last_checked_at": iso(NOW - 30 * MIN)
+        }),
+    );
+    let ctx = session_start(&p, "s1", "startup").context();
+    assert!(ctx.contains("[LEFT BY OH-MY-CLAUDECODE]"), "{ctx}");
+    assert!(
+        ctx.contains("iteration 3/10. Task: \"fix the flaky parser tests\""),
+        "{ctx}"
+    );
+    // Nothing is taken up without the word: this session has no run yet.
+    assert!(
+        p.read_json(".omc/state/sessions/s1/ralph-state.json")
+            .is_none()
+    );
+    let out = prompt(&p, "s1", "omc resume");
+    assert!(out.context().contains("RESUMED]"), "{}", out.stdout);
+    let taken = p
+        .read_json(".omc/state/sessions/s1/ralph-state.json")
+        .unwrap();
+    assert_eq!(taken["active"], true, "{taken}");
+    assert_eq!(taken["iteration"], 3);
+    assert_eq!(taken["session_id"], "s1");
+    let left = p.read_json(".omc/state/ralph-state.json").unwrap();
+    assert_eq!(left["active"], false, "{left}");
+    assert_eq!(left["ended_reason"], "resumed");
+    // It is offered no more, and the next stop continues the run.
+    assert!(
+        !session_start(&p, "s2", "startup")
+            .context()
+            .contains("OH-MY-CLAUDECODE")
+    );
+    let mut stop = payload("Stop", "s1", p.path());
+    stop["stop_hook_active"] = json!(false);
+    stop["last_assistant_message"] = json!("Fixed one of them.");
+    run("stop", &p, stop).expect_block("RALPH");
+}

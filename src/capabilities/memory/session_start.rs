@@ -97,8 +97,13 @@ pub fn run(ctx: &Ctx<'_>) -> Answer {
         if let Some(cp) = checkpoint::latest(store, &ctx.scope) {
             sections.push(("checkpoint", checkpoint::context(&cp)));
         }
-    } else if let Some(text) = resume::offers_text(&resume::offers(ctx, store)) {
-        sections.push(("suspended runs", text));
+    } else {
+        if let Some(text) = resume::offers_text(&resume::offers(ctx, store)) {
+            sections.push(("suspended runs", text));
+        }
+        if let Some(text) = resume::leftovers_text(&resume::leftovers(ctx, store)) {
+            sections.push(("runs left by oh-my-claudecode", text));
+        }
     }
     if let Some(text) = notepad::read(store) {
         let p = notepad::priority_context(&text);
