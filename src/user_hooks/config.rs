@@ -686,6 +686,8 @@ fn check_entry(
             }
             Kind::Context
         }
+        // A script of only `additional_context`: the text, with nothing to run.
+        "script" if get("command").is_none() && additional_context.is_some() => Kind::Context,
         "script" => {
             let (command, l) = string("command")?
                 .ok_or_else(|| err(at, "`command` is missing for a script".into()))?;

@@ -15,6 +15,13 @@ fn a_context_template_reaches_the_model_with_the_tool_and_its_input() {
     let ctx = out.context();
     assert!(ctx.contains("Tool: Bash"), "{}\n{}", out.stdout, out.stderr);
     assert!(ctx.contains("ls -la /srv"), "{ctx}");
+    // The same as a script without a command.
+    let t = Setup::new();
+    t.user_hooks(
+        "[[hooks]]\nevent = \"pre-tool-use\"\ntype = \"script\"\n\
+         additional_context = \"Tool: {{tool_name}}\"\n",
+    );
+    assert!(t.bash("ls").context().contains("Tool: Bash"));
     // The matcher holds: another tool gets nothing.
     s.run(
         "pre-tool-use",
