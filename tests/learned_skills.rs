@@ -136,3 +136,18 @@ fn the_users_folder_counts_and_a_symlink_is_left_out() {
     );
     assert!(text.contains("x.md left out: a symbolic link"), "{text}");
 }
+
+#[test]
+fn omcs_skill_injector_name_in_omc_skip_hooks_switches_them_off() {
+    let (p, config) = setup();
+    let mut v = payload("UserPromptSubmit", SID, p.path());
+    v["prompt"] = json!("deploy to staging");
+    let out = Hook::new("user-prompt-submit")
+        .env("XDG_CONFIG_HOME", &config.path().to_string_lossy())
+        .env("OMC_SKIP_HOOKS", "skill-injector")
+        .payload(v)
+        .cwd(p.path())
+        .run();
+    out.expect_valid();
+    assert!(!out.context().contains("LEARNED SKILL"), "{}", out.stdout);
+}
