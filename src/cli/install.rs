@@ -522,7 +522,16 @@ fn coexist(
             super::settings::edit::Seg::Key("OMC_SKIP_HOOKS"),
         ])
         .and_then(|v| v.as_str().map(str::to_string));
-    let need_skip = !commands.is_empty() && !omc::skip_tokens_set(env_skip.as_deref());
+    let env_only = file
+        .edit
+        .get(&[
+            super::settings::edit::Seg::Key("env"),
+            super::settings::edit::Seg::Key(omc::OMC_ONLY_VAR),
+        ])
+        .and_then(|v| v.as_str().map(str::to_string));
+    let omc_off =
+        omc::skip_tokens_set(env_skip.as_deref()) && omc::omc_only_set(env_only.as_deref());
+    let need_skip = !commands.is_empty() && !omc_off;
     if plugins.is_empty() && !need_skip {
         return Ok(notes);
     }
@@ -568,8 +577,19 @@ fn coexist(
             json!(value),
         )
         .map_err(err)?;
+        // The same names would skip our keyword detection and Stop loop too: say they are
+        // OMC's alone.
+        merge::apply_change(
+            &mut file.edit,
+            record,
+            &["env", omc::OMC_ONLY_VAR],
+            json!("1"),
+        )
+        .map_err(err)?;
         notes.done.push(format!(
-            "env.OMC_SKIP_HOOKS = \"{value}\" (oh-my-claudecode's keyword detector and Stop loop off)"
+            "env.OMC_SKIP_HOOKS = \"{value}\" and env.{} = \"1\" (oh-my-claudecode's keyword \
+             detector and Stop loop off, ours on)",
+            omc::OMC_ONLY_VAR
         ));
     }
     Ok(notes)

@@ -351,6 +351,10 @@ fn describe(file: &config::HookFile) -> String {
         let what = match &e.kind {
             Kind::Script { command } => format!("runs: {command}"),
             Kind::Webhook { url, .. } => format!("calls: {url}"),
+            Kind::Context => format!(
+                "adds context: {}",
+                e.additional_context.as_deref().unwrap_or("")
+            ),
             Kind::Export { sink_type } => format!(
                 "{sink_type} to {}",
                 e.raw

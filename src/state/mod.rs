@@ -14,6 +14,7 @@
 //! [`outbox`]: a sink redacts its records unless its configuration says not to, contract §18.)
 
 pub mod files;
+pub mod folder;
 pub mod fs;
 pub mod health;
 pub mod outbox;
@@ -317,6 +318,21 @@ impl Store {
         }
         self.checked_dir(Path::new(""))?;
         fs::read_regular(&path)
+    }
+
+    /// The Markdown files a person keeps in `.omc/<subdir>/` (learned skills), read as
+    /// [`folder::read_folder`] does; nothing when `.omc` or the folder is a symlink.
+    pub fn person_folder(&self, subdir: &str, max_files: usize, max_bytes: u64) -> folder::Listing {
+        if !plain_name(subdir) {
+            return folder::Listing::default();
+        }
+        match self.checked_dir(Path::new(subdir)) {
+            Ok(dir) => folder::read_folder(&dir, ".md", max_files, max_bytes),
+            Err(e) => folder::Listing {
+                files: Vec::new(),
+                skipped: vec![(self.root.omc.join(subdir), e.to_string())],
+            },
+        }
     }
 
     /// The directory `rel` below the state root, provided neither the root nor any component

@@ -254,6 +254,9 @@ pub struct Scenario {
     pub timeout: Duration,
     pub default_text: Option<String>,
     pub plugin: bool,
+    /// Run without `--dangerously-skip-permissions`, so the client's permission rules (and
+    /// its PermissionRequest hook) decide each call.
+    pub ask_permissions: bool,
 }
 
 impl Default for Scenario {
@@ -266,6 +269,7 @@ impl Default for Scenario {
             timeout: DEFAULT_TIMEOUT,
             default_text: None,
             plugin: true,
+            ask_permissions: false,
         }
     }
 }
@@ -310,6 +314,11 @@ impl Scenario {
         self
     }
     /// Extra command-line argument for the client.
+    /// See [`Scenario::ask_permissions`].
+    pub fn ask_permissions(mut self) -> Self {
+        self.ask_permissions = true;
+        self
+    }
     pub fn arg(mut self, a: &str) -> Self {
         self.args.push(a.to_owned());
         self
@@ -643,11 +652,11 @@ pub fn claude_in(
     }
 
     let mut cmd = Command::new(bin);
-    cmd.arg("-p")
-        .arg(prompt)
-        .args(["--output-format", "json"])
+    cmd.arg("-p").arg(prompt).args(["--output-format", "json"]);
+    if !scenario.ask_permissions {
         // as root this needs IS_SANDBOX=1 (set below)
-        .arg("--dangerously-skip-permissions");
+        cmd.arg("--dangerously-skip-permissions");
+    }
     if scenario.plugin {
         match installed {
             None => cmd.arg("--plugin-dir").arg(plugin_dir),
