@@ -408,3 +408,78 @@ fn npm_pack_stops_at_an_archive_whose_checksum_is_wrong() {
     );
     assert!(tarballs(&out_dir).is_empty(), "{:?}", tarballs(&out_dir));
 }
+
+/// `packaging/plugin-bundle.sh` on a release's archives: every release target's binary under
+/// `bin/<target>/`, byte for byte — Windows' as `omc-hooks.exe` from its `.zip`, which
+/// hooks.json's command runs under Git Bash — each listed in `bin/SHA256SUMS`, whether the
+/// targets are named (as the release workflow names them all) or found.
+#[test]
+fn the_plugin_bundle_holds_every_release_target_windows_as_omc_hooks_exe() {
+    let d = tempfile::tempdir().unwrap();
+    let artifacts = d.path().join("artifacts");
+    std::fs::create_dir_all(&artifacts).unwrap();
+    let bodies: Vec<(&str, Vec<u8>)> = omc_hooks::hooks::RELEASE_TARGETS
+        .iter()
+        .map(|t| (*t, fake_archive(&artifacts, t)))
+        .collect();
+    let workflow =
+        std::fs::read_to_string(repo_root().join(".github/workflows/publish-plugin.yml")).unwrap();
+    let named: Vec<&str> = workflow
+        .split("packaging/plugin-bundle.sh target/plugin target/distrib")
+        .nth(1)
+        .unwrap()
+        .split("- name:")
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .filter(|w| *w != "\\")
+        .collect();
+    let mut sorted = named.clone();
+    sorted.sort();
+    let mut release = omc_hooks::hooks::RELEASE_TARGETS.to_vec();
+    release.sort();
+    assert_eq!(
+        sorted, release,
+        "publish-plugin.yml names every release target"
+    );
+
+    for (how, targets) in [("named", named.clone()), ("found", vec![])] {
+        let out_dir = d.path().join(format!("plugin-{how}"));
+        let out = Command::new("bash")
+            .arg(repo_root().join("packaging/plugin-bundle.sh"))
+            .arg(&out_dir)
+            .arg(&artifacts)
+            .args(&targets)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{how}: {}", text(&out.stderr));
+        let sums = std::fs::read_to_string(out_dir.join("bin/SHA256SUMS")).unwrap();
+        assert_eq!(sums.lines().count(), bodies.len(), "{how}: {sums}");
+        for (t, body) in &bodies {
+            let exe = if t.contains("-windows-") {
+                "omc-hooks.exe"
+            } else {
+                "omc-hooks"
+            };
+            let rel = format!("{t}/{exe}");
+            assert_eq!(
+                &std::fs::read(out_dir.join("bin").join(&rel)).unwrap(),
+                body,
+                "{how}: {rel}"
+            );
+            assert!(
+                sums.lines().any(|l| l.ends_with(&format!("  {rel}"))),
+                "{how}: {rel} in {sums}"
+            );
+            let other = if exe == "omc-hooks" {
+                "omc-hooks.exe"
+            } else {
+                "omc-hooks"
+            };
+            assert!(
+                !out_dir.join("bin").join(t).join(other).exists(),
+                "{how}: {t}"
+            );
+        }
+    }
+}
