@@ -174,6 +174,14 @@ impl Agent {
         ) || self == Agent::CodeBuddy
     }
 
+    /// Whether the client's `stop_hook_active` is true on every Stop that follows one of our
+    /// continuations, so that a `false` one starts a new turn. Gemini CLI 0.61.0 sends `false`
+    /// again after a continuation in which the model ran a tool (tests/e2e/gemini-FINDINGS.md
+    /// §4): there only the person's prompt starts a new turn (it resets the counts anyway).
+    pub fn flags_every_continued_stop(self) -> bool {
+        self.wire() != Wire::Gemini
+    }
+
     /// Whether context answered on a pre-tool event reaches the model. Gemini CLI's BeforeTool
     /// has no context output (its docs/hooks/reference.md; only AfterTool appends context to
     /// the tool's result) and Qwen Code reads PreToolUse context only beside a

@@ -437,8 +437,10 @@ fn advance(facts: &Facts<'_>, spec: &'static PersistentMode, claim: Option<&str>
             return (Change::Write(s), Step::StillPaused);
         }
         // A Stop the client sends outside a continuation starts the counts afresh (a stale
-        // count from an earlier turn does not hold).
-        let fresh = !facts.ctx.input.stop_hook_active;
+        // count from an earlier turn does not hold) — where the client's flag says so reliably;
+        // elsewhere the person's prompt resets the counts (`keywords::reset_turn`).
+        let fresh = !facts.ctx.input.stop_hook_active
+            && facts.ctx.input.format.flags_every_continued_stop();
         let idle = if fresh { 0 } else { s.consecutive_blocks };
         let per_prompt =
             facts
