@@ -102,6 +102,63 @@ fn assert_handed_back(sb: &Sandbox, run: &Run, progress_turns: usize, why: &[&st
     reason
 }
 
+/// The tokens of the assistant messages of a Claude Code transcript: one record per content
+/// block, each with its message's `usage`, so counted once per `message.id` (input + output +
+/// cache creation + cache read).
+fn tokens_recorded(transcript: &str) -> u64 {
+    let mut per_message = std::collections::BTreeMap::new();
+    for r in transcript
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|r| r["type"] == "assistant")
+    {
+        let u = &r["message"]["usage"];
+        let n: u64 = [
+            "input_tokens",
+            "output_tokens",
+            "cache_creation_input_tokens",
+            "cache_read_input_tokens",
+        ]
+        .iter()
+        .filter_map(|k| u[*k].as_u64())
+        .sum();
+        if let Some(id) = r["message"]["id"].as_str() {
+            per_message.insert(id.to_owned(), n);
+        }
+    }
+    per_message.values().sum()
+}
+
+/// What the client records about tokens: the transcript the Stop payload names holds, when the
+/// Stop hook runs, the usage of both model calls of the turn (the recorder plugin as the only
+/// hook copies it then).
+#[test]
+fn the_transcript_holds_the_usage_of_every_call_when_stop_runs() {
+    let sb = Sandbox::new();
+    let rec = sb.root().join("rec");
+    let copy = sb.root().join("transcript-at-stop.jsonl");
+    crate::e2e_agents::respond(
+        &rec,
+        "Stop",
+        &format!(
+            "p=$(python3 -c 'import json,sys; print(json.load(sys.stdin)[\"transcript_path\"])'); cp \"$p\" '{}'",
+            copy.display()
+        ),
+    );
+    let run = sb.claude(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/recorder"),
+        "say hi using the shell",
+        working_turns(Scenario::new().input_tokens(30_000), 1)
+            .env("REC_DIR", rec.to_string_lossy()),
+        None,
+    );
+    run.assert_success();
+    let d = run.diagnostics();
+    assert_eq!(run.main_loop_requests().len(), 2, "{d}");
+    let text = std::fs::read_to_string(&copy).unwrap_or_else(|e| panic!("{copy:?}: {e}\n{d}"));
+    assert_eq!(tokens_recorded(&text), 2 * 30_005, "{text}");
+}
+
 #[test]
 fn the_same_ls_with_the_same_output_is_handed_back_within_eight() {
     let sb = Sandbox::new();
