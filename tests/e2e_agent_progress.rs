@@ -255,6 +255,11 @@ pub fn a_model_going_round_two_commands_is_handed_back(agent: Agent) {
     );
     let st = status(&sb);
     assert!(st.contains(&format!("(paused: {why})")), "{st}");
+    // Gemini CLI prints a hook's `systemMessage` on stderr headless: the person is told why
+    // there too (gemini-FINDINGS.md §15).
+    if agent == Agent::Gemini {
+        assert!(run.stderr.contains(why), "{}", run.stderr);
+    }
 }
 
 /// `n` turns that each run a new command, then the completion claim.
@@ -360,7 +365,7 @@ pub fn a_run_ends_on_its_token_budget(agent: Agent) {
         conts.len()
     );
     assert!(
-        conts[0].contains("k/100k tokens]"),
+        conts[0].contains("k/100k tokens"),
         "the continuation shows the tokens spent: {}",
         conts[0]
     );
@@ -374,6 +379,14 @@ pub fn a_run_ends_on_its_token_budget(agent: Agent) {
         (100_000..=200_000).contains(&used),
         "tokens_used {used}: {s:#}"
     );
+    if agent == Agent::Gemini {
+        assert!(
+            run.stderr
+                .contains("omc-hooks: ralph stopped at its limit of 100k tokens"),
+            "the person is told: {}",
+            run.stderr
+        );
+    }
 }
 
 macro_rules! agent_suite {

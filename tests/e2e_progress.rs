@@ -363,7 +363,7 @@ fn a_run_ends_on_its_token_budget_within_a_few_continuations() {
         conts.len()
     );
     assert!(
-        conts[0].contains("k/100k tokens]"),
+        conts[0].contains("k/100k tokens"),
         "the continuation shows what was spent: {}",
         conts[0]
     );
