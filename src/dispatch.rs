@@ -264,6 +264,9 @@ pub fn decide_from(hook: Hook, env: &Env, input: &HookInput, started: Instant) -
         config,
     };
     let mut answer = user.answer;
+    if user.refused && hook.event == "Stop" {
+        answer = relay_stop_block(&ctx, answer);
+    }
     if user.refused {
         run_all(&ctx, capabilities::AFTER_EVERY_HOOK, &mut answer);
         return answer;
@@ -292,6 +295,27 @@ pub fn decide_from(hook: Hook, env: &Env, input: &HookInput, started: Instant) -
         );
     }
     answer
+}
+
+/// A block one of the person's own stop hooks answered is relayed only while the session
+/// makes progress (the same cap as a run's continuations without new work) and not after a
+/// cancel until the next prompt: a stop script that always blocks must not hold a session
+/// forever, and Codex and Gemini CLI have no cap of their own.
+fn relay_stop_block(ctx: &capabilities::Ctx<'_>, answer: Answer) -> Answer {
+    let Some(store) = &ctx.store else {
+        return answer;
+    };
+    let cap = ctx.stop_limits().idle.max;
+    match capabilities::persistent_mode::progress::relay_user_block(store, &ctx.scope, cap) {
+        Ok(()) => answer,
+        Err(why) => {
+            crate::diag!("stop: a hooks.toml stop hook's block is not relayed: {why}");
+            Answer::system_message(format!(
+                "omc-hooks: your stop hook's block was not passed on ({why}); the turn ends. \
+                 It is relayed again after your next message."
+            ))
+        }
+    }
 }
 
 /// Runs `caps` in order and merges their answers into `answer`; a capability that panics is

@@ -68,7 +68,17 @@ pub fn declares_completion(message: &str) -> bool {
         Some(i) => (&body[..i], &body[i + 1..]),
         None => ("", body),
     };
-    COMPLETION_SPELLINGS.contains(&last.trim()) && !in_open_fence(before)
+    COMPLETION_SPELLINGS.contains(&last.trim()) && !indented_code(last) && !in_open_fence(before)
+}
+
+/// Whether a line is indented as Markdown code (four spaces or a tab): a token there is shown,
+/// not said.
+fn indented_code(line: &str) -> bool {
+    let lead: String = line
+        .chars()
+        .take_while(|c| *c == ' ' || *c == '\t')
+        .collect();
+    lead.contains('\t') || lead.len() >= 4
 }
 
 /// Whether `text` leaves a fenced code block (```` ``` ```` or `~~~`) open, so that the line
@@ -266,11 +276,68 @@ pub fn minutes_text(minutes: u32) -> String {
     }
 }
 
-/// ` · 34 min left` after a run's `iteration/max`, or nothing without a time budget.
+/// ` · 340k/500k tokens · 34 min left` after a run's `iteration/max`: its token budget and
+/// what is left of its time budget, each only when the run has one.
 pub fn budget_suffix(state: &ModeState, now_ms: i64) -> String {
-    time_left_ms(state, now_ms)
-        .map(|ms| format!(" · {}", time_left_text(ms.max(0))))
-        .unwrap_or_default()
+    let mut out = String::new();
+    if let Some(t) = tokens_budget_text(state) {
+        out.push_str(" · ");
+        out.push_str(&t);
+    }
+    if let Some(ms) = time_left_ms(state, now_ms) {
+        out.push_str(" · ");
+        out.push_str(&time_left_text(ms.max(0)));
+    }
+    out
+}
+
+/// Why a run ended, for people: the documented reasons (contract §6), in words.
+pub fn end_reason_text(s: &ModeState) -> String {
+    let why = match s.ended_reason.as_deref().unwrap_or("") {
+        "completed" => match s.verified {
+            Some(true) => "completed, verified by the project's checks".to_string(),
+            _ => "completed (not verified)".to_string(),
+        },
+        "tests_passing" => "completed: all tests passing".into(),
+        "max_iterations" => "iteration limit reached".into(),
+        "max_cycles" => "QA cycle limit reached".into(),
+        "max_minutes" => "time budget spent".into(),
+        "max_tokens" => "token budget spent".into(),
+        "cancelled" => "cancelled".into(),
+        "stale" => "stale (untouched for 2 h)".into(),
+        "failed" => "reported failed".into(),
+        "resumed" => "taken up by a later session".into(),
+        other => other.to_string(),
+    };
+    match tokens_budget_text(s) {
+        Some(t) => format!("{why}; {t}"),
+        None if s.tokens_used > 0 => format!(
+            "{why}; {} tokens",
+            crate::state::usage::tokens_text(s.tokens_used)
+        ),
+        None => why,
+    }
+}
+
+/// `340k/500k tokens` for a run with a token budget.
+pub fn tokens_budget_text(state: &ModeState) -> Option<String> {
+    use crate::state::usage::tokens_text;
+    (state.max_tokens > 0).then(|| {
+        format!(
+            "{}/{} tokens",
+            tokens_text(state.tokens_used),
+            tokens_text(state.max_tokens)
+        )
+    })
+}
+
+/// The token budget a new run of `mode` starts with: `<mode>.max_tokens` from
+/// `.omc/config.json`, or none (0). A prompt's own budget (`--tokens 500k`) replaces it.
+pub fn max_tokens(mode: &str, config: &crate::config::Config) -> u64 {
+    config
+        .get(&format!("{mode}/max_tokens"))
+        .and_then(serde_json::Value::as_u64)
+        .unwrap_or(0)
 }
 
 /// Normalises a reported phase: lowercase, and `team-exec` is `exec` (OMC's spelling).

@@ -188,7 +188,8 @@ fn seed_busy_project(w: &World) {
                "last_checked_at": iso(NOW - 150 * MIN), "iteration": 4, "max_iterations": 30,
                "suspended_at": iso(NOW - 150 * MIN)}),
     );
-    // An ended run and an empty session show nothing.
+    // An empty session shows nothing; an ended run only in the list of recent ends, with its
+    // reason (issue 34).
     w.seed(
         Some("s3"),
         "ultrawork-state.json",
@@ -226,9 +227,19 @@ fn status_shows_modes_guards_failures_and_suspended_runs() {
     assert!(t.contains("session s1"), "{t}");
     assert!(t.contains("session s2"), "{t}");
     assert!(
-        !t.contains("session s3") && !t.contains("session s4"),
+        !t.lines().any(|l| l.starts_with("session s3")) && !t.contains("session s4"),
         "{t}"
     );
+    let ended = t
+        .split_once("Ended in the last 24 h:\n")
+        .map(|(_, rest)| rest)
+        .unwrap_or_else(|| panic!("no recent ends:\n{t}"));
+    let first = ended.lines().next().unwrap();
+    assert!(first.trim_start().starts_with("ultrawork"), "{t}");
+    assert!(first.contains("iter 2/50"), "{t}");
+    assert!(first.contains("ended 50m 00s ago"), "{t}");
+    assert!(first.contains("completed (not verified)"), "{t}");
+    assert!(first.contains("(session s3)"), "{t}");
     let line = |needle: &str| {
         t.lines()
             .find(|l| l.trim_start().starts_with(needle))

@@ -806,6 +806,60 @@ fn status_all_shows_the_runs_of_every_installed_project() {
     );
 }
 
+/// Issue 34: a run's end and a hand-back are listed with their reason.
+#[test]
+fn status_all_names_why_runs_ended_or_were_handed_back() {
+    let w = World::new();
+    w.run(&["install"]).ok();
+    let mut paused = ralph("s1", NOW - 10 * MIN, NOW - 5 * MIN, 12);
+    paused["paused_at"] = json!(omc_hooks::time::iso(NOW - 5 * MIN));
+    paused["pause_kind"] = json!("no_progress");
+    paused["paused_reason"] =
+        json!("no progress in the last 8 continuations: ran `ls` again with the same output");
+    w.seed(Some("s1"), "ralph-state.json", paused);
+    let mut ended = ralph("s2", NOW - 60 * MIN, NOW - 30 * MIN, 4);
+    ended["active"] = json!(false);
+    ended["ended_reason"] = json!("max_tokens");
+    ended["ended_at"] = json!(omc_hooks::time::iso(NOW - 30 * MIN));
+    ended["max_tokens"] = json!(100_000);
+    ended["tokens_used"] = json!(120_020);
+    w.seed(Some("s2"), "ralph-state.json", ended);
+    let mut old = ralph("s3", NOW - 3000 * MIN, NOW - 2900 * MIN, 2);
+    old["active"] = json!(false);
+    old["ended_reason"] = json!("completed");
+    old["ended_at"] = json!(omc_hooks::time::iso(NOW - 2900 * MIN));
+    w.seed(Some("s3"), "ralph-state.json", old);
+    let out = w.run(&["status", "--all"]);
+    out.ok();
+    let t = &out.stdout;
+    let line = |sid: &str| {
+        t.lines()
+            .find(|l| l.trim_start().starts_with(sid))
+            .unwrap_or_else(|| panic!("no row for {sid}: {t}"))
+            .to_string()
+    };
+    assert!(
+        line("s1").contains("paused: no progress in the last 8 continuations: ran `ls` again"),
+        "{t}"
+    );
+    assert!(
+        line("s2").contains("ended: token budget spent; 120k/100k tokens"),
+        "{t}"
+    );
+    assert!(
+        !t.lines().any(|l| l.trim_start().starts_with("s3")),
+        "a day old: {t}"
+    );
+    let out = w.run(&["status", "--all", "--json"]);
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    let runs = v["projects"][0]["runs"].as_array().unwrap();
+    let s2 = runs.iter().find(|r| r["session_id"] == "s2").unwrap();
+    assert_eq!(s2["ended_reason"], "max_tokens");
+    assert_eq!(s2["tokens_used"], 120_020);
+    let s1 = runs.iter().find(|r| r["session_id"] == "s1").unwrap();
+    assert_eq!(s1["pause_kind"], "no_progress");
+}
+
 #[test]
 fn status_watch_redraws_until_stopped() {
     let w = World::new();

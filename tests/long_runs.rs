@@ -865,3 +865,439 @@ fn qwen_leaves_a_handed_back_run_open_and_the_next_new_session_takes_it_up() {
     work_then_talk(CLAUDE, &r, "c1", 1, 8, &[]);
     assert!(r.read_json(".omc/state/suspended-runs.json").is_none());
 }
+
+// ------------------------------------------------ issue 34: progress from what happened ----
+
+impl Client {
+    /// The agent runs `cmd`, which prints `output` (or fails with it): its pre- and post-tool
+    /// events, as each client sends them.
+    fn shell(
+        &self,
+        p: &Project,
+        sid: &str,
+        cmd: &str,
+        output: &str,
+        ok: bool,
+        env: &[(&str, &str)],
+    ) {
+        let tool = match self.agent {
+            "gemini" | "qwen" => "run_shell_command",
+            "cursor" => "Shell",
+            _ => "Bash",
+        };
+        let input = json!({"command": cmd});
+        let pre = with(
+            self.base(p, sid, self.pre_tool),
+            json!({"tool_name": tool, "tool_input": input}),
+        );
+        self.run(p, "pre-tool-use", pre, env).expect_valid();
+        let (sub, event, extra) = match (self.agent, ok) {
+            ("claude", false) => (
+                "post-tool-use-failure",
+                "PostToolUseFailure",
+                json!({"error": format!("Exit code 1\n{output}")}),
+            ),
+            ("gemini" | "qwen", _) => (
+                "post-tool-use",
+                self.post_tool,
+                json!({"tool_response": {"llmContent": format!(
+                    "Command: {cmd}\nOutput: {output}\nExit Code: {}", if ok { 0 } else { 1 })}}),
+            ),
+            ("codex", _) => (
+                "post-tool-use",
+                self.post_tool,
+                json!({"tool_response": format!(
+                    "{output}\nProcess exited with code {}", if ok { 0 } else { 1 })}),
+            ),
+            _ => (
+                "post-tool-use",
+                self.post_tool,
+                json!({"tool_response": {"stdout": output, "stderr": ""}}),
+            ),
+        };
+        let post = with(
+            self.base(p, sid, event),
+            with(json!({"tool_name": tool, "tool_input": input}), extra),
+        );
+        self.run(p, sub, post, env).expect_valid();
+    }
+}
+
+/// Stops until the run is handed back, the agent doing `each` between them; returns how many
+/// were continued and the hand-back's note.
+fn until_handed_back(
+    c: Client,
+    p: &Project,
+    sid: &str,
+    env: &[(&str, &str)],
+    mut each: impl FnMut(u32),
+) -> (u32, String) {
+    for n in 0..40 {
+        let out = c.stop(p, sid, n + 1, env);
+        match continuation(&out) {
+            Some(text) => {
+                c.echo(p, sid, &text, env);
+                each(n);
+            }
+            None => return (n, note(&out)),
+        }
+    }
+    panic!("{}: never handed back", c.agent);
+}
+
+const QWEN_CAP: (&str, &str) = ("QWEN_CODE_STOP_HOOK_BLOCK_CAP", "100");
+
+#[test]
+fn a_model_repeating_the_same_command_is_handed_back_and_told_what_repeated() {
+    for c in [CLAUDE, CODEX, GEMINI, QWEN] {
+        let p = Project::new();
+        let sid = format!("{}-same-ls", c.agent);
+        let env = [QWEN_CAP];
+        start(c, &p, &sid, &env);
+        // Two turns of new work, then the same `ls` with the same output every turn.
+        let (n, note) = until_handed_back(c, &p, &sid, &env, |i| match i {
+            0 => c.shell(&p, &sid, "cargo build", "Finished in 1.2s", true, &env),
+            1 => c.shell(&p, &sid, "cargo test", "3 passed", true, &env),
+            _ => c.shell(&p, &sid, "ls", "src\ntests", true, &env),
+        });
+        // Continuation 0 and 1 each followed by new work, the third (first `ls`) too; then 8
+        // without progress.
+        assert_eq!(n, 3 + 8, "{}: {note}", c.agent);
+        let s = ralph(&p, &sid);
+        assert_eq!(s["active"], true, "{}", c.agent);
+        assert_eq!(s["pause_kind"], "no_progress", "{}: {s}", c.agent);
+        assert_eq!(
+            s["paused_reason"],
+            "no progress in the last 8 continuations: ran `ls` again with the same output",
+            "{}",
+            c.agent
+        );
+        assert!(
+            note.contains("ran `ls` again with the same output"),
+            "{}: {note}",
+            c.agent
+        );
+        assert_valid(
+            "work",
+            &p.read_json(&format!(".omc/state/sessions/{sid}/work.json"))
+                .unwrap(),
+        );
+    }
+}
+
+#[test]
+fn going_round_two_commands_or_the_same_failure_is_no_progress() {
+    for c in [CODEX, QWEN, CLAUDE, GEMINI] {
+        let p = Project::new();
+        let sid = format!("{}-two", c.agent);
+        let env = [QWEN_CAP];
+        start(c, &p, &sid, &env);
+        let (n, _) = until_handed_back(c, &p, &sid, &env, |i| {
+            let cmd = if i % 2 == 0 { "git status" } else { "git diff" };
+            c.shell(&p, &sid, cmd, &format!("out of {cmd}"), true, &env)
+        });
+        assert_eq!(n, 2 + 8, "{}", c.agent);
+        let p = Project::new();
+        let sid = format!("{}-fail", c.agent);
+        start(c, &p, &sid, &env);
+        let (n, _) = until_handed_back(c, &p, &sid, &env, |_| {
+            c.shell(
+                &p,
+                &sid,
+                "python3 check.py",
+                "AssertionError: 2 != 3 (took 0.01s)",
+                false,
+                &env,
+            )
+        });
+        assert_eq!(n, 1 + 8, "{}", c.agent);
+        assert_eq!(
+            ralph(&p, &sid)["paused_reason"],
+            "no progress in the last 8 continuations: ran `python3 check.py` again with the same error",
+            "{}",
+            c.agent
+        );
+    }
+}
+
+#[test]
+fn a_new_command_each_turn_goes_on_past_twenty_five() {
+    for c in [CLAUDE, CODEX, GEMINI, QWEN] {
+        let p = Project::new();
+        let sid = format!("{}-new", c.agent);
+        let env = [QWEN_CAP];
+        start(c, &p, &sid, &env);
+        for n in 0..30 {
+            let out = c.stop(&p, &sid, n + 1, &env);
+            let text = continuation(&out).unwrap_or_else(|| panic!("{}: stop {n}", c.agent));
+            c.echo(&p, &sid, &text, &env);
+            c.shell(
+                &p,
+                &sid,
+                &format!("echo step-{n}"),
+                &format!("step-{n}"),
+                true,
+                &env,
+            );
+        }
+    }
+}
+
+#[test]
+fn an_edit_made_and_undone_is_no_progress() {
+    let c = CLAUDE;
+    let p = Project::new();
+    let sid = "toggle";
+    start(c, &p, sid, &[]);
+    let file = p.path().join("app.py");
+    std::fs::write(&file, "x = 1\n").unwrap();
+    let edit = |old: &str, new: &str| {
+        let input = json!({"file_path": file, "old_string": old, "new_string": new});
+        let pre = with(
+            c.base(&p, sid, "PreToolUse"),
+            json!({"tool_name": "Edit", "tool_input": input}),
+        );
+        c.run(&p, "pre-tool-use", pre, &[]).expect_valid();
+        let body = std::fs::read_to_string(&file).unwrap().replace(old, new);
+        std::fs::write(&file, body).unwrap();
+        let post = with(
+            c.base(&p, sid, "PostToolUse"),
+            json!({"tool_name": "Edit", "tool_input": input,
+                   "tool_response": {"filePath": file, "oldString": old, "newString": new}}),
+        );
+        c.run(&p, "post-tool-use", post, &[]).expect_valid();
+    };
+    let (n, _) = until_handed_back(c, &p, sid, &[], |i| match i {
+        0 => c.shell(&p, sid, "pytest -q", "1 failed", false, &[]),
+        _ if i % 2 == 1 => edit("x = 1", "x = 2"),
+        _ => edit("x = 2", "x = 1"),
+    });
+    // The first edit gives the file new content; every one after only brings back a seen one.
+    assert_eq!(n, 2 + 8);
+    assert_eq!(
+        ralph(&p, sid)["paused_reason"],
+        format!(
+            "no progress in the last 8 continuations: edited `{}` back to content it had before",
+            file.display()
+        )
+    );
+}
+
+#[test]
+fn a_hand_back_lasts_until_the_next_prompt() {
+    let c = CLAUDE;
+    let p = Project::new();
+    let sid = "lasts";
+    start(c, &p, sid, &[]);
+    let (n, _) = until_handed_back(c, &p, sid, &[], |_| {});
+    assert_eq!(n, 8);
+    // More Stops without a prompt, fresh or not, are let through (was `BBBBBBBBAB…`).
+    for flag in [0, 1, 0, 3] {
+        assert_eq!(continuation(&c.stop(&p, sid, flag, &[])), None);
+    }
+    c.prompt(&p, sid, "please go on", &[]).expect_valid();
+    assert!(continuation(&c.stop(&p, sid, 0, &[])).is_some());
+}
+
+#[test]
+fn a_completion_claim_needs_the_verify_commands_to_pass_after_the_last_change() {
+    let c = CLAUDE;
+    let p = Project::new();
+    p.write_json(".omc/config.json", &json!({"verify": ["python3 check.py"]}));
+    let sid = "verify";
+    start(c, &p, sid, &[]);
+    let claim = |n: u32| {
+        let payload = with(
+            c.base(&p, sid, "Stop"),
+            json!({"stop_hook_active": n > 0,
+                   "last_assistant_message": "All fixed.\n<omc-complete/>"}),
+        );
+        c.run(&p, "stop", payload, &[])
+    };
+    // A claim before the check was run: sent back, told to run it.
+    let text = continuation(&claim(0)).expect("not accepted");
+    assert!(
+        text.starts_with("[VERIFY] The completion claim was not accepted"),
+        "{text}"
+    );
+    assert!(
+        text.contains("`python3 check.py` has not been run"),
+        "{text}"
+    );
+    assert!(text.contains("[RALPH LOOP - ITERATION 2/100]"), "{text}");
+    // The check fails: the claim is sent back with the end of its output.
+    c.shell(
+        &p,
+        sid,
+        "python3 check.py",
+        "Traceback …\nAssertionError: total is 2, want 3",
+        false,
+        &[],
+    );
+    let text = continuation(&claim(1)).expect("not accepted");
+    assert!(text.contains("`python3 check.py` failed"), "{text}");
+    assert!(
+        text.contains("AssertionError: total is 2, want 3"),
+        "{text}"
+    );
+    // Fixed (an edit) and run again, passing: the claim ends the run, verified.
+    let file = p.path().join("total.py");
+    std::fs::write(&file, "TOTAL = 3\n").unwrap();
+    let post = with(
+        c.base(&p, sid, "PostToolUse"),
+        json!({"tool_name": "Write", "tool_input": {"file_path": file, "content": "TOTAL = 3\n"}}),
+    );
+    c.run(&p, "post-tool-use", post, &[]).expect_valid();
+    // Passing before the last change does not count: here it ran after it.
+    c.shell(&p, sid, "cd . && python3 check.py", "ok", true, &[]);
+    let out = claim(2);
+    assert_eq!(continuation(&out), None, "{}", out.stdout);
+    let s = ralph(&p, sid);
+    assert_eq!(s["active"], false);
+    assert_eq!(s["ended_reason"], "completed");
+    assert_eq!(s["verified"], true);
+    // A change after the passing run makes the evidence stale.
+    let p2 = Project::new();
+    p2.write_json(
+        ".omc/config.json",
+        &json!({"ralph": {"verify": ["make check"]}}),
+    );
+    start(c, &p2, sid, &[]);
+    c.shell(&p2, sid, "make check", "all good", true, &[]);
+    let f2 = p2.path().join("a.txt");
+    std::fs::write(&f2, "new").unwrap();
+    let post = with(
+        c.base(&p2, sid, "PostToolUse"),
+        json!({"tool_name": "Write", "tool_input": {"file_path": f2, "content": "new"}}),
+    );
+    c.run(&p2, "post-tool-use", post, &[]).expect_valid();
+    let payload = with(
+        c.base(&p2, sid, "Stop"),
+        json!({"stop_hook_active": false, "last_assistant_message": "Done.\n<omc-complete/>"}),
+    );
+    let text = continuation(&c.run(&p2, "stop", payload, &[])).expect("stale evidence");
+    assert!(
+        text.contains("files changed since `make check` last ran"),
+        "{text}"
+    );
+    // Without verify, a claim ends the run as before, recorded as not verified.
+    let p3 = Project::new();
+    start(c, &p3, sid, &[]);
+    let payload = with(
+        c.base(&p3, sid, "Stop"),
+        json!({"stop_hook_active": false, "last_assistant_message": "Done.\n<omc-complete/>"}),
+    );
+    assert_eq!(continuation(&c.run(&p3, "stop", payload, &[])), None);
+    let s = ralph(&p3, sid);
+    assert_eq!(
+        (s["ended_reason"].as_str(), s["verified"].as_bool()),
+        (Some("completed"), Some(false))
+    );
+}
+
+/// Claude Code's transcript lines: one assistant message of `tokens` input tokens.
+fn transcript_call(path: &std::path::Path, id: &str, tokens: u64) {
+    use std::io::Write;
+    let line = json!({"type": "assistant", "timestamp": "2026-12-03T13:45:00.000Z",
+        "message": {"id": id, "role": "assistant", "model": "m",
+                    "usage": {"input_tokens": tokens, "output_tokens": 5,
+                              "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}});
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .unwrap();
+    // Claude Code writes one line per content block, the same usage on each.
+    writeln!(f, "{line}\n{line}").unwrap();
+}
+
+#[test]
+fn a_run_ends_on_its_token_budget_and_says_so() {
+    for how in ["config", "prompt"] {
+        let c = CLAUDE;
+        let p = Project::new();
+        let sid = format!("tokens-{how}");
+        let transcript = p.path().join("t.jsonl");
+        if how == "config" {
+            p.write_json(
+                ".omc/config.json",
+                &json!({"ralph": {"max_tokens": 100000}}),
+            );
+            start(c, &p, &sid, &[]);
+        } else {
+            c.prompt(&p, &sid, &format!("ralph --tokens 100k {TASK}"), &[])
+                .expect_valid();
+            assert_eq!(ralph(&p, &sid)["prompt"], format!("ralph {TASK}"));
+        }
+        assert_eq!(ralph(&p, &sid)["max_tokens"], 100_000);
+        let mut ended = None;
+        for n in 0..10u32 {
+            transcript_call(&transcript, &format!("msg-{n}-a"), 15_000);
+            transcript_call(&transcript, &format!("msg-{n}-b"), 15_000);
+            let payload = with(
+                c.base(&p, &sid, "Stop"),
+                json!({"stop_hook_active": n > 0, "transcript_path": transcript,
+                       "last_assistant_message": "more to do"}),
+            );
+            let out = c.run(&p, "stop", payload, &[]);
+            match continuation(&out) {
+                Some(text) => {
+                    let used = (n + 1) * 30_010 / 1000;
+                    assert!(text.contains(&format!("· {used}k/100k tokens]")), "{text}");
+                    c.shell(&p, &sid, &format!("echo {n}"), &format!("{n}"), true, &[]);
+                }
+                None => {
+                    ended = Some((n, note(&out)));
+                    break;
+                }
+            }
+        }
+        let (n, note) = ended.expect("ended on its budget");
+        assert_eq!(n, 3, "{how}: 4 calls of 30k reach 100k");
+        assert!(
+            note.contains("stopped at its limit of 100k tokens (120k spent)"),
+            "{note}"
+        );
+        let s = ralph(&p, &sid);
+        assert_eq!(s["ended_reason"], "max_tokens");
+        assert_eq!(s["tokens_used"], 4 * 30_010);
+        // `status` names the reason.
+        let out = Command::new(BIN)
+            .arg("status")
+            .current_dir(p.path())
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .env("OMC_NOW_MS", NOW.to_string())
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("token budget spent; 120k/100k tokens"),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn a_budget_said_slightly_wrong_is_named_and_the_run_starts() {
+    for (said, word) in [
+        ("ralph 0m", "0m"),
+        ("ralph 7d", "7d"),
+        ("ralph 2 h", "2 h"),
+        ("ralph --max 0", "--max 0"),
+        ("ralph -max 40", "-max 40"),
+    ] {
+        let p = Project::new();
+        let out = CLAUDE.prompt(&p, "b", &format!("{said} {TASK}"), &[]);
+        let v = out.json();
+        let msg = v["systemMessage"].as_str().unwrap_or_default();
+        assert!(
+            msg.contains(&format!("did not understand `{word}`")),
+            "{said}: {}",
+            out.stdout
+        );
+        let s = ralph(&p, "b");
+        assert_eq!(s["active"], true, "{said}");
+        assert_eq!(s["prompt"], format!("ralph {TASK}"), "{said}");
+        assert_eq!(s["max_iterations"], 100, "{said}: the default");
+    }
+}

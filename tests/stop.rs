@@ -249,7 +249,19 @@ fn consecutive_blocks_continue_up_to_the_clients_cap_then_hand_back() {
         "no tool ran in the last 8 continuations"
     );
     assert_eq!(s["paused_at"], iso(NOW));
+    // The hand-back lasts until the next prompt (issue 35: it used to last one Stop), however
+    // the client sends its Stops.
+    expect_allowed(&stop(&p, json!({})));
+    expect_allowed(&stop(&p, json!({"stop_hook_active": true})));
     // The next prompt's first Stop continues again.
+    Hook::new("user-prompt-submit")
+        .payload(
+            json!({"session_id": "s1", "cwd": p.path(), "hook_event_name": "UserPromptSubmit",
+                        "prompt": "go on, please"}),
+        )
+        .cwd(p.path())
+        .run()
+        .expect_valid();
     assert!(reason(&stop(&p, json!({}))).starts_with("[RALPH LOOP - ITERATION 10/100]"));
 }
 

@@ -85,6 +85,10 @@ pub fn anything_to_cancel(store: &Store, scope: &Scope) -> bool {
 /// Ends every active persistent mode and releases every skill guard in `scope`.
 pub fn cancel_scope(store: &Store, scope: &Scope, now_iso: &str) -> Cancelled {
     let mut out = Cancelled::default();
+    // The person's own stop hooks are not relayed either, until their next prompt.
+    if scope.session_id().is_some() {
+        super::persistent_mode::progress::hold_user_blocks(store, scope);
+    }
     for mode in PERSISTENT {
         let Some(file) = StateFile::new(scope, &state_file_name(mode)) else {
             continue;

@@ -72,6 +72,7 @@ const REGISTRY: &[(&str, &[Capability])] = &[
         "user-prompt-submit",
         &[
             cap("keywords.reset_turn", keywords::reset_turn),
+            cap("progress", persistent_mode::progress::on_prompt),
             cap("resume", memory::resume::on_prompt),
             cap("mode-command", persistent_mode::command::on_prompt),
             cap("keywords", keywords::on_prompt),

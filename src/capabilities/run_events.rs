@@ -226,6 +226,19 @@ fn run_event(
         "project": project_name(store),
         "task": quote(&run.prompt),
     });
+    if run.ended_reason.is_some() {
+        // The documented reason in words, with the tokens spent (contract §6).
+        payload["reason_text"] = json!(crate::modes::end_reason_text(run));
+    }
+    if run.tokens_used > 0 {
+        payload["tokens_used"] = json!(run.tokens_used);
+    }
+    if run.max_tokens > 0 {
+        payload["max_tokens"] = json!(run.max_tokens);
+    }
+    if let Some(v) = run.verified {
+        payload["verified"] = json!(v);
+    }
     if let Some(reason) = run.ended_reason.as_ref().or(run.paused_reason.as_ref()) {
         payload["reason"] = json!(reason);
     }

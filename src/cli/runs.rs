@@ -75,6 +75,8 @@ pub(super) struct SessionView {
     /// Active runs that are not suspended.
     pub(super) active: Vec<Run>,
     pub(super) suspended: Vec<Run>,
+    /// Runs that ended (or were handed back) with a recorded reason.
+    pub(super) ended: Vec<Run>,
     pub(super) guards: Vec<Guard>,
     /// The skill-stack file exists (cancel would release it).
     pub(super) guard_file: bool,
@@ -178,6 +180,7 @@ pub(super) fn read_scope(store: &Store, scope: Scope) -> SessionView {
         scope,
         active: Vec::new(),
         suspended: Vec::new(),
+        ended: Vec::new(),
         guards: Vec::new(),
         guard_file: false,
         failure: None,
@@ -229,6 +232,8 @@ pub(super) fn read_scope(store: &Store, scope: Scope) -> SessionView {
                     view.suspended.push(run);
                 } else if run.state.active {
                     view.active.push(run);
+                } else if run.state.ended_reason.is_some() {
+                    view.ended.push(run);
                 }
             }
             Ok(None) => {}

@@ -117,9 +117,18 @@ fn once(p: &super::args::Parsed, env: &Env, clear: bool) -> Result<String, i32> 
         omc: store.omc_dir().to_path_buf(),
     });
     let user_hooks = crate::user_hooks::report::inspect(env, Some(&store));
-    let views: Vec<SessionView> = runs::scan(&store)
-        .into_iter()
+    let all = runs::scan(&store);
+    // Runs that ended in the last day, newest first, each with its reason.
+    let mut ended: Vec<(&SessionView, &runs::Run)> = all
+        .iter()
+        .flat_map(|v| v.ended.iter().map(move |r| (v, r)))
+        .filter(|(_, r)| ended_ms(r).is_some_and(|t| now - t < ENDED_SHOWN_MS))
+        .collect();
+    ended.sort_by_key(|(_, r)| std::cmp::Reverse(ended_ms(r)));
+    let views: Vec<SessionView> = all
+        .iter()
         .filter(|v| v.worth_showing(now))
+        .cloned()
         .collect();
     if p.flag("json") {
         let live = views.iter().any(|v| {
@@ -136,6 +145,7 @@ fn once(p: &super::args::Parsed, env: &Env, clear: bool) -> Result<String, i32> 
                 "key": p.key, "problem": p.problem, "fix": p.fix,
             })).collect::<Vec<_>>(),
             "sessions": views.iter().map(|v| session_json(v, now, &config)).collect::<Vec<_>>(),
+            "ended": ended.iter().map(|(v, r)| ended_json(v, r, &config)).collect::<Vec<_>>(),
             "user_hooks": crate::user_hooks::report::status_json(&user_hooks),
             "export": crate::export::report::json(&store),
         });
@@ -163,6 +173,25 @@ fn once(p: &super::args::Parsed, env: &Env, clear: bool) -> Result<String, i32> 
         ));
     }
     text.push_str(&render_text(&store, &views, now, &config));
+    if !ended.is_empty() {
+        text.push_str("\nEnded in the last 24 h:\n");
+        for (v, r) in &ended {
+            text.push_str(&format!(
+                "  {:<13}{:<16}{:<18}{}  {}\n",
+                r.mode,
+                format!(
+                    "iter {}/{}",
+                    r.state.iteration,
+                    crate::modes::effective_max(&r.state, &config)
+                ),
+                format!("ended {}", ago(ended_ms(r), now)),
+                crate::modes::end_reason_text(&r.state),
+                v.id()
+                    .map(|id| format!("(session {id})"))
+                    .unwrap_or_default(),
+            ));
+        }
+    }
     let hook_lines = crate::user_hooks::report::status_lines(&user_hooks);
     if !hook_lines.is_empty() {
         text.push('\n');
@@ -181,8 +210,34 @@ fn once(p: &super::args::Parsed, env: &Env, clear: bool) -> Result<String, i32> 
     Ok(s)
 }
 
+/// Ended runs are listed for a day.
+const ENDED_SHOWN_MS: i64 = 24 * 60 * 60 * 1000;
+
+fn ended_ms(r: &Run) -> Option<i64> {
+    r.state.ended_at.as_deref().and_then(crate::time::parse_iso)
+}
+
+fn ended_json(v: &SessionView, r: &Run, config: &crate::config::Config) -> Value {
+    json!({
+        "session_id": v.id(),
+        "mode": r.mode,
+        "ended_reason": r.state.ended_reason,
+        "verified": r.state.verified,
+        "reason": crate::modes::end_reason_text(&r.state),
+        "ended_at": r.state.ended_at,
+        "iteration": r.state.iteration,
+        "max_iterations": crate::modes::effective_max(&r.state, config),
+        "tokens_used": r.state.tokens_used,
+        "max_tokens": (r.state.max_tokens > 0).then_some(r.state.max_tokens),
+        "prompt": r.state.prompt,
+    })
+}
+
 fn run_json(r: &Run, now: i64, config: &crate::config::Config) -> Value {
     json!({
+        "tokens_used": r.state.tokens_used,
+        "max_tokens": (r.state.max_tokens > 0).then_some(r.state.max_tokens),
+        "pause_kind": r.state.pause_kind,
         "mode": r.mode,
         "iteration": r.state.iteration,
         "max_iterations": crate::modes::effective_max(&r.state, config),

@@ -1,6 +1,7 @@
 //! `omc-hooks status --all`: the runs of every project this user installed into, read from the
 //! registry of installs ([`super::registry`]); entries of projects that no longer exist are
-//! pruned on the way. One row per persistent-mode run (active or suspended).
+//! pruned on the way. One row per persistent-mode run (active or suspended, or ended in the
+//! last day with its reason).
 
 use super::registry;
 use super::runs::{self, Run};
@@ -56,6 +57,28 @@ fn agent_of(store: &Store, run: &Run, session: Option<&str>) -> String {
     from(marker.as_ref().and_then(|m| m.get("agent"))).unwrap_or_else(|| "claude".into())
 }
 
+/// Ended runs are listed for a day.
+const ENDED_SHOWN_MS: i64 = 24 * 60 * 60 * 1000;
+
+/// A run's state for the table: suspended, stale, ended (with why), handed back (with why),
+/// waiting for the person, or active.
+fn state_text(run: &runs::Run, now: i64) -> String {
+    let s = &run.state;
+    if !s.active {
+        format!("ended: {}", crate::modes::end_reason_text(s))
+    } else if run.is_suspended() {
+        "suspended".to_string()
+    } else if run.is_stale(now) {
+        "stale".to_string()
+    } else if s.awaiting_input_at.is_some() {
+        "waiting for your answer".to_string()
+    } else if let Some(why) = &s.paused_reason {
+        format!("paused: {why}")
+    } else {
+        "active".to_string()
+    }
+}
+
 /// Reads the runs of one project.
 fn project_runs(project: &Path, env: &Env) -> ProjectRuns {
     let root = Root {
@@ -66,7 +89,16 @@ fn project_runs(project: &Path, env: &Env) -> ProjectRuns {
     let mut rows = Vec::new();
     for view in runs::scan(&store) {
         let sid = view.id().map(str::to_string);
-        for run in view.active.into_iter().chain(view.suspended) {
+        // Runs that ended in the last day are listed with their reason (issue 34).
+        let recent = |r: &runs::Run| {
+            r.state
+                .ended_at
+                .as_deref()
+                .and_then(crate::time::parse_iso)
+                .is_some_and(|t| env.now_ms() - t < ENDED_SHOWN_MS)
+        };
+        let ended: Vec<runs::Run> = view.ended.into_iter().filter(recent).collect();
+        for run in view.active.into_iter().chain(view.suspended).chain(ended) {
             rows.push(Row {
                 agent: agent_of(&store, &run, sid.as_deref()),
                 session: sid.clone(),
@@ -119,6 +151,13 @@ fn row_json(r: &Row, now: i64) -> Value {
         "suspended": r.run.is_suspended(),
         "suspended_at": r.run.state.suspended_at,
         "stale": r.run.is_stale(now),
+        "state": state_text(&r.run, now),
+        "ended_reason": r.run.state.ended_reason,
+        "verified": r.run.state.verified,
+        "paused_reason": r.run.state.paused_reason,
+        "pause_kind": r.run.state.pause_kind,
+        "tokens_used": r.run.state.tokens_used,
+        "max_tokens": (r.run.state.max_tokens > 0).then_some(r.run.state.max_tokens),
         "prompt": r.run.state.prompt,
     })
 }
@@ -158,13 +197,7 @@ pub(super) fn render(all: &All, now: i64) -> String {
             "SESSION", "AGENT", "MODE", "ITERATION", "LAST ACTIVITY", "STATE"
         ));
         for r in &p.rows {
-            let state = if r.run.is_suspended() {
-                "suspended".to_string()
-            } else if r.run.is_stale(now) {
-                "stale".to_string()
-            } else {
-                "active".to_string()
-            };
+            let state = state_text(&r.run, now);
             let phase = r
                 .run
                 .state

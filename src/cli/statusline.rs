@@ -92,6 +92,8 @@ struct RunFact {
     waiting: bool,
     /// What is left of the run's time budget, when it has one.
     time_left: Option<String>,
+    /// `340k/500k tokens`, when the run has a token budget.
+    tokens: Option<String>,
 }
 
 #[derive(Debug, PartialEq)]
@@ -294,6 +296,7 @@ fn run_fact(r: &Run, config: &Config, now: i64) -> RunFact {
         waiting: r.state.awaiting_input_at.is_some(),
         time_left: crate::modes::time_left_ms(&r.state, now)
             .map(|ms| crate::modes::time_left_text(ms.max(0))),
+        tokens: crate::modes::tokens_budget_text(&r.state),
         phase: r
             .state
             .phase
@@ -380,6 +383,9 @@ fn render(f: &Facts, colour: Colour) -> String {
     if let Some((first, rest)) = f.runs.split_first() {
         let mut text = paint(first.mode, Some(BOLD_CYAN), colour);
         text.push_str(&format!(" {}/{}", first.iteration, first.max));
+        if let Some(t) = &first.tokens {
+            text.push_str(&format!(" {t}"));
+        }
         if let Some(left) = &first.time_left {
             text.push_str(&format!(" {left}"));
         }
@@ -445,6 +451,7 @@ mod tests {
             phase: None,
             waiting: false,
             time_left: None,
+            tokens: None,
         }
     }
 
@@ -479,6 +486,7 @@ mod tests {
                     phase: None,
                     waiting: false,
                     time_left: None,
+                    tokens: None,
                 },
             ],
             guard: Some(GuardFact {
@@ -513,6 +521,7 @@ mod tests {
                 phase: Some("execution".into()),
                 waiting: true,
                 time_left: None,
+                tokens: None,
             }],
             guard: Some(GuardFact {
                 skill: "deep-interview".into(),

@@ -71,6 +71,12 @@ pub fn message(ev: &ExportEvent) -> String {
     let failures = n("tool_failures").unwrap_or(0).to_string();
     let outcome = match (s("outcome").as_str(), s("reason")) {
         ("handed-back", why) if !why.is_empty() => format!("was handed back to you ({why})"),
+        ("limit", _) if !s("reason_text").is_empty() => {
+            format!("reached its limit ({})", s("reason_text"))
+        }
+        ("completed", _) if p.get("verified") == Some(&Value::Bool(true)) => {
+            "completed, verified by the project's checks".to_string()
+        }
         (o, _) => outcome_words(o).to_string(),
     };
     let vars: Vec<(&str, &str)> = vec![

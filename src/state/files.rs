@@ -49,12 +49,25 @@ pub struct ModeState {
     /// When the time budget runs out; moved on by the time a run spends suspended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deadline_at: Option<String>,
+    /// The run's token budget (0: none): `<mode>.max_tokens`, or the prompt's `--tokens`.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub max_tokens: u64,
+    /// Tokens the client recorded since the run started, counted at each Stop.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub tokens_used: u64,
+    /// Where the last count of `tokens_used` stopped in the client's session file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_cursor: Option<crate::state::usage::Cursor>,
     /// Set when Stop handed the turn back at a continuation limit (with why); cleared by the
-    /// next continuation or the user's next prompt.
+    /// user's next prompt (until then, further Stops are let through).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paused_at: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paused_reason: Option<String>,
+    /// Which limit the hand-back was: `no_progress` (continuations without new work) or
+    /// `client_cap` (the client's own count of continuations per prompt).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pause_kind: Option<String>,
     /// Mode-reported progress: autopilot phase, team phase, pipeline stage name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phase: Option<String>,
@@ -63,6 +76,10 @@ pub struct ModeState {
     pub ended_reason: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ended_at: Option<String>,
+    /// For a run ended by a completion claim: whether the project's verify commands had
+    /// passed after the last change (`false` when none are configured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verified: Option<bool>,
     /// Set by SessionEnd when the run outlives its session.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suspended_at: Option<String>,
@@ -100,11 +117,16 @@ impl ModeState {
             turn_blocks: 0,
             max_minutes: 0,
             deadline_at: None,
+            max_tokens: 0,
+            tokens_used: 0,
+            token_cursor: None,
             paused_at: None,
             paused_reason: None,
+            pause_kind: None,
             phase: None,
             ended_reason: None,
             ended_at: None,
+            verified: None,
             suspended_at: None,
             awaiting_input_at: None,
             extra: Map::new(),
@@ -142,11 +164,13 @@ impl ModeState {
             || self.turn_blocks > 0
             || self.paused_at.is_some()
             || self.paused_reason.is_some()
+            || self.pause_kind.is_some()
             || self.awaiting_input_at.is_some();
         self.consecutive_blocks = 0;
         self.turn_blocks = 0;
         self.paused_at = None;
         self.paused_reason = None;
+        self.pause_kind = None;
         self.awaiting_input_at = None;
         changed
     }
@@ -161,5 +185,9 @@ impl ModeState {
 }
 
 fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+fn is_zero_u64(n: &u64) -> bool {
     *n == 0
 }

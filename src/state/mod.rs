@@ -22,6 +22,7 @@ pub mod root;
 pub mod session;
 mod text;
 pub mod transcript;
+pub mod usage;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;

@@ -426,3 +426,80 @@ fn a_run_handed_back_at_the_continuation_cap_is_told_once() {
         "{got:?}"
     );
 }
+
+/// Issue 34: the hand-back for no progress says what repeated, and a budget end what was spent.
+#[test]
+fn a_hand_back_for_no_progress_and_a_token_budget_end_say_why() {
+    let srv = Server::start(Mode::Ok);
+    let s = Setup::new();
+    s.user_hooks(&slack_entry("[\"run-end\"]"));
+    let url = srv.url("/hook");
+    let transcript = s.root().join("t.jsonl");
+    let stop = |active: bool| {
+        let mut p = crate::common::payload("Stop", SID, s.root());
+        p["last_assistant_message"] = json!("still working");
+        p["stop_hook_active"] = json!(active);
+        p["transcript_path"] = json!(transcript);
+        s.hook("stop")
+            .env(SLACK_VAR, &url)
+            .env("OMC_EXPORT_LINGER_MS", "300")
+            .env("OMC_STOP_BLOCK_CAP", "2")
+            .payload(p)
+            .run()
+            .expect_valid();
+    };
+    let ls = || {
+        hook(
+            &s,
+            "post-tool-use",
+            "PostToolUse",
+            &url,
+            json!({"tool_name": "Bash", "tool_input": {"command": "ls"},
+                   "tool_response": {"stdout": "src", "stderr": ""}}),
+        )
+    };
+    hook(
+        &s,
+        "user-prompt-submit",
+        "UserPromptSubmit",
+        &url,
+        json!({"prompt": "ralph tidy the code"}),
+    );
+    stop(false);
+    ls();
+    stop(true);
+    ls();
+    stop(true);
+    ls();
+    stop(true); // the cap: two continuations without progress
+    let got = delivered(&srv, &s, "the hand-back message", 1);
+    assert!(
+        got[0].starts_with(
+            "ralph was handed back to you (no progress in the last 2 continuations: ran `ls` \
+             again with the same output) in "
+        ),
+        "{got:?}"
+    );
+    // A new run with a token budget: Claude Code's transcript records 60k, then 120k.
+    hook(
+        &s,
+        "user-prompt-submit",
+        "UserPromptSubmit",
+        &url,
+        json!({"prompt": "ralph --tokens 100k tidy the code"}),
+    );
+    let line = |id: &str| {
+        json!({"type": "assistant", "timestamp": "2026-12-03T13:45:00.000Z",
+               "message": {"id": id, "usage": {"input_tokens": 60_000, "output_tokens": 0}}})
+        .to_string()
+    };
+    std::fs::write(&transcript, format!("{}\n", line("a"))).unwrap();
+    stop(false);
+    std::fs::write(&transcript, format!("{}\n{}\n", line("a"), line("b"))).unwrap();
+    stop(true);
+    let got = delivered(&srv, &s, "the budget end", 2);
+    assert!(
+        got[1].starts_with("ralph reached its limit (token budget spent; 120k/100k tokens) in "),
+        "{got:?}"
+    );
+}

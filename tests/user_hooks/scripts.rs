@@ -300,3 +300,66 @@ pub fn alive(pid: &str) -> bool {
     }
     true
 }
+
+/// Issue 35: a stop script that always blocks is relayed at most the no-progress cap in a row
+/// (8), again after new work, and not at all after a cancel until the next prompt.
+#[test]
+fn an_always_blocking_stop_script_cannot_hold_the_session() {
+    let block = r#"cat > /dev/null; echo '{"action":"block","reason":"keep going"}'"#;
+    let s = Setup::new();
+    s.user_hooks(&script("stop", "*", block, ""));
+    let stop = |active: bool| s.run("stop", "Stop", json!({"stop_hook_active": active}));
+    let relayed = |out: &crate::common::Outcome| {
+        !out.stdout.trim().is_empty() && out.json()["decision"] == "block"
+    };
+    let in_a_row = |first: bool| {
+        let mut n = 0;
+        for i in 0..20 {
+            let out = stop(!(first && i == 0));
+            if !relayed(&out) {
+                assert!(
+                    out.json()["systemMessage"]
+                        .as_str()
+                        .is_some_and(|m| m.contains("not passed on")),
+                    "{}",
+                    out.stdout
+                );
+                break;
+            }
+            n += 1;
+        }
+        n
+    };
+    assert_eq!(
+        in_a_row(true),
+        8,
+        "relayed at most 8 times without progress"
+    );
+    // New work starts the count again; a repeat of it does not.
+    let bash = |cmd: &str, out: &str| {
+        s.run(
+            "post-tool-use",
+            "PostToolUse",
+            json!({"tool_name": "Bash", "tool_input": {"command": cmd},
+                   "tool_response": {"stdout": out, "stderr": ""}}),
+        )
+    };
+    bash("cargo test", "1 failed");
+    assert_eq!(in_a_row(false), 8);
+    bash("cargo test", "1 failed");
+    assert_eq!(in_a_row(false), 0, "a repeat is no progress");
+    // A cancel ends the relay until the person's next prompt.
+    bash("cargo build", "ok");
+    s.run(
+        "user-prompt-submit",
+        "UserPromptSubmit",
+        json!({"prompt": "cancelomc"}),
+    );
+    assert!(!relayed(&stop(false)), "cancelled");
+    s.run(
+        "user-prompt-submit",
+        "UserPromptSubmit",
+        json!({"prompt": "try again"}),
+    );
+    assert!(relayed(&stop(false)), "the next prompt relays it again");
+}

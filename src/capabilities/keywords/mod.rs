@@ -106,7 +106,16 @@ pub fn on_prompt(ctx: &Ctx<'_>) -> Answer {
         text.push_str("\n\n");
         text.push_str(&line);
     }
-    Answer::context(text)
+    // Budget words meant as one but not understood: the run starts with its default limits,
+    // and the person (and the model, who may be asked) is told which words and why.
+    let unclear = budget.unclear_note();
+    if let Some(note) = &unclear {
+        text.push_str("\n\n");
+        text.push_str(note);
+    }
+    let mut answer = Answer::context(text);
+    answer.system_message = unclear.map(|n| format!("omc-hooks: {n}"));
+    answer
 }
 
 /// The prompt's budget and its detection: judged without the budget words when the mode they

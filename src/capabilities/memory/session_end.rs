@@ -65,7 +65,20 @@ pub struct RunSummary {
     pub max_iterations: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ended_reason: Option<String>,
+    /// A run ended by a completion claim: whether verify commands backed it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verified: Option<bool>,
+    /// A run handed back: why (`paused_reason`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paused_reason: Option<String>,
+    /// Tokens the client recorded for the run.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tokens_used: u64,
     pub prompt: String,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -230,6 +243,9 @@ fn summarise(ctx: &Ctx<'_>, store: &Store, runs: &[ModeState], now: &str) -> Sum
                 iteration: r.iteration,
                 max_iterations: r.max_iterations,
                 ended_reason: r.ended_reason.clone(),
+                verified: r.verified,
+                paused_reason: r.paused_reason.clone(),
+                tokens_used: r.tokens_used,
                 prompt: clip(&r.prompt, 200),
             })
             .collect(),

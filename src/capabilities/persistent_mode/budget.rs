@@ -16,15 +16,36 @@ use crate::config::Config;
 use crate::modes::PERSISTENT;
 
 /// What a request said about its run's limits.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Budget {
     pub max_iterations: Option<u32>,
     pub max_minutes: Option<u32>,
+    pub max_tokens: Option<u64>,
+    /// Budget words that were meant as one but are not understood (`0m`, `7d`, `2 h`,
+    /// `-max 40`, `--max 0`), each with why: taken out of the request, and the person is told.
+    pub unclear: Vec<(String, &'static str)>,
 }
 
 impl Budget {
     pub fn is_empty(&self) -> bool {
-        self.max_iterations.is_none() && self.max_minutes.is_none()
+        self.max_iterations.is_none()
+            && self.max_minutes.is_none()
+            && self.max_tokens.is_none()
+            && self.unclear.is_empty()
+    }
+
+    /// What the person is told about budget words that were not understood, if any.
+    pub fn unclear_note(&self) -> Option<String> {
+        (!self.unclear.is_empty()).then(|| {
+            let words: Vec<String> = self
+                .unclear
+                .iter()
+                .map(|(w, why)| format!("`{w}` ({why})"))
+                .collect();
+            crate::modes::fill(UNCLEAR, &[("words", &words.join(", "))])
+                .trim_end()
+                .to_string()
+        })
     }
 
     /// `config` with this budget as the limits of `modes` (persistent ones only).
@@ -37,12 +58,16 @@ impl Budget {
             if let Some(n) = self.max_minutes {
                 out = out.with_value(&[mode, "max_minutes"], n.into());
             }
+            if let Some(n) = self.max_tokens {
+                out = out.with_value(&[mode, "max_tokens"], n.into());
+            }
         }
         out
     }
 }
 
 const ANNOUNCE: &str = include_str!("../../../templates/modes/time-budget.md");
+const UNCLEAR: &str = include_str!("../../../templates/modes/budget-unclear.md");
 
 /// The line the activation text ends with when a run it starts has a time budget:
 /// `[TIME BUDGET] ralph: 2 h. …`.
@@ -99,34 +124,133 @@ pub fn split_task(task: &str) -> (String, Budget) {
         if word.is_empty() {
             break;
         }
-        if let Some(n) = word.strip_prefix("--max=").and_then(count) {
-            budget.max_iterations = Some(n);
+        let (next, after_next) = match after.find(char::is_whitespace) {
+            Some(i) => (&after[..i], after[i..].trim_start()),
+            None => (after, ""),
+        };
+        // `--max N`, `--max=N`, `--tokens N`, `--tokens=N`, and the slips of them.
+        if let Some((flag, inline)) = flag_of(word) {
+            let (value, after_value) = match inline {
+                Some(v) => (v, after),
+                None => (next, after_next),
+            };
+            let exact = word.starts_with("--");
+            match (flag, exact) {
+                ("max", true) => match count(value) {
+                    Some(n) => budget.max_iterations = Some(n),
+                    None => budget.unclear.push((
+                        joined(word, inline.is_none().then_some(value)),
+                        "the number of iterations must be a whole number of at least 1",
+                    )),
+                },
+                ("tokens", true) => match tokens(value) {
+                    Some(n) => budget.max_tokens = Some(n),
+                    None => budget.unclear.push((
+                        joined(word, inline.is_none().then_some(value)),
+                        "a token budget is a positive number, such as 500k or 2m",
+                    )),
+                },
+                (_, _) => budget.unclear.push((
+                    joined(word, inline.is_none().then_some(value)),
+                    "a flag is written with two dashes, as `--max 40` or `--tokens 500k`",
+                )),
+            }
+            rest = if inline.is_some() { after } else { after_value };
+            continue;
+        }
+        if let Some(m) = minutes(word).filter(|_| budget.max_minutes.is_none()) {
+            budget.max_minutes = Some(m);
             rest = after;
             continue;
         }
-        if word == "--max" {
-            let (value, after_value) = match after.find(char::is_whitespace) {
-                Some(i) => (&after[..i], after[i..].trim_start()),
-                None => (after, ""),
-            };
-            if let Some(n) = count(value) {
-                budget.max_iterations = Some(n);
-                rest = after_value;
-                continue;
-            }
-            break;
+        if let Some(why) = unclear_time(word) {
+            budget.unclear.push((word.to_string(), why));
+            rest = after;
+            continue;
         }
-        match minutes(word) {
-            Some(m) if budget.max_minutes.is_none() => {
-                budget.max_minutes = Some(m);
-                rest = after;
-            }
-            _ => break,
+        // `2 h`: a number and a short time unit apart.
+        if count(word).is_some() && SHORT_UNITS.contains(&next.to_ascii_lowercase().as_str()) {
+            budget.unclear.push((
+                format!("{word} {next}"),
+                "write a time budget as one word, such as 2h or 90m",
+            ));
+            rest = after_next;
+            continue;
         }
+        break;
     }
     // `ralph 2h: fix …` reads as well as `ralph 2h fix …`.
     let task = rest.strip_prefix(':').map_or(rest, str::trim_start);
     (task.to_string(), budget)
+}
+
+/// Units of a time said apart from its number (`2 h`): short ones only, so that `2 hours
+/// ago` stays a sentence.
+const SHORT_UNITS: &[&str] = &["h", "hr", "hrs", "m", "min", "mins"];
+
+/// The flag a word names, with the value written into it (`--max=40`): `max` or `tokens`,
+/// however many dashes (one dash, an en or em dash are slips the person is told about).
+fn flag_of(word: &str) -> Option<(&'static str, Option<&str>)> {
+    let bare = word
+        .strip_prefix("--")
+        .or_else(|| word.strip_prefix('-'))
+        .or_else(|| word.strip_prefix('—'))
+        .or_else(|| word.strip_prefix('–'))?;
+    let (name, value) = match bare.split_once('=') {
+        Some((n, v)) => (n, Some(v)),
+        None => (bare, None),
+    };
+    let flag = match name.to_ascii_lowercase().as_str() {
+        "max" | "max-iterations" => "max",
+        "tokens" | "max-tokens" => "tokens",
+        _ => return None,
+    };
+    Some((flag, value))
+}
+
+fn joined(word: &str, value: Option<&str>) -> String {
+    match value.filter(|v| !v.is_empty()) {
+        Some(v) => format!("{word} {v}"),
+        None => word.to_string(),
+    }
+}
+
+/// Why a word that looks like a time budget is not one (`0m`, `7d`, `9999h`), or `None` for
+/// a word that is not meant as one.
+fn unclear_time(word: &str) -> Option<&'static str> {
+    let w = word.to_ascii_lowercase();
+    let (n, unit) = split_number(w.trim_end_matches(':'))?;
+    let time_unit = is_minute_unit(unit)
+        || ["h", "hr", "hrs", "hour", "hours"].contains(&unit)
+        || unit.starts_with('h') && unit[1..].bytes().next().is_some_and(|b| b.is_ascii_digit());
+    let long_unit = ["d", "day", "days", "w", "wk", "week", "weeks"].contains(&unit);
+    if long_unit {
+        return Some("a time budget is given in hours or minutes, at most a week (168h)");
+    }
+    if !time_unit {
+        return None;
+    }
+    Some(if n == 0 {
+        "a time budget must be longer than zero"
+    } else {
+        "a time budget is at most a week (168h)"
+    })
+}
+
+/// `500k`, `2m`, `1.5M`, `100000` → tokens.
+fn tokens(word: &str) -> Option<u64> {
+    let w = word.to_ascii_lowercase();
+    let (num, mult) = match w.chars().last()? {
+        'k' => (&w[..w.len() - 1], 1_000f64),
+        'm' => (&w[..w.len() - 1], 1_000_000f64),
+        _ => (w.as_str(), 1f64),
+    };
+    if num.is_empty() || !num.bytes().all(|b| b.is_ascii_digit() || b == b'.') || num.len() > 12 {
+        return None;
+    }
+    let n: f64 = num.parse().ok()?;
+    let total = (n * mult).round();
+    (1.0..1e15).contains(&total).then_some(total as u64)
 }
 
 /// A positive whole number of at most six digits.
@@ -180,6 +304,7 @@ mod tests {
         Budget {
             max_iterations: iterations,
             max_minutes: minutes,
+            ..Budget::default()
         }
     }
 
@@ -228,13 +353,58 @@ mod tests {
             "fix it in 2h with ralph",
             "tdd 2h fix",
             "ralphie 2h fix",
-            "ralph --max forty fix",
-            "ralph 0h fix",
-            "ralph 9999h fix",
             "ralph 2x fix",
+            "ralph 2 hours ago broke the build",
             "",
         ] {
             assert_eq!(split(prompt), None, "{prompt}");
+        }
+    }
+
+    #[test]
+    fn a_token_budget() {
+        for (prompt, n) in [
+            ("ralph --tokens 500k fix it", 500_000),
+            ("ralph --tokens=2M fix it", 2_000_000),
+            ("ralph --tokens 1.5m fix it", 1_500_000),
+            ("ralph --tokens 120000 fix it", 120_000),
+        ] {
+            let (rest, budget) = split(prompt).unwrap();
+            assert_eq!(rest, "ralph fix it", "{prompt}");
+            assert_eq!(budget.max_tokens, Some(n), "{prompt}");
+        }
+        let c = Budget {
+            max_tokens: Some(100_000),
+            ..Budget::default()
+        }
+        .apply(&Config::default(), &["ralph"]);
+        assert_eq!(crate::modes::max_tokens("ralph", &c), 100_000);
+    }
+
+    #[test]
+    fn a_budget_said_slightly_wrong_is_taken_out_and_named() {
+        for (prompt, word) in [
+            ("ralph 0m fix it", "0m"),
+            ("ralph 7d fix it", "7d"),
+            ("ralph 2 h fix it", "2 h"),
+            ("ralph --max 0 fix it", "--max 0"),
+            ("ralph -max 40 fix it", "-max 40"),
+            ("ralph --max=0 fix it", "--max=0"),
+            ("ralph --max forty fix it", "--max forty"),
+            ("ralph 0h fix it", "0h"),
+            ("ralph 9999h fix it", "9999h"),
+            ("ralph --tokens lots fix it", "--tokens lots"),
+        ] {
+            let (rest, budget) = split(prompt).unwrap_or_else(|| panic!("{prompt}"));
+            assert_eq!(rest, "ralph fix it", "{prompt}");
+            assert_eq!(budget.unclear.len(), 1, "{prompt}");
+            assert_eq!(budget.unclear[0].0, word, "{prompt}");
+            let note = budget.unclear_note().unwrap();
+            assert!(note.contains(&format!("`{word}`")), "{note}");
+            assert_eq!(
+                (budget.max_iterations, budget.max_minutes, budget.max_tokens),
+                (None, None, None)
+            );
         }
     }
 

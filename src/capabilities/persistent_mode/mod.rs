@@ -17,6 +17,8 @@ pub mod guards;
 pub mod needs_input;
 pub mod progress;
 pub mod start;
+pub mod verify;
+pub mod work;
 
 use super::{Ctx, skill_guard, tool_failure};
 use crate::modes::{
@@ -32,6 +34,7 @@ use std::path::Path;
 pub const STALE_MS: i64 = 2 * 60 * 60 * 1000;
 
 const PAUSED: &str = include_str!("../../../templates/stop/paused.md");
+const PAUSED_REPEATING: &str = include_str!("../../../templates/stop/paused-repeating.md");
 const PAUSED_PROMPT: &str = include_str!("../../../templates/stop/paused-prompt.md");
 const HELD: &str = include_str!("../../../templates/stop/held.md");
 const LIMIT: &str = include_str!("../../../templates/stop/limit.md");
@@ -97,12 +100,25 @@ pub fn stop(ctx: &Ctx<'_>) -> Answer {
         .last_assistant_message
         .as_deref()
         .is_some_and(declares_completion);
+    // A claim ends a run only with the evidence its verify commands ask for; a run whose
+    // evidence is missing goes on, told what to run.
+    let mut unverified: Vec<(&'static str, String)> = Vec::new();
     if completed && !live.is_empty() {
-        let ended: Vec<&str> = live
-            .drain(..)
-            .filter(|spec| end_run(&facts, spec, "completed"))
-            .map(|spec| spec.name)
-            .collect();
+        let log = progress::read(store, &ctx.scope);
+        let mut ended: Vec<&str> = Vec::new();
+        live.retain(|spec| match verify::unmet(spec.name, &ctx.config, &log) {
+            Some(note) => {
+                unverified.push((spec.name, note));
+                true
+            }
+            None => {
+                let checked = !verify::commands(spec.name, &ctx.config).is_empty();
+                if end_run(&facts, spec, "completed", Some(checked)) {
+                    ended.push(spec.name);
+                }
+                false
+            }
+        });
         if !ended.is_empty() {
             notes.push(finished_note(&ended.join(", "), "completed"));
         }
@@ -137,7 +153,11 @@ pub fn stop(ctx: &Ctx<'_>) -> Answer {
     }
 
     for spec in live {
-        match advance(&facts, spec) {
+        let claim = unverified
+            .iter()
+            .find(|(m, _)| *m == spec.name)
+            .map(|(_, n)| n.as_str());
+        match advance(&facts, spec, claim) {
             Step::Gone => {}
             Step::Finished(why) => notes.push(finished_note(spec.name, why)),
             Step::Stop(note) => {
@@ -149,6 +169,7 @@ pub fn stop(ctx: &Ctx<'_>) -> Answer {
                 notes.push(note);
                 return with_notes(Answer::default(), notes);
             }
+            Step::StillPaused => return with_notes(Answer::default(), notes),
             Step::Block(reason) => {
                 let reason = match tool_failure::fresh_guidance(ctx) {
                     Some(g) => format!("{g}\n\n{reason}"),
@@ -314,15 +335,18 @@ fn end_stale(facts: &Facts<'_>, file: &StateFile) {
     }
 }
 
-/// Ends a live run for `why`; false if it was no longer live.
-fn end_run(facts: &Facts<'_>, spec: &PersistentMode, why: &str) -> bool {
+/// Ends a live run for `why` (`verified`: for a completion claim, whether verify commands
+/// backed it); false if it was no longer live.
+fn end_run(facts: &Facts<'_>, spec: &PersistentMode, why: &str, verified: Option<bool>) -> bool {
     let Some(file) = mode_file(&facts.ctx.scope, spec) else {
         return false;
     };
     let r = facts.store.update(&file, |s: Option<ModeState>| match s {
         Some(s) if matches!(standing(&named(s.clone(), spec), facts), Standing::Ours) => {
             let mut s = named(s, spec);
+            count_tokens(&mut s, facts.ctx);
             s.end(why, &facts.now_iso);
+            s.verified = verified;
             (Change::Write(s), true)
         }
         _ => (Change::Keep, false),
@@ -344,15 +368,20 @@ enum Step {
     /// Stop allowed with a note for the person: the run paused at a continuation limit, and
     /// stays active as it is now.
     Paused(String, Box<ModeState>),
+    /// Stop allowed silently: the run was handed back earlier and waits for the person's next
+    /// prompt.
+    StillPaused,
     /// Continue with this reason.
     Block(String),
 }
 
-fn advance(facts: &Facts<'_>, spec: &'static PersistentMode) -> Step {
+fn advance(facts: &Facts<'_>, spec: &'static PersistentMode, claim: Option<&str>) -> Step {
     let Some(file) = mode_file(&facts.ctx.scope, spec) else {
         return Step::Gone;
     };
     let config = &facts.ctx.config;
+    // What repeated since the last progress, for a hand-back (read once, outside the lock).
+    let log = progress::read(facts.store, &facts.ctx.scope);
     let r = facts.store.update(&file, |s: Option<ModeState>| {
         let Some(s) = s else {
             return (Change::Keep, Step::Gone);
@@ -391,6 +420,22 @@ fn advance(facts: &Facts<'_>, spec: &'static PersistentMode) -> Step {
             let limit = modes::minutes_text(s.max_minutes);
             return (Change::Write(s), Step::Stop(limit_note(spec.name, &limit)));
         }
+        count_tokens(&mut s, facts.ctx);
+        if s.max_tokens > 0 && s.tokens_used >= s.max_tokens {
+            s.end("max_tokens", &facts.now_iso);
+            let limit = format!(
+                "{} tokens ({} spent)",
+                tokens_text(s.max_tokens),
+                tokens_text(s.tokens_used)
+            );
+            return (Change::Write(s), Step::Stop(limit_note(spec.name, &limit)));
+        }
+        // Handed back at a limit: the run waits for the person's next prompt, however many
+        // Stops the client sends meanwhile.
+        if s.paused_at.is_some() {
+            s.last_checked_at = Some(facts.now_iso.clone());
+            return (Change::Write(s), Step::StillPaused);
+        }
         // A Stop the client sends outside a continuation starts the counts afresh (a stale
         // count from an earlier turn does not hold).
         let fresh = !facts.ctx.input.stop_hook_active;
@@ -404,12 +449,17 @@ fn advance(facts: &Facts<'_>, spec: &'static PersistentMode) -> Step {
         s.last_checked_at = Some(facts.now_iso.clone());
         let limits = facts.limits();
         let pause = if !may_block(idle, limits.idle.max) {
-            Some((
-                PAUSED,
-                idle,
-                limits.idle,
-                format!("no tool ran in the last {idle} continuations"),
-            ))
+            let (template, why) = match log.repeat.as_deref().filter(|_| log.repeats > 0) {
+                Some(what) => (
+                    PAUSED_REPEATING,
+                    format!("no progress in the last {idle} continuations: {what}"),
+                ),
+                None => (
+                    PAUSED,
+                    format!("no tool ran in the last {idle} continuations"),
+                ),
+            };
+            Some((template, idle, limits.idle, why, "no_progress"))
         } else {
             limits
                 .per_prompt
@@ -420,13 +470,15 @@ fn advance(facts: &Facts<'_>, spec: &'static PersistentMode) -> Step {
                         per_prompt,
                         l,
                         format!("{} allows {} continuations per prompt", l.owner, l.max),
+                        "client_cap",
                     )
                 })
         };
-        if let Some((template, blocks, limit, why)) = pause {
+        if let Some((template, blocks, limit, why, kind)) = pause {
             s.new_turn();
             s.paused_at = Some(facts.now_iso.clone());
-            s.paused_reason = Some(why);
+            s.pause_kind = Some(kind.to_string());
+            let what = log.repeat.clone().unwrap_or_default();
             let note = modes::fill(
                 template,
                 &[
@@ -434,8 +486,10 @@ fn advance(facts: &Facts<'_>, spec: &'static PersistentMode) -> Step {
                     ("blocks", &blocks.to_string()),
                     ("cap", &limit.max.to_string()),
                     ("who", limit.owner),
+                    ("what", &what),
                 ],
             );
+            s.paused_reason = Some(why);
             return (Change::Write(s.clone()), Step::Paused(note, Box::new(s)));
         }
         s.iteration = s.iteration.saturating_add(1);
@@ -444,12 +498,38 @@ fn advance(facts: &Facts<'_>, spec: &'static PersistentMode) -> Step {
         s.paused_at = None;
         s.paused_reason = None;
         let reason = continuation(spec, &s, max, facts.ctx);
+        let reason = match claim {
+            Some(note) => format!("{}\n\n{reason}", note.trim_end()),
+            None => reason,
+        };
         (Change::Write(s), Step::Block(reason))
     });
     r.unwrap_or_else(|e| {
         crate::diag!("stop: cannot update {}: {e}; not blocking", spec.name);
         Step::Gone
     })
+}
+
+/// Adds the tokens the client recorded since the last count to the run's `tokens_used`
+/// (from the run's start on, by the records' time stamps).
+fn count_tokens(s: &mut ModeState, ctx: &Ctx<'_>) {
+    let Some(path) = ctx.input.transcript_path.as_deref() else {
+        return;
+    };
+    let since = s
+        .started_at
+        .as_deref()
+        .and_then(crate::time::parse_iso)
+        .unwrap_or(i64::MIN);
+    if let Some((added, cursor)) = crate::state::usage::count(path, s.token_cursor.as_ref(), since)
+    {
+        s.tokens_used = s.tokens_used.saturating_add(added);
+        s.token_cursor = Some(cursor);
+    }
+}
+
+fn tokens_text(n: u64) -> String {
+    crate::state::usage::tokens_text(n)
 }
 
 fn limit_note(mode: &str, limit: &str) -> String {
@@ -576,6 +656,9 @@ mod tests {
             "Example of the last line:\n`<omc-complete/>`",
             "Here is how it ends:\n```\n<omc-complete/>",
             "<omc-complete/>\nbut first, one more test fails.",
+            // An indented code block (issue 35).
+            "The last line of your message must be:\n\n    <omc-complete/>",
+            "Like this:\n\t<omc-complete/>\n",
             "",
         ] {
             assert!(!declares_completion(no), "{no:?}");

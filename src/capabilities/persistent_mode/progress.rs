@@ -1,37 +1,142 @@
-//! Progress between continuations (issue 24, contract §6): a run's cap counts continuations
-//! after which the agent did nothing, not continuations while it works. Any tool event of the
-//! session — the pre-tool, post-tool or failure event, whichever of them the agent has
-//! installed (`protocol/agents/table.rs`: every agent installs one) — after a Stop block means
-//! the agent worked, so each active run's count of continuations without progress
-//! (`consecutive_blocks`) starts again from 0. Claude Code's own cap counts the same way
-//! (tests/e2e/FINDINGS.md §7).
+//! Progress between continuations (issues 24 and 34, contract §6): a run's cap counts
+//! continuations after which the agent did nothing new, not continuations while it works.
 //!
-//! Cheap by construction, for a hook that fires around every tool call: the session's run
-//! files are read (a missing one is a failed open); only the first tool event after a block
-//! finds a count to reset and writes, under the run file's lock; the ones after it find
-//! nothing to reset and write nothing. The per-prompt count (`turn_blocks`) is left alone: the
-//! clients that count every continuation of a prompt do not reset theirs on a tool call.
+//! Each tool event of the session is reduced to the marks of what it observably did
+//! ([`super::work`]: a command and its result, a file's content, a completed todo). The
+//! session's work log (`work.json`) keeps the marks seen since the run started; an event with a
+//! mark not seen before is progress, and each active run's count of continuations without
+//! progress (`consecutive_blocks`) starts again from 0. An event that only repeats seen work
+//! (the same command with the same output, an edit undone, the same error again) changes no
+//! count: the log notes what repeated, for the hand-back ("ran `ls` again with the same
+//! output"). Which event is judged depends on what the client installs: the post-tool and
+//! failure events where it has them (the result is known), else the pre-tool event (the call
+//! alone); on a client with both, the pre-tool event of an edit only marks the content the
+//! edit starts from.
+//!
+//! The same log holds what the verify evidence needs ([`super::verify`]): how many times a
+//! file reached new content, and the agent's last run of each verify command, with its
+//! outcome. And the count of Stop blocks relayed from the person's own stop hooks
+//! ([`relay_user_block`]), which no client caps on Codex and Gemini CLI.
+//!
+//! Cheap by construction, for a hook that fires around every tool call: nothing is read or
+//! written unless the session has an active run (its files are read anyway) or a log; the
+//! log is written only when the event changes it; no process is spawned, no git run, and the
+//! log is bounded ([`MAX_SEEN`] marks, [`MAX_CHECKS`] commands).
 
+use super::work::{self, Work};
+pub use super::work::{Check, FILE, WorkLog};
 use crate::capabilities::Ctx;
 use crate::modes::{REGISTRY, state_file_name};
 use crate::protocol::Answer;
-use crate::state::files::ModeState;
-use crate::state::{Change, StateFile};
+use crate::state::files::{ModeState, SCHEMA_VERSION};
+use crate::state::{Change, Scope, StateFile, Store};
+
+/// The session's log, as it stands.
+pub fn read(store: &Store, scope: &Scope) -> WorkLog {
+    StateFile::new(scope, FILE)
+        .and_then(|f| store.read(&f))
+        .unwrap_or_default()
+}
+
+/// The session's active runs' start times, highest priority first (none: nothing to track).
+fn active_runs(store: &Store, scope: &Scope) -> Vec<(StateFile, ModeState)> {
+    REGISTRY
+        .iter()
+        .filter_map(|spec| {
+            let file = StateFile::new(scope, &state_file_name(spec.name))?;
+            let s: ModeState = store.read(&file)?;
+            (s.active && s.suspended_at.is_none()).then_some((file, s))
+        })
+        .collect()
+}
 
 /// PreToolUse, PostToolUse, PostToolUseFailure: says nothing.
 pub fn on_tool(ctx: &Ctx<'_>) -> Answer {
     let Some(store) = &ctx.store else {
         return Answer::default();
     };
-    for spec in &REGISTRY {
-        let Some(file) = StateFile::new(&ctx.scope, &state_file_name(spec.name)) else {
-            continue;
+    let Some(log_file) = StateFile::new(&ctx.scope, FILE) else {
+        return Answer::default();
+    };
+    let runs = active_runs(store, &ctx.scope);
+    if runs.is_empty() && !store.path(&log_file).exists() {
+        return Answer::default();
+    }
+    let judged = match ctx.hook.event {
+        "PreToolUse" => {
+            if crate::protocol::agents::sees_tool_results(ctx.input.format) {
+                // Judged by its result later; an edit's starting content is seen now.
+                match work::before_edit(ctx.input) {
+                    Some(mark) => Judged::Baseline(mark),
+                    None => return Answer::default(),
+                }
+            } else {
+                match work::of_call_alone(ctx.input) {
+                    Some(w) => Judged::Work(w),
+                    None => return Answer::default(),
+                }
+            }
+        }
+        event => {
+            let failed = event == "PostToolUseFailure";
+            match work::of_tool_event(ctx.input, failed) {
+                Some(w) => Judged::Work(w),
+                None => return Answer::default(),
+            }
+        }
+    };
+    let started = runs.first().and_then(|(_, s)| s.started_at.clone());
+    let verify: Vec<String> = runs
+        .iter()
+        .flat_map(|(_, s)| super::verify::commands(&s.mode, &ctx.config))
+        .collect();
+    let now = crate::time::iso(ctx.now_ms);
+    let progressed = store.update(&log_file, |cur: Option<WorkLog>| {
+        let mut log = cur.unwrap_or_default().for_run(started.as_deref());
+        log.schema_version = SCHEMA_VERSION;
+        let before = log.clone();
+        let progressed = match &judged {
+            Judged::Baseline(mark) => {
+                log.remember(mark.clone());
+                false
+            }
+            Judged::Work(w) => {
+                let p = log.record(w);
+                if let Some(c) = &w.command
+                    && let Some(v) = verify.iter().find(|v| super::verify::runs(&c.text, v))
+                {
+                    log.check(v, c.ok, &c.output, &now);
+                }
+                p
+            }
         };
-        let waiting = |s: &ModeState| s.active && s.consecutive_blocks > 0;
-        if !store.read::<ModeState>(&file).is_some_and(|s| waiting(&s)) {
+        if log == before {
+            (Change::Keep, progressed)
+        } else {
+            (Change::Write(log), progressed)
+        }
+    });
+    match progressed {
+        Ok(true) => reset_counts(store, &runs),
+        Ok(false) => {}
+        Err(e) => crate::diag!("progress: cannot record the tool event: {e}"),
+    }
+    Answer::default()
+}
+
+enum Judged {
+    Baseline(String),
+    Work(Work),
+}
+
+/// Progress: every active run's count of continuations without progress starts again.
+fn reset_counts(store: &Store, runs: &[(StateFile, ModeState)]) {
+    let waiting = |s: &ModeState| s.active && s.consecutive_blocks > 0;
+    for (file, s) in runs {
+        if !waiting(s) {
             continue;
         }
-        let r = store.update(&file, |s: Option<ModeState>| match s {
+        let r = store.update(file, |s: Option<ModeState>| match s {
             Some(mut s) if waiting(&s) => {
                 s.consecutive_blocks = 0;
                 (Change::Write(s), ())
@@ -39,8 +144,85 @@ pub fn on_tool(ctx: &Ctx<'_>) -> Answer {
             _ => (Change::Keep, ()),
         });
         if let Err(e) = r {
-            crate::diag!("progress: cannot reset {}'s count: {e}", spec.name);
+            crate::diag!("progress: cannot reset {}'s count: {e}", file.name());
+        }
+    }
+}
+
+/// UserPromptSubmit: the person spoke, so relayed stop-hook blocks are counted afresh and a
+/// cancel's hold on them is over. Runs before the keywords, so a `cancelomc` typed now holds
+/// again.
+pub fn on_prompt(ctx: &Ctx<'_>) -> Answer {
+    let (Some(store), Some(file)) = (&ctx.store, StateFile::new(&ctx.scope, FILE)) else {
+        return Answer::default();
+    };
+    let needs = store
+        .read::<WorkLog>(&file)
+        .is_some_and(|l| l.user_blocks > 0 || l.user_blocks_off);
+    if needs {
+        let r = store.update(&file, |cur: Option<WorkLog>| match cur {
+            Some(mut l) => {
+                l.user_blocks = 0;
+                l.user_blocks_off = false;
+                (Change::Write(l), ())
+            }
+            None => (Change::Keep, ()),
+        });
+        if let Err(e) = r {
+            crate::diag!("progress: cannot reset the relayed stop blocks: {e}");
         }
     }
     Answer::default()
+}
+
+/// A cancel: the person's own stop hooks are not relayed until their next prompt.
+pub fn hold_user_blocks(store: &Store, scope: &Scope) {
+    let Some(file) = StateFile::new(scope, FILE) else {
+        return;
+    };
+    let r = store.update(&file, |cur: Option<WorkLog>| {
+        let mut l = cur.unwrap_or_default();
+        l.schema_version = SCHEMA_VERSION;
+        l.user_blocks_off = true;
+        l.user_blocks = 0;
+        (Change::Write(l), ())
+    });
+    if let Err(e) = r {
+        crate::diag!("cancel: cannot hold the relayed stop blocks: {e}");
+    }
+}
+
+/// What happens to a block one of the person's own stop hooks answered: relayed while the
+/// session makes progress, at most the no-progress cap in a row (`cap`), and not at all after a
+/// cancel until the next prompt. `Err(note)` when it must not be relayed, with why.
+pub fn relay_user_block(store: &Store, scope: &Scope, cap: u32) -> Result<(), String> {
+    let Some(file) = StateFile::new(scope, FILE) else {
+        return Ok(());
+    };
+    let r = store.update(&file, |cur: Option<WorkLog>| {
+        let mut l = cur.unwrap_or_default();
+        l.schema_version = SCHEMA_VERSION;
+        if l.user_blocks_off {
+            return (Change::Keep, Err("the session was cancelled".to_string()));
+        }
+        if l.user_blocks >= cap {
+            let what = l
+                .repeat
+                .as_ref()
+                .filter(|_| l.repeats > 0)
+                .map(|r| format!(": {r}"))
+                .unwrap_or_default();
+            let n = l.user_blocks;
+            return (
+                Change::Keep,
+                Err(format!("no progress in the last {n} continuations{what}")),
+            );
+        }
+        l.user_blocks += 1;
+        (Change::Write(l), Ok(()))
+    });
+    r.unwrap_or_else(|e| {
+        // Nothing could be counted, so nothing bounds the relay: let the stop happen.
+        Err(format!("its count could not be saved ({e})"))
+    })
 }

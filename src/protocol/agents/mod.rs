@@ -35,6 +35,15 @@ pub mod table;
 
 pub use caps::{Limit, StopLimits, stop_limits};
 
+/// Whether `agent`'s install gives us a tool's result (a post-tool or failure event), so that a
+/// tool call is judged by what it did rather than by the call alone.
+pub fn sees_tool_results(agent: Agent) -> bool {
+    table::rows(agent.wire()).any(|r| {
+        matches!(r.hook, "post-tool-use" | "post-tool-use-failure")
+            && r.install != table::Install::No
+    })
+}
+
 // `Agent` and `Wire` are named in their own module (`protocol::agent`) so that the neutral
 // input can say which agent spoke without reaching into the adapters; they are used here
 // under their old path too.

@@ -1,0 +1,285 @@
+//! Tokens a client recorded in its session file, counted from where the last count stopped
+//! (issue 34: a run's token budget).
+//!
+//! What each client records, read by shape (no agent is named here):
+//!
+//! | client | file (`transcript_path`) | record | counted |
+//! |---|---|---|---|
+//! | Claude Code (and the clients that write its transcript) | JSON lines | `{"type":"assistant","message":{"id":…,"usage":{…}}}`, one line per content block, the same usage on each | per message id, once: `input_tokens + output_tokens + cache_creation_input_tokens + cache_read_input_tokens` (what the call consumed) |
+//! | Codex CLI | the rollout, JSON lines | `{"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"total_tokens":…}}}}`, cumulative for the session | the growth of `total_tokens` |
+//! | Gemini CLI | its chat recording, JSON lines | `{"id":…,"type":"gemini","tokens":{"total":…}}` per call, written again when its tool calls complete | `tokens.total` once per id |
+//! | Qwen Code | its chat recording, JSON lines | `{"uuid":…,"type":"assistant","usageMetadata":{"totalTokenCount":…}}` per call (its `ui_telemetry` records repeat the numbers) | `totalTokenCount` once per uuid |
+//!
+//! Only lines stamped at or after the run's start count (`timestamp`); a Codex total before
+//! it is the base the growth is measured from. The file is read from the cursor on, so a Stop
+//! reads only what was appended since the last one, and never more than [`MAX_READ`] at once.
+//! `transcript_path` is opened only when absolute and a regular file (as [`super::transcript`]).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+
+/// At most this much of the file is read by one count; a longer backlog is skipped to its
+/// last [`MAX_READ`] bytes (the count is then a lower bound, never an overcount).
+pub const MAX_READ: u64 = 32 * 1024 * 1024;
+/// Message ids remembered across counts, to count a message split over lines once.
+const IDS: usize = 8;
+
+/// Where the last count stopped.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Cursor {
+    /// The file counted (a new file starts a new count).
+    pub path: String,
+    /// Bytes of it already counted (whole lines).
+    pub offset: u64,
+    /// The last message ids counted (Claude Code's lines repeat a message's usage).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ids: Vec<String>,
+    /// The last cumulative total seen (Codex).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<u64>,
+}
+
+/// Tokens recorded in `raw_path` since `cursor` (from the start of the file without one, or
+/// when the file is another or shorter), counting only records stamped at or after
+/// `since_ms`; and the cursor after them. `None` when the file cannot be read.
+pub fn count(raw_path: &str, cursor: Option<&Cursor>, since_ms: i64) -> Option<(u64, Cursor)> {
+    let path = Path::new(raw_path);
+    if !path.is_absolute() {
+        return None;
+    }
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.file_type().is_file() {
+        return None;
+    }
+    let mut cur = match cursor {
+        Some(c) if c.path == raw_path && c.offset <= meta.len() => c.clone(),
+        _ => Cursor {
+            path: raw_path.to_string(),
+            ..Cursor::default()
+        },
+    };
+    let mut file = std::fs::File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    let start = cur.offset.max(len.saturating_sub(MAX_READ));
+    file.seek(SeekFrom::Start(start)).ok()?;
+    let mut buf = Vec::with_capacity((len - start) as usize);
+    file.take(len - start).read_to_end(&mut buf).ok()?;
+    // Whole lines only: a line still being written is counted next time.
+    let whole = buf.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    let mut added = 0u64;
+    let mut lines = buf[..whole].split(|b| *b == b'\n');
+    if start > cur.offset {
+        lines.next(); // cut by the skip
+    }
+    for line in lines {
+        added = added.saturating_add(line_tokens(line, &mut cur, since_ms));
+    }
+    cur.offset = start + whole as u64;
+    Some((added, cur))
+}
+
+/// The tokens one line adds.
+fn line_tokens(line: &[u8], cur: &mut Cursor, since_ms: i64) -> u64 {
+    if !contains(line, b"usage") && !contains(line, b"\"tokens\"") {
+        return 0;
+    }
+    let Ok(v) = serde_json::from_slice::<Value>(line) else {
+        return 0;
+    };
+    let stamped_in_run = || {
+        v.get("timestamp")
+            .and_then(Value::as_str)
+            .and_then(crate::time::parse_iso)
+            .is_none_or(|t| t >= since_ms)
+    };
+    // Codex: a cumulative total.
+    if let Some(p) = v.get("payload").filter(|p| p["type"] == "token_count") {
+        let Some(total) = p
+            .pointer("/info/total_token_usage/total_tokens")
+            .and_then(Value::as_u64)
+        else {
+            return 0;
+        };
+        let before = cur.total.replace(total);
+        if !stamped_in_run() {
+            return 0;
+        }
+        return total.saturating_sub(before.unwrap_or(0));
+    }
+    // Gemini CLI: one `gemini` record per call, written again (same id) when its tool calls
+    // complete. Qwen Code: one `assistant` record per call with the API's `usageMetadata` (its
+    // telemetry records repeat the numbers under other names and are not counted).
+    let per_call = match (v["type"].as_str(), v.get("tokens"), v.get("usageMetadata")) {
+        (Some("gemini"), Some(t), _) => Some((t.get("total"), v.get("id"))),
+        (Some("assistant"), _, Some(u)) => Some((u.get("totalTokenCount"), v.get("uuid"))),
+        _ => None,
+    };
+    if let Some((total, id)) = per_call {
+        let Some(total) = total.and_then(Value::as_u64) else {
+            return 0;
+        };
+        if !first_time(cur, id.and_then(Value::as_str)) || !stamped_in_run() {
+            return 0;
+        }
+        return total;
+    }
+    // Claude Code: one assistant message's usage, on each of its lines.
+    let message = v.get("message").unwrap_or(&v);
+    let (Some(usage), true) = (message.get("usage"), v["type"] == "assistant") else {
+        return 0;
+    };
+    if message.get("model").and_then(Value::as_str) == Some("<synthetic>") {
+        return 0;
+    }
+    if !first_time(cur, message.get("id").and_then(Value::as_str)) || !stamped_in_run() {
+        return 0;
+    }
+    let n = |k: &str| usage.get(k).and_then(Value::as_u64).unwrap_or(0);
+    n("input_tokens")
+        + n("output_tokens")
+        + n("cache_creation_input_tokens")
+        + n("cache_read_input_tokens")
+}
+
+/// Whether a record id is counted for the first time (no id: always), remembering it.
+fn first_time(cur: &mut Cursor, id: Option<&str>) -> bool {
+    let Some(id) = id else {
+        return true;
+    };
+    if cur.ids.iter().any(|i| i == id) {
+        return false;
+    }
+    cur.ids.push(id.to_string());
+    if cur.ids.len() > IDS {
+        cur.ids.remove(0);
+    }
+    true
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+/// `340k`, `1.2M`, `900`: a token count for people.
+pub fn tokens_text(n: u64) -> String {
+    match n {
+        0..1_000 => n.to_string(),
+        1_000..1_000_000 => format!("{}k", n / 1_000),
+        _ => {
+            let tenths = n / 100_000;
+            match tenths % 10 {
+                0 => format!("{}M", tenths / 10),
+                t => format!("{}.{t}M", tenths / 10),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn claude(id: &str, ts: &str, input: u64, output: u64) -> String {
+        format!(
+            r#"{{"type":"assistant","timestamp":"{ts}","message":{{"id":"{id}","role":"assistant","model":"m","usage":{{"input_tokens":{input},"output_tokens":{output},"cache_creation_input_tokens":0,"cache_read_input_tokens":0}}}}}}"#
+        )
+    }
+
+    fn codex(ts: &str, total: u64) -> String {
+        format!(
+            r#"{{"timestamp":"{ts}","type":"event_msg","payload":{{"type":"token_count","info":{{"total_token_usage":{{"input_tokens":1,"total_tokens":{total}}}}}}}}}"#
+        )
+    }
+
+    #[test]
+    fn claude_messages_count_once_each_and_only_in_the_run() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("t.jsonl");
+        let mut f = std::fs::File::create(&p).unwrap();
+        let since = crate::time::parse_iso("2026-01-01T00:00:10Z").unwrap();
+        writeln!(f, "{}", claude("m0", "2026-01-01T00:00:05Z", 1000, 10)).unwrap();
+        writeln!(f, "{}", claude("m1", "2026-01-01T00:00:11Z", 30000, 100)).unwrap();
+        writeln!(f, "{}", claude("m1", "2026-01-01T00:00:11Z", 30000, 100)).unwrap();
+        let path = p.to_str().unwrap();
+        let (n, cur) = count(path, None, since).unwrap();
+        assert_eq!(n, 30100);
+        // Appended later: only the new lines are read; a split message still counts once.
+        writeln!(f, "{}", claude("m1", "2026-01-01T00:00:11Z", 30000, 100)).unwrap();
+        writeln!(f, "{}", claude("m2", "2026-01-01T00:00:12Z", 20000, 0)).unwrap();
+        write!(f, "{}", &claude("m3", "2026-01-01T00:00:13Z", 5, 5)[..20]).unwrap();
+        let (n, cur) = count(path, Some(&cur), since).unwrap();
+        assert_eq!(n, 20000, "the half-written line waits");
+        let (n, _) = count(path, Some(&cur), since).unwrap();
+        assert_eq!(n, 0);
+    }
+
+    #[test]
+    fn codex_totals_grow_from_the_last_one_before_the_run() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("rollout.jsonl");
+        let since = crate::time::parse_iso("2026-01-01T00:00:10Z").unwrap();
+        std::fs::write(
+            &p,
+            format!(
+                "{}\n{}\n{}\n",
+                codex("2026-01-01T00:00:01Z", 5000),
+                codex("2026-01-01T00:00:11Z", 35000),
+                codex("2026-01-01T00:00:12Z", 65000)
+            ),
+        )
+        .unwrap();
+        assert_eq!(count(p.to_str().unwrap(), None, since).unwrap().0, 60000);
+    }
+
+    #[test]
+    fn gemini_and_qwen_records_count_once_per_call() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("chat.jsonl");
+        let gem = |id: &str, total: u64| {
+            format!(
+                r#"{{"id":"{id}","timestamp":"2026-01-01T00:00:11Z","type":"gemini","content":"x","tokens":{{"input":30000,"output":5,"total":{total}}}}}"#
+            )
+        };
+        let qwen = |uuid: &str, total: u64| {
+            format!(
+                r#"{{"uuid":"{uuid}","timestamp":"2026-01-01T00:00:12Z","type":"assistant","usageMetadata":{{"promptTokenCount":30000,"totalTokenCount":{total}}}}}"#
+            )
+        };
+        let telemetry = r#"{"type":"system","subtype":"ui_telemetry","systemPayload":{"uiEvent":{"total_token_count":30005}},"usage":1}"#;
+        std::fs::write(
+            &p,
+            format!(
+                "{}
+{}
+{}
+{}
+{}
+",
+                gem("g1", 30005),
+                gem("g1", 30005),
+                qwen("q1", 30005),
+                telemetry,
+                qwen("q2", 10)
+            ),
+        )
+        .unwrap();
+        assert_eq!(count(p.to_str().unwrap(), None, 0).unwrap().0, 60020);
+    }
+
+    #[test]
+    fn unusable_paths_count_nothing() {
+        assert_eq!(count("relative.jsonl", None, 0), None);
+        assert_eq!(count("/nonexistent/t.jsonl", None, 0), None);
+    }
+
+    #[test]
+    fn counts_for_people() {
+        assert_eq!(tokens_text(950), "950");
+        assert_eq!(tokens_text(340_500), "340k");
+        assert_eq!(tokens_text(1_000_000), "1M");
+        assert_eq!(tokens_text(1_250_000), "1.2M");
+    }
+}
