@@ -429,3 +429,62 @@ macro_rules! agent_suite {
 agent_suite!(codex, Agent::Codex);
 agent_suite!(gemini, Agent::Gemini);
 agent_suite!(qwen, Agent::Qwen);
+
+/// Codex's plan tool (`update_plan`): Codex 0.169.0 runs no tool hook for it (only Stop fires
+/// around such turns), so a hook cannot see a plan step completed there; a model that only
+/// updates its plan is, to the hooks, a model that runs no tool (codex-FINDINGS.md §17).
+#[test]
+fn codex_runs_no_tool_hook_for_update_plan() {
+    let sb = with_omc(Agent::Codex);
+    let trace = sb.root().join("trace.jsonl");
+    let plan = |done: usize| -> Value {
+        let plan: Vec<Value> = ["fix the tokenizer", "fix the parser", "run the tests"]
+            .iter()
+            .enumerate()
+            .map(|(k, s)| {
+                serde_json::json!({"step": s,
+                    "status": if k < done { "completed" } else { "pending" }})
+            })
+            .collect();
+        serde_json::json!({"explanation": format!("{done} done"), "plan": plan})
+    };
+    let mut sc = AgentScenario::new();
+    for done in 1..=3 {
+        sc = sc
+            .step(crate::e2e::model::Step::Call(
+                "update_plan".into(),
+                plan(done),
+            ))
+            .reply_text(MORE);
+    }
+    let run = sb.run(
+        PROMPT,
+        sc.reply_text(DONE)
+            .env("OMC_TRACE_FILE", trace.to_string_lossy()),
+    );
+    run.assert_success();
+    let d = run.diagnostics();
+    // The calls were made and answered.
+    let answered = run
+        .main_requests()
+        .iter()
+        .flat_map(|r| r.tool_outputs())
+        .count();
+    assert!(answered >= 3, "{d}");
+    let events: Vec<String> = std::fs::read_to_string(&trace)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|v| v["agent_event"].as_str().map(str::to_owned))
+        .collect();
+    assert!(
+        events.iter().filter(|e| *e == "Stop").count() >= 3,
+        "{events:?}\n{d}"
+    );
+    assert!(
+        !events
+            .iter()
+            .any(|e| e == "PreToolUse" || e == "PostToolUse"),
+        "{events:?}"
+    );
+}

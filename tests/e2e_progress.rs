@@ -13,7 +13,9 @@
 //!   last change and it passed the claim ends the run as completed and verified.
 //! * Token budgets: with `{"ralph": {"max_tokens": 100000}}` and the model reporting about
 //!   30 000 tokens a call (`Scenario::input_tokens`), the run ends on its budget within a few
-//!   continuations (`ended_reason: "max_tokens"`), the continuation showing what was spent.
+//!   continuations (`ended_reason: "max_tokens"`), the continuation showing what was spent; the
+//!   same with `ralph --tokens 100k …` in the prompt; and the transcript the budget is counted
+//!   from holds every call's usage when the Stop hook runs.
 
 use crate::e2e::{Run, Sandbox, Scenario};
 use serde_json::{Value, json};
@@ -380,4 +382,30 @@ fn a_run_ends_on_its_token_budget_within_a_few_continuations() {
         (100_000..=200_000).contains(&used),
         "tokens_used {used}: {s:#}"
     );
+}
+
+#[test]
+fn a_token_budget_in_the_prompt_ends_the_run() {
+    let sb = Sandbox::new();
+    let run = sb.claude(
+        crate::e2e::plugin_dir(),
+        "ralph --tokens 100k fix the failing parser test",
+        working_turns(Scenario::new().input_tokens(30_000), 10),
+        None,
+    );
+    run.assert_success();
+    let d = run.diagnostics();
+    let conts = continuations(&run);
+    assert!(
+        (1..=3).contains(&conts.len()),
+        "{} continuations\n{d}",
+        conts.len()
+    );
+    let s = ralph(&sb, &run.session_id);
+    assert_eq!(
+        s["prompt"], PROMPT,
+        "the budget is not part of the task: {s:#}"
+    );
+    assert_eq!(s["max_tokens"], 100_000, "{s:#}");
+    assert_eq!(s["ended_reason"], "max_tokens", "{s:#}");
 }
