@@ -212,6 +212,14 @@ fn handle(hook: Hook, env: &Env, seen: &mut Traced, started: Instant) -> Option<
         );
         return None;
     }
+    if root::at_filesystem_root(env, input.cwd.as_deref()) {
+        crate::diag!(
+            "{}: the project would be the filesystem root '/'; no state is kept there (every \
+             project without its own .git below would share it); no-op",
+            hook.name
+        );
+        return None;
+    }
     let answer = decide_from(hook, env, &input, started);
     agents::encode(&input, hook, &answer)
 }

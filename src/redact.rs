@@ -9,33 +9,54 @@
 //! * provider keys by their prefix and length: `sk-…` (OpenAI, Anthropic), `sk_live_…` /
 //!   `rk_live_…` (Stripe), `ghp_` `gho_` `ghu_` `ghs_` `ghr_` `github_pat_` (GitHub),
 //!   `glpat-` (GitLab), `AKIA…` / `ASIA…` (AWS access key ids), `xoxb-` `xoxp-` `xoxa-`
-//!   `xoxr-` `xoxs-` `xapp-` (Slack), `AIza…` (Google), `npm_…`, `hf_…`, JSON Web Tokens;
+//!   `xoxr-` `xoxs-` `xapp-` `xoxe-` (Slack), `AIza…` (Google), `npm_…`, `hf_…`, JSON Web
+//!   Tokens (a sentence's full stop after one is not part of it), Twilio `SK`/`AC` + 32 hex,
+//!   SendGrid `SG.….…`, Mailgun `key-…`, Mailchimp `…-us21`, Square, Shopify, DigitalOcean,
+//!   Heroku `HRKU-`, PyPI, Databricks `dapi`, Linear, Doppler, New Relic, Docker Hub,
+//!   RubyGems, Grafana — the [`PATTERNS`] table, shapes as gitleaks' rule set describes them;
+//! * Slack, Discord and Teams webhook URLs and Telegram bot URLs (their id and token);
 //! * `Bearer <token>` and the value of an `Authorization:` header;
-//! * PEM private-key blocks (`-----BEGIN … PRIVATE KEY-----` to its `END` line, or to the end
-//!   of the text when the block is cut);
-//! * `password=…`, `passwd: …`, `secret=…`, `token=…`, `api_key=…` (any case, `=` or `:`,
-//!   quoted or not; also as the end of a longer name such as `DB_PASSWORD=`);
+//! * private-key blocks (`-----BEGIN … PRIVATE KEY…-----` to its `END` line — PEM, OpenSSH,
+//!   PGP —, or to the end of the text when the block is cut);
+//! * `password=…`, `passwd: …`, `secret=…`, `token=…`, `api_key=…`, `AccountKey=…` (any
+//!   case, `=` or `:`, quoted or not; also as the end of a longer name such as
+//!   `DB_PASSWORD=`; with spaces around `=` only a quoted or key-shaped value, as in
+//!   `~/.aws/credentials`);
+//! * the argument of `--password`, `--token`, `--api-key`, `--secret`; `mysql -pX`;
+//!   `curl -u user:pass`;
 //! * the password of a URL (`postgres://user:pw@host`);
 //! * in JSON objects, the string value of any key that names a secret (`password`,
 //!   `api_key`, `github_token`, `authorization`, …).
 //!
 //! Matching is by shape, so it can miss a secret with no recognisable shape, and it can cut
 //! something harmless that looks like one; the tests pin both directions for common text.
-//! The search is one pass per string (a byte table, then the patterns that start with that
-//! byte, ASCII case-insensitively) plus checks around each hit: linear in the payload.
+//! The search is one pass per string (tables of each pattern's first and second byte, then the
+//! few patterns that start with those two bytes, ASCII case-insensitively) plus checks around
+//! each hit, each bounded (a command's line is looked at for 1 KiB at most): linear in the
+//! payload.
 
 use serde_json::Value;
 
 /// How a hit is checked and what is replaced.
 #[derive(Clone, Copy)]
 enum Rule {
-    /// A provider prefix: the token after it must have `min` chars of `class`.
+    /// A provider prefix: the token after it must have `min` chars of `class`. `exact`: the
+    /// prefix must be in the case written (`AKIA`, `SK`), not any case.
     Prefix {
         kind: &'static str,
         min: usize,
         max: usize,
         class: Class,
+        exact: bool,
     },
+    /// `--password X`, `--password=X` (and the other secret flags): the next argument.
+    Flag,
+    /// `mysql … -pX`: the password glued to `-p`, on the command's line.
+    MysqlP,
+    /// `curl … -u user:pass` (`--user`): what follows the colon.
+    CurlUser,
+    /// `len` hex digits before the hit, the hit, then 1–2 digits (Mailchimp's `…-us21`).
+    HexBefore { kind: &'static str, len: usize },
     /// `bearer <token>`.
     Bearer,
     /// `authorization:` header: the rest of the line (or up to a closing quote).
@@ -56,14 +77,35 @@ enum Class {
     Upper,
     /// Base64url plus `.` (JWT).
     Jwt,
+    /// Hex digits, and then no further letter or digit.
+    Hex,
+    /// Letters and digits, and then no further one.
+    Alnum,
+    /// A URL path: token characters and `/`.
+    Path,
+    /// A bot token: token characters and `:`.
+    Bot,
 }
 
+/// A prefix matched in any case.
 const fn pre(kind: &'static str, min: usize, max: usize, class: Class) -> Rule {
     Rule::Prefix {
         kind,
         min,
         max,
         class,
+        exact: false,
+    }
+}
+
+/// A prefix matched only in the case written.
+const fn exact(kind: &'static str, min: usize, max: usize, class: Class) -> Rule {
+    Rule::Prefix {
+        kind,
+        min,
+        max,
+        class,
+        exact: true,
     }
 }
 
@@ -80,14 +122,79 @@ const PATTERNS: &[(&str, Rule)] = &[
     ("ghr_", pre("github-token", 20, 255, Class::Token)),
     ("github_pat_", pre("github-token", 20, 255, Class::Token)),
     ("glpat-", pre("gitlab-token", 20, 64, Class::Token)),
-    ("akia", pre("aws-access-key-id", 16, 16, Class::Upper)),
-    ("asia", pre("aws-access-key-id", 16, 16, Class::Upper)),
+    ("AKIA", exact("aws-access-key-id", 16, 16, Class::Upper)),
+    ("ASIA", exact("aws-access-key-id", 16, 16, Class::Upper)),
     ("xoxb-", pre("slack-token", 10, 255, Class::Token)),
     ("xoxp-", pre("slack-token", 10, 255, Class::Token)),
     ("xoxa-", pre("slack-token", 10, 255, Class::Token)),
     ("xoxr-", pre("slack-token", 10, 255, Class::Token)),
     ("xoxs-", pre("slack-token", 10, 255, Class::Token)),
     ("xapp-", pre("slack-token", 10, 255, Class::Token)),
+    ("xoxe-", pre("slack-token", 10, 255, Class::Token)),
+    ("xoxe.xoxp-", pre("slack-token", 10, 255, Class::Token)),
+    // Chat webhooks and bot URLs: the id and token in the path.
+    (
+        "hooks.slack.com/services/",
+        pre("slack-webhook", 20, 256, Class::Path),
+    ),
+    (
+        "hooks.slack.com/workflows/",
+        pre("slack-webhook", 20, 256, Class::Path),
+    ),
+    (
+        "discord.com/api/webhooks/",
+        pre("discord-webhook", 20, 256, Class::Path),
+    ),
+    (
+        "discordapp.com/api/webhooks/",
+        pre("discord-webhook", 20, 256, Class::Path),
+    ),
+    (
+        "api.telegram.org/bot",
+        pre("telegram-bot-token", 30, 128, Class::Bot),
+    ),
+    (
+        "outlook.office.com/webhook/",
+        pre("teams-webhook", 20, 512, Class::Path),
+    ),
+    // Payments, mail, messaging (Twilio `SK`/`AC` + 32 hex, SendGrid `SG.x.y`).
+    ("sq0atp-", pre("square-token", 22, 60, Class::Token)),
+    ("sq0csp-", pre("square-secret", 40, 60, Class::Token)),
+    ("EAAA", exact("square-token", 60, 80, Class::Token)),
+    ("SK", exact("twilio-key", 32, 32, Class::Hex)),
+    ("AC", exact("twilio-account", 32, 32, Class::Hex)),
+    ("SG.", exact("sendgrid-key", 33, 97, Class::Jwt)),
+    ("key-", exact("mailgun-key", 32, 32, Class::Alnum)),
+    (
+        "-us",
+        Rule::HexBefore {
+            kind: "mailchimp-key",
+            len: 32,
+        },
+    ),
+    // Hosting, data, developer services.
+    ("shpat_", pre("shopify-token", 32, 32, Class::Hex)),
+    ("shpca_", pre("shopify-token", 32, 32, Class::Hex)),
+    ("shppa_", pre("shopify-token", 32, 32, Class::Hex)),
+    ("shpss_", pre("shopify-secret", 32, 32, Class::Hex)),
+    ("dop_v1_", pre("digitalocean-token", 64, 64, Class::Hex)),
+    ("doo_v1_", pre("digitalocean-token", 64, 64, Class::Hex)),
+    ("dor_v1_", pre("digitalocean-token", 64, 64, Class::Hex)),
+    ("HRKU-", exact("heroku-key", 40, 64, Class::Token)),
+    (
+        "pypi-AgEIcHlwaS5vcmc",
+        exact("pypi-token", 50, 256, Class::Token),
+    ),
+    ("dapi", exact("databricks-token", 32, 32, Class::Hex)),
+    ("lin_api_", pre("linear-key", 40, 40, Class::Token)),
+    ("dp.pt.", exact("doppler-token", 40, 50, Class::Token)),
+    ("dp.st.", exact("doppler-token", 40, 50, Class::Token)),
+    ("dp.sa.", exact("doppler-token", 40, 50, Class::Token)),
+    ("dp.ct.", exact("doppler-token", 40, 50, Class::Token)),
+    ("NRAK-", exact("newrelic-key", 27, 27, Class::Upper)),
+    ("dckr_pat_", pre("docker-token", 27, 64, Class::Token)),
+    ("rubygems_", pre("rubygems-token", 48, 48, Class::Hex)),
+    ("glsa_", pre("grafana-token", 32, 64, Class::Token)),
     ("aiza", pre("google-api-key", 35, 35, Class::Token)),
     ("npm_", pre("npm-token", 36, 36, Class::Token)),
     ("hf_", pre("huggingface-token", 30, 64, Class::Token)),
@@ -105,6 +212,18 @@ const PATTERNS: &[(&str, Rule)] = &[
     ("apikey", Rule::Assignment),
     ("access_key", Rule::Assignment),
     ("private_key", Rule::Assignment),
+    ("app_key", Rule::Assignment),
+    ("accountkey", Rule::Assignment),
+    ("sharedaccesskey", Rule::Assignment),
+    ("--password", Rule::Flag),
+    ("--passwd", Rule::Flag),
+    ("--token", Rule::Flag),
+    ("--api-key", Rule::Flag),
+    ("--secret", Rule::Flag),
+    ("--client-secret", Rule::Flag),
+    ("mysql", Rule::MysqlP),
+    ("mariadb", Rule::MysqlP),
+    ("curl", Rule::CurlUser),
     ("://", Rule::UrlPassword),
 ];
 
@@ -136,9 +255,9 @@ const SECRET_KEYS: &[&str] = &[
 /// [`PATTERNS`]: a position is rejected by one lookup, and a candidate is compared with the
 /// two or three patterns of its letter only. Every state write runs this over every string
 /// (contract §4), so it must cost little more than reading the text.
-const fn first_bytes() -> [u64; 256] {
-    assert!(PATTERNS.len() <= 64);
-    let mut t = [0u64; 256];
+const fn first_bytes() -> [u128; 256] {
+    assert!(PATTERNS.len() <= 128);
+    let mut t = [0u128; 256];
     let mut i = 0;
     while i < PATTERNS.len() {
         let c = PATTERNS[i].0.as_bytes()[0];
@@ -149,13 +268,34 @@ const fn first_bytes() -> [u64; 256] {
     t
 }
 
-static FIRST: [u64; 256] = first_bytes();
+static FIRST: [u128; 256] = first_bytes();
+
+/// The same for each pattern's second byte: a candidate must pass both tables before any
+/// pattern is compared, so the frequent letters that start many patterns cost one more
+/// lookup, not a comparison each.
+const fn second_bytes() -> [u128; 256] {
+    let mut t = [0u128; 256];
+    let mut i = 0;
+    while i < PATTERNS.len() {
+        let c = PATTERNS[i].0.as_bytes()[1];
+        t[c.to_ascii_lowercase() as usize] |= 1 << i;
+        t[c.to_ascii_uppercase() as usize] |= 1 << i;
+        i += 1;
+    }
+    t
+}
+
+static SECOND: [u128; 256] = second_bytes();
 
 /// The longest pattern matching at `i` (ASCII case-insensitively), as (end, pattern index).
 /// A plain scan, not an automaton: building an Aho–Corasick automaton for these patterns
 /// costs about 0.1 ms per process, more than scanning a typical payload.
 fn match_at(b: &[u8], i: usize) -> Option<(usize, usize)> {
     let mut set = FIRST[b[i] as usize];
+    if set == 0 {
+        return None;
+    }
+    set &= b.get(i + 1).map_or(0, |c| SECOND[*c as usize]);
     let mut best: Option<(usize, usize)> = None;
     while set != 0 {
         let k = set.trailing_zeros() as usize;
@@ -231,7 +371,8 @@ pub fn text(s: &str) -> Option<(String, usize)> {
     let mut i = 0;
     while i < b.len() {
         if let Some((end, k)) = match_at(b, i)
-            && let Some((start, stop, label)) = check(b, i, end, PATTERNS[k].1)
+            && let Some((start, stop, label)) = check(b, i, end, PATTERNS[k])
+            && cuts.last().is_none_or(|c| c.1 <= start)
         {
             cuts.push((start, stop, label));
             i = stop.max(i + 1);
@@ -262,6 +403,10 @@ fn in_class(c: u8, class: Class) -> bool {
         Class::Token => c.is_ascii_alphanumeric() || c == b'_' || c == b'-',
         Class::Upper => c.is_ascii_uppercase() || c.is_ascii_digit(),
         Class::Jwt => c.is_ascii_alphanumeric() || c == b'_' || c == b'-' || c == b'.',
+        Class::Hex => c.is_ascii_hexdigit(),
+        Class::Alnum => c.is_ascii_alphanumeric(),
+        Class::Path => c.is_ascii_alphanumeric() || c == b'_' || c == b'-' || c == b'/',
+        Class::Bot => c.is_ascii_alphanumeric() || c == b'_' || c == b'-' || c == b':',
     }
 }
 
@@ -270,18 +415,40 @@ fn run(b: &[u8], from: usize, pred: impl Fn(u8) -> bool) -> usize {
 }
 
 /// Checks a hit; returns the byte range to replace and its replacement.
-fn check(b: &[u8], start: usize, end: usize, rule: Rule) -> Option<(usize, usize, String)> {
+fn check(
+    b: &[u8],
+    start: usize,
+    end: usize,
+    (pattern, rule): (&str, Rule),
+) -> Option<(usize, usize, String)> {
     match rule {
         Rule::Prefix {
             kind,
             min,
             max,
             class,
+            exact,
         } => {
             if start > 0 && (is_word(b[start - 1]) || b[start - 1] == b'-') {
                 return None;
             }
-            let n = run(b, end, |c| in_class(c, class));
+            if exact && pattern.as_bytes() != &b[start..end] {
+                return None; // `AKIA`, `SK`, `dapi` only in their own case: "akia" is prose
+            }
+            let mut n = run(b, end, |c| in_class(c, class));
+            if matches!(class, Class::Jwt) {
+                // A token at the end of a sentence: its full stop is not part of it.
+                n -= b[end..end + n]
+                    .iter()
+                    .rev()
+                    .take_while(|c| **c == b'.')
+                    .count();
+            }
+            if matches!(class, Class::Hex | Class::Alnum)
+                && b.get(end + n).is_some_and(u8::is_ascii_alphanumeric)
+            {
+                return None; // a longer word, not a key of this length
+            }
             // A key cut short where a text was clipped for storage or display (`…`, `...`)
             // is still most of a key: what is left of it goes too.
             let cut_short = n >= 4 && n < min && {
@@ -291,17 +458,65 @@ fn check(b: &[u8], start: usize, end: usize, rule: Rule) -> Option<(usize, usize
             if (n < min && !cut_short) || n > max {
                 return None;
             }
-            if kind == "jwt" {
-                // header.payload.signature, each part non-empty.
+            if kind == "jwt" || kind == "sendgrid-key" {
+                // header.payload.signature (SG.id.secret), each part non-empty.
                 let tok = &b[start..end + n];
-                if tok.iter().filter(|c| **c == b'.').count() != 2 || tok.ends_with(b".") {
+                let dots = tok.iter().filter(|c| **c == b'.').count();
+                if dots != 2 || contains(tok, b"..") {
                     return None;
                 }
             }
-            if matches!(class, Class::Upper) && !b[start..end].iter().all(u8::is_ascii_uppercase) {
-                return None; // AWS ids are upper case: "akia" in prose is not one
-            }
             Some((start, end + n, format!("[REDACTED:{kind}]")))
+        }
+        Rule::Flag => {
+            if !matches!(b.get(end), Some(b' ' | b'=')) {
+                return None; // `--password-file`, `--tokens`
+            }
+            let (from, to) = argument(b, end + 1)?;
+            Some((from, to, "[REDACTED]".into()))
+        }
+        Rule::MysqlP => {
+            word_start(b, start)?;
+            command_args(b, end).find_map(|(from, to)| {
+                let a = &b[from..to];
+                (a.len() > 2 && a[0] == b'-' && a[1] == b'p' && !is_placeholder_bytes(&a[2..]))
+                    .then(|| (from + 2, to, "[REDACTED]".into()))
+            })
+        }
+        Rule::CurlUser => {
+            word_start(b, start)?;
+            let mut args = command_args(b, end);
+            while let Some((from, to)) = args.next() {
+                let a = &b[from..to];
+                let value = if a == b"-u" || a == b"--user" {
+                    args.next()
+                } else if let Some(rest) = a.strip_prefix(b"--user=") {
+                    Some((to - rest.len(), to))
+                } else if a.len() > 2 && a.starts_with(b"-u") {
+                    Some((from + 2, to))
+                } else {
+                    None
+                };
+                let Some((vf, vt)) = value else { continue };
+                let vt = vt - usize::from(matches!(b[vt - 1], b'"' | b'\''));
+                let colon = b[vf..vt].iter().position(|c| *c == b':')?;
+                let pw = vf + colon + 1;
+                return (pw < vt && !is_placeholder_bytes(&b[pw..vt]))
+                    .then(|| (pw, vt, "[REDACTED:password]".into()));
+            }
+            None
+        }
+        Rule::HexBefore { kind, len } => {
+            let from = start.checked_sub(len)?;
+            let digits = run(b, end, |c| c.is_ascii_digit());
+            if !(1..=2).contains(&digits)
+                || b.get(end + digits).is_some_and(|c| is_word(*c))
+                || !b[from..start].iter().all(u8::is_ascii_hexdigit)
+                || (from > 0 && is_word(b[from - 1]))
+            {
+                return None;
+            }
+            Some((from, end + digits, format!("[REDACTED:{kind}]")))
         }
         Rule::Bearer => {
             let n = run(b, end, |c| {
@@ -320,14 +535,13 @@ fn check(b: &[u8], start: usize, end: usize, rule: Rule) -> Option<(usize, usize
             let rest = &b[end..];
             let line_end = rest.iter().position(|c| *c == b'\n').unwrap_or(rest.len());
             let header = &rest[..line_end];
-            if !contains(header, b"PRIVATE KEY-----") {
+            // `RSA PRIVATE KEY`, `OPENSSH PRIVATE KEY`, `PGP PRIVATE KEY BLOCK`, …
+            if !contains(header, b"PRIVATE KEY") || !contains(header, b"-----") {
                 return None;
             }
             let stop = find(&b[end..], b"-----END ")
-                .map(|i| end + i)
-                .and_then(|i| {
-                    find(&b[i..], b"PRIVATE KEY-----").map(|j| i + j + b"PRIVATE KEY-----".len())
-                })
+                .map(|i| end + i + b"-----END ".len())
+                .and_then(|i| find(&b[i..], b"-----").map(|j| i + j + b"-----".len()))
                 .unwrap_or(b.len());
             Some((start, stop, "[REDACTED:private-key]".into()))
         }
@@ -378,8 +592,17 @@ fn assignment(b: &[u8], start: usize, end: usize) -> Option<(usize, usize, Strin
     let n = match quote {
         Some(q) => run(b, i, |c| c != q && c != b'\n'),
         // `token = next_token()` is code, not a literal: with spaces around `=`, only a
-        // quoted value counts.
-        None if sep == b'=' && before + after > 0 => return None,
+        // quoted value counts, or one shaped like a credential alone on its line (the
+        // `aws_secret_access_key = …` of `~/.aws/credentials`).
+        None if sep == b'=' && before + after > 0 => {
+            let n = run(b, i, |c| !c.is_ascii_whitespace());
+            if !credential_shaped(&b[i..i + n])
+                || b.get(i + n).is_some_and(|c| *c != b'\n' && *c != b'\r')
+            {
+                return None;
+            }
+            n
+        }
         None => run(b, i, |c| {
             !c.is_ascii_whitespace()
                 && !matches!(c, b'&' | b',' | b';' | b'"' | b'\'' | b')' | b'}' | b'(')
@@ -392,6 +615,63 @@ fn assignment(b: &[u8], start: usize, end: usize) -> Option<(usize, usize, Strin
         return None;
     }
     Some((i, i + n, "[REDACTED]".into()))
+}
+
+/// A bare value that looks like a key, not code: 16 or more base64 characters (no `_`, `.`
+/// or `(` of an identifier or a call) with upper- and lower-case letters and digits.
+fn credential_shaped(v: &[u8]) -> bool {
+    v.len() >= 16
+        && v.iter()
+            .all(|c| c.is_ascii_alphanumeric() || b"+/=".contains(c))
+        && v.iter().any(u8::is_ascii_digit)
+        && v.iter().any(u8::is_ascii_uppercase)
+        && v.iter().any(u8::is_ascii_lowercase)
+}
+
+fn is_placeholder_bytes(v: &[u8]) -> bool {
+    std::str::from_utf8(v).map_or(true, |v| is_placeholder(v) || v.starts_with('$'))
+}
+
+/// `Some` when the hit at `start` begins a word (a command's name: `mysql`, not `nomysql`).
+fn word_start(b: &[u8], start: usize) -> Option<()> {
+    (start == 0 || !is_word(b[start - 1])).then_some(())
+}
+
+/// The argument after a flag, from `at`: quoted (the inside) or up to a space; `None` for
+/// none, another flag or a reference (`$PW`).
+fn argument(b: &[u8], at: usize) -> Option<(usize, usize)> {
+    let quote = b.get(at).filter(|c| matches!(c, b'"' | b'\'')).copied();
+    let from = at + usize::from(quote.is_some());
+    let n = match quote {
+        Some(q) => run(b, from, |c| c != q && c != b'\n'),
+        None => run(b, from, |c| {
+            !c.is_ascii_whitespace() && !matches!(c, b';' | b'|' | b'&')
+        }),
+    };
+    let v = &b[from..from + n];
+    (n > 0 && v[0] != b'-' && !is_placeholder_bytes(v)).then_some((from, from + n))
+}
+
+/// The space-separated arguments of the command line starting at `from`, up to its end (a
+/// new line, `|`, `;`, `&`) and at most 1 KiB on: bounded, so a long line of command names
+/// costs no more than a short one each.
+fn command_args(b: &[u8], from: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let limit = b.len().min(from + 1024);
+    let stop = from
+        + run(&b[..limit], from, |c| {
+            !matches!(c, b'\n' | b'|' | b';' | b'&')
+        });
+    let mut i = from;
+    std::iter::from_fn(move || {
+        i += run(&b[..stop], i, |c| c == b' ' || c == b'\t');
+        if i >= stop {
+            return None;
+        }
+        let n = run(&b[..stop], i, |c| c != b' ' && c != b'\t');
+        let arg = (i, i + n);
+        i += n;
+        Some(arg)
+    })
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
@@ -546,5 +826,114 @@ mod tests {
             r("日本 ghp_0123456789abcdefghijABCDEFGHIJ012345 語"),
             "日本 [REDACTED:github-token] 語"
         );
+    }
+
+    /// Secrets in the shapes people paste (issue 35): one case per shape.
+    #[test]
+    fn pasted_shapes_are_cut() {
+        let hex32 = "0123456789abcdef0123456789abcdef";
+        let tok = |n: usize| -> String {
+            "Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2Yz3".repeat(4)[..n].to_string()
+        };
+        let cases: Vec<(String, String)> = vec![
+            (
+                "see eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U. Then".into(),
+                "see [REDACTED:jwt]. Then".into(),
+            ),
+            (
+                "[default]\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n".into(),
+                "[default]\naws_secret_access_key = [REDACTED]\n".into(),
+            ),
+            (
+                "aws_session_token = FwoGZXIvYXdzEBYaDHhBTEXAMPLE1234567890".into(),
+                "aws_session_token = [REDACTED]".into(),
+            ),
+            (
+                "post https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX now".into(),
+                "post https://[REDACTED:slack-webhook] now".into(),
+            ),
+            (
+                "https://discord.com/api/webhooks/123456789012345678/abcDEF-ghi_JKL0123456789".into(),
+                "https://[REDACTED:discord-webhook]".into(),
+            ),
+            (
+                "https://api.telegram.org/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/sendMessage".into(),
+                "https://[REDACTED:telegram-bot-token]/sendMessage".into(),
+            ),
+            ("deploy --password hunter22x --v".into(), "deploy --password [REDACTED] --v".into()),
+            ("deploy --password=hunter22x".into(), "deploy --password=[REDACTED]".into()),
+            ("login --token 'abc def'".into(), "login --token '[REDACTED]'".into()),
+            ("mysql -u root -pS3cretPw app".into(), "mysql -u root -p[REDACTED] app".into()),
+            ("mysqldump -pS3cretPw app | gzip".into(), "mysqldump -p[REDACTED] app | gzip".into()),
+            (
+                "curl -u alice:Passw0rd123 https://x".into(),
+                "curl -u alice:[REDACTED:password] https://x".into(),
+            ),
+            (
+                "curl -s --user 'alice:Passw0rd123' https://x".into(),
+                "curl -s --user 'alice:[REDACTED:password]' https://x".into(),
+            ),
+            (
+                "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBGXfakeKEYmaterial\n=abcd\n-----END PGP PRIVATE KEY BLOCK-----\nafter".into(),
+                "[REDACTED:private-key]\nafter".into(),
+            ),
+            (
+                "-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIIFHzBJBgkqhkiG9w0B\n-----END ENCRYPTED PRIVATE KEY-----".into(),
+                "[REDACTED:private-key]".into(),
+            ),
+            (
+                "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA==;EndpointSuffix=core.windows.net".into(),
+                "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=[REDACTED];EndpointSuffix=core.windows.net".into(),
+            ),
+            (format!("twilio SK{hex32} x"), "twilio [REDACTED:twilio-key] x".into()),
+            (format!("sid AC{hex32}"), "sid [REDACTED:twilio-account]".into()),
+            (
+                format!("SG.{}.{}", tok(22), tok(43)),
+                "[REDACTED:sendgrid-key]".into(),
+            ),
+            (format!("key-{hex32}"), "[REDACTED:mailgun-key]".into()),
+            (format!("key-{}", tok(32)), "[REDACTED:mailgun-key]".into()),
+            (format!("SG.{}.{}", tok(16), tok(16)), "[REDACTED:sendgrid-key]".into()),
+            (format!("mc {hex32}-us21 x"), "mc [REDACTED:mailchimp-key] x".into()),
+            (format!("shpat_{hex32}"), "[REDACTED:shopify-token]".into()),
+            (format!("dop_v1_{hex32}{hex32}"), "[REDACTED:digitalocean-token]".into()),
+            (format!("DD_API_KEY={hex32}"), "DD_API_KEY=[REDACTED]".into()),
+            (format!("DD_APP_KEY={hex32}"), "DD_APP_KEY=[REDACTED]".into()),
+            (format!("HRKU-AA{}", tok(58)), "[REDACTED:heroku-key]".into()),
+            (format!("sq0atp-{}", tok(22)), "[REDACTED:square-token]".into()),
+            (format!("EAAA{}", tok(60)), "[REDACTED:square-token]".into()),
+            (format!("pypi-AgEIcHlwaS5vcmc{}", tok(60)), "[REDACTED:pypi-token]".into()),
+            (format!("dapi{hex32}"), "[REDACTED:databricks-token]".into()),
+            (format!("lin_api_{}", tok(40)), "[REDACTED:linear-key]".into()),
+            (format!("dp.pt.{}", tok(43)), "[REDACTED:doppler-token]".into()),
+            (
+                "postgres://app:Hunter2Sekrit@db/app".into(),
+                "postgres://app:[REDACTED:password]@db/app".into(),
+            ),
+        ];
+        for (input, want) in &cases {
+            assert_eq!(&r(input), want, "{input}");
+        }
+    }
+
+    #[test]
+    fn commands_and_words_beside_the_new_shapes_are_left_alone() {
+        for s in [
+            "mkdir -p src && cargo test -p omc-hooks",
+            "docker run -u 1000:1000 img",
+            "curl -u $USER:$TOKEN https://x",
+            "curl -u alice https://x",
+            "mysql -p app",
+            "SKIP the ACCOUNT, the key-value store, us-east-1",
+            "use --password-file pw.txt and --tokens 4",
+            "read the api.telegram.org/bot docs",
+            "released 1.2.3. Next eyJ is a prefix",
+            "secret = compute_secret_value(x)",
+            "token = self.tokens_remaining",
+            "let password = read_password()?;",
+            "git commit -m 'x' && git push -u origin main",
+        ] {
+            assert_eq!(r(s), s, "{s}");
+        }
     }
 }

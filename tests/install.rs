@@ -962,3 +962,40 @@ fn doctor_says_what_of_an_omc_directory_carries_over() {
     let out = w.run(&["doctor"]);
     assert!(!out.stdout.contains("oh-my-claudecode"), "{}", out.stdout);
 }
+
+#[test]
+fn a_closed_stdout_cuts_no_gitignore_edit_from_its_note() {
+    // Issue 35: `install --gitignore | head -1` wrote the lines, then died printing before the
+    // registry noted them, so uninstall left them. The reader here is gone from the start.
+    let w = World::new();
+    let gi = w.p().join(".gitignore");
+    write(&gi, "target\n");
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let status = std::process::Command::new(crate::common::BIN)
+        .args(["install", "--gitignore"])
+        .current_dir(w.p())
+        .env("HOME", w.home.path())
+        .env("PATH", w.path_dir.path())
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("OMC_STATE_DIR")
+        .env_remove("XDG_DATA_HOME")
+        .stdout(writer)
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(
+        std::fs::read_to_string(&gi).unwrap(),
+        "target\n.omc/\n.claude/settings.local.json\n",
+        "the install's .gitignore edit is done whatever reads its output"
+    );
+    let out = w.run(&["uninstall"]);
+    out.ok();
+    assert_eq!(
+        std::fs::read_to_string(&gi).unwrap(),
+        "target\n",
+        "{}",
+        out.stdout
+    );
+}

@@ -63,6 +63,10 @@ const FAILING: &str = "running 4 tests\ntest tests::parses ... FAILED\n\nfailure
 const PASSING: &str = "running 4 tests\ntest tests::test_error_is_reported ... ok\ntest tests::panics_on_zero - should panic ... ok\n\ntest result: ok. 4 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.01s\n";
 
 fn post_tool_use(agent: Option<&str>, response: Value, tool: &str) -> Value {
+    post_tool_use_of(agent, response, tool, "cargo test 2>&1 | tail -n 5")
+}
+
+fn post_tool_use_of(agent: Option<&str>, response: Value, tool: &str, command: &str) -> Value {
     let p = Project::new();
     let event = if agent == Some("gemini") {
         "AfterTool"
@@ -71,7 +75,7 @@ fn post_tool_use(agent: Option<&str>, response: Value, tool: &str) -> Value {
     };
     let mut v = payload(event, "lies-1", p.path());
     v["tool_name"] = json!(tool);
-    v["tool_input"] = json!({"command": "cargo test 2>&1 | tail -n 5"});
+    v["tool_input"] = json!({"command": command});
     v["tool_response"] = response;
     if agent == Some("codex") {
         // Codex's exit status is read from its rollout transcript (codex-FINDINGS.md §5).
@@ -136,4 +140,28 @@ fn codex_and_gemini_shell_output_is_read_too() {
     let gemini_bad = json!({"llmContent": format!("<untrusted_context>\nOutput: {FAILING}\nProcess Group PGID: 1\n</untrusted_context>"), "returnDisplay": FAILING});
     let g = post_tool_use(Some("gemini"), gemini_bad, "run_shell_command");
     assert!(g.to_string().contains("[OUTPUT CHECK]"), "{g}");
+}
+
+#[test]
+fn a_command_that_only_shows_text_is_never_output_that_lies() {
+    let response = json!({"stdout": FAILING, "stderr": "", "interrupted": false, "isImage": false});
+    for command in [
+        "cat tests/fixtures/failing-run.txt",
+        "sed -n '1,40p' target/test.log",
+        "git show HEAD~1",
+        "rustc --explain E0425",
+        "head -50 target/test.log",
+        "tail -n 20 target/test.log",
+        "less target/test.log",
+        "bat target/test.log",
+        "git log -p -3",
+        "git diff HEAD~1",
+        "grep -n -A3 FAILED target/test.log",
+    ] {
+        let out = post_tool_use_of(None, response.clone(), "Bash", command);
+        assert_eq!(context(&out), "", "{command}: {out}");
+    }
+    // Running the tests and showing their tail is still checked.
+    let out = post_tool_use_of(None, response, "Bash", "cargo test 2>&1 | tail -n 20");
+    assert!(context(&out).contains("[OUTPUT CHECK]"), "{out}");
 }

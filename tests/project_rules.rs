@@ -166,3 +166,79 @@ fn a_codex_apply_patch_gets_the_rules_before_it_runs() {
     );
     assert_eq!(out, "");
 }
+
+/// A hostile repository: `docs/AGENTS.md`, `.claude/rules` (or `.claude`) committed as links
+/// to files outside the project, and a FIFO `src/AGENTS.md`. Nothing of the targets reaches
+/// any agent's answer, the FIFO does not hold the hook, and the project's own rules still do.
+#[test]
+fn rule_files_that_resolve_outside_the_project_give_nothing() {
+    use std::os::unix::fs::symlink;
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("environ");
+    std::fs::write(&secret, "ANTHROPIC_API_KEY=OUTSIDE-MARKER-4711\n").unwrap();
+    let rules = outside.path().join("rules");
+    std::fs::create_dir_all(&rules).unwrap();
+    std::fs::write(rules.join("all.md"), "OUTSIDE-MARKER-4712 every file\n").unwrap();
+    let dot_claude = outside.path().join("dot-claude");
+    std::fs::create_dir_all(dot_claude.join("rules")).unwrap();
+    std::fs::write(dot_claude.join("rules/all.md"), "OUTSIDE-MARKER-4713\n").unwrap();
+
+    for claude_link in [false, true] {
+        let p = project();
+        std::fs::create_dir_all(p.path().join("docs")).unwrap();
+        std::fs::write(p.path().join("docs/guide.md"), "x\n").unwrap();
+        symlink(&secret, p.path().join("docs/AGENTS.md")).unwrap();
+        std::fs::write(p.path().join("src/api/AGENTS.md"), "Inside rule.\n").unwrap();
+        if claude_link {
+            std::fs::remove_dir_all(p.path().join(".claude")).unwrap();
+            symlink(&dot_claude, p.path().join(".claude")).unwrap();
+        } else {
+            std::fs::remove_dir_all(p.path().join(".claude/rules")).unwrap();
+            symlink(&rules, p.path().join(".claude/rules")).unwrap();
+        }
+        let made = std::process::Command::new("mkfifo")
+            .arg(p.path().join("src/AGENTS.md"))
+            .status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+        let abs = |rel: &str| p.path().join(rel).to_string_lossy().into_owned();
+        let mut answers = Vec::new();
+        for rel in ["docs/guide.md", "src/api/handler.py"] {
+            answers.push(tool(
+                &p,
+                "claude",
+                "PostToolUse",
+                "post-tool-use",
+                "Read",
+                json!({"file_path": abs(rel)}),
+            ));
+            answers.push(tool(
+                &p,
+                "gemini",
+                "AfterTool",
+                "post-tool-use",
+                "read_file",
+                json!({"file_path": abs(rel)}),
+            ));
+            let cmd = format!("apply_patch <<'EOF'\n*** Update File: {rel}\n@@\n-x\n+y\nEOF");
+            answers.push(tool(
+                &p,
+                "codex",
+                "PreToolUse",
+                "pre-tool-use",
+                "Bash",
+                json!({"command": cmd}),
+            ));
+        }
+        let all = answers.join("\n");
+        assert!(!all.contains("OUTSIDE-MARKER"), "{all}");
+        assert!(
+            all.contains("Inside rule."),
+            "the project's own rules still come: {all}"
+        );
+        for f in p.files().into_iter().filter(|f| f.starts_with(".omc")) {
+            let text = std::fs::read(p.path().join(&f)).unwrap_or_default();
+            let text = String::from_utf8_lossy(&text);
+            assert!(!text.contains("OUTSIDE-MARKER"), "{f}: {text}");
+        }
+    }
+}

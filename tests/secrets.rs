@@ -419,3 +419,139 @@ fn trust_shows_a_hidden_escape_in_a_command_instead_of_playing_it() {
         "{shown}"
     );
 }
+
+/// Secrets as people paste them (issue 35), each with the part of it that must survive
+/// nowhere.
+const PASTED: &[(&str, &str, &str)] = &[
+    (
+        "JWT before a full stop",
+        "the token is eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJwYXN0ZWQtand0In0.Pz9Kq3Lm5Nr7Ts1Vw3Xy5Za7Bc9De1Fg3Hi5Jk7Lm9.",
+        "Pz9Kq3Lm5Nr7Ts1Vw3Xy5Za7",
+    ),
+    (
+        "~/.aws/credentials",
+        "[default]\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYzPASTEDkey\n",
+        "wJalrXUtnFEMI/K7MDENG",
+    ),
+    (
+        "Slack webhook",
+        "https://hooks.slack.com/services/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",
+        "Wq8Er6Ty4Ui2Op0As8Df6Gh4",
+    ),
+    (
+        "Telegram bot",
+        "https://api.telegram.org/bot987654321:AAPastedTelegramToken0123456789abcd/sendMessage",
+        "AAPastedTelegramToken0123",
+    ),
+    (
+        "--password",
+        "./deploy --password Pa55-pasted-flag --env prod",
+        "Pa55-pasted-flag",
+    ),
+    (
+        "mysql -p",
+        "mysql -u root -pMyPastedPw77 shop",
+        "MyPastedPw77",
+    ),
+    (
+        "curl -u",
+        "curl -u admin:CurlPastedPw88 https://api.internal/x",
+        "CurlPastedPw88",
+    ),
+    (
+        "PGP private key",
+        "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBGPastedPGPmaterial0123456789\n=AbCd\n-----END PGP PRIVATE KEY BLOCK-----",
+        "lQOYBGPastedPGPmaterial",
+    ),
+    (
+        "Azure storage",
+        "DefaultEndpointsProtocol=https;AccountName=shop;AccountKey=QXp1cmVQYXN0ZWRLZXkwMTIzNDU2Nzg5==;EndpointSuffix=core.windows.net",
+        "QXp1cmVQYXN0ZWRLZXkw",
+    ),
+    (
+        "Twilio",
+        "TWILIO SK9f8e7d6c5b4a39281706f5e4d3c2b1a0 ok",
+        "9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+    ),
+    (
+        "SendGrid",
+        "SG.PastedSendGridId0123.PastedSendGridSecret0123456789abcdefghijklmno",
+        "PastedSendGridSecret",
+    ),
+    (
+        "DigitalOcean",
+        "dop_v1_0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0",
+        "0f1e2d3c4b5a69788796a5b4",
+    ),
+];
+
+#[test]
+fn secrets_as_people_paste_them_land_nowhere() {
+    let p = Project::new();
+    let home = tempfile::tempdir().unwrap();
+    let all: String = PASTED.iter().map(|(_, s, _)| format!("{s}\n")).collect();
+    let sid = "s1";
+    hook(
+        "session-start",
+        &p,
+        home.path(),
+        with(
+            payload("SessionStart", sid, p.path()),
+            json!({"source": "startup"}),
+        ),
+    );
+    let out = hook(
+        "user-prompt-submit",
+        &p,
+        home.path(),
+        with(
+            payload("UserPromptSubmit", sid, p.path()),
+            json!({"prompt": format!("ralph ship it with these:\n{all}")}),
+        ),
+    );
+    assert!(out.context().contains("RALPH"), "{}", out.stdout);
+    for (_, s, _) in PASTED {
+        hook(
+            "post-tool-use-failure",
+            &p,
+            home.path(),
+            with(
+                payload("PostToolUseFailure", sid, p.path()),
+                json!({
+                    "tool_name": "Bash",
+                    "tool_input": {"command": s},
+                    "error": format!("Exit code 1\nfailed: {s}"),
+                }),
+            ),
+        );
+    }
+    let files: Vec<_> = files_below(&p.omc())
+        .into_iter()
+        .chain(files_below(home.path()))
+        .collect();
+    assert!(
+        files.iter().any(|f| f.ends_with("ralph-state.json")),
+        "{files:?}"
+    );
+    let (_, status, _) = cli(p.path(), &["status"]);
+    let (_, status_json, _) = cli(p.path(), &["status", "--json"]);
+    let mut texts: Vec<(String, String)> = files
+        .iter()
+        .map(|f| {
+            (
+                f.display().to_string(),
+                String::from_utf8_lossy(&std::fs::read(f).unwrap()).into_owned(),
+            )
+        })
+        .collect();
+    texts.push(("status".into(), status));
+    texts.push(("status --json".into(), status_json));
+    for (what, text) in &texts {
+        for (who, _, needle) in PASTED {
+            assert!(
+                !text.contains(needle),
+                "{what} holds the {who} secret in clear text:\n{text}"
+            );
+        }
+    }
+}

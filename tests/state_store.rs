@@ -294,3 +294,25 @@ fn a_session_folder_keeps_no_lock_file_of_a_file_it_does_not_have() {
         "lock files of absent files: {orphans:?}"
     );
 }
+
+/// A payload `cwd` of `/` (an agent run as root at the top of the file system) keeps no
+/// state: a `/.omc` would be taken up by every project without its own `.git`.
+#[test]
+fn a_payload_cwd_of_the_filesystem_root_is_a_no_op_with_a_diagnostic() {
+    let existed = Path::new("/.omc").exists();
+    let mut v = crate::common::payload("UserPromptSubmit", "root-1", Path::new("/"));
+    v["prompt"] = serde_json::json!("ralph fix everything");
+    let out = crate::common::Hook::new("user-prompt-submit")
+        .payload(v)
+        .run();
+    out.expect_noop();
+    assert!(
+        out.stderr
+            .contains("the project would be the filesystem root '/'"),
+        "{}",
+        out.stderr
+    );
+    if !existed {
+        assert!(!Path::new("/.omc").exists(), "/.omc was created");
+    }
+}

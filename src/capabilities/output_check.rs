@@ -34,6 +34,11 @@ pub fn on_post_tool_use(ctx: &Ctx<'_>) -> Answer {
     if crate::protocol::agents::outcome::failure(response).is_some() {
         return Answer::default();
     }
+    // A command whose job is to show text (`cat` of a fixture, `git show`) prints what the
+    // text says, not its own verdict.
+    if input.tool_input_str("command").is_some_and(only_shows_text) {
+        return Answer::default();
+    }
     let Some(text) = crate::protocol::agents::outcome::output_text(response) else {
         return Answer::default();
     };
@@ -41,6 +46,96 @@ pub fn on_post_tool_use(ctx: &Ctx<'_>) -> Answer {
         Some(evidence) => Answer::context(hint(&evidence)),
         None => Answer::default(),
     }
+}
+
+/// Commands whose job is to show text — a file, a record, a search's hits, an explanation:
+/// their output is that text, never their own failure. `(program, what must follow it)`: a
+/// subcommand or flag (`git show`, `sed -n`, `rustc --explain`), or `""` for the program
+/// alone.
+const SHOWS_TEXT: &[(&str, &str)] = &[
+    ("cat", ""),
+    ("head", ""),
+    ("tail", ""),
+    ("less", ""),
+    ("more", ""),
+    ("bat", ""),
+    ("batcat", ""),
+    ("nl", ""),
+    ("grep", ""),
+    ("egrep", ""),
+    ("fgrep", ""),
+    ("rg", ""),
+    ("ag", ""),
+    ("sed", "-n"),
+    ("git", "show"),
+    ("git", "log"),
+    ("git", "diff"),
+    ("git", "blame"),
+    ("git", "grep"),
+    ("git", "cat-file"),
+    ("rustc", "--explain"),
+    ("man", ""),
+    ("echo", ""),
+    ("printf", ""),
+    ("wc", ""),
+    ("sort", ""),
+    ("uniq", ""),
+    ("cut", ""),
+    ("jq", ""),
+    ("xxd", ""),
+    ("od", ""),
+    ("strings", ""),
+];
+
+/// Whether every command of a shell command line (split at `|`, `;`, `&&`, `||` and new
+/// lines) only shows text ([`SHOWS_TEXT`]): `cat log | grep FAILED` does, `cargo test | tail`
+/// does not (its first command runs the tests). Quotes are not parsed: a `|` inside one
+/// splits a command wrongly, which can only make a command look less like showing text.
+pub fn only_shows_text(command: &str) -> bool {
+    let mut any = false;
+    for segment in command.split(['|', ';', '\n']).flat_map(|s| s.split("&&")) {
+        let words: Vec<&str> = segment
+            .split_whitespace()
+            .skip_while(|w| w.contains('=') && !w.starts_with('-'))
+            .collect();
+        let Some(first) = words.first() else {
+            continue;
+        };
+        let program = first.rsplit('/').next().unwrap_or(first);
+        let args = &words[1..];
+        let shows = SHOWS_TEXT.iter().any(|(p, needs)| {
+            *p == program
+                && match (*p, *needs) {
+                    (_, "") => true,
+                    // `sed -n …p` prints; `sed -i` edits.
+                    ("sed", flag) => {
+                        args.contains(&flag) && !args.iter().any(|a| a.starts_with("-i"))
+                    }
+                    ("git", sub) => git_subcommand(args) == Some(sub),
+                    (_, flag) => args.first() == Some(&flag),
+                }
+        });
+        if !shows {
+            return false;
+        }
+        any = true;
+    }
+    any
+}
+
+/// `git [-C dir] [-c k=v] [--no-pager] <subcommand>`: the subcommand.
+fn git_subcommand<'a>(args: &[&'a str]) -> Option<&'a str> {
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match *a {
+            "-C" | "-c" => {
+                it.next();
+            }
+            a if a.starts_with('-') => {}
+            a => return Some(a),
+        }
+    }
+    None
 }
 
 /// The hint for an evidence line.
@@ -273,5 +368,38 @@ mod tests {
             "ts/errors.ts(6,14): error TS2322: Type"
         ));
         assert!(!starts_with_location("note: error: something"));
+    }
+
+    #[test]
+    fn commands_that_show_text_are_told_from_commands_that_run_something() {
+        for c in [
+            "cat tests/fixtures/failing-run.txt",
+            "sed -n '1,40p' target/log.txt",
+            "git show HEAD~1",
+            "git --no-pager log -p -3",
+            "git -C sub diff",
+            "rustc --explain E0425",
+            "head -50 build.log",
+            "tail -n 20 build.log",
+            "less build.log",
+            "bat src/main.rs",
+            "grep -n FAILED target/test.log",
+            "cat build.log | grep -n error | head",
+            "LC_ALL=C /usr/bin/grep -r panic src",
+        ] {
+            assert!(only_shows_text(c), "{c}");
+        }
+        for c in [
+            "cargo test 2>&1 | tail -n 5",
+            "make; echo done",
+            "sed -i 's/a/b/' f",
+            "sed 's/a/b/' f",
+            "git commit -m x",
+            "npm test && cat report.txt",
+            "rustc main.rs",
+            "",
+        ] {
+            assert!(!only_shows_text(c), "{c}");
+        }
     }
 }

@@ -371,6 +371,12 @@ pub(super) fn run_install(args: &[String], env: &Env) -> i32 {
             }),
         }
     });
+    // Before anything is printed: a reader that stops early (`install | head -1`) must not
+    // cut the install short between the .gitignore and its note in the registry.
+    let (gitignore_out, gitignore_err) = match &o.project {
+        Some(project) => apply_gitignore(env, &path, project, scope, o.gitignore),
+        None => (Vec::new(), Vec::new()),
+    };
 
     let shown = if o.use_path {
         "omc-hooks (looked up on PATH)".to_string()
@@ -441,24 +447,11 @@ pub(super) fn run_install(args: &[String], env: &Env) -> i32 {
     {
         println!("{note}");
     }
-    if let Some(project) = &o.project
-        && let Some(edit) = gitignore(project, scope, o.gitignore)
-    {
-        // Kept with this install, so that uninstall gives the file back as it was.
-        let noted = registry::update(env, true, |r| {
-            if let Some(i) = r.installs.iter_mut().find(|i| i.settings == path) {
-                match &mut i.gitignore {
-                    Some(prev) if prev.file == edit.file => prev.appended.push_str(&edit.appended),
-                    _ => i.gitignore = Some(edit.clone()),
-                }
-            }
-        });
-        if let Err(e) = noted {
-            eprintln!(
-                "omc-hooks install: could not note the .gitignore lines in the registry ({e}); \
-                 uninstall will leave them"
-            );
-        }
+    for line in gitignore_out {
+        println!("{line}");
+    }
+    for line in gitignore_err {
+        eprintln!("{line}");
     }
     if changed {
         println!(
@@ -581,12 +574,26 @@ fn coexist(
     Ok(notes)
 }
 
+/// What `--gitignore` does for a project: nothing (not a repository, or git ignores both
+/// already), advice (not asked to add), or the lines to add.
+enum GitignorePlan {
+    Nothing,
+    Advice(String),
+    Add {
+        edit: registry::GitignoreEdit,
+        /// The whole file after the edit.
+        text: String,
+        /// The lines, for people: `.omc/ and .claude/settings.local.json`.
+        lines: String,
+    },
+}
+
 /// Says which of `.omc/` (the state) and, for the local scope, `.claude/settings.local.json`
-/// (this machine's file) git does not ignore, and adds them to `.gitignore` when asked;
-/// returns what it appended.
-fn gitignore(project: &Path, scope: Scope, add: bool) -> Option<registry::GitignoreEdit> {
+/// (this machine's file) git does not ignore, and what adding them to `.gitignore` would
+/// append (when asked).
+fn gitignore_plan(project: &Path, scope: Scope, add: bool) -> GitignorePlan {
     if !project.join(".git").exists() {
-        return None;
+        return GitignorePlan::Nothing;
     }
     let mut lines = vec![".omc/"];
     if scope == Scope::Local {
@@ -594,11 +601,11 @@ fn gitignore(project: &Path, scope: Scope, add: bool) -> Option<registry::Gitign
     }
     let missing: Vec<&str> = lines.into_iter().filter(|l| !ignored(project, l)).collect();
     if missing.is_empty() {
-        return None;
+        return GitignorePlan::Nothing;
     }
     let file = project.join(".gitignore");
     if !add {
-        println!(
+        return GitignorePlan::Advice(format!(
             "Git: {} not ignored in {}. Add {} to .gitignore, or run install with --gitignore \
              to have it done.",
             missing.join(" and "),
@@ -608,8 +615,7 @@ fn gitignore(project: &Path, scope: Scope, add: bool) -> Option<registry::Gitign
             } else {
                 "those lines"
             }
-        );
-        return None;
+        ));
     }
     let existed = file.exists();
     let old = std::fs::read_to_string(&file).unwrap_or_default();
@@ -619,22 +625,77 @@ fn gitignore(project: &Path, scope: Scope, add: bool) -> Option<registry::Gitign
         "\n"
     };
     let added: String = missing.iter().map(|l| format!("{l}\n")).collect();
-    match std::fs::write(&file, format!("{old}{sep}{added}")) {
-        Ok(()) => {
-            println!("Added {} to {}.", missing.join(" and "), file.display());
-            Some(registry::GitignoreEdit {
-                file,
-                appended: format!("{sep}{added}"),
-                created_file: !existed,
-            })
-        }
+    GitignorePlan::Add {
+        text: format!("{old}{sep}{added}"),
+        edit: registry::GitignoreEdit {
+            file,
+            appended: format!("{sep}{added}"),
+            created_file: !existed,
+        },
+        lines: missing.join(" and "),
+    }
+}
+
+/// Carries out `--gitignore` for the install of `settings`: the lines are noted in the
+/// registry first and only then appended, so that nothing between the two — a closed stdout
+/// (`install | head -1`), a kill — leaves lines uninstall does not know of (a note without its
+/// lines only makes uninstall say the file changed). Returns what to print: (stdout, stderr).
+fn apply_gitignore(
+    env: &Env,
+    settings: &Path,
+    project: &Path,
+    scope: Scope,
+    add: bool,
+) -> (Vec<String>, Vec<String>) {
+    let (edit, text, lines) = match gitignore_plan(project, scope, add) {
+        GitignorePlan::Nothing => return (Vec::new(), Vec::new()),
+        GitignorePlan::Advice(a) => return (vec![a], Vec::new()),
+        GitignorePlan::Add { edit, text, lines } => (edit, text, lines),
+    };
+    // Kept with this install, so that uninstall gives the file back as it was.
+    let note = |undo: bool| {
+        registry::update(env, true, |r| {
+            if let Some(i) = r.installs.iter_mut().find(|i| i.settings == settings) {
+                match (&mut i.gitignore, undo) {
+                    (Some(prev), false) if prev.file == edit.file => {
+                        prev.appended.push_str(&edit.appended)
+                    }
+                    (_, false) => i.gitignore = Some(edit.clone()),
+                    (Some(prev), true) if prev.appended == edit.appended => i.gitignore = None,
+                    (Some(prev), true) => {
+                        if let Some(kept) = prev.appended.strip_suffix(edit.appended.as_str()) {
+                            prev.appended = kept.to_string();
+                        }
+                    }
+                    (None, true) => {}
+                }
+            }
+        })
+    };
+    if let Err(e) = note(false) {
+        return (
+            Vec::new(),
+            vec![format!(
+                "omc-hooks install: could not note the .gitignore lines in the registry ({e}); \
+                 {} left as it is: add {lines} yourself",
+                edit.file.display()
+            )],
+        );
+    }
+    match std::fs::write(&edit.file, text) {
+        Ok(()) => (
+            vec![format!("Added {lines} to {}.", edit.file.display())],
+            Vec::new(),
+        ),
         Err(e) => {
-            eprintln!(
-                "omc-hooks install: cannot write {}: {e}; add {} yourself",
-                file.display(),
-                missing.join(" and ")
-            );
-            None
+            let _ = note(true);
+            (
+                Vec::new(),
+                vec![format!(
+                    "omc-hooks install: cannot write {}: {e}; add {lines} yourself",
+                    edit.file.display()
+                )],
+            )
         }
     }
 }

@@ -6,6 +6,7 @@
 
 mod agent_install;
 mod agent_trace;
+mod ancestry;
 mod args;
 mod cancel;
 pub mod demo;

@@ -33,8 +33,9 @@ It needs you: it asks at a terminal, and without one it refuses unless given --y
 always refuses when an agent's model runs it (CLAUDECODE, CLAUDE_CODE_SESSION_ID,
 CODEX_THREAD_ID, CODEX_SESSION_ID, GEMINI_CLI, QWEN_CODE, QWEN_CODE_SESSION_ID, COPILOT_CLI,
 COPILOT_AGENT_SESSION_ID, CODEBUDDY, CODEBUDDY_SESSION_ID, FACTORY_DISABLE_SETTINGS_PERSISTENCE,
-CLINE_CONNECTOR_CLI_LAUNCH, CURSOR_AGENT, KILO, OPENCODE, PI_CODING_AGENT or AI_AGENT set): run
-it in your own terminal.
+CLINE_CONNECTOR_CLI_LAUNCH, CURSOR_AGENT, KILO, OPENCODE, PI_CODING_AGENT or AI_AGENT set, here or in any
+process above this one, or an agent's client among those processes): run it in your own
+terminal.
 
   --project DIR   the project (default: the one the current directory is in)
   --yes           trust without asking (for your own scripts; never give it to an agent)
@@ -78,11 +79,108 @@ const AGENT_MARKERS: &[(&str, &str)] = &[
     ("AI_AGENT", "an AI agent"),
 ];
 
+/// Agent clients by the program that runs them, for the processes above `trust`: a bare name
+/// is compared with the process's name and with the file name of its first two arguments (a
+/// client started as `node /usr/local/bin/gemini`); a package name is looked for as
+/// `node_modules/<package>/` in them. The npm packages the suites install (tests/e2e).
+const AGENT_CLIENTS: &[(&str, &str)] = &[
+    ("claude", "Claude Code"),
+    ("@anthropic-ai/claude-code", "Claude Code"),
+    ("codex", "Codex CLI"),
+    ("@openai/codex", "Codex CLI"),
+    ("gemini", "Gemini CLI"),
+    ("@google/gemini-cli", "Gemini CLI"),
+    ("qwen", "Qwen Code"),
+    ("@qwen-code/qwen-code", "Qwen Code"),
+    ("copilot", "GitHub Copilot CLI"),
+    ("@github/copilot", "GitHub Copilot CLI"),
+    ("codebuddy", "CodeBuddy"),
+    ("@tencent-ai/codebuddy-code", "CodeBuddy"),
+    ("droid", "Factory Droid"),
+    ("cline", "Cline"),
+    ("cursor-agent", "Cursor"),
+    ("kilo", "Kilo Code"),
+    ("@kilocode/cli", "Kilo Code"),
+    ("opencode", "OpenCode"),
+    ("@mariozechner/pi-coding-agent", "Pi"),
+];
+
+/// A marker variable's value that says it is on.
+fn marker_on(v: &str) -> bool {
+    !v.trim().is_empty() && v.trim() != "0"
+}
+
 /// The first variable that says an agent's model runs this command, with the agent.
 fn run_by_agent(env: &Env) -> Option<(&'static str, &'static str)> {
-    AGENT_MARKERS.iter().copied().find(|(var, _)| {
-        env.lookup(var)
-            .is_some_and(|v| !v.trim().is_empty() && v.trim() != "0")
+    AGENT_MARKERS
+        .iter()
+        .copied()
+        .find(|(var, _)| env.lookup(var).is_some_and(|v| marker_on(&v)))
+}
+
+/// What the processes above `trust` say about who runs it.
+#[derive(Debug, PartialEq)]
+enum Above {
+    /// An agent (or what cannot be told from one) is among them: why.
+    Agent(String),
+    /// None is an agent's.
+    Clear,
+    /// They cannot be read on this system: why.
+    Unknown(String),
+}
+
+/// Judges the processes above `trust` (nearest first). An agent's client among them, or one
+/// whose environment carries an agent's variable, is an agent: removing the variables from
+/// `trust`'s own environment (`env -u CLAUDECODE …`) hides nothing. A process whose
+/// environment cannot be read is checked by its name only when it is the first process or
+/// another user's (the person's login chain: `sshd`, `login`, `sudo`); one of the person's own
+/// that hides its environment is not proof of a person, and refuses.
+fn judge(above: &[super::ancestry::Process]) -> Above {
+    for p in above {
+        let who = format!("process {} ({})", p.pid, crate::terminal::visible(&p.name));
+        if let Some(agent) = client(p) {
+            return Above::Agent(format!("{who} above this command is {agent}"));
+        }
+        match &p.env {
+            Some(vars) => {
+                for item in vars {
+                    let (k, v) = item.split_once('=').unwrap_or((item, ""));
+                    if let Some((var, agent)) = AGENT_MARKERS.iter().find(|(m, _)| *m == k)
+                        && marker_on(v)
+                    {
+                        return Above::Agent(format!(
+                            "{var} is set in {who} above this command, so {agent}'s model \
+                             is running it"
+                        ));
+                    }
+                }
+            }
+            None if p.pid == 1 || !p.same_user => {}
+            None => {
+                return Above::Agent(format!(
+                    "the environment of {who}, one of your own processes above this \
+                     command, cannot be read, so an agent cannot be ruled out"
+                ));
+            }
+        }
+    }
+    Above::Clear
+}
+
+/// The agent whose client `p` is, if it is one ([`AGENT_CLIENTS`]).
+fn client(p: &super::ancestry::Process) -> Option<&'static str> {
+    let base = |s: &str| s.rsplit('/').next().unwrap_or(s).to_string();
+    let names: Vec<String> = std::iter::once(p.name.clone())
+        .chain(p.args.iter().take(2).map(|a| base(a)))
+        .collect();
+    AGENT_CLIENTS.iter().find_map(|(c, agent)| {
+        let hit = if c.contains('/') {
+            let dir = format!("node_modules/{c}/");
+            p.args.iter().take(3).any(|a| a.contains(&dir))
+        } else {
+            names.iter().any(|n| n == c)
+        };
+        hit.then_some(*agent)
     })
 }
 
@@ -113,6 +211,28 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
             ),
         );
     }
+    // Nor when a process above it belongs to an agent (its variables removed for `trust`
+    // alone do not make a person).
+    let checked = if p.flag("revoke") {
+        ""
+    } else {
+        match super::ancestry::ancestors().map_or_else(Above::Unknown, |a| judge(&a)) {
+            Above::Agent(why) => {
+                return fail(
+                    "trust",
+                    &format!(
+                        "refused: {why}, and trust must come from you. Read .omc/hooks.toml \
+                         and run 'omc-hooks trust' in your own terminal."
+                    ),
+                );
+            }
+            Above::Clear => ", no agent above",
+            Above::Unknown(why) => {
+                crate::diag!("trust: the processes above this one are not checked: {why}");
+                ", parents not checked"
+            }
+        }
+    };
     let mut env = env.clone();
     if let Some(dir) = p.value("project") {
         match PathBuf::from(dir).canonicalize() {
@@ -191,7 +311,8 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
              --yes if it is you running it from a script of yours.",
         );
     };
-    match trust::record(&env, &path, &file.sha256, confirmed) {
+    let confirmed = format!("{confirmed}{checked}");
+    match trust::record(&env, &path, &file.sha256, &confirmed) {
         Ok(store_path) => {
             println!(
                 "\nTrusted (recorded in {}). Any change to the file makes it untrusted again.",
@@ -284,4 +405,74 @@ fn list(env: &Env) -> i32 {
         );
     }
     0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::ancestry::Process;
+    use super::*;
+
+    fn proc(pid: u32, name: &str, args: &[&str], env: Option<&[&str]>, same_user: bool) -> Process {
+        Process {
+            pid,
+            name: name.into(),
+            args: args.iter().map(|s| s.to_string()).collect(),
+            env: env.map(|e| e.iter().map(|s| s.to_string()).collect()),
+            same_user,
+        }
+    }
+
+    #[test]
+    fn an_agent_above_trust_is_seen_by_its_variables_or_its_client() {
+        let shell = proc(
+            30,
+            "bash",
+            &["bash"],
+            Some(&["HOME=/h", "TERM=xterm"]),
+            true,
+        );
+        let sshd = proc(20, "sshd", &["sshd: alice"], None, false);
+        let init = proc(1, "systemd", &["/sbin/init"], None, true);
+        assert_eq!(
+            judge(&[shell.clone(), sshd.clone(), init.clone()]),
+            Above::Clear
+        );
+        // A parent shell that still carries the agent's variable.
+        let marked = proc(31, "bash", &["bash"], Some(&["CLAUDECODE=1"]), true);
+        let got = judge(&[shell.clone(), marked, init.clone()]);
+        assert!(
+            matches!(&got, Above::Agent(w) if w.contains("CLAUDECODE is set in process 31")),
+            "{got:?}"
+        );
+        // A switched-off marker is not one.
+        let off = proc(31, "bash", &["bash"], Some(&["GEMINI_CLI=0"]), true);
+        assert_eq!(judge(&[off, init.clone()]), Above::Clear);
+        // The clients themselves, however started.
+        for p in [
+            proc(40, "claude", &["claude"], Some(&[]), true),
+            proc(
+                40,
+                "node",
+                &["node", "/usr/local/bin/gemini"],
+                Some(&[]),
+                true,
+            ),
+            proc(
+                40,
+                "node",
+                &["node", "/usr/lib/node_modules/@openai/codex/bin/codex.js"],
+                Some(&[]),
+                true,
+            ),
+            proc(40, "MainThread", &["/opt/qwen"], Some(&[]), true),
+            // Another user's, environment unread: still seen by name.
+            proc(40, "codex", &["codex"], None, false),
+        ] {
+            let got = judge(&[shell.clone(), p.clone(), init.clone()]);
+            assert!(matches!(got, Above::Agent(_)), "{p:?}: {got:?}");
+        }
+        // One of the person's own processes that hides its environment proves nothing.
+        let hidden = proc(32, "helper", &["helper"], None, true);
+        assert!(matches!(judge(&[shell, hidden, sshd]), Above::Agent(_)));
+    }
 }

@@ -21,6 +21,9 @@ pub(super) enum Outcome {
     Delivered { note: Option<String> },
     /// Worth trying again later.
     Retry(String),
+    /// Worth trying again, but not before this long from now: the receiver said so
+    /// (`Retry-After`, in seconds or as an HTTP date).
+    RetryAfter(String, Duration),
     /// The receiver refused this request.
     Reject(String),
 }
@@ -73,6 +76,11 @@ impl Client {
             Err(e) => return (Outcome::Retry(format!("{url}: {e}")), None),
         };
         let status = resp.status().as_u16();
+        let wait = resp
+            .headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| retry_after(v, now_ms()));
         let location = resp
             .headers()
             .get("location")
@@ -95,10 +103,23 @@ impl Client {
         };
         match status {
             200..=299 => (Outcome::Delivered { note: None }, Some(text)),
-            408 | 429 | 500..=599 => (
-                Outcome::Retry(format!("{url}: HTTP {status}{}", said())),
-                None,
-            ),
+            408 | 429 | 500..=599 => match wait {
+                Some(w) => (
+                    Outcome::RetryAfter(
+                        format!(
+                            "{url}: HTTP {status}{}; the receiver asks to wait {} s",
+                            said(),
+                            w.as_secs()
+                        ),
+                        w,
+                    ),
+                    None,
+                ),
+                None => (
+                    Outcome::Retry(format!("{url}: HTTP {status}{}", said())),
+                    None,
+                ),
+            },
             300..=399 => (
                 Outcome::Retry(format!(
                     "{url}: HTTP {status}, a redirect{}; not followed, the events are kept \
@@ -113,6 +134,33 @@ impl Client {
             ),
         }
     }
+}
+
+/// The longest wait a `Retry-After` is taken for: a day (a larger one is a mistake, and the
+/// events must go out some day).
+pub(super) const MAX_RETRY_AFTER: Duration = Duration::from_secs(24 * 3600);
+
+/// The wait a `Retry-After` value asks for, at `now_ms`: delta seconds (`3600`) or an HTTP
+/// date (`Wed, 21 Oct 2026 07:28:00 GMT`); a date past is no wait; capped at
+/// [`MAX_RETRY_AFTER`]. `None` when it is neither.
+pub(super) fn retry_after(value: &str, now_ms: i64) -> Option<Duration> {
+    let v = value.trim();
+    let wait = match v.parse::<u64>() {
+        Ok(secs) => Duration::from_secs(secs),
+        Err(_) => {
+            let at = chrono::DateTime::parse_from_rfc2822(v)
+                .ok()?
+                .timestamp_millis();
+            Duration::from_millis(u64::try_from(at - now_ms).unwrap_or(0))
+        }
+    };
+    Some(wait.min(MAX_RETRY_AFTER))
+}
+
+pub(super) fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
 }
 
 /// Expands `${NAME}` references from `get`. A reference to an unset variable is an error (a
@@ -162,6 +210,22 @@ mod tests {
             signature(b"Jefe", b"what do ya want for nothing?"),
             "sha256=5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
         );
+    }
+
+    #[test]
+    fn retry_after_reads_seconds_and_http_dates() {
+        let now = 1_792_567_680_000; // 2026-10-21T07:28:00Z
+        assert_eq!(retry_after("3600", now), Some(Duration::from_secs(3600)));
+        assert_eq!(
+            retry_after("Wed, 21 Oct 2026 07:29:30 GMT", now),
+            Some(Duration::from_secs(90))
+        );
+        assert_eq!(
+            retry_after("Wed, 21 Oct 2026 07:00:00 GMT", now),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(retry_after("999999999", now), Some(MAX_RETRY_AFTER));
+        assert_eq!(retry_after("soon", now), None);
     }
 
     #[test]

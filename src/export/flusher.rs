@@ -36,6 +36,9 @@ const BACKOFF_FIRST: Duration = Duration::from_millis(250);
 const BACKOFF_MAX: Duration = Duration::from_secs(5);
 /// A batch the receiver refuses this many times in a row is given up on (counted).
 const REJECT_LIMIT: u32 = 3;
+/// The least time between two messages to one chat (notification) sink: what arrives
+/// meanwhile is folded into the next message.
+const NOTIFY_GAP: Duration = Duration::from_secs(1);
 
 /// Starts a flusher for the project unless one holds the lock. Returns whether one was
 /// started. The hook does not wait for it: the child gets no stdio, detaches itself
@@ -187,6 +190,8 @@ struct SinkRun {
     /// Incremental count of the live spool: bytes scanned, records seen.
     scanned: (u64, u64),
     retry_at: Option<Instant>,
+    /// A chat sink's next message not before this ([`NOTIFY_GAP`]).
+    next_send: Option<Instant>,
     backoff: Duration,
     rejects: u32,
     /// A delivery failed since the round began (for `once`).
@@ -250,6 +255,7 @@ impl<'a> Round<'a> {
         for run in next.values_mut() {
             if run.progress.sink.is_empty() || run.progress.kind.is_empty() {
                 run.progress = Progress::load(self.store, &run.spec.name);
+                run.resume_hold();
             }
             run.describe(self.get);
         }
@@ -383,7 +389,7 @@ impl<'a> Round<'a> {
                 seg
             }
         };
-        if run.retry_at.is_some_and(|t| now < t) {
+        if run.retry_at.is_some_and(|t| now < t) || run.next_send.is_some_and(|t| now < t) {
             return Step::Waiting;
         }
         let chunk = match store.outbox_read(
@@ -435,14 +441,23 @@ impl<'a> Round<'a> {
                     run.progress.last_error_at = Some(crate::time::iso(wall_ms()));
                 }
                 run.retry_at = None;
+                run.progress.not_before = None;
                 run.backoff = BACKOFF_FIRST;
                 run.rejects = 0;
                 run.last_activity = now;
+                if matches!(run.spec.kind, SinkKind::Notify(_)) {
+                    run.next_send = Some(Instant::now() + NOTIFY_GAP);
+                }
                 run.save(store);
                 Step::Worked
             }
             Outcome::Retry(msg) => {
                 run.fail(store, msg);
+                Step::Waiting
+            }
+            Outcome::RetryAfter(msg, wait) => {
+                run.fail(store, msg);
+                run.hold(store, wait);
                 Step::Waiting
             }
             Outcome::Reject(msg) => {
@@ -482,10 +497,41 @@ impl SinkRun {
             pending_since: None,
             scanned: (0, 0),
             retry_at: None,
+            next_send: None,
             backoff: BACKOFF_FIRST,
             rejects: 0,
             failed_once: false,
             last_activity: Instant::now(),
+        }
+    }
+
+    /// Waits `wait` before the next attempt, as the receiver asked, and records the time in
+    /// the progress file so that a flusher started later waits for it too.
+    fn hold(&mut self, store: &Store, wait: Duration) {
+        let until = Instant::now() + wait;
+        self.retry_at = Some(self.retry_at.map_or(until, |t| t.max(until)));
+        self.progress.not_before = Some(crate::time::iso(
+            wall_ms().saturating_add(i64::try_from(wait.as_millis()).unwrap_or(i64::MAX / 2)),
+        ));
+        self.save(store);
+    }
+
+    /// Takes up a `Retry-After` recorded by an earlier flusher.
+    fn resume_hold(&mut self) {
+        let Some(at) = self
+            .progress
+            .not_before
+            .as_deref()
+            .and_then(crate::time::parse_iso)
+        else {
+            return;
+        };
+        let left = at - wall_ms();
+        if left > 0 {
+            let left = Duration::from_millis(left as u64).min(deliver::MAX_RETRY_AFTER);
+            self.retry_at = Some(Instant::now() + left);
+            // A person's `flush --once` is told the sink is waiting, not kept waiting.
+            self.failed_once = true;
         }
     }
 
@@ -599,21 +645,10 @@ impl SinkRun {
                 .collect()
         };
         match &self.spec.kind {
-            // One event per batch (the spec's batch size): one message per request.
-            SinkKind::Notify(target) => match events {
-                [ev] => super::notify::send(&self.client, target, &super::notify::message(ev), get),
-                _ => events
-                    .iter()
-                    .fold(Outcome::Delivered { note: None }, |o, ev| match o {
-                        Outcome::Delivered { .. } => super::notify::send(
-                            &self.client,
-                            target,
-                            &super::notify::message(ev),
-                            get,
-                        ),
-                        other => other,
-                    }),
-            },
+            // One message per batch: a burst is folded into one message listing each event.
+            SinkKind::Notify(target) => {
+                super::notify::send(&self.client, target, &super::notify::digest(events), get)
+            }
             SinkKind::BatchWebhook {
                 url,
                 method,

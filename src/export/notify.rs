@@ -5,7 +5,10 @@
 //! `hooks.toml` becomes a [`super::SinkSpec`] whose kind is [`Target`]; the hook that saw the
 //! run end appends one record (an [`super::ExportEvent`] whose `event` is a lifecycle event,
 //! [`LIFECYCLE_EVENTS`]) to the sink's spool and returns; the detached flusher renders the
-//! message and posts it, one message per request, retried with back-off like every delivery.
+//! message and posts it, retried with back-off like every delivery. A chat sink gets one
+//! message a second at most: what arrives meanwhile is folded into the next message, one line
+//! per record (up to 20 records a message, none left out); a `Retry-After` the service sends
+//! is honoured, by this flusher and by one started later.
 //! So the hook never waits on the chat service, a service that is down loses nothing (the
 //! record waits in the spool), and a message is sent once unless a flusher is killed between
 //! the service's answer and the saved cursor.
@@ -26,6 +29,7 @@ use serde_json::{Value, json};
 const MAX_MESSAGE_CHARS: usize = 1_900;
 
 const RUN_END: &str = include_str!("../../templates/notify/run-end.md");
+const RUN_END_LINE: &str = include_str!("../../templates/notify/run-end-line.md");
 const NEEDS_INPUT: &str = include_str!("../../templates/notify/needs-input.md");
 const SESSION_END: &str = include_str!("../../templates/notify/session-end.md");
 const TEST: &str = include_str!("../../templates/notify/test.md");
@@ -46,6 +50,16 @@ pub fn destination(target: &Target) -> String {
 
 /// The message for one lifecycle record, as the person reads it.
 pub fn message(ev: &ExportEvent) -> String {
+    render(ev, false)
+}
+
+/// A record's line in a folded message: a run's end on one line (`ralph completed in shop
+/// after 3 iterations: fix the tests`), any other record its message's first line.
+fn line(ev: &ExportEvent) -> String {
+    render(ev, true).lines().next().unwrap_or("").to_string()
+}
+
+fn render(ev: &ExportEvent, one_line: bool) -> String {
     let p = &ev.payload;
     let s = |k: &str| p.get(k).and_then(Value::as_str).unwrap_or("").to_string();
     let n = |k: &str| p.get(k).and_then(Value::as_u64);
@@ -100,6 +114,7 @@ pub fn message(ev: &ExportEvent) -> String {
         ("session", ev.session_id.as_deref().unwrap_or("?")),
     ];
     let template = match ev.event.as_str() {
+        "run-end" if one_line => RUN_END_LINE,
         "run-end" => RUN_END,
         "needs-input" => NEEDS_INPUT,
         "session-end" => SESSION_END,
@@ -108,6 +123,38 @@ pub fn message(ev: &ExportEvent) -> String {
     let text = crate::modes::fill(template, &vars);
     let text = text.trim_end();
     crate::protocol::output::truncate_chars(text, MAX_MESSAGE_CHARS)
+}
+
+/// The one message for a batch of lifecycle records: the record's own message when there is
+/// one; for a burst, a count (`12 runs ended:`) and the messages whole when they fit, else one
+/// line per record, cut so that all of them fit in one message: none is left out.
+pub fn digest(events: &[ExportEvent]) -> String {
+    if let [ev] = events {
+        return message(ev);
+    }
+    let n = events.len();
+    let head = if events.iter().all(|e| e.event == "run-end") {
+        format!("{n} runs ended:")
+    } else {
+        format!("{n} notifications:")
+    };
+    // A few that fit whole go whole.
+    let whole: Vec<String> = events.iter().map(message).collect();
+    let joined = format!("{head}\n\n{}", whole.join("\n\n"));
+    if joined.chars().count() <= MAX_MESSAGE_CHARS {
+        return joined;
+    }
+    let room = (MAX_MESSAGE_CHARS - head.len() - 1) / n.max(1);
+    let per_line = room.saturating_sub(3).max(20);
+    let mut text = head;
+    for ev in events {
+        text.push_str("\n• ");
+        text.push_str(&crate::protocol::output::truncate_chars(
+            &line(ev),
+            per_line,
+        ));
+    }
+    text
 }
 
 /// The words for an outcome recorded in a run-end record.
@@ -218,6 +265,7 @@ pub(super) fn send(
     match client.send(Verb::Post, &url, &headers, &body).0 {
         Outcome::Delivered { note } => Outcome::Delivered { note },
         Outcome::Retry(m) => Outcome::Retry(scrub(m)),
+        Outcome::RetryAfter(m, wait) => Outcome::RetryAfter(scrub(m), wait),
         Outcome::Reject(m) => Outcome::Reject(scrub(m)),
     }
 }
@@ -233,7 +281,7 @@ pub fn send_test(
     let text = crate::modes::fill(TEST, &[("project", project)]);
     match send(&Client::new(timeout_ms), target, text.trim_end(), get) {
         Outcome::Delivered { .. } => Ok(()),
-        Outcome::Retry(m) | Outcome::Reject(m) => Err(m),
+        Outcome::Retry(m) | Outcome::RetryAfter(m, _) | Outcome::Reject(m) => Err(m),
     }
 }
 
@@ -320,5 +368,62 @@ mod tests {
         assert_eq!(human_duration(4_000), "4 s");
         assert_eq!(human_duration(192_000), "3 min 12 s");
         assert_eq!(human_duration(7_500_000), "2 h 5 min");
+    }
+
+    #[test]
+    fn a_burst_is_one_message_with_a_line_for_each_record() {
+        let ev = |i: usize| ExportEvent {
+            id: format!("x{i}"),
+            event: "run-end".into(),
+            session_id: Some("s1".into()),
+            agent: "codex".into(),
+            timestamp_ms: 0,
+            tool: None,
+            mode: Some("ralph".into()),
+            iteration: Some(3),
+            failure_count: None,
+            payload: json!({"outcome": "completed", "iterations": 3, "max_iterations": 100,
+                "duration_ms": 125_000, "project": "shop",
+                "task": format!("task number {i:03} with a long description of the work")}),
+        };
+        let events: Vec<ExportEvent> = (0..20).map(ev).collect();
+        let text = digest(&events);
+        assert!(
+            text.starts_with(
+                "20 runs ended:\n• ralph completed in shop after 3 iterations: task number 000"
+            ),
+            "{text}"
+        );
+        for i in 0..20 {
+            assert!(text.contains(&format!("task number {i:03}")), "{i}: {text}");
+        }
+        assert!(text.chars().count() <= MAX_MESSAGE_CHARS, "{text}");
+        assert_eq!(digest(&events[..1]), message(&events[0]));
+    }
+
+    #[test]
+    fn a_small_burst_keeps_each_message_whole() {
+        let ev = |event: &str| ExportEvent {
+            id: "x".into(),
+            event: event.into(),
+            session_id: Some("s1".into()),
+            agent: "codex".into(),
+            timestamp_ms: 0,
+            tool: None,
+            mode: Some("ralph".into()),
+            iteration: Some(3),
+            failure_count: None,
+            payload: json!({"outcome": "completed", "iterations": 3, "project": "shop",
+                "task": "fix it", "question": "v1 or v2?"}),
+        };
+        let both = [ev("needs-input"), ev("run-end")];
+        assert_eq!(
+            digest(&both),
+            format!(
+                "2 notifications:\n\n{}\n\n{}",
+                message(&both[0]),
+                message(&both[1])
+            )
+        );
     }
 }

@@ -47,6 +47,10 @@ pub struct Progress {
     pub last_error_at: Option<String>,
     #[serde(default)]
     pub consecutive_failures: u32,
+    /// The receiver asked not to be sent anything before this time (`Retry-After`): a
+    /// flusher started later waits for it too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_before: Option<String>,
     /// Something about the configuration the person should know (e.g. an OTLP protocol we
     /// do not speak).
     #[serde(default, skip_serializing_if = "Option::is_none")]

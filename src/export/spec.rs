@@ -252,8 +252,11 @@ fn derived_name(kind: &SinkKind) -> String {
     }
 }
 
-/// A `type = "notify"` entry: its target and `on` list; one message per request (a batch
-/// acknowledged as a whole would send its first messages again after a failure of the last);
+/// The most lifecycle records folded into one chat message (`20 runs ended: …`).
+pub const NOTIFY_FOLD: u32 = 20;
+
+/// A `type = "notify"` entry: its target and `on` list; one message per batch of up to
+/// [`NOTIFY_FOLD`] records (a burst is one message listing them, acknowledged as a whole);
 /// always redacted; `event` and `matcher`, if written, change nothing (the lifecycle events
 /// are not hook events).
 fn notify_spec(obj: &serde_json::Map<String, Value>) -> Result<SinkSpec, String> {
@@ -281,7 +284,7 @@ fn notify_spec(obj: &serde_json::Map<String, Value>) -> Result<SinkSpec, String>
         kind,
         events: on,
         matcher: None,
-        batch_size: 1,
+        batch_size: NOTIFY_FOLD,
         flush_interval_ms: DEFAULT_FLUSH_INTERVAL_MS,
         timeout_ms: number(obj.get("timeout_ms"), "timeout_ms", 100, 60_000)?
             .unwrap_or(DEFAULT_TIMEOUT_MS),

@@ -141,6 +141,51 @@ pub fn read_regular(path: &Path) -> io::Result<Option<Vec<u8>>> {
     Ok(Some(buf))
 }
 
+/// Reads a project file that a person wrote and the model may be shown (a rule file): `Ok(None)`
+/// when it does not exist; `Err` when its real path (symlinks resolved) lies outside `root`,
+/// when it is not a regular file (a FIFO, a device, a directory), or when it is larger than
+/// `max` bytes. The type and size are checked with `stat` before opening, and the open itself
+/// never waits ([`read_regular`]), so nothing here can hold the hook.
+pub fn read_within(root: &Path, path: &Path, max: u64) -> io::Result<Option<Vec<u8>>> {
+    let real = match fs::canonicalize(path) {
+        Ok(p) => p,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    if !inside_root(root, &real)? {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!("{} resolves outside the project", path.display()),
+        ));
+    }
+    let meta = fs::metadata(&real)?;
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{} is not a regular file", path.display()),
+        ));
+    }
+    if meta.len() > max {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{} is larger than {max} bytes", path.display()),
+        ));
+    }
+    match read_regular(&real)? {
+        Some(b) if b.len() as u64 > max => Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{} is larger than {max} bytes", path.display()),
+        )),
+        other => Ok(other),
+    }
+}
+
+/// Whether `real` (already canonical) lies under `root` once `root`'s own symlinks are
+/// resolved. A directory to list goes through this before it is read.
+pub fn inside_root(root: &Path, real: &Path) -> io::Result<bool> {
+    Ok(real.starts_with(fs::canonicalize(root)?))
+}
+
 /// Whether writes are also made durable against a power failure (`OMC_DURABLE=1`): set once
 /// per process from the environment, before any write ([`set_durable`]).
 static DURABLE: AtomicBool = AtomicBool::new(false);
@@ -445,6 +490,35 @@ mod tests {
         assert!(e.get_ref().is_some_and(|i| i.is::<SymlinkRefused>()), "{e}");
         assert_eq!(read_regular(&t.path().join("missing")).unwrap(), None);
         assert_eq!(read_regular(&t.path().join("real")).unwrap().unwrap(), b"x");
+    }
+
+    #[test]
+    fn a_project_file_is_read_only_inside_the_project_regular_and_bounded() {
+        use rustix::fs::{CWD, FileType, Mode, mknodat};
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret"), b"outside").unwrap();
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path();
+        std::fs::write(root.join("real.md"), b"inside").unwrap();
+        std::os::unix::fs::symlink(root.join("real.md"), root.join("near.md")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret"), root.join("far.md")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("dir")).unwrap();
+        mknodat(
+            CWD,
+            root.join("fifo.md"),
+            FileType::Fifo,
+            Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        std::fs::write(root.join("big.md"), vec![b'x'; 11]).unwrap();
+        let read = |rel: &str| read_within(root, &root.join(rel), 10);
+        assert_eq!(read("real.md").unwrap().unwrap(), b"inside");
+        assert_eq!(read("near.md").unwrap().unwrap(), b"inside");
+        assert_eq!(read("missing.md").unwrap(), None);
+        for bad in ["far.md", "dir/secret", "fifo.md", "big.md"] {
+            assert!(read(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -8,6 +8,9 @@
 //! the hook's own working directory is no stand-in for it (it can be anywhere — a shared
 //! temporary folder once collected the `.omc/` of every project without `.git` run from it).
 //! Only a payload with no `cwd` at all (and the commands, which have none) use the process's.
+//!
+//! State is never kept at the filesystem root, and a `.omc` there or in the home directory
+//! (not a repository itself) is never taken up by a directory below it.
 
 use crate::env::Env;
 use std::path::{Path, PathBuf};
@@ -19,23 +22,45 @@ pub struct Root {
     pub omc: PathBuf,
 }
 
-/// Resolves the root for a payload's `cwd` (which may be absent or unusable).
+/// Resolves the root for a payload's `cwd` (which may be absent or unusable). Never the
+/// filesystem root, unless `OMC_STATE_DIR` puts the state elsewhere ([`at_filesystem_root`]).
 pub fn resolve(env: &Env, payload_cwd: Option<&str>) -> Option<Root> {
-    let cwd = match payload_cwd.filter(|c| !c.trim().is_empty()) {
-        Some(c) => usable(c),
-        None => env.process_cwd.clone().filter(|p| p.is_absolute()),
-    };
-    let project = env
-        .project_dir
-        .clone()
-        .filter(|p| p.is_dir())
-        .or_else(|| cwd.as_deref().and_then(nearest_marked_ancestor))
-        .or(cwd)?;
+    let project = candidate(env, payload_cwd)?;
+    if env.state_dir.is_none() && is_filesystem_root(&project) {
+        return None;
+    }
     let omc = env
         .state_dir
         .clone()
         .unwrap_or_else(|| project.join(".omc"));
     Some(Root { project, omc })
+}
+
+/// Whether the project would be the filesystem root (a payload `cwd` of `/`, as root): no
+/// state is kept there — a `/.omc` would be taken up by every project without its own `.git`
+/// below it — so the hook is a no-op, with a diagnostic.
+pub fn at_filesystem_root(env: &Env, payload_cwd: Option<&str>) -> bool {
+    env.state_dir.is_none() && candidate(env, payload_cwd).is_some_and(|p| is_filesystem_root(&p))
+}
+
+fn candidate(env: &Env, payload_cwd: Option<&str>) -> Option<PathBuf> {
+    let cwd = match payload_cwd.filter(|c| !c.trim().is_empty()) {
+        Some(c) => usable(c),
+        None => env.process_cwd.clone().filter(|p| p.is_absolute()),
+    };
+    let home = env.lookup("HOME").map(PathBuf::from);
+    env.project_dir
+        .clone()
+        .filter(|p| p.is_dir())
+        .or_else(|| {
+            cwd.as_deref()
+                .and_then(|c| nearest_marked_ancestor(c, home.as_deref()))
+        })
+        .or(cwd)
+}
+
+fn is_filesystem_root(p: &Path) -> bool {
+    p.parent().is_none()
 }
 
 /// A payload's `cwd` as a directory: absolute and existing, else `None`.
@@ -52,10 +77,20 @@ pub fn unusable_cwd<'a>(env: &Env, payload_cwd: Option<&'a str>) -> Option<&'a s
     (!named && usable(c).is_none()).then_some(c)
 }
 
-/// The nearest ancestor of `dir` (itself included) that holds `.omc/` or `.git`.
-fn nearest_marked_ancestor(dir: &Path) -> Option<PathBuf> {
+/// The nearest ancestor of `dir` (itself included) that holds `.omc/` or `.git`. Never the
+/// filesystem root, and never the home directory from below unless it is a repository itself
+/// (a dotfiles checkout): their `.omc` — made by an agent once run there — is no project's
+/// that happens to lie beneath, and a project without its own `.git` keeps its own state.
+fn nearest_marked_ancestor(dir: &Path, home: Option<&Path>) -> Option<PathBuf> {
     dir.ancestors()
-        .find(|a| a.join(".omc").is_dir() || a.join(".git").exists())
+        .filter(|a| !is_filesystem_root(a))
+        .find(|a| {
+            if a.join(".git").exists() {
+                return true;
+            }
+            let shared_home = home == Some(*a) && *a != dir;
+            !shared_home && a.join(".omc").is_dir()
+        })
         .map(Path::to_path_buf)
 }
 
@@ -135,5 +170,40 @@ mod tests {
         // The temp dir may sit below a marked directory on some machines; it must be t or above.
         assert!(t.path().starts_with(r.unwrap().project));
         assert_eq!(resolve(&env(None, None), Some("relative/dir")), None);
+    }
+
+    #[test]
+    fn the_filesystem_root_is_never_a_project() {
+        let e = env(None, None);
+        assert_eq!(resolve(&e, Some("/")), None);
+        assert!(at_filesystem_root(&e, Some("/")));
+        // With the state put elsewhere, it may be.
+        let s = tempfile::tempdir().unwrap();
+        let e = env(None, Some(s.path()));
+        assert_eq!(resolve(&e, Some("/")).unwrap().omc, s.path());
+        assert!(!at_filesystem_root(&e, Some("/")));
+    }
+
+    #[test]
+    fn a_home_omc_is_not_taken_up_from_below_unless_home_is_a_repository() {
+        let home = tempfile::tempdir().unwrap();
+        std::fs::create_dir(home.path().join(".omc")).unwrap();
+        let work = home.path().join("scratch");
+        std::fs::create_dir(&work).unwrap();
+        let mut extra = HashMap::new();
+        extra.insert(
+            "HOME".to_string(),
+            home.path().to_string_lossy().into_owned(),
+        );
+        let e = Env::from_lookup(|_| None, None, extra);
+        assert_eq!(resolve(&e, work.to_str()).unwrap().project, work);
+        // Home itself still is its own project when the agent runs there.
+        assert_eq!(
+            resolve(&e, home.path().to_str()).unwrap().project,
+            home.path()
+        );
+        // A dotfiles repository at home is a project like any other.
+        std::fs::create_dir(home.path().join(".git")).unwrap();
+        assert_eq!(resolve(&e, work.to_str()).unwrap().project, home.path());
     }
 }

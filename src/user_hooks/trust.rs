@@ -37,7 +37,10 @@ pub struct Trusted {
     /// Absent in files written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trusted_by: Option<String>,
-    /// How the person said so: `terminal` (answered yes at the prompt) or `--yes`.
+    /// How the person said so: `terminal` (answered yes at the prompt) or `--yes`, then
+    /// `, no agent above` (no process above `trust` was an agent's) or `, parents not
+    /// checked` (they cannot be read on this system); neither in a record written before
+    /// they were checked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confirmed: Option<String>,
 }
@@ -47,9 +50,20 @@ impl Trusted {
     /// `doctor` and `trust --list`.
     pub fn who_and_when(&self) -> String {
         let how = match self.confirmed.as_deref() {
-            Some("terminal") => ", confirmed at a terminal".to_string(),
-            Some(other) => format!(", confirmed with {other}"),
             None => String::new(),
+            Some(c) => {
+                let (how, checked) = c.split_once(", ").unwrap_or((c, ""));
+                let how = match how {
+                    "terminal" => "confirmed at a terminal".to_string(),
+                    other => format!("confirmed with {other}"),
+                };
+                let checked = match checked {
+                    "no agent above" => ", no agent among its parent processes",
+                    "parents not checked" => ", its parent processes not checked on this system",
+                    _ => " (before parent processes were checked)",
+                };
+                format!(", {how}{checked}")
+            }
         };
         format!(
             "by {} on {}{how}",

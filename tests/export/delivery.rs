@@ -590,3 +590,42 @@ fn sink_filters_choose_events_and_tools() {
     assert_eq!(count("stops.jsonl"), 1);
     assert!(matches!(sinks[1].kind, SinkKind::Otlp { .. }));
 }
+
+#[test]
+fn a_retry_after_is_honoured_by_this_flusher_and_by_the_next() {
+    let srv = Server::start(Mode::RetryAfter(429, 3600));
+    let p = Project::new();
+    let url = srv.url("/batch");
+    spool_for_webhook(&p, &url, 10, 0..3, "sess-ra");
+    srv.wait_for(PATIENCE, "the first attempt", |s| s.request_count() >= 1);
+    let progress = || {
+        std::fs::read_dir(p.path().join(".omc/export"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".progress.json"))
+            .filter_map(|e| std::fs::read(e.path()).ok())
+            .filter_map(|b| serde_json::from_slice::<Value>(&b).ok())
+            .next()
+    };
+    // The receiver asked for an hour: no second request while we look (a retry with back-off
+    // alone would have come within a second).
+    std::thread::sleep(Duration::from_secs(3));
+    assert_eq!(srv.request_count(), 1, "retried despite Retry-After: 3600");
+    assert_eq!(spooled_records(p.path()).len(), 3, "the events are kept");
+    let rec = progress().expect("a progress file");
+    assert_valid("export-progress", &rec);
+    assert!(rec.get("not_before").is_some(), "{rec}");
+    // A flusher started afresh (the first one killed) waits too.
+    assert!(kill_flusher(p.path()).is_some());
+    spool_for_webhook(&p, &url, 10, 3..4, "sess-ra");
+    wait_until("a new flusher", || flusher_pid(p.path()).is_some());
+    std::thread::sleep(Duration::from_secs(3));
+    assert_eq!(
+        srv.request_count(),
+        1,
+        "a new flusher ignored the recorded wait"
+    );
+    assert_eq!(spooled_records(p.path()).len(), 4, "nothing lost");
+    kill_flusher(p.path());
+}

@@ -21,6 +21,8 @@ pub enum Mode {
     Hang,
     /// This redirect status, with `Location: /moved`.
     Redirect(u16),
+    /// This status with `Retry-After: <seconds>`.
+    RetryAfter(u16, u64),
 }
 
 /// One request as received.
@@ -202,14 +204,15 @@ fn serve(stream: TcpStream, s: &Shared) {
         }
         let (status, body) = match mode {
             Mode::Ok | Mode::Hang => (200, "{}".to_string()),
-            Mode::Status(c) | Mode::Redirect(c) => (
+            Mode::Status(c) | Mode::Redirect(c) | Mode::RetryAfter(c, _) => (
                 c,
                 format!("{{\"error\":\"status {c} from the test server\"}}"),
             ),
         };
         let location = match mode {
-            Mode::Redirect(_) => "Location: /moved\r\n",
-            _ => "",
+            Mode::Redirect(_) => "Location: /moved\r\n".to_string(),
+            Mode::RetryAfter(_, secs) => format!("Retry-After: {secs}\r\n"),
+            _ => String::new(),
         };
         let head = format!(
             "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\n{location}Content-Length: {}\r\n\r\n",

@@ -268,7 +268,7 @@ fn trust_needs_a_person_not_a_model() {
     assert_eq!(code, 0, "{out}");
     let t = trusted_json(&s).unwrap();
     let rec = &t["files"][0];
-    assert_eq!(rec["confirmed"], "terminal", "{t}");
+    assert_eq!(rec["confirmed"], "terminal, no agent above", "{t}");
     assert!(
         rec["trusted_by"]
             .as_str()
@@ -283,7 +283,7 @@ fn trust_needs_a_person_not_a_model() {
     let (_, doctor, _) = s.cli(&["doctor"]);
     assert!(
         doctor.contains(&format!(
-            "was trusted by {} on {}, confirmed at a terminal",
+            "was trusted by {} on {}, confirmed at a terminal, no agent among its parent processes",
             rec["trusted_by"].as_str().unwrap(),
             rec["trusted_at"].as_str().unwrap()
         )),
@@ -295,7 +295,10 @@ fn trust_needs_a_person_not_a_model() {
     // --yes is a person's own script: recorded as such. Revoking needs no person.
     let (code, _, err) = s.cli_with(&["trust", "--yes"], &[("USER", "bob")]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(trusted_json(&s).unwrap()["files"][0]["confirmed"], "--yes");
+    assert_eq!(
+        trusted_json(&s).unwrap()["files"][0]["confirmed"],
+        "--yes, no agent above"
+    );
     let (_, doctor, _) = s.cli(&["doctor"]);
     assert!(doctor.contains("was trusted by bob (uid "), "{doctor}");
     assert!(doctor.contains("confirmed with --yes"), "{doctor}");
@@ -307,6 +310,80 @@ fn trust_needs_a_person_not_a_model() {
             .unwrap()
             .is_empty()
     );
+}
+
+/// `script -qec "omc-hooks trust"` started by a shell that carries an agent's variables, with
+/// those variables removed (`env -u`) for `script` and `trust` alone, as a model under Claude
+/// Code could run it; `answer` typed at the prompt.
+fn trust_under_an_agent(s: &Setup, parent_env: &[(&str, &str)], extra: &str) -> (i32, String) {
+    let unset: String = AGENT_MARKERS.iter().map(|v| format!(" -u {v}")).collect();
+    let line = format!(
+        "printf 'y\\n' | env{unset} script -qec \"'{BIN}' trust{extra}\" /dev/null; exit $?"
+    );
+    let mut cmd = Command::new("sh");
+    cmd.args(["-c", &line])
+        .current_dir(s.root())
+        .env("XDG_CONFIG_HOME", s.config.path())
+        .env("HOME", s.config.path())
+        .env("USER", "alice")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .stdin(Stdio::null());
+    for var in AGENT_MARKERS {
+        cmd.env_remove(var);
+    }
+    for (k, v) in parent_env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("sh and util-linux script");
+    (
+        out.status.code().unwrap_or(-1),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
+}
+
+#[test]
+fn trust_refuses_under_an_agent_even_with_its_variables_removed() {
+    let s = Setup::new();
+    s.project_hooks(&marker_file(&s, "marker"));
+    for parent in [
+        &[
+            ("CLAUDECODE", "1"),
+            ("CLAUDE_CODE_SESSION_ID", "0c7e-1"),
+            ("AI_AGENT", "claude-code"),
+        ][..],
+        &[("CODEX_THREAD_ID", "019a-thread")],
+        &[("GEMINI_CLI", "1")],
+        &[("QWEN_CODE", "1")],
+    ] {
+        for extra in ["", " --yes"] {
+            let (code, out) = trust_under_an_agent(&s, parent, extra);
+            assert_eq!(code, 1, "{parent:?}{extra}: {out}");
+            assert!(
+                out.contains("refused: ") && out.contains("above this command"),
+                "{parent:?}{extra}: {out}"
+            );
+            assert!(
+                trusted_json(&s).is_none(),
+                "{parent:?}{extra}: trust recorded under an agent: {out}"
+            );
+        }
+    }
+    s.bash("ls");
+    assert!(!s.root().join("marker").exists(), "the project's hook ran");
+    // The same command under a parent without them: a person, trusted, and said so.
+    let (code, out) = trust_under_an_agent(&s, &[], "");
+    assert_eq!(code, 0, "{out}");
+    let (_, list, _) = s.cli(&["trust", "--list"]);
+    assert!(
+        list.contains("confirmed at a terminal, no agent among its parent processes"),
+        "{list}"
+    );
+    s.bash("ls");
+    assert!(s.root().join("marker").exists());
 }
 
 #[test]

@@ -11,6 +11,8 @@ const MAX_RULE_FILES: usize = 200;
 const MAX_DEPTH: usize = 6;
 /// The longest rule body given, in characters (the whole context is cut at 9 500).
 const MAX_BODY_CHARS: usize = 4_000;
+/// The largest rule file read at all: anything bigger is not a rule a person wrote.
+const MAX_RULE_BYTES: u64 = 256 * 1024;
 
 /// One rule that applies.
 #[derive(Debug, Clone, PartialEq)]
@@ -36,10 +38,13 @@ pub(super) fn rules_for(
     let mut out = Vec::new();
     if claude_rules {
         let mut files = Vec::new();
-        collect_md(&project.join(".claude/rules"), 0, &mut files);
+        let dir = project.join(".claude/rules");
+        if dir_inside(project, &dir) {
+            collect_md(&dir, 0, &mut files);
+        }
         files.sort();
         for f in files {
-            let Ok(text) = std::fs::read_to_string(&f) else {
+            let Some(text) = read_rule(project, &f) else {
                 continue;
             };
             let (globs, body) = front_matter(&text);
@@ -75,7 +80,7 @@ pub(super) fn rules_for(
         } else {
             format!("{dir}/AGENTS.md")
         };
-        let Ok(text) = std::fs::read_to_string(project.join(&rel_file)) else {
+        let Some(text) = read_rule(project, &project.join(&rel_file)) else {
             continue;
         };
         if text.trim().is_empty() {
@@ -89,6 +94,39 @@ pub(super) fn rules_for(
         out.push(rule(rel_file, applies, &text));
     }
     out
+}
+
+/// A rule file's text: only a regular file of bounded size whose real path is inside the
+/// project (a committed symlink to `/proc/self/environ` or `~/.ssh` gives nothing), read
+/// without waiting on a FIFO, and redacted like everything else the model or `.omc/` gets.
+fn read_rule(project: &Path, path: &Path) -> Option<String> {
+    match crate::state::fs::read_within(project, path, MAX_RULE_BYTES) {
+        Ok(Some(bytes)) => {
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            Some(crate::redact::text(&text).map_or(text, |(clean, _)| clean))
+        }
+        Ok(None) => None,
+        Err(e) => {
+            crate::diag!("project rules: not read: {e}");
+            None
+        }
+    }
+}
+
+/// Whether the rule folder, if present, really lies inside the project (not a symlinked
+/// `.claude` or `.claude/rules` pointing elsewhere).
+fn dir_inside(project: &Path, dir: &Path) -> bool {
+    let Ok(real) = std::fs::canonicalize(dir) else {
+        return false;
+    };
+    if crate::state::fs::inside_root(project, &real).unwrap_or(false) {
+        return true;
+    }
+    crate::diag!(
+        "project rules: {} resolves outside the project; its rules are not read",
+        dir.display()
+    );
+    false
 }
 
 fn rule(source: String, applies: String, body: &str) -> Rule {
@@ -285,5 +323,24 @@ mod tests {
             got.iter().map(|r| r.source.as_str()).collect::<Vec<_>>(),
             vec!["AGENTS.md", "src/api/AGENTS.md"]
         );
+    }
+
+    #[test]
+    fn rule_text_is_redacted_and_oversized_files_are_skipped() {
+        let t = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(t.path().join("src")).unwrap();
+        std::fs::write(
+            t.path().join("src/AGENTS.md"),
+            "Deploy with DB_PASSWORD=Tr0ub4dor-and-3 set.\n",
+        )
+        .unwrap();
+        std::fs::write(
+            t.path().join("AGENTS.md"),
+            "x".repeat(MAX_RULE_BYTES as usize + 1),
+        )
+        .unwrap();
+        let got = rules_for(t.path(), "src/a.rs", false, true);
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(got[0].body, "Deploy with DB_PASSWORD=[REDACTED] set.");
     }
 }
