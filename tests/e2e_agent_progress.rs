@@ -260,7 +260,14 @@ pub fn a_model_going_round_two_commands_is_handed_back(agent: Agent) {
     // Gemini CLI prints a hook's `systemMessage` on stderr headless: the person is told why
     // there too (gemini-FINDINGS.md §15).
     if agent == Agent::Gemini {
-        assert!(run.stderr.contains(why), "{}", run.stderr);
+        let what = why.trim_start_matches("no progress in the last 8 continuations: ");
+        assert!(
+            run.stderr
+                .contains("ralph paused — no progress in the last 8 continuations")
+                && run.stderr.contains(what),
+            "{}",
+            run.stderr
+        );
     }
 }
 
