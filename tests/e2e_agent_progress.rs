@@ -15,6 +15,9 @@
 //! * with `{"ralph": {"max_tokens": 100000}}` and about 30 000 tokens a model call, the run ends
 //!   on its token budget within a few continuations.
 //!
+//! And, for one client each: Qwen Code's `edit` making and undoing one change is handed back as
+//! an edit back to content seen before; Codex runs no tool hook for its `update_plan`.
+//!
 //! Commands that read something back go through [`read_back`] (Qwen Code can lose a fast
 //! command's output, qwen-FINDINGS.md §13); the check script lingers itself for the same reason,
 //! so that the command the agent runs is exactly `python3 check.py`.
@@ -493,5 +496,70 @@ fn codex_runs_no_tool_hook_for_update_plan() {
             .iter()
             .any(|e| e == "PreToolUse" || e == "PostToolUse"),
         "{events:?}"
+    );
+}
+
+/// Qwen Code's `edit` tool making and undoing the same change turn after turn: the file only
+/// goes back to content it had before, so after the first edit nothing is progress. (Not run in
+/// Gemini CLI, whose own guard stops the 5th identical `replace` of a prompt at about the same
+/// turn as our cap, nor in Codex, whose edits are `apply_patch` through the shell with no
+/// post-tool event.)
+#[test]
+fn qwen_an_edit_made_and_undone_turn_after_turn_is_handed_back() {
+    let agent = Agent::Qwen;
+    let sb = with_omc(agent);
+    let file = sb.write("src/app.py", "x = 1\n");
+    // Qwen Code edits only a file read in the session: a read first (new work too).
+    let mut sc = AgentScenario::new()
+        .step(crate::e2e::model::Step::Call(
+            "read_file".into(),
+            serde_json::json!({ "file_path": file }),
+        ))
+        .reply_text(MORE);
+    for i in 0..20 {
+        let (old, new) = if i % 2 == 0 {
+            ("x = 1", "x = 2")
+        } else {
+            ("x = 2", "x = 1")
+        };
+        sc = sc
+            .step(crate::e2e::model::Step::Call(
+                "edit".into(),
+                serde_json::json!({"file_path": file, "old_string": old, "new_string": new}),
+            ))
+            .reply_text(MORE);
+    }
+    let run = sb.run(PROMPT, sc.reply_text(DONE));
+    run.assert_success();
+    let d = run.diagnostics();
+    let conts = ralph_continuations(&run).len();
+    // The read and the first edit are new work.
+    assert!((2..=2 + 8).contains(&conts), "{conts} continuations\n{d}");
+    assert!(
+        run.unused_steps > 0,
+        "handed back before the script ran out\n{d}"
+    );
+    // The edits were made: no tool failed, and the edits' results say so.
+    let results: Vec<String> = run
+        .main_requests()
+        .iter()
+        .flat_map(|r| r.tool_outputs())
+        .collect();
+    assert!(
+        !results.iter().any(|t| t.contains("TOOL ERROR")),
+        "{results:#?}"
+    );
+    let edited = results
+        .iter()
+        .filter(|t| t.contains("has been updated"))
+        .count();
+    assert!(edited >= 2, "{results:#?}\n{d}");
+    let s = ralph_state(&sb, &run.session_id).unwrap_or_else(|| panic!("ralph-state.json\n{d}"));
+    assert_eq!(s["active"], true, "{s:#}\n{d}");
+    assert_eq!(s["pause_kind"], "no_progress", "{s:#}\n{d}");
+    let why = s["paused_reason"].as_str().unwrap_or_default();
+    assert!(
+        why.contains("src/app.py") && why.contains("back to content it had before"),
+        "{s:#}\n{d}"
     );
 }
