@@ -16,7 +16,8 @@
 //!   on its token budget within a few continuations.
 //!
 //! And, for one client each: Qwen Code's `edit` making and undoing one change is handed back as
-//! an edit back to content seen before; Codex runs no tool hook for its `update_plan`.
+//! an edit back to content seen before; Codex runs no tool hook for its `update_plan`, and with
+//! `ralph.verify` a claim made before the check ran is sent back to run it.
 //!
 //! Commands that read something back go through [`read_back`] (Qwen Code can lose a fast
 //! command's output, qwen-FINDINGS.md §13); the check script lingers itself for the same reason,
@@ -562,4 +563,37 @@ fn qwen_an_edit_made_and_undone_turn_after_turn_is_handed_back() {
         why.contains("src/app.py") && why.contains("back to content it had before"),
         "{s:#}\n{d}"
     );
+}
+
+/// `ralph.verify` (the mode's own list): a claim before the agent ran the check at all is sent
+/// back naming it; after the agent's passing run the claim ends the run, verified (Codex).
+#[test]
+fn codex_a_claim_before_the_check_ran_is_sent_back_to_run_it() {
+    let agent = Agent::Codex;
+    let sb = with_omc(agent);
+    sb.write(
+        ".omc/config.json",
+        r#"{"ralph": {"verify": ["python3 check.py"]}}"#,
+    );
+    sb.write("check.py", CHECK_PY);
+    sb.write("parser.txt", "fixed\n");
+    let run = sb.run(
+        PROMPT,
+        AgentScenario::new()
+            .reply_text(DONE)
+            .reply_shell("python3 check.py")
+            .reply_text(DONE)
+            .reply_text("unexpected"),
+    );
+    run.assert_success();
+    let d = run.diagnostics();
+    assert_eq!(run.unused_steps, 1, "ended by the second claim: {d}");
+    let told = run.new_text(1);
+    assert!(
+        told.contains("<hook_prompt") && told.contains("python3 check.py"),
+        "the model is told which check to run: {told}\n{d}"
+    );
+    let s = ralph_state(&sb, &run.session_id).unwrap_or_else(|| panic!("ralph-state.json\n{d}"));
+    assert_eq!(s["ended_reason"], "completed", "{s:#}");
+    assert_eq!(s["verified"], true, "{s:#}");
 }
