@@ -177,6 +177,25 @@ fn the_same_ls_with_the_same_output_is_handed_back_within_eight() {
     let run = sb.claude(crate::e2e::plugin_dir(), PROMPT, sc, None);
     // The first `ls` is new.
     assert_handed_back(&sb, &run, 1, &["`ls`", "same output"]);
+
+    // The person's next prompt (the session resumed) lifts the pause: the run is continued
+    // again and ends on the claim.
+    let next = sb.claude(
+        crate::e2e::plugin_dir(),
+        "go on with the parser",
+        Scenario::new()
+            .reply_text(MORE)
+            .reply_text(DONE)
+            .reply_text("unexpected"),
+        Some(&run.session_id),
+    );
+    next.assert_success();
+    let d = next.diagnostics();
+    assert_eq!(continuations(&next).len(), 1, "{d}");
+    assert_eq!(next.unused_replies, 1, "ended by the claim: {d}");
+    let s = ralph(&sb, &run.session_id);
+    assert_eq!(s["ended_reason"], "completed", "{s:#}");
+    assert!(s.get("pause_kind").is_none_or(Value::is_null), "{s:#}");
 }
 
 #[test]
