@@ -18,6 +18,10 @@ pub struct Env {
     /// `OMC_SKIP_HOOKS`: the tokens as written (split on commas, semicolons and spaces), read
     /// by [`crate::hooks::skipped_by`]: hook names or Claude Code event names, in any case.
     pub skip_hooks: Vec<String>,
+    /// `OMC_SKIP_HOOKS_OMC_ONLY` is on: OMC's script names in `OMC_SKIP_HOOKS`
+    /// (`keyword-detector`, …) are meant for oh-my-claudecode alone and skip nothing of ours
+    /// (`install --disable-omc` sets it beside the names it adds).
+    pub skip_omc_only: bool,
     /// Switch values that could not be read, each as a sentence (`DISABLE_OMC='maybe' …`),
     /// for the one diagnostic a hook prints and for `doctor`.
     pub switch_problems: Vec<String>,
@@ -41,6 +45,10 @@ pub struct Env {
     pub trace_file: Option<PathBuf>,
     /// Anything else a capability may look up by name (for example `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`).
     pub extra: HashMap<String, String>,
+    /// The controlling terminal of this process (inherited from the agent), such as
+    /// `/dev/pts/3`, where the system says (Linux: `/proc/self/stat`); `OMC_TTY` pins it (empty:
+    /// none).
+    pub tty: Option<String>,
     /// Set by [`Env::from_process`]: [`Env::lookup`] may also read variables not copied into
     /// `extra` (user hooks expand `${VAR}` in webhook headers from any variable).
     pub process_env: bool,
@@ -64,6 +72,7 @@ const EXTRA_VARS: &[&str] = &[
     "COPILOT_HOME",
     "FACTORY_HOME_OVERRIDE",
     "GEMINI_CLI_HOME",
+    "TERM_PROGRAM",
     "HOME",
     "KIMI_SHARE_DIR",
     "OMC_RALPH_HARD_MAX",
@@ -127,6 +136,11 @@ impl Env {
                 extra.insert((*name).to_string(), v);
             }
         }
+        if !extra.contains_key("HOME")
+            && let Some(v) = crate::platform::HOME_FALLBACK.and_then(get)
+        {
+            extra.insert("HOME".to_string(), v);
+        }
         // The export switches: looked up by name, which is cheaper than
         // copying the whole environment to find a prefix.
         for name in export_vars::VARS {
@@ -139,6 +153,10 @@ impl Env {
         }
         let mut env = Env::from_lookup(|k| get(k), std::env::current_dir().ok(), extra);
         env.process_env = true;
+        // OMC_TTY set, even empty (none), is the answer; else the system is asked.
+        if get("OMC_TTY").is_none() {
+            env.tty = controlling_tty();
+        }
         env
     }
 
@@ -176,6 +194,10 @@ impl Env {
                         .collect()
                 })
                 .unwrap_or_default(),
+            skip_omc_only: get("OMC_SKIP_HOOKS_OMC_ONLY")
+                .as_deref()
+                .and_then(flag)
+                .unwrap_or(false),
             switch_problems,
             team_worker: get("OMC_TEAM_WORKER").is_some_and(|s| !s.trim().is_empty()),
             now_ms: get("OMC_NOW_MS").and_then(|s| s.trim().parse::<i64>().ok()),
@@ -187,6 +209,7 @@ impl Env {
             trace_file: get("OMC_TRACE_FILE")
                 .map(PathBuf::from)
                 .filter(|p| p.is_absolute()),
+            tty: get("OMC_TTY").filter(|t| !t.trim().is_empty()),
             extra,
             process_env: false,
         }
@@ -216,6 +239,23 @@ impl Env {
             return std::env::var_os(name).map(os_to_string);
         }
         None
+    }
+}
+
+/// The controlling terminal's device, from field 7 (`tty_nr`) of `/proc/self/stat`: a pseudo
+/// terminal (`/dev/pts/N`) or a console (`/dev/ttyN`); `None` without one, or elsewhere.
+fn controlling_tty() -> Option<String> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The command name, in parentheses, may hold spaces: count fields after its end.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let tty_nr: u64 = rest.split_whitespace().nth(4)?.parse().ok()?;
+    let major = (tty_nr >> 8) & 0xfff;
+    let minor = (tty_nr & 0xff) | ((tty_nr >> 12) & 0xfff00);
+    match major {
+        0 => None,
+        136..=143 => Some(format!("/dev/pts/{}", (major - 136) * 256 + minor)),
+        4 if minor < 64 => Some(format!("/dev/tty{minor}")),
+        _ => None,
     }
 }
 
@@ -277,6 +317,7 @@ mod tests {
         );
     }
 
+    #[cfg(unix)] // Unix paths (`/abs`); on Windows an absolute path has a drive.
     #[test]
     fn relative_state_dir_is_ignored() {
         assert!(env_of(&[("OMC_STATE_DIR", "rel/dir")]).state_dir.is_none());

@@ -75,10 +75,11 @@ pub struct Hook {
 const DEFAULT_DEADLINE: Duration = Duration::from_millis(2_500);
 
 /// Every hook subcommand, in lifecycle order.
-pub const HOOKS: [Hook; 10] = [
+pub const HOOKS: [Hook; 11] = [
     hook("session-start", "SessionStart", DEFAULT_DEADLINE),
     hook("user-prompt-submit", "UserPromptSubmit", DEFAULT_DEADLINE),
     hook("pre-tool-use", "PreToolUse", DEFAULT_DEADLINE),
+    hook("permission-request", "PermissionRequest", DEFAULT_DEADLINE),
     hook("post-tool-use", "PostToolUse", DEFAULT_DEADLINE),
     hook(
         "post-tool-use-failure",
@@ -111,34 +112,87 @@ pub enum SkipToken {
     Hook(Hook),
     /// `all` or `*`: every hook.
     All,
-    /// A token of oh-my-claudecode's own hook scripts, which shares the variable: not ours,
-    /// and no mistake (`install` adds two of them to switch OMC's loops off).
+    /// A token of oh-my-claudecode's own hook scripts, which shares the variable: it skips
+    /// the work of ours that does that script's job ([`OMC_SCRIPTS`]), unless
+    /// `OMC_SKIP_HOOKS_OMC_ONLY` is on.
     Omc,
     /// Nothing we know.
     Unknown,
 }
 
-/// OMC's `OMC_SKIP_HOOKS` tokens that name none of our hooks (its keyword detector, skill
-/// injector, subagent tracker, drift guard and Stop loop).
-const OMC_SKIP_TOKENS: &[&str] = &[
-    "keyword-detector",
-    "skill-injector",
-    "subagent-tracker",
-    "workflow-drift-guard",
-    "persistent-mode",
-    "stop-continuation",
+/// What one of OMC's own script names in `OMC_SKIP_HOOKS` skips here: the work of ours that
+/// does the job of that script.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OmcWork {
+    /// These capabilities (by their registry names), wherever they run.
+    Capabilities(&'static [&'static str]),
+    /// This whole hook subcommand (OMC's script is the whole of its event's work).
+    Hook(&'static str),
+    /// Nothing: we do no such work.
+    Nothing,
+}
+
+/// OMC's script names (`OMC_SKIP_HOOKS` tokens of oh-my-claudecode's hooks, contract §13), and
+/// what each skips of ours. A name of OMC's that is also one of our hook subcommands
+/// (`pre-tool-use`, `session-start`, `pre-compact`, …) is read as that hook.
+pub const OMC_SCRIPTS: &[(&str, OmcWork)] = &[
+    ("keyword-detector", OmcWork::Capabilities(&["keywords"])),
+    ("skill-injector", OmcWork::Capabilities(&["learned-skills"])),
+    (
+        "persistent-mode",
+        OmcWork::Capabilities(&["persistent_mode"]),
+    ),
+    (
+        "stop-continuation",
+        OmcWork::Capabilities(&["persistent_mode"]),
+    ),
+    ("subagent-tracker", OmcWork::Capabilities(&["subagents"])),
+    ("pre-tool-enforcer", OmcWork::Hook("pre-tool-use")),
+    ("post-tool-verifier", OmcWork::Hook("post-tool-use")),
+    (
+        "post-tool-rules-injector",
+        OmcWork::Capabilities(&["project-rules"]),
+    ),
+    ("workflow-drift-guard", OmcWork::Nothing),
 ];
+
+fn skip_key(s: &str) -> String {
+    s.chars()
+        .filter(|c| !matches!(c, '-' | '_' | ' '))
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// What OMC's script name `token` skips, if it is one.
+pub fn omc_work(token: &str) -> Option<OmcWork> {
+    let t = skip_key(token);
+    OMC_SCRIPTS
+        .iter()
+        .find(|(name, _)| skip_key(name) == t)
+        .map(|(_, w)| *w)
+}
+
+/// The capabilities (registry names) OMC's script names among `tokens` skip; none when
+/// `omc_only` (`OMC_SKIP_HOOKS_OMC_ONLY`) says those names are for OMC alone.
+pub fn skipped_capabilities(tokens: &[String], omc_only: bool) -> Vec<&'static str> {
+    if omc_only {
+        return Vec::new();
+    }
+    tokens
+        .iter()
+        .filter_map(|t| match omc_work(t) {
+            Some(OmcWork::Capabilities(c)) => Some(c.iter().copied()),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
 
 /// Reads a token as people write it: a hook subcommand (`pre-tool-use`) or a Claude Code
 /// event (`PreToolUse`), in any case, with `-`, `_` or nothing between the words
 /// (`pre_tool_use`, `PRETOOLUSE`).
 pub fn read_skip_token(token: &str) -> SkipToken {
-    let key = |s: &str| -> String {
-        s.chars()
-            .filter(|c| !matches!(c, '-' | '_' | ' '))
-            .flat_map(char::to_lowercase)
-            .collect()
-    };
+    let key = skip_key;
     let t = key(token);
     if t == "all" || t == "*" {
         return SkipToken::All;
@@ -146,18 +200,20 @@ pub fn read_skip_token(token: &str) -> SkipToken {
     if let Some(h) = HOOKS.iter().find(|h| key(h.name) == t || key(h.event) == t) {
         return SkipToken::Hook(*h);
     }
-    if OMC_SKIP_TOKENS.iter().any(|o| key(o) == t) {
+    if omc_work(token).is_some() {
         return SkipToken::Omc;
     }
     SkipToken::Unknown
 }
 
-/// Whether `OMC_SKIP_HOOKS`'s `tokens` skip `hook`.
-pub fn skipped_by(tokens: &[String], hook: Hook) -> bool {
+/// Whether `OMC_SKIP_HOOKS`'s `tokens` skip `hook`: by its name or event, `all`, or an OMC
+/// script name that stands for the whole hook (`pre-tool-enforcer`), unless `omc_only`.
+pub fn skipped_by(tokens: &[String], hook: Hook, omc_only: bool) -> bool {
     tokens.iter().any(|t| match read_skip_token(t) {
         SkipToken::All => true,
         SkipToken::Hook(h) => h.name == hook.name,
-        SkipToken::Omc | SkipToken::Unknown => false,
+        SkipToken::Omc => !omc_only && omc_work(t) == Some(OmcWork::Hook(hook.name)),
+        SkipToken::Unknown => false,
     })
 }
 

@@ -14,6 +14,7 @@ pub mod env;
 pub mod export;
 pub mod hooks;
 pub mod modes;
+pub mod platform;
 pub mod protocol;
 pub mod redact;
 pub mod state;

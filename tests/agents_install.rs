@@ -184,6 +184,7 @@ fn every_agent_installs_into_an_existing_file_and_uninstalls_byte_for_byte() {
             } else if [
                 "session-start",
                 "pre-tool-use",
+                "permission-request",
                 "post-tool-use",
                 "post-tool-use-failure",
                 "subagent-start",
@@ -582,7 +583,7 @@ fn doctor_checks_the_other_agents_installs() {
         "{text}"
     );
     assert!(
-        text.contains(".codex/hooks.json: installed, 9 of 9 hooks"),
+        text.contains(".codex/hooks.json: installed, 10 of 10 hooks"),
         "{text}"
     );
     assert!(text.contains("trust the omc-hooks entries"), "{text}");
@@ -609,7 +610,7 @@ fn doctor_checks_the_other_agents_installs() {
     ok(&omc(&["install", "--agent", "qoder"], p.path(), &env));
     let text = String::from_utf8_lossy(&doctor(&p).stdout).into_owned();
     assert!(
-        text.contains(".qoder/settings.json: installed, 10 of 10 hooks"),
+        text.contains(".qoder/settings.json: installed, 11 of 11 hooks"),
         "{text}"
     );
     let f = p.path().join(".qoder/settings.json");
@@ -717,7 +718,7 @@ fn kimi_gets_its_hooks_in_its_config_toml_and_back_byte_for_byte() {
     let doc: toml_edit::DocumentMut = installed.parse().unwrap();
     let hooks: Vec<&toml_edit::Table> = doc["hooks"].as_array_of_tables().unwrap().iter().collect();
     let rows: Vec<_> =
-        omc_hooks::protocol::agents::table::rows(omc_hooks::protocol::agent::Wire::Claude)
+        omc_hooks::protocol::agents::table::rows(omc_hooks::protocol::agent::Wire::Kimi)
             .filter(|r| r.install != omc_hooks::protocol::agents::table::Install::No)
             .collect();
     assert_eq!(hooks.len(), rows.len() + 1, "ours after the person's own");
@@ -1146,4 +1147,46 @@ fn cline_gets_one_script_per_event_and_the_folder_back_as_it_was() {
         &env,
     ));
     assert!(!dir.exists());
+}
+
+#[test]
+fn status_all_says_which_terminal_a_run_lives_in() {
+    let data = tempfile::tempdir().unwrap();
+    let data_s = data.path().to_str().unwrap();
+    let env = [("XDG_DATA_HOME", data_s)];
+    let p = Project::new();
+    ok(&omc(&["install", "--agent", "gemini"], p.path(), &env));
+    std::fs::create_dir_all(p.omc()).unwrap();
+    // The session starts in iTerm on /dev/pts/7: session.json records it.
+    let mut start = crate::common::payload("SessionStart", "t1", p.path());
+    start["source"] = json!("startup");
+    crate::common::Hook::new("session-start")
+        .payload(start)
+        .cwd(p.path())
+        .env("TERM_PROGRAM", "iTerm.app")
+        .env("OMC_TTY", "/dev/pts/7")
+        .run()
+        .expect_valid();
+    let marker = read(&p.session_dir("t1").join("session.json"));
+    assert_eq!(marker["term_program"], "iTerm.app", "{marker}");
+    assert_eq!(marker["tty"], "/dev/pts/7");
+    crate::schema::assert_valid("session", &marker);
+    let project = p.path().canonicalize().unwrap();
+    p.write_json(
+        ".omc/state/sessions/t1/ralph-state.json",
+        &json!({
+            "schema_version": 1, "mode": "ralph", "active": true, "session_id": "t1",
+            "project_path": project, "started_at": "2026-12-03T08:00:00Z",
+            "last_checked_at": "2026-12-03T08:05:00Z", "iteration": 2, "max_iterations": 100,
+            "prompt": "ralph fix it"
+        }),
+    );
+    let text = ok(&omc(&["status", "--all"], p.path(), &env));
+    assert!(text.contains("iTerm.app /dev/pts/7"), "{text}");
+    let v: Value =
+        serde_json::from_str(&ok(&omc(&["status", "--all", "--json"], p.path(), &env))).unwrap();
+    assert_eq!(
+        v["projects"][0]["runs"][0]["terminal"],
+        json!({"program": "iTerm.app", "tty": "/dev/pts/7"})
+    );
 }

@@ -1,7 +1,7 @@
 //! User hooks in the real Claude Code client (issue 17): a script hook from the user's
 //! hooks.toml blocks a Bash call and the model is shown its reason; a rewrite reaches the tool;
 //! a refused prompt never reaches the model; a project's hooks.toml runs only once trusted, and
-//! the model running `omc-hooks trust --yes` is refused. Plus, ignored by default, the measurement of what
+//! the model running `omc-hooks trust --yes` is refused; a permission-request entry answers the permission dialog. Plus, ignored by default, the measurement of what
 //! PreToolUse on every tool costs per call (BENCHMARKS.md).
 
 use crate::e2e::{Sandbox, Scenario, plugin, plugin_dir};
@@ -333,4 +333,57 @@ fn children_cpu_ms(times: &str) -> f64 {
     };
     let line = times.lines().nth(1).unwrap_or("");
     line.split_whitespace().map(secs).sum::<f64>() * 1000.0
+}
+
+/// Issue 36: the client's permission dialog (here, `-p` in the default permission mode, where
+/// a Bash call nobody allowed would be refused) is answered by the user's
+/// `permission-request` entry; without one the call is refused as before.
+#[test]
+fn a_permission_request_is_answered_by_the_users_entry_and_only_by_it() {
+    let allow = r#"cat > "$HOME/permission-input.json"; echo '{"action":"allow"}'"#;
+    let attempt = |entry: Option<&str>| {
+        let sb = Sandbox::new();
+        let config = user_hooks(
+            &sb,
+            &entry
+                .map(|c| script_entry("permission-request", "Bash", c))
+                .unwrap_or_default(),
+        );
+        let run = sb.claude(
+            plugin_dir(),
+            "print the marker",
+            Scenario::new()
+                // `echo` alone is a read-only command the client runs without asking
+                .reply_tool(
+                    "Bash",
+                    json!({"command": "touch permitted.txt && echo PERMITTED-BY-HOOK"}),
+                )
+                .reply_text("done")
+                .ask_permissions()
+                .env("XDG_CONFIG_HOME", config.to_string_lossy()),
+            None,
+        );
+        run.assert_success();
+        let requests = run.main_loop_requests();
+        assert!(requests.len() >= 2, "{}", run.diagnostics());
+        let results = requests[1].tool_results();
+        let ran = results
+            .iter()
+            .any(|(_, text, is_error)| !*is_error && text.contains("PERMITTED-BY-HOOK"));
+        let input = std::fs::read_to_string(sb.home().join("permission-input.json")).ok();
+        (ran, input, format!("{results:?}\n{}", run.diagnostics()))
+    };
+    let (ran, input, why) = attempt(Some(allow));
+    assert!(ran, "the entry's allow did not let the call run: {why}");
+    let input: serde_json::Value = serde_json::from_str(&input.expect("the entry ran")).unwrap();
+    assert_eq!(input["event"], "permission-request");
+    assert_eq!(
+        input["tool_input"]["command"],
+        "touch permitted.txt && echo PERMITTED-BY-HOOK"
+    );
+    let (ran, _, why) = attempt(None);
+    assert!(
+        !ran,
+        "without an entry the call must not be allowed by us: {why}"
+    );
 }

@@ -230,6 +230,10 @@ fn a_stop_in_the_persons_own_words_ends_an_active_run_as_cancelomc_does() {
         ("ralph fix the tests", "그만해, 토큰 너무 많이 쓴다"),
         ("ralph fix the tests", "ループを止めてください"),
         ("ralph fix the tests", "停下来，别再循环了"),
+        // issue 38: German, Spanish, French
+        ("ralph fix the tests", "stopp, das reicht"),
+        ("ulw refactor the cache", "para ya, quiero revisar"),
+        ("ralph fix the tests", "arrête, ça suffit"),
     ]
     .into_iter()
     .enumerate()
@@ -265,6 +269,9 @@ fn outside_a_run_a_stop_starts_nothing_and_a_limit_on_the_loop_is_not_a_stop() {
         "그만해",
         "もう止めて",
         "stop ralph from touching the migrations folder",
+        "hör auf",
+        "basta",
+        "mets en pause",
     ] {
         prompt(&p, "s1", text).run().expect_noop();
     }
@@ -524,6 +531,57 @@ fn detect_explains_the_issue_15_shapes_and_lists_every_rule() {
     assert!(out.contains("nothing-running"), "{out}");
     let (code, _) = detect(&["--rules", "ralph fix it"], "", p.path());
     assert_eq!(code, 2);
+    assert!(!p.omc().exists(), "detect wrote {:?}", p.files());
+}
+
+/// Issue 38: `detect --explain` says, for each of its five kinds, why a prompt did or did not
+/// fire: a stop in another language (and a stop verb set aside, with `not-a-stop`), a CJK form,
+/// our own output and a bug report (the sanitiser's rule), a CJK noun phrase.
+#[test]
+fn detect_explain_names_the_rule_for_issue_38s_kinds() {
+    let p = Project::new();
+    let rule = |prompt: &str| -> (Value, Value) {
+        let (code, out) = detect(&["--json", "--explain", prompt], "", p.path());
+        assert_eq!(code, 0);
+        let v: Value = serde_json::from_str(out.trim()).unwrap();
+        (v["modes"].clone(), v["candidates"][0]["rule"].clone())
+    };
+    assert_eq!(
+        rule("stopp, das reicht"),
+        (json!(["cancel"]), json!("stop-request"))
+    );
+    assert_eq!(
+        rule("arrête-toi là"),
+        (json!(["cancel"]), json!("stop-request"))
+    );
+    assert_eq!(
+        rule("对登录接口做安全审查"),
+        (json!(["security-review"]), json!("cjk-directive"))
+    );
+    assert_eq!(
+        rule(
+            "ralph: run started in session s1 (iteration 1/100); the next Stop in that session continues it. Task: fix it"
+        ),
+        (json!([]), json!("omc-output"))
+    );
+    assert_eq!(
+        rule(
+            "Bug: Autopilot disengages on ramps\nSteps to reproduce:\n1. Enable Autopilot\nExpected: stays on\nActual: turns off"
+        ),
+        (json!([]), json!("bug-report"))
+    );
+    assert_eq!(
+        rule("랄프 페이지 버튼 색 바꿔줘"),
+        (json!([]), json!("cjk-modifier"))
+    );
+    // a stop verb that did not ask to stop is set aside, and said so only with --explain
+    let (_, out) = detect(&["--explain", "para los tests usa jest"], "", p.path());
+    assert!(
+        out.contains("\"para\"") && out.contains("not-a-stop"),
+        "{out}"
+    );
+    let (_, out) = detect(&["para los tests usa jest"], "", p.path());
+    assert!(!out.contains("not-a-stop"), "{out}");
     assert!(!p.omc().exists(), "detect wrote {:?}", p.files());
 }
 

@@ -45,7 +45,7 @@ const LAYERS: &[&[&str]] = &[
     &["state"],
     &["hooks", "env", "time", "diag"],
     &["terminal"],
-    &["redact"],
+    &["redact", "platform"],
 ];
 
 #[test]

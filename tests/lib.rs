@@ -58,6 +58,7 @@ mod keyword_table;
 mod keywords;
 mod launcher;
 mod layers;
+mod learned_skills;
 mod long_runs;
 mod memory;
 mod output_check;

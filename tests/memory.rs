@@ -1,7 +1,7 @@
 //! Compaction, memory and runs that outlive their session (contract §9), through the real
 //! binary with a pinned clock: edits and todos recorded on PostToolUse, the PreCompact
 //! checkpoint and notepad entry, SessionStart's budgeted context, subagent tracking,
-//! SessionEnd's summary and suspension, and resuming on the documented word.
+//! SessionEnd's summary and suspension, resuming on the documented word, and `<remember>` notes.
 
 use crate::common::{Hook, Project, payload};
 use crate::schema::assert_valid;
@@ -642,4 +642,210 @@ fn a_session_that_records_nothing_leaves_no_omc_directory() {
         s["duration_ms"], MIN,
         "from session.json's start to the end"
     );
+}
+
+#[test]
+fn remember_notes_in_a_task_result_and_a_subagents_last_message_reach_the_notepad() {
+    let p = Project::new();
+    std::fs::create_dir_all(p.omc()).unwrap();
+    let task = |text: &str| {
+        with(
+            payload("PostToolUse", "s1", p.path()),
+            json!({"tool_name": "Task", "tool_input": {"prompt": "look around"},
+                   "tool_response": {"content": [{"type": "text", "text": text}]}}),
+        )
+    };
+    let out = run(
+        "post-tool-use",
+        &p,
+        task(
+            "Found it.\n<remember priority>Deploys need the VPN up</remember>\n\
+             <remember>The cache lives in /var/cache/app</remember>\n\
+             token: <remember>key ghp_abcdefghijklmnopqrstuvwxyz0123456789</remember>",
+        ),
+    );
+    out.expect_valid();
+    let notepad = std::fs::read_to_string(p.omc().join("notepad.md")).unwrap();
+    let priority = omc_hooks::capabilities::memory::notepad::priority_context(&notepad);
+    assert_eq!(priority, "- Deploys need the VPN up", "{notepad}");
+    let working = &notepad[notepad.find("## Working Memory").unwrap()..];
+    assert!(
+        working.contains("- The cache lives in /var/cache/app"),
+        "{notepad}"
+    );
+    assert!(!notepad.contains("ghp_abcdef"), "redacted: {notepad}");
+    // The same notes again: nothing added.
+    run(
+        "post-tool-use",
+        &p,
+        task(
+            "<remember priority>Deploys need the VPN up</remember><remember>The cache lives in /var/cache/app</remember>",
+        ),
+    );
+    assert_eq!(
+        std::fs::read_to_string(p.omc().join("notepad.md")).unwrap(),
+        notepad
+    );
+    // Another tool's output is not a subagent's report.
+    run(
+        "post-tool-use",
+        &p,
+        with(
+            payload("PostToolUse", "s1", p.path()),
+            json!({"tool_name": "Bash", "tool_input": {"command": "cat notes"},
+                   "tool_response": {"stdout": "<remember>from a file</remember>"}}),
+        ),
+    );
+    // A subagent's last message.
+    run(
+        "subagent-stop",
+        &p,
+        with(
+            payload("SubagentStop", "s1", p.path()),
+            json!({"agent_id": "a1", "agent_type": "explore",
+                   "last_assistant_message": "<remember>Tests need PGHOST set</remember>"}),
+        ),
+    );
+    let notepad = std::fs::read_to_string(p.omc().join("notepad.md")).unwrap();
+    assert!(notepad.contains("- Tests need PGHOST set"), "{notepad}");
+    assert!(!notepad.contains("from a file"), "{notepad}");
+}
+
+#[test]
+fn the_wiki_is_listed_at_every_session_start_compaction_included() {
+    let p = Project::new();
+    std::fs::create_dir_all(p.omc().join("wiki")).unwrap();
+    std::fs::write(p.omc().join("wiki/auth.md"), "# Auth\n").unwrap();
+    std::fs::write(p.omc().join("wiki/deploy.md"), "# Deploy\n").unwrap();
+    std::fs::write(p.omc().join("wiki/notes.txt"), "not a page").unwrap();
+    let ctx = session_start(&p, "s1", "startup").context();
+    assert!(ctx.contains("[LLM WIKI: 2 page(s) at .omc/wiki/]"), "{ctx}");
+    assert!(ctx.contains("- auth.md\n- deploy.md"), "{ctx}");
+    // With an index, its first lines; after a compaction as at a start.
+    std::fs::write(
+        p.omc().join("wiki/index.md"),
+        "# Index\n\n- [Auth](auth.md): tokens and sessions\n",
+    )
+    .unwrap();
+    let ctx = session_start(&p, "s1", "compact").context();
+    assert!(ctx.contains("[LLM WIKI: 3 page(s)"), "{ctx}");
+    assert!(
+        ctx.contains("# Index\n- [Auth](auth.md): tokens and sessions"),
+        "{ctx}"
+    );
+    // No wiki, no section.
+    let q = Project::new();
+    std::fs::create_dir_all(q.omc()).unwrap();
+    assert!(
+        !session_start(&q, "s2", "startup")
+            .context()
+            .contains("WIKI")
+    );
+}
+
+#[test]
+fn a_filling_context_is_noticed_once_per_crossing_at_the_configured_threshold() {
+    let p = Project::new();
+    std::fs::create_dir_all(p.omc()).unwrap();
+    let fill = |tokens: u64| {
+        std::fs::write(
+            p.path().join("transcript.jsonl"),
+            format!(
+                "{{\"type\":\"assistant\",\"message\":{{\"id\":\"m\",\"model\":\"claude-x\",\"usage\":{{\"input_tokens\":{tokens},\"output_tokens\":10}}}}}}\n"
+            ),
+        )
+        .unwrap();
+    };
+    let tool = || {
+        run(
+            "post-tool-use",
+            &p,
+            with(
+                payload("PostToolUse", "s1", p.path()),
+                json!({"tool_name": "Read", "tool_input": {"file_path": "/x"},
+                       "tool_response": {"type": "text"}}),
+            ),
+        )
+    };
+    fill(100_000); // 50 %
+    assert!(!tool().context().contains("CONTEXT"));
+    fill(170_000); // 85 %
+    let out = tool();
+    assert!(
+        out.context().contains("[CONTEXT 85% FULL]"),
+        "{}\n{}",
+        out.stdout,
+        out.stderr
+    );
+    assert!(
+        out.json()["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("85% full")
+    );
+    let seen: Value = serde_json::from_slice(
+        &std::fs::read(p.session_dir("s1").join("context-notice.json")).unwrap(),
+    )
+    .unwrap();
+    assert_valid("context-notice", &seen);
+    // Once: not again while it stays above; again after it dropped (a compaction) and rose.
+    assert!(!tool().context().contains("CONTEXT"));
+    fill(20_000);
+    assert!(!tool().context().contains("CONTEXT"));
+    fill(180_000);
+    assert!(tool().context().contains("[CONTEXT 90% FULL]"));
+    // The threshold is the project's: 0 is off.
+    p.write_json(
+        ".omc/config.json",
+        &json!({"context": {"notice_percent": 0}}),
+    );
+    fill(20_000);
+    tool();
+    fill(190_000);
+    assert!(!tool().context().contains("CONTEXT"));
+}
+
+#[test]
+fn a_run_oh_my_claudecode_left_session_less_is_offered_and_resumed_on_the_word() {
+    let p = Project::new();
+    p.write_json(
+        ".omc/state/ralph-state.json",
+        &json!({
+            "active": true, "iteration": 3, "max_iterations": 10,
+            "prompt": "fix the flaky parser tests", "project_path": p.path(),
+            "started_at": iso(NOW - 60 * MIN), "last_checked_at": iso(NOW - 30 * MIN)
+        }),
+    );
+    let ctx = session_start(&p, "s1", "startup").context();
+    assert!(ctx.contains("[LEFT BY OH-MY-CLAUDECODE]"), "{ctx}");
+    assert!(
+        ctx.contains("iteration 3/10. Task: \"fix the flaky parser tests\""),
+        "{ctx}"
+    );
+    // Nothing is taken up without the word: this session has no run yet.
+    assert!(
+        p.read_json(".omc/state/sessions/s1/ralph-state.json")
+            .is_none()
+    );
+    let out = prompt(&p, "s1", "omc resume");
+    assert!(out.context().contains("RESUMED]"), "{}", out.stdout);
+    let taken = p
+        .read_json(".omc/state/sessions/s1/ralph-state.json")
+        .unwrap();
+    assert_eq!(taken["active"], true, "{taken}");
+    assert_eq!(taken["iteration"], 3);
+    assert_eq!(taken["session_id"], "s1");
+    let left = p.read_json(".omc/state/ralph-state.json").unwrap();
+    assert_eq!(left["active"], false, "{left}");
+    assert_eq!(left["ended_reason"], "resumed");
+    // It is offered no more, and the next stop continues the run.
+    assert!(
+        !session_start(&p, "s2", "startup")
+            .context()
+            .contains("OH-MY-CLAUDECODE")
+    );
+    let mut stop = payload("Stop", "s1", p.path());
+    stop["stop_hook_active"] = json!(false);
+    stop["last_assistant_message"] = json!("Fixed one of them.");
+    run("stop", &p, stop).expect_block("RALPH");
 }

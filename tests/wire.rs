@@ -162,12 +162,60 @@ fn the_switches_read_what_people_type() {
     assert!(prompt.context().contains("[MAGIC KEYWORD: RALPH]"));
     stop.expect_noop();
     // Off means off, in the same spellings.
-    let (prompt, _) = ralph_turn(&[
-        ("DISABLE_OMC", "no"),
-        ("OMC_SKIP_HOOKS", "keyword-detector"),
+    let (prompt, _) = ralph_turn(&[("DISABLE_OMC", "no")]);
+    assert!(prompt.context().contains("[MAGIC KEYWORD: RALPH]"));
+}
+
+#[test]
+fn omcs_script_names_skip_the_work_that_does_their_job() {
+    // Issue 36: OMC's `keyword-detector` keeps `ralph fix …` inert: no keyword context, no run
+    // to continue; the hook itself still runs (and says nothing to warn about).
+    let (prompt, stop) = ralph_turn(&[("OMC_SKIP_HOOKS", "keyword-detector")]);
+    assert!(
+        !prompt.context().contains("MAGIC KEYWORD"),
+        "{}",
+        prompt.stdout
+    );
+    stop.expect_noop();
+    assert_eq!(prompt.stderr, "", "OMC's own names are no mistake");
+    // `persistent-mode` (or `stop-continuation`): the run starts, its Stop loop is off.
+    for name in ["persistent-mode", "Stop_Continuation"] {
+        let (prompt, stop) = ralph_turn(&[("OMC_SKIP_HOOKS", name)]);
+        assert!(
+            prompt.context().contains("[MAGIC KEYWORD: RALPH]"),
+            "{name}"
+        );
+        stop.expect_noop();
+    }
+    // `install --disable-omc` marks the names as OMC's alone: ours stay on.
+    let (prompt, stop) = ralph_turn(&[
+        ("OMC_SKIP_HOOKS", "keyword-detector,persistent-mode"),
+        ("OMC_SKIP_HOOKS_OMC_ONLY", "1"),
     ]);
     assert!(prompt.context().contains("[MAGIC KEYWORD: RALPH]"));
-    assert_eq!(prompt.stderr, "", "OMC's own tokens are no mistake");
+    stop.expect_block("[RALPH LOOP");
+    // A script that is a whole hook of OMC's stands for ours.
+    let p = Project::new();
+    let mut v = payload("PreToolUse", "s1", p.path());
+    v["tool_name"] = json!("Skill");
+    v["tool_input"] = json!({"skill": "oh-my-claudecode:deep-interview"});
+    let with = |skip: &str| {
+        Hook::new("pre-tool-use")
+            .payload(v.clone())
+            .cwd(p.path())
+            .env("OMC_SKIP_HOOKS", skip)
+            .env(
+                "OMC_TRACE_FILE",
+                &p.path().join(format!("{skip}.trace")).to_string_lossy(),
+            )
+            .run()
+    };
+    with("pre-tool-enforcer");
+    let trace = std::fs::read_to_string(p.path().join("pre-tool-enforcer.trace")).unwrap();
+    assert!(trace.contains("\"outcome\":\"skipped\""), "{trace}");
+    with("keyword-detector");
+    let trace = std::fs::read_to_string(p.path().join("keyword-detector.trace")).unwrap();
+    assert!(!trace.contains("\"outcome\":\"skipped\""), "{trace}");
 }
 
 #[test]
@@ -194,7 +242,7 @@ fn an_unreadable_switch_is_said_once_and_never_silently_ignored() {
         let out = Hook::new("user-prompt-submit")
             .payload(v)
             .cwd(p.path())
-            .env("OMC_SKIP_HOOKS", "stpo,keyword-detector")
+            .env("OMC_SKIP_HOOKS", "stpo,workflow-drift-guard")
             .run();
         out.expect_valid();
         out
@@ -209,7 +257,7 @@ fn an_unreadable_switch_is_said_once_and_never_silently_ignored() {
         msg.starts_with("omc-hooks: OMC_SKIP_HOOKS: 'stpo' names no hook (one of session-start,"),
         "{msg}"
     );
-    assert!(!msg.contains("keyword-detector"), "{msg}");
+    assert!(!msg.contains("workflow-drift-guard"), "{msg}");
     assert!(
         first.stderr.contains("'stpo' names no hook"),
         "{}",

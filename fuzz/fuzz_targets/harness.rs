@@ -177,7 +177,9 @@ fn check_agent_shape(wire: Wire, v: &Value) {
                         "hookEventName",
                         "additionalContext",
                         "permissionDecision",
-                        "permissionDecisionReason"
+                        "permissionDecisionReason",
+                        // PermissionRequest's answer (allow/deny + message only)
+                        "decision"
                     ]
                     .contains(&k.as_str()),
                     "Codex: unexpected hookSpecificOutput key {k}"

@@ -5,11 +5,13 @@
 
 pub mod cancel;
 pub mod config_notice;
+pub mod context_notice;
 pub mod continuation;
 pub mod delegation;
 pub mod deliverables;
 pub mod export;
 pub mod keywords;
+pub mod learned_skills;
 pub mod memory;
 pub mod output_check;
 pub mod persistent_mode;
@@ -76,6 +78,7 @@ const REGISTRY: &[(&str, &[Capability])] = &[
             cap("resume", memory::resume::on_prompt),
             cap("mode-command", persistent_mode::command::on_prompt),
             cap("keywords", keywords::on_prompt),
+            cap("learned-skills", learned_skills::on_prompt),
             cap("deliverables", deliverables::tell_parent),
             cap("config-notice", config_notice::run),
         ],
@@ -95,11 +98,13 @@ const REGISTRY: &[(&str, &[Capability])] = &[
             cap("skill-guard", skill_guard::on_post_tool_use),
             cap("tool_failure clear", tool_failure::clear),
             cap("edits", memory::edits::record),
+            cap("remember", memory::remember::on_post_tool_use),
             cap("todos", memory::todos::record),
             cap("output-check", output_check::on_post_tool_use),
             cap("project-rules", project_rules::on_post_tool_use),
             cap("deliverables", deliverables::tell_parent),
             cap("delegation", delegation::on_post_tool_use),
+            cap("context-notice", context_notice::on_post_tool_use),
         ],
     ),
     (
@@ -124,6 +129,7 @@ const REGISTRY: &[(&str, &[Capability])] = &[
         &[
             cap("subagents", subagents::stop),
             cap("deliverables", deliverables::on_subagent_stop),
+            cap("remember", memory::remember::on_subagent_stop),
         ],
     ),
     (
@@ -161,6 +167,28 @@ pub fn for_hook(name: &str) -> &'static [Capability] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn omcs_script_names_name_real_work() {
+        for (name, work) in crate::hooks::OMC_SCRIPTS {
+            match work {
+                crate::hooks::OmcWork::Capabilities(caps) => {
+                    for c in *caps {
+                        assert!(
+                            REGISTRY
+                                .iter()
+                                .any(|(_, list)| list.iter().any(|x| x.name == *c)),
+                            "{name}: no capability {c}"
+                        );
+                    }
+                }
+                crate::hooks::OmcWork::Hook(h) => {
+                    assert!(crate::hooks::find(h).is_some(), "{name}: no hook {h}")
+                }
+                crate::hooks::OmcWork::Nothing => {}
+            }
+        }
+    }
 
     #[test]
     fn registry_names_real_hooks_once() {

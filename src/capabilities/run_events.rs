@@ -250,6 +250,9 @@ fn run_event(
     {
         payload["question"] = json!(last_paragraph(m));
     }
+    if let Some(t) = terminal(store, scope) {
+        payload["terminal"] = json!(t);
+    }
     ExportEvent {
         id: crate::export::event::new_id(),
         event: event.to_string(),
@@ -262,6 +265,19 @@ fn run_event(
         failure_count: None,
         payload,
     }
+}
+
+/// The terminal the session runs in (`iTerm.app /dev/pts/3`), as its `session.json` recorded
+/// it at its last start; `None` where it recorded none.
+fn terminal(store: &Store, scope: &Scope) -> Option<String> {
+    let file = StateFile::new(scope, super::memory::session_start::MARKER)?;
+    let marker: serde_json::Value = store.read(&file)?;
+    let parts: Vec<&str> = ["term_program", "tty"]
+        .iter()
+        .filter_map(|k| marker.get(*k)?.as_str())
+        .filter(|s| !s.trim().is_empty())
+        .collect();
+    (!parts.is_empty()).then(|| parts.join(" "))
 }
 
 /// The question a waiting run asks: the message's last paragraph, markers left out.

@@ -170,7 +170,7 @@ fn summary_line(project: &Path, sid: &str) -> Option<String> {
 /// `omc-hooks <args>` when that name on PATH is this binary, else its path (after
 /// `cargo run -- demo` nothing named omc-hooks need be on PATH), with how to put it there.
 fn how_to_run(env: &Env, exe: &Path, args: &str) -> (String, String) {
-    let me = std::fs::canonicalize(exe).ok();
+    let me = crate::platform::canonicalize(exe).ok();
     let on_path = env.var("PATH").and_then(|p| {
         std::env::split_paths(p)
             .map(|d| d.join("omc-hooks"))
@@ -179,7 +179,7 @@ fn how_to_run(env: &Env, exe: &Path, args: &str) -> (String, String) {
     if me.is_some()
         && on_path
             .as_deref()
-            .and_then(|c| std::fs::canonicalize(c).ok())
+            .and_then(|c| crate::platform::canonicalize(c).ok())
             == me
     {
         return (format!("omc-hooks {args}"), String::new());

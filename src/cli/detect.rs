@@ -13,7 +13,7 @@ use serde_json::json;
 use std::fmt::Write as _;
 use std::io::{Read, Write as _};
 
-pub const HELP: &str = "Usage: omc-hooks detect [--json] [--no-run] [PROMPT...]\n       omc-hooks detect --rules [--json]\n\n\
+pub const HELP: &str = "Usage: omc-hooks detect [--json] [--no-run] [--explain] [PROMPT...]\n       omc-hooks detect --rules [--json]\n\n\
 Shows which magic keywords PROMPT would activate and, for every candidate judged, the matched\n\
 text, its byte offset, whether it activated and the rule that decided (with what the rule\n\
 recognises). Reads the prompt from stdin when none is given. Touches no state; names disabled\n\
@@ -23,6 +23,7 @@ in your own words (\"stop the loop\") ends runs only while one is active: it is 
 during a run unless --no-run is given.\n\n  \
 --json    print one JSON object instead of the table\n  \
 --no-run  judge as outside any run\n  \
+--explain also list the stop verbs heard that did not ask to stop (rule not-a-stop)\n  \
 --rules   print every rule, in the order they apply: stage, name, verdict, what it recognises";
 
 /// Runs the command.
@@ -30,6 +31,7 @@ pub fn run(args: &[String], env: &Env) -> i32 {
     let mut json_out = false;
     let mut list_rules = false;
     let mut no_run = false;
+    let mut explain = false;
     let mut words = Vec::new();
     let mut rest_are_words = false;
     for a in args {
@@ -37,6 +39,7 @@ pub fn run(args: &[String], env: &Env) -> i32 {
             "--json" if !rest_are_words => json_out = true,
             "--rules" if !rest_are_words => list_rules = true,
             "--no-run" if !rest_are_words => no_run = true,
+            "--explain" if !rest_are_words => explain = true,
             "--" if !rest_are_words => rest_are_words = true,
             s if s.starts_with("--") && !rest_are_words => {
                 eprintln!("omc-hooks detect: unknown option {s}. See 'omc-hooks help detect'.");
@@ -100,6 +103,14 @@ pub fn run(args: &[String], env: &Env) -> i32 {
             "unjudged_span": det.unjudged_span.map(|(a, b)| json!([a, b])),
             "budget": budget_json,
         });
+        let mut out = out;
+        if explain {
+            out["set_aside"] = det
+                .set_aside
+                .iter()
+                .map(|c| json!({"name": c.name, "matched": c.matched, "offset": c.offset, "rule": c.rule, "why": rules::describe(c.rule)}))
+                .collect();
+        }
         return print(&format!("{out}\n"));
     }
     let mut text = String::new();
@@ -139,6 +150,20 @@ pub fn run(args: &[String], env: &Env) -> i32 {
             c.rule,
             rules::describe(c.rule)
         );
+    }
+    if explain {
+        for c in &det.set_aside {
+            let _ = writeln!(
+                text,
+                "  {:<16} {:<24} at {:<6} {:<10} {}: {}",
+                c.name,
+                format!("{:?}", c.matched),
+                c.offset,
+                "set aside",
+                c.rule,
+                rules::describe(c.rule)
+            );
+        }
     }
     if let Some((from, to)) = det.unjudged_span {
         let _ = writeln!(

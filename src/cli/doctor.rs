@@ -7,7 +7,6 @@ use super::runs;
 use super::settings;
 use crate::env::Env;
 use std::collections::BTreeSet;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
@@ -58,7 +57,9 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
         return 0;
     }
     let mut r = Report::default();
-    let exe = std::env::current_exe().and_then(|p| p.canonicalize()).ok();
+    let exe = std::env::current_exe()
+        .and_then(|p| crate::platform::canonicalize(&p))
+        .ok();
     r.line(
         "binary",
         format!(
@@ -157,6 +158,7 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
     r.notes.extend(omc.notes);
     r.problems.extend(omc.problems);
     check_user_hooks(&mut r, env, root.as_ref());
+    check_learned_skills(&mut r, env, root.as_ref());
     if let Some(root) = &root {
         let f = crate::export::report::doctor(
             &crate::state::Store::new(root.clone(), env.now_ms()),
@@ -175,11 +177,17 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
             .push("DISABLE_OMC is set in this shell: every hook started from it is a no-op".into());
     }
     if !env.skip_hooks.is_empty() {
-        let skipped: Vec<&str> = crate::hooks::HOOKS
+        let mut skipped: Vec<String> = crate::hooks::HOOKS
             .iter()
-            .filter(|h| crate::hooks::skipped_by(&env.skip_hooks, **h))
-            .map(|h| h.name)
+            .filter(|h| crate::hooks::skipped_by(&env.skip_hooks, **h, env.skip_omc_only))
+            .map(|h| h.name.to_string())
             .collect();
+        for c in crate::hooks::skipped_capabilities(&env.skip_hooks, env.skip_omc_only) {
+            let c = format!("the {c} capability");
+            if !skipped.contains(&c) {
+                skipped.push(c);
+            }
+        }
         r.notes.push(format!(
             "OMC_SKIP_HOOKS='{}' skips: {}",
             env.skip_hooks.join(","),
@@ -267,7 +275,7 @@ fn check_plugin(r: &mut Report, exe: Option<&Path>) {
 }
 
 fn is_executable(p: &Path) -> bool {
-    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    std::fs::metadata(p).is_ok_and(|m| crate::platform::is_executable(&m))
 }
 
 /// Resolves a command's program as `sh` would find it (PATH for a bare name).
@@ -339,8 +347,10 @@ fn check_settings(
             }
             Some(p) if is_executable(&p) => {
                 status.push(format!("{program} (ok)"));
-                let this = std::env::current_exe().and_then(|e| e.canonicalize()).ok();
-                if p.canonicalize().ok() != this {
+                let this = std::env::current_exe()
+                    .and_then(|e| crate::platform::canonicalize(&e))
+                    .ok();
+                if crate::platform::canonicalize(&p).ok() != this {
                     r.notes.push(format!(
                         "{} runs {program}, not this binary; 'omc-hooks doctor' from that \
                          binary checks its version",
@@ -574,6 +584,37 @@ fn check_user_hooks(r: &mut Report, env: &Env, root: Option<&crate::state::Root>
     r.lines.extend(found.lines);
     r.problems.extend(found.problems);
     r.notes.extend(found.notes);
+}
+
+/// Learned skills (`.omc/skills/`, the user's skills folder): each with its triggers, and the
+/// files left out with why.
+fn check_learned_skills(r: &mut Report, env: &Env, root: Option<&crate::state::Root>) {
+    let store = root.map(|root| crate::state::Store::new(root.clone(), env.now_ms()));
+    let (skills, skipped) = crate::capabilities::learned_skills::load(store.as_ref(), env);
+    if skills.is_empty() && skipped.is_empty() {
+        r.line(
+            "skills",
+            "no learned skills (.omc/skills/*.md, or skills/ beside your hooks.toml)",
+        );
+        return;
+    }
+    r.line("skills", format!("{} learned skill(s)", skills.len()));
+    for s in &skills {
+        r.note(format!(
+            "skill {} ({}, {}): triggers {}",
+            crate::terminal::shown(&s.name),
+            s.source,
+            s.path.display(),
+            s.triggers
+                .iter()
+                .map(|t| format!("\"{}\"", crate::terminal::shown(t)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    for (path, why) in &skipped {
+        r.note(format!("skill file {} left out: {why}", path.display()));
+    }
 }
 
 fn check_claude(r: &mut Report, env: &Env) {

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 /// This executable, its links resolved: what an installed hook runs.
 pub(super) fn this_binary() -> std::io::Result<PathBuf> {
-    std::env::current_exe().and_then(|p| p.canonicalize())
+    std::env::current_exe().and_then(|p| crate::platform::canonicalize(&p))
 }
 
 /// Whether the file at `path` (links resolved) is a script (`#!`) rather than a compiled
@@ -26,7 +26,7 @@ pub(super) fn is_script(path: &Path) -> bool {
 
 /// Why `--use-path` cannot use the `omc-hooks` found on PATH at `found`, if it cannot.
 pub(super) fn use_path_refusal(found: &Path, exe: Option<&Path>) -> Option<String> {
-    let real = found.canonicalize().unwrap_or_else(|_| found.to_path_buf());
+    let real = crate::platform::canonicalize(found).unwrap_or_else(|_| found.to_path_buf());
     if !is_script(&real) {
         return None;
     }
@@ -71,9 +71,12 @@ mod tests {
         std::fs::write(&program, b"\x7fELF\x02\x01\x01").unwrap();
         assert_eq!(use_path_refusal(&program, None), None);
         // Through a link, as npm's global bin/ has it: the target decides.
-        let link = d.path().join("link");
-        std::os::unix::fs::symlink(&script, &link).unwrap();
-        assert!(use_path_refusal(&link, None).is_some());
+        #[cfg(unix)]
+        {
+            let link = d.path().join("link");
+            crate::platform::symlink(&script, &link).unwrap();
+            assert!(use_path_refusal(&link, None).is_some());
+        }
         assert!(!is_script(&d.path().join("missing")));
     }
 

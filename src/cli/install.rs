@@ -161,10 +161,10 @@ fn options(command: &str, help: &str, args: &[String], env: &Env) -> Result<Opts
                     ),
                 ));
             }
-            Some(dir.canonicalize().unwrap_or(dir))
+            Some(crate::platform::canonicalize(&dir).unwrap_or(dir))
         }
         None => crate::state::root::resolve(env, None)
-            .map(|r| r.project.canonicalize().unwrap_or(r.project)),
+            .map(|r| crate::platform::canonicalize(&r.project).unwrap_or(r.project)),
     };
     Ok(Opts {
         scope,
@@ -222,14 +222,15 @@ fn load_or_report(command: &str, path: &Path) -> Result<SettingsFile, i32> {
 
 /// Finds `name` on PATH as `sh` would.
 pub(super) fn on_path(name: &str, env: &Env) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    env.var("PATH")?
-        .split(':')
-        .filter(|d| !d.is_empty())
-        .map(|d| Path::new(d).join(name))
-        .find(|p| {
-            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    let suffixed = format!("{name}{}", std::env::consts::EXE_SUFFIX);
+    std::env::split_paths(env.var("PATH")?)
+        .filter(|d| !d.as_os_str().is_empty())
+        .flat_map(|d| {
+            let plain = d.join(name);
+            let exe = (suffixed != name).then(|| d.join(&suffixed));
+            std::iter::once(plain).chain(exe)
         })
+        .find(|p| std::fs::metadata(p).is_ok_and(|m| crate::platform::is_executable(&m)))
 }
 
 /// The settings values of the three scopes, in the order Claude Code layers them, with the
@@ -521,7 +522,16 @@ fn coexist(
             super::settings::edit::Seg::Key("OMC_SKIP_HOOKS"),
         ])
         .and_then(|v| v.as_str().map(str::to_string));
-    let need_skip = !commands.is_empty() && !omc::skip_tokens_set(env_skip.as_deref());
+    let env_only = file
+        .edit
+        .get(&[
+            super::settings::edit::Seg::Key("env"),
+            super::settings::edit::Seg::Key(omc::OMC_ONLY_VAR),
+        ])
+        .and_then(|v| v.as_str().map(str::to_string));
+    let omc_off =
+        omc::skip_tokens_set(env_skip.as_deref()) && omc::omc_only_set(env_only.as_deref());
+    let need_skip = !commands.is_empty() && !omc_off;
     if plugins.is_empty() && !need_skip {
         return Ok(notes);
     }
@@ -567,8 +577,19 @@ fn coexist(
             json!(value),
         )
         .map_err(err)?;
+        // The same names would skip our keyword detection and Stop loop too: say they are
+        // OMC's alone.
+        merge::apply_change(
+            &mut file.edit,
+            record,
+            &["env", omc::OMC_ONLY_VAR],
+            json!("1"),
+        )
+        .map_err(err)?;
         notes.done.push(format!(
-            "env.OMC_SKIP_HOOKS = \"{value}\" (oh-my-claudecode's keyword detector and Stop loop off)"
+            "env.OMC_SKIP_HOOKS = \"{value}\" and env.{} = \"1\" (oh-my-claudecode's keyword \
+             detector and Stop loop off, ours on)",
+            omc::OMC_ONLY_VAR
         ));
     }
     Ok(notes)

@@ -6,7 +6,6 @@
 
 mod agent_install;
 mod agent_trace;
-mod ancestry;
 mod args;
 mod cancel;
 pub mod demo;

@@ -17,9 +17,18 @@ use std::path::{Path, PathBuf};
 const PLUGIN: &str = "oh-my-claudecode";
 
 /// OMC's hook scripts whose work omc-hooks does: its keyword detector and its Stop loop. These
-/// tokens of OMC's `OMC_SKIP_HOOKS` are not names of our hook subcommands, so setting them
-/// switches OMC's off and leaves ours on.
+/// tokens of OMC's `OMC_SKIP_HOOKS` switch OMC's scripts off — and ours too, as a person
+/// coming from OMC expects, unless [`OMC_ONLY_VAR`] says they are OMC's alone, which install
+/// sets beside them.
 pub(super) const SKIP_TOKENS: [&str; 2] = ["keyword-detector", "persistent-mode"];
+
+/// The variable that keeps OMC's script names in `OMC_SKIP_HOOKS` from skipping our work.
+pub(super) const OMC_ONLY_VAR: &str = "OMC_SKIP_HOOKS_OMC_ONLY";
+
+/// Whether the settings' value of [`OMC_ONLY_VAR`] is on.
+pub(super) fn omc_only_set(value: Option<&str>) -> bool {
+    value.and_then(crate::env::flag).unwrap_or(false)
+}
 
 /// The ids of OMC plugins that are on, given the `enabledPlugins` of the settings layers in
 /// the order Claude Code applies them (user, project, local: a later one wins).
@@ -122,6 +131,10 @@ pub(super) fn doctor(omc_dir: Option<&Path>, layers: &[Value]) -> DoctorOut {
         .iter()
         .rev()
         .find_map(|l| l.pointer("/env/OMC_SKIP_HOOKS").and_then(Value::as_str));
+    let only = layers.iter().rev().find_map(|l| {
+        l.pointer(&format!("/env/{OMC_ONLY_VAR}"))
+            .and_then(Value::as_str)
+    });
     let ours = layers
         .iter()
         .any(|l| !super::settings::find_ours(l).is_empty())
@@ -137,7 +150,8 @@ pub(super) fn doctor(omc_dir: Option<&Path>, layers: &[Value]) -> DoctorOut {
     if !plugins.is_empty() {
         active.push(format!("the plugin {}", plugins.join(", ")));
     }
-    if !commands.is_empty() && !skip_tokens_set(skip) {
+    let omc_off = skip_tokens_set(skip) && omc_only_set(only);
+    if !commands.is_empty() && !omc_off {
         active.push(format!(
             "{} hook command(s) in the settings",
             commands.len()

@@ -142,8 +142,7 @@ pub(super) fn update<R>(
         return Ok(None);
     }
     let made = super::settings::create_dirs(&dir)?;
-    let lock = std::fs::File::open(&dir)?;
-    lock.lock()?;
+    let lock = crate::platform::lock_dir(&dir)?;
     let path = dir.join(FILE);
     let mut reg = read_file(&path)?;
     reg.version = 1;
@@ -157,7 +156,7 @@ pub(super) fn update<R>(
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
             Err(e) => return Err(e),
         }
-        drop(lock);
+        crate::platform::unlock_dir(lock, &dir);
         super::settings::remove_empty_dirs(&reg.created_dirs);
         let _ = std::fs::remove_dir(&dir);
         return Ok(Some(out));
@@ -282,6 +281,7 @@ mod tests {
         );
     }
 
+    #[cfg(unix)] // Unix paths (`/xdg`); on Windows an absolute path has a drive.
     #[test]
     fn xdg_data_home_wins_when_absolute_and_deleted_projects_are_pruned() {
         let mut env = Env::default();

@@ -15,7 +15,6 @@ use crate::env::Env;
 use edit::Edit;
 use serde_json::Value;
 use std::io::{self, Write};
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 /// Which settings file: Claude Code reads all three, local over project over user.
@@ -138,8 +137,7 @@ fn shell_word(s: &str) -> Option<String> {
 fn split_ours(command: &str) -> Option<(String, &str)> {
     let (program, sub) = command.trim().rsplit_once(char::is_whitespace)?;
     let program = shell_word(program.trim())?;
-    let file_name = program.rsplit('/').next()?;
-    (file_name == "omc-hooks").then_some((program, sub.trim()))
+    crate::platform::names_program(&program, "omc-hooks").then_some((program, sub.trim()))
 }
 
 /// Splits an entry's command into (program, hook subcommand) when it is one of ours: a single
@@ -246,7 +244,7 @@ pub(super) fn load(path: &Path) -> Result<SettingsFile, LoadError> {
 /// The file a write goes to: through a symlink, its target.
 fn target_of(path: &Path) -> io::Result<PathBuf> {
     match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(path),
+        Ok(m) if m.file_type().is_symlink() => crate::platform::canonicalize(path),
         _ => Ok(path.to_path_buf()),
     }
 }
@@ -305,19 +303,18 @@ pub(super) fn save(path: &Path, text: &str) -> io::Result<Vec<PathBuf>> {
         .unwrap_or_else(|| "settings.json".into());
     let created = create_dirs(&dir)?;
     let mode = match std::fs::metadata(&target) {
-        Ok(meta) => meta.permissions().mode() & 0o7777,
+        Ok(meta) => crate::platform::mode_of(&meta).unwrap_or(0o644),
         Err(e) if e.kind() == io::ErrorKind::NotFound => 0o644,
         Err(e) => return Err(e),
     };
     let mut tmp = tempfile::Builder::new()
         .prefix(&format!(".{name}.tmp-"))
         .tempfile_in(&dir)?;
-    tmp.as_file()
-        .set_permissions(std::fs::Permissions::from_mode(mode))?;
+    crate::platform::set_mode(tmp.as_file(), mode)?;
     tmp.write_all(text.as_bytes())?;
     tmp.as_file().sync_all()?;
-    tmp.persist(&target).map_err(|e| e.error)?;
-    std::fs::File::open(&dir)?.sync_all()?;
+    crate::platform::persist(tmp.into_temp_path(), &target)?;
+    crate::platform::sync_dir(&dir)?;
     Ok(created)
 }
 
@@ -342,6 +339,28 @@ pub(super) fn remove_empty_dirs(dirs: &[PathBuf]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Windows: the binary is `omc-hooks.exe` at a path with backslashes and spaces; the
+    /// command install writes (single-quoted: Git Bash keeps every backslash) is known as ours.
+    #[cfg(windows)]
+    #[test]
+    fn a_windows_program_path_is_quoted_and_recognised() {
+        let exe = r"C:\Users\Jane Doe\AppData\Roaming\npm\omc-hooks.exe";
+        let cmd = command_for(exe, "user-prompt-submit");
+        assert_eq!(
+            cmd,
+            r"'C:\Users\Jane Doe\AppData\Roaming\npm\omc-hooks.exe' user-prompt-submit"
+        );
+        assert_eq!(
+            our_command(&cmd),
+            Some((exe.to_string(), "user-prompt-submit"))
+        );
+        assert_eq!(
+            our_command(r"'C:\bin\OMC-HOOKS.EXE' stop"),
+            Some((r"C:\bin\OMC-HOOKS.EXE".to_string(), "stop"))
+        );
+        assert_eq!(our_command(r"'C:\bin\omc-hooks.cmd' stop"), None);
+    }
 
     #[test]
     fn commands_are_recognised_in_every_quoting() {

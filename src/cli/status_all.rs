@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 pub(super) struct Row {
     pub(super) session: Option<String>,
     pub(super) agent: String,
+    /// The terminal the session runs in (`TERM_PROGRAM`, tty), as its `session.json` says.
+    pub(super) terminal: Terminal,
     pub(super) run: Run,
 }
 
@@ -34,6 +36,54 @@ pub(super) struct All {
     pub(super) registry: Option<PathBuf>,
 }
 
+/// Where a session runs: its terminal program and device, when recorded.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Terminal {
+    pub(super) program: Option<String>,
+    pub(super) tty: Option<String>,
+}
+
+impl Terminal {
+    /// `iTerm.app /dev/pts/3`, or empty.
+    pub(super) fn label(&self) -> String {
+        [self.program.as_deref(), self.tty.as_deref()]
+            .into_iter()
+            .flatten()
+            .map(crate::terminal::shown)
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// The session's `session.json`, as JSON.
+fn marker(store: &Store, session: Option<&str>) -> Option<Value> {
+    session.and_then(|sid| {
+        let path = store
+            .omc_dir()
+            .join("state/sessions")
+            .join(sid)
+            .join(crate::capabilities::memory::session_start::MARKER);
+        let bytes = crate::state::fs::read_regular(&path).ok()??;
+        serde_json::from_slice::<Value>(&bytes).ok()
+    })
+}
+
+/// The terminal a session runs in, from its `session.json`.
+fn terminal_of(store: &Store, session: Option<&str>) -> Terminal {
+    let m = marker(store, session);
+    let get = |k: &str| {
+        m.as_ref()
+            .and_then(|m| m.get(k))
+            .and_then(Value::as_str)
+            .filter(|s| !s.trim().is_empty())
+            .map(str::to_string)
+    };
+    Terminal {
+        program: get("term_program"),
+        tty: get("tty"),
+    }
+}
+
 /// The agent a session runs in: as recorded in the run or the session's `session.json`,
 /// else Claude Code (the only agent that records none).
 fn agent_of(store: &Store, run: &Run, session: Option<&str>) -> String {
@@ -45,15 +95,7 @@ fn agent_of(store: &Store, run: &Run, session: Option<&str>) -> String {
     if let Some(a) = from(run.state.extra.get("agent")) {
         return a;
     }
-    let marker = session.and_then(|sid| {
-        let path = store
-            .omc_dir()
-            .join("state/sessions")
-            .join(sid)
-            .join(crate::capabilities::memory::session_start::MARKER);
-        let bytes = crate::state::fs::read_regular(&path).ok()??;
-        serde_json::from_slice::<Value>(&bytes).ok()
-    });
+    let marker = marker(store, session);
     from(marker.as_ref().and_then(|m| m.get("agent"))).unwrap_or_else(|| "claude".into())
 }
 
@@ -101,6 +143,7 @@ fn project_runs(project: &Path, env: &Env) -> ProjectRuns {
         for run in view.active.into_iter().chain(view.suspended).chain(ended) {
             rows.push(Row {
                 agent: agent_of(&store, &run, sid.as_deref()),
+                terminal: terminal_of(&store, sid.as_deref()),
                 session: sid.clone(),
                 run,
             });
@@ -159,6 +202,7 @@ fn row_json(r: &Row, now: i64) -> Value {
         "tokens_used": r.run.state.tokens_used,
         "max_tokens": (r.run.state.max_tokens > 0).then_some(r.run.state.max_tokens),
         "prompt": r.run.state.prompt,
+        "terminal": {"program": r.terminal.program, "tty": r.terminal.tty},
     })
 }
 
@@ -205,6 +249,12 @@ pub(super) fn render(all: &All, now: i64) -> String {
                 .as_deref()
                 .map(|p| format!(" [{p}]"))
                 .unwrap_or_default();
+            let terminal = r.terminal.label();
+            let phase = if terminal.is_empty() {
+                phase
+            } else {
+                format!("{phase} · {terminal}")
+            };
             s.push_str(&format!(
                 "  {:<14}{:<9}{:<11}{:<12}{:<16}{state}{phase}\n",
                 cut(r.session.as_deref().unwrap_or("-"), 13),

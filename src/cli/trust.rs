@@ -135,7 +135,7 @@ enum Above {
 /// environment cannot be read is checked by its name only when it is the first process or
 /// another user's (the person's login chain: `sshd`, `login`, `sudo`); one of the person's own
 /// that hides its environment is not proof of a person, and refuses.
-fn judge(above: &[super::ancestry::Process]) -> Above {
+fn judge(above: &[crate::platform::ancestry::Process]) -> Above {
     for p in above {
         let who = format!("process {} ({})", p.pid, crate::terminal::visible(&p.name));
         if let Some(agent) = client(p) {
@@ -168,7 +168,7 @@ fn judge(above: &[super::ancestry::Process]) -> Above {
 }
 
 /// The agent whose client `p` is, if it is one ([`AGENT_CLIENTS`]).
-fn client(p: &super::ancestry::Process) -> Option<&'static str> {
+fn client(p: &crate::platform::ancestry::Process) -> Option<&'static str> {
     let base = |s: &str| s.rsplit('/').next().unwrap_or(s).to_string();
     let names: Vec<String> = std::iter::once(p.name.clone())
         .chain(p.args.iter().take(2).map(|a| base(a)))
@@ -216,7 +216,7 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
     let checked = if p.flag("revoke") {
         ""
     } else {
-        match super::ancestry::ancestors().map_or_else(Above::Unknown, |a| judge(&a)) {
+        match crate::platform::ancestry::ancestors().map_or_else(Above::Unknown, |a| judge(&a)) {
             Above::Agent(why) => {
                 return fail(
                     "trust",
@@ -235,7 +235,7 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
     };
     let mut env = env.clone();
     if let Some(dir) = p.value("project") {
-        match PathBuf::from(dir).canonicalize() {
+        match crate::platform::canonicalize(&PathBuf::from(dir)) {
             Ok(d) if d.is_dir() => env.project_dir = Some(d),
             _ => return fail("trust", &format!("{dir} is not a directory")),
         }
@@ -351,6 +351,10 @@ fn describe(file: &config::HookFile) -> String {
         let what = match &e.kind {
             Kind::Script { command } => format!("runs: {command}"),
             Kind::Webhook { url, .. } => format!("calls: {url}"),
+            Kind::Context => format!(
+                "adds context: {}",
+                e.additional_context.as_deref().unwrap_or("")
+            ),
             Kind::Export { sink_type } => format!(
                 "{sink_type} to {}",
                 e.raw
@@ -409,7 +413,7 @@ fn list(env: &Env) -> i32 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::ancestry::Process;
+    use crate::platform::ancestry::Process;
     use super::*;
 
     fn proc(pid: u32, name: &str, args: &[&str], env: Option<&[&str]>, same_user: bool) -> Process {

@@ -74,6 +74,7 @@ fn spawn(store: &Store, env: &Env) -> std::io::Result<()> {
             cmd.env(k, v);
         }
     }
+    crate::platform::detached_child(&mut cmd);
     let mut child = cmd
         .arg("flush")
         .arg("--detached")
@@ -123,7 +124,7 @@ pub fn run(store: &Store, env: &Env, opts: Options) -> i32 {
     if opts.detached {
         // A new session and process group: the agent killing the hook's group at its timeout
         // must not take the flusher with it. Fails only if we already lead a group.
-        let _ = rustix::process::setsid();
+        crate::platform::detach_self();
     }
     let get = |k: &str| std::env::var(k).ok();
     loop {
@@ -207,10 +208,7 @@ impl<'a> Round<'a> {
         opts: Options,
         get: &'a dyn Fn(&str) -> Option<String>,
     ) -> Round<'a> {
-        let host = rustix::system::uname()
-            .nodename()
-            .to_string_lossy()
-            .into_owned();
+        let host = crate::platform::host_name();
         let project = store
             .project()
             .file_name()

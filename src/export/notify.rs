@@ -67,6 +67,11 @@ fn render(ev: &ExportEvent, one_line: bool) -> String {
         Some(a) => format!("in {}", a.client()),
         None => "from the command line".to_string(),
     };
+    // The terminal the session runs in, where its start recorded one.
+    let via = match p.get("terminal").and_then(Value::as_str) {
+        Some(t) if !t.trim().is_empty() => format!("{via} ({t})"),
+        _ => via,
+    };
     let duration = n("duration_ms").map_or_else(|| "unknown".to_string(), human_duration);
     let project = s("project");
     let project = if project.is_empty() {

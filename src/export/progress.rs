@@ -185,8 +185,7 @@ pub fn flusher_pid(store: &Store) -> Option<u32> {
     let info = store.flusher_info()?;
     let v: serde_json::Value = serde_json::from_slice(&info).ok()?;
     let pid = u32::try_from(v.get("pid")?.as_u64()?).ok()?;
-    let alive = rustix::process::Pid::from_raw(i32::try_from(pid).ok()?)
-        .is_some_and(|p| rustix::process::test_kill_process(p).is_ok());
+    let alive = crate::platform::pid_alive(pid);
     alive.then_some(pid)
 }
 

@@ -85,7 +85,12 @@ pub enum Method {
 pub const ENTRY_TYPES: [&str; 3] = ["async_webhook", "otlp", "notify"];
 
 /// Tool events: the ones a `matcher` filters.
-const TOOL_EVENTS: [&str; 3] = ["pre-tool-use", "post-tool-use", "post-tool-use-failure"];
+const TOOL_EVENTS: [&str; 4] = [
+    "pre-tool-use",
+    "permission-request",
+    "post-tool-use",
+    "post-tool-use-failure",
+];
 
 impl SinkSpec {
     /// Builds a spec from one `hooks.toml` entry (as JSON) whose `type` is `"async_webhook"`

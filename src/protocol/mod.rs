@@ -13,4 +13,4 @@ pub mod stdin;
 
 pub use agent::Agent;
 pub use input::HookInput;
-pub use output::Answer;
+pub use output::{Answer, Permission};

@@ -27,6 +27,44 @@ pub struct Answer {
     pub updated_input: Option<Value>,
     /// A note for the person (`systemMessage`).
     pub system_message: Option<String>,
+    /// PermissionRequest: the answer to the client's permission dialog. `None` leaves the
+    /// dialog to the person.
+    pub permission: Option<Permission>,
+}
+
+/// An answer to a permission request (`hookSpecificOutput.decision` on Claude Code).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Permission {
+    /// Allow the call, with `updated_input` instead of the call's input when given.
+    Allow { updated_input: Option<Value> },
+    /// Deny it with `message`; `interrupt` also stops the agent's turn.
+    Deny { message: String, interrupt: bool },
+}
+
+impl Permission {
+    /// Claude Code's `decision` object; `updatedInput` and `interrupt` only when `rich` (Codex
+    /// fails closed on them).
+    pub fn decision(&self, rich: bool) -> Value {
+        match self {
+            Permission::Allow { updated_input } => {
+                let mut d = Map::new();
+                d.insert("behavior".into(), json!("allow"));
+                if let (true, Some(input)) = (rich, updated_input) {
+                    d.insert("updatedInput".into(), input.clone());
+                }
+                Value::Object(d)
+            }
+            Permission::Deny { message, interrupt } => {
+                let mut d = Map::new();
+                d.insert("behavior".into(), json!("deny"));
+                d.insert("message".into(), json!(message));
+                if rich && *interrupt {
+                    d.insert("interrupt".into(), json!(true));
+                }
+                Value::Object(d)
+            }
+        }
+    }
 }
 
 impl Answer {
@@ -74,6 +112,9 @@ impl Answer {
         if self.updated_input.is_none() {
             self.updated_input = other.updated_input;
         }
+        if self.permission.is_none() {
+            self.permission = other.permission;
+        }
     }
 
     /// The JSON object for `event`, or `None` when there is nothing the event accepts.
@@ -105,6 +146,9 @@ impl Answer {
             specific.insert("permissionDecisionReason".into(), json!(reason));
         } else if let (true, Some(input)) = (event == "PreToolUse", &self.updated_input) {
             specific.insert("updatedInput".into(), input.clone());
+        }
+        if let (true, Some(p)) = (event == "PermissionRequest", &self.permission) {
+            specific.insert("decision".into(), p.decision(true));
         }
         if let (true, Some(text)) = (takes_context, &self.context) {
             specific.insert(

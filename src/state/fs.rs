@@ -1,9 +1,9 @@
 //! The file primitives every state write goes through: directories created without following
 //! symlinks, atomic replacement, advisory locks with a bounded wait, and quarantine.
 
+use crate::platform;
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{self, Read, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -20,9 +20,8 @@ pub const LOCK_WAIT: Duration = Duration::from_secs(2);
 pub fn ensure_dir(base: &Path, rel: &Path) -> io::Result<PathBuf> {
     reject_symlink(base)?;
     if !base.exists() {
-        fs::DirBuilder::new()
+        platform::private_dir_builder()
             .recursive(true)
-            .mode(0o700)
             .create(base)?;
     }
     let mut dir = base.to_path_buf();
@@ -35,7 +34,7 @@ pub fn ensure_dir(base: &Path, rel: &Path) -> io::Result<PathBuf> {
         };
         dir.push(name);
         match fs::symlink_metadata(&dir) {
-            Ok(m) if m.file_type().is_symlink() => return Err(symlink_error(&dir)),
+            Ok(m) if platform::is_link(&m) => return Err(symlink_error(&dir)),
             Ok(m) if m.is_dir() => {}
             Ok(_) => {
                 return Err(io::Error::new(
@@ -44,7 +43,7 @@ pub fn ensure_dir(base: &Path, rel: &Path) -> io::Result<PathBuf> {
                 ));
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                match fs::DirBuilder::new().mode(0o700).create(&dir) {
+                match platform::private_dir_builder().create(&dir) {
                     Ok(()) => {}
                     Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
                         reject_symlink(&dir)?;
@@ -61,7 +60,7 @@ pub fn ensure_dir(base: &Path, rel: &Path) -> io::Result<PathBuf> {
 /// `Err` if `path` is a symlink. A missing path is fine.
 pub fn reject_symlink(path: &Path) -> io::Result<()> {
     match fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => Err(symlink_error(path)),
+        Ok(m) if platform::is_link(&m) => Err(symlink_error(path)),
         _ => Ok(()),
     }
 }
@@ -70,7 +69,7 @@ pub fn reject_symlink(path: &Path) -> io::Result<()> {
 /// (missing included), `Err` for a symlink.
 pub fn real_dir(path: &Path) -> io::Result<bool> {
     match fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => Err(symlink_error(path)),
+        Ok(m) if platform::is_link(&m) => Err(symlink_error(path)),
         Ok(m) => Ok(m.is_dir()),
         Err(_) => Ok(false),
     }
@@ -115,15 +114,10 @@ impl std::error::Error for NotADirectory {}
 /// then `fstat` on what was opened: no window between checking the path and opening it, and
 /// the whole file read in one go from its known size.
 pub fn read_regular(path: &Path) -> io::Result<Option<Vec<u8>>> {
-    use rustix::fs::OFlags;
-    let file = match OpenOptions::new()
-        .read(true)
-        .custom_flags((OFlags::NOFOLLOW | OFlags::NONBLOCK).bits() as i32)
-        .open(path)
-    {
+    let file = match platform::open_no_follow(OpenOptions::new().read(true), path, true) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => {
+        Err(e) if platform::is_link_refusal(&e) => {
             return Err(symlink_error(path));
         }
         Err(e) => return Err(e),
@@ -214,10 +208,10 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = path
         .parent()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no parent directory"))?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".tmp-")
-        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))
-        .tempfile_in(dir)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".tmp-");
+    platform::private_tempfile(&mut builder);
+    let mut tmp = builder.tempfile_in(dir)?;
     tmp.write_all(bytes)?;
     let durable = durable();
     if durable {
@@ -225,7 +219,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     }
     replace(tmp.into_temp_path(), path)?;
     if durable {
-        File::open(dir)?.sync_all()?;
+        platform::sync_dir(dir)?;
     }
     Ok(())
 }
@@ -240,14 +234,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// Readers see the old file or the new one at every instant, as with a rename. Where the file
 /// is new, or the file system cannot exchange, a plain rename.
 fn replace(tmp: tempfile::TempPath, path: &Path) -> io::Result<()> {
-    use rustix::fs::{CWD, RenameFlags, renameat_with};
-    if renameat_with(CWD, &*tmp, CWD, path, RenameFlags::EXCHANGE).is_err() {
-        return tmp.persist(path).map_err(|e| e.error);
+    if platform::exchange(&tmp, path).is_err() {
+        return platform::persist(tmp, path);
     }
     // `tmp` now names what was at `path`. Only a file may be replaced: a directory swapped out
     // by the exchange is swapped back, as a rename over a directory would have failed.
     if let Err(e) = fs::remove_file(&*tmp) {
-        if renameat_with(CWD, &*tmp, CWD, path, RenameFlags::EXCHANGE).is_ok() {
+        if platform::exchange(&tmp, path).is_ok() {
             return Err(e);
         }
         crate::diag!(
@@ -282,11 +275,7 @@ impl Lock {
 
 /// Whether the open `file` is the file now at `path` (not replaced, not unlinked).
 fn same_file(file: &File, path: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    match (file.metadata(), fs::symlink_metadata(path)) {
-        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
-        _ => false,
-    }
+    platform::is_at(file, path)
 }
 
 /// Takes the lock for `target` (`.<name>.lock` beside it), waiting at most [`LOCK_WAIT`].
@@ -298,13 +287,26 @@ pub fn lock_for(target: &Path) -> io::Result<Lock> {
     let deadline = std::time::Instant::now() + LOCK_WAIT;
     loop {
         reject_symlink(&lock_path)?;
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(0o600)
-            .open(&lock_path)?;
+        let opened = platform::private_file(
+            OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false),
+        )
+        .open(&lock_path);
+        let file = match opened {
+            Ok(f) => f,
+            // The lock file's last holder is deleting it (Windows): try again.
+            Err(e)
+                if platform::is_transient_open_error(&e)
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(Duration::from_millis(1));
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
         lock_until(&file, &lock_path, deadline)?;
         // The holder before us may have deleted the lock file ([`Lock::remove`]): a lock on
         // the deleted file guards nothing, so take the one now at the path.
@@ -382,7 +384,6 @@ pub fn set_aside(path: &Path, label: &str, stamp: &str) -> io::Result<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::PermissionsExt;
 
     #[test]
     fn a_deleted_lock_file_never_lets_two_writers_in() {
@@ -429,16 +430,60 @@ mod tests {
         write_atomic(&p, b"one").unwrap();
         write_atomic(&p, b"two").unwrap();
         assert_eq!(fs::read(&p).unwrap(), b"two");
-        assert_eq!(
-            fs::metadata(&p).unwrap().permissions().mode() & 0o777,
-            0o600
-        );
+        #[cfg(unix)]
+        assert_eq!(platform::mode_of(&fs::metadata(&p).unwrap()), Some(0o600));
         let leftovers: Vec<_> = fs::read_dir(t.path())
             .unwrap()
             .filter_map(Result::ok)
             .filter(|e| e.file_name().to_string_lossy().starts_with(".tmp-"))
             .collect();
         assert!(leftovers.is_empty());
+    }
+
+    #[test]
+    fn concurrent_writers_and_readers_never_see_a_torn_file() {
+        // Four writers replace the file with whole payloads of one repeated byte each, while
+        // two readers read it: every write succeeds and every read is one payload, whole. On
+        // Windows this is the rename over a file that readers hold open.
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("s.json");
+        write_atomic(&p, &[b'a'; 64 * 1024]).unwrap();
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let readers: Vec<_> = (0..2)
+            .map(|_| {
+                let (p, stop) = (p.clone(), std::sync::Arc::clone(&stop));
+                std::thread::spawn(move || {
+                    let mut reads = 0;
+                    while !stop.load(Ordering::Relaxed) || reads == 0 {
+                        let got = read_regular(&p).unwrap().unwrap();
+                        assert_eq!(got.len(), 64 * 1024 + usize::from(got[0] - b'a'));
+                        assert!(got.iter().all(|b| *b == got[0]), "a torn read");
+                        reads += 1;
+                        // As hooks read: now and then, not back to back (Wine's rename, unlike
+                        // Windows', waits for the file's readers to close it).
+                        std::thread::sleep(Duration::from_millis(5));
+                    }
+                })
+            })
+            .collect();
+        let writers: Vec<_> = (0..4u8)
+            .map(|i| {
+                let p = p.clone();
+                std::thread::spawn(move || {
+                    let byte = b'a' + i;
+                    for _ in 0..40 {
+                        write_atomic(&p, &vec![byte; 64 * 1024 + usize::from(i)]).unwrap();
+                    }
+                })
+            })
+            .collect();
+        for w in writers {
+            w.join().unwrap();
+        }
+        stop.store(true, Ordering::Relaxed);
+        for r in readers {
+            r.join().unwrap();
+        }
     }
 
     #[test]
@@ -456,18 +501,26 @@ mod tests {
         assert_eq!(names, ["f.json"], "no temporary file left beside it");
     }
 
+    #[cfg_attr(
+        windows,
+        ignore = "Wine 8 makes no link std sees as one: real Windows only"
+    )]
     #[test]
     fn atomic_write_replaces_a_planted_symlink_instead_of_following_it() {
         let t = tempfile::tempdir().unwrap();
         let outside = t.path().join("outside.txt");
         fs::write(&outside, b"precious").unwrap();
         let p = t.path().join("f.json");
-        std::os::unix::fs::symlink(&outside, &p).unwrap();
+        crate::platform::symlink(&outside, &p).unwrap();
         write_atomic(&p, b"new").unwrap();
         assert_eq!(fs::read(&outside).unwrap(), b"precious");
         assert!(!fs::symlink_metadata(&p).unwrap().file_type().is_symlink());
     }
 
+    #[cfg_attr(
+        windows,
+        ignore = "Wine 8 makes no link std sees as one: real Windows only"
+    )]
     #[test]
     fn ensure_dir_refuses_symlinked_components() {
         let t = tempfile::tempdir().unwrap();
@@ -475,23 +528,63 @@ mod tests {
         fs::create_dir(&base).unwrap();
         let elsewhere = t.path().join("elsewhere");
         fs::create_dir(&elsewhere).unwrap();
-        std::os::unix::fs::symlink(&elsewhere, base.join("state")).unwrap();
+        crate::platform::symlink(&elsewhere, base.join("state")).unwrap();
         assert!(ensure_dir(&base, Path::new("state/sessions")).is_err());
         assert!(!elsewhere.join("sessions").exists());
         assert!(ensure_dir(&base, Path::new("../x")).is_err());
     }
 
+    #[cfg_attr(
+        windows,
+        ignore = "Wine 8 makes no link std sees as one: real Windows only"
+    )]
     #[test]
     fn reading_a_symlink_is_refused() {
         let t = tempfile::tempdir().unwrap();
         fs::write(t.path().join("real"), b"x").unwrap();
-        std::os::unix::fs::symlink(t.path().join("real"), t.path().join("link")).unwrap();
+        crate::platform::symlink(t.path().join("real"), t.path().join("link")).unwrap();
         let e = read_regular(&t.path().join("link")).unwrap_err();
         assert!(e.get_ref().is_some_and(|i| i.is::<SymlinkRefused>()), "{e}");
         assert_eq!(read_regular(&t.path().join("missing")).unwrap(), None);
         assert_eq!(read_regular(&t.path().join("real")).unwrap().unwrap(), b"x");
     }
 
+    /// A junction (Windows' directory mount point, which needs no privilege to create): what a
+    /// symlink is refused for, a junction is refused for too.
+    #[cfg(windows)]
+    #[cfg_attr(
+        windows,
+        ignore = "Wine 8 makes no link std sees as one: real Windows only"
+    )]
+    #[test]
+    fn a_junction_is_refused_like_a_symlink() {
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().join("base");
+        let elsewhere = t.path().join("elsewhere");
+        fs::create_dir_all(&base).unwrap();
+        fs::create_dir_all(&elsewhere).unwrap();
+        fs::write(elsewhere.join("s.json"), b"{}").unwrap();
+        let junction = base.join("state");
+        let made = std::process::Command::new("cmd.exe")
+            .arg("/C")
+            .arg("mklink")
+            .arg("/J")
+            .arg(&junction)
+            .arg(&elsewhere)
+            .output()
+            .unwrap();
+        assert!(made.status.success(), "mklink /J: {made:?}");
+        assert!(fs::symlink_metadata(&junction).is_ok());
+        assert!(reject_symlink(&junction).is_err());
+        assert!(real_dir(&junction).is_err());
+        assert!(ensure_dir(&base, Path::new("state/sessions")).is_err());
+        assert!(!elsewhere.join("sessions").exists());
+        let e = read_regular(&junction.join("s.json"));
+        assert!(e.is_ok(), "a link above the file is ensure_dir's to refuse");
+        assert!(read_regular(&junction).is_err());
+    }
+
+    #[cfg(unix)]
     #[test]
     fn a_project_file_is_read_only_inside_the_project_regular_and_bounded() {
         use rustix::fs::{CWD, FileType, Mode, mknodat};
@@ -521,6 +614,7 @@ mod tests {
         }
     }
 
+    #[cfg(unix)]
     #[test]
     fn reading_a_fifo_or_a_directory_fails_at_once() {
         use rustix::fs::{CWD, FileType, Mode, mknodat};

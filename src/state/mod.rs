@@ -14,6 +14,7 @@
 //! [`outbox`]: a sink redacts its records unless its configuration says not to, contract §18.)
 
 pub mod files;
+pub mod folder;
 pub mod fs;
 pub mod health;
 pub mod outbox;
@@ -319,6 +320,21 @@ impl Store {
         fs::read_regular(&path)
     }
 
+    /// The Markdown files a person keeps in `.omc/<subdir>/` (learned skills), read as
+    /// [`folder::read_folder`] does; nothing when `.omc` or the folder is a symlink.
+    pub fn person_folder(&self, subdir: &str, max_files: usize, max_bytes: u64) -> folder::Listing {
+        if !plain_name(subdir) {
+            return folder::Listing::default();
+        }
+        match self.checked_dir(Path::new(subdir)) {
+            Ok(dir) => folder::read_folder(&dir, ".md", max_files, max_bytes),
+            Err(e) => folder::Listing {
+                files: Vec::new(),
+                skipped: vec![(self.root.omc.join(subdir), e.to_string())],
+            },
+        }
+    }
+
     /// The directory `rel` below the state root, provided neither the root nor any component
     /// below it is a symlink. Reads and listings go through here, as writes go through
     /// [`fs::ensure_dir`], so a link planted in `.omc/` is never followed: not to read another
@@ -607,7 +623,7 @@ mod tests {
         std::fs::write(outside.join("state/sessions/s1/bad.json"), b"{oops").unwrap();
         let project = t.path().join("p");
         std::fs::create_dir(&project).unwrap();
-        std::os::unix::fs::symlink(&outside, project.join(".omc")).unwrap();
+        crate::platform::symlink(&outside, project.join(".omc")).unwrap();
         let st = store(&project);
         let scope = Scope::for_session(Some("s1"));
         assert_eq!(

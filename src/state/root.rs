@@ -174,14 +174,15 @@ mod tests {
 
     #[test]
     fn the_filesystem_root_is_never_a_project() {
+        let root = if cfg!(windows) { "C:\\" } else { "/" };
         let e = env(None, None);
-        assert_eq!(resolve(&e, Some("/")), None);
-        assert!(at_filesystem_root(&e, Some("/")));
+        assert_eq!(resolve(&e, Some(root)), None);
+        assert!(at_filesystem_root(&e, Some(root)));
         // With the state put elsewhere, it may be.
         let s = tempfile::tempdir().unwrap();
         let e = env(None, Some(s.path()));
-        assert_eq!(resolve(&e, Some("/")).unwrap().omc, s.path());
-        assert!(!at_filesystem_root(&e, Some("/")));
+        assert_eq!(resolve(&e, Some(root)).unwrap().omc, s.path());
+        assert!(!at_filesystem_root(&e, Some(root)));
     }
 
     #[test]

@@ -9,7 +9,6 @@
 use serde_json::Value;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
-use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 /// How much of the end of the transcript is read.
@@ -40,7 +39,7 @@ pub fn tail(raw_path: &str, max: u64) -> Option<Vec<u8>> {
     let mut file = File::open(path).ok()?;
     let opened = file.metadata().ok()?;
     // Swapped for something else between the check and the open: not ours to read.
-    if !opened.is_file() || opened.dev() != before.dev() || opened.ino() != before.ino() {
+    if !opened.is_file() || !crate::platform::is_at(&file, path) {
         return None;
     }
     let len = opened.len();
@@ -73,7 +72,7 @@ pub fn head(raw_path: &str, max: u64) -> Option<Vec<u8>> {
     }
     let file = File::open(path).ok()?;
     let opened = file.metadata().ok()?;
-    if !opened.is_file() || opened.dev() != before.dev() || opened.ino() != before.ino() {
+    if !opened.is_file() || !crate::platform::is_at(&file, path) {
         return None;
     }
     let mut buf = Vec::new();
@@ -216,7 +215,7 @@ mod tests {
         let real = t.path().join("real.jsonl");
         std::fs::write(&real, line(5, 0, "m")).unwrap();
         let link = t.path().join("link.jsonl");
-        std::os::unix::fs::symlink(&real, &link).unwrap();
+        crate::platform::symlink(&real, &link).unwrap();
         assert!(tail(real.to_str().unwrap(), TAIL_BYTES).is_some());
         assert!(tail(link.to_str().unwrap(), TAIL_BYTES).is_none());
         assert!(tail("relative.jsonl", TAIL_BYTES).is_none());

@@ -1,5 +1,6 @@
 //! Tokens a client recorded in its session file, counted from where the last count stopped
-//! (issue 34: a run's token budget).
+//! (issue 34: a run's token budget), and, for a user hook's input, the session's whole count
+//! and the prompts the person typed (issue 36).
 //!
 //! What each client records, read by shape (no agent is named here):
 //!
@@ -162,6 +163,73 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
     hay.windows(needle.len()).any(|w| w == needle)
 }
 
+/// The largest transcript read whole, for a user hook's input (`tokens_used`, `turn_number`).
+pub const MAX_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The transcript at `raw_path`, whole, when it is at most [`MAX_BYTES`] long.
+pub fn read_whole(raw_path: &str) -> Option<Vec<u8>> {
+    let bytes = super::transcript::tail(raw_path, MAX_BYTES + 1)?;
+    (bytes.len() as u64 <= MAX_BYTES).then_some(bytes)
+}
+
+/// The tokens the client recorded for the whole session (a user hook's `tokens_used`): every
+/// record the table above counts, from the start of the file. `None` when the transcript
+/// cannot be read whole or records no usage at all.
+pub fn tokens_used(raw_path: &str) -> Option<u64> {
+    tokens_used_in(&read_whole(raw_path)?)
+}
+
+/// [`tokens_used`] over a transcript's bytes (JSON lines).
+pub fn tokens_used_in(lines: &[u8]) -> Option<u64> {
+    let mut cur = Cursor::default();
+    let total = lines
+        .split(|b| *b == b'\n')
+        .fold(0u64, |t, line| t.saturating_add(line_tokens(line, &mut cur, i64::MIN)));
+    (total > 0).then_some(total)
+}
+
+/// The prompts the person typed, as the transcript records them (user messages with text:
+/// not tool results, not the client's own meta messages, not a subagent's). The last one's
+/// text comes with the count.
+pub fn prompts_in(lines: &[u8]) -> (u64, Option<String>) {
+    let mut count = 0;
+    let mut last = None;
+    for line in lines.split(|b| *b == b'\n') {
+        if !contains(line, b"\"user\"") {
+            continue;
+        }
+        let Ok(v) = serde_json::from_slice::<Value>(line) else {
+            continue;
+        };
+        if v.get("type").and_then(Value::as_str) != Some("user")
+            || v.get("isMeta").and_then(Value::as_bool) == Some(true)
+            || v.get("isSidechain").and_then(Value::as_bool) == Some(true)
+        {
+            continue;
+        }
+        let text = match v.get("message").and_then(|m| m.get("content")) {
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::Array(parts)) => {
+                let texts: Vec<&str> = parts
+                    .iter()
+                    .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
+                    .filter_map(|p| p.get("text")?.as_str())
+                    .collect();
+                let tool = parts
+                    .iter()
+                    .any(|p| p.get("type").and_then(Value::as_str) == Some("tool_result"));
+                (!tool && !texts.is_empty()).then(|| texts.join("\n"))
+            }
+            _ => None,
+        };
+        if let Some(t) = text {
+            count += 1;
+            last = Some(t);
+        }
+    }
+    (count, last)
+}
+
 /// `340k`, `1.2M`, `900`: a token count for people.
 pub fn tokens_text(n: u64) -> String {
     match n {
@@ -267,6 +335,31 @@ mod tests {
         )
         .unwrap();
         assert_eq!(count(p.to_str().unwrap(), None, 0).unwrap().0, 60020);
+    }
+
+    #[test]
+    fn usage_is_summed_once_per_message_and_unknown_without_any() {
+        let t = br#"{"type":"user","message":{"content":"hi"}}
+{"type":"assistant","message":{"id":"m1","model":"x","usage":{"input_tokens":10,"output_tokens":5,"cache_creation_input_tokens":100,"cache_read_input_tokens":1000}}}
+{"type":"assistant","message":{"id":"m1","model":"x","usage":{"input_tokens":10,"output_tokens":5,"cache_creation_input_tokens":100,"cache_read_input_tokens":1000}}}
+{"type":"assistant","message":{"id":"m2","model":"<synthetic>","usage":{"input_tokens":7}}}
+{"type":"assistant","message":{"id":"m3","usage":{"input_tokens":1,"output_tokens":2}}}
+"#;
+        assert_eq!(tokens_used_in(t), Some(1118));
+        assert_eq!(
+            tokens_used_in(br#"{"type":"user","message":{"content":"hi"}}"#),
+            None
+        );
+    }
+
+    #[test]
+    fn prompts_are_the_persons_text_messages() {
+        let t = br#"{"type":"user","message":{"content":"first"}}
+{"type":"user","message":{"content":[{"type":"tool_result","content":"ok"}]}}
+{"type":"user","isMeta":true,"message":{"content":"caveat"}}
+{"type":"user","message":{"content":[{"type":"text","text":"second"}]}}
+"#;
+        assert_eq!(prompts_in(t), (2, Some("second".to_string())));
     }
 
     #[test]

@@ -5,10 +5,76 @@
 //! for Claude Code's hooks reads `.tool_input.command` as it always did), plus `event`, the
 //! neutral hook name, and `project_dir`. Under `tool_input` a later entry sees what an earlier
 //! entry's `modify` made of it.
+//!
+//! Beside the payload, [`session_fields`] adds what a script cannot easily find out itself:
+//! `turn_number`, `tokens_used`, `edited_files`, `truncated` and `timestamp` (contract §9).
 
 use crate::protocol::HookInput;
+use crate::state::{Scope, StateFile, Store};
 use serde_json::{Map, Value, json};
 use std::path::Path;
+
+/// `edits.json`, the session's edited files as the memory capability records them (read here
+/// as generic JSON: the file is another layer's).
+const EDITS_FILE: &str = "edits.json";
+
+/// The session's context a script receives beside the payload, every key always present:
+///
+/// * `turn_number`: the prompts the person typed this session, as the client's transcript
+///   records them (the one being submitted counted on user-prompt-submit); null without a
+///   readable transcript.
+/// * `tokens_used`: [`crate::state::usage::tokens_used`]; null where unknown.
+/// * `edited_files`: the paths this session edited (Edit, Write, …), least recent first.
+/// * `truncated`: whether the context was compacted this session (a pre-compact checkpoint
+///   exists for it).
+/// * `timestamp`: now, RFC 3339 in UTC.
+pub fn session_fields(
+    event: &str,
+    input: &HookInput,
+    store: Option<&Store>,
+    scope: &Scope,
+    now_ms: i64,
+) -> Map<String, Value> {
+    let transcript = input
+        .transcript_path
+        .as_deref()
+        .and_then(crate::state::usage::read_whole);
+    let turn_number = transcript.as_deref().map(|t| {
+        let (mut n, last) = crate::state::usage::prompts_in(t);
+        if event == "user-prompt-submit"
+            && let Some(p) = input.prompt.as_deref()
+            && last.as_deref().map(str::trim) != Some(p.trim())
+        {
+            n += 1;
+        }
+        n
+    });
+    let tokens_used = transcript
+        .as_deref()
+        .and_then(crate::state::usage::tokens_used_in);
+    let session = scope.session_id().is_some();
+    let edited_files: Vec<Value> = store
+        .filter(|_| session)
+        .and_then(|s| s.read::<Value>(&StateFile::new(scope, EDITS_FILE)?))
+        .and_then(|v| v.get("files").and_then(Value::as_array).cloned())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|f| f.get("path").and_then(Value::as_str).map(|p| json!(p)))
+        .collect();
+    let truncated = session
+        && store.is_some_and(|s| {
+            s.list(scope, Some("checkpoints"))
+                .iter()
+                .any(|n| n.ends_with(".json"))
+        });
+    let mut m = Map::new();
+    m.insert("turn_number".into(), json!(turn_number));
+    m.insert("tokens_used".into(), json!(tokens_used));
+    m.insert("edited_files".into(), Value::Array(edited_files));
+    m.insert("truncated".into(), json!(truncated));
+    m.insert("timestamp".into(), json!(crate::time::iso(now_ms)));
+    m
+}
 
 pub fn build(event: &str, input: &HookInput, project: Option<&Path>) -> Map<String, Value> {
     let mut m = Map::new();

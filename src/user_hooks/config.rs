@@ -128,6 +128,11 @@ pub struct Entry {
     pub kind: Kind,
     pub timeout: Duration,
     pub enabled: bool,
+    /// permission-request: a `block` also stops the agent's turn (Claude Code's `interrupt`).
+    pub interrupt: bool,
+    /// A template of text for the model (`{{tool_name}}`, `{{tool_args}}`, …), expanded and
+    /// added beside the entry's own answer.
+    pub additional_context: Option<String>,
     /// The entry as JSON, every key as written (export reads its sink keys from here).
     pub raw: Value,
 }
@@ -146,6 +151,8 @@ pub enum Kind {
     },
     /// `async_webhook` or `otlp`: handed to export, never run in the hook.
     Export { sink_type: String },
+    /// Only `additional_context`: its text, expanded, with no command to run.
+    Context,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -156,7 +163,12 @@ pub enum Method {
 
 impl Entry {
     /// Whether this entry serves hook `event`.
+    /// A permission request is answered only by an entry that names it: a catch-all entry
+    /// written for other events must not approve tool calls by accident.
     pub fn serves(&self, event: &str) -> bool {
+        if event == PERMISSION_REQUEST {
+            return self.events.iter().any(|p| p == event);
+        }
         self.events.iter().any(|p| event_matches(p, event))
     }
 
@@ -166,6 +178,7 @@ impl Entry {
             Kind::Script { command } => format!("script {:?}", clip(command, 60)),
             Kind::Webhook { url, .. } => format!("webhook {url}"),
             Kind::Export { sink_type } => sink_type.clone(),
+            Kind::Context => "additional_context".to_string(),
         };
         match &self.name {
             Some(n) => format!("{n:?} (entry {}, line {}, {what})", self.index, self.line),
@@ -183,6 +196,9 @@ fn clip(s: &str, max: usize) -> String {
         t
     }
 }
+
+/// The hook that answers the client's permission dialog.
+pub const PERMISSION_REQUEST: &str = "permission-request";
 
 /// `*` (every event), a hook name, or a prefix pattern such as `subagent-*`.
 pub fn event_matches(pattern: &str, event: &str) -> bool {
@@ -427,8 +443,16 @@ fn check_document(
 
 /// Every key an entry may have, by type.
 const COMMON_KEYS: &[&str] = &["event", "matcher", "type", "enabled", "timeout_ms", "name"];
-const SCRIPT_KEYS: &[&str] = &["command"];
-const WEBHOOK_KEYS: &[&str] = &["url", "method", "headers", "retries"];
+const SCRIPT_KEYS: &[&str] = &["command", "interrupt", "additional_context"];
+const WEBHOOK_KEYS: &[&str] = &[
+    "url",
+    "method",
+    "headers",
+    "retries",
+    "interrupt",
+    "additional_context",
+];
+const CONTEXT_KEYS: &[&str] = &["additional_context"];
 const ASYNC_KEYS: &[&str] = &[
     "url",
     "method",
@@ -449,7 +473,14 @@ const OTLP_KEYS: &[&str] = &[
 ];
 
 /// The entry types.
-pub const TYPES: [&str; 5] = ["script", "webhook", "async_webhook", "otlp", "notify"];
+pub const TYPES: [&str; 6] = [
+    "script",
+    "webhook",
+    "async_webhook",
+    "otlp",
+    "notify",
+    "context",
+];
 
 type Lines<'a> = dyn Fn(std::ops::Range<usize>) -> usize + 'a;
 
@@ -489,23 +520,33 @@ fn check_entry(
         }
     };
 
-    let (kind_name, kind_line) = string("type")?.ok_or_else(|| {
-        err(
-            at,
-            "`type` is missing (script, webhook, async_webhook, otlp or notify)".into(),
-        )
-    })?;
+    // An entry of only `additional_context` (AtomCode's context template) needs no `type`.
+    let (kind_name, kind_line) = match string("type")? {
+        Some(t) => t,
+        None if get("additional_context").is_some() && get("command").is_none() => {
+            ("context".to_string(), at)
+        }
+        None => {
+            return Err(err(
+                at,
+                "`type` is missing (script, webhook, async_webhook, otlp, notify or context)"
+                    .into(),
+            ));
+        }
+    };
     if !TYPES.contains(&kind_name.as_str()) {
         return Err(err(
             kind_line,
             format!(
-                "`type` {kind_name:?} is not one of script, webhook, async_webhook, otlp, notify"
+                "`type` {kind_name:?} is not one of script, webhook, async_webhook, otlp, \
+                 notify, context"
             ),
         ));
     }
     let allowed: &[&str] = match kind_name.as_str() {
         "script" => SCRIPT_KEYS,
         "webhook" => WEBHOOK_KEYS,
+        "context" => CONTEXT_KEYS,
         "async_webhook" => ASYNC_KEYS,
         "notify" => super::notify::ENTRY_KEYS,
         _ => OTLP_KEYS,
@@ -576,6 +617,19 @@ fn check_entry(
             .as_bool()
             .ok_or_else(|| err(line(v.span()), "`enabled` must be true or false".into()))?,
     };
+    let interrupt = match get("interrupt") {
+        None => false,
+        Some(v) => v
+            .get_ref()
+            .as_bool()
+            .ok_or_else(|| err(line(v.span()), "`interrupt` must be true or false".into()))?,
+    };
+    let additional_context = match string("additional_context")? {
+        Some((t, l)) if t.trim().is_empty() => {
+            return Err(err(l, "`additional_context` is empty".into()));
+        }
+        other => other.map(|(t, _)| t),
+    };
     // A sink's timeout is one delivery request's (export's own range); a hook's, its run time.
     let min_timeout = if export { 100 } else { 1 };
     let timeout = match integer("timeout_ms", min_timeout, MAX_TIMEOUT_MS)? {
@@ -623,6 +677,17 @@ fn check_entry(
                 sink_type: kind_name.clone(),
             }
         }
+        "context" => {
+            if additional_context.is_none() {
+                return Err(err(
+                    at,
+                    "`additional_context` is missing for a context entry".into(),
+                ));
+            }
+            Kind::Context
+        }
+        // A script of only `additional_context`: the text, with nothing to run.
+        "script" if get("command").is_none() && additional_context.is_some() => Kind::Context,
         "script" => {
             let (command, l) = string("command")?
                 .ok_or_else(|| err(at, "`command` is missing for a script".into()))?;
@@ -680,6 +745,8 @@ fn check_entry(
             kind,
             timeout,
             enabled,
+            interrupt,
+            additional_context,
             raw,
         },
         warnings,
@@ -735,8 +802,8 @@ fn events(v: &DeValue<'_>) -> Result<Vec<String>, String> {
         if !known_event(e) {
             return Err(format!(
                 "`event` {e:?} names no hook (session-start, user-prompt-submit, pre-tool-use, \
-                 post-tool-use, post-tool-use-failure, stop, pre-compact, session-end, \
-                 subagent-start, subagent-stop, subagent-*, or *)"
+                 permission-request, post-tool-use, post-tool-use-failure, stop, pre-compact, \
+                 session-end, subagent-start, subagent-stop, subagent-*, or *)"
             ));
         }
     }

@@ -49,7 +49,9 @@ impl Matcher {
 /// What a matcher is compared with on `event`, by name of the payload field.
 pub fn subject_of(event: &str) -> Option<&'static str> {
     match event {
-        "pre-tool-use" | "post-tool-use" | "post-tool-use-failure" => Some("tool_name"),
+        "pre-tool-use" | "permission-request" | "post-tool-use" | "post-tool-use-failure" => {
+            Some("tool_name")
+        }
         "session-start" => Some("source"),
         "session-end" => Some("reason"),
         "pre-compact" => Some("trigger"),

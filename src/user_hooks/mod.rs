@@ -22,12 +22,13 @@ pub mod notify;
 pub mod report;
 pub mod script;
 pub mod syntax;
+pub mod template;
 pub mod trust;
 pub mod webhook;
 
 use crate::env::Env;
 use crate::hooks::Hook;
-use crate::protocol::{Answer, HookInput};
+use crate::protocol::{Answer, HookInput, Permission};
 use crate::state::{Scope, Store};
 use config::{Entry, Kind, Origin};
 use serde_json::Value;
@@ -114,8 +115,23 @@ pub fn run(
         .or_else(|| env.process_cwd.clone())
         .unwrap_or_else(|| PathBuf::from("/"));
     let mut body = body::build(hook.name, input, project.as_deref());
+    body.extend(body::session_fields(
+        hook.name,
+        input,
+        store,
+        scope,
+        env.now_ms(),
+    ));
+    let permission = hook.name == config::PERMISSION_REQUEST;
+    let mut allowed: Option<Option<Value>> = None;
     let mut contexts: Vec<String> = Vec::new();
     for entry in entries {
+        if let Some(t) = &entry.additional_context {
+            contexts.push(template::expand(t, &body));
+        }
+        if matches!(entry.kind, Kind::Context) {
+            continue;
+        }
         let left = deadline.saturating_duration_since(Instant::now());
         if left < MIN_RUN {
             crate::diag!(
@@ -154,9 +170,46 @@ pub fn run(
                 },
                 env,
             )
-            .and_then(|b| b.map(|b| action::decode(&b)).transpose()),
-            Kind::Export { .. } => continue,
+            .and_then(|b| {
+                b.filter(|b| !(permission && b.iter().all(u8::is_ascii_whitespace)))
+                    .map(|b| action::decode(&b))
+                    .transpose()
+            }),
+            Kind::Export { .. } | Kind::Context => continue,
         };
+        if permission {
+            match answer {
+                Err(why) => crate::diag!(
+                    "user hook {}: {why}; no answer, the person is asked",
+                    entry.label()
+                ),
+                Ok(None) => {}
+                Ok(Some(action::Action::Allow)) => {
+                    allowed.get_or_insert(None);
+                }
+                Ok(Some(action::Action::Block { reason })) => {
+                    let message = reason
+                        .unwrap_or_else(|| format!("Denied by the user hook {}.", entry.label()));
+                    out.answer.permission = Some(Permission::Deny {
+                        message,
+                        interrupt: entry.interrupt,
+                    });
+                    out.refused = true;
+                    break;
+                }
+                Ok(Some(action::Action::Modify {
+                    context,
+                    tool_input,
+                })) => {
+                    contexts.extend(context);
+                    if let Some(ti) = tool_input {
+                        body.insert("tool_input".into(), ti.clone());
+                        allowed = Some(Some(ti));
+                    }
+                }
+            }
+            continue;
+        }
         match answer {
             Err(why) => crate::diag!("user hook {}: {why}; allowed", entry.label()),
             Ok(None | Some(action::Action::Allow)) => {}
@@ -198,6 +251,9 @@ pub fn run(
                 }
             }
         }
+    }
+    if let (None, Some(updated_input)) = (&out.answer.permission, allowed) {
+        out.answer.permission = Some(Permission::Allow { updated_input });
     }
     if !contexts.is_empty() {
         if takes_context(hook.name) {
@@ -291,6 +347,10 @@ fn run_script(
         timeout,
     })
     .map_err(|f| f.to_string())?;
+    // On a permission request silence is no opinion, not an approval.
+    if hook.name == config::PERMISSION_REQUEST && stdout.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
     action::decode(&stdout).map(Some)
 }
 

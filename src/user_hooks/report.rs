@@ -68,6 +68,7 @@ fn counts(f: &HookFile) -> String {
             Kind::Script { .. } => "script".to_string(),
             Kind::Webhook { .. } => "webhook".to_string(),
             Kind::Export { sink_type } => sink_type.clone(),
+            Kind::Context => "context".to_string(),
         };
         match by.iter_mut().find(|(k, _)| *k == t) {
             Some((_, n)) => *n += 1,
@@ -318,6 +319,7 @@ pub fn literal_secrets(e: &config::Entry) -> Vec<String> {
             }
             (None, Vec::new())
         }
+        Kind::Context => (None, Vec::new()),
         Kind::Export { sink_type } => {
             let url = e.raw.get("url").or_else(|| e.raw.get("endpoint"));
             // A Slack or Discord webhook URL is itself the credential.

@@ -7,10 +7,10 @@
 //! nothing it started is left behind. (A child that deliberately leaves the group with `setsid`
 //! is not ours to find; we stop waiting for its pipe after a short grace.)
 
+use crate::platform;
 use std::io::{Read, Write};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::{ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -43,11 +43,12 @@ pub enum Failure {
 impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Failure::Spawn(e) => write!(f, "cannot start /bin/sh: {e}"),
+            Failure::Spawn(e) => write!(f, "cannot start {}: {e}", platform::SCRIPT_SHELL),
             Failure::Timeout(t) => write!(
                 f,
-                "timed out after {} ms; its process group was killed",
-                t.as_millis()
+                "timed out after {} ms; its {} was killed",
+                t.as_millis(),
+                platform::SCRIPT_TREE
             ),
             Failure::Exit(e) => write!(f, "{e}"),
             Failure::Output(e) => write!(f, "{e}"),
@@ -57,14 +58,12 @@ impl std::fmt::Display for Failure {
 
 /// Runs the script; `Ok` holds its stdout when it exited 0.
 pub fn run(inv: Invocation<'_>) -> Result<Vec<u8>, Failure> {
-    let mut cmd = Command::new("/bin/sh");
-    cmd.arg("-c")
-        .arg(inv.command)
-        .current_dir(inv.cwd)
+    let mut cmd = platform::script_command(inv.command);
+    cmd.current_dir(inv.cwd)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
+        .stderr(Stdio::piped());
+    platform::own_tree(&mut cmd);
     for (k, v) in &inv.env {
         cmd.env(k, v);
     }
@@ -89,17 +88,17 @@ pub fn run(inv: Invocation<'_>) -> Result<Vec<u8>, Failure> {
     let status = match status_rx.recv_timeout(inv.timeout) {
         Ok(Ok(status)) => status,
         Ok(Err(e)) => {
-            kill_group(group);
+            platform::kill_tree(group, true);
             return Err(Failure::Spawn(e.to_string()));
         }
         Err(_) => {
-            kill_group(group);
+            platform::kill_tree(group, false);
             let _ = status_rx.recv_timeout(REAP_GRACE);
             return Err(Failure::Timeout(inv.timeout));
         }
     };
     // Whatever the script left running in its group dies with it.
-    kill_group(group);
+    platform::kill_tree(group, true);
     let stdout = out.recv_timeout(PIPE_GRACE).map_err(|_| {
         Failure::Output("exited, but something it started still holds its stdout open".into())
     })?;
@@ -117,7 +116,7 @@ pub fn run(inv: Invocation<'_>) -> Result<Vec<u8>, Failure> {
 }
 
 fn describe_exit(status: ExitStatus, stderr: &[u8]) -> String {
-    let how = match (status.code(), status.signal()) {
+    let how = match (status.code(), platform::exit_signal(status)) {
         (Some(c), _) => format!("exited with status {c}"),
         (None, Some(s)) => format!("killed by signal {s}"),
         _ => "failed".into(),
@@ -166,16 +165,6 @@ fn spawn(f: impl FnOnce() + Send + 'static) {
     }
 }
 
-/// SIGKILL to every process in the group led by `pid` (ESRCH — nothing left — is fine).
-fn kill_group(pid: u32) {
-    if let Some(pid) = i32::try_from(pid)
-        .ok()
-        .and_then(rustix::process::Pid::from_raw)
-    {
-        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,6 +179,7 @@ mod tests {
         }
     }
 
+    #[cfg(unix)]
     #[test]
     fn stdin_env_and_cwd_reach_the_script() {
         let t = tempfile::tempdir().unwrap();
@@ -202,6 +192,7 @@ mod tests {
         );
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_failing_script_reports_status_and_stderr() {
         let t = tempfile::tempdir().unwrap();
@@ -209,6 +200,7 @@ mod tests {
         assert_eq!(e, Failure::Exit("exited with status 3: oops".into()));
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_hanging_script_and_its_background_child_are_killed_at_the_timeout() {
         let t = tempfile::tempdir().unwrap();
@@ -220,6 +212,7 @@ mod tests {
         assert!(!alive(pid.trim()), "the background sleeper survived");
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_background_child_of_a_finished_script_does_not_survive_or_hold_us() {
         let t = tempfile::tempdir().unwrap();
@@ -234,7 +227,46 @@ mod tests {
         assert!(!alive(pid.trim()), "the background sleeper survived");
     }
 
+    #[cfg(windows)]
+    #[test]
+    fn windows_stdin_env_and_cwd_reach_the_script_in_cmd() {
+        let t = tempfile::tempdir().unwrap();
+        // A line, as `set /p` reads one (Wine's drops the last byte of input without a newline).
+        let mut i = inv(
+            "set /p OMCIN=& set OMCIN& echo %OMC_HOOK_EVENT%& cd",
+            t.path(),
+            5_000,
+        );
+        i.stdin = b"{\"event\":\"stop\"}\n";
+        let out = run(i).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(
+            text,
+            format!(
+                "OMCIN={{\"event\":\"stop\"}}\r\nstop\r\n{}\r\n",
+                t.path().display()
+            )
+        );
+    }
+
+    #[cfg(windows)]
+    #[test]
+    fn windows_a_failing_script_reports_status_and_stderr() {
+        let t = tempfile::tempdir().unwrap();
+        let e = run(inv("echo oops 1>&2& exit /b 3", t.path(), 5_000)).unwrap_err();
+        assert_eq!(e, Failure::Exit("exited with status 3: oops".into()));
+    }
+
+    #[cfg(windows)]
+    #[test]
+    fn windows_a_hanging_script_is_killed_at_the_timeout() {
+        let t = tempfile::tempdir().unwrap();
+        let e = run(inv("ping -n 30 127.0.0.1 >nul", t.path(), 300)).unwrap_err();
+        assert_eq!(e, Failure::Timeout(Duration::from_millis(300)));
+    }
+
     /// Whether a process exists and is not a zombie.
+    #[cfg(unix)]
     fn alive(pid: &str) -> bool {
         // Give the kernel a moment to deliver SIGKILL and the parent (init) to reap it.
         for _ in 0..50 {

@@ -11,7 +11,6 @@ use crate::env::Env;
 use crate::state::fs as sfs;
 use serde::{Deserialize, Serialize};
 use std::io;
-use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
 pub const FILE: &str = "trusted.json";
@@ -75,14 +74,16 @@ impl Trusted {
 
 /// The person recording trust, as [`Trusted::trusted_by`] names them.
 pub fn current_user(env: &Env) -> String {
-    let uid = rustix::process::getuid().as_raw();
-    match env
-        .lookup("USER")
-        .or_else(|| env.lookup("LOGNAME"))
-        .filter(|u| !u.trim().is_empty())
-    {
-        Some(name) => format!("{} (uid {uid})", name.trim()),
-        None => format!("uid {uid}"),
+    let id = crate::platform::user_id();
+    let name = crate::platform::USER_NAME_VARS
+        .iter()
+        .find_map(|k| env.lookup(k))
+        .filter(|u| !u.trim().is_empty());
+    match (name, id) {
+        (Some(name), Some(id)) => format!("{} ({id})", name.trim()),
+        (Some(name), None) => name.trim().to_string(),
+        (None, Some(id)) => id,
+        (None, None) => "(unknown user)".to_string(),
     }
 }
 
@@ -104,8 +105,7 @@ pub fn store_path(env: &Env) -> Option<PathBuf> {
 /// itself must not be a link — the loader refuses those).
 pub fn key(path: &Path) -> String {
     let canonical = match (path.parent(), path.file_name()) {
-        (Some(dir), Some(name)) => dir
-            .canonicalize()
+        (Some(dir), Some(name)) => crate::platform::canonicalize(dir)
             .map(|d| d.join(name))
             .unwrap_or_else(|_| path.to_path_buf()),
         _ => path.to_path_buf(),
@@ -212,9 +212,8 @@ fn update(env: &Env, f: impl FnOnce(&mut TrustFile) -> bool) -> io::Result<PathB
     })?;
     let dir = path.parent().expect("a file in a directory");
     // The user's own config directory: following a symlink there is theirs to decide.
-    std::fs::DirBuilder::new()
+    crate::platform::private_dir_builder()
         .recursive(true)
-        .mode(0o700)
         .create(dir)?;
     let _lock = sfs::lock_for(&path)?;
     let mut file = read_at(&path, env.now_ms());
@@ -254,7 +253,9 @@ mod tests {
         record(&e, &file, "bb", "terminal").unwrap();
         let t0 = read(&e).files[0].clone();
         assert_eq!(t0.confirmed.as_deref(), Some("terminal"));
+        #[cfg(unix)]
         assert!(t0.trusted_by.as_deref().is_some_and(|b| b.contains("uid ")));
+        assert!(t0.trusted_by.as_deref().is_some_and(|b| !b.is_empty()));
         assert_eq!(read(&e).files.len(), 1);
         assert!(revoke(&e, &file).unwrap());
         assert!(!revoke(&e, &file).unwrap());
@@ -273,11 +274,15 @@ mod tests {
         assert!(!store.exists());
     }
 
+    #[cfg_attr(
+        windows,
+        ignore = "Wine 8 makes no link std sees as one: real Windows only"
+    )]
     #[test]
     fn the_key_resolves_the_directory() {
         let t = tempfile::tempdir().unwrap();
         std::fs::create_dir(t.path().join("real")).unwrap();
-        std::os::unix::fs::symlink(t.path().join("real"), t.path().join("link")).unwrap();
+        crate::platform::symlink(t.path().join("real"), t.path().join("link")).unwrap();
         assert_eq!(
             key(&t.path().join("link/hooks.toml")),
             key(&t.path().join("real/hooks.toml"))

@@ -219,7 +219,10 @@ impl Hook {
             .env_remove("OMC_STATE_DIR")
             .env_remove("DISABLE_OMC")
             .env_remove("OMC_SKIP_HOOKS")
-            .env_remove("OMC_TEAM_WORKER");
+            .env_remove("OMC_TEAM_WORKER")
+            // The terminal a session runs in is recorded: the tests' own is not theirs.
+            .env_remove("TERM_PROGRAM")
+            .env("OMC_TTY", "");
         for (k, v) in &self.env {
             cmd.env(k, v);
         }

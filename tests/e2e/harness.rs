@@ -256,6 +256,9 @@ pub struct Scenario {
     pub plugin: bool,
     /// `usage.input_tokens` every answer reports (default 10; output is 5 tokens a call).
     pub input_tokens: Option<u64>,
+    /// Run without `--dangerously-skip-permissions`, so the client's permission rules (and
+    /// its PermissionRequest hook) decide each call.
+    pub ask_permissions: bool,
 }
 
 impl Default for Scenario {
@@ -269,6 +272,7 @@ impl Default for Scenario {
             default_text: None,
             plugin: true,
             input_tokens: None,
+            ask_permissions: false,
         }
     }
 }
@@ -313,6 +317,11 @@ impl Scenario {
         self
     }
     /// Extra command-line argument for the client.
+    /// See [`Scenario::ask_permissions`].
+    pub fn ask_permissions(mut self) -> Self {
+        self.ask_permissions = true;
+        self
+    }
     pub fn arg(mut self, a: &str) -> Self {
         self.args.push(a.to_owned());
         self
@@ -656,11 +665,11 @@ pub fn claude_in(
     }
 
     let mut cmd = Command::new(bin);
-    cmd.arg("-p")
-        .arg(prompt)
-        .args(["--output-format", "json"])
+    cmd.arg("-p").arg(prompt).args(["--output-format", "json"]);
+    if !scenario.ask_permissions {
         // as root this needs IS_SANDBOX=1 (set below)
-        .arg("--dangerously-skip-permissions");
+        cmd.arg("--dangerously-skip-permissions");
+    }
     if scenario.plugin {
         match installed {
             None => cmd.arg("--plugin-dir").arg(plugin_dir),

@@ -114,6 +114,30 @@ fn a_completed_ralph_run_posts_one_slack_message_naming_the_mode_and_its_iterati
 }
 
 #[test]
+fn the_message_names_the_terminal_the_session_started_in() {
+    let srv = Server::start(Mode::Ok);
+    let s = Setup::new();
+    s.user_hooks(&slack_entry("[\"run-end\"]"));
+    let url = srv.url("/services/T000/B000/XXXX");
+    std::fs::create_dir_all(s.root().join(".omc")).unwrap();
+    let mut start = crate::common::payload("SessionStart", SID, s.root());
+    start["source"] = json!("startup");
+    s.hook("session-start")
+        .env("TERM_PROGRAM", "iTerm.app")
+        .env("OMC_TTY", "/dev/pts/7")
+        .payload(start)
+        .run()
+        .expect_valid();
+    ralph_run_to_completion(&s, &url);
+    let got = delivered(&srv, &s, "the run-end message", 1);
+    assert!(
+        got[0].contains("in Claude Code (iTerm.app /dev/pts/7)."),
+        "{}",
+        got[0]
+    );
+}
+
+#[test]
 fn with_the_endpoint_down_first_the_message_arrives_once_it_is_up_none_lost_none_twice() {
     let port = Server::free_port();
     let s = Setup::new();

@@ -2,7 +2,9 @@
 //! against loopback servers, trust of a project file, `doctor` and the schemas.
 
 mod config;
+mod context;
 mod http;
+mod permission;
 mod scripts;
 mod trust;
 mod webhooks;

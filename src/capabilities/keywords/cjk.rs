@@ -22,8 +22,16 @@ pub(crate) fn informational(s: &Scene) -> bool {
         ms.iter()
             .any(|m| has_marker(s.sentence_before, m) || has_marker(&after, m))
     };
-    found(INFO_CJK) || (!instrument && found(COMPARE_CJK))
+    // (`について`, "about", only of the mode itself: `ラルフについて`, not the topic of its request,
+    // `ディープインタビューして、新しい請求機能について`)
+    let topic = TOPIC_AFTER_CJK
+        .iter()
+        .any(|m| s.rest_after().trim_start().starts_with(m));
+    found(INFO_CJK) || topic || (!instrument && found(COMPARE_CJK))
 }
+
+/// Right after the name, these make it the topic of what is said (`ラルフについて`).
+const TOPIC_AFTER_CJK: &[&str] = &["について"];
 
 /// The candidate's sentence names a mode besides the candidate's.
 fn names_another_mode(s: &Scene) -> bool {
@@ -215,7 +223,22 @@ pub(crate) fn directive(s: &Scene) -> bool {
     if han && (s.command_pos || opened) && ZH_OBJECTS.iter().any(|o| imm.starts_with(o)) {
         return true;
     }
-    let near: &[&str] = if object { CJK_ACTIVATE } else { CJK_NEAR };
+    // a Chinese light verb right before it: do / carry out a review (`对支付回调做安全审查`,
+    // `帮我做个安全审查`), not in a statement of what is being done (`他们在做安全审查`)
+    let before = s.near_before.trim_end();
+    if let Some(v) = ZH_LIGHT_VERBS.iter().find(|v| before.ends_with(*v)) {
+        let head = &before[..before.len() - v.len()];
+        if !ZH_NOT_ASKED.iter().any(|m| head.ends_with(m)) {
+            return true;
+        }
+    }
+    // a review or an interview is done, as the object of "do" or "please" (`コードレビューをして`,
+    // `セキュリティレビューをお願いします`, `코드리뷰를 해줘`); a loop only started (`랄프를 켜줘`)
+    let near: &[&str] = match object {
+        true if !s.persistent() && CJK_DO.iter().any(|m| s.near_after.contains(m)) => CJK_DO,
+        true => CJK_ACTIVATE,
+        false => CJK_NEAR,
+    };
     CJK_IMMEDIATE.iter().any(|m| imm.starts_with(m))
         || near.iter().any(|m| s.near_after.contains(m))
         || (s.command_pos && near.iter().any(|m| whole_sentence.contains(m)))
@@ -251,7 +274,7 @@ pub(crate) fn imperative(line: &str) -> bool {
 #[rustfmt::skip]
 const INFO_CJK: &[&str] = &[
     "뭐야", "뭐예요", "뭔가요", "뭐지", "뭐에요", "무엇", "설명", "사용법", "어떻게", "관계", "알려줘", "알려 줘",
-    "알려주", "이란", "란 ", "뜻", "とは", "使い方", "何", "説明", "どう", "教えて", "について", "って何", "什么", "怎么",
+    "알려주", "이란", "란 ", "뜻", "とは", "使い方", "何", "説明", "どう", "教えて", "って何", "什么", "怎么",
     "如何", "解释", "介绍", "吗", "呢", "是啥", "คืออะไร", "อะไร", "ยังไง", "อย่างไร",
 ];
 
@@ -294,6 +317,13 @@ const CJK_MODIFIER_NOUNS: &[&str] = &[
     "コメント", "指摘", "内容", "相关", "代码", "状态", "文件", "功能", "设置", "错误", "结果", "报告", "意见", "评论", "内容",
     "模块", "数据", "系统", "模型", "算法", "项目", "工具", "汽车", "技术", "公司", "行业", "方案", "芯片", "软件", "仿真", "感知",
     "标注", "单元", "场景", "车辆",
+    // the parts of a product or a screen named after it (`코드리뷰 페이지`, `울트라워크 요금제`,
+    // `ラルフ画面`, `自动驾驶面板`)
+    "페이지", "버튼", "화면", "컴포넌트", "요금제", "플랜", "탭", "메뉴", "아이콘", "배너", "토글", "모달", "팝업", "위젯", "폼",
+    "링크", "문구", "텍스트", "라벨", "레이블", "패널", "카드", "섹션", "스위치", "창", "アイコン", "ページ", "ボタン", "画面",
+    "コンポーネント", "プラン", "タブ", "メニュー", "バナー", "トグル", "モーダル", "ポップアップ", "ウィジェット", "フォーム", "リンク",
+    "文言", "テキスト", "ラベル", "パネル", "カード", "セクション", "スイッチ", "ウィンドウ", "页面", "按钮", "界面", "组件", "套餐",
+    "标签页", "菜单", "图标", "横幅", "开关", "弹窗", "窗口", "表单", "链接", "文案", "标签", "面板", "卡片", "选项", "入口",
 ];
 
 /// CJK verbs that start or use a mode (a subset of [`CJK_NEAR`]).
@@ -318,6 +348,25 @@ const CJK_NEAR: &[&str] = &[
 /// (`自动驾驶：做一个记账工具`), not anywhere in the name's sentence (`代码审查流程太慢了，写一个说明`
 /// is about code review).
 const CJK_MAKE: &[&str] = &["做一个", "做个", "写一个", "写个", "搭一个", "开发一个"];
+
+/// After a mode's name and its object particle, the verbs that do it or ask for it (context-only
+/// modes).
+#[rustfmt::skip]
+const CJK_DO: &[&str] = &[
+    "して", "お願い", "やって", "実施", "해줘", "해 줘", "해주", "부탁", "진행", "해요", "하자",
+];
+
+/// Chinese light verbs right before a mode's name: "do", "carry out", "run" one (`做安全审查`,
+/// `进行代码审查`, `跑个ralph`).
+#[rustfmt::skip]
+const ZH_LIGHT_VERBS: &[&str] = &[
+    "做", "做个", "做一下", "做一次", "做一个", "做一轮", "进行", "进行一次", "来个", "来一次", "来一个", "来一轮", "搞个",
+    "跑个", "跑一下", "跑一次",
+];
+
+/// Before a Chinese light verb, what makes it a statement of what is (not) being done: `在做`,
+/// `已经做了`, `没做`.
+const ZH_NOT_ASKED: &[&str] = &["在", "正在", "已经", "没", "没有", "不"];
 
 /// CJK directives right before a keyword (`用ralph`, `启动拉尔夫`).
 #[rustfmt::skip]

@@ -73,7 +73,7 @@ pub(crate) fn retracted(s: &Scene) -> bool {
 
 /// Part of a question that is not itself a polite request.
 pub(crate) fn question(s: &Scene) -> bool {
-    s.question() && !s.question_excused()
+    s.question() && !s.question_excused() && !super::stop::polite(s)
 }
 
 /// `ralph` right after a greeting or thanks: a person addressed (`thanks ralph`, `hey ralph,

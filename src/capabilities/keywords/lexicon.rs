@@ -66,9 +66,10 @@ pub struct Alias {
 }
 
 impl Alias {
-    /// Written in a script without spaces between words: no word-boundary checks apply.
+    /// Written in a script without spaces between words: no word-boundary checks apply (`hör
+    /// auf`, `arrête` are Latin words, with boundaries).
     pub fn is_cjk(&self) -> bool {
-        !self.text.is_ascii()
+        is_cjk_text(self.text)
     }
 
     /// A word made up for its mode (`ulw`, `ralplan`, `tdd`, `ultrathink`), not ordinary English
@@ -96,6 +97,15 @@ impl Alias {
             g => g,
         }
     }
+}
+
+/// Korean, Japanese or Chinese (Hangul, kana, CJK ideographs) anywhere in `s`.
+pub fn is_cjk_text(s: &str) -> bool {
+    !s.is_ascii()
+        && s.chars().any(|c| {
+            matches!(c as u32, 0x1100..=0x11FF | 0x3040..=0x30FF | 0x3130..=0x318F
+                | 0x3400..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF | 0xFF66..=0xFF9F)
+        })
 }
 
 const fn a(text: &'static str, name: &'static str, gate: Gate) -> Alias {
@@ -180,6 +190,72 @@ pub const ALIASES: &[Alias] = &[
     stop("turn"),
     stop("switch"),
     stop("shut"),
+    // German, Spanish, French, Italian, Portuguese (`stop.rs` reads each language's table)
+    stop("stopp"),
+    stop("stoppe"),
+    stop("stoppen"),
+    stop("halte"),
+    stop("anhalten"),
+    stop("hör"),
+    stop("höre"),
+    stop("hört"),
+    stop("hoer"),
+    stop("aufhören"),
+    stop("aufhoeren"),
+    stop("brich"),
+    stop("abbrechen"),
+    stop("beende"),
+    stop("beenden"),
+    stop("pausiere"),
+    stop("pausieren"),
+    stop("genug"),
+    stop("schluss"),
+    stop("reicht"),
+    stop("das reicht"),
+    stop("es reicht"),
+    stop("para"),
+    stop("pare"),
+    stop("paren"),
+    stop("parad"),
+    stop("parar"),
+    stop("detente"),
+    stop("detén"),
+    stop("deten"),
+    stop("detener"),
+    stop("basta"),
+    stop("alto"),
+    stop("deja"),
+    stop("cancela"),
+    stop("pausa"),
+    stop("pausar"),
+    stop("ya está bien"),
+    stop("ya esta bien"),
+    stop("arrête"),
+    stop("arrete"),
+    stop("arrêtez"),
+    stop("arretez"),
+    stop("arrête-toi"),
+    stop("arrete-toi"),
+    stop("arrêtez-vous"),
+    stop("arretez-vous"),
+    stop("stoppez"),
+    stop("arrêter"),
+    stop("arreter"),
+    stop("stopper"),
+    stop("suffit"),
+    stop("annule"),
+    stop("interromps"),
+    stop("mets en pause"),
+    stop("met en pause"),
+    stop("mettez en pause"),
+    stop("fais une pause"),
+    stop("fermati"),
+    stop("ferma"),
+    stop("smettila"),
+    stop("fermarti"),
+    stop("interrompi"),
+    stop("chega"),
+    stop("interrompe"),
     stop("그만"),
     stop("멈춰"),
     stop("멈추"),
@@ -203,6 +279,8 @@ pub const ALIASES: &[Alias] = &[
     stop("关掉"),
     stop("关闭"),
     stop("暂停"),
+    stop("别跑"),
+    stop("到此为止"),
     // ralph
     a("ralph", "ralph", Explicit),
     an("랄프", "ralph", Explicit, LAUREN_KO),
@@ -213,7 +291,9 @@ pub const ALIASES: &[Alias] = &[
     a("auto-pilot", "autopilot", Explicit),
     a("auto pilot", "autopilot", Explicit),
     a("오토파일럿", "autopilot", Explicit),
+    a("오토 파일럿", "autopilot", Explicit),
     a("オートパイロット", "autopilot", Explicit),
+    a("オート パイロット", "autopilot", Explicit),
     a("自动驾驶", "autopilot", Explicit),
     a("full auto", "autopilot", Explicit),
     a("full-auto", "autopilot", Explicit),
@@ -232,7 +312,9 @@ pub const ALIASES: &[Alias] = &[
     a("ultrawork", "ultrawork", Explicit),
     a("ulw", "ultrawork", Explicit),
     a("울트라워크", "ultrawork", Explicit),
+    a("울트라 워크", "ultrawork", Explicit),
     a("ウルトラワーク", "ultrawork", Explicit),
+    a("ウルトラ ワーク", "ultrawork", Explicit),
     a("超级工作", "ultrawork", Explicit),
     // ccg
     a("ccg", "ccg", Explicit),
@@ -252,6 +334,8 @@ pub const ALIASES: &[Alias] = &[
     a("딥인터뷰", "deep-interview", Mention),
     a("딥 인터뷰", "deep-interview", Explicit),
     a("ディープインタビュー", "deep-interview", Mention),
+    a("ディープ インタビュー", "deep-interview", Explicit),
+    a("ディープ・インタビュー", "deep-interview", Explicit),
     a("深度访谈", "deep-interview", Explicit),
     // ai-slop-cleaner
     a("ai-slop-cleaner", "ai-slop-cleaner", Mention),
@@ -327,6 +411,18 @@ pub const ALIASES: &[Alias] = &[
         Explicit,
         REVIEWER_JA,
     ),
+    an(
+        "セキュリティ レビュー",
+        "security-review",
+        Explicit,
+        REVIEWER_JA,
+    ),
+    an(
+        "セキュリティ・レビュー",
+        "security-review",
+        Explicit,
+        REVIEWER_JA,
+    ),
     a("安全审查", "security-review", Explicit),
     // ultrathink
     a("ultrathink", "ultrathink", Mention),
@@ -364,6 +460,7 @@ pub const ALIASES: &[Alias] = &[
     a("딥분석", "analyze", Mention),
     a("딥 분석", "analyze", Explicit),
     a("ディープアナライズ", "analyze", Mention),
+    a("ディープ アナライズ", "analyze", Explicit),
     a("深度分析", "analyze", Explicit),
 ];
 

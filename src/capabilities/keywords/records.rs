@@ -25,6 +25,406 @@ pub(crate) enum Record {
     Chat,
     /// Shell history: `  501  claude -p "…"`, zsh's `: 1733040000:0;…`.
     History,
+    /// What omc-hooks itself prints, pasted back: `status`, `mode show`, `mode start`, `cancel`,
+    /// `doctor`, `detect`, the Stop hook's notices ([`OURS`]).
+    Ours,
+    /// A bug report: its title, steps to reproduce, expected and actual results ([`REPORT_LABELS`]):
+    /// the steps are what someone did in a product (`2. Enable Autopilot in settings`), not a
+    /// request to the agent.
+    Report,
+}
+
+/// How far a line of our own output reaches: the line alone, or its block to the next blank
+/// line (a header and its rows).
+#[derive(Clone, Copy, PartialEq)]
+enum Reach {
+    Line,
+    Block,
+}
+
+/// The lines omc-hooks prints, by how they start (after their indentation): `status`'s header and
+/// footer, `status --all`, `doctor`, `detect`'s verdict and its candidates, `cancel`, the Stop
+/// hook's notices (`templates/stop/finished.md`, `held.md`, `limit.md`, `paused*.md`,
+/// `waiting.md`), the errors of every command (`omc-hooks mode: …`). Besides these, a run's row
+/// ([`run_row`]) and `mode start`'s answer ([`run_note`]).
+const OURS: &[(&str, Reach)] = &[
+    ("omc-hooks status — ", Reach::Block),
+    ("omc-hooks status --all — ", Reach::Block),
+    ("omc-hooks doctor", Reach::Block),
+    ("omc-hooks: ", Reach::Block),
+    ("omc-hooks mode: ", Reach::Block),
+    ("omc-hooks detect: ", Reach::Block),
+    ("omc-hooks cancel: ", Reach::Block),
+    ("omc-hooks checkpoint ", Reach::Line),
+    ("omc-hooks test notification ", Reach::Line),
+    ("verdict: ", Reach::Block),
+    ("Cancel with 'omc-hooks cancel'", Reach::Line),
+    ("Cancelled in ", Reach::Line),
+    ("Nothing active in ", Reach::Line),
+    ("No active runs in ", Reach::Line),
+    ("no active runs in ", Reach::Line),
+];
+
+/// Our commands, as a line that names one alone heads its output (`omc-hooks status`, `omc-hooks
+/// mode show`, pasted with what it printed).
+const COMMANDS: &[&str] = &[
+    "status",
+    "doctor",
+    "mode",
+    "detect",
+    "cancel",
+    "install",
+    "uninstall",
+    "trust",
+    "statusline",
+    "flush",
+    "notify",
+    "demo",
+    "manifest",
+];
+
+/// A line of our own output, and how far it reaches.
+fn ours(t: &str) -> Option<Reach> {
+    // (asked of every line: our prefixes start with o, v, C, N or n)
+    if t.starts_with(['o', 'v', 'C', 'N', 'n']) {
+        if let Some((_, reach)) = OURS.iter().find(|(p, _)| t.starts_with(p)) {
+            return Some(*reach);
+        }
+        // the command alone on its line, its options at most: `omc-hooks status --all`
+        if let Some(rest) = t.strip_prefix("omc-hooks ") {
+            let mut ws = rest.split_whitespace();
+            if ws.next().is_some_and(|c| COMMANDS.contains(&c))
+                && ws.all(|w| w.starts_with('-') || matches!(w, "show" | "all"))
+            {
+                return Some(Reach::Block);
+            }
+        }
+    }
+    // (the status line, `ralph 12/100 34 min left · ctx 64%`, is a run's row)
+    (run_row(t) || run_note(t)).then_some(Reach::Line)
+}
+
+/// A run's row, as `status` (`ralph        iter 3/100      started 2m ago …`), `mode show`
+/// (`s1  ralph  iteration 3/100  fix the tests`) and the status line (`ralph 12/100 34 min left
+/// · skill plan 2/5`, `ralph 3/10 +ultrawork`) print it: among the first words a mode's name,
+/// then `iter` or `iteration` and its count, or its count and then nothing, a separator or a
+/// figure (not `ralph 2/3 of the tests`).
+fn run_row(t: &str) -> bool {
+    // (asked of every line near a candidate: most have no `3/100` among their first bytes)
+    // (std's searches: memchr for each `/`)
+    let head = &t[..floor_char(t, 100)];
+    let b = head.as_bytes();
+    let has_count = head.match_indices('/').any(|(i, _)| {
+        i > 0 && b[i - 1].is_ascii_digit() && b.get(i + 1).is_some_and(u8::is_ascii_digit)
+    });
+    if !has_count {
+        return false;
+    }
+    // (the first eight words, on the stack: this is asked of every line near a candidate),
+    // without the punctuation around them: `ralph:`, `(iteration`, `3/100,`
+    let mut buf = [""; 8];
+    let mut n = 0;
+    for (slot, w) in buf.iter_mut().zip(t.split_whitespace()) {
+        *slot = w.trim_matches(|c: char| "()[]{}:;,.".contains(c));
+        n += 1;
+    }
+    let ws = &buf[..n];
+    let count = |w: &str| {
+        w.split_once('/').is_some_and(|(a, b)| {
+            !a.is_empty()
+                && !b.is_empty()
+                && a.bytes().all(|c| c.is_ascii_digit())
+                && b.bytes().all(|c| c.is_ascii_digit())
+        })
+    };
+    let mode = |w: &str| {
+        let mut lower = [0u8; 16];
+        let Some(l) = lower.get_mut(..w.len()) else {
+            return false;
+        };
+        l.copy_from_slice(w.as_bytes());
+        l.make_ascii_lowercase();
+        std::str::from_utf8(l).is_ok_and(|w| {
+            is_mode_word(w) || matches!(w, "team" | "pipeline" | "ultraqa" | "skill")
+        })
+    };
+    (0..3).any(|k| {
+        if !ws.get(k).is_some_and(|w| mode(w)) {
+            return false;
+        }
+        // `iteration 3/100` a few words on says it alone (`mode show` prints the task after it:
+        // `ralph (session s1, iteration 3/100, task: …)`)
+        if let Some(at) = ws[k + 1..]
+            .iter()
+            .take(4)
+            .position(|w| matches!(w.to_ascii_lowercase().as_str(), "iter" | "iteration"))
+            && ws.get(k + 2 + at).is_some_and(|w| count(w))
+        {
+            return true;
+        }
+        // the count right after the name, then nothing, a separator or a figure (not `ralph 2/3
+        // of the tests`)
+        ws.get(k + 1).is_some_and(|w| count(w))
+            && ws.get(k + 2).is_none_or(|w| {
+                w.is_empty()
+                    || w.starts_with(['·', '+', '(', '-', '|', '—'])
+                    || w.starts_with(|c: char| c.is_ascii_digit())
+                    || RUN_ROW_WORDS.contains(w)
+            })
+    })
+}
+
+/// Words that follow a run's count in our rows (`iter 3/100  started 2m ago`, `3/100 phase qa`).
+const RUN_ROW_WORDS: &[&str] = &[
+    "started",
+    "phase",
+    "paused",
+    "paused:",
+    "waiting",
+    "stale",
+    "left",
+    "cycle",
+    "stage",
+    "suspended",
+];
+
+/// What we say about one run, after its name: `mode start`'s answer (`ralph: run started in
+/// session s1 …`), the notifications (`templates/notify/`: `ralph is waiting for you in …`,
+/// `ralph finished in … after 12 iterations (of 100)`), the mode's instructions
+/// (`templates/modes/`: `RALPH mode is on: …`, `TDD mode: test first. For the request below …`).
+/// With each, whether the name is in capitals, as the instructions print it (`ralph: fix the
+/// request below` is a request).
+const RUN_NOTES: &[(&str, bool)] = &[
+    (": run started in session ", false),
+    (" is waiting for you in ", false),
+    (" iterations (of ", false),
+    (" mode is on: ", true),
+    (" the request below", true),
+];
+
+/// A line about one run, in our words ([`RUN_NOTES`]), its mode's name first.
+fn run_note(t: &str) -> bool {
+    // (only a line whose first word is a mode's name is searched, and only its first bytes)
+    let first = t.split([' ', ':']).next().unwrap_or("");
+    if first.len() > 16 || !is_mode_word(&first.to_ascii_lowercase()) {
+        return false;
+    }
+    let upper = !first.bytes().any(|b| b.is_ascii_lowercase());
+    let head = &t[..floor_char(t, 160)];
+    RUN_NOTES
+        .iter()
+        .any(|(m, caps)| (upper || !caps) && head.contains(m))
+}
+
+/// What a label of a bug report's line says.
+#[derive(Clone, Copy, PartialEq)]
+enum Part {
+    /// The report's title or a field about it (`Bug:`, `Title:`, `Environment:`).
+    Field,
+    /// `Steps to reproduce`.
+    Steps,
+    Expected,
+    Actual,
+}
+
+/// The labels of a bug report, lowercased, in every language the detector reads.
+#[rustfmt::skip]
+const REPORT_LABELS: &[(&str, Part)] = &[
+    ("bug", Part::Field), ("bug report", Part::Field), ("title", Part::Field), ("summary", Part::Field),
+    ("description", Part::Field), ("environment", Part::Field), ("env", Part::Field),
+    ("device", Part::Field), ("version", Part::Field), ("app version", Part::Field),
+    ("browser", Part::Field), ("os", Part::Field), ("platform", Part::Field), ("severity", Part::Field),
+    ("priority", Part::Field), ("component", Part::Field), ("frequency", Part::Field),
+    ("reproducibility", Part::Field), ("notes", Part::Field), ("logs", Part::Field),
+    ("screenshots", Part::Field), ("workaround", Part::Field), ("impact", Part::Field),
+    ("affected version", Part::Field), ("affected versions", Part::Field), ("build", Part::Field),
+    ("reporter", Part::Field), ("additional context", Part::Field), ("describe the bug", Part::Field),
+    // (steps alone trigger nothing: `Steps:` may list the person's own tasks)
+    ("steps", Part::Field), ("현상", Part::Field), ("환경", Part::Field), ("버전", Part::Field), ("環境", Part::Field),
+    ("現象", Part::Field), ("环境", Part::Field), ("现象", Part::Field), ("版本", Part::Field), ("设备", Part::Field),
+    ("entorno", Part::Field), ("umgebung", Part::Field), ("environnement", Part::Field),
+    ("steps to reproduce", Part::Steps), ("steps to repro", Part::Steps), ("repro steps", Part::Steps),
+    ("repro", Part::Steps), ("to reproduce", Part::Steps), ("reproduction", Part::Steps),
+    ("reproduction steps", Part::Steps), ("how to reproduce", Part::Steps), ("str", Part::Steps),
+    ("pasos para reproducir", Part::Steps), ("schritte zum reproduzieren", Part::Steps),
+    ("étapes pour reproduire", Part::Steps), ("재현 단계", Part::Steps), ("재현 방법", Part::Steps),
+    ("再現手順", Part::Steps), ("复现步骤", Part::Steps), ("重现步骤", Part::Steps),
+    ("expected", Part::Expected), ("expected result", Part::Expected),
+    ("expected behaviour", Part::Expected), ("expected behavior", Part::Expected),
+    ("expected results", Part::Expected), ("resultado esperado", Part::Expected),
+    ("erwartet", Part::Expected), ("erwartetes verhalten", Part::Expected),
+    ("résultat attendu", Part::Expected), ("기대 결과", Part::Expected), ("예상 결과", Part::Expected),
+    ("期待結果", Part::Expected), ("期待する結果", Part::Expected), ("期望结果", Part::Expected),
+    ("预期结果", Part::Expected), ("预期", Part::Expected), ("期望", Part::Expected), ("期待", Part::Expected),
+    ("기대", Part::Expected), ("예상", Part::Expected), ("esperado", Part::Expected), ("attendu", Part::Expected),
+    ("soll", Part::Expected),
+    ("actual", Part::Actual), ("actual result", Part::Actual), ("actual behaviour", Part::Actual),
+    ("actual behavior", Part::Actual), ("actual results", Part::Actual),
+    ("resultado actual", Part::Actual), ("resultado obtenido", Part::Actual),
+    ("tatsächlich", Part::Actual), ("tatsächliches verhalten", Part::Actual),
+    ("résultat obtenu", Part::Actual), ("résultat actuel", Part::Actual), ("실제 결과", Part::Actual),
+    ("実際の結果", Part::Actual), ("实际结果", Part::Actual), ("实际", Part::Actual), ("実際", Part::Actual),
+    ("실제", Part::Actual), ("obtenido", Part::Actual), ("obtenu", Part::Actual), ("ist", Part::Actual),
+];
+
+/// A bug's tag heading a report's title: `[Bug] …`, `【缺陷】…`, `[버그] …`.
+const BUG_TAGS: &[&str] = &[
+    "bug",
+    "defect",
+    "缺陷",
+    "故障",
+    "バグ",
+    "不具合",
+    "버그",
+    "결함",
+];
+
+/// The label a line of a bug report opens with (`Expected: …`, `**Steps to reproduce**`, `##
+/// Actual behavior`), and whether text follows it on the line.
+fn report_label(t: &str) -> Option<(Part, bool)> {
+    // `[Bug] Autopilot disengages …`, `【缺陷】自动驾驶 …`
+    if let Some(r) = t.strip_prefix('[').or_else(|| t.strip_prefix('【')) {
+        let r = &r[..floor_char(r, 24)];
+        let tag = r.split([']', '】']).next().unwrap_or("");
+        let tagged = tag.len() < r.len() && BUG_TAGS.contains(&tag.trim().to_lowercase().as_str());
+        return tagged.then_some((Part::Field, true));
+    }
+    // the whole report on one line: `… Steps: … Expected: still on. Actual: off.` (one search
+    // of the line first: most lines hold none)
+    if t.len() > 40 && t.contains("xpected:") {
+        let l = t.to_lowercase();
+        if l.contains("steps") && l.contains("expected:") && l.contains("actual:") {
+            return Some((Part::Steps, true));
+        }
+    }
+    let heading = t.starts_with('#');
+    let body = t.trim_start_matches(['#', '*', '-', '_', ' ']);
+    // (a label ends within its first 40 bytes: the rest of a long line is not read)
+    let head = &body[..floor_char(body, 48)];
+    // (std's searches: memchr)
+    let colon_at = match (head.find(':'), head.find('：')) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    let (label, rest) = match colon_at {
+        Some(c) if c <= 40 => {
+            let colon = body[c..].chars().next().map_or(1, char::len_utf8);
+            (&body[..c], body[c + colon..].trim_matches(['*', '_', ' ']))
+        }
+        // a heading or a label alone on its line (`## Steps to reproduce`, `**Expected**`)
+        _ if body.len() <= 40 => (body, ""),
+        _ => return None,
+    };
+    let label = label.trim_matches(['*', '_', ' ']);
+    // (no label is longer; compared without a lowercased copy, the length first)
+    if label.len() > 30 {
+        return None;
+    }
+    let part = REPORT_LABELS
+        .iter()
+        .find(|(l, _)| {
+            l.len() == label.len()
+                && (label.eq_ignore_ascii_case(l)
+                    || (!label.is_ascii() && label.to_lowercase() == *l))
+        })
+        .map(|(_, p)| *p)?;
+    // (a bare word alone on a line is a label only as a heading or in bold: `Bug` is not)
+    if rest.is_empty() && !heading && !t.contains(['*', ':', '：']) && part == Part::Field {
+        return None;
+    }
+    Some((part, !rest.is_empty()))
+}
+
+/// The largest char boundary of `s` at or before `i`.
+fn floor_char(s: &str, i: usize) -> usize {
+    let mut i = i.min(s.len());
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// A step of a list: `1. …`, `2) …`, `Step 3: …`, `- …`, `* …`, `• …`.
+fn step_line(t: &str) -> bool {
+    let t = t.strip_prefix("Step ").unwrap_or(t);
+    let d = t.bytes().take_while(u8::is_ascii_digit).count();
+    (d > 0 && d <= 3 && matches!(t.as_bytes().get(d), Some(b'.' | b')' | b':')))
+        || t.starts_with("- ")
+        || t.starts_with("* ")
+        || t.starts_with("• ")
+}
+
+/// The lines of a bug report among `trimmed`: only where there is one (steps to reproduce, or
+/// an expected and an actual result), its labelled lines, what a label alone on its line heads
+/// (to the next blank line), and the steps after a `Steps` label; the person's own request
+/// around it (`ralph fix this:`, or after a blank line) is not part of it.
+fn report_lines(trimmed: &[&str]) -> Vec<bool> {
+    let mut out = vec![false; trimmed.len()];
+    // (most lines hold no label: a cheap look at the first bytes first)
+    let labels: Vec<Option<(Part, bool)>> = trimmed
+        .iter()
+        .map(|t| {
+            let c = t.chars().next()?;
+            (c.is_alphabetic() || matches!(c, '#' | '*' | '_' | '[' | '【'))
+                .then(|| report_label(t))?
+        })
+        .collect();
+    let has = |p: Part| labels.iter().flatten().any(|(q, _)| *q == p);
+    if !(has(Part::Steps) || (has(Part::Expected) && has(Part::Actual))) {
+        return out;
+    }
+    // its title: the first line, alone in its paragraph, right above the steps (a blank line at
+    // most between), written as a title (a capital first, or CJK), not a request (`ralph fix this
+    // bug:`, `ralph: …`, `/ralph …`) nor a question
+    let titled = |t: &str| {
+        t.starts_with(|c: char| c.is_uppercase() || (!c.is_ascii() && c.is_alphabetic()))
+            && !t.contains([':', '：', '?', '？'])
+    };
+    if let Some(f) = trimmed.iter().position(|t| !t.is_empty())
+        && labels[f].is_none()
+        && titled(trimmed[f])
+    {
+        let next = (f + 1..trimmed.len()).find(|&k| !trimmed[k].is_empty());
+        let above_steps = next.is_some_and(|k| {
+            k <= f + 2
+                && (labels[k].is_some_and(|(p, _)| p == Part::Steps) || step_line(trimmed[k]))
+        });
+        let alone = f + 1 == trimmed.len() || trimmed[f + 1].is_empty() || labels[f + 1].is_some();
+        out[f] = above_steps && alone;
+    }
+    let mut i = 0;
+    while i < trimmed.len() {
+        let Some((part, inline)) = labels[i] else {
+            i += 1;
+            continue;
+        };
+        out[i] = true;
+        // the steps right above it in its paragraph (`1. Clear all waypoints` before `Expected:`)
+        let mut k = i;
+        while k > 0 && step_line(trimmed[k - 1]) {
+            k -= 1;
+            out[k] = true;
+        }
+        i += 1;
+        // what the label heads: a label alone on its line, its paragraph; any label, the steps
+        // right under it; a `Steps` label, its steps after a blank line too
+        let heads = !inline || part == Part::Steps;
+        let mut seen_blank = false;
+        while i < trimmed.len() && labels[i].is_none() {
+            let t = trimmed[i];
+            if t.is_empty() {
+                seen_blank = true;
+            } else if (heads && !seen_blank)
+                || (step_line(t) && (!seen_blank || part == Part::Steps))
+            {
+                out[i] = true;
+            } else {
+                break;
+            }
+            i += 1;
+        }
+    }
+    out
 }
 
 /// Conventional-commit types: `feat: …`, `fix(cli)!: …`.
@@ -394,11 +794,34 @@ pub(crate) fn classify(all: &[(usize, &str)]) -> Vec<Option<Record>> {
     let mut out: Vec<Option<Record>> = vec![None; n];
     let trimmed: Vec<&str> = all.iter().map(|(_, l)| l.trim()).collect();
     let blank = |i: usize| trimmed[i].is_empty();
+    let report = report_lines(&trimmed);
     let mut i = 0;
     while i < n {
         let t = trimmed[i];
         if t.is_empty() {
             i += 1;
+            continue;
+        }
+        if report[i] {
+            out[i] = Some(Record::Report);
+            i += 1;
+            continue;
+        }
+        // our own output: a line, or a header and its rows to the next blank line
+        // (`status`'s `session s1` heads the rows of its runs, its agent named: `session s1
+        // (codex)`)
+        let session = t.starts_with("session ")
+            && (t.split_whitespace().count() == 2
+                || (t.split_whitespace().count() == 3 && t.ends_with(')')))
+            && i + 1 < n
+            && run_row(trimmed[i + 1]);
+        if let Some(reach) = ours(t).or(session.then_some(Reach::Block)) {
+            out[i] = Some(Record::Ours);
+            i += 1;
+            while reach == Reach::Block && i < n && !blank(i) {
+                out[i] = Some(Record::Ours);
+                i += 1;
+            }
             continue;
         }
         // a trace, from its header (or a message whose next line is a frame) to a blank line
@@ -514,7 +937,160 @@ mod tests {
         classify(&text.lines().map(|l| (0, l)).collect::<Vec<_>>())
     }
 
-    use Record::{Chat, Commit, History, Log, Trace};
+    use Record::{Chat, Commit, History, Log, Ours, Report, Trace};
+
+    #[test]
+    fn our_own_output_is_a_record() {
+        // `status`: its header, a session and its runs' rows, its footer
+        assert_eq!(
+            kinds(
+                "omc-hooks status — /p (2026-12-04 23:51 UTC)\n\nsession s1\n  ralph        iter 1/100      started 0s ago    stale in 1h 59m           \"fix the flaky tests\"\n  autopilot    iter 1/30       started 0s ago\n\nCancel with 'omc-hooks cancel' (add --session ID).\n\nwhy is ralph still there?"
+            ),
+            vec![
+                Some(Ours),
+                None,
+                Some(Ours),
+                Some(Ours),
+                Some(Ours),
+                None,
+                Some(Ours),
+                None,
+                None
+            ]
+        );
+        // `mode show`, `mode start`, `detect`, a Stop hook's notice
+        assert_eq!(
+            kinds(
+                "s1  ralph  iteration 1/100  fix the flaky tests\ns1  autopilot  iteration 1/30  phase -  build a cli"
+            ),
+            vec![Some(Ours), Some(Ours)]
+        );
+        assert_eq!(
+            kinds(
+                "ralph: run started in session s1 (iteration 1/100); the next Stop in that session continues it. Task: fix it"
+            ),
+            vec![Some(Ours)]
+        );
+        assert_eq!(
+            kinds(
+                "verdict: [MAGIC KEYWORD: RALPH]\n  ralph  \"ralph\"  at 0  ACTIVATED  leading-imperative: …\n\nwhy?"
+            ),
+            vec![Some(Ours), Some(Ours), None, None]
+        );
+        assert_eq!(
+            kinds("omc-hooks: ralph paused — no tool ran.\n\nralph fix it"),
+            vec![Some(Ours), None, None]
+        );
+        // the person's own words about it are not
+        assert_eq!(kinds("ralph: fix the flaky tests"), vec![None]);
+        assert_eq!(kinds("ralph: handle the request below"), vec![None]);
+        assert_eq!(kinds("ralph mode is on: the flaky tests"), vec![None]);
+        // the instructions, the notifications, a checkpoint notice
+        assert_eq!(
+            kinds(
+                "RALPH mode is on: a persistent loop. Keep working on the request below.\nTDD mode: test first. For the request below, write a failing test"
+            ),
+            vec![Some(Ours), Some(Ours)]
+        );
+        assert_eq!(
+            kinds(
+                "ralph is waiting for you in /p (iteration 3 of 100, claude): which db?\nomc-hooks checkpoint saved before compaction — active: ralph"
+            ),
+            vec![Some(Ours), Some(Ours)]
+        );
+        assert_eq!(kinds("session s1 keeps ralph running, stop it"), vec![None]);
+        assert_eq!(kinds("ralph iter 3 of the parser"), vec![None]);
+        assert_eq!(
+            kinds("ralph 2/3 of the tests pass, ralph fix the rest"),
+            vec![None]
+        );
+        // a row however it is punctuated or cased
+        assert_eq!(
+            kinds(
+                "  ralph (session abc, iteration 3/100, task: fix the tests)\nRALPH 3/100 · 12 min left"
+            ),
+            vec![Some(Ours), Some(Ours)]
+        );
+    }
+
+    #[test]
+    fn a_bug_report_is_a_record_but_not_the_request_around_it() {
+        assert_eq!(
+            kinds(
+                "Bug: Autopilot disengages on ramps\nSteps to reproduce:\n1. Enable Autopilot in settings\n2. Drive onto a ramp\n\nExpected: autopilot stays engaged\nActual: autopilot disengages\n\nralph fix this"
+            ),
+            vec![
+                Some(Report),
+                Some(Report),
+                Some(Report),
+                Some(Report),
+                None,
+                Some(Report),
+                Some(Report),
+                None,
+                None
+            ]
+        );
+        assert_eq!(
+            kinds(
+                "ralph fix this bug:\n**Steps to reproduce**\n\n1. open the Team page\n2. click Invite\n\nplease"
+            ),
+            vec![
+                None,
+                Some(Report),
+                None,
+                Some(Report),
+                Some(Report),
+                None,
+                None
+            ]
+        );
+        // a title right above the steps is the report's; a request there is not
+        assert_eq!(
+            kinds("Team page crashes on invite\n\nSteps to reproduce:\n1. open the Team page"),
+            vec![Some(Report), None, Some(Report), Some(Report)]
+        );
+        assert_eq!(
+            kinds("ralph fix the export bug\n\nSteps to reproduce:\n1. export"),
+            vec![None, None, Some(Report), Some(Report)]
+        );
+        assert_eq!(
+            kinds("【缺陷】自动驾驶退出\n复现步骤：\n1. 开启自动驾驶\n预期：接管\n实际：退出"),
+            vec![Some(Report); 5]
+        );
+        // (its title above) the steps right above an expected result, and a report said on one
+        // line
+        assert_eq!(
+            kinds(
+                "Auto Pilot turns around\n\n1. Clear waypoints\n2. Engage Auto Pilot\nExpected: hold\nActual: U-turn\n\nsee nav.c"
+            ),
+            vec![
+                Some(Report),
+                None,
+                Some(Report),
+                Some(Report),
+                Some(Report),
+                Some(Report),
+                None,
+                None
+            ]
+        );
+        assert_eq!(
+            kinds(
+                "Autopilot resets after an update. Steps: turn on Autopilot, update. Expected: on. Actual: off."
+            ),
+            vec![Some(Report)]
+        );
+        assert_eq!(
+            kinds("Steps to reproduce:\n\nStep 1: Enable Autopilot\nStep 2: drive"),
+            vec![Some(Report), None, Some(Report), Some(Report)]
+        );
+        // neither steps to reproduce nor an expected and an actual result: no report
+        assert_eq!(
+            kinds("Bug: ralph loops forever\nExpected: it stops\n1. ralph fix the tests"),
+            vec![None, None, None]
+        );
+    }
 
     #[test]
     fn labels_are_sorted_for_their_binary_search() {

@@ -24,6 +24,8 @@ pub const RULE_NAMES: &[&str] = &[
     "stack-trace",
     "chat-line",
     "history-line",
+    "omc-output",
+    "bug-report",
     "shell-line",
     "block-quote",
     "table-row",
@@ -47,6 +49,8 @@ enum R {
     StackTrace,
     ChatLine,
     HistoryLine,
+    OmcOutput,
+    BugReport,
     ShellLine,
     BlockQuote,
     TableRow,
@@ -264,6 +268,8 @@ const ECHO_TAGS: &[&str] = &[
     "PROJECT",
     "CHECKPOINT",
     "NOTEPAD",
+    "SUSPENDED",
+    "TIME",
 ];
 
 const ECHO_PREFIXES: &[&str] = &[
@@ -601,6 +607,8 @@ fn line_rules(b: &mut Blanker<'_>, all: &[(usize, &str)]) {
                 Record::Trace => R::StackTrace,
                 Record::Chat => R::ChatLine,
                 Record::History => R::HistoryLine,
+                Record::Ours => R::OmcOutput,
+                Record::Report => R::BugReport,
             };
             b.blank(start, end, rule);
             continue;

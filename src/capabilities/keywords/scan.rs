@@ -48,7 +48,14 @@ pub struct Detection {
     /// Cancel was asked for only in the person's own words (a stop, not `cancelomc`): acted on
     /// only while something of the session runs.
     pub cancel_needs_run: bool,
+    /// The stop verbs heard that the words around them did not make a request to stop (rule
+    /// `not-a-stop`: `stop the dev server`, `para los tests`), never judged; the first
+    /// [`MAX_SET_ASIDE`], for `detect --explain`.
+    pub set_aside: Vec<Candidate>,
 }
+
+/// At most this many set-aside stop verbs are kept for `detect --explain`.
+pub const MAX_SET_ASIDE: usize = 64;
 
 impl Detection {
     pub fn cancel(&self) -> bool {
@@ -128,7 +135,10 @@ fn candidates(prompt: &str, det: &mut Detection) -> Vec<Pending> {
     let mut tail: VecDeque<matcher::Found> = VecDeque::new();
     for m in matcher::find_iter(prompt) {
         if head.len() < half {
-            head.extend(pending(prompt, m));
+            match pending(prompt, m) {
+                Some(p) => head.push(p),
+                None => set_aside(prompt, &m, det),
+            }
             continue;
         }
         if tail.len() == half
@@ -140,8 +150,32 @@ fn candidates(prompt: &str, det: &mut Detection) -> Vec<Pending> {
         }
         tail.push_back(m);
     }
-    head.extend(tail.into_iter().filter_map(|m| pending(prompt, m)));
+    for m in tail {
+        match pending(prompt, m) {
+            Some(p) => head.push(p),
+            None => set_aside(prompt, &m, det),
+        }
+    }
     head
+}
+
+/// Notes a stop verb, a word of its own, that the words around it did not make a request to
+/// stop the work (rule `not-a-stop`).
+fn set_aside(prompt: &str, m: &matcher::Found, det: &mut Detection) {
+    if m.alias.shape != Shape::Stop
+        || m.alias.gate == Gate::Prefix
+        || det.set_aside.len() >= MAX_SET_ASIDE
+        || boundary::boundary(prompt, m.start, m.end, m.alias) != Ok(None)
+    {
+        return;
+    }
+    det.set_aside.push(Candidate {
+        name: "cancel",
+        matched: prompt[m.start..m.end].to_string(),
+        offset: m.start,
+        activated: false,
+        rule: "not-a-stop",
+    });
 }
 
 /// One match as a candidate, or `None` when it is not one: a phrase or a stop the words around
@@ -345,6 +379,92 @@ mod tests {
         assert_eq!(modes("ralph: fix the parser"), vec!["ralph"]);
         assert_eq!(modes("use ralph to fix the parser"), vec!["ralph"]);
         assert_eq!(modes("ralph this"), vec!["ralph"]);
+    }
+
+    /// Issue 38's five kinds, on prompts of no corpus, with the rule `detect` names for each: a
+    /// stop in German, Spanish, French (and its look-alikes), CJK forms and light verbs of the
+    /// modes, our own output pasted back, a bug report about a feature named like a mode, a CJK
+    /// noun phrase holding a mode's name.
+    #[test]
+    fn issue_38_rules() {
+        let during = |p: &str| detect_with(p, &[], || true);
+        let rule_of = |p: &str, name: &str| {
+            during(p)
+                .candidates
+                .iter()
+                .find(|c| c.name == name)
+                .map(|c| c.rule)
+        };
+        // 1. stops, heard only while something runs
+        for p in [
+            "stopp, das reicht jetzt",
+            "hör bitte auf, ich übernehme",
+            "para ya, quiero revisar el diff",
+            "basta, es suficiente",
+            "arrête, ça suffit pour aujourd'hui",
+            "pause here, I want to look at the logs",
+            "Kannst du bitte aufhören?",
+            "¿Puedes parar el loop?",
+            "잠깐 멈춰, 확인할게",
+            "ここで止めて、見たい",
+        ] {
+            assert_eq!(during(p).modes, vec!["cancel"], "{p}");
+            assert_eq!(rule_of(p, "cancel"), Some("stop-request"), "{p}");
+            assert!(detect_with(p, &[], || false).modes.is_empty(), "{p}");
+        }
+        for p in [
+            "para el módulo de pagos usa stripe",
+            "no pares hasta que el build esté verde",
+            "hör nicht auf, bevor alle Tests grün sind",
+            "arrête de renommer les variables",
+            "stopp den Dev-Server und starte ihn neu",
+            "kannst du den Server stoppen?",
+        ] {
+            assert!(during(p).modes.is_empty(), "{p}: {:?}", during(p).modes);
+        }
+        // 2. CJK forms and light verbs
+        assert_eq!(modes("给登录接口做一次安全审查"), vec!["security-review"]);
+        assert_eq!(
+            modes("新しい検索機能についてディープインタビューして"),
+            vec!["deep-interview"]
+        );
+        assert_eq!(
+            modes("セキュリティ・レビューをして"),
+            vec!["security-review"]
+        );
+        assert!(modes("他们正在做安全审查").is_empty());
+        assert!(modes("ラルフについて教えて").is_empty());
+        // 3. our own output
+        let p = "session 9f2 (codex)\n  ultrawork 4/50 · waiting for you\n\nwhy is it waiting?";
+        assert!(modes(p).is_empty());
+        assert_eq!(rule_of(p, "ultrawork"), Some("omc-output"));
+        assert!(modes("omc-hooks mode show\nralph 7/100 · 20 min left\n\nok").is_empty());
+        assert!(modes("autopilot 2/30 phase qa · ctx 40%").is_empty());
+        // a request after the pasted output, its budget said after the name
+        assert_eq!(
+            modes("ultrawork 3/50 · 5 min left\n\nultrawork --max 20 migrate the importer"),
+            vec!["ultrawork"]
+        );
+        // (modes joined before what they do by themselves: their subject, as in such output)
+        assert!(modes("ultrawork, ralph and ralplan start from keywords in this setup").is_empty());
+        // 4. a bug report about a feature named like a mode, and a request after it
+        let p = "[Bug] Ralph the raccoon freezes in level 3\n\nSteps to reproduce:\n1. start level 3\n2. use Ralph to jump\nExpected: he jumps\nActual: he freezes";
+        assert!(modes(p).is_empty());
+        assert_eq!(rule_of(p, "ralph"), Some("bug-report"));
+        assert_eq!(
+            modes(&format!("{p}\n\nralph fix this in src/game/jump.ts")),
+            vec!["ralph"]
+        );
+        // 5. a CJK noun phrase holding a mode's name
+        for p in [
+            "랄프 페이지 버튼 색 바꿔줘",
+            "ウルトラワーク画面のタブを直して",
+            "自动驾驶面板的图标换一下",
+        ] {
+            assert!(modes(p).is_empty(), "{p}");
+            assert_eq!(during(p).candidates[0].rule, "cjk-modifier", "{p}");
+        }
+        assert_eq!(modes("랄프로 페이지 버튼 색 바꿔줘"), vec!["ralph"]);
     }
 
     /// The rules batch J's misses led to, on prompts of no corpus: a dash directive, a tag after

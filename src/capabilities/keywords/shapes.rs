@@ -34,8 +34,25 @@ const JOINED_ORDER: &[&str] = &[
 fn first_task_word<'a>(s: &'a Scene) -> Option<&'a str> {
     s.line_after_words
         .iter()
+        .skip(budget_words(s))
         .map(String::as_str)
         .find(|w| !SOFT.contains(w))
+}
+
+/// How many words after a persistent mode's name say its budget (`ralph --max 40 fix …`, `ulw
+/// 2h …`): where the name does not head the prompt (after a paste), the budget stays in the
+/// text, and the task verb follows it.
+fn budget_words(s: &Scene) -> usize {
+    if !s.persistent() {
+        return 0;
+    }
+    let after = s.raw_after().split('\n').next().unwrap_or("").trim_start();
+    let (rest, budget) = super::super::persistent_mode::budget::split_task(after);
+    if budget.is_empty() {
+        return 0;
+    }
+    let said = after.len().saturating_sub(rest.len());
+    words(&after[..floor(after, said)]).len()
 }
 
 /// A name that opens a command: nothing but lead-ins before it in its clause.

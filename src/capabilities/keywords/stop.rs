@@ -16,14 +16,13 @@
 //! verb must reduce, token by token, to lead-ins, the work named, particles and the verb's
 //! endings (`이제 멈춰`, `ラルフを止めてください`, `把拉尔夫停了`).
 
-use super::lexicon::{ALIASES, Shape};
+use super::lexicon::{ALIASES, Shape, is_cjk_text};
 use super::scene::Scene;
 use super::text::{back, floor, fwd, head_before_break, is, tail_after_break, words};
 use super::vocab::FILLERS;
 use crate::modes::is_persistent;
-
 /// English verbs that ask to stop, as the `Stop` aliases spell them.
-const VERBS: &[&str] = &[
+const EN_VERBS: &[&str] = &[
     "stop",
     "halt",
     "abort",
@@ -42,14 +41,18 @@ const VERBS: &[&str] = &[
 
 /// Verbs that stop something only with an object (`end the run`, `kill it`): alone they are not
 /// a request (`end.`, `quit`).
-const NEED_OBJECT: &[&str] = &["end", "kill", "exit", "pause", "terminate", "quit"];
+const EN_NEED_OBJECT: &[&str] = &["end", "kill", "exit", "pause", "terminate", "quit"];
 
-/// Verbs that stop something only with their particle (`turn off ralph`, `shut it down`).
-const NEED_PARTICLE: &[&str] = &["turn", "switch", "shut"];
+/// Verbs that stop something only with one of their particles (`turn off ralph`, `shut it down`).
+const EN_PARTICLES: &[(&str, &[&str])] = &[
+    ("turn", &["off"]),
+    ("switch", &["off"]),
+    ("shut", &["off", "down"]),
+];
 
 /// Lead-ins a stop may open its sentence with, as word sequences, longest first where they
 /// share a start (`ok, that's enough, you can stop`, `please just stop`, `i said stop`).
-const LEADINS: &[&[&str]] = &[
+const EN_LEADINS: &[&[&str]] = &[
     &["i", "want", "you", "to"],
     &["i", "need", "you", "to"],
     &["i'd", "like", "you", "to"],
@@ -125,7 +128,7 @@ const LEADINS: &[&[&str]] = &[
 
 /// What may follow the verb in its clause and name the work: `stop the loop`, `kill it`, `end
 /// the run`, `stop working on this`, `stop what you're doing`.
-const WORK: &[&str] = &[
+const EN_WORK: &[&str] = &[
     "it",
     "this",
     "that",
@@ -156,11 +159,13 @@ const WORK: &[&str] = &[
     "going",
     "doing",
     "now",
+    // where the work is to stop: `pause here, I want to look`
+    "here",
 ];
 
 /// Words that may stand around the work without changing what is asked: `stop it now please`,
 /// `stop everything right away`, `stop for today`, `stop what you're doing`.
-const AROUND: &[&str] = &[
+const EN_AROUND: &[&str] = &[
     "the",
     "your",
     "my",
@@ -225,7 +230,7 @@ const AROUND: &[&str] = &[
 
 /// After `and`, what a person asks for once the work has stopped: `stop and tell me what you
 /// changed`, `stop and wait` (not `stop and think`, which asks for more work).
-const THEN: &[&str] = &[
+const EN_THEN: &[&str] = &[
     "tell",
     "show",
     "summarise",
@@ -243,14 +248,246 @@ const THEN: &[&str] = &[
 
 /// A subject and its verb in one word: a new clause after the verb with no comma (`stop it's
 /// burning tokens`, `stop i'll take it from here`), which the verb's object never is.
-const CLAUSE_STARTS: &[&str] = &[
+const EN_CLAUSE_STARTS: &[&str] = &[
     "it's", "its", "that's", "thats", "i'll", "ill", "i'm", "im", "we're", "we'll", "you're",
     "youre", "i've", "ive", "there's",
 ];
 
 /// Gerunds that, after `from`, are the loop itself (`stop ralph from looping`), not a limit on
 /// what it does (`stop ralph from touching the migrations`).
-const LOOP_GERUNDS: &[&str] = &["looping", "running", "continuing", "iterating", "going"];
+const EN_LOOP_GERUNDS: &[&str] = &["looping", "running", "continuing", "iterating", "going"];
+/// One language's words for a stop said in the person's own words: every language the detector
+/// reads (English, German, Spanish, French, Italian, Portuguese; Korean, Japanese and Chinese
+/// are read by [`cjk`]). A verb may be in several (`stop`, `halt`, `basta`, `para`): the words
+/// around it are read with each language's table in turn, and the first that makes it a
+/// request decides.
+struct Tongue {
+    lang: &'static str,
+    /// The verbs (and fixed phrases) that ask to stop, as the `Stop` aliases spell them.
+    verbs: &'static [&'static str],
+    /// Verbs that stop something only with an object (`end the run`, `beende die Schleife`).
+    need_object: &'static [&'static str],
+    /// Verbs that stop something only with one of their particles, anywhere in the clause
+    /// (`turn off ralph`, `shut it down`, `hör auf`, `brich das ab`).
+    particles: &'static [(&'static str, &'static [&'static str])],
+    /// Lead-ins a stop may open its sentence with, as word sequences, longest first where they
+    /// share a start.
+    leadins: &'static [&'static [&'static str]],
+    /// What may follow the verb in its clause and name the work (`the loop`, `alles`, `todo`).
+    work: &'static [&'static str],
+    /// Words that may stand around the work without changing what is asked.
+    around: &'static [&'static str],
+    /// The word for `and`, and what a person asks for after it once the work has stopped (`stop
+    /// and tell me what you changed`, not `stop and think`).
+    and: &'static str,
+    then: &'static [&'static str],
+    /// A new clause after the verb with no comma (`stop it's burning tokens`).
+    clause_starts: &'static [&'static str],
+    /// A particle that names an activity after the verb (`from`, `de`), and the activities that
+    /// are the loop itself (`stop ralph from looping`, `arrête de boucler`, `deja de iterar`);
+    /// any other (`arrête de mettre des console.log`) is something else stopped.
+    from: &'static str,
+    loop_verbs: &'static [&'static str],
+    /// After a break in the verb's sentence, words that make what follows the verb's object:
+    /// German's `zu` (`hör auf, console.log einzubauen` stops the logging, not the run).
+    object_after_break: &'static [&'static str],
+    /// Lead-ins that ask politely: a question they open is the request (`kannst du aufhören?`,
+    /// `¿puedes parar?`, `tu peux arrêter ?`), as `can you stop?` is.
+    polite: &'static [&'static [&'static str]],
+    /// Verbs that are also a common word (`para` is "for": `Para eso, usa …`, `Para todo esto
+    /// necesito …`), and the only words that may follow them in their clause.
+    weak: &'static [(&'static str, &'static [&'static str])],
+}
+
+/// English.
+const EN: Tongue = Tongue {
+    lang: "en",
+    verbs: EN_VERBS,
+    need_object: EN_NEED_OBJECT,
+    particles: EN_PARTICLES,
+    leadins: EN_LEADINS,
+    work: EN_WORK,
+    around: EN_AROUND,
+    and: "and",
+    then: EN_THEN,
+    clause_starts: EN_CLAUSE_STARTS,
+    from: "from",
+    loop_verbs: EN_LOOP_GERUNDS,
+    object_after_break: &[],
+    polite: &[],
+    weak: &[],
+};
+
+/// German: `stopp, das reicht`, `hör auf`, `halt an`, `brich das ab`, `pausiere hier`, `bitte
+/// aufhören`; not `hör nicht auf, bis …` (the negation stands between verb and particle) nor
+/// `hör auf, console.log einzubauen` (something else stopped).
+#[rustfmt::skip]
+const DE: Tongue = Tongue {
+    lang: "de",
+    verbs: &[
+        "stop", "stopp", "stoppe", "stoppen", "halt", "halte", "anhalten", "hör", "höre", "hört",
+        "hoer", "aufhören", "aufhoeren", "brich", "abbrechen", "beende", "beenden", "pausiere",
+        "pausieren", "pause", "genug", "schluss", "reicht", "das reicht", "es reicht",
+    ],
+    need_object: &["beende", "beenden", "pause"],
+    particles: &[
+        ("hör", &["auf"]), ("höre", &["auf"]), ("hört", &["auf"]), ("hoer", &["auf"]),
+        ("brich", &["ab"]), ("halte", &["an"]),
+    ],
+    leadins: &[
+        &["das", "reicht"], &["es", "reicht"], &["das", "war's"], &["das", "wars"], &["du", "kannst"],
+        &["kannst", "du"], &["ich", "sagte"], &["jetzt", "reicht's"], &["ok"], &["okay"], &["bitte"],
+        &["jetzt"], &["so"], &["also"], &["nein"], &["nee"], &["ja"], &["gut"], &["danke"], &["moment"],
+        &["warte"], &["halt"], &["stopp"], &["stop"], &["hey"], &["einfach"], &["mal"], &["sofort"],
+        &["genug"], &["schluss"], &["claude"], &["und"], &["dann"], &["alles"], &["gleich"],
+        &["könntest", "du"], &["können", "sie"], &["könnten", "sie"],
+        // the work before an infinitive (`Schleife abbrechen`, `alles stoppen`)
+        &["die", "schleife"], &["den", "loop"], &["den", "lauf"], &["die", "arbeit"], &["schleife"],
+        &["loop"],
+    ],
+    work: &[
+        "es", "das", "alles", "schleife", "loop", "lauf", "läufe", "arbeit", "ausführung",
+        "iteration", "iterationen", "modus", "agent", "agenten", "session", "sitzung", "damit",
+        "jetzt", "sofort", "hier",
+    ],
+    around: &[
+        "der", "die", "den", "das", "dem", "bitte", "jetzt", "sofort", "hier", "mal", "einfach",
+        "gleich", "endlich", "doch", "nun", "ganz", "komplett", "für", "heute", "danke", "an", "ab",
+        "auf", "kurz", "erstmal", "erst", "einmal", "ok", "okay", "schon", "omc", "claude",
+        "laufende", "laufenden", "aktuelle", "aktuellen", "ganze", "ganzen", "alle", "alles",
+    ],
+    and: "und",
+    then: &["sag", "zeig", "warte", "erklär", "erkläre", "fass", "gib", "lass"],
+    clause_starts: &["ich", "wir"],
+    from: "",
+    loop_verbs: &[],
+    object_after_break: &["zu"],
+    polite: &[&["kannst", "du"], &["könntest", "du"], &["können", "sie"], &["könnten", "sie"]],
+    weak: &[],
+};
+
+/// Spanish: `para ya`, `para, ya está bien`, `detente`, `basta`, `deja de iterar`; not `para los
+/// tests` (`para` is also "for"), `no pares hasta …`, `deja de añadir console.log`.
+#[rustfmt::skip]
+const ES: Tongue = Tongue {
+    lang: "es",
+    verbs: &[
+        "para", "pare", "paren", "parad", "parar", "detente", "detén", "deten", "detener", "basta",
+        "alto", "deja", "cancela", "pausa", "pausar", "ya está bien", "ya esta bien", "stop",
+    ],
+    need_object: &["cancela", "deja"],
+    particles: &[("deja", &["de"])],
+    leadins: &[
+        &["por", "favor"], &["ya", "está", "bien"], &["ya", "esta", "bien"], &["es", "suficiente"],
+        &["puedes"], &["podrías"], &["podrias"], &["ok"], &["okay"], &["vale"], &["bueno"], &["ya"],
+        &["porfa"], &["oye"], &["espera"], &["sí"], &["venga"], &["mira"], &["claude"], &["basta"],
+        &["para"], &["alto"], &["y"], &["suficiente"], &["stop"], &["ahora"], &["no"], &["puede"],
+        &["podría"],
+    ],
+    work: &[
+        "todo", "eso", "esto", "loop", "bucle", "ciclo", "ejecución", "ejecucion", "trabajo",
+        "tarea", "agente", "agentes", "modo", "sesión", "sesion", "iteraciones", "ya",
+    ],
+    around: &[
+        "el", "la", "los", "las", "mismo", "ya", "aquí", "aqui", "ahí", "ahi", "por", "favor",
+        "porfa", "de", "una", "vez", "inmediatamente", "gracias", "claude", "un", "momento",
+        "actual", "completo", "entero", "hoy", "ok", "vale", "omc", "lo",
+    ],
+    and: "y",
+    then: &["dime", "explica", "explícame", "espera", "resume", "muéstrame", "muestrame", "enséñame"],
+    clause_starts: &["quiero", "necesito", "voy"],
+    from: "de",
+    loop_verbs: &[
+        "iterar", "trabajar", "repetir", "ejecutar", "correr", "hacer", "intentar", "seguir",
+        "loopear", "ciclar",
+    ],
+    object_after_break: &[],
+    polite: &[&["puedes"], &["podrías"], &["podrias"], &["puede"], &["podría"]],
+    weak: &[("para", PARA_ES)],
+};
+
+/// What may follow Spanish `para` when it asks to stop: `para ya`, `para el loop`, `para, …`.
+#[rustfmt::skip]
+const PARA_ES: &[&str] = &[
+    "ya", "el", "la", "loop", "bucle", "ciclo", "ejecución", "ejecucion", "agente", "mismo", "ahí",
+    "ahi", "aquí", "aqui", "por", "favor", "porfa", "de", "una", "vez", "inmediatamente", "claude",
+];
+
+/// French: `arrête`, `stop, ça suffit`, `arrête-toi là`, `mets en pause`, `arrête de boucler`;
+/// not `n'arrête pas avant …`, `arrête de mettre des console.log`, `arrête le serveur`.
+#[rustfmt::skip]
+const FR: Tongue = Tongue {
+    lang: "fr",
+    verbs: &[
+        "arrête", "arrete", "arrêtez", "arretez", "arrête-toi", "arrete-toi", "arrêtez-vous",
+        "arretez-vous", "stop", "stoppe", "stoppez", "suffit", "annule", "interromps", "halte",
+        "mets en pause", "met en pause", "mettez en pause", "fais une pause", "pause", "arrêter",
+        "arreter", "stopper",
+    ],
+    need_object: &["interromps", "pause"],
+    particles: &[],
+    leadins: &[
+        &["c'est", "bon"], &["ça", "suffit"], &["ca", "suffit"], &["s'il", "te", "plaît"],
+        &["s'il", "te", "plait"], &["s'il", "vous", "plaît"], &["s'il", "vous", "plait"],
+        &["tu", "peux"], &["ok"], &["okay"], &["bon"], &["bref"], &["allez"], &["non"], &["stop"],
+        &["merci"], &["maintenant"], &["stp"], &["svp"], &["claude"], &["et"], &["alors"],
+        &["attends"], &["attendez"], &["voilà"], &["voila"], &["ça"], &["ca"], &["arrête"],
+        &["peux-tu"], &["pourrais-tu"], &["vous", "pouvez"], &["pouvez-vous"],
+    ],
+    work: &[
+        "tout", "ça", "ca", "cela", "boucle", "boucles", "exécution", "execution", "travail",
+        "tâche", "tache", "agent", "agents", "mode", "session", "itérations", "maintenant", "ici",
+        "là",
+    ],
+    around: &[
+        "le", "la", "les", "l", "de", "suite", "là", "la", "ici", "s'il", "te", "vous", "plaît",
+        "plait", "stp", "svp", "merci", "immédiatement", "donc", "en", "cours", "actuelle",
+        "actuel", "pour", "aujourd'hui", "ok", "un", "peu", "instant", "moment", "claude", "toi",
+        "omc", "tout",
+    ],
+    and: "et",
+    then: &["dis", "montre", "explique", "attends", "résume", "resume", "donne"],
+    clause_starts: &["je", "j'ai", "c'est", "on"],
+    from: "de",
+    loop_verbs: &["boucler", "tourner", "travailler", "itérer", "iterer", "continuer", "chercher"],
+    object_after_break: &[],
+    polite: &[&["tu", "peux"], &["peux-tu"], &["pourrais-tu"], &["vous", "pouvez"], &["pouvez-vous"]],
+    weak: &[],
+};
+
+/// Italian and Portuguese, their common stops: `fermati`, `ferma tutto`, `basta`, `smettila`;
+/// `pare`, `para com isso`, `chega`.
+#[rustfmt::skip]
+const IT_PT: Tongue = Tongue {
+    lang: "it/pt",
+    verbs: &[
+        "fermati", "ferma", "smettila", "basta", "interrompi", "stop", "pare", "para", "chega",
+        "interrompe", "fermarti", "parar",
+    ],
+    need_object: &["ferma", "interrompi", "interrompe"],
+    particles: &[],
+    leadins: &[
+        &["per", "favore"], &["por", "favor"], &["ok"], &["okay"], &["adesso"], &["ora"], &["basta"],
+        &["già"], &["já"], &["claude"], &["e"], &["chega"], &["puoi"], &["potresti"], &["pode"],
+        &["podes"],
+    ],
+    work: &["tutto", "il", "loop", "ciclo", "tudo", "isso", "o", "agora", "subito"],
+    around: &[
+        "qui", "adesso", "ora", "subito", "per", "favore", "por", "favor", "grazie", "obrigado",
+        "aqui", "já", "com", "ok", "claude", "così", "cosi",
+    ],
+    and: "e",
+    then: &[],
+    clause_starts: &[],
+    from: "",
+    loop_verbs: &[],
+    object_after_break: &[],
+    polite: &[&["puoi"], &["potresti"], &["pode"], &["podes"]],
+    weak: &[("para", &["o", "loop", "já", "agora", "com", "isso", "tudo", "aqui"])],
+};
+
+/// Every language a stop is heard in, besides Korean, Japanese and Chinese ([`cjk`]).
+const TONGUES: &[&Tongue] = &[&EN, &DE, &ES, &FR, &IT_PT];
 
 /// The persistent modes' names in every script, and the other words for a run (`ulw`, `team`).
 fn names_work(w: &str) -> bool {
@@ -260,29 +497,58 @@ fn names_work(w: &str) -> bool {
             .any(|a| a.shape == Shape::Name && is_persistent(a.name) && a.text == w)
 }
 
+/// A stop verb asked for politely, in its language (`kannst du aufhören?`, `¿puedes parar?`):
+/// the question is the request, as `can you stop?` is.
+pub(crate) fn polite(s: &Scene) -> bool {
+    if s.shape != Shape::Stop {
+        return false;
+    }
+    // (the candidate spans the request: its verb, then the work)
+    let span = s.site.raw[s.site.start..s.end].to_lowercase();
+    let opens = |v: &str| {
+        span.strip_prefix(v)
+            .is_some_and(|r| r.chars().next().is_none_or(|c| !c.is_alphanumeric()))
+    };
+    TONGUES
+        .iter()
+        .filter(|g| g.verbs.iter().any(|v| opens(v)))
+        .any(|g| {
+            g.polite.iter().any(|p| {
+                s.sentence_words
+                    .windows(p.len())
+                    .any(|w| w.iter().zip(p.iter()).all(|(a, b)| a == b))
+            })
+        })
+}
+
+/// Every verb a stop is heard with, in any language written in Latin letters.
+fn is_stop_verb(w: &str) -> bool {
+    TONGUES.iter().any(|g| g.verbs.contains(&w))
+}
+
 /// Where the stop request whose verb is at `start..end` of `t` (the prompt as typed) ends, or
 /// `None` when the words around it do not make it one.
 pub(crate) fn extent(t: &str, start: usize, end: usize) -> Option<(usize, usize)> {
-    if t.is_char_boundary(start) && t[start..end].is_ascii() {
-        english(t, start, end)
+    if t.is_char_boundary(start) && !is_cjk_text(&t[start..end]) {
+        latin(t, start, end).map(|(_, span)| span)
     } else {
         cjk(t, start, end)
     }
 }
 
-/// The words before the verb in its sentence are all lead-ins: English ones, the run named
+/// The words before the verb in its sentence are all lead-ins: the language's, the run named
 /// (`ralph stop`, `ulw, halt`) or a CJK word of lead-ins and the work (`先 stop`, `랄프 stop`).
-fn opens_sentence(t: &str, start: usize) -> bool {
-    let before = words(tail_after_break(back(t, start, 160), true));
+fn opens_sentence(g: &Tongue, before: &[String]) -> bool {
     let mut i = 0;
     while i < before.len() {
         let rest = &before[i..];
         let w = rest[0].as_str();
-        if names_work(w) || (!w.is_ascii() && reduces(w, CJK_BEFORE, true)) {
+        if names_work(w) || (is_cjk_text(w) && reduces(w, CJK_BEFORE, true)) {
             i += 1;
             continue;
         }
-        let Some(l) = LEADINS
+        let Some(l) = g
+            .leadins
             .iter()
             .find(|l| rest.len() >= l.len() && rest.iter().zip(l.iter()).all(|(a, b)| a == b))
         else {
@@ -293,53 +559,101 @@ fn opens_sentence(t: &str, start: usize) -> bool {
     true
 }
 
-fn english(t: &str, start: usize, end: usize) -> Option<(usize, usize)> {
-    let verb = t[start..end].to_ascii_lowercase();
-    if !VERBS.contains(&verb.as_str()) || !opens_sentence(t, start) {
+/// The first language whose table makes the verb at `start..end` a request, and the request's
+/// span.
+fn latin(t: &str, start: usize, end: usize) -> Option<(&'static str, (usize, usize))> {
+    let verb = t[start..end].to_lowercase();
+    // (the words before the verb, read once for every language that has it)
+    let mut before: Option<Vec<String>> = None;
+    TONGUES
+        .iter()
+        .filter(|g| g.verbs.contains(&verb.as_str()))
+        .find_map(|g| {
+            let before =
+                before.get_or_insert_with(|| words(tail_after_break(back(t, start, 160), true)));
+            if !opens_sentence(g, before) {
+                return None;
+            }
+            in_tongue(g, &verb, t, end).map(|span| (g.lang, (start, span)))
+        })
+}
+
+/// Where the request whose verb ends at `end` ends, read with `g`'s words, if they make it one
+/// (the verb opens its sentence: [`opens_sentence`]).
+fn in_tongue(g: &Tongue, verb: &str, t: &str, end: usize) -> Option<usize> {
+    let (clause, brk) = head_before_break(fwd(t, end, 160), false);
+    // (a word before a colon labels what follows: `Para: el equipo de backend`)
+    if g.lang != "en" && brk == Some(':') && clause.trim().is_empty() {
         return None;
     }
-    let (clause, _) = head_before_break(fwd(t, end, 160), false);
     let ws = words(clause);
+    if let Some((_, may)) = g.weak.iter().find(|(v, _)| *v == verb)
+        && !ws
+            .iter()
+            .all(|w| may.contains(&w.as_str()) || names_work(w))
+    {
+        return None;
+    }
     let (mut work, mut particle) = (false, false);
+    let needs = g
+        .particles
+        .iter()
+        .find(|(v, _)| *v == verb)
+        .map(|(_, p)| *p);
     let mut i = 0;
     while i < ws.len() {
         let w = ws[i].as_str();
-        if CLAUSE_STARTS.contains(&w) {
+        if g.clause_starts.contains(&w) {
             // the rest is another clause: `stop it's burning tokens`
             break;
         }
-        if w == "off" || (w == "down" && verb == "shut") {
-            particle = true;
-        } else if w == "from" {
+        if !g.from.is_empty() && w == g.from && !is(ws.get(i + 1), g.around) {
             // `stop ralph from looping`, not `stop ralph from touching the migrations`
-            if !is(ws.get(i + 1), LOOP_GERUNDS) {
+            // (`arrête tout de suite`: not an activity after it)
+            if !is(ws.get(i + 1), g.loop_verbs) {
                 return None;
             }
             work = true;
+            particle = true;
             i += 1;
-        } else if w == "and" {
-            if is(ws.get(i + 1), THEN) {
+        } else if needs.is_some_and(|p| p.contains(&w)) {
+            particle = true;
+        } else if w == g.and {
+            if is(ws.get(i + 1), g.then) {
                 break;
             }
             return None;
-        } else if WORK.contains(&w) || names_work(w) || VERBS.contains(&w) {
+        } else if g.work.contains(&w) || names_work(w) || g.verbs.contains(&w) {
             // (the verb said again is the same request: `abort abort abort`)
             work = true;
-        } else if !AROUND.contains(&w) && (w.is_ascii() || !reduces(w, CJK_AFTER, true)) {
+        } else if !g.around.contains(&w) && (!is_cjk_text(w) || !reduces(w, CJK_AFTER, true)) {
             // (a CJK ending or the work named in CJK is part of the request: `先 stop 吧`)
             return None;
         }
         i += 1;
     }
-    if NEED_PARTICLE.contains(&verb.as_str()) && !particle {
+    if needs.is_some() && !particle {
         return None;
     }
-    if NEED_OBJECT.contains(&verb.as_str()) && !work {
+    if g.need_object.contains(&verb) && !work {
         return None;
+    }
+    // `hör auf, console.log einzubauen`: the clause after the break is what is stopped
+    if !g.object_after_break.is_empty() {
+        let (sentence, _) = head_before_break(fwd(t, end, 200), true);
+        let later = words(&sentence[clause.len()..]);
+        if later.iter().any(|w| {
+            g.object_after_break.contains(&w.as_str())
+                || g.object_after_break.iter().any(|p| {
+                    w.len() > p.len() + 4 && w.ends_with("en") && w.find(p).is_some_and(|k| k >= 2)
+                })
+        }) {
+            return None;
+        }
     }
     // `enough` stops only the work: `enough looping`, `enough.`, not `enough tests exist`
     let span_end = end + clause.trim_end().len();
-    Some((start, span_end.max(end)))
+    Some(span_end.max(end))
 }
 
 /// Korean, Japanese and Chinese: the sentence before the verb is lead-ins and the work named
@@ -403,7 +717,7 @@ fn reduces_with(s: &str, tokens: &[&str], names: bool, stops: bool) -> bool {
             .then(|| {
                 ALIASES
                     .iter()
-                    .filter(|a| a.shape == Shape::Stop && !a.text.is_ascii())
+                    .filter(|a| a.shape == Shape::Stop && a.is_cjk())
                     .filter(|a| rest.starts_with(a.text))
                     .map(|a| a.text.len())
                     .max()
@@ -426,7 +740,8 @@ const CJK_BEFORE: &[&str] = &[
     "ok", "okay", "please", "이제", "그냥", "제발", "좀", "일단", "지금", "다", "전부", "빨리", "얼른", "자", "야", "됐어", "됐고",
     "충분해", "오케이", "もう", "一旦", "いったん", "とりあえず", "全部", "今すぐ", "今", "すぐ", "早く", "ちょっと", "请", "先",
     "现在", "都", "快", "赶紧", "马上", "立刻", "你", "好了", "行了", "可以", "帮我", "给我", "把", "请你", "那就", "就", "直接",
-    "全部", "ね", "ねえ", "さあ",
+    "全部", "ね", "ねえ", "さあ", "잠깐", "잠깐만", "여기서", "거기서", "ここで", "そこで", "一回", "到这里", "就到这里", "在这里",
+    "这里",
     // the work
     "루프", "반복", "작업", "모드", "실행", "에이전트", "ループ", "作業", "モード", "実行", "処理", "エージェント", "循环", "任务", "模式",
     "工作", "运行", "执行", "迭代", "这个", "它", "所有",
@@ -440,12 +755,13 @@ const CJK_AFTER: &[&str] = &[
     // Korean
     "해", "하자", "하세요", "해요", "해라", "해줘", "해주세요", "해주라", "해도돼", "해도돼요", "해도됩니다", "합시다", "둬", "두자",
     "둬요", "돌려", "돌리자", "도돼", "도돼요", "도됩니다", "줘", "주세요", "라", "요", "자", "세요", "시켜", "시켜줘", "좀", "제발", "이제",
+    "봐", "봐요", "봐줘",
     // Japanese
     "て", "ください", "下さい", "くれ", "くれる", "ろ", "よう", "ましょう", "ちゃって", "ちゃえ", "ね", "よ", "な", "にして", "して",
     "しよう", "しましょう", "です", "だ", "ていい", "てもいい",
     // Chinese
     "下", "下来", "止", "了", "掉", "一下", "吧", "啊", "呀", "啦", "嘛", "来", "住", "循环", "拉尔夫", "任务", "工作", "运行",
-    "执行", "迭代", "所有", "全部", "它", "这个", "跑", "继续", "折腾", "搞",
+    "执行", "迭代", "所有", "全部", "它", "这个", "跑", "继续", "折腾", "搞", "在这里", "在这", "这里", "在此",
 ];
 
 /// Rule `stop-request`: a stop verb that [`extent`] found to open a request to stop the work
@@ -463,11 +779,17 @@ pub(crate) fn object(s: &Scene) -> bool {
         return false;
     }
     let rest = s.lead_rest();
-    let en = is(rest.first(), VERBS)
+    // (the verb's particles, from every language's table: `turn off ralph`, `brich ralph ab`)
+    let particle = |w: &str| {
+        TONGUES
+            .iter()
+            .any(|g| g.particles.iter().any(|(_, ps)| ps.contains(&w)))
+    };
+    let latin = rest.first().is_some_and(|w| is_stop_verb(w))
         && rest[1..]
             .iter()
-            .all(|w| FILLERS.contains(&w.as_str()) || matches!(w.as_str(), "off" | "down"));
-    en || cjk_object(s)
+            .all(|w| FILLERS.contains(&w.as_str()) || particle(w));
+    latin || cjk_object(s)
 }
 
 /// The name, then (past particles and the work's own words) a CJK stop verb with its endings:
@@ -599,6 +921,71 @@ mod tests {
     }
 
     #[test]
+    fn stops_in_german_spanish_french_italian_portuguese() {
+        for (t, v) in [
+            ("stopp, das reicht", "stopp"),
+            ("hör auf", "hör"),
+            ("hör jetzt auf, das reicht", "hör"),
+            ("halt an", "halt"),
+            ("brich den lauf ab", "brich"),
+            ("pausiere hier, ich will mir das ansehen", "pausiere"),
+            ("bitte aufhören", "aufhören"),
+            ("Schleife abbrechen", "abbrechen"),
+            ("beende die schleife", "beende"),
+            ("para ya", "para"),
+            ("¡para!", "para"),
+            ("para, ya está bien", "para"),
+            ("ya está bien, para", "ya está bien"),
+            ("detente", "detente"),
+            ("basta ya", "basta"),
+            ("deja de iterar", "deja"),
+            ("pausa aquí, quiero revisar", "pausa"),
+            ("arrête", "arrête"),
+            ("arrête, ça suffit", "arrête"),
+            ("arrête-toi là", "arrête-toi"),
+            ("mets en pause, je veux regarder", "mets en pause"),
+            ("arrête de boucler", "arrête"),
+            ("c'est bon, arrête tout", "arrête"),
+            ("fermati qui", "fermati"),
+            ("chega, para com isso", "chega"),
+            ("Das reicht jetzt.", "Das reicht"),
+            ("tu peux arrêter, s'il te plaît", "arrêter"),
+            ("Pause hier, ich will es mir ansehen", "Pause"),
+        ] {
+            assert!(stop_at(t, v).is_some(), "{t}");
+        }
+        for (t, v) in [
+            ("hör nicht auf, bis die tests grün sind", "hör"),
+            ("hör auf, console.log einzubauen", "hör"),
+            ("hör zu, das ist wichtig", "hör"),
+            ("beende den server", "beende"),
+            ("para los tests, usa jest", "para"),
+            ("para que los tests pasen, sube el timeout", "para"),
+            ("Para: el equipo de backend", "Para"),
+            ("Para eso, usa el script de deploy", "Para"),
+            ("Para todo esto necesito un plan", "Para"),
+            ("usa tdd para el nuevo módulo", "para"),
+            ("el loop no para nunca", "para"),
+            ("deja de añadir console.log", "deja"),
+            ("deja eso ahí", "deja"),
+            ("alto rendimiento es la meta", "alto"),
+            ("n'arrête pas avant que les tests passent", "arrête"),
+            ("arrête de mettre des console.log partout", "arrête"),
+            ("arrête le serveur de dev", "arrête"),
+            (
+                "mets en pause la vidéo quand l'onglet perd le focus",
+                "mets en pause",
+            ),
+            ("ferma il server", "ferma"),
+            ("das reicht nicht, mach weiter", "das reicht"),
+            ("pause", "pause"),
+            ("arrêter le serveur avant la migration", "arrêter"),
+        ] {
+            assert_eq!(stop_at(t, v), None, "{t}");
+        }
+    }
+
+    #[test]
     fn cjk_requests_to_stop() {
         for (t, v) in [
             ("그만해, 토큰 너무 많이 쓴다", "그만"),
@@ -612,6 +999,12 @@ mod tests {
             ("够了，停止吧", "够了"),
             ("把拉尔夫停了", "停"),
             ("停止拉尔夫", "停"),
+            ("잠깐만, 멈춰봐", "멈춰"),
+            ("여기서 멈춰 줘", "멈춰"),
+            ("ここで一旦止めて、確認したい", "止め"),
+            ("先停在这里，我要看一下", "停"),
+            ("好了，别跑了", "别跑"),
+            ("到此为止吧", "到此为止"),
         ] {
             assert!(stop_at(t, v).is_some(), "{t}");
         }
@@ -622,6 +1015,8 @@ mod tests {
             ("停车场的代码有bug", "停"),
             ("꺼내줘", "꺼"),
             ("别再改测试文件了", "别再"),
+            ("别跑测试了，直接看日志", "别跑"),
+            ("今天的讨论到此为止", "到此为止"),
         ] {
             assert_eq!(stop_at(t, v), None, "{t}");
         }

@@ -333,6 +333,8 @@ pub(crate) const PLURAL_VERBS: &[&str] = &[
     "look", "need", "behave", "don't", "do", "aren't", "are", "have", "were", "work", "loop",
     "fail", "break", "hang", "collide", "compete", "race", "coexist", "sound", "feel",
     "all", "each", "together", "spawn", "block",
+    // what modes do by themselves: `autopilot, ralph and ultrawork start from keywords`
+    "start", "run", "trigger", "activate", "fire", "stop",
 ];
 
 /// Words that put a request off (`i want a cli eventually`).

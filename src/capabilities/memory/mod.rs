@@ -18,10 +18,12 @@ pub mod checkpoint;
 pub mod edits;
 pub mod notepad;
 pub mod project_memory;
+pub mod remember;
 pub mod resume;
 pub mod session_end;
 pub mod session_start;
 pub mod todos;
+pub mod wiki;
 
 use crate::modes::{PERSISTENT, state_file_name};
 use crate::state::files::ModeState;

@@ -191,6 +191,87 @@ pub fn append(store: &Store, now_ms: i64, body: &str) -> io::Result<()> {
         .map(|_| ())
 }
 
+/// A `<remember>` note and where it goes (`priority`: the Priority Context).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    pub priority: bool,
+    pub text: String,
+}
+
+/// The Priority Context is not grown by notes past this many bytes (OMC asks for under 500
+/// characters; the person's own text there is never cut).
+pub const MAX_PRIORITY_BYTES: usize = 2_000;
+
+/// `text` with `<remember>` notes added: priority ones as `- note` lines at the end of the
+/// Priority Context (inserted first when missing), the others as one dated Working Memory
+/// entry. A note already in its section is left out; a priority note that would grow the
+/// section past [`MAX_PRIORITY_BYTES`] is left out too. `None` when nothing is added.
+pub fn with_notes(text: &str, now_ms: i64, notes: &[Note]) -> Option<String> {
+    let mut out = text.to_string();
+    let mut changed = false;
+    let priority: Vec<&str> = notes
+        .iter()
+        .filter(|n| n.priority)
+        .map(|n| n.text.as_str())
+        .collect();
+    for note in priority {
+        let secs = sections(&out);
+        let line = format!("- {note}\n");
+        match find(&secs, "Priority Context") {
+            Some(pc) => {
+                let body = &out[pc.body.clone()];
+                if body.contains(note) {
+                    continue;
+                }
+                if body.len() + line.len() > MAX_PRIORITY_BYTES {
+                    crate::diag!(
+                        "notepad: Priority Context is full ({MAX_PRIORITY_BYTES} bytes); a \
+                         <remember priority> note was not added"
+                    );
+                    continue;
+                }
+                // After the section's last non-blank line.
+                let kept = body.trim_end_matches(['\n', ' ', '\t']).len();
+                let at = pc.body.start + kept;
+                let lead = if kept == 0 { "" } else { "\n" };
+                out.insert_str(at, &format!("{lead}- {note}"));
+            }
+            None => {
+                let block = format!("## Priority Context\n\n{line}\n");
+                let at = secs.first().map_or(out.len(), |s| heading_start(&out, s));
+                let sep = if at == out.len() && !out.is_empty() && !out.ends_with("\n\n") {
+                    if out.ends_with('\n') { "\n" } else { "\n\n" }
+                } else {
+                    ""
+                };
+                out.insert_str(at, &format!("{sep}{block}"));
+            }
+        }
+        changed = true;
+    }
+    let working_body = find(&sections(&out), "Working Memory")
+        .map(|s| out[s.body.clone()].to_string())
+        .unwrap_or_default();
+    let working: Vec<String> = notes
+        .iter()
+        .filter(|n| !n.priority && !working_body.contains(&n.text))
+        .map(|n| format!("- {}", n.text))
+        .collect();
+    if !working.is_empty() {
+        out = with_entry(&out, now_ms, &working.join("\n"));
+        changed = true;
+    }
+    changed.then_some(out)
+}
+
+/// Adds `<remember>` notes to the notepad (creating it if needed); see [`with_notes`].
+pub fn add_notes(store: &Store, now_ms: i64, notes: &[Note]) -> io::Result<()> {
+    let Some(f) = file() else { return Ok(()) };
+    store
+        .update_text(&f, |cur| with_notes(cur.unwrap_or(SKELETON), now_ms, notes))
+        .map(|_| ())
+}
+
 /// The notepad's text, if there is one.
 pub fn read(store: &Store) -> Option<String> {
     store.read_text(&file()?)
@@ -257,6 +338,33 @@ mod tests {
             with_entry("just text", NOW, "e"),
             "just text\n\n## Working Memory\n\n### 2026-12-03 13:45 UTC\ne\n"
         );
+    }
+
+    #[test]
+    fn notes_go_to_their_sections_once() {
+        let n = |p: bool, t: &str| Note {
+            priority: p,
+            text: t.into(),
+        };
+        let notes = [n(true, "Deploys need VPN"), n(false, "cache in /var/c")];
+        let out = with_notes(SKELETON, NOW, &notes).unwrap();
+        assert_eq!(priority_context(&out), "- Deploys need VPN");
+        assert!(out.contains("### 2026-12-03 13:45 UTC\n- cache in /var/c\n"));
+        assert!(
+            out.ends_with("## MANUAL\n<!-- Yours: omc-hooks never changes this section. -->\n")
+        );
+        // Again: nothing new.
+        assert_eq!(with_notes(&out, NOW + 60_000, &notes), None);
+        // A second priority note follows the first; a notepad without the section gets one.
+        let more = with_notes(&out, NOW, &[n(true, "Use pnpm")]).unwrap();
+        assert_eq!(priority_context(&more), "- Deploys need VPN\n- Use pnpm");
+        assert_eq!(
+            with_notes("## MANUAL\nm\n", NOW, &[n(true, "p")]).unwrap(),
+            "## Priority Context\n\n- p\n\n## MANUAL\nm\n"
+        );
+        // A full Priority Context takes no more.
+        let full = format!("## Priority Context\n{}\n", "x".repeat(MAX_PRIORITY_BYTES));
+        assert_eq!(with_notes(&full, NOW, &[n(true, "p")]), None);
     }
 
     #[test]

@@ -65,6 +65,10 @@ const NOTHING: &str = include_str!("../../../templates/memory/resume-nothing.md"
 const BUSY: &str = include_str!("../../../templates/memory/resume-busy.md");
 const TAKEN_UP: &str = include_str!("../../../templates/memory/taken-up.md");
 const ALREADY: &str = include_str!("../../../templates/memory/resume-already.md");
+const LEFTOVER: &str = include_str!("../../../templates/memory/omc-leftover.md");
+
+/// What the resume word's text names as the session a run left by OMC came from.
+const NO_SESSION: &str = "(none: left by oh-my-claudecode in .omc/state/)";
 
 /// The resume bound in force, in milliseconds (see the module doc).
 pub fn within_ms(config: &crate::config::Config) -> i64 {
@@ -346,6 +350,109 @@ pub fn offers_text(offers: &[Suspended]) -> Option<String> {
     Some(render(SUSPENDED.trim_end(), &[("runs", &lines.join("\n"))]))
 }
 
+/// Runs oh-my-claudecode left in the session-less `.omc/state/<mode>-state.json` (it kept a
+/// run there when it had no session id): active, of this project, touched within
+/// [`OFFER_MAX_AGE_MS`], offered to a session (one with an id) as a suspended run is, newest
+/// first.
+pub fn leftovers(ctx: &Ctx<'_>, store: &Store) -> Vec<ModeState> {
+    if ctx.scope.session_id().is_none() {
+        return Vec::new();
+    }
+    let touched = |s: &ModeState| {
+        [s.last_checked_at.as_deref(), s.started_at.as_deref()]
+            .into_iter()
+            .flatten()
+            .filter_map(crate::time::parse_iso)
+            .max()
+    };
+    let mut runs: Vec<ModeState> = super::mode_states(store, &Scope::Global)
+        .into_iter()
+        .map(|(_, s)| s)
+        .filter(|s| s.active && is_persistent(&s.mode) && same_project(s, store))
+        .filter(|s| touched(s).is_some_and(|t| ctx.now_ms - t <= OFFER_MAX_AGE_MS))
+        .collect();
+    runs.sort_by_key(|s| std::cmp::Reverse(touched(s)));
+    runs
+}
+
+/// What SessionStart says of [`leftovers`].
+pub fn leftovers_text(runs: &[ModeState]) -> Option<String> {
+    if runs.is_empty() {
+        return None;
+    }
+    let lines: Vec<String> = runs
+        .iter()
+        .take(MAX_OFFERS)
+        .map(|r| {
+            format!(
+                "- [{}] iteration {}/{}. Task: \"{}\"",
+                run_label(&r.mode),
+                r.iteration,
+                r.max_iterations,
+                clip(&r.prompt, 200)
+            )
+        })
+        .collect();
+    Some(render(LEFTOVER.trim_end(), &[("runs", &lines.join("\n"))]))
+}
+
+/// The resume word, for a run OMC left session-less: copied into session `to` (unless that
+/// session already runs the mode), the session-less one ended as `resumed`.
+fn take_leftover(
+    store: &Store,
+    to: &SessionId,
+    run: &ModeState,
+    now_ms: i64,
+) -> Result<ModeState, Refused> {
+    let now_iso = crate::time::iso(now_ms);
+    let (Some(src), Some(dst)) = (
+        StateFile::new(&Scope::Global, &state_file_name(&run.mode)),
+        mode_file(to, &run.mode),
+    ) else {
+        return Err(Refused::Gone);
+    };
+    let project = store.project().to_string_lossy().into_owned();
+    let outcome = store.update(&src, |cur: Option<ModeState>| {
+        let Some(old) = cur.filter(|s| s.active) else {
+            return (Change::Keep, Err(Refused::Gone));
+        };
+        let mut new = old.clone();
+        new.mode = run.mode.clone();
+        new.session_id = Some(to.to_string());
+        new.project_path = Some(project.clone());
+        new.suspended_at = None;
+        new.new_turn();
+        new.last_checked_at = Some(now_iso.clone());
+        new.extra
+            .insert("resumed_from".into(), "oh-my-claudecode".into());
+        new.extra
+            .insert("resumed_at".into(), now_iso.clone().into());
+        let placed = store.update(&dst, |existing: Option<ModeState>| match existing {
+            Some(e) if e.active => (Change::Keep, false),
+            _ => (Change::Write(new.clone()), true),
+        });
+        match placed {
+            Ok(true) => {
+                let mut ended = old;
+                ended.end("resumed", &now_iso);
+                ended
+                    .extra
+                    .insert("resumed_into".into(), to.to_string().into());
+                (Change::Write(ended), Ok(new))
+            }
+            Ok(false) => (Change::Keep, Err(Refused::Busy)),
+            Err(e) => {
+                crate::diag!("resume: cannot write {}: {e}", dst.name());
+                (Change::Keep, Err(Refused::Gone))
+            }
+        }
+    });
+    outcome.unwrap_or_else(|e| {
+        crate::diag!("resume: {e}");
+        Err(Refused::Gone)
+    })
+}
+
 /// SessionStart: this session is live again, so its runs suspended within the resume bound
 /// are too; older ones stay suspended and are offered (issue 30: a run suspended days ago must
 /// not start blocking again on its own). Returns the modes un-suspended.
@@ -436,6 +543,39 @@ pub fn on_prompt(ctx: &Ctx<'_>) -> Answer {
         .filter(|r| wanted.is_none_or(|m| r.mode == m))
         .collect();
     let Some(from) = offers.first().map(|r| r.session_id.clone()) else {
+        // Runs oh-my-claudecode left session-less come after every session's own.
+        let left: Vec<ModeState> = leftovers(ctx, store)
+            .into_iter()
+            .filter(|r| wanted.is_none_or(|m| r.mode == m))
+            .collect();
+        if !left.is_empty() {
+            let mut texts = Vec::new();
+            for r in &left {
+                match take_leftover(store, to, r, ctx.now_ms) {
+                    Ok(state) => texts.push(render(
+                        RESUMED.trim_end(),
+                        &[
+                            ("label", &run_label(&r.mode)),
+                            ("from", NO_SESSION),
+                            ("iteration", &state.iteration.to_string()),
+                            (
+                                "max",
+                                &crate::modes::effective_max(&state, &ctx.config).to_string(),
+                            ),
+                            ("task", &clip(&state.prompt, 1_000)),
+                        ],
+                    )),
+                    Err(Refused::Busy) => texts.push(render(
+                        BUSY.trim_end(),
+                        &[("mode", &r.mode), ("from", NO_SESSION)],
+                    )),
+                    Err(Refused::Gone) => {}
+                }
+            }
+            if !texts.is_empty() {
+                return Answer::context(texts.join("\n\n"));
+            }
+        }
         // The word after this session took a run up at its start (within the resume bound):
         // say so, rather than "nothing to resume" beside the run it is working on.
         if let Some(text) = already_taken_up(ctx, store, wanted) {

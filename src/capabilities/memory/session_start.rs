@@ -8,7 +8,8 @@
 //! 2. after a compaction, the newest checkpoint;
 //! 3. otherwise, suspended runs of earlier sessions and the word that resumes them;
 //! 4. the notepad's Priority Context;
-//! 5. project memory.
+//! 5. project memory;
+//! 6. the project's wiki (`.omc/wiki/`, [`wiki`]).
 //!
 //! A section that does not fit is cut with a marker, and sections left out entirely are named
 //! in a closing line. It also records `session.json` (first start, last start, source, agent),
@@ -18,7 +19,9 @@
 //! agent sends the model with the first prompt, and SessionStart hooks can run before that
 //! snapshot is taken (tests/e2e/FINDINGS.md §11). SessionEnd takes it back from there.
 
-use super::{checkpoint, clip, mode_states, notepad, project_memory, render, resume, run_label};
+use super::{
+    checkpoint, clip, mode_states, notepad, project_memory, render, resume, run_label, wiki,
+};
 use crate::capabilities::Ctx;
 use crate::protocol::Answer;
 use crate::protocol::output::truncate_chars;
@@ -63,6 +66,12 @@ pub struct Marker {
     /// The agent the session runs in (its hooks' `--agent`), as of its last start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,
+    /// The terminal program the session runs in (`TERM_PROGRAM`), as of its last start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub term_program: Option<String>,
+    /// The session's terminal device (`/dev/pts/3`), as of its last start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tty: Option<String>,
 }
 
 /// SessionStart entry point.
@@ -88,8 +97,13 @@ pub fn run(ctx: &Ctx<'_>) -> Answer {
         if let Some(cp) = checkpoint::latest(store, &ctx.scope) {
             sections.push(("checkpoint", checkpoint::context(&cp)));
         }
-    } else if let Some(text) = resume::offers_text(&resume::offers(ctx, store)) {
-        sections.push(("suspended runs", text));
+    } else {
+        if let Some(text) = resume::offers_text(&resume::offers(ctx, store)) {
+            sections.push(("suspended runs", text));
+        }
+        if let Some(text) = resume::leftovers_text(&resume::leftovers(ctx, store)) {
+            sections.push(("runs left by oh-my-claudecode", text));
+        }
     }
     if let Some(text) = notepad::read(store) {
         let p = notepad::priority_context(&text);
@@ -100,6 +114,9 @@ pub fn run(ctx: &Ctx<'_>) -> Answer {
     }
     if let Some(text) = project_memory::section(store) {
         sections.push(("project memory", text));
+    }
+    if let Some(text) = wiki::section(store) {
+        sections.push(("wiki", text));
     }
     let text = assemble(&sections, BUDGET);
     if text.is_empty() {
@@ -162,6 +179,12 @@ fn mark(ctx: &Ctx<'_>, store: &Store, source: &str) {
         m.last_source = source.clone();
         m.starts += 1;
         m.agent = Some(ctx.input.agent.name().to_string());
+        m.term_program = ctx
+            .env
+            .var("TERM_PROGRAM")
+            .map(|t| clip(t, 64))
+            .filter(|t| !t.is_empty());
+        m.tty = ctx.env.tty.as_deref().map(|t| clip(t, 64));
         m
     };
     if !store.omc_dir().exists() {

@@ -29,6 +29,12 @@ pub(super) struct Rule {
 /// The rules for `rel` (a `/`-separated path inside `project`): Claude Code rule files when
 /// `claude_rules`, and the `AGENTS.md` files of its directories (the project's own only when
 /// `root_agents`), nearest last.
+/// A path inside the project as the model reads it, `/` between its parts on every system.
+fn slash_path(rel: &Path) -> String {
+    let parts: Vec<_> = rel.iter().map(|c| c.to_string_lossy()).collect();
+    parts.join("/")
+}
+
 pub(super) fn rules_for(
     project: &Path,
     rel: &str,
@@ -61,7 +67,7 @@ pub(super) fn rules_for(
             {
                 let source = f
                     .strip_prefix(project)
-                    .map_or_else(|_| f.display().to_string(), |p| p.display().to_string());
+                    .map_or_else(|_| f.display().to_string(), slash_path);
                 out.push(rule(source, applies, body));
             }
         }

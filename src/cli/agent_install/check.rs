@@ -10,7 +10,6 @@ use crate::env::Env;
 use crate::protocol::Agent;
 use serde_json::Value;
 use std::collections::BTreeSet;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 /// Adds a line per agent file that has our hooks, and a problem per thing that keeps them
@@ -95,8 +94,7 @@ fn check_file(r: &mut Report, layout: &Layout, path: &Path, flag: &str) {
     let missing: Vec<&str> = want.difference(&subs).copied().collect();
     let mut status = Vec::new();
     for p in &programs {
-        let ok =
-            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
+        let ok = std::fs::metadata(p).is_ok_and(|m| crate::platform::is_executable(&m));
         status.push(format!("{p} ({})", if ok { "ok" } else { "MISSING" }));
         if !ok && !p.contains('$') {
             r.problem(
@@ -201,8 +199,7 @@ fn check_plugin(r: &mut Report, layout: &Layout, path: &Path, text: &str, flag: 
         );
         return;
     };
-    let ok =
-        std::fs::metadata(&bin).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
+    let ok = std::fs::metadata(&bin).is_ok_and(|m| crate::platform::is_executable(&m));
     if !ok {
         r.problem(
             format!(

@@ -14,7 +14,6 @@ use super::layout::Layout;
 use super::{Merged, RECORD, Record, agent_command, command_for, read_record, write_record};
 use crate::cli::args::fail;
 use crate::protocol::Agent;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 /// The line that marks a hook script as ours.
@@ -164,7 +163,7 @@ pub(super) fn install(dir: &Path, exe: &Path, record: &mut Record) -> Result<(Me
         };
         let p = dir.join(&name);
         std::fs::write(&p, &want)
-            .and_then(|()| std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)))
+            .and_then(|()| crate::platform::make_executable(&p))
             .map_err(|e| err(format!("cannot write {}: {e}", p.display())))?;
     }
     // Ours for an event no longer installed (an older install) go.
@@ -252,11 +251,10 @@ mod tests {
             std::fs::read_to_string(dir.join("PreToolUse.sh")).unwrap(),
             "#!/bin/sh\necho mine\n"
         );
-        let mode = std::fs::metadata(dir.join("PostToolUse.sh"))
-            .unwrap()
-            .permissions()
-            .mode();
-        assert_eq!(mode & 0o777, 0o755);
+        let meta = std::fs::metadata(dir.join("PostToolUse.sh")).unwrap();
+        #[cfg(unix)]
+        assert_eq!(crate::platform::mode_of(&meta), Some(0o755));
+        assert!(crate::platform::is_executable(&meta));
         // Again: nothing changes; another binary: every script is updated in place.
         let (m, changed) = install(&dir, exe, &mut record).unwrap();
         assert_eq!((m, changed), (Merged::default(), false));

@@ -180,12 +180,11 @@ fn write(path: &Path, text: &str) -> Result<(), String> {
     let dir = path.parent().ok_or("config.toml has no directory")?;
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let mode = std::fs::metadata(path)
-        .map(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o7777)
+        .ok()
+        .and_then(|m| crate::platform::mode_of(&m))
         .unwrap_or(0o600);
     crate::state::fs::write_atomic(path, text.as_bytes())
-        .and_then(|()| {
-            std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(mode))
-        })
+        .and_then(|()| crate::platform::set_mode_at(path, mode))
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 

@@ -454,6 +454,7 @@ mod tests {
         );
     }
 
+    #[cfg(unix)] // Unix paths (`/h`); on Windows an absolute path has a drive.
     #[test]
     fn user_files_follow_each_clients_home_variable() {
         let env = Env::from_lookup(
@@ -483,6 +484,7 @@ mod tests {
         assert_eq!(f(Agent::Qoder), PathBuf::from("/h/.qoder/settings.json"));
     }
 
+    #[cfg(unix)] // Unix paths (`/h`); on Windows an absolute path has a drive.
     #[test]
     fn the_claude_format_clients_homes_follow_their_variables() {
         let env = Env::from_lookup(

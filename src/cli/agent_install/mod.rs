@@ -274,11 +274,7 @@ fn project_of(layout: &Layout, path: &Path, env: &Env) -> Option<PathBuf> {
         return None;
     }
     let project = layout.project_of_file(path)?;
-    Some(
-        project
-            .canonicalize()
-            .unwrap_or_else(|_| project.to_path_buf()),
-    )
+    Some(crate::platform::canonicalize(project).unwrap_or_else(|_| project.to_path_buf()))
 }
 
 /// Lists a project install in the user's registry, so that `status --all` finds the project;
@@ -821,7 +817,7 @@ pub(super) fn agent_command(command: &str) -> Option<(Agent, &'static str)> {
     let [program, flag, name, sub] = words.as_slice() else {
         return None;
     };
-    if flag != "--agent" || program.rsplit('/').next() != Some("omc-hooks") {
+    if flag != "--agent" || !crate::platform::names_program(program, "omc-hooks") {
         return None;
     }
     let hook = crate::hooks::find(sub)?;
@@ -887,6 +883,18 @@ fn shell_words(s: &str) -> Option<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Windows: a path with backslashes and spaces to `omc-hooks.exe` is known as ours, so
+    /// install stays idempotent and uninstall finds its entries.
+    #[cfg(windows)]
+    #[test]
+    fn a_windows_program_path_is_recognised_per_agent() {
+        let exe = Path::new(r"C:\Program Files\omc hooks\omc-hooks.exe");
+        for agent in [Agent::Codex, Agent::Gemini, Agent::Qwen, Agent::Cursor] {
+            let cmd = command_for(exe, agent, "stop");
+            assert_eq!(agent_command(&cmd), Some((agent, "stop")), "{cmd}");
+        }
+    }
 
     #[test]
     fn our_commands_are_recognised_per_agent() {

@@ -11,7 +11,7 @@
 //! and refuses `hookSpecificOutput` on Stop.
 
 use super::{Wire, mark_failed, neutral_event, outcome};
-use crate::protocol::output::{MAX_CONTEXT_CHARS, close_claude_shape, truncate_chars};
+use crate::protocol::output::{MAX_CONTEXT_CHARS, Permission, close_claude_shape, truncate_chars};
 use crate::protocol::{Answer, HookInput};
 use serde_json::{Map, Value, json};
 
@@ -192,6 +192,20 @@ pub fn encode(answer: &Answer, event: &str) -> Option<Value> {
             // (never `ask`, which fails the hook and runs the original call).
             specific.insert("permissionDecision".into(), json!("allow"));
             specific.insert("updatedInput".into(), input.clone());
+        }
+    }
+    if let (true, Some(p)) = (event == "PermissionRequest", &answer.permission) {
+        // Codex reserves `updatedInput` and `interrupt` here and fails closed on them: a
+        // rewritten call is left to the person rather than allowed as it was.
+        match p {
+            Permission::Allow {
+                updated_input: Some(_),
+            } => crate::diag!(
+                "permission-request: Codex cannot take a rewritten input; the person is asked"
+            ),
+            _ => {
+                specific.insert("decision".into(), p.decision(false));
+            }
         }
     }
     if let (true, Some(text)) = (takes_context(event), &answer.context) {

@@ -90,6 +90,7 @@ mod tests {
             deny: Some("no".into()),
             updated_input: Some(json!({"command": "ls"})),
             system_message: Some("note".into()),
+            permission: None,
         };
         assert_eq!(
             encode(&all, "Stop", same).unwrap(),

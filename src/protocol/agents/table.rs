@@ -64,6 +64,13 @@ pub const ROWS: &[Row] = &[
         Matcher("*"),
         "skill guards; user hooks on any tool",
     ),
+    row(
+        C,
+        "PermissionRequest",
+        "permission-request",
+        Matcher("*"),
+        "answered only by `hooks.toml` entries for `permission-request`",
+    ),
     row(C, "PostToolUse", "post-tool-use", Matcher("*"), ""),
     row(
         C,
@@ -92,6 +99,13 @@ pub const ROWS: &[Row] = &[
         "pre-tool-use",
         Matcher("*"),
         "user hooks on any tool (no Skill tool in Codex)",
+    ),
+    row(
+        X,
+        "PermissionRequest",
+        "permission-request",
+        Matcher("*"),
+        "allow or deny with a message only (Codex fails closed on `updatedInput`, `interrupt`); not sent by `codex exec`",
     ),
     row(
         X,
@@ -170,6 +184,13 @@ pub const ROWS: &[Row] = &[
         "pre-tool-use",
         Matcher("*"),
         "skill guards (`skill`); user hooks on any tool",
+    ),
+    row(
+        Q,
+        "PermissionRequest",
+        "permission-request",
+        No,
+        "in Qwen Code's event list; not installed: its answer is not checked, and headless runs never ask",
     ),
     row(
         Q,

@@ -1,7 +1,7 @@
 //! The processes above this one, for `trust` (a person's command; never a hook: reading other
 //! processes costs time a hook does not have). Only the reading lives here, one function per
-//! system; what counts as an agent is decided by the caller. Nothing here uses the crate, so it
-//! can move into a platform layer as it is.
+//! system; what counts as an agent is decided by the caller. Part of the platform seam: it
+//! uses nothing of the crate.
 //!
 //! * Linux: `/proc/<pid>/stat` for the parent, `comm` and `cmdline` for what runs (readable for
 //!   every process), `environ` for its variables (readable only for one's own processes).
@@ -11,17 +11,17 @@
 
 /// One process above this one.
 #[derive(Debug, Clone)]
-pub(crate) struct Process {
-    pub(crate) pid: u32,
+pub struct Process {
+    pub pid: u32,
     /// The executable's short name (`comm`).
-    pub(crate) name: String,
+    pub name: String,
     /// Its command line, one argument each (on macOS, split at spaces).
-    pub(crate) args: Vec<String>,
+    pub args: Vec<String>,
     /// Its environment as `NAME=value` items; `None` when it cannot be read (another user's
     /// process, or one that hides it).
-    pub(crate) env: Option<Vec<String>>,
+    pub env: Option<Vec<String>>,
     /// Whether it runs as this process's user.
-    pub(crate) same_user: bool,
+    pub same_user: bool,
 }
 
 /// The most parents looked at: a chain longer than this is not a shell session.
@@ -29,7 +29,7 @@ const MAX_DEPTH: usize = 64;
 
 /// The processes above this one, nearest first, up to and including the first process (pid
 /// 1). `Err` with the reason when they cannot be read on this system.
-pub(crate) fn ancestors() -> Result<Vec<Process>, String> {
+pub fn ancestors() -> Result<Vec<Process>, String> {
     let mut out = Vec::new();
     let mut pid = parent_of(std::process::id())?;
     while pid != 0 {
