@@ -32,11 +32,14 @@ command -v npm >/dev/null || { echo "npm is needed to pack the packages (Node.js
 
 # Release target → npm platform (`${process.platform}-${process.arch}`, what the launcher asks
 # for). The targets are src/hooks.rs RELEASE_TARGETS and dist-workspace.toml's (a test checks).
+# Windows: the MSVC build dist makes on GitHub's Windows runners, its binary omc-hooks.exe.
+# (No win32-arm64: the release workflow has no Windows arm64 build.)
 PLATFORMS=(
   "x86_64-unknown-linux-musl linux-x64"
   "aarch64-unknown-linux-musl linux-arm64"
   "x86_64-apple-darwin darwin-x64"
   "aarch64-apple-darwin darwin-arm64"
+  "x86_64-pc-windows-msvc win32-x64"
 )
 
 # [package] fields of Cargo.toml (plain "…" strings, as they are written there).
@@ -57,14 +60,21 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
-# One platform package: package.json, the binary as bin/omc-hooks, README and LICENSE.
+# One platform package: package.json, the binary as bin/omc-hooks (bin/omc-hooks.exe for
+# win32), README and LICENSE. (A zip made on Windows records no execute bit: a Windows binary
+# need only be a file.)
 platform_package() {
-  local platform=$1 bin=$2 dir="$work/pkg/$1"
-  [ -x "$bin" ] || { echo "$bin is not an executable file" >&2; exit 1; }
+  local platform=$1 bin=$2 dir="$work/pkg/$1" exe=omc-hooks
+  case "$platform" in win32-*) exe=omc-hooks.exe ;; esac
+  if [ "$exe" = omc-hooks.exe ]; then
+    [ -f "$bin" ] || { echo "$bin is not a file" >&2; exit 1; }
+  else
+    [ -x "$bin" ] || { echo "$bin is not an executable file" >&2; exit 1; }
+  fi
   mkdir -p "$dir/bin"
-  install -m 0755 "$bin" "$dir/bin/omc-hooks"
+  install -m 0755 "$bin" "$dir/bin/$exe"
   cp "$here/LICENSE" "$dir/"
-  OMC_PLATFORM=$platform node -e '
+  OMC_PLATFORM=$platform OMC_EXE=$exe node -e '
     const e = process.env, [os, cpu] = e.OMC_PLATFORM.split("-");
     const pkg = {
       name: `@omc-hooks/${e.OMC_PLATFORM}`,
@@ -74,7 +84,7 @@ platform_package() {
       repository: { type: "git", url: `git+${e.OMC_REPOSITORY}.git` },
       os: [os],
       cpu: [cpu],
-      files: ["bin/omc-hooks"],
+      files: [`bin/${e.OMC_EXE}`],
       preferUnplugged: true,
       publishConfig: { access: "public" },
     };
@@ -104,6 +114,7 @@ case "$mode" in
     else
       (cd "$here" && cargo build --release --locked --bin omc-hooks)
       bin="$here/target/release/omc-hooks"
+      case "$platform" in win32-*) bin="$bin.exe" ;; esac
     fi
     dirs+=("$(platform_package "$platform" "$bin")")
     ;;

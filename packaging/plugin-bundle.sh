@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Lays out the plugin bundle that marketplace installs get: the plugin manifest, hooks.json and
-# one prebuilt binary per target under bin/<target>/omc-hooks, with bin/SHA256SUMS.
+# one prebuilt binary per target under bin/<target>/omc-hooks (bin/<target>/omc-hooks.exe for
+# Windows, which hooks.json's command runs under Git Bash), with bin/SHA256SUMS.
 #
 #   packaging/plugin-bundle.sh OUT_DIR ARTIFACTS_DIR [TARGET...]
 #
-# ARTIFACTS_DIR holds the release archives `dist` builds (omc-hooks-<target>.tar.xz) and their
-# checksum files (omc-hooks-<target>.tar.xz.sha256). Every archive's checksum is verified before
+# ARTIFACTS_DIR holds the release archives `dist` builds (omc-hooks-<target>.tar.xz; for Windows
+# omc-hooks-<target>.zip) and their checksum files (<archive>.sha256). Every archive's checksum is verified before
 # it is unpacked (packaging/archive.sh); a missing or wrong checksum stops the script. With TARGETs, each must be there
-# (the release workflow names all four); without, every archive found is bundled.
+# (the release workflow names all five); without, every archive found is bundled.
 # The release workflow commits OUT_DIR to the `plugin` branch, which the marketplace entry in
 # .claude-plugin/marketplace.json installs; tests/e2e_install.rs installs a bundle made by this
 # script into the real client.
@@ -21,13 +22,14 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  for a in "$artifacts"/omc-hooks-*.tar.xz; do
+  for a in "$artifacts"/omc-hooks-*.tar.xz "$artifacts"/omc-hooks-*-windows-*.zip; do
     [ -e "$a" ] || continue
     t=${a##*/omc-hooks-}
-    targets+=("${t%.tar.xz}")
+    t=${t%.tar.xz}
+    targets+=("${t%.zip}")
   done
 fi
-[ ${#targets[@]} -gt 0 ] || { echo "no omc-hooks-<target>.tar.xz in $artifacts" >&2; exit 1; }
+[ ${#targets[@]} -gt 0 ] || { echo "no omc-hooks-<target>.tar.xz (or Windows .zip) in $artifacts" >&2; exit 1; }
 
 rm -rf "$out"
 mkdir -p "$out/.claude-plugin" "$out/bin"
@@ -41,7 +43,7 @@ trap 'rm -rf "$work"' EXIT
 for t in "${targets[@]}"; do
   bin=$(release_binary "$artifacts" "$t" "$work")
   mkdir -p "$out/bin/$t"
-  install -m 0755 "$bin" "$out/bin/$t/omc-hooks"
+  install -m 0755 "$bin" "$out/bin/$t/$(binary_name "$t")"
 done
-(cd "$out/bin" && find . -type f -name omc-hooks | sort | sed 's|^\./||' | xargs sha256sum > SHA256SUMS)
+(cd "$out/bin" && find . -type f \( -name omc-hooks -o -name omc-hooks.exe \) | sort | sed 's|^\./||' | xargs sha256sum > SHA256SUMS)
 echo "plugin bundle in $out: ${targets[*]}"

@@ -24,19 +24,26 @@ pub const MANIFEST: &str = include_str!("../hooks.json");
 ///    get the binary (a `systemMessage`, which the person sees and the model does not).
 ///
 /// The command ends with the subcommand's name as its last word.
+///
+/// On Windows the client runs the command with Git Bash (`uname -sm` says `MINGW64_NT-… x86_64`,
+/// or `MSYS_NT-…`, `CYGWIN_NT-…`), the binary is `omc-hooks.exe` and each step also tries that
+/// name: the bundle's `bin/x86_64-pc-windows-msvc/omc-hooks.exe`, "linked" as
+/// `bin/omc-hooks.exe` (Git Bash's `ln -s` copies the file unless Windows symlinks are enabled;
+/// either way the next hook finds it at step 1).
 pub const LAUNCHER: &str = concat!(
     r#"o(){ r="${CLAUDE_PLUGIN_ROOT}"; "#,
-    r#"for b in "$r/bin/omc-hooks" "$r/target/release/omc-hooks"; do [ -x "$b" ] && exec "$b" "$@"; done; "#,
+    r#"for b in "$r/bin/omc-hooks" "$r/bin/omc-hooks.exe" "$r/target/release/omc-hooks" "$r/target/release/omc-hooks.exe"; do [ -x "$b" ] && exec "$b" "$@"; done; "#,
     r#"if [ -d "$r/bin" ]; then "#,
     r#"case "$(uname -sm 2>/dev/null)" in "#,
     r#""Linux x86_64") t=x86_64-unknown-linux-musl;; "#,
     r#""Linux aarch64"|"Linux arm64") t=aarch64-unknown-linux-musl;; "#,
     r#""Darwin x86_64") t=x86_64-apple-darwin;; "#,
     r#""Darwin arm64") t=aarch64-apple-darwin;; "#,
+    r#"MINGW*" x86_64"|MSYS*" x86_64"|CYGWIN*" x86_64") t=x86_64-pc-windows-msvc;; "#,
     r#"*) t=none;; esac; "#,
-    r#"if [ -x "$r/bin/$t/omc-hooks" ]; then ln -s "$t/omc-hooks" "$r/bin/omc-hooks" 2>/dev/null; exec "$r/bin/$t/omc-hooks" "$@"; fi; fi; "#,
+    r#"for x in "" .exe; do if [ -x "$r/bin/$t/omc-hooks$x" ]; then ln -s "$t/omc-hooks$x" "$r/bin/omc-hooks$x" 2>/dev/null; exec "$r/bin/$t/omc-hooks$x" "$@"; fi; done; fi; "#,
     r#"command -v omc-hooks >/dev/null 2>&1 && exec omc-hooks "$@"; "#,
-    r#"[ -x "$HOME/.cargo/bin/omc-hooks" ] && exec "$HOME/.cargo/bin/omc-hooks" "$@"; "#,
+    r#"for b in "$HOME/.cargo/bin/omc-hooks" "$HOME/.cargo/bin/omc-hooks.exe"; do [ -x "$b" ] && exec "$b" "$@"; done; "#,
     r#"[ "$1" = session-start ] && echo '{"systemMessage":"omc-hooks is off: its binary is not installed. Run: cargo install omc-hooks (or install the plugin from its marketplace, which ships prebuilt binaries), then start a new session. omc-hooks doctor checks the setup."}'; "#,
     r#"exit 0; }; o {sub}"#
 );
@@ -53,11 +60,12 @@ pub fn manifest_subcommand(command: &str) -> Option<&'static str> {
 
 /// The Rust target names the release builds, as `bin/<target>/omc-hooks` in the plugin bundle
 /// and in [`LAUNCHER`]'s choice by `uname -sm`.
-pub const RELEASE_TARGETS: [&str; 4] = [
+pub const RELEASE_TARGETS: [&str; 5] = [
     "x86_64-unknown-linux-musl",
     "aarch64-unknown-linux-musl",
     "x86_64-apple-darwin",
     "aarch64-apple-darwin",
+    "x86_64-pc-windows-msvc",
 ];
 
 /// One hook subcommand.

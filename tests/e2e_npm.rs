@@ -199,7 +199,7 @@ fn without_a_binary_for_the_machine_the_launcher_says_what_to_do() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("no prebuilt binary for this machine"), "{err}");
     assert!(
-        err.contains("linux-x64, linux-arm64, darwin-x64, darwin-arm64"),
+        err.contains("linux-x64, linux-arm64, darwin-x64, darwin-arm64, win32-x64"),
         "{err}"
     );
     assert!(err.contains("cargo install omc-hooks"), "{err}");

@@ -191,6 +191,54 @@ fn the_bundled_binary_wins_over_path_and_a_checkout_never_asks_uname() {
     }
 }
 
+/// Git Bash on Windows (what Claude Code runs a hook's command with there): `uname -sm` says
+/// `MINGW64_NT-… x86_64` (MSYS2: `MSYS_NT-…`, Cygwin: `CYGWIN_NT-…`) and the bundle's binary is
+/// `bin/x86_64-pc-windows-msvc/omc-hooks.exe`: it runs and is linked as `bin/omc-hooks.exe`,
+/// which the next hook takes first. `cargo install` puts `~/.cargo/bin/omc-hooks.exe`. Here a
+/// `uname` stand-in on PATH answers as Git Bash's does, under `sh` and `bash`.
+#[test]
+fn under_git_bash_the_windows_binary_omc_hooks_exe_is_found() {
+    for shell in SHELLS {
+        for system in [
+            "MINGW64_NT-10.0-22631",
+            "MSYS_NT-10.0-19045",
+            "CYGWIN_NT-10.0",
+        ] {
+            let b = Box_::new();
+            std::fs::write(
+                b.path.join("uname"),
+                format!("#!/bin/sh\necho '{system} x86_64'\n"),
+            )
+            .unwrap();
+            std::fs::set_permissions(b.path.join("uname"), std::fs::Permissions::from_mode(0o755))
+                .unwrap();
+            let t = "x86_64-pc-windows-msvc";
+            b.fake(&b.root, "bin/x86_64-unknown-linux-musl/omc-hooks", "wrong");
+            b.fake(&b.root, &format!("bin/{t}/omc-hooks.exe"), "windows");
+            assert_eq!(
+                b.run(shell, "stop", "{}"),
+                (0, "windows|stop|{}".into(), String::new()),
+                "{shell} {system}"
+            );
+            assert_eq!(
+                std::fs::read_link(b.root.join("bin/omc-hooks.exe")).unwrap(),
+                PathBuf::from(format!("{t}/omc-hooks.exe"))
+            );
+            assert!(!b.root.join("bin/omc-hooks").exists());
+            // The next hook takes the link, without uname.
+            std::fs::remove_file(b.path.join("uname")).unwrap();
+            assert_eq!(b.run(shell, "stop", "x").1, "windows|stop|x");
+        }
+        // No bundle: `cargo install`'s ~/.cargo/bin/omc-hooks.exe.
+        let b = Box_::new();
+        b.fake(&b.home, ".cargo/bin/omc-hooks.exe", "cargo-exe");
+        assert_eq!(b.run(shell, "stop", "y").1, "cargo-exe|stop|y");
+        // A checkout built on Windows: target/release/omc-hooks.exe.
+        b.fake(&b.root, "target/release/omc-hooks.exe", "checkout-exe");
+        assert_eq!(b.run(shell, "stop", "z").1, "checkout-exe|stop|z");
+    }
+}
+
 #[test]
 fn with_no_binary_anywhere_hooks_fail_open_and_session_start_says_how_to_get_it() {
     for shell in SHELLS {
@@ -224,4 +272,106 @@ fn the_real_binary_answers_through_the_launcher() {
     std::os::unix::fs::symlink(crate::common::BIN, b.path.join("omc-hooks")).unwrap();
     let (code, out, _) = b.run("sh", "stop", "not json");
     assert_eq!((code, out.as_str()), (0, ""));
+}
+
+/// The npm package's Node.js launcher (`packaging/npm/omc-hooks.js`): which platform package
+/// and which binary in it each machine runs — `bin/omc-hooks.exe` on Windows.
+#[test]
+fn the_npm_launcher_maps_each_platform_to_its_package_and_binary() {
+    let js = Path::new(env!("CARGO_MANIFEST_DIR")).join("packaging/npm/omc-hooks.js");
+    let out = Command::new("node")
+        .arg("-e")
+        .arg(
+            "const { binaryFor } = require(process.argv[1]);\
+             for (const [p, a] of [['linux','x64'],['linux','arm64'],['darwin','x64'],\
+               ['darwin','arm64'],['win32','x64'],['win32','arm64']]) {\
+               const b = binaryFor(p, a); console.log(`${b.pkg} ${b.file}`); }",
+        )
+        .arg(&js)
+        .output()
+        .expect("node");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "@omc-hooks/linux-x64 bin/omc-hooks\n\
+         @omc-hooks/linux-arm64 bin/omc-hooks\n\
+         @omc-hooks/darwin-x64 bin/omc-hooks\n\
+         @omc-hooks/darwin-arm64 bin/omc-hooks\n\
+         @omc-hooks/win32-x64 bin/omc-hooks.exe\n\
+         @omc-hooks/win32-arm64 bin/omc-hooks.exe\n"
+    );
+}
+
+/// The launcher run as npm installs it, on a machine that says it is `win32`/`x64` (Node's
+/// `process.platform` and `arch` set before the script starts): it runs the win32-x64
+/// package's `bin/omc-hooks.exe` (a stand-in here) with the arguments and stdin, ending as it
+/// ends; with only a `bin/omc-hooks` there, it says the binary is not installed.
+#[test]
+fn the_npm_launcher_runs_omc_hooks_exe_on_win32() {
+    let t = tempfile::tempdir().unwrap();
+    let modules = t.path().join("node_modules");
+    let main = modules.join("omc-hooks");
+    std::fs::create_dir_all(main.join("bin")).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("packaging/npm/omc-hooks.js"),
+        main.join("bin/omc-hooks.js"),
+    )
+    .unwrap();
+    std::fs::write(
+        main.join("package.json"),
+        r#"{"name":"omc-hooks","version":"9.9.9","optionalDependencies":{"@omc-hooks/linux-x64":"9.9.9","@omc-hooks/win32-x64":"9.9.9"}}"#,
+    )
+    .unwrap();
+    let win = modules.join("@omc-hooks/win32-x64");
+    std::fs::create_dir_all(win.join("bin")).unwrap();
+    std::fs::write(
+        win.join("package.json"),
+        r#"{"name":"@omc-hooks/win32-x64","version":"9.9.9"}"#,
+    )
+    .unwrap();
+    let pretend = t.path().join("pretend-win32.js");
+    std::fs::write(
+        &pretend,
+        "Object.defineProperty(process, 'platform', { value: 'win32' });\n\
+         Object.defineProperty(process, 'arch', { value: 'x64' });\n",
+    )
+    .unwrap();
+    let run = || {
+        let mut child = Command::new("node")
+            .arg("-r")
+            .arg(&pretend)
+            .arg(main.join("bin/omc-hooks.js"))
+            .args(["stop", "--flag"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("node");
+        let _ = child.stdin.take().unwrap().write_all(b"{}");
+        let out = child.wait_with_output().unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    // The Unix name alone is not the Windows binary.
+    let b = Box_::new();
+    b.fake(&win, "bin/omc-hooks", "unix-name");
+    let (code, out, err) = run();
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    assert!(
+        err.contains("not installed: @omc-hooks/win32-x64@9.9.9"),
+        "{err}"
+    );
+    b.fake(&win, "bin/omc-hooks.exe", "windows-exe");
+    let (code, out, err) = run();
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (0, "windows-exe|stop --flag|{}", "")
+    );
 }

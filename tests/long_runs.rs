@@ -541,11 +541,8 @@ fn the_configured_time_budget_applies_to_new_runs_and_is_shown_everywhere() {
     assert!(line.starts_with("ralph 2/100 34 min left"), "{line}");
 }
 
-#[test]
-fn a_paused_run_says_why_in_status() {
-    let p = Project::new();
-    start(CLAUDE, &p, "s1", &[]);
-    work_then_talk(CLAUDE, &p, "s1", 1, 8, &[]);
+/// What `omc-hooks status` prints for `p`, at the pinned clock.
+fn status_text(p: &Project) -> String {
     let out = Command::new(BIN)
         .arg("status")
         .current_dir(p.path())
@@ -553,7 +550,15 @@ fn a_paused_run_says_why_in_status() {
         .env_remove("CLAUDE_PROJECT_DIR")
         .output()
         .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn a_paused_run_says_why_in_status() {
+    let p = Project::new();
+    start(CLAUDE, &p, "s1", &[]);
+    work_then_talk(CLAUDE, &p, "s1", 1, 8, &[]);
+    let text = status_text(&p);
     assert!(
         text.contains("paused: no tool ran in the last 8 continuations"),
         "{text}"
@@ -1262,14 +1267,7 @@ fn a_run_ends_on_its_token_budget_and_says_so() {
         assert_eq!(s["ended_reason"], "max_tokens");
         assert_eq!(s["tokens_used"], 4 * 30_010);
         // `status` names the reason.
-        let out = Command::new(BIN)
-            .arg("status")
-            .current_dir(p.path())
-            .env_remove("CLAUDE_PROJECT_DIR")
-            .env("OMC_NOW_MS", NOW.to_string())
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout);
+        let text = status_text(&p);
         assert!(
             text.contains("token budget spent; 120k/100k tokens"),
             "{text}"

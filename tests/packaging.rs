@@ -168,6 +168,8 @@ fn the_npm_packages_are_the_release_targets() {
     for (t, p) in &platforms {
         let os = if t.contains("linux") {
             "linux"
+        } else if t.contains("-windows-") {
+            "win32"
         } else {
             "darwin"
         };
@@ -257,7 +259,13 @@ fn npm_pack_turns_release_archives_into_one_package_per_target_and_the_launcher(
         text(&out.stdout),
         text(&out.stderr)
     );
-    assert_eq!(tarballs(&out_dir).len(), 5, "{:?}", tarballs(&out_dir));
+    let n = bodies.len();
+    assert!(
+        bodies.iter().any(|(p, _)| p == "win32-x64"),
+        "a Windows package: {:?}",
+        npm_platforms()
+    );
+    assert_eq!(tarballs(&out_dir).len(), n + 1, "{:?}", tarballs(&out_dir));
 
     for (platform, body) in &bodies {
         let tgz = out_dir.join(format!("omc-hooks-{platform}-{version}.tgz"));
@@ -272,14 +280,23 @@ fn npm_pack_turns_release_archives_into_one_package_per_target_and_the_launcher(
             pkg.get("bin").is_none(),
             "only the launcher is on PATH: {pkg}"
         );
-        // The archive's binary, byte for byte, executable.
-        assert_eq!(&tar_file(&tgz, "bin/omc-hooks"), body, "{platform}");
+        // The archive's binary, byte for byte, executable: `omc-hooks.exe` on Windows (from
+        // the release's .zip), `omc-hooks` elsewhere, and nothing else under bin/.
+        let exe = if os == "win32" {
+            "bin/omc-hooks.exe"
+        } else {
+            "bin/omc-hooks"
+        };
+        assert_eq!(pkg["files"], serde_json::json!([exe]), "{platform}");
+        assert_eq!(&tar_file(&tgz, exe), body, "{platform}");
         let listing = tar_listing(&tgz);
-        let line = listing
+        let bins: Vec<&str> = listing
             .lines()
-            .find(|l| l.ends_with("package/bin/omc-hooks"))
-            .unwrap();
-        assert!(line.starts_with("-rwxr-xr-x"), "{line}");
+            .filter(|l| l.contains("package/bin/"))
+            .collect();
+        assert_eq!(bins.len(), 1, "{listing}");
+        assert!(bins[0].ends_with(&format!("package/{exe}")), "{listing}");
+        assert!(bins[0].starts_with("-rwxr-xr-x"), "{}", bins[0]);
     }
 
     let main = out_dir.join(format!("omc-hooks-{version}.tgz"));
@@ -290,7 +307,7 @@ fn npm_pack_turns_release_archives_into_one_package_per_target_and_the_launcher(
     assert!(pkg.get("dependencies").is_none(), "{pkg}");
     assert_eq!(pkg["bin"]["omc-hooks"], "bin/omc-hooks.js");
     let optional = pkg["optionalDependencies"].as_object().unwrap();
-    assert_eq!(optional.len(), 4, "{pkg}");
+    assert_eq!(optional.len(), n, "{pkg}");
     for (platform, _) in &bodies {
         assert_eq!(optional[&format!("@omc-hooks/{platform}")], version);
     }
@@ -324,13 +341,13 @@ fn npm_pack_turns_release_archives_into_one_package_per_target_and_the_launcher(
         .lines()
         .filter_map(|l| l.strip_prefix("npm publish "))
         .collect();
-    assert_eq!(order.len(), 5, "{said}");
+    assert_eq!(order.len(), n + 1, "{said}");
     assert!(
-        order[4].starts_with(&format!("omc-hooks@{version} ")),
+        order[n].starts_with(&format!("omc-hooks@{version} ")),
         "{said}"
     );
     assert!(
-        order[..4].iter().all(|l| l.starts_with("@omc-hooks/")),
+        order[..n].iter().all(|l| l.starts_with("@omc-hooks/")),
         "{said}"
     );
 
@@ -363,6 +380,23 @@ fn npm_pack_stops_at_an_archive_whose_checksum_is_wrong() {
     }
     let bad = &platforms[1].0;
     let sum = artifacts.join(format!("omc-hooks-{bad}.tar.xz.sha256"));
+    // The Windows archive (a .zip) is checked alike: its checksum file must be there.
+    let win = platforms
+        .iter()
+        .find(|(t, _)| t.contains("-windows-"))
+        .map(|(t, _)| t.clone())
+        .expect("a Windows target");
+    let win_sum = artifacts.join(format!("omc-hooks-{win}.zip.sha256"));
+    let kept = std::fs::read(&win_sum).unwrap();
+    std::fs::remove_file(&win_sum).unwrap();
+    let out = pack(&d.path().join("npm-win"), &[&artifacts]);
+    let err = text(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains(&format!("missing {}", win_sum.display())),
+        "{err}"
+    );
+    std::fs::write(&win_sum, kept).unwrap();
     std::fs::write(&sum, format!("{} x\n", "0".repeat(64))).unwrap();
     let out_dir = d.path().join("npm");
     let out = pack(&out_dir, &[&artifacts]);
@@ -373,4 +407,79 @@ fn npm_pack_stops_at_an_archive_whose_checksum_is_wrong() {
         "{err}"
     );
     assert!(tarballs(&out_dir).is_empty(), "{:?}", tarballs(&out_dir));
+}
+
+/// `packaging/plugin-bundle.sh` on a release's archives: every release target's binary under
+/// `bin/<target>/`, byte for byte — Windows' as `omc-hooks.exe` from its `.zip`, which
+/// hooks.json's command runs under Git Bash — each listed in `bin/SHA256SUMS`, whether the
+/// targets are named (as the release workflow names them all) or found.
+#[test]
+fn the_plugin_bundle_holds_every_release_target_windows_as_omc_hooks_exe() {
+    let d = tempfile::tempdir().unwrap();
+    let artifacts = d.path().join("artifacts");
+    std::fs::create_dir_all(&artifacts).unwrap();
+    let bodies: Vec<(&str, Vec<u8>)> = omc_hooks::hooks::RELEASE_TARGETS
+        .iter()
+        .map(|t| (*t, fake_archive(&artifacts, t)))
+        .collect();
+    let workflow =
+        std::fs::read_to_string(repo_root().join(".github/workflows/publish-plugin.yml")).unwrap();
+    let named: Vec<&str> = workflow
+        .split("packaging/plugin-bundle.sh target/plugin target/distrib")
+        .nth(1)
+        .unwrap()
+        .split("- name:")
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .filter(|w| *w != "\\")
+        .collect();
+    let mut sorted = named.clone();
+    sorted.sort();
+    let mut release = omc_hooks::hooks::RELEASE_TARGETS.to_vec();
+    release.sort();
+    assert_eq!(
+        sorted, release,
+        "publish-plugin.yml names every release target"
+    );
+
+    for (how, targets) in [("named", named.clone()), ("found", vec![])] {
+        let out_dir = d.path().join(format!("plugin-{how}"));
+        let out = Command::new("bash")
+            .arg(repo_root().join("packaging/plugin-bundle.sh"))
+            .arg(&out_dir)
+            .arg(&artifacts)
+            .args(&targets)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{how}: {}", text(&out.stderr));
+        let sums = std::fs::read_to_string(out_dir.join("bin/SHA256SUMS")).unwrap();
+        assert_eq!(sums.lines().count(), bodies.len(), "{how}: {sums}");
+        for (t, body) in &bodies {
+            let exe = if t.contains("-windows-") {
+                "omc-hooks.exe"
+            } else {
+                "omc-hooks"
+            };
+            let rel = format!("{t}/{exe}");
+            assert_eq!(
+                &std::fs::read(out_dir.join("bin").join(&rel)).unwrap(),
+                body,
+                "{how}: {rel}"
+            );
+            assert!(
+                sums.lines().any(|l| l.ends_with(&format!("  {rel}"))),
+                "{how}: {rel} in {sums}"
+            );
+            let other = if exe == "omc-hooks" {
+                "omc-hooks.exe"
+            } else {
+                "omc-hooks"
+            };
+            assert!(
+                !out_dir.join("bin").join(t).join(other).exists(),
+                "{how}: {t}"
+            );
+        }
+    }
 }

@@ -16,53 +16,67 @@ const { spawn } = require('child_process');
 const fs = require('fs');
 const path = require('path');
 
-const manifest = require('../package.json');
-const platform = `${process.platform}-${process.arch}`;
-const name = `@omc-hooks/${platform}`;
-const prebuilt = Object.keys(manifest.optionalDependencies || {}).map((p) =>
-  p.replace('@omc-hooks/', ''),
-);
+// The platform package and the binary in it for a `process.platform` and `process.arch`:
+// `@omc-hooks/<platform>-<arch>`, its `bin/omc-hooks` (`bin/omc-hooks.exe` on Windows).
+function binaryFor(platform, arch) {
+  const id = `${platform}-${arch}`;
+  return {
+    id,
+    pkg: `@omc-hooks/${id}`,
+    file: path.join('bin', platform === 'win32' ? 'omc-hooks.exe' : 'omc-hooks'),
+  };
+}
 
 function fail(lines) {
   process.stderr.write(`omc-hooks: ${lines.join('\n  ')}\n`);
   process.exit(1);
 }
 
-if (!prebuilt.includes(platform)) {
-  fail([
-    `no prebuilt binary for this machine (${platform}); there are for ${prebuilt.join(', ')}.`,
-    'Build it from source with Rust (https://rustup.rs): cargo install omc-hooks',
-  ]);
-}
+function main() {
+  const manifest = require('../package.json');
+  const { id: platform, pkg: name, file } = binaryFor(process.platform, process.arch);
+  const prebuilt = Object.keys(manifest.optionalDependencies || {}).map((p) =>
+    p.replace('@omc-hooks/', ''),
+  );
 
-let dir = null;
-try {
-  dir = path.dirname(require.resolve(`${name}/package.json`));
-} catch (_) {
-  dir = null;
-}
-const exe = dir && path.join(dir, 'bin', 'omc-hooks');
-if (!exe || !fs.existsSync(exe)) {
-  fail([
-    `the binary for this machine is not installed: ${name}@${manifest.version}.`,
-    'npm installs it with omc-hooks as an optional dependency; it is left out when optional',
-    'dependencies are omitted (--omit=optional, --no-optional, npm config omit=optional) or',
-    'when a lockfile written on another platform is installed.',
-    'Reinstall with them: npm install -g omc-hooks --include=optional',
-    'or build from source with Rust: cargo install omc-hooks',
-  ]);
-}
-
-// A platform package of another version (a partial upgrade) still runs, but says so.
-try {
-  const found = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).version;
-  if (found !== manifest.version) {
-    process.stderr.write(
-      `omc-hooks: warning: ${name} is ${found}, omc-hooks is ${manifest.version}; reinstall omc-hooks to match them.\n`,
-    );
+  if (!prebuilt.includes(platform)) {
+    fail([
+      `no prebuilt binary for this machine (${platform}); there are for ${prebuilt.join(', ')}.`,
+      'Build it from source with Rust (https://rustup.rs): cargo install omc-hooks',
+    ]);
   }
-} catch (_) {
-  // An unreadable manifest is npm's business; the binary decides whether it runs.
+
+  let dir = null;
+  try {
+    dir = path.dirname(require.resolve(`${name}/package.json`));
+  } catch (_) {
+    dir = null;
+  }
+  const exe = dir && path.join(dir, file);
+  if (!exe || !fs.existsSync(exe)) {
+    fail([
+      `the binary for this machine is not installed: ${name}@${manifest.version}.`,
+      'npm installs it with omc-hooks as an optional dependency; it is left out when optional',
+      'dependencies are omitted (--omit=optional, --no-optional, npm config omit=optional) or',
+      'when a lockfile written on another platform is installed.',
+      'Reinstall with them: npm install -g omc-hooks --include=optional',
+      'or build from source with Rust: cargo install omc-hooks',
+    ]);
+  }
+
+  // A platform package of another version (a partial upgrade) still runs, but says so.
+  try {
+    const found = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).version;
+    if (found !== manifest.version) {
+      process.stderr.write(
+        `omc-hooks: warning: ${name} is ${found}, omc-hooks is ${manifest.version}; reinstall omc-hooks to match them.\n`,
+      );
+    }
+  } catch (_) {
+    // An unreadable manifest is npm's business; the binary decides whether it runs.
+  }
+
+  run(exe);
 }
 
 // A signal sent to this process alone (a client's timeout, `kill`) reaches the binary too;
@@ -70,19 +84,29 @@ try {
 // before the binary starts: a signal in between would otherwise end this process by its
 // default action and leave the binary running on its own. (Node runs a handler from its event
 // loop, after this script's first run, when `child` is set.)
-const forward = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'];
-let child = null;
-for (const sig of forward) {
-  process.on(sig, () => child && child.kill(sig));
-}
-child = spawn(exe, process.argv.slice(2), { stdio: 'inherit' });
-child.on('error', (e) => fail([`cannot run ${exe}: ${e.message}`]));
-child.on('exit', (code, signal) => {
-  if (signal) {
-    // End the same way: remove our handler so the signal's default action applies.
-    for (const sig of forward) process.removeAllListeners(sig);
-    process.kill(process.pid, signal);
-    return;
+function run(exe) {
+  // (Windows has no SIGQUIT; its console sends SIGINT and SIGBREAK.)
+  const forward =
+    process.platform === 'win32'
+      ? ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK']
+      : ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'];
+  let child = null;
+  for (const sig of forward) {
+    process.on(sig, () => child && child.kill(sig));
   }
-  process.exit(code === null ? 1 : code);
-});
+  child = spawn(exe, process.argv.slice(2), { stdio: 'inherit' });
+  child.on('error', (e) => fail([`cannot run ${exe}: ${e.message}`]));
+  child.on('exit', (code, signal) => {
+    if (signal) {
+      // End the same way: remove our handler so the signal's default action applies.
+      for (const sig of forward) process.removeAllListeners(sig);
+      process.kill(process.pid, signal);
+      return;
+    }
+    process.exit(code === null ? 1 : code);
+  });
+}
+
+module.exports = { binaryFor };
+
+if (require.main === module) main();

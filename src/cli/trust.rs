@@ -413,8 +413,8 @@ fn list(env: &Env) -> i32 {
 
 #[cfg(test)]
 mod tests {
-    use crate::platform::ancestry::Process;
     use super::*;
+    use crate::platform::ancestry::Process;
 
     fn proc(pid: u32, name: &str, args: &[&str], env: Option<&[&str]>, same_user: bool) -> Process {
         Process {

@@ -70,6 +70,11 @@ pub fn persist(tmp: tempfile::TempPath, path: &Path) -> io::Result<()> {
     tmp.persist(path).map_err(|e| e.error)
 }
 
+/// Flushes `file` (open for reading at `path`) to the disk: `fsync` on it.
+pub fn sync_file(file: &File, _path: &Path) -> io::Result<()> {
+    file.sync_all()
+}
+
 /// Makes a directory's entries (a rename, a new file) durable: fsync on the directory.
 pub fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
@@ -90,6 +95,12 @@ pub fn lock_dir(dir: &Path) -> io::Result<DirLock> {
 /// Releases [`lock_dir`]'s lock, leaving nothing behind in the directory.
 pub fn unlock_dir(lock: DirLock, _dir: &Path) {
     drop(lock);
+}
+
+/// What to lock for `file`, opened at `path`, to lock it against other processes: the file
+/// itself (`flock` is advisory: a holder still reads and writes it, and so do others).
+pub fn lock_target<'a>(file: &'a File, _path: &Path) -> io::Result<super::LockOn<'a>> {
+    Ok(super::LockOn::Itself(file))
 }
 
 /// Whether opening an existing lock file failed only for a moment (never on Unix).

@@ -117,6 +117,18 @@ pub fn persist(tmp: tempfile::TempPath, path: &Path) -> io::Result<()> {
     }
 }
 
+/// Flushes `file` (open for reading at `path`) to the disk. `FlushFileBuffers` needs a handle
+/// with write access, which a reading handle lacks: then `path` is opened for writing (no
+/// link followed, nothing truncated) and flushed.
+pub fn sync_file(file: &File, path: &Path) -> io::Result<()> {
+    match file.sync_all() {
+        Err(e) if e.raw_os_error() == Some(ERROR_ACCESS_DENIED) => {
+            open_no_follow(OpenOptions::new().write(true), path, false)?.sync_all()
+        }
+        other => other,
+    }
+}
+
 /// Nothing to do: Windows cannot flush a directory's entries, and NTFS journals a rename.
 pub fn sync_dir(_dir: &Path) -> io::Result<()> {
     Ok(())
@@ -147,6 +159,25 @@ pub fn lock_dir(dir: &Path) -> io::Result<DirLock> {
 pub fn unlock_dir(lock: DirLock, dir: &Path) {
     drop(lock);
     let _ = std::fs::remove_file(dir.join(DIR_LOCK));
+}
+
+/// What to lock for `file`, opened at `path`, to lock it against other processes: the lock file
+/// `<path>.lock` beside it (created if needed, never through a link, never deleted). Windows
+/// locks are mandatory: a shared lock on the file itself would fail its holder's own append,
+/// and an exclusive one would stop every other process reading it. The lock stands for the
+/// name, not the file: a file renamed away keeps its lock file's name behind (the spool's
+/// rotation locks by the name appenders opened, see `state::outbox`).
+pub fn lock_target<'a>(_file: &'a File, path: &Path) -> io::Result<super::LockOn<'a>> {
+    let f = open_no_follow(
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false),
+        &super::beside_lock_path(path),
+        false,
+    )?;
+    Ok(super::LockOn::Beside(f))
 }
 
 /// Whether opening an existing lock file failed only for a moment: access denied is what

@@ -614,7 +614,7 @@ mod tests {
         }
     }
 
-    #[cfg(unix)]
+    #[cfg(unix)] // a FIFO is Unix's
     #[test]
     fn reading_a_fifo_or_a_directory_fails_at_once() {
         use rustix::fs::{CWD, FileType, Mode, mknodat};

@@ -13,6 +13,15 @@
 //!   hold a shared lock for the length of their write and, once they have it, check that the
 //!   path still names the file they opened; so after that barrier no write can land in the
 //!   segment, and a hook that opened the old file retries on a fresh one.
+//! * **Locks** are taken through [`platform::lock_target`]: on Unix on the spool file itself, as
+//!   described; on Windows, where locks are mandatory (a shared lock on the file would fail
+//!   the holder's own write), on a lock file beside it, `<name>.lock`, named after the live
+//!   file: appenders lock the live name's lock file (exclusively there, waiting their turn:
+//!   Wine does not keep appends through separate handles whole, see
+//!   [`platform::LockOn::lock_for_append`]), and the rotation's barrier takes the same
+//!   one (by the name it renamed from), so the barrier still waits for exactly the appends that
+//!   found the old file. The flusher's lock is likewise `flusher.lock.lock` there, so that
+//!   `flusher.lock`'s pid stays readable while a flusher holds it.
 //! * **Durability**: an appended record is in the page cache when the hook returns: it
 //!   survives the hook, the agent and the flusher being killed. The flusher fsyncs a segment
 //!   when it rotates it, so a power loss can only cost events that were never rotated (at most
@@ -69,11 +78,13 @@ impl Store {
         framed.push(b'\n');
         let started = Instant::now();
         loop {
-            let mut f = open(
+            let f = open(
                 platform::private_file(OpenOptions::new().append(true).create(true)),
                 &path,
             )?;
-            lock_shared_bounded(&f, started)?;
+            // Held until this iteration ends (the lock file's handle, on Windows).
+            let lock = platform::lock_target(&f, &path)?;
+            lock_for_append_bounded(&lock, started)?;
             let meta = f.metadata()?;
             if !platform::is_at(&f, &path) {
                 // Rotated away between our open and our lock: append to the new file.
@@ -94,7 +105,7 @@ impl Store {
             if meta.len().saturating_add(framed.len() as u64) > max_bytes {
                 return Ok(Appended::Full);
             }
-            f.write_all(&framed)?;
+            (&f).write_all(&framed)?;
             return Ok(Appended::Written);
         }
     }
@@ -111,9 +122,12 @@ impl Store {
             Err(e) => return Err(e),
         }
         let f = open(OpenOptions::new().read(true), &to)?;
-        f.lock()?; // the barrier: every append that found the old name has finished
-        f.unlock()?;
-        f.sync_all()?;
+        // The barrier: every append that found the old name has finished (the lock appenders
+        // take by that name: the segment itself on Unix, `<from>.lock` on Windows).
+        let barrier = platform::lock_target(&f, &from)?;
+        barrier.file().lock()?;
+        barrier.release()?;
+        platform::sync_file(&f, &to)?;
         platform::sync_dir(&dir)?;
         Ok(true)
     }
@@ -221,14 +235,19 @@ impl Store {
     /// Takes the flusher's lock (`.omc/export/flusher.lock`) if no other process holds it,
     /// and records `info` (one JSON line: pid, start) in it for `status`.
     pub fn flusher_try_lock(&self, info: &[u8]) -> io::Result<Option<FlusherLock>> {
-        let f = self.open_flusher_lock()?;
-        match f.try_lock() {
+        let (f, path) = self.open_flusher_lock()?;
+        let lock = platform::lock_target(&f, &path)?;
+        match lock.file().try_lock() {
             Ok(()) => {
+                let beside = lock.into_beside();
                 let mut f = f;
                 f.set_len(0)?;
                 f.seek(SeekFrom::Start(0))?;
                 f.write_all(info)?;
-                Ok(Some(FlusherLock { _file: f }))
+                Ok(Some(FlusherLock {
+                    _file: f,
+                    _beside: beside,
+                }))
             }
             Err(TryLockError::WouldBlock) => Ok(None),
             Err(TryLockError::Error(e)) => Err(e),
@@ -238,8 +257,9 @@ impl Store {
     /// Whether a flusher holds the lock right now. A probe: takes the lock for an instant if
     /// it is free. Hooks use it before starting a flusher.
     pub fn flusher_busy(&self) -> io::Result<bool> {
-        let f = self.open_flusher_lock()?;
-        match f.try_lock() {
+        let (f, path) = self.open_flusher_lock()?;
+        let lock = platform::lock_target(&f, &path)?;
+        match lock.file().try_lock() {
             Ok(()) => Ok(false),
             Err(TryLockError::WouldBlock) => Ok(true),
             Err(TryLockError::Error(e)) => Err(e),
@@ -253,9 +273,10 @@ impl Store {
         sfs::read_regular(&dir.join(FLUSHER_LOCK)).ok().flatten()
     }
 
-    fn open_flusher_lock(&self) -> io::Result<File> {
+    /// The flusher's lock file, open, and its path.
+    fn open_flusher_lock(&self) -> io::Result<(File, PathBuf)> {
         let path = self.outbox_dir()?.join(FLUSHER_LOCK);
-        open(
+        let f = open(
             platform::private_file(
                 OpenOptions::new()
                     .read(true)
@@ -264,7 +285,8 @@ impl Store {
                     .truncate(false),
             ),
             &path,
-        )
+        )?;
+        Ok((f, path))
     }
 }
 
@@ -274,6 +296,8 @@ pub const FLUSHER_LOCK: &str = "flusher.lock";
 /// Held by the one running flusher of a project; released on drop or when it dies.
 pub struct FlusherLock {
     _file: File,
+    /// Windows: the lock file beside it, which holds the lock.
+    _beside: Option<File>,
 }
 
 /// Records read from a spool file.
@@ -288,9 +312,9 @@ pub struct Chunk {
     pub eof: bool,
 }
 
-fn lock_shared_bounded(f: &File, started: Instant) -> io::Result<()> {
+fn lock_for_append_bounded(lock: &platform::LockOn<'_>, started: Instant) -> io::Result<()> {
     loop {
-        match f.try_lock_shared() {
+        match lock.lock_for_append() {
             Ok(()) => return Ok(()),
             Err(TryLockError::WouldBlock) if started.elapsed() < APPEND_LOCK_WAIT => {
                 std::thread::sleep(Duration::from_millis(1));
@@ -402,10 +426,6 @@ mod tests {
         assert_eq!(sealed.end, std::fs::metadata(&p).unwrap().len());
     }
 
-    #[cfg_attr(
-        windows,
-        ignore = "Windows locks are mandatory: the spool's shared lock stops its own appends"
-    )]
     #[test]
     fn rotation_under_concurrent_appenders_loses_nothing() {
         let t = tempfile::tempdir().unwrap();
@@ -447,6 +467,37 @@ mod tests {
                 .len();
         }
         assert_eq!(seen, 2000);
+    }
+
+    /// Where the spool's locks are: on Unix on the files themselves (nothing else in the
+    /// outbox), on Windows on `<name>.lock` beside them, never on the spool file, whose own
+    /// appender would otherwise be refused its write (mandatory locks).
+    #[test]
+    fn the_spool_locks_are_beside_the_files_on_windows_only() {
+        let t = tempfile::tempdir().unwrap();
+        let s = store(t.path());
+        s.outbox_append("live.jsonl", b"{}", 1 << 20).unwrap();
+        assert!(s.outbox_rotate("live.jsonl", "seg.jsonl").unwrap());
+        s.outbox_append("live.jsonl", b"{}", 1 << 20).unwrap();
+        let held = s.flusher_try_lock(b"{\"pid\":7}").unwrap().expect("free");
+        let mut files = s.outbox_list();
+        files.sort();
+        #[cfg(unix)]
+        let want = ["flusher.lock", "live.jsonl", "seg.jsonl"];
+        #[cfg(windows)]
+        let want = [
+            "flusher.lock",
+            "flusher.lock.lock",
+            "live.jsonl",
+            "live.jsonl.lock",
+            "seg.jsonl",
+        ];
+        assert_eq!(files, want);
+        // While the flusher holds its lock, its pid is readable and hooks still append.
+        assert_eq!(s.flusher_info().unwrap(), b"{\"pid\":7}");
+        s.outbox_append("live.jsonl", b"{}", 1 << 20).unwrap();
+        assert_eq!(s.outbox_count("live.jsonl", 0).unwrap().0, 2);
+        drop(held);
     }
 
     #[test]

@@ -174,7 +174,8 @@ mod tests {
 
     #[test]
     fn the_filesystem_root_is_never_a_project() {
-        let root = if cfg!(windows) { "C:\\" } else { "/" };
+        // (On Windows `/` has no drive, so it is no absolute path: a drive's root is.)
+        let root = if cfg!(windows) { r"C:\" } else { "/" };
         let e = env(None, None);
         assert_eq!(resolve(&e, Some(root)), None);
         assert!(at_filesystem_root(&e, Some(root)));

@@ -182,9 +182,9 @@ pub fn tokens_used(raw_path: &str) -> Option<u64> {
 /// [`tokens_used`] over a transcript's bytes (JSON lines).
 pub fn tokens_used_in(lines: &[u8]) -> Option<u64> {
     let mut cur = Cursor::default();
-    let total = lines
-        .split(|b| *b == b'\n')
-        .fold(0u64, |t, line| t.saturating_add(line_tokens(line, &mut cur, i64::MIN)));
+    let total = lines.split(|b| *b == b'\n').fold(0u64, |t, line| {
+        t.saturating_add(line_tokens(line, &mut cur, i64::MIN))
+    });
     (total > 0).then_some(total)
 }
 

@@ -394,22 +394,40 @@ pub fn at_terminal(args: &[&str]) -> (i32, String) {
 
 /// What `dist` publishes for `target`, in `dir`: `omc-hooks-<target>.tar.xz` holding
 /// `omc-hooks-<target>/omc-hooks` (the file at `binary`, executable) and its `.sha256` file —
-/// the input of `packaging/plugin-bundle.sh` and `packaging/npm-pack.sh --archives`.
+/// the input of `packaging/plugin-bundle.sh` and `packaging/npm-pack.sh --archives`. For a
+/// Windows target, as dist makes it there: `omc-hooks-<target>.zip` holding `omc-hooks.exe`.
 pub fn release_archive(dir: &Path, target: &str, binary: &Path) {
     use std::os::unix::fs::PermissionsExt;
+    let windows = target.contains("-windows-");
     let stage = dir.join(format!("omc-hooks-{target}"));
     std::fs::create_dir_all(&stage).unwrap();
-    let bin = stage.join("omc-hooks");
+    let bin = stage.join(if windows {
+        "omc-hooks.exe"
+    } else {
+        "omc-hooks"
+    });
     std::fs::copy(binary, &bin).unwrap();
     std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let archive = format!("omc-hooks-{target}.tar.xz");
-    let st = Command::new("tar")
-        .args(["-cJf", &archive, &format!("omc-hooks-{target}")])
-        .env("XZ_OPT", "-0")
-        .current_dir(dir)
-        .status()
-        .unwrap();
-    assert!(st.success());
+    let archive = if windows {
+        let archive = format!("omc-hooks-{target}.zip");
+        let st = Command::new("zip")
+            .args(["-q", "-X", &format!("../{archive}"), "omc-hooks.exe"])
+            .current_dir(&stage)
+            .status()
+            .expect("zip (to make a Windows release archive)");
+        assert!(st.success());
+        archive
+    } else {
+        let archive = format!("omc-hooks-{target}.tar.xz");
+        let st = Command::new("tar")
+            .args(["-cJf", &archive, &format!("omc-hooks-{target}")])
+            .env("XZ_OPT", "-0")
+            .current_dir(dir)
+            .status()
+            .unwrap();
+        assert!(st.success());
+        archive
+    };
     std::fs::remove_dir_all(&stage).unwrap();
     let sum = Command::new("sha256sum")
         .arg(&archive)

@@ -419,24 +419,30 @@ fn a_message_left_by_a_flusher_that_gave_up_goes_out_at_the_next_prompt() {
     assert!(got[0].starts_with("ralph completed"), "{got:?}");
 }
 
+/// A Stop of a model still working (`extra` payload fields), with our continuation cap at 2.
+fn capped_stop(s: &Setup, url: &str, active: bool, extra: Value) {
+    let mut p = crate::common::payload("Stop", SID, s.root());
+    p["last_assistant_message"] = json!("still working");
+    p["stop_hook_active"] = json!(active);
+    for (k, v) in extra.as_object().unwrap() {
+        p[k] = v.clone();
+    }
+    s.hook("stop")
+        .env(SLACK_VAR, url)
+        .env("OMC_EXPORT_LINGER_MS", "300")
+        .env("OMC_STOP_BLOCK_CAP", "2")
+        .payload(p)
+        .run()
+        .expect_valid();
+}
+
 #[test]
 fn a_run_handed_back_at_the_continuation_cap_is_told_once() {
     let srv = Server::start(Mode::Ok);
     let s = Setup::new();
     s.user_hooks(&slack_entry("[\"run-end\"]"));
     let url = srv.url("/hook");
-    let stop = |active: bool| {
-        let mut p = crate::common::payload("Stop", SID, s.root());
-        p["last_assistant_message"] = json!("still working");
-        p["stop_hook_active"] = json!(active);
-        s.hook("stop")
-            .env(SLACK_VAR, &url)
-            .env("OMC_EXPORT_LINGER_MS", "300")
-            .env("OMC_STOP_BLOCK_CAP", "2")
-            .payload(p)
-            .run()
-            .expect_valid();
-    };
+    let stop = |active: bool| capped_stop(&s, &url, active, json!({}));
     hook(
         &s,
         "user-prompt-submit",
@@ -466,17 +472,7 @@ fn a_hand_back_for_no_progress_and_a_token_budget_end_say_why() {
     let url = srv.url("/hook");
     let transcript = s.root().join("t.jsonl");
     let stop = |active: bool| {
-        let mut p = crate::common::payload("Stop", SID, s.root());
-        p["last_assistant_message"] = json!("still working");
-        p["stop_hook_active"] = json!(active);
-        p["transcript_path"] = json!(transcript);
-        s.hook("stop")
-            .env(SLACK_VAR, &url)
-            .env("OMC_EXPORT_LINGER_MS", "300")
-            .env("OMC_STOP_BLOCK_CAP", "2")
-            .payload(p)
-            .run()
-            .expect_valid();
+        capped_stop(&s, &url, active, json!({"transcript_path": transcript}));
     };
     let ls = || {
         hook(
