@@ -254,6 +254,8 @@ pub struct Scenario {
     pub timeout: Duration,
     pub default_text: Option<String>,
     pub plugin: bool,
+    /// `usage.input_tokens` every answer reports (default 10; output is 5 tokens a call).
+    pub input_tokens: Option<u64>,
     /// Run without `--dangerously-skip-permissions`, so the client's permission rules (and
     /// its PermissionRequest hook) decide each call.
     pub ask_permissions: bool,
@@ -269,6 +271,7 @@ impl Default for Scenario {
             timeout: DEFAULT_TIMEOUT,
             default_text: None,
             plugin: true,
+            input_tokens: None,
             ask_permissions: false,
         }
     }
@@ -330,6 +333,13 @@ impl Scenario {
     /// Text answered when the script is exhausted (default "done").
     pub fn default_text(mut self, t: &str) -> Self {
         self.default_text = Some(t.to_owned());
+        self
+    }
+    /// Every answer reports `n` input tokens in its usage (the `message_start` event of a
+    /// streamed answer, the `usage` of a plain one): what the client records per message in its
+    /// transcript. Large values make the client compact; 30 000 is 15 % of its window.
+    pub fn input_tokens(mut self, n: u64) -> Self {
+        self.input_tokens = Some(n);
         self
     }
     /// Do not pass `--plugin-dir` (baseline runs without hooks).
@@ -649,6 +659,9 @@ pub fn claude_in(
     server.push_subagent(scenario.subagent_replies.clone());
     if let Some(t) = &scenario.default_text {
         server.set_default_text(t);
+    }
+    if let Some(n) = scenario.input_tokens {
+        server.set_input_tokens(n);
     }
 
     let mut cmd = Command::new(bin);

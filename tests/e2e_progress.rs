@@ -1,0 +1,430 @@
+//! Issue 34 in the real Claude Code client: a ralph run judged by what happened, not by whether
+//! a tool ran.
+//!
+//! * Progress from observables: a model that runs the same `ls` with the same output every turn,
+//!   one that makes and undoes the same edit turn after turn, and one that runs the same failing
+//!   check with the same error are each handed back after at most 8 continuations without
+//!   progress (the run paused, `pause_kind: "no_progress"`, the reason saying what repeated,
+//!   shown by `status`), while a model that runs a new command each turn is continued at least
+//!   25 times.
+//! * Completion from evidence: with `{"verify": ["python3 check.py"]}`, a claim while the check
+//!   fails is sent back naming the command and the failure's tail, a claim after an edit the
+//!   check has not seen since is sent back too, and once the agent has run the check after its
+//!   last change and it passed the claim ends the run as completed and verified.
+//! * Token budgets: with `{"ralph": {"max_tokens": 100000}}` and the model reporting about
+//!   30 000 tokens a call (`Scenario::input_tokens`), the run ends on its budget within a few
+//!   continuations (`ended_reason: "max_tokens"`), the continuation showing what was spent; the
+//!   same with `ralph --tokens 100k …` in the prompt; and the transcript the budget is counted
+//!   from holds every call's usage when the Stop hook runs.
+
+use crate::e2e::{Run, Sandbox, Scenario};
+use serde_json::{Value, json};
+
+const PROMPT: &str = "ralph fix the failing parser test";
+const MORE: &str = "I looked at it again; more work remains.";
+const DONE: &str = "The parser is fixed and the tests pass.\n<omc-complete/>";
+
+/// The ralph run of `sid`, schema-checked.
+fn ralph(sb: &Sandbox, sid: &str) -> Value {
+    let p = sb
+        .project()
+        .join(".omc/state/sessions")
+        .join(sid)
+        .join("ralph-state.json");
+    let v = serde_json::from_slice(&std::fs::read(&p).unwrap_or_else(|e| panic!("{p:?}: {e}")))
+        .unwrap();
+    crate::schema::assert_valid("mode-state", &v);
+    v
+}
+
+/// What each main-loop request shows of a ralph continuation (`Stop hook feedback:` …; a
+/// failing command's escalation may head it).
+fn continuations(run: &Run) -> Vec<String> {
+    (1..run.main_loop_requests().len())
+        .map(|i| run.new_text(i))
+        .filter(|t| t.contains("Stop hook feedback:") && t.contains("[RALPH LOOP - ITERATION"))
+        .collect()
+}
+
+/// `omc-hooks status` in the sandbox's project.
+fn status(sb: &Sandbox) -> String {
+    let out = std::process::Command::new(crate::e2e::agent_harness::omc_bin())
+        .arg("status")
+        .current_dir(sb.project())
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// `n` turns that each run one (different) Bash command and then end with text.
+fn working_turns(mut sc: Scenario, n: usize) -> Scenario {
+    for i in 0..n {
+        sc = sc
+            .reply_tool(
+                "Bash",
+                json!({"command": format!("echo step-{i}"), "description": "step"}),
+            )
+            .reply_text(format!("step {i} done; more remains"));
+    }
+    sc
+}
+
+/// The run was handed back for want of progress after at most 8 continuations without it
+/// (`progress_turns` turns of new work aside, each continued), before the script ran out; the
+/// reason is recorded, contains each of `why`, and `status` shows it. Returns the reason.
+#[track_caller]
+fn assert_handed_back(sb: &Sandbox, run: &Run, progress_turns: usize, why: &[&str]) -> String {
+    run.assert_success();
+    let d = run.diagnostics();
+    let conts = continuations(run).len();
+    assert!(
+        (progress_turns..=progress_turns + 8).contains(&conts),
+        "{conts} continuations, want {progress_turns} to {}\n{d}",
+        progress_turns + 8
+    );
+    assert!(
+        run.unused_replies > 0,
+        "handed back before the script ran out: {d}"
+    );
+    assert_eq!(run.result_text(), MORE, "the turn ended normally: {d}");
+    let s = ralph(sb, &run.session_id);
+    assert_eq!(s["active"], true, "handed back, not ended: {s:#}");
+    assert_eq!(s["pause_kind"], "no_progress", "{s:#}");
+    let reason = s["paused_reason"].as_str().unwrap_or_default().to_owned();
+    assert!(
+        reason.starts_with("no progress in the last 8 continuations: "),
+        "{s:#}"
+    );
+    for w in why {
+        assert!(reason.contains(w), "{w:?} not in the reason: {s:#}");
+    }
+    let st = status(sb);
+    assert!(st.contains(&format!("(paused: {reason})")), "{st}");
+    reason
+}
+
+/// The tokens of the assistant messages of a Claude Code transcript: one record per content
+/// block, each with its message's `usage`, so counted once per `message.id` (input + output +
+/// cache creation + cache read).
+fn tokens_recorded(transcript: &str) -> u64 {
+    let mut per_message = std::collections::BTreeMap::new();
+    for r in transcript
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|r| r["type"] == "assistant")
+    {
+        let u = &r["message"]["usage"];
+        let n: u64 = [
+            "input_tokens",
+            "output_tokens",
+            "cache_creation_input_tokens",
+            "cache_read_input_tokens",
+        ]
+        .iter()
+        .filter_map(|k| u[*k].as_u64())
+        .sum();
+        if let Some(id) = r["message"]["id"].as_str() {
+            per_message.insert(id.to_owned(), n);
+        }
+    }
+    per_message.values().sum()
+}
+
+/// What the client records about tokens: the transcript the Stop payload names holds, when the
+/// Stop hook runs, the usage of both model calls of the turn (the recorder plugin as the only
+/// hook copies it then).
+#[test]
+fn the_transcript_holds_the_usage_of_every_call_when_stop_runs() {
+    let sb = Sandbox::new();
+    let rec = sb.root().join("rec");
+    let copy = sb.root().join("transcript-at-stop.jsonl");
+    crate::e2e_agents::respond(
+        &rec,
+        "Stop",
+        &format!(
+            "p=$(python3 -c 'import json,sys; print(json.load(sys.stdin)[\"transcript_path\"])'); cp \"$p\" '{}'",
+            copy.display()
+        ),
+    );
+    let run = sb.claude(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/recorder"),
+        "say hi using the shell",
+        working_turns(Scenario::new().input_tokens(30_000), 1)
+            .env("REC_DIR", rec.to_string_lossy()),
+        None,
+    );
+    run.assert_success();
+    let d = run.diagnostics();
+    assert_eq!(run.main_loop_requests().len(), 2, "{d}");
+    let text = std::fs::read_to_string(&copy).unwrap_or_else(|e| panic!("{copy:?}: {e}\n{d}"));
+    assert_eq!(tokens_recorded(&text), 2 * 30_005, "{text}");
+}
+
+#[test]
+fn the_same_ls_with_the_same_output_is_handed_back_within_eight() {
+    let sb = Sandbox::new();
+    sb.write("parser.py", "def parse(s):\n    return None\n");
+    let mut sc = Scenario::new();
+    for _ in 0..20 {
+        sc = sc
+            .reply_tool(
+                "Bash",
+                json!({"command": "ls", "description": "list files"}),
+            )
+            .reply_text(MORE);
+    }
+    let run = sb.claude(crate::e2e::plugin_dir(), PROMPT, sc, None);
+    // The first `ls` is new.
+    assert_handed_back(&sb, &run, 1, &["`ls`", "same output"]);
+
+    // The person's next prompt (the session resumed) lifts the pause: the run is continued
+    // again and ends on the claim.
+    let next = sb.claude(
+        crate::e2e::plugin_dir(),
+        "go on with the parser",
+        Scenario::new()
+            .reply_text(MORE)
+            .reply_text(DONE)
+            .reply_text("unexpected"),
+        Some(&run.session_id),
+    );
+    next.assert_success();
+    let d = next.diagnostics();
+    assert_eq!(continuations(&next).len(), 1, "{d}");
+    assert_eq!(next.unused_replies, 1, "ended by the claim: {d}");
+    let s = ralph(&sb, &run.session_id);
+    assert_eq!(s["ended_reason"], "completed", "{s:#}");
+    assert!(s.get("pause_kind").is_none_or(Value::is_null), "{s:#}");
+}
+
+#[test]
+fn an_edit_made_and_undone_turn_after_turn_is_handed_back_within_eight() {
+    let sb = Sandbox::new();
+    sb.write("src/app.py", "x = 1\n");
+    let file = sb.project().join("src/app.py");
+    // Two turns of new work first: a command, then reading the file (the Edit tool needs it).
+    let mut sc = Scenario::new()
+        .reply_tool(
+            "Bash",
+            json!({"command": "grep -n x src/app.py", "description": "look"}),
+        )
+        .reply_text(MORE)
+        .reply_tool("Read", json!({"file_path": file}))
+        .reply_text(MORE);
+    for i in 0..20 {
+        let (old, new) = if i % 2 == 0 {
+            ("x = 1", "x = 2")
+        } else {
+            ("x = 2", "x = 1")
+        };
+        sc = sc
+            .reply_tool(
+                "Edit",
+                json!({"file_path": file, "old_string": old, "new_string": new}),
+            )
+            .reply_text(MORE);
+    }
+    let run = sb.claude(crate::e2e::plugin_dir(), PROMPT, sc, None);
+    let d = run.diagnostics();
+    // The edits were really made: every Edit before the hand-back succeeded.
+    let edits = run
+        .main_loop_requests()
+        .iter()
+        .flat_map(|r| r.tool_results())
+        .filter(|(_, text, _)| text.contains("has been updated"))
+        .count();
+    assert!(edits >= 2, "{edits} edits made\n{d}");
+    // The two turns of new work and the first edit (`x = 2` is new content) are progress.
+    assert_handed_back(
+        &sb,
+        &run,
+        3,
+        &["src/app.py", "back to content it had before"],
+    );
+}
+
+/// A check that fails until `parser.parse("a b")` splits its input.
+const CHECK_PY: &str = r#"import sys
+sys.dont_write_bytecode = True
+from parser import parse
+got = parse('a b')
+if got != ['a', 'b']:
+    sys.exit('FAIL: parse("a b") returned %r' % (got,))
+print('check: parser ok')
+"#;
+
+#[test]
+fn the_same_failing_check_with_the_same_error_is_handed_back_within_eight() {
+    let sb = Sandbox::new();
+    sb.write("parser.py", "def parse(s):\n    return None\n");
+    sb.write("check.py", CHECK_PY);
+    let mut sc = Scenario::new();
+    for _ in 0..20 {
+        sc = sc
+            .reply_tool(
+                "Bash",
+                json!({"command": "python3 check.py", "description": "run the check"}),
+            )
+            .reply_text(MORE);
+    }
+    let run = sb.claude(crate::e2e::plugin_dir(), PROMPT, sc, None);
+    let d = run.diagnostics();
+    let failed = run
+        .main_loop_requests()
+        .iter()
+        .flat_map(|r| r.tool_results())
+        .filter(|(_, text, _)| text.contains("FAIL: parse(\"a b\") returned None"))
+        .count();
+    assert!(failed >= 2, "the check failed each time: {d}");
+    assert_handed_back(&sb, &run, 1, &["`python3 check.py`", "same error"]);
+}
+
+#[test]
+fn a_model_running_a_new_command_each_turn_is_continued_at_least_25_times() {
+    let sb = Sandbox::new();
+    let run = sb.claude(
+        crate::e2e::plugin_dir(),
+        PROMPT,
+        working_turns(Scenario::new(), 26)
+            .reply_text(DONE)
+            .reply_text("unexpected"),
+        None,
+    );
+    run.assert_success();
+    let d = run.diagnostics();
+    let conts = continuations(&run);
+    assert_eq!(conts.len(), 26, "{d}");
+    assert!(conts[25].contains("[RALPH LOOP - ITERATION 27/100"), "{d}");
+    assert_eq!(run.unused_replies, 1, "ended by the claim: {d}");
+    let s = ralph(&sb, &run.session_id);
+    assert_eq!(s["ended_reason"], "completed", "{s:#}");
+    assert_eq!(s["verified"], false, "no verify command configured: {s:#}");
+    assert!(s.get("pause_kind").is_none_or(Value::is_null), "{s:#}");
+}
+
+#[test]
+fn a_claim_is_accepted_only_after_the_agent_ran_the_check_after_its_last_change() {
+    let sb = Sandbox::new();
+    sb.write(".omc/config.json", r#"{"verify": ["python3 check.py"]}"#);
+    sb.write("parser.py", "def parse(s):\n    return None\n");
+    sb.write("check.py", CHECK_PY);
+    let file = sb.project().join("parser.py");
+    let check = json!({"command": "python3 check.py", "description": "run the check"});
+    let run = sb.claude(
+        crate::e2e::plugin_dir(),
+        PROMPT,
+        Scenario::new()
+            // 1. the check fails; a claim anyway
+            .reply_tool("Bash", check.clone())
+            .reply_text(DONE)
+            // 2. the fix, and a claim before the check has seen it
+            .reply_tool("Read", json!({"file_path": file}))
+            .reply_tool(
+                "Edit",
+                json!({"file_path": file, "old_string": "return None",
+                       "new_string": "return s.split()"}),
+            )
+            .reply_text(DONE)
+            // 3. the check passes; the claim
+            .reply_tool("Bash", check)
+            .reply_text(DONE)
+            .reply_text("unexpected"),
+        None,
+    );
+    run.assert_success();
+    let d = run.diagnostics();
+    assert_eq!(run.unused_replies, 1, "ended by the third claim: {d}");
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "def parse(s):\n    return s.split()\n",
+        "{d}"
+    );
+    // The request after each refused claim: what the model was told.
+    let told: Vec<String> = (1..run.main_loop_requests().len())
+        .map(|i| run.new_text(i))
+        .filter(|t| t.contains("Stop hook feedback:"))
+        .collect();
+    assert_eq!(told.len(), 2, "two claims sent back: {told:#?}\n{d}");
+    assert!(
+        told[0].contains("python3 check.py")
+            && told[0].contains("FAIL: parse(\"a b\") returned None"),
+        "the failing check and its output's tail: {}",
+        told[0]
+    );
+    assert!(
+        told[1].contains("python3 check.py"),
+        "the check to run after the edit: {}",
+        told[1]
+    );
+    let s = ralph(&sb, &run.session_id);
+    assert_eq!(s["active"], false, "{s:#}");
+    assert_eq!(s["ended_reason"], "completed", "{s:#}");
+    assert_eq!(s["verified"], true, "{s:#}");
+}
+
+#[test]
+fn a_run_ends_on_its_token_budget_within_a_few_continuations() {
+    let sb = Sandbox::new();
+    sb.write(".omc/config.json", r#"{"ralph": {"max_tokens": 100000}}"#);
+    let run = sb.claude(
+        crate::e2e::plugin_dir(),
+        PROMPT,
+        working_turns(Scenario::new().input_tokens(30_000), 10),
+        None,
+    );
+    run.assert_success();
+    let d = run.diagnostics();
+    let conts = continuations(&run);
+    // Two model calls a turn, ~30 000 tokens each: ~60 000 at the first Stop, ~120 000 at the
+    // second.
+    assert!(
+        (1..=3).contains(&conts.len()),
+        "{} continuations\n{d}",
+        conts.len()
+    );
+    assert!(
+        conts[0].contains("k/100k tokens"),
+        "the continuation shows what was spent: {}",
+        conts[0]
+    );
+    assert!(
+        run.unused_replies > 0,
+        "ended before the script ran out: {d}"
+    );
+    let s = ralph(&sb, &run.session_id);
+    assert_eq!(s["active"], false, "{s:#}");
+    assert_eq!(s["ended_reason"], "max_tokens", "{s:#}");
+    assert_eq!(s["max_tokens"], 100_000, "{s:#}");
+    let used = s["tokens_used"].as_u64().unwrap_or(0);
+    assert!(
+        (100_000..=200_000).contains(&used),
+        "tokens_used {used}: {s:#}"
+    );
+}
+
+#[test]
+fn a_token_budget_in_the_prompt_ends_the_run() {
+    let sb = Sandbox::new();
+    let run = sb.claude(
+        crate::e2e::plugin_dir(),
+        "ralph --tokens 100k fix the failing parser test",
+        working_turns(Scenario::new().input_tokens(30_000), 10),
+        None,
+    );
+    run.assert_success();
+    let d = run.diagnostics();
+    let conts = continuations(&run);
+    assert!(
+        (1..=3).contains(&conts.len()),
+        "{} continuations\n{d}",
+        conts.len()
+    );
+    let s = ralph(&sb, &run.session_id);
+    assert_eq!(
+        s["prompt"], PROMPT,
+        "the budget is not part of the task: {s:#}"
+    );
+    assert_eq!(s["max_tokens"], 100_000, "{s:#}");
+    assert_eq!(s["ended_reason"], "max_tokens", "{s:#}");
+}
