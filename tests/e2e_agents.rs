@@ -463,6 +463,10 @@ pub fn not_fired_headless(agent: Agent) -> &'static [(&'static str, &'static str
         Agent::Codex => &[
             ("SubagentStart", "subagents not exercised"),
             ("SubagentStop", "subagents not exercised"),
+            (
+                "PermissionRequest",
+                "not sent by `codex exec`, which asks the person nothing",
+            ),
         ],
         Agent::Gemini => &[],
         Agent::Qwen => &[("SessionEnd", "never fired by headless -p runs")],
@@ -471,12 +475,17 @@ pub fn not_fired_headless(agent: Agent) -> &'static [(&'static str, &'static str
         // its subagents and compaction are not driven here
         Agent::Factory => &[
             ("PostToolUseFailure", "no such event in Droid"),
+            ("PermissionRequest", "no such event in Droid"),
             ("SubagentStart", "no such event in Droid"),
             ("SubagentStop", "subagents not exercised"),
             ("PreCompact", "compaction not exercised"),
         ],
         Agent::CodeBuddy => &[
             ("SessionEnd", "never fired by its headless sessions"),
+            (
+                "PermissionRequest",
+                "its headless runs here approve every tool, so nothing is asked",
+            ),
             (
                 "PostToolUseFailure",
                 "a failing command arrives as PostToolUse",
