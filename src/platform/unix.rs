@@ -154,6 +154,14 @@ pub fn script_command(command: &str) -> Command {
     cmd
 }
 
+/// A command line for `cmd.exe` (an entry's `shell = "cmd"`): there is none on Unix, so the
+/// spawn fails and the entry is reported as not started.
+pub fn cmd_command(command: &str) -> Command {
+    let mut cmd = Command::new("cmd.exe");
+    cmd.args(["/D", "/S", "/C", command]);
+    cmd
+}
+
 /// What a user script's own tree is called in messages.
 pub const SCRIPT_TREE: &str = "process group";
 

@@ -250,6 +250,11 @@ pub fn script_command(command: &str) -> Command {
     cmd
 }
 
+/// A command line for `cmd.exe` (an entry's `shell = "cmd"`): the system's own way here.
+pub fn cmd_command(command: &str) -> Command {
+    script_command(command)
+}
+
 /// What a user script's own tree is called in messages.
 pub const SCRIPT_TREE: &str = "process tree";
 

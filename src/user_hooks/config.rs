@@ -443,7 +443,27 @@ fn check_document(
 
 /// Every key an entry may have, by type.
 const COMMON_KEYS: &[&str] = &["event", "matcher", "type", "enabled", "timeout_ms", "name"];
-const SCRIPT_KEYS: &[&str] = &["command", "interrupt", "additional_context"];
+const SCRIPT_KEYS: &[&str] = &["command", "shell", "interrupt", "additional_context"];
+
+/// The shells a script entry may name (`shell = "bash"`), and how each runs a command line:
+/// the program and the arguments before the command. Without `shell`, `/bin/sh -c` on Unix
+/// and `cmd.exe /D /S /C` on Windows (`crate::platform::script_command`).
+pub const SHELLS: &[(&str, &str, &[&str])] = &[
+    ("sh", "sh", &["-c"]),
+    ("bash", "bash", &["-c"]),
+    ("zsh", "zsh", &["-c"]),
+    (
+        "pwsh",
+        "pwsh",
+        &["-NoProfile", "-NonInteractive", "-Command"],
+    ),
+    (
+        "powershell",
+        "powershell",
+        &["-NoProfile", "-NonInteractive", "-Command"],
+    ),
+    ("cmd", "cmd.exe", &[]),
+];
 const WEBHOOK_KEYS: &[&str] = &[
     "url",
     "method",
@@ -617,6 +637,15 @@ fn check_entry(
             .as_bool()
             .ok_or_else(|| err(line(v.span()), "`enabled` must be true or false".into()))?,
     };
+    if let Some((name, l)) = string("shell")?
+        && !SHELLS.iter().any(|(n, _, _)| *n == name)
+    {
+        let names: Vec<&str> = SHELLS.iter().map(|(n, _, _)| *n).collect();
+        return Err(err(
+            l,
+            format!("`shell` is {name:?}; use one of {}", names.join(", ")),
+        ));
+    }
     let interrupt = match get("interrupt") {
         None => false,
         Some(v) => v

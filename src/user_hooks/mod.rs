@@ -145,7 +145,7 @@ pub fn run(
         let bytes = serde_json::to_vec(&body).unwrap_or_default();
         let answer = match &entry.kind {
             Kind::Script { command } => run_script(
-                command,
+                (command, entry.raw.get("shell").and_then(|v| v.as_str())),
                 &cwd,
                 &bytes,
                 hook,
@@ -310,8 +310,9 @@ fn runnable<'a>(
     entries
 }
 
+/// `script`: the command line and the shell the entry names.
 fn run_script(
-    command: &str,
+    (command, shell): (&str, Option<&str>),
     cwd: &std::path::Path,
     bytes: &[u8],
     hook: Hook,
@@ -341,6 +342,7 @@ fn run_script(
     ];
     let stdout = script::run(script::Invocation {
         command,
+        shell,
         cwd,
         stdin: bytes,
         env,

@@ -25,6 +25,8 @@ const REAP_GRACE: Duration = Duration::from_millis(200);
 
 pub struct Invocation<'a> {
     pub command: &'a str,
+    /// The shell the entry names (`config::SHELLS`), else the system's.
+    pub shell: Option<&'a str>,
     pub cwd: &'a Path,
     pub stdin: &'a [u8],
     pub env: Vec<(&'static str, String)>,
@@ -58,7 +60,20 @@ impl std::fmt::Display for Failure {
 
 /// Runs the script; `Ok` holds its stdout when it exited 0.
 pub fn run(inv: Invocation<'_>) -> Result<Vec<u8>, Failure> {
-    let mut cmd = platform::script_command(inv.command);
+    let named = inv
+        .shell
+        .and_then(|name| super::config::SHELLS.iter().find(|(n, _, _)| *n == name))
+        .filter(|(n, _, _)| *n != "cmd");
+    let mut cmd = match named {
+        Some((_, program, args)) => {
+            let mut c = std::process::Command::new(program);
+            c.args(*args).arg(inv.command);
+            c
+        }
+        // cmd.exe takes its command line as written (platform::script_command on Windows).
+        None if inv.shell == Some("cmd") => platform::cmd_command(inv.command),
+        None => platform::script_command(inv.command),
+    };
     cmd.current_dir(inv.cwd)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -171,6 +186,7 @@ mod tests {
 
     fn inv<'a>(command: &'a str, cwd: &'a Path, timeout_ms: u64) -> Invocation<'a> {
         Invocation {
+            shell: None,
             command,
             cwd,
             stdin: b"{\"event\":\"stop\"}",

@@ -363,3 +363,27 @@ fn an_always_blocking_stop_script_cannot_hold_the_session() {
     );
     assert!(relayed(&stop(false)), "the next prompt relays it again");
 }
+
+/// Issue 37: a script runs through the shell its entry names (`shell = "bash"`), the system's
+/// otherwise; a shell name not in the table disables the entry.
+#[test]
+fn a_script_runs_through_the_shell_its_entry_names() {
+    // `[[ … ]]` is bash's, not POSIX sh's: only under bash does the script answer.
+    let bashism = r#"cat > /dev/null; [[ -n "$BASH_VERSION" ]] && echo '{"action":"block","reason":"ran in bash"}'"#;
+    let s = Setup::new();
+    s.user_hooks(&script("pre-tool-use", "Bash", bashism, "shell = \"bash\""));
+    assert_eq!(denied(&s.bash("ls")).as_deref(), Some("ran in bash"));
+    let s = Setup::new();
+    s.user_hooks(&script("pre-tool-use", "Bash", bashism, ""));
+    s.bash("ls").expect_noop();
+    let s = Setup::new();
+    s.user_hooks(&script("pre-tool-use", "Bash", bashism, "shell = \"fish\""));
+    let out = s.bash("ls");
+    assert_eq!(denied(&out), None, "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("`shell` is \\\"fish\\\"; use one of sh, bash"),
+        "the person is told: {}",
+        out.stdout
+    );
+}
