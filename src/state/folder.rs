@@ -105,6 +105,9 @@ pub fn read_folder(dir: &Path, ext: &str, max_files: usize, max_bytes: u64) -> L
 mod tests {
     use super::*;
 
+    // Wine cannot make a link std sees as one (contract §20); the Windows side refuses links
+    // through the same platform call.
+    #[cfg(unix)]
     #[test]
     fn regular_files_only_symlinks_named() {
         let d = tempfile::tempdir().unwrap();
