@@ -15,6 +15,14 @@ use crate::e2e_agents::{self as s, MORE, PROMPT, names, of, ralph_state, recorde
 
 const AGENT: Agent = Agent::Cline;
 
+/// The recorded events' names, sorted: the hooks Cline does not wait for may be recorded in
+/// any order, but each must be there exactly as often as it fired.
+fn fired_once(events: &[(String, serde_json::Value)]) -> Vec<&str> {
+    let mut n: Vec<&str> = events.iter().map(|(e, _)| e.as_str()).collect();
+    n.sort_unstable();
+    n
+}
+
 #[test]
 fn only_the_tool_hooks_are_read_and_nothing_continues() {
     let sb = AgentSandbox::new(AGENT);
@@ -46,11 +54,18 @@ fn only_the_tool_hooks_are_read_and_nothing_continues() {
     );
     run.assert_success();
     let d = format!("{}\n{}", names(&events), run.diagnostics());
+    // The tool hooks are awaited, in order; TaskStart and TaskComplete are not (above).
     assert_eq!(
-        names(&events),
-        "TaskStart PreToolUse PostToolUse TaskComplete",
+        fired_once(&events),
+        ["PostToolUse", "PreToolUse", "TaskComplete", "TaskStart"],
         "{d}"
     );
+    let tool_hooks: Vec<&str> = events
+        .iter()
+        .map(|(e, _)| e.as_str())
+        .filter(|e| e.ends_with("ToolUse"))
+        .collect();
+    assert_eq!(tool_hooks, ["PreToolUse", "PostToolUse"], "{d}");
     assert_eq!(run.main_requests().len(), 2, "no continuation: {d}");
     let after_tool = run.new_text(1);
     assert!(after_tool.contains("hi-from-e2e"), "{d}");
@@ -96,10 +111,12 @@ fn a_pre_tool_use_cancel_ends_the_whole_task() {
     );
     // Headless, the reason goes nowhere: not to the model, not into the JSON output.
     assert!(!run.stdout.contains("CANCELLED-BY-HOOK"), "{d}");
-    // The abort fires the shutdown hook, which a finished headless task does not.
+    // The abort fires the shutdown hook, which a finished headless task does not. TaskStart is
+    // started and not waited for (cline-FINDINGS.md §4), so its record may land after the
+    // tool hook's: each event once, in whichever order the hook processes wrote them.
     assert_eq!(
-        names(&events),
-        "TaskStart PreToolUse SessionShutdown",
+        fired_once(&events),
+        ["PreToolUse", "SessionShutdown", "TaskStart"],
         "{d}"
     );
 }
