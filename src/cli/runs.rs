@@ -26,7 +26,23 @@ pub(super) struct Run {
     pub(super) last_activity_ms: Option<i64>,
 }
 
+/// Ended runs are listed (by `status` and `status --all`) for a day.
+const ENDED_SHOWN_MS: i64 = 24 * 60 * 60 * 1000;
+
 impl Run {
+    /// When the run ended, if it did and says when.
+    pub(super) fn ended_ms(&self) -> Option<i64> {
+        self.state
+            .ended_at
+            .as_deref()
+            .and_then(crate::time::parse_iso)
+    }
+
+    /// Whether the run ended within the last day, so `status` lists it with its reason.
+    pub(super) fn ended_recently(&self, now: i64) -> bool {
+        self.ended_ms().is_some_and(|t| now - t < ENDED_SHOWN_MS)
+    }
+
     /// Milliseconds until the run goes stale (≤ 0: stale). `None` when no time is recorded.
     pub(super) fn stale_in_ms(&self, now: i64) -> Option<i64> {
         self.last_activity_ms.map(|t| t + STALE_AFTER_MS - now)

@@ -122,9 +122,9 @@ fn once(p: &super::args::Parsed, env: &Env, clear: bool) -> Result<String, i32> 
     let mut ended: Vec<(&SessionView, &runs::Run)> = all
         .iter()
         .flat_map(|v| v.ended.iter().map(move |r| (v, r)))
-        .filter(|(_, r)| ended_ms(r).is_some_and(|t| now - t < ENDED_SHOWN_MS))
+        .filter(|(_, r)| r.ended_recently(now))
         .collect();
-    ended.sort_by_key(|(_, r)| std::cmp::Reverse(ended_ms(r)));
+    ended.sort_by_key(|(_, r)| std::cmp::Reverse(r.ended_ms()));
     let views: Vec<SessionView> = all
         .iter()
         .filter(|v| v.worth_showing(now))
@@ -184,7 +184,7 @@ fn once(p: &super::args::Parsed, env: &Env, clear: bool) -> Result<String, i32> 
                     r.state.iteration,
                     crate::modes::effective_max(&r.state, &config)
                 ),
-                format!("ended {}", ago(ended_ms(r), now)),
+                format!("ended {}", ago(r.ended_ms(), now)),
                 crate::modes::end_reason_text(&r.state),
                 v.id()
                     .map(|id| format!("(session {id})"))
@@ -208,13 +208,6 @@ fn once(p: &super::args::Parsed, env: &Env, clear: bool) -> Result<String, i32> 
         s.push('\n');
     }
     Ok(s)
-}
-
-/// Ended runs are listed for a day.
-const ENDED_SHOWN_MS: i64 = 24 * 60 * 60 * 1000;
-
-fn ended_ms(r: &Run) -> Option<i64> {
-    r.state.ended_at.as_deref().and_then(crate::time::parse_iso)
 }
 
 fn ended_json(v: &SessionView, r: &Run, config: &crate::config::Config) -> Value {

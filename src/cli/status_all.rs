@@ -99,9 +99,6 @@ fn agent_of(store: &Store, run: &Run, session: Option<&str>) -> String {
     from(marker.as_ref().and_then(|m| m.get("agent"))).unwrap_or_else(|| "claude".into())
 }
 
-/// Ended runs are listed for a day.
-const ENDED_SHOWN_MS: i64 = 24 * 60 * 60 * 1000;
-
 /// A run's state for the table: suspended, stale, ended (with why), handed back (with why),
 /// waiting for the person, or active.
 fn state_text(run: &runs::Run, now: i64) -> String {
@@ -132,14 +129,12 @@ fn project_runs(project: &Path, env: &Env) -> ProjectRuns {
     for view in runs::scan(&store) {
         let sid = view.id().map(str::to_string);
         // Runs that ended in the last day are listed with their reason (issue 34).
-        let recent = |r: &runs::Run| {
-            r.state
-                .ended_at
-                .as_deref()
-                .and_then(crate::time::parse_iso)
-                .is_some_and(|t| env.now_ms() - t < ENDED_SHOWN_MS)
-        };
-        let ended: Vec<runs::Run> = view.ended.into_iter().filter(recent).collect();
+        let now = env.now_ms();
+        let ended: Vec<runs::Run> = view
+            .ended
+            .into_iter()
+            .filter(|r| r.ended_recently(now))
+            .collect();
         for run in view.active.into_iter().chain(view.suspended).chain(ended) {
             rows.push(Row {
                 agent: agent_of(&store, &run, sid.as_deref()),

@@ -65,8 +65,9 @@ pub fn on_tool(ctx: &Ctx<'_>) -> Answer {
     let judged = match ctx.hook.event {
         "PreToolUse" => {
             if crate::protocol::agents::sees_tool_results(ctx.input.format) {
-                // Judged by its result later; an edit's starting content is seen now.
-                match work::before_edit(ctx.input) {
+                // Judged by its result later; an edit's starting content is seen now, so
+                // undoing the edit is not new content.
+                match work::content_mark(ctx.input) {
                     Some(mark) => Judged::Baseline(mark),
                     None => return Answer::default(),
                 }

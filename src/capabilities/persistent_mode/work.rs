@@ -337,12 +337,6 @@ pub fn of_tool_event(input: &HookInput, failed: bool) -> Option<Work> {
     })
 }
 
-/// A pre-tool event that will be judged by its result later only marks what an edit starts
-/// from, so that undoing the edit is not new content. `None` for other tools.
-pub fn before_edit(input: &HookInput) -> Option<String> {
-    content_mark(input)
-}
-
 /// A pre-tool event on a client that installs no post-tool hook: the call alone (the tool and
 /// its input) is all there is to judge.
 pub fn of_call_alone(input: &HookInput) -> Option<Work> {
@@ -592,7 +586,7 @@ mod tests {
             }))
         };
         std::fs::write(&f, "x = 1\n").unwrap();
-        let before = before_edit(&edit("1", "2")).unwrap();
+        let before = content_mark(&edit("1", "2")).unwrap();
         std::fs::write(&f, "x = 2\n").unwrap();
         let made = of_tool_event(&edit("1", "2"), false).unwrap();
         assert!(made.changes_files);
