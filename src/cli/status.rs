@@ -118,6 +118,10 @@ fn once(p: &super::args::Parsed, env: &Env, clear: bool) -> Result<String, i32> 
     });
     let user_hooks = crate::user_hooks::report::inspect(env, Some(&store));
     let all = runs::scan(&store);
+    // What every session start puts before the model: a note a subagent added is seen here.
+    let priority = crate::capabilities::memory::notepad::read(&store)
+        .map(|t| crate::capabilities::memory::notepad::priority_lines(&t))
+        .unwrap_or_default();
     // Runs that ended in the last day, newest first, each with its reason.
     let mut ended: Vec<(&SessionView, &runs::Run)> = all
         .iter()
@@ -146,6 +150,7 @@ fn once(p: &super::args::Parsed, env: &Env, clear: bool) -> Result<String, i32> 
             })).collect::<Vec<_>>(),
             "sessions": views.iter().map(|v| session_json(v, now, &config)).collect::<Vec<_>>(),
             "ended": ended.iter().map(|(v, r)| ended_json(v, r, &config)).collect::<Vec<_>>(),
+            "priority_notes": priority,
             "user_hooks": crate::user_hooks::report::status_json(&user_hooks),
             "export": crate::export::report::json(&store),
         });
@@ -190,6 +195,14 @@ fn once(p: &super::args::Parsed, env: &Env, clear: bool) -> Result<String, i32> 
                     .map(|id| format!("(session {id})"))
                     .unwrap_or_default(),
             ));
+        }
+    }
+    if !priority.is_empty() {
+        text.push_str(
+            "\nPriority Context (.omc/notepad.md), put before the model at every session start:\n",
+        );
+        for line in &priority {
+            text.push_str(&format!("  - {line}\n"));
         }
     }
     let hook_lines = crate::user_hooks::report::status_lines(&user_hooks);

@@ -207,8 +207,14 @@ pub const MAX_PRIORITY_BYTES: usize = 2_000;
 /// entry. A note already in its section is left out; a priority note that would grow the
 /// section past [`MAX_PRIORITY_BYTES`] is left out too. `None` when nothing is added.
 pub fn with_notes(text: &str, now_ms: i64, notes: &[Note]) -> Option<String> {
+    merged(text, now_ms, notes).map(|(out, _)| out)
+}
+
+/// [`with_notes`], with the priority notes it added (so the person can be told of them).
+fn merged(text: &str, now_ms: i64, notes: &[Note]) -> Option<(String, Vec<String>)> {
     let mut out = text.to_string();
     let mut changed = false;
+    let mut added: Vec<String> = Vec::new();
     let priority: Vec<&str> = notes
         .iter()
         .filter(|n| n.priority)
@@ -248,6 +254,7 @@ pub fn with_notes(text: &str, now_ms: i64, notes: &[Note]) -> Option<String> {
             }
         }
         changed = true;
+        added.push(note.to_string());
     }
     let working_body = find(&sections(&out), "Working Memory")
         .map(|s| out[s.body.clone()].to_string())
@@ -261,15 +268,40 @@ pub fn with_notes(text: &str, now_ms: i64, notes: &[Note]) -> Option<String> {
         out = with_entry(&out, now_ms, &working.join("\n"));
         changed = true;
     }
-    changed.then_some(out)
+    changed.then_some((out, added))
 }
 
-/// Adds `<remember>` notes to the notepad (creating it if needed); see [`with_notes`].
-pub fn add_notes(store: &Store, now_ms: i64, notes: &[Note]) -> io::Result<()> {
-    let Some(f) = file() else { return Ok(()) };
-    store
-        .update_text(&f, |cur| with_notes(cur.unwrap_or(SKELETON), now_ms, notes))
-        .map(|_| ())
+/// Adds `<remember>` notes to the notepad (creating it if needed; see [`with_notes`]), and
+/// returns the priority notes it added to the Priority Context.
+pub fn add_notes(store: &Store, now_ms: i64, notes: &[Note]) -> io::Result<Vec<String>> {
+    let Some(f) = file() else {
+        return Ok(Vec::new());
+    };
+    let mut added = Vec::new();
+    store.update_text(&f, |cur| {
+        merged(cur.unwrap_or(SKELETON), now_ms, notes).map(|(out, a)| {
+            added = a;
+            out
+        })
+    })?;
+    Ok(added)
+}
+
+/// The Priority Context's lines, each trimmed and without a list mark (`- `), empty ones left
+/// out: what every session start puts before the model, for `status`.
+pub fn priority_lines(text: &str) -> Vec<String> {
+    priority_context(text)
+        .lines()
+        .map(|l| {
+            let l = l.trim();
+            l.strip_prefix("- ")
+                .or_else(|| l.strip_prefix("* "))
+                .unwrap_or(l)
+                .trim()
+                .to_string()
+        })
+        .filter(|l| !l.is_empty())
+        .collect()
 }
 
 /// The notepad's text, if there is one.
