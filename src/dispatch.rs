@@ -262,6 +262,8 @@ pub fn decide_from(hook: Hook, env: &Env, input: &HookInput, started: Instant) -
         .map(Config::load)
         .unwrap_or_default()
         .with_env(env);
+    // A project's verify commands only once the person trusted them; the person's own always.
+    let config = capabilities::verify_trust::apply(config, env);
     let ctx = Ctx {
         hook,
         input,

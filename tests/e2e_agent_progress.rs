@@ -314,6 +314,8 @@ sys.exit(0 if ok else 1)
 pub fn a_claim_is_accepted_only_after_the_agent_ran_the_check_and_it_passed(agent: Agent) {
     let sb = with_omc(agent);
     sb.write(".omc/config.json", r#"{"verify": ["python3 check.py"]}"#);
+    // The project's verify commands are used once the person trusted them (issue 41).
+    crate::common::trust_as_person(&sb.project(), &sb.home().join(".config"));
     sb.write("check.py", CHECK_PY);
     sb.write("parser.txt", "broken\n");
     let run = sb.run(
@@ -575,6 +577,7 @@ fn codex_a_claim_before_the_check_ran_is_sent_back_to_run_it() {
         ".omc/config.json",
         r#"{"ralph": {"verify": ["python3 check.py"]}}"#,
     );
+    crate::common::trust_as_person(&sb.project(), &sb.home().join(".config"));
     sb.write("check.py", CHECK_PY);
     sb.write("parser.txt", "fixed\n");
     let run = sb.run(

@@ -307,6 +307,8 @@ fn a_model_running_a_new_command_each_turn_is_continued_at_least_25_times() {
 fn a_claim_is_accepted_only_after_the_agent_ran_the_check_after_its_last_change() {
     let sb = Sandbox::new();
     sb.write(".omc/config.json", r#"{"verify": ["python3 check.py"]}"#);
+    // The project's verify commands are used once the person trusted them (issue 41).
+    crate::common::trust_as_person(&sb.project(), &sb.home().join(".config"));
     sb.write("parser.py", "def parse(s):\n    return None\n");
     sb.write("check.py", CHECK_PY);
     let file = sb.project().join("parser.py");

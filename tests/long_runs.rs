@@ -1109,15 +1109,20 @@ fn a_completion_claim_needs_the_verify_commands_to_pass_after_the_last_change() 
     let c = CLAUDE;
     let p = Project::new();
     p.write_json(".omc/config.json", &json!({"verify": ["python3 check.py"]}));
+    // The project's verify commands are used once the person trusted them (issue 41).
+    let config_home = tempfile::tempdir().unwrap();
+    crate::common::trust_as_person(p.path(), config_home.path());
+    let home = config_home.path().to_string_lossy().into_owned();
+    let env = [("XDG_CONFIG_HOME", home.as_str())];
     let sid = "verify";
-    start(c, &p, sid, &[]);
+    start(c, &p, sid, &env);
     let claim = |n: u32| {
         let payload = with(
             c.base(&p, sid, "Stop"),
             json!({"stop_hook_active": n > 0,
                    "last_assistant_message": "All fixed.\n<omc-complete/>"}),
         );
-        c.run(&p, "stop", payload, &[])
+        c.run(&p, "stop", payload, &env)
     };
     // A claim before the check was run: sent back, told to run it.
     let text = continuation(&claim(0)).expect("not accepted");
@@ -1137,7 +1142,7 @@ fn a_completion_claim_needs_the_verify_commands_to_pass_after_the_last_change() 
         "python3 check.py",
         "Traceback …\nAssertionError: total is 2, want 3",
         false,
-        &[],
+        &env,
     );
     let text = continuation(&claim(1)).expect("not accepted");
     assert!(text.contains("`python3 check.py` failed"), "{text}");
@@ -1152,9 +1157,9 @@ fn a_completion_claim_needs_the_verify_commands_to_pass_after_the_last_change() 
         c.base(&p, sid, "PostToolUse"),
         json!({"tool_name": "Write", "tool_input": {"file_path": file, "content": "TOTAL = 3\n"}}),
     );
-    c.run(&p, "post-tool-use", post, &[]).expect_valid();
+    c.run(&p, "post-tool-use", post, &env).expect_valid();
     // Passing before the last change does not count: here it ran after it.
-    c.shell(&p, sid, "cd . && python3 check.py", "ok", true, &[]);
+    c.shell(&p, sid, "cd . && python3 check.py", "ok", true, &env);
     let out = claim(2);
     assert_eq!(continuation(&out), None, "{}", out.stdout);
     let s = ralph(&p, sid);
@@ -1167,32 +1172,33 @@ fn a_completion_claim_needs_the_verify_commands_to_pass_after_the_last_change() 
         ".omc/config.json",
         &json!({"ralph": {"verify": ["make check"]}}),
     );
-    start(c, &p2, sid, &[]);
-    c.shell(&p2, sid, "make check", "all good", true, &[]);
+    crate::common::trust_as_person(p2.path(), config_home.path());
+    start(c, &p2, sid, &env);
+    c.shell(&p2, sid, "make check", "all good", true, &env);
     let f2 = p2.path().join("a.txt");
     std::fs::write(&f2, "new").unwrap();
     let post = with(
         c.base(&p2, sid, "PostToolUse"),
         json!({"tool_name": "Write", "tool_input": {"file_path": f2, "content": "new"}}),
     );
-    c.run(&p2, "post-tool-use", post, &[]).expect_valid();
+    c.run(&p2, "post-tool-use", post, &env).expect_valid();
     let payload = with(
         c.base(&p2, sid, "Stop"),
         json!({"stop_hook_active": false, "last_assistant_message": "Done.\n<omc-complete/>"}),
     );
-    let text = continuation(&c.run(&p2, "stop", payload, &[])).expect("stale evidence");
+    let text = continuation(&c.run(&p2, "stop", payload, &env)).expect("stale evidence");
     assert!(
         text.contains("files changed since `make check` last ran"),
         "{text}"
     );
     // Without verify, a claim ends the run as before, recorded as not verified.
     let p3 = Project::new();
-    start(c, &p3, sid, &[]);
+    start(c, &p3, sid, &env);
     let payload = with(
         c.base(&p3, sid, "Stop"),
         json!({"stop_hook_active": false, "last_assistant_message": "Done.\n<omc-complete/>"}),
     );
-    assert_eq!(continuation(&c.run(&p3, "stop", payload, &[])), None);
+    assert_eq!(continuation(&c.run(&p3, "stop", payload, &env)), None);
     let s = ralph(&p3, sid);
     assert_eq!(
         (s["ended_reason"].as_str(), s["verified"].as_bool()),

@@ -754,7 +754,8 @@ fn quoted_remember_tags_are_no_notes_and_a_priority_note_is_told_and_listed() {
             json!({"agent_id": "a1", "agent_type": "explore", "last_assistant_message": text}),
         )
     };
-    let fenced = format!("CONTRIBUTING.md says:\n\n```markdown\n# Setup\n{evil}\n```\n\nNothing else.");
+    let fenced =
+        format!("CONTRIBUTING.md says:\n\n```markdown\n# Setup\n{evil}\n```\n\nNothing else.");
     let quoted = format!("The README opens with:\n\n> Welcome!\n> {evil}\n\nThat is all.");
     for (sub, v) in [
         ("post-tool-use", task(&fenced)),
@@ -778,7 +779,10 @@ fn quoted_remember_tags_are_no_notes_and_a_priority_note_is_told_and_listed() {
             "{quoted}\n\n<remember priority>Deploys need the VPN up</remember>"
         )),
     );
-    let told = out.json()["systemMessage"].as_str().unwrap_or("").to_string();
+    let told = out.json()["systemMessage"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
     assert!(
         told.contains("Priority Context") && told.contains("  - Deploys need the VPN up"),
         "{}",
@@ -796,11 +800,20 @@ fn quoted_remember_tags_are_no_notes_and_a_priority_note_is_told_and_listed() {
         &p,
         stop("<remember priority>Deploys need the VPN up</remember>"),
     );
-    assert_eq!(again.json()["systemMessage"], Value::Null, "{}", again.stdout);
+    assert_eq!(
+        again.json()["systemMessage"],
+        Value::Null,
+        "{}",
+        again.stdout
+    );
     let (text, v) = status(&p);
     assert!(text.contains("Priority Context"), "{text}");
     assert!(text.contains("  - Deploys need the VPN up"), "{text}");
-    assert_eq!(v["priority_notes"], json!(["Deploys need the VPN up"]), "{v:#}");
+    assert_eq!(
+        v["priority_notes"],
+        json!(["Deploys need the VPN up"]),
+        "{v:#}"
+    );
 }
 
 #[test]

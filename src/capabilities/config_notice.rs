@@ -25,6 +25,7 @@ pub const FILE: &str = "notices.json";
 
 const TEMPLATE: &str = include_str!("../../templates/config/errors.md");
 const SWITCHES: &str = include_str!("../../templates/config/switches.md");
+const WITHHELD: &str = include_str!("../../templates/config/verify-untrusted.md");
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Notices {
@@ -39,6 +40,12 @@ pub struct Notices {
     pub switch_errors: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub switch_errors_told_at: Option<String>,
+    /// Fingerprint of the project's verify commands last told as not used (untrusted), and
+    /// when.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify_withheld: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify_withheld_told_at: Option<String>,
 }
 
 /// Every switch value in `env` that could not be read (`DISABLE_OMC`, `OMC_SKIP_HOOKS`), as
@@ -53,9 +60,17 @@ pub fn switch_problems(env: &Env) -> Vec<String> {
 pub fn run(ctx: &Ctx<'_>) -> Answer {
     let problems = ctx.config.problems();
     let switches = switch_problems(ctx.env);
-    if problems.is_empty() && switches.is_empty() {
+    let withheld = ctx.config.withheld();
+    if problems.is_empty() && switches.is_empty() && withheld.is_none() {
         return Answer::default();
     }
+    let withheld_print = withheld.map(|w| {
+        // The fingerprint's first 16 hex digits: the same lists, the same notice.
+        let mut f = crate::capabilities::verify_trust::fingerprint(&w.lists);
+        f.truncate(16);
+        f
+    });
+    let mut tell_withheld = withheld_print.is_some();
     let config_print = (!problems.is_empty()).then(|| fingerprint(problems));
     let switch_print = (!switches.is_empty()).then(|| {
         fingerprint(
@@ -77,8 +92,9 @@ pub fn run(ctx: &Ctx<'_>) -> Answer {
             let mut n = n.unwrap_or_default();
             let new_config = config_print.is_some() && n.config_errors != config_print;
             let new_switches = switch_print.is_some() && n.switch_errors != switch_print;
-            if !new_config && !new_switches {
-                return (Change::Keep, (false, false));
+            let new_withheld = withheld_print.is_some() && n.verify_withheld != withheld_print;
+            if !new_config && !new_switches && !new_withheld {
+                return (Change::Keep, (false, false, false));
             }
             n.schema_version = SCHEMA_VERSION;
             if new_config {
@@ -87,12 +103,16 @@ pub fn run(ctx: &Ctx<'_>) -> Answer {
             }
             if new_switches {
                 n.switch_errors.clone_from(&switch_print);
-                n.switch_errors_told_at = Some(now);
+                n.switch_errors_told_at = Some(now.clone());
             }
-            (Change::Write(n), (new_config, new_switches))
+            if new_withheld {
+                n.verify_withheld.clone_from(&withheld_print);
+                n.verify_withheld_told_at = Some(now);
+            }
+            (Change::Write(n), (new_config, new_switches, new_withheld))
         });
         match told {
-            Ok(t) => (tell_config, tell_switches) = t,
+            Ok(t) => (tell_config, tell_switches, tell_withheld) = t,
             Err(e) => crate::diag!("cannot record the config notice: {e}"),
         }
     }
@@ -106,10 +126,50 @@ pub fn run(ctx: &Ctx<'_>) -> Answer {
             &[("problems", &switches.join("; "))],
         ));
     }
+    if let (true, Some(w)) = (tell_withheld, withheld) {
+        parts.push(withheld_message(ctx, w));
+    }
     if parts.is_empty() {
         return Answer::default();
     }
     Answer::system_message(parts.join("\n"))
+}
+
+/// The person's note that the project's verify commands are not used. It names the lists and
+/// how many commands each holds, not the commands: on a client that shows this text to the
+/// model too, an untrusted command must still not reach it (`doctor` and `trust` show them).
+fn withheld_message(ctx: &Ctx<'_>, w: &crate::config::Withheld) -> String {
+    let path = ctx.config.path().map_or_else(
+        || ".omc/config.json".to_string(),
+        |p| p.display().to_string(),
+    );
+    let lists = w
+        .lists
+        .iter()
+        .map(|(key, cmds)| {
+            let n = cmds.len();
+            format!("`{key}`: {n} command{}", if n == 1 { "" } else { "s" })
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let why = if w.changed {
+        "changed since you trusted them"
+    } else {
+        "are not trusted by you"
+    };
+    let user = crate::capabilities::verify_trust::user_path(ctx.env).map_or_else(
+        || "your own omc-hooks config.json".to_string(),
+        |p| p.display().to_string(),
+    );
+    crate::modes::fill(
+        WITHHELD,
+        &[
+            ("path", &path),
+            ("lists", &lists),
+            ("why", why),
+            ("user", &user),
+        ],
+    )
 }
 
 fn message(ctx: &Ctx<'_>, problems: &[Problem]) -> String {

@@ -20,6 +20,7 @@ pub mod run_events;
 pub mod skill_guard;
 pub mod subagents;
 pub mod tool_failure;
+pub mod verify_trust;
 
 use crate::config::Config;
 use crate::env::Env;

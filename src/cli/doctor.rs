@@ -552,6 +552,7 @@ fn check_state(r: &mut Report, env: &Env, root: &crate::state::Root) {
 fn check_config(r: &mut Report, env: &Env, root: &crate::state::Root) {
     let store = crate::state::Store::new(root.clone(), env.now_ms());
     let config = crate::config::Config::read(&store);
+    check_verify(r, env, &config);
     let Some(path) = config.path() else {
         r.line("config", "no .omc/config.json (defaults apply)");
         return;
@@ -572,6 +573,69 @@ fn check_config(r: &mut Report, env: &Env, root: &crate::state::Root) {
     for p in problems {
         r.problem(
             format!("{}: {}", path.display(), p.summary()),
+            p.fix.clone(),
+        );
+    }
+}
+
+/// Verify commands (contract §6, §17): the project's with whether the person trusted them
+/// (untrusted ones are a problem, listed command by command), the person's own, and the
+/// problems of the person's `config.json`.
+fn check_verify(r: &mut Report, env: &Env, config: &crate::config::Config) {
+    use crate::capabilities::verify_trust::{self as vt, Standing};
+    let shown = |lists: &[(String, Vec<String>)]| -> String {
+        lists
+            .iter()
+            .flat_map(|(k, cmds)| cmds.iter().map(move |c| format!("{k}: {c}")))
+            .map(|c| crate::redact::text(&c).map_or(c, |(t, _)| t))
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    let project = vt::lists(config);
+    if let Some(path) = config.path()
+        && !project.is_empty()
+    {
+        match vt::standing(env, path, &project) {
+            Standing::Trusted => r.line(
+                "verify",
+                format!("{}: trusted, used — {}", path.display(), shown(&project)),
+            ),
+            st => r.problem(
+                format!(
+                    "{}: verify commands {}, not used (a completion claim ends a run not \
+                     verified) — {}",
+                    path.display(),
+                    if st == Standing::Changed {
+                        "changed since you trusted them"
+                    } else {
+                        "not trusted"
+                    },
+                    shown(&project)
+                ),
+                "read them, then run 'omc-hooks trust' in the project (or put your own in your \
+                 omc-hooks config.json)",
+            ),
+        }
+    }
+    let Some(user_path) = vt::user_path(env) else {
+        return;
+    };
+    if !user_path.exists() {
+        return;
+    }
+    let user = vt::user_config(env);
+    let mine = vt::lists(&user);
+    r.line(
+        "verify",
+        if mine.is_empty() {
+            format!("{}: no verify commands", user_path.display())
+        } else {
+            format!("{}: yours, used — {}", user_path.display(), shown(&mine))
+        },
+    );
+    for p in user.problems() {
+        r.problem(
+            format!("{}: {}", user_path.display(), p.summary()),
             p.fix.clone(),
         );
     }

@@ -1,6 +1,8 @@
 //! `omc-hooks trust`: lets the hooks of a project's `.omc/hooks.toml` run, by recording the
-//! SHA-256 of its exact bytes in the user's `trusted.json`; `--revoke` forgets it, `--list`
-//! shows every trusted file and whether it still has the trusted bytes.
+//! SHA-256 of its exact bytes in the user's `trusted.json`, and the verify commands of its
+//! `.omc/config.json` be used, by recording the fingerprint of those lists
+//! ([`crate::capabilities::verify_trust`]); `--revoke` forgets both, `--list` shows every
+//! trusted file and whether it still has what was trusted.
 //!
 //! Trust is a person's word (contract §17): a model steered by a cloned repository must not be
 //! able to switch that repository's hooks on by running this command. So it records trust only
@@ -10,6 +12,7 @@
 //! and Codex run the model's commands in a pseudo-terminal.
 
 use super::args::{fail, parse, usage_error};
+use crate::capabilities::verify_trust;
 use crate::env::Env;
 use crate::state::{Store, root};
 use crate::user_hooks::config::{self, Kind, Origin};
@@ -20,12 +23,14 @@ use std::path::PathBuf;
 pub(super) const HELP: &str = "\
 Usage: omc-hooks trust [--project DIR] [--yes] [--revoke | --list]
 
-Hooks in a project's .omc/hooks.toml run only once you trust that exact file: this command
-shows its entries, asks you to confirm, and records the SHA-256 of its bytes in your
-trusted.json ($XDG_CONFIG_HOME/omc-hooks, else ~/.config/omc-hooks) with your user name and
-the time ('omc-hooks doctor' shows them). Any change to the file, by anyone, makes it
-untrusted again until you run this again. Your own hooks.toml (next to trusted.json) needs no
-trust.
+Hooks in a project's .omc/hooks.toml run only once you trust that exact file, and the verify
+commands of its .omc/config.json (`verify`, `<mode>.verify`: what the model is told to run
+before a run may end) are used only once you trust that exact list: this command shows the
+entries and the commands, asks you to confirm, and records the SHA-256 of the file's bytes
+(of the verify lists, for config.json) in your trusted.json ($XDG_CONFIG_HOME/omc-hooks, else
+~/.config/omc-hooks) with your user name and the time ('omc-hooks doctor' shows them). Any
+change to the file, or to the verify lists, by anyone, makes it untrusted again until you run
+this again. Your own hooks.toml and config.json (next to trusted.json) need no trust.
 
 Trust covers the file, not the scripts it calls: read those too.
 
@@ -39,7 +44,7 @@ terminal.
 
   --project DIR   the project (default: the one the current directory is in)
   --yes           trust without asking (for your own scripts; never give it to an agent)
-  --revoke        forget the trust for this project's file
+  --revoke        forget the trust for this project's hooks file and verify commands
   --list          every trusted file, who trusted it and when, and whether it still has the
                   trusted bytes";
 
@@ -248,36 +253,32 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
     };
     let store = Store::new(root, env.now_ms());
     let path = store.omc_dir().join(config::FILE_NAME);
+    let config_path = store.omc_dir().join(crate::config::FILE);
     if p.flag("revoke") {
-        return match trust::revoke(&env, &path) {
-            Ok(true) => {
-                println!(
-                    "{} is no longer trusted; its hooks do not run.",
-                    path.display()
-                );
-                0
+        let mut code = 0;
+        for (file, what) in [
+            (&path, "its hooks do not run"),
+            (&config_path, "its verify commands are not used"),
+        ] {
+            match trust::revoke(&env, file) {
+                Ok(true) => println!("{} is no longer trusted; {what}.", file.display()),
+                Ok(false) => println!("{} was not trusted.", file.display()),
+                Err(e) => code = fail("trust", &format!("cannot update the trust store: {e}")),
             }
-            Ok(false) => {
-                println!("{} was not trusted.", path.display());
-                0
-            }
-            Err(e) => fail("trust", &format!("cannot update the trust store: {e}")),
-        };
+        }
+        return code;
     }
-    let bytes = match store.read_person_file(config::FILE_NAME) {
-        Ok(Some(b)) if b.len() <= config::MAX_FILE_BYTES => b,
+    let hooks = match store.read_person_file(config::FILE_NAME) {
+        Ok(Some(b)) if b.len() <= config::MAX_FILE_BYTES => {
+            Some(config::parse_file(Origin::Project, path.clone(), &b))
+        }
         Ok(Some(_)) => {
             return fail(
                 "trust",
                 &format!("{} is larger than 256 KiB; not trusted", path.display()),
             );
         }
-        Ok(None) => {
-            return fail(
-                "trust",
-                &format!("there is no {}: nothing to trust", path.display()),
-            );
-        }
+        Ok(None) => None,
         Err(e) => {
             return fail(
                 "trust",
@@ -285,13 +286,37 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
             );
         }
     };
-    // Hash and show exactly the bytes that are recorded.
-    let file = config::parse_file(Origin::Project, path.clone(), &bytes);
-    print!("{}", describe(&file));
+    // The project's verify commands (contract §6): put to the model once trusted.
+    let lists = verify_trust::lists(&crate::config::Config::read(&store));
+    if hooks.is_none() && lists.is_empty() {
+        return fail(
+            "trust",
+            &format!(
+                "there is no {} and {} names no verify commands: nothing to trust",
+                path.display(),
+                config_path.display()
+            ),
+        );
+    }
+    // Show exactly what is recorded: the hooks file's bytes, the verify lists.
+    if let Some(file) = &hooks {
+        print!("{}", describe(file));
+    }
+    if !lists.is_empty() {
+        print!("{}", describe_verify(&config_path, &lists));
+    }
     let confirmed = if p.flag("yes") {
         "--yes"
     } else if std::io::stdin().is_terminal() {
-        match ask("\nTrust this file, so that these hooks run? [y/N] ") {
+        let question = match (hooks.is_some(), lists.is_empty()) {
+            (true, true) => "Trust this file, so that these hooks run?",
+            (false, _) => "Trust these verify commands, so that a run is held to them?",
+            (true, false) => {
+                "Trust this file and these verify commands, so that these hooks run and a run \
+                 is held to them?"
+            }
+        };
+        match ask(&format!("\n{question} [y/N] ")) {
             Ok(true) => "terminal",
             Ok(false) => {
                 println!("Not trusted; nothing recorded.");
@@ -312,16 +337,47 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
         );
     };
     let confirmed = format!("{confirmed}{checked}");
-    match trust::record(&env, &path, &file.sha256, &confirmed) {
-        Ok(store_path) => {
+    let mut recorded = Vec::new();
+    if let Some(file) = &hooks {
+        recorded.push(trust::record(&env, &path, &file.sha256, &confirmed));
+    }
+    if !lists.is_empty() {
+        let print = verify_trust::fingerprint(&lists);
+        recorded.push(trust::record(&env, &config_path, &print, &confirmed));
+    }
+    match recorded.into_iter().collect::<Result<Vec<_>, _>>() {
+        Ok(paths) => {
+            let store_path = paths
+                .first()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
             println!(
-                "\nTrusted (recorded in {}). Any change to the file makes it untrusted again.",
-                store_path.display()
+                "\nTrusted (recorded in {store_path}). Any change to the hooks file, or to the verify \
+                 commands, makes it untrusted again."
             );
             0
         }
         Err(e) => fail("trust", &format!("cannot record the trust: {e}")),
     }
+}
+
+/// The verify lists being trusted, command by command, as they will be put to the model.
+fn describe_verify(path: &std::path::Path, lists: &[(String, Vec<String>)]) -> String {
+    let mut s = format!(
+        "{} — verify commands (the model is told to run them before a run may end):\n",
+        crate::terminal::visible(&path.display().to_string())
+    );
+    for (key, cmds) in lists {
+        for c in cmds {
+            let c = crate::redact::text(c).map_or_else(|| c.clone(), |(t, _)| t);
+            s.push_str(&format!(
+                "  {}: {}\n",
+                crate::terminal::visible(key),
+                crate::terminal::visible(&c)
+            ));
+        }
+    }
+    s
 }
 
 /// Asks `question` on stdout and reads one line of the answer from stdin (a terminal): yes
@@ -389,13 +445,27 @@ fn describe(file: &config::HookFile) -> String {
 fn list(env: &Env) -> i32 {
     let t = trust::read(env);
     if t.files.is_empty() {
-        println!("No project hooks file is trusted.");
+        println!("No project hooks file or verify commands are trusted.");
         return 0;
     }
     for f in &t.files {
+        // A project's config.json is trusted for its verify commands alone.
+        let verify = f.path.ends_with(crate::config::FILE);
+        let hash = |b: &[u8]| {
+            if verify {
+                let text = String::from_utf8_lossy(b);
+                verify_trust::fingerprint(&verify_trust::lists(&crate::config::Config::parse(
+                    &text,
+                )))
+            } else {
+                config::sha256_hex(b)
+            }
+        };
         let now = match std::fs::symlink_metadata(&f.path) {
             Ok(m) if m.is_file() => match std::fs::read(&f.path) {
-                Ok(b) if config::sha256_hex(&b) == f.sha256 => "unchanged, runs",
+                Ok(b) if hash(&b) == f.sha256 && verify => "verify commands unchanged, used",
+                Ok(b) if hash(&b) == f.sha256 => "unchanged, runs",
+                Ok(_) if verify => "verify commands CHANGED since, not used",
                 Ok(_) => "CHANGED since, does not run",
                 Err(_) => "unreadable",
             },

@@ -40,6 +40,17 @@ pub struct Config {
     problems: Vec<Problem>,
     path: Option<PathBuf>,
     hard_max: u32,
+    withheld: Option<Withheld>,
+}
+
+/// Verify commands of the project's file that are not used because the person has not trusted
+/// them (contract §6, §17): set by `crate::capabilities::verify_trust`, told once per session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Withheld {
+    /// Each list left out: its key (`verify`, `ralph.verify`) and its commands as written.
+    pub lists: Vec<(String, Vec<String>)>,
+    /// Trusted once with other commands (rather than never).
+    pub changed: bool,
 }
 
 impl Default for Config {
@@ -49,6 +60,7 @@ impl Default for Config {
             problems: Vec::new(),
             path: None,
             hard_max: RALPH_HARD_MAX,
+            withheld: None,
         }
     }
 }
@@ -94,11 +106,16 @@ impl Config {
             }
             return Config::default();
         };
-        let mut config = Config {
+        Config {
             path: Some(path),
-            ..Config::default()
-        };
-        match serde_json::from_str::<Value>(&text) {
+            ..Config::parse(&text)
+        }
+    }
+
+    /// A configuration from the text of a file, checked against the schema (no path).
+    pub fn parse(text: &str) -> Config {
+        let mut config = Config::default();
+        match serde_json::from_str::<Value>(text) {
             Ok(mut raw) => {
                 config.problems = schema::prune(&mut raw);
                 config.raw = raw;
@@ -110,6 +127,31 @@ impl Config {
             }),
         }
         config
+    }
+
+    /// This configuration without the value at `path` (a missing one is no change).
+    pub fn without(mut self, path: &[&str]) -> Config {
+        let Some((last, parents)) = path.split_last() else {
+            return self;
+        };
+        let node = parents
+            .iter()
+            .try_fold(&mut self.raw, |v, key| v.get_mut(*key));
+        if let Some(Value::Object(o)) = node {
+            o.remove(*last);
+        }
+        self
+    }
+
+    /// This configuration recording what was withheld from it.
+    pub fn withholding(mut self, withheld: Withheld) -> Config {
+        self.withheld = Some(withheld);
+        self
+    }
+
+    /// The project's verify commands left out until trusted, if any.
+    pub fn withheld(&self) -> Option<&Withheld> {
+        self.withheld.as_ref()
     }
 
     /// Applies the environment's limits: `OMC_RALPH_HARD_MAX` lowers the hard maximum.

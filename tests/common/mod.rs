@@ -436,3 +436,28 @@ pub fn release_archive(dir: &Path, target: &str, binary: &Path) {
         .unwrap();
     std::fs::write(dir.join(format!("{archive}.sha256")), sum.stdout).unwrap();
 }
+
+/// Trusts the project's `.omc/hooks.toml` and the verify commands of its `.omc/config.json` as
+/// a person's own script does (`omc-hooks trust --yes`, none of the variables that say an
+/// agent's model runs it), recording the trust under `config_home` — the `XDG_CONFIG_HOME`
+/// the test then gives the hooks.
+#[track_caller]
+pub fn trust_as_person(project: &Path, config_home: &Path) {
+    let mut cmd = Command::new(BIN);
+    cmd.args(["trust", "--yes"])
+        .current_dir(project)
+        .env("XDG_CONFIG_HOME", config_home)
+        .env("HOME", config_home)
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("OMC_STATE_DIR");
+    for var in crate::user_hooks::AGENT_MARKERS {
+        cmd.env_remove(var);
+    }
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "trust --yes: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

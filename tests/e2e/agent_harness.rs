@@ -644,6 +644,9 @@ impl AgentSandbox {
         let tmp = self.root().join("tmp");
         std::fs::create_dir_all(&tmp).unwrap();
         cmd.env("HOME", self.home())
+            // the person's omc-hooks config (hooks.toml, config.json, trusted.json) is looked
+            // for here, never in the developer's own
+            .env("XDG_CONFIG_HOME", self.home().join(".config"))
             .env("TMPDIR", &tmp)
             .env("NO_COLOR", "1")
             .current_dir(self.project());
@@ -716,7 +719,9 @@ impl AgentSandbox {
         }
         let tmp = self.root().join("tmp");
         std::fs::create_dir_all(&tmp).unwrap();
-        cmd.env("HOME", self.home()).env("TMPDIR", &tmp);
+        cmd.env("HOME", self.home())
+            .env("XDG_CONFIG_HOME", self.home().join(".config"))
+            .env("TMPDIR", &tmp);
         for (k, v) in &scenario.env {
             cmd.env(k, v);
         }

@@ -7,6 +7,7 @@ mod http;
 mod permission;
 mod scripts;
 mod trust;
+mod verify;
 mod webhooks;
 
 use crate::common::{self, BIN, Hook, Outcome, Project};
