@@ -1,4 +1,4 @@
-//! The real Codex CLI (pinned 0.169.0) with the scripted Responses-API model.
+//! The real Codex CLI (pinned 0.171.0) with the scripted Responses-API model.
 //!
 //! First what the client itself does, with the recorder as the only hook (what the adapter
 //! relies on; a client upgrade that changes it fails here first): the harness round trip, Stop

@@ -1,7 +1,7 @@
 //! One run, two agents: a ralph run started in one real client and suspended when its session
 //! ends is resumed by the resume word in another client working in the same project, with its
 //! task and iteration, and the new client's end-of-turn hook carries it on. Claude Code (pinned
-//! 2.1.328, `harness.rs`) ⇄ Codex CLI (pinned 0.169.0, `agent_harness.rs`).
+//! 2.1.332, `harness.rs`) ⇄ Codex CLI (pinned 0.171.0, `agent_harness.rs`).
 
 use crate::e2e::agent_harness::{AgentRun, AgentSandbox, AgentScenario};
 use crate::e2e::clients::Agent;

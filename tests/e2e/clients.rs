@@ -92,7 +92,7 @@ impl Agent {
     /// The pinned version of the package (see tests/README.md for why pinned).
     pub fn version(self) -> &'static str {
         match self {
-            Agent::Codex => "0.169.0",
+            Agent::Codex => "0.171.0",
             Agent::Gemini => "0.61.0",
             Agent::Qwen => "0.24.4",
             Agent::Copilot => "1.0.102",

@@ -1,5 +1,6 @@
-//! Codex CLI 0.169.0 specifics of the agent harness: offline `config.toml`, the `codex exec`
-//! command line, its `--json` event stream, and hook trust.
+//! Codex CLI specifics of the agent harness (pinned 0.171.0; written for 0.169.0, what changed
+//! is in codex-FINDINGS.md §18): offline `config.toml`, the `codex exec` command line, its
+//! `--json` event stream, and hook trust.
 //!
 //! Offline: a custom provider `mock` (`wire_api = "responses"`, Bearer key from `MOCK_API_KEY`)
 //! whose `base_url` each run points at its own scripted model with `-c`, no retries, and the

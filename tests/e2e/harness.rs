@@ -39,7 +39,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// The pinned client version.
-pub const CLIENT_VERSION: &str = "2.1.328";
+pub const CLIENT_VERSION: &str = "2.1.332";
 pub const CLIENT_PACKAGE: &str = "@anthropic-ai/claude-code";
 
 /// Default per-run timeout (the client is killed after it).

@@ -323,7 +323,8 @@ fn sse_data(out: &mut String, data: &str) {
 
 // ------------------------------------------------------------ Responses (Codex) ----
 
-/// OpenAI Responses API, as Codex 0.169.0 calls it (`POST <base>/responses`, streamed).
+/// OpenAI Responses API, as Codex calls it (`POST <base>/responses`, streamed; 0.169.0 and the
+/// pinned 0.171.0 alike).
 pub struct ResponsesWire;
 
 /// Start of the last user message of a Codex (local) compaction request.

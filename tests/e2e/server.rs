@@ -5,7 +5,7 @@
 //! plain JSON otherwise) and `POST /v1/messages/count_tokens`; anything else
 //! gets a harmless JSON answer.
 //!
-//! Routing (what this client version, 2.1.328, sends):
+//! Routing (what the pinned client sends; seen with 2.1.328 and again with 2.1.332):
 //! * main loop — a messages request with a non-empty `tools` array and no
 //!   `x-claude-code-agent-id` header: consumes the main [`Reply`] script;
 //! * subagent loop — same, but with an `x-claude-code-agent-id` header (its

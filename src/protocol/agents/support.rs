@@ -147,7 +147,7 @@ pub fn of(agent: Agent) -> Support {
             delegation: yes(),
         },
         Agent::Codex => Support {
-            proven: "real client 0.169.0",
+            proven: "real client 0.171.0",
             keywords: yes(),
             continuation: yes_but("no client cap: ours holds"),
             tool_failures: yes_but(
