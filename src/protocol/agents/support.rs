@@ -130,7 +130,7 @@ const EVERYWHERE: Cell = yes();
 pub fn of(agent: Agent) -> Support {
     match agent {
         Agent::Claude => Support {
-            proven: "real client 2.1.328",
+            proven: "real client 2.1.332",
             keywords: yes(),
             continuation: yes_but("client cap counts only blocks without tool use"),
             tool_failures: yes(),
