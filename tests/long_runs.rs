@@ -1267,6 +1267,17 @@ fn a_change_through_the_shell_after_the_passing_check_voids_it() {
     c.shell(&p, sid, "pytest -q", "1 passed in 0.02s", true, &[]);
     c.shell(&p, sid, "sed -i 's/3/2/' app.py", "", true, &[]);
     assert!(continuation(&c.claim(&p, sid, 1)).is_some());
+    // A check begun (its pre-tool event) and not yet ended is in the log, which stays valid.
+    let pre = with(
+        c.base(&p, sid, "PreToolUse"),
+        json!({"tool_name": "Bash", "tool_input": {"command": "pytest -q"}}),
+    );
+    c.run(&p, "pre-tool-use", pre, &[]).expect_valid();
+    let log = p
+        .read_json(&format!(".omc/state/sessions/{sid}/work.json"))
+        .unwrap();
+    assert_eq!(log["running"][0]["command"], "pytest -q", "{log}");
+    assert_valid("work", &log);
     // Run again after the last change: accepted, verified.
     c.shell(&p, sid, "pytest -q", "1 passed in 0.02s", true, &[]);
     assert_eq!(continuation(&c.claim(&p, sid, 2)), None);

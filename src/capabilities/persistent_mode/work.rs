@@ -17,6 +17,7 @@
 //! ([`super::progress`] keeps it). No process is spawned and no git is run.
 
 use super::writes::Step;
+pub use super::writes::normalize_command;
 use crate::protocol::HookInput;
 use crate::state::files::SCHEMA_VERSION;
 use serde::{Deserialize, Serialize};
@@ -520,25 +521,6 @@ fn without_volatile_keys(v: &Value) -> Value {
         Value::Array(a) => Value::Array(a.iter().map(without_volatile_keys).collect()),
         other => other.clone(),
     }
-}
-
-/// A shell command with its spacing made regular and the client's own wrapper taken off
-/// (`bash -lc 'ls'` → `ls`).
-pub fn normalize_command(c: &str) -> String {
-    let words: Vec<&str> = c.split_whitespace().collect();
-    let joined = words.join(" ");
-    for wrapper in ["bash -lc ", "bash -c ", "sh -c ", "zsh -lc ", "zsh -c "] {
-        if let Some(rest) = joined.strip_prefix(wrapper) {
-            let rest = rest.trim();
-            let unquoted = rest
-                .strip_prefix('\'')
-                .and_then(|r| r.strip_suffix('\''))
-                .or_else(|| rest.strip_prefix('"').and_then(|r| r.strip_suffix('"')))
-                .unwrap_or(rest);
-            return unquoted.trim().to_string();
-        }
-    }
-    joined
 }
 
 /// Masks what differs between two runs of the same command with the same result: the table of

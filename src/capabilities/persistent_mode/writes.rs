@@ -156,7 +156,7 @@ const GIT_READS: &[&str] = &[
 ];
 
 /// The steps of a tool call: `tool` its name, `input` its `tool_input`, `verify` the
-/// configured verify commands (normalized, `super::work::normalize_command`).
+/// configured verify commands (normalized, [`normalize_command`]).
 pub fn steps(tool: &str, input: Option<&Value>, verify: &[String]) -> Vec<Step> {
     let command = input.and_then(|ti| ti.get("command"));
     match command {
@@ -181,7 +181,7 @@ pub fn steps(tool: &str, input: Option<&Value>, verify: &[String]) -> Vec<Step> 
 
 /// The steps of a shell command line.
 pub fn of_line(line: &str, verify: &[String]) -> Vec<Step> {
-    let normalized = super::work::normalize_command(line);
+    let normalized = normalize_command(line);
     if let Some(v) = verify.iter().find(|v| **v == normalized) {
         return vec![Step::Check(v.clone())];
     }
@@ -196,7 +196,7 @@ pub fn of_line(line: &str, verify: &[String]) -> Vec<Step> {
     let and_chain = parsed.ops.iter().all(|op| op == "&&");
     let mut out = Vec::new();
     for part in &parsed.parts {
-        let text = super::work::normalize_command(&line[part.span.0..part.span.1]);
+        let text = normalize_command(&line[part.span.0..part.span.1]);
         let step = if let Some(v) = verify.iter().find(|v| **v == text) {
             and_chain.then(|| Step::Check(v.clone()))
         } else if let Some(script) = shell_script(&part.words) {
@@ -217,6 +217,25 @@ pub fn of_line(line: &str, verify: &[String]) -> Vec<Step> {
         }
     }
     out
+}
+
+/// A shell command with its spacing made regular and the client's own wrapper taken off
+/// (`bash -lc 'ls'` → `ls`).
+pub fn normalize_command(c: &str) -> String {
+    let words: Vec<&str> = c.split_whitespace().collect();
+    let joined = words.join(" ");
+    for wrapper in ["bash -lc ", "bash -c ", "sh -c ", "zsh -lc ", "zsh -c "] {
+        if let Some(rest) = joined.strip_prefix(wrapper) {
+            let rest = rest.trim();
+            let unquoted = rest
+                .strip_prefix('\'')
+                .and_then(|r| r.strip_suffix('\''))
+                .or_else(|| rest.strip_prefix('"').and_then(|r| r.strip_suffix('"')))
+                .unwrap_or(rest);
+            return unquoted.trim().to_string();
+        }
+    }
+    joined
 }
 
 /// The script of `sh -c '…'` (bash, zsh; `-lc`, `-c`), when that is the whole command.
