@@ -67,10 +67,13 @@ pub fn on_tool(ctx: &Ctx<'_>) -> Answer {
         .iter()
         .flat_map(|(_, s)| super::verify::commands(&s.mode, &ctx.config))
         .collect();
-    // What the call does to the verify evidence: its writes and checks ([`super::writes`]).
+    // What the call does to the verify evidence: its writes and checks ([`super::writes`]);
+    // nothing to count while no run has a verify command.
     let steps = match ctx.input.tool_name.as_deref() {
-        Some(tool) => writes::steps(tool, ctx.input.tool_input.as_ref(), &verify),
-        None => Vec::new(),
+        Some(tool) if !verify.is_empty() => {
+            writes::steps(tool, ctx.input.tool_input.as_ref(), &verify)
+        }
+        _ => Vec::new(),
     };
     let pre = ctx.hook.event == "PreToolUse";
     let judged = if pre && crate::protocol::agents::sees_tool_results(ctx.input.format) {

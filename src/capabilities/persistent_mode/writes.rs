@@ -92,7 +92,7 @@ pub const READ_ONLY: &[(&str, Unless)] = &[
     ("sha1sum", never),
     ("sha256sum", never),
     ("jq", never),
-    ("file", never),
+    ("file", file_writes),
     ("stat", never),
     ("du", never),
     ("df", never),
@@ -295,6 +295,11 @@ fn operands(args: &[String]) -> usize {
     args.iter().filter(|a| !a.starts_with('-')).count()
 }
 
+/// `file -C` compiles a magic file into the working directory.
+fn file_writes(a: &[String]) -> bool {
+    short(a, 'C') || has(a, &["--compile"])
+}
+
 fn rg_writes(a: &[String]) -> bool {
     has(a, &["--pre"])
 }
@@ -369,7 +374,9 @@ fn git_writes(a: &[String]) -> bool {
         return false;
     };
     let rest = &a[i + 1..];
-    if has(rest, &["--output", "--ext-diff"]) || rest.iter().any(|x| x.starts_with("-O")) {
+    if has(rest, &["--output", "--ext-diff", "--open-files-in-pager"])
+        || rest.iter().any(|x| x.starts_with("-O"))
+    {
         return true;
     }
     let listing = |allowed: &[&str]| rest.iter().all(|x| allowed.contains(&x.as_str()));
@@ -678,6 +685,8 @@ mod tests {
             "ls && (touch x)",
             "find . -name '*.pyc' -delete",
             "find . -exec rm {} +",
+            "file -C -m magic",
+            "git grep --open-files-in-pager=vi x",
             "sort -o out.txt in.txt",
             "uniq in.txt out.txt",
             "awk '{print > \"out\"}' in",
