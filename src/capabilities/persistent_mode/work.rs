@@ -12,6 +12,12 @@
 //! | a todo list (`TodoWrite`, `update_plan`) | each item marked completed |
 //! | anything else (a command, a search, a read) | the tool, its input (a shell command: the command alone) and its result (output or error), with the volatile shapes of [`super::volatile`] masked (temporary paths, pids, addresses, seeds, ids, ports, durations, clock times) |
 //!
+//! An empty result tells nothing ([`Said`]): such a call is new only when the call itself is
+//! (Qwen Code now and then loses a fast command's output).
+//!
+//! The log also holds the verify evidence: `changes`, the count of tool calls that may have
+//! written ([`super::writes`]), and the agent's runs of the verify commands ([`WorkLog::apply`]).
+//!
 //! Everything here is a pure function of the payload and, for an edit, the edited file; the
 //! marks are SHA-256 prefixes, so the run's record of them is small and bounded
 //! ([`super::progress`] keeps it). No process is spawned and no git is run.
