@@ -32,7 +32,7 @@ pub const SHAPES: &[Shape] = &[
         find: temp_path,
     },
     Shape {
-        name: "pytest's numbered base directory elsewhere (--basetemp)",
+        name: "pytest's numbered base directory elsewhere (--basetemp, Windows' %TEMP%)",
         example: "in build/pytest-of-ann/pytest-7/test_a0",
         masked: "in build/pytest-of-#/pytest-#/test_a0",
         find: pytest_dir,
@@ -163,11 +163,17 @@ fn pytest_dir(text: &str, i: usize) -> Option<(usize, String)> {
     if !text[i..].starts_with("pytest-of-") || !boundary(text, i) {
         return None;
     }
-    let user_end = run(text, i + 10, |c| c != b'/' && !c.is_ascii_whitespace());
+    // `/` or, on Windows, `\` between the two.
+    let user_end = run(text, i + 10, |c| {
+        c != b'/' && c != b'\\' && !c.is_ascii_whitespace()
+    });
     let rest = &text[user_end..];
-    let n = rest.strip_prefix("/pytest-")?;
+    let n = rest
+        .strip_prefix("/pytest-")
+        .or_else(|| rest.strip_prefix("\\pytest-"))?;
     let d = digits(n, 0);
-    (d > 0).then(|| (user_end + 8 + d, "pytest-of-#/pytest-#".into()))
+    let sep = &text[user_end..user_end + 1];
+    (d > 0).then(|| (user_end + 8 + d, format!("pytest-of-#{sep}pytest-#")))
 }
 
 fn temp_name(text: &str, i: usize) -> Option<(usize, String)> {
@@ -376,6 +382,10 @@ mod tests {
                 "(node:678) UnhandledPromiseRejection",
             ),
             ("tmp.AbCdEf1234 missing", "tmp.QwErTy9876 missing"),
+            (
+                r"C:\Users\ann\AppData\Local\Temp\pytest-of-ann\pytest-3\test_a0",
+                r"C:\Users\ann\AppData\Local\Temp\pytest-of-ann\pytest-41\test_a0",
+            ),
             (
                 "server at 127.0.0.1:41235 refused",
                 "server at 127.0.0.1:38001 refused",
