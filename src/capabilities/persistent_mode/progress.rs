@@ -13,9 +13,11 @@
 //! alone); on a client with both, the pre-tool event of an edit only marks the content the
 //! edit starts from.
 //!
-//! The same log holds what the verify evidence needs ([`super::verify`]): how many times a
-//! file reached new content, and the agent's last run of each verify command, with its
-//! outcome. And the count of Stop blocks relayed from the person's own stop hooks
+//! The same log holds what the verify evidence needs ([`super::verify`]): how many tool calls
+//! may have written ([`super::writes`]; counted at the pre-tool event too, since Codex's
+//! `apply_patch` fires no other, and only while a run has verify commands), the verify
+//! commands whose call has begun, and the agent's last run of each, with its outcome. And the
+//! count of Stop blocks relayed from the person's own stop hooks
 //! ([`relay_user_block`]), which no client caps on Codex and Gemini CLI.
 //!
 //! Cheap by construction, for a hook that fires around every tool call: nothing is read or
