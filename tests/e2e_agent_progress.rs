@@ -600,3 +600,87 @@ fn codex_a_claim_before_the_check_ran_is_sent_back_to_run_it() {
     assert_eq!(s["ended_reason"], "completed", "{s:#}");
     assert_eq!(s["verified"], true, "{s:#}");
 }
+
+/// Issue 41: Codex edits through `apply_patch` in the shell (PreToolUse only,
+/// codex-FINDINGS.md §15). A patch after the passing check, then a claim: not accepted, the
+/// model told to run the check again; after it does, the claim ends the run, verified.
+#[test]
+fn codex_a_patch_after_the_passing_check_voids_it() {
+    let agent = Agent::Codex;
+    let sb = with_omc(agent);
+    sb.write(".omc/config.json", r#"{"verify": ["python3 check.py"]}"#);
+    // The project's verify commands are used once the person trusted them (issue 41).
+    crate::common::trust_as_person(&sb.project(), &sb.home().join(".config"));
+    sb.write("check.py", CHECK_PY);
+    sb.write("parser.txt", "fixed\n");
+    sb.write("notes.txt", "x = 1\n");
+    let run = sb.run(
+        PROMPT,
+        AgentScenario::new()
+            .reply_shell("python3 check.py")
+            .reply_shell(
+                "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: notes.txt\n@@\n-x = 1\n+x = 2\n*** End Patch\nEOF",
+            )
+            .reply_text(DONE)
+            .reply_shell("python3 check.py")
+            .reply_text(DONE)
+            .reply_text("unexpected"),
+    );
+    run.assert_success();
+    let d = run.diagnostics();
+    assert_eq!(
+        std::fs::read_to_string(sb.project().join("notes.txt")).unwrap(),
+        "x = 2\n",
+        "Codex applied the patch: {d}"
+    );
+    assert_eq!(run.unused_steps, 1, "ended by the second claim: {d}");
+    let reqs = run.main_requests();
+    let after_claim = reqs
+        .iter()
+        .position(|r| {
+            r.step
+                .as_ref()
+                .is_some_and(|s| *s == crate::e2e::model::Step::Text(DONE.into()))
+        })
+        .unwrap_or_else(|| panic!("no claim answered\n{d}"))
+        + 1;
+    let told = run.new_text(after_claim);
+    assert!(
+        told.contains("ran after `python3 check.py` last ran"),
+        "told to run the check again: {told}\n{d}"
+    );
+    let s = ralph_state(&sb, &run.session_id).unwrap_or_else(|| panic!("ralph-state.json\n{d}"));
+    assert_eq!(s["ended_reason"], "completed", "{s:#}");
+    assert_eq!(s["verified"], true, "{s:#}");
+}
+
+/// Issue 41: Qwen Code's model going round two commands (as typed: no pause after printing, so
+/// the client sometimes loses a fast command's output, qwen-FINDINGS.md §13) is handed back
+/// within 13 turns of work in each of four runs, as steadily as the other clients.
+#[test]
+fn qwen_a_busy_spin_is_handed_back_within_13_turns_every_time() {
+    let agent = Agent::Qwen;
+    let mut turns = Vec::new();
+    for _ in 0..4 {
+        let sb = with_omc(agent);
+        sb.write("notes.txt", "the tokenizer drops the last token\n");
+        let cmds = ["ls", "cat notes.txt"];
+        let mut sc = AgentScenario::new();
+        for i in 0..30 {
+            sc = sc.reply_shell(cmds[i % 2]).reply_text(MORE);
+        }
+        let run = sb.run(PROMPT, sc.reply_text(DONE));
+        run.assert_success();
+        let d = run.diagnostics();
+        let conts = ralph_continuations(&run).len();
+        let s =
+            ralph_state(&sb, &run.session_id).unwrap_or_else(|| panic!("ralph-state.json\n{d}"));
+        assert_eq!(s["pause_kind"], "no_progress", "{s:#}\n{d}");
+        assert!(
+            (2..=13).contains(&conts),
+            "{conts} turns of work before the hand-back (runs so far: {turns:?})\n{d}"
+        );
+        turns.push(conts);
+    }
+    eprintln!("turns of work before each hand-back: {turns:?}");
+}

@@ -10,7 +10,8 @@
 //! * Completion from evidence: with `{"verify": ["python3 check.py"]}`, a claim while the check
 //!   fails is sent back naming the command and the failure's tail, a claim after an edit the
 //!   check has not seen since is sent back too, and once the agent has run the check after its
-//!   last change and it passed the claim ends the run as completed and verified.
+//!   last change and it passed the claim ends the run as completed and verified; a `sed -i`
+//!   through Bash after the passing check voids it (issue 41).
 //! * Token budgets: with `{"ralph": {"max_tokens": 100000}}` and the model reporting about
 //!   30 000 tokens a call (`Scenario::input_tokens`), the run ends on its budget within a few
 //!   continuations (`ended_reason: "max_tokens"`), the continuation showing what was spent; the
@@ -361,6 +362,58 @@ fn a_claim_is_accepted_only_after_the_agent_ran_the_check_after_its_last_change(
     );
     let s = ralph(&sb, &run.session_id);
     assert_eq!(s["active"], false, "{s:#}");
+    assert_eq!(s["ended_reason"], "completed", "{s:#}");
+    assert_eq!(s["verified"], true, "{s:#}");
+}
+
+/// Issue 41: the check passes, then the model changes a file through Bash (`sed -i`) and
+/// claims: not accepted, the model told to run the check again; after it does, the claim ends
+/// the run, verified.
+#[test]
+fn a_sed_i_after_the_passing_check_voids_it() {
+    let sb = Sandbox::new();
+    sb.write(".omc/config.json", r#"{"verify": ["python3 check.py"]}"#);
+    // The project's verify commands are used once the person trusted them (issue 41).
+    crate::common::trust_as_person(&sb.project(), &sb.home().join(".config"));
+    sb.write("parser.py", "# v1\ndef parse(s):\n    return s.split()\n");
+    sb.write("check.py", CHECK_PY);
+    let check = json!({"command": "python3 check.py", "description": "run the check"});
+    let run = sb.claude(
+        crate::e2e::plugin_dir(),
+        PROMPT,
+        Scenario::new()
+            .reply_tool("Bash", check.clone())
+            .reply_tool(
+                "Bash",
+                json!({"command": "sed -i 's/v1/v2/' parser.py", "description": "bump"}),
+            )
+            .reply_text(DONE)
+            .reply_tool("Bash", check)
+            .reply_text(DONE)
+            .reply_text("unexpected"),
+        None,
+    );
+    run.assert_success();
+    let d = run.diagnostics();
+    assert!(
+        std::fs::read_to_string(sb.project().join("parser.py"))
+            .unwrap()
+            .starts_with("# v2"),
+        "the shell changed the file: {d}"
+    );
+    assert_eq!(run.unused_replies, 1, "ended by the second claim: {d}");
+    let told: Vec<String> = (1..run.main_loop_requests().len())
+        .map(|i| run.new_text(i))
+        .filter(|t| t.contains("Stop hook feedback:"))
+        .collect();
+    assert_eq!(told.len(), 1, "the first claim sent back: {told:#?}\n{d}");
+    assert!(
+        told[0].contains("ran after `python3 check.py` last ran")
+            && told[0].contains("Run `python3 check.py` again"),
+        "told to run the check again: {}",
+        told[0]
+    );
+    let s = ralph(&sb, &run.session_id);
     assert_eq!(s["ended_reason"], "completed", "{s:#}");
     assert_eq!(s["verified"], true, "{s:#}");
 }

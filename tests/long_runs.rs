@@ -1187,10 +1187,7 @@ fn a_completion_claim_needs_the_verify_commands_to_pass_after_the_last_change() 
         json!({"stop_hook_active": false, "last_assistant_message": "Done.\n<omc-complete/>"}),
     );
     let text = continuation(&c.run(&p2, "stop", payload, &env)).expect("stale evidence");
-    assert!(
-        text.contains("files changed since `make check` last ran"),
-        "{text}"
-    );
+    assert!(text.contains("ran after `make check` last ran"), "{text}");
     // Without verify, a claim ends the run as before, recorded as not verified.
     let p3 = Project::new();
     start(c, &p3, sid, &env);
@@ -1204,6 +1201,185 @@ fn a_completion_claim_needs_the_verify_commands_to_pass_after_the_last_change() 
         (s["ended_reason"].as_str(), s["verified"].as_bool()),
         (Some("completed"), Some(false))
     );
+}
+
+// ------------------------------------- issue 41: evidence the model cannot bend ----
+
+impl Client {
+    /// The agent's completion claim at a Stop.
+    fn claim(&self, p: &Project, sid: &str, n: u32, env: &[(&str, &str)]) -> Outcome {
+        let payload = with(
+            self.base(p, sid, self.stop_event),
+            json!({"stop_hook_active": n > 0,
+                   "last_assistant_message": "All fixed and checked.\n<omc-complete/>"}),
+        );
+        self.run(p, "stop", payload, env)
+    }
+
+    /// Codex's `apply_patch` through the shell: PreToolUse with the whole command and no
+    /// PostToolUse (tests/e2e/codex-FINDINGS.md §15); the patch is applied in between.
+    fn apply_patch(&self, p: &Project, sid: &str, file: &str, body: &str, env: &[(&str, &str)]) {
+        let cmd = format!(
+            "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: {file}\n@@\n-x\n+{body}\n*** End Patch\nEOF"
+        );
+        let pre = with(
+            self.base(p, sid, self.pre_tool),
+            json!({"tool_name": "Bash", "tool_input": {"command": cmd}, "tool_use_id": "call_9"}),
+        );
+        self.run(p, "pre-tool-use", pre, env).expect_valid();
+        std::fs::write(p.path().join(file), body).unwrap();
+    }
+}
+
+/// Claude Code: an edit, the check passes, then `sed -i` through Bash: the claim is not
+/// accepted and the model is told to run the check again; after it does, the claim ends the
+/// run, verified.
+#[test]
+fn a_change_through_the_shell_after_the_passing_check_voids_it() {
+    let c = CLAUDE;
+    let p = Project::new();
+    p.write_json(".omc/config.json", &json!({"verify": ["pytest -q"]}));
+    // The project's verify commands are used once the person trusted them (issue 41).
+    let config_home = tempfile::tempdir().unwrap();
+    crate::common::trust_as_person(p.path(), config_home.path());
+    let home = config_home.path().to_string_lossy().into_owned();
+    let env = [("XDG_CONFIG_HOME", home.as_str())];
+    let sid = "sed-after";
+    start(c, &p, sid, &env);
+    let file = p.path().join("app.py");
+    std::fs::write(&file, "TOTAL = 3\n").unwrap();
+    let post = with(
+        c.base(&p, sid, "PostToolUse"),
+        json!({"tool_name": "Write", "tool_input": {"file_path": file, "content": "TOTAL = 3\n"}}),
+    );
+    c.run(&p, "post-tool-use", post, &env).expect_valid();
+    c.shell(&p, sid, "pytest -q", "1 passed in 0.01s", true, &env);
+    // Reading after the check leaves it standing.
+    c.shell(
+        &p,
+        sid,
+        "git diff --stat && cat app.py",
+        "TOTAL = 3",
+        true,
+        &env,
+    );
+    c.shell(&p, sid, "sed -i 's/3/2/' app.py", "", true, &env);
+    let text = continuation(&c.claim(&p, sid, 0, &env)).expect("not accepted");
+    assert!(
+        text.starts_with("[VERIFY] The completion claim was not accepted"),
+        "{text}"
+    );
+    assert!(
+        text.contains("ran after `pytest -q` last ran") && text.contains("Run `pytest -q` again"),
+        "{text}"
+    );
+    assert_eq!(ralph(&p, sid)["active"], true);
+    // The same `sed -i` again, repeating seen work, still voids a check run in between.
+    c.shell(&p, sid, "pytest -q", "1 passed in 0.02s", true, &env);
+    c.shell(&p, sid, "sed -i 's/3/2/' app.py", "", true, &env);
+    assert!(continuation(&c.claim(&p, sid, 1, &env)).is_some());
+    // A check begun (its pre-tool event) and not yet ended is in the log, which stays valid.
+    let pre = with(
+        c.base(&p, sid, "PreToolUse"),
+        json!({"tool_name": "Bash", "tool_input": {"command": "pytest -q"}}),
+    );
+    c.run(&p, "pre-tool-use", pre, &env).expect_valid();
+    let log = p
+        .read_json(&format!(".omc/state/sessions/{sid}/work.json"))
+        .unwrap();
+    assert_eq!(log["running"][0]["command"], "pytest -q", "{log}");
+    assert_valid("work", &log);
+    // Run again after the last change: accepted, verified.
+    c.shell(&p, sid, "pytest -q", "1 passed in 0.02s", true, &env);
+    assert_eq!(continuation(&c.claim(&p, sid, 2, &env)), None);
+    let s = ralph(&p, sid);
+    assert_eq!(
+        (s["ended_reason"].as_str(), s["verified"].as_bool()),
+        (Some("completed"), Some(true)),
+        "{s}"
+    );
+    assert_valid(
+        "work",
+        &p.read_json(&format!(".omc/state/sessions/{sid}/work.json"))
+            .unwrap(),
+    );
+}
+
+/// Codex: every edit is `apply_patch` in the shell, which fires only PreToolUse; a patch after
+/// the passing check leaves the run unverified.
+#[test]
+fn an_apply_patch_after_the_passing_check_voids_it() {
+    let c = CODEX;
+    let p = Project::new();
+    p.write_json(".omc/config.json", &json!({"verify": ["python3 check.py"]}));
+    // The project's verify commands are used once the person trusted them (issue 41).
+    let config_home = tempfile::tempdir().unwrap();
+    crate::common::trust_as_person(p.path(), config_home.path());
+    let home = config_home.path().to_string_lossy().into_owned();
+    let env = [("XDG_CONFIG_HOME", home.as_str())];
+    let sid = "patch-after";
+    start(c, &p, sid, &env);
+    c.apply_patch(&p, sid, "app.py", "TOTAL = 3\n", &env);
+    c.shell(&p, sid, "python3 check.py", "ok", true, &env);
+    c.apply_patch(&p, sid, "app.py", "TOTAL = 2\n", &env);
+    let text = continuation(&c.claim(&p, sid, 0, &env)).expect("not accepted");
+    assert!(
+        text.contains("ran after `python3 check.py` last ran"),
+        "{text}"
+    );
+    assert_eq!(ralph(&p, sid)["active"], true);
+    c.shell(&p, sid, "python3 check.py", "ok", true, &env);
+    assert_eq!(continuation(&c.claim(&p, sid, 1, &env)), None);
+    assert_eq!(ralph(&p, sid)["verified"], true);
+}
+
+/// The same failing test, its output differing only by one volatile number each time (pytest's
+/// numbered temporary path, pytest-randomly's seed, an object address, a Node pid), is handed
+/// back within 8 continuations without progress.
+#[test]
+fn the_same_failure_with_a_new_volatile_number_each_run_is_no_progress() {
+    let shapes: [fn(u32) -> String; 4] = [
+        |i| {
+            format!(
+                "E FileNotFoundError: /tmp/pytest-of-ann/pytest-{i}/test_load0/data.json\n1 failed in 0.0{i}s"
+            )
+        },
+        |i| {
+            format!(
+                "Using --randomly-seed={}\nFAILED test_app.py::test_total - assert 2 == 3",
+                1000 + i * 7919
+            )
+        },
+        |i| {
+            format!(
+                "assert <app.Total object at 0x7f3a{:08x}> == 3",
+                0x2c1b_9d30u32.wrapping_add(i * 4096)
+            )
+        },
+        |i| {
+            format!(
+                "(node:{}) UnhandledPromiseRejection: total is 2, want 3",
+                4000 + i * 13
+            )
+        },
+    ];
+    for (k, shape) in shapes.iter().enumerate() {
+        for c in [CLAUDE, CODEX, GEMINI, QWEN] {
+            let p = Project::new();
+            let sid = format!("{}-volatile-{k}", c.agent);
+            let env = [QWEN_CAP];
+            start(c, &p, &sid, &env);
+            let (n, note) = until_handed_back(c, &p, &sid, &env, |i| {
+                c.shell(&p, &sid, "pytest -q", &shape(i), false, &env)
+            });
+            assert_eq!(n, 1 + 8, "{} {k}: {note}", c.agent);
+            assert!(
+                note.contains("ran `pytest -q` again with the same error"),
+                "{} {k}: {note}",
+                c.agent
+            );
+        }
+    }
 }
 
 /// Claude Code's transcript lines: one assistant message of `tokens` input tokens.

@@ -18,7 +18,9 @@ pub mod needs_input;
 pub mod progress;
 pub mod start;
 pub mod verify;
+pub mod volatile;
 pub mod work;
+pub mod writes;
 
 use super::{Ctx, skill_guard, tool_failure};
 use crate::modes::{

@@ -13,9 +13,11 @@
 //! alone); on a client with both, the pre-tool event of an edit only marks the content the
 //! edit starts from.
 //!
-//! The same log holds what the verify evidence needs ([`super::verify`]): how many times a
-//! file reached new content, and the agent's last run of each verify command, with its
-//! outcome. And the count of Stop blocks relayed from the person's own stop hooks
+//! The same log holds what the verify evidence needs ([`super::verify`]): how many tool calls
+//! may have written ([`super::writes`]; counted at the pre-tool event too, since Codex's
+//! `apply_patch` fires no other, and only while a run has verify commands), the verify
+//! commands whose call has begun, and the agent's last run of each, with its outcome. And the
+//! count of Stop blocks relayed from the person's own stop hooks
 //! ([`relay_user_block`]), which no client caps on Codex and Gemini CLI.
 //!
 //! Cheap by construction, for a hook that fires around every tool call: nothing is read or
@@ -25,6 +27,7 @@
 
 use super::work::{self, Work};
 pub use super::work::{Check, FILE, WorkLog};
+use super::writes;
 use crate::capabilities::Ctx;
 use crate::modes::{REGISTRY, state_file_name};
 use crate::protocol::Answer;
@@ -62,55 +65,54 @@ pub fn on_tool(ctx: &Ctx<'_>) -> Answer {
     if runs.is_empty() && !store.path(&log_file).exists() {
         return Answer::default();
     }
-    let judged = match ctx.hook.event {
-        "PreToolUse" => {
-            if crate::protocol::agents::sees_tool_results(ctx.input.format) {
-                // Judged by its result later; an edit's starting content is seen now, so
-                // undoing the edit is not new content.
-                match work::content_mark(ctx.input) {
-                    Some(mark) => Judged::Baseline(mark),
-                    None => return Answer::default(),
-                }
-            } else {
-                match work::of_call_alone(ctx.input) {
-                    Some(w) => Judged::Work(w),
-                    None => return Answer::default(),
-                }
-            }
-        }
-        event => {
-            let failed = event == "PostToolUseFailure";
-            match work::of_tool_event(ctx.input, failed) {
-                Some(w) => Judged::Work(w),
-                None => return Answer::default(),
-            }
-        }
-    };
-    let started = runs.first().and_then(|(_, s)| s.started_at.clone());
     let verify: Vec<String> = runs
         .iter()
         .flat_map(|(_, s)| super::verify::commands(&s.mode, &ctx.config))
         .collect();
+    // What the call does to the verify evidence: its writes and checks ([`super::writes`]);
+    // nothing to count while no run has a verify command.
+    let steps = match ctx.input.tool_name.as_deref() {
+        Some(tool) if !verify.is_empty() => {
+            writes::steps(tool, ctx.input.tool_input.as_ref(), &verify)
+        }
+        _ => Vec::new(),
+    };
+    let pre = ctx.hook.event == "PreToolUse";
+    let judged = if pre && crate::protocol::agents::sees_tool_results(ctx.input.format) {
+        // Judged by its result later; an edit's starting content is seen now, so undoing the
+        // edit is not new content.
+        match work::content_mark(ctx.input) {
+            Some(mark) => Judged::Baseline(mark),
+            None if steps.is_empty() => return Answer::default(),
+            None => Judged::Nothing,
+        }
+    } else {
+        let w = if pre {
+            work::of_call_alone(ctx.input)
+        } else {
+            work::of_tool_event(ctx.input, ctx.hook.event == "PostToolUseFailure")
+        };
+        match w {
+            Some(w) => Judged::Work(w),
+            None => return Answer::default(),
+        }
+    };
+    let started = runs.first().and_then(|(_, s)| s.started_at.clone());
     let now = crate::time::iso(ctx.now_ms);
     let progressed = store.update(&log_file, |cur: Option<WorkLog>| {
         let mut log = cur.unwrap_or_default().for_run(started.as_deref());
         log.schema_version = SCHEMA_VERSION;
         let before = log.clone();
-        let progressed = match &judged {
+        let (progressed, outcome) = match &judged {
             Judged::Baseline(mark) => {
                 log.remember(mark.clone());
-                false
+                (false, None)
             }
-            Judged::Work(w) => {
-                let p = log.record(w);
-                if let Some(c) = &w.command
-                    && let Some(v) = verify.iter().find(|v| super::verify::runs(&c.text, v))
-                {
-                    log.check(v, c.ok, &c.output, &now);
-                }
-                p
-            }
+            Judged::Nothing => (false, None),
+            // A pre-tool event judged alone knows no outcome: it records no check.
+            Judged::Work(w) => (log.record(w), w.command.as_ref().filter(|_| !pre)),
         };
+        log.apply(&steps, outcome, &now);
         if log == before {
             (Change::Keep, progressed)
         } else {
@@ -127,6 +129,8 @@ pub fn on_tool(ctx: &Ctx<'_>) -> Answer {
 
 enum Judged {
     Baseline(String),
+    /// A pre-tool event whose result is judged later: only its steps count now.
+    Nothing,
     Work(Work),
 }
 

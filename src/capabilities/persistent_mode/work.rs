@@ -10,12 +10,20 @@
 //! |---|---|
 //! | an edit (`Edit`, `MultiEdit`, `Write`, `NotebookEdit`) | the file and its content after the edit, read from disk (an edit undone brings back a content already seen; the content before the first edit is marked at the pre-tool event) |
 //! | a todo list (`TodoWrite`, `update_plan`) | each item marked completed |
-//! | anything else (a command, a search, a read) | the tool, its input (a shell command: the command alone) and its result (output or error), with durations and clock times masked |
+//! | anything else (a command, a search, a read) | the tool, its input (a shell command: the command alone) and its result (output or error), with the volatile shapes of [`super::volatile`] masked (temporary paths, pids, addresses, seeds, ids, ports, durations, clock times) |
+//!
+//! An empty result tells nothing ([`Said`]): such a call is new only when the call itself is
+//! (Qwen Code now and then loses a fast command's output).
+//!
+//! The log also holds the verify evidence: `changes`, the count of tool calls that may have
+//! written ([`super::writes`]), and the agent's runs of the verify commands ([`WorkLog::apply`]).
 //!
 //! Everything here is a pure function of the payload and, for an edit, the edited file; the
 //! marks are SHA-256 prefixes, so the run's record of them is small and bounded
 //! ([`super::progress`] keeps it). No process is spawned and no git is run.
 
+use super::writes::Step;
+pub use super::writes::normalize_command;
 use crate::protocol::HookInput;
 use crate::state::files::SCHEMA_VERSION;
 use serde::{Deserialize, Serialize};
@@ -57,12 +65,19 @@ pub struct WorkLog {
     /// What the last of them did, for the person.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repeat: Option<String>,
-    /// Times a file reached content not seen before in the run.
+    /// Tool events that may have changed the project's files ([`super::writes`]: an edit, a
+    /// shell command outside the read-only table, a tool not known to only read), each counted
+    /// however often it repeats: a check speaks for the workspace only while this stays as it
+    /// was when the check ran.
     #[serde(default)]
     pub changes: u64,
     /// The agent's last run of each verify command.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub checks: Vec<Check>,
+    /// Verify commands whose call has begun (its pre-tool event) and not yet ended, with
+    /// `changes` when it began: a change while the check runs (a parallel call) voids it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub running: Vec<Running>,
     /// Stop blocks relayed from the person's own stop hooks since the last progress or prompt.
     #[serde(default)]
     pub user_blocks: u32,
@@ -85,6 +100,14 @@ pub struct Check {
     pub at: String,
 }
 
+/// A verify command's call that has begun.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Running {
+    pub command: String,
+    /// `changes` when it began.
+    pub after_change: u64,
+}
+
 impl WorkLog {
     /// Whether `mark` was seen in the run.
     fn knows(&self, mark: &str) -> bool {
@@ -103,17 +126,28 @@ impl WorkLog {
 
     /// Records a judged event; whether it was progress.
     pub fn record(&mut self, w: &Work) -> bool {
-        let new = w.marks.iter().any(|m| !self.knows(m));
+        let any_new = w.marks.iter().any(|m| !self.knows(m));
+        let new = match &w.said {
+            None => any_new,
+            Some(Said { ran, told: None }) => !self.knows(ran),
+            Some(Said {
+                ran,
+                told: Some(told),
+            }) => any_new && (!self.knows(ran) || self.knows(told)),
+        };
         for m in &w.marks {
             self.remember(m.clone());
+        }
+        if let Some(s) = &w.said {
+            self.remember(s.ran.clone());
+            if let Some(t) = &s.told {
+                self.remember(t.clone());
+            }
         }
         if new {
             self.repeats = 0;
             self.repeat = None;
             self.user_blocks = 0;
-            if w.changes_files {
-                self.changes += 1;
-            }
         } else {
             self.repeats = self.repeats.saturating_add(1);
             self.repeat = Some(w.repeat.clone());
@@ -121,12 +155,62 @@ impl WorkLog {
         new
     }
 
-    /// Records the agent's run of a verify command.
-    pub fn check(&mut self, command: &str, ok: bool, output: &str, now_iso: &str) {
+    /// Applies what a tool call did to the evidence ([`super::writes::Step`]), in order. At
+    /// its pre-tool event (`outcome` `None`) a write is counted and a check's start noted; at
+    /// its post-tool event the writes are counted again (harmless: a count only grows) and
+    /// each check recorded with its outcome, void when anything may have changed a file since
+    /// it began.
+    pub fn apply(&mut self, steps: &[Step], outcome: Option<&Command>, now_iso: &str) {
+        let at_start = self.changes;
+        for step in steps {
+            match (step, outcome) {
+                (Step::Write, _) => self.changes += 1,
+                (Step::Check(cmd), None) => {
+                    self.running.retain(|r| r.command != *cmd);
+                    self.running.push(Running {
+                        command: cmd.clone(),
+                        after_change: self.changes,
+                    });
+                    if self.running.len() > MAX_CHECKS {
+                        self.running.remove(0);
+                    }
+                }
+                (Step::Check(cmd), Some(c)) => {
+                    let began = self
+                        .running
+                        .iter()
+                        .position(|r| r.command == *cmd)
+                        .map(|i| self.running.remove(i).after_change);
+                    let after = match began {
+                        // Something may have written while it ran: it speaks for no state.
+                        // (`b` lies behind the count, which never comes back to it.)
+                        Some(b) if b != at_start => {
+                            if b >= self.changes {
+                                self.changes = b + 1;
+                            }
+                            b
+                        }
+                        _ => self.changes,
+                    };
+                    self.check(cmd, after, c.ok, &c.output, now_iso);
+                }
+            }
+        }
+    }
+
+    /// Records the agent's run of a verify command, made when `changes` was `after_change`.
+    pub fn check(
+        &mut self,
+        command: &str,
+        after_change: u64,
+        ok: bool,
+        output: &str,
+        now_iso: &str,
+    ) {
         self.checks.retain(|c| c.command != command);
         self.checks.push(Check {
             command: command.to_string(),
-            after_change: self.changes,
+            after_change,
             ok,
             tail: tail(output, TAIL_CHARS),
             at: now_iso.to_string(),
@@ -171,13 +255,42 @@ pub fn tail(text: &str, max: usize) -> String {
 pub struct Work {
     /// Fingerprints of what it did; progress when one is new to the run.
     pub marks: Vec<String>,
-    /// Whether it changed a file's content (the verify evidence must come after the last).
+    /// Whether it is an edit of one file (its content is the mark).
     pub changes_files: bool,
     /// For the person, when it turns out to repeat seen work: "ran `ls` again with the same
     /// output".
     pub repeat: String,
     /// A shell command and whether it succeeded, with the end of its output.
     pub command: Option<Command>,
+    /// For a call judged by its result: the marks that make an empty result tell nothing.
+    pub said: Option<Said>,
+}
+
+/// A call's result, beside its full mark: an empty result (`""`, or the `(empty)` Gemini CLI
+/// and Qwen Code put in its place) tells nothing about the work, and Qwen Code loses a fast
+/// command's output now and then (qwen-FINDINGS.md §13): the same `cat notes.txt` comes back
+/// once in a while as `(empty)`. So a call with an empty result is new only when the call (the
+/// tool, its input and its outcome) is, and a call's first non-empty result after it only came
+/// back empty is no progress either; after that, a new result is progress as before.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Said {
+    /// The call ran, with this outcome.
+    pub ran: String,
+    /// It ran and said something: `None` when this result is empty.
+    pub told: Option<String>,
+}
+
+/// Whether a result says nothing: empty, `(empty)`, or Gemini CLI's and Qwen Code's shell
+/// result (`Command: …`, `Directory: …`, `Output: (empty)`, `Error: (none)`, `Exit Code: …`,
+/// with its `Output: ` label taken off, `protocol::agents::outcome::output_text`) saying so.
+fn tells_nothing(result: &str) -> bool {
+    let t = result.trim();
+    if matches!(t, "" | "(empty)") {
+        return true;
+    }
+    t.starts_with("Command: ")
+        && t.lines().any(|l| l.trim() == "(empty)")
+        && t.lines().any(|l| l.trim() == "Error: (none)")
 }
 
 /// A shell command the agent ran.
@@ -258,6 +371,7 @@ pub fn of_tool_event(input: &HookInput, failed: bool) -> Option<Work> {
             marks: vec![mark],
             changes_files: true,
             repeat: format!("edited `{shown}` back to content it had before"),
+            said: None,
             command: None,
         });
     }
@@ -282,6 +396,7 @@ pub fn of_tool_event(input: &HookInput, failed: bool) -> Option<Work> {
             marks,
             changes_files: false,
             repeat: "rewrote the todo list without completing an item".into(),
+            said: None,
             command: None,
         });
     }
@@ -310,12 +425,18 @@ pub fn of_tool_event(input: &HookInput, failed: bool) -> Option<Work> {
             .unwrap_or_default(),
     };
     let outcome: &[u8] = if failed { b"failed" } else { b"ok" };
+    let masked = mask_volatile(&result);
+    let said = Said {
+        ran: hash_parts(&[b"ran", tool.as_bytes(), input_key.as_bytes(), outcome]),
+        told: (!tells_nothing(&masked))
+            .then(|| hash_parts(&[b"told", tool.as_bytes(), input_key.as_bytes(), outcome])),
+    };
     let mark = hash_parts(&[
         b"call",
         tool.as_bytes(),
         input_key.as_bytes(),
         outcome,
-        bounded(&mask_volatile(&result)).as_bytes(),
+        bounded(&masked).as_bytes(),
     ]);
     let repeat = match &command {
         Some(c) => format!(
@@ -326,9 +447,14 @@ pub fn of_tool_event(input: &HookInput, failed: bool) -> Option<Work> {
         None => format!("called {tool} again with the same result"),
     };
     Some(Work {
-        marks: vec![mark],
+        marks: if said.told.is_some() {
+            vec![mark]
+        } else {
+            vec![]
+        },
         changes_files: false,
         repeat,
+        said: Some(said),
         command: command.map(|c| Command {
             text: normalize_command(&c),
             ok: !failed,
@@ -403,74 +529,11 @@ fn without_volatile_keys(v: &Value) -> Value {
     }
 }
 
-/// A shell command with its spacing made regular and the client's own wrapper taken off
-/// (`bash -lc 'ls'` → `ls`).
-pub fn normalize_command(c: &str) -> String {
-    let words: Vec<&str> = c.split_whitespace().collect();
-    let joined = words.join(" ");
-    for wrapper in ["bash -lc ", "bash -c ", "sh -c ", "zsh -lc ", "zsh -c "] {
-        if let Some(rest) = joined.strip_prefix(wrapper) {
-            let rest = rest.trim();
-            let unquoted = rest
-                .strip_prefix('\'')
-                .and_then(|r| r.strip_suffix('\''))
-                .or_else(|| rest.strip_prefix('"').and_then(|r| r.strip_suffix('"')))
-                .unwrap_or(rest);
-            return unquoted.trim().to_string();
-        }
-    }
-    joined
-}
-
-/// Masks what differs between two runs of the same command with the same result: a number
-/// with a time unit (`0.53s`, `12 ms`), a clock time (`12:04:55`), an ISO date-time.
+/// Masks what differs between two runs of the same command with the same result: the table of
+/// volatile shapes ([`super::volatile::SHAPES`]: temporary paths, pids, addresses, seeds,
+/// UUIDs and request ids, local ports, durations and clock times).
 pub fn mask_volatile(text: &str) -> String {
-    const UNITS: &[&str] = &[
-        "ms", "µs", "us", "ns", "seconds", "second", "secs", "sec", "s", "minutes", "min", "m",
-    ];
-    let b = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
-    let mut i = 0;
-    let mut copied = 0;
-    while i < b.len() {
-        let starts_number = b[i].is_ascii_digit() && (i == 0 || !b[i - 1].is_ascii_alphanumeric());
-        if !starts_number {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        let mut j = i;
-        // Digits, and the separators of a decimal, a clock time or a date-time.
-        while j < b.len() && (b[j].is_ascii_digit() || matches!(b[j], b'.' | b':' | b'-' | b'T')) {
-            j += 1;
-        }
-        while j > start && !b[j - 1].is_ascii_digit() {
-            j -= 1;
-        }
-        let token = &text[start..j];
-        let clock = token.matches(':').count() >= 1 && token.len() >= 5;
-        let after = text[j..].trim_start_matches(' ');
-        let unit = UNITS.iter().find(|u| {
-            after.starts_with(**u)
-                && after[u.len()..]
-                    .chars()
-                    .next()
-                    .is_none_or(|c| !c.is_alphanumeric())
-        });
-        let numeric = token.bytes().all(|c| c.is_ascii_digit() || c == b'.');
-        if clock || (numeric && unit.is_some()) {
-            out.push_str(&text[copied..start]);
-            out.push('#');
-            copied = match unit {
-                Some(u) if !clock => text.len() - after.len() + u.len(),
-                _ => j,
-            };
-            j = copied;
-        }
-        i = j.max(i + 1);
-    }
-    out.push_str(&text[copied..]);
-    out
+    super::volatile::mask(text)
 }
 
 /// The head and tail of a long text.
@@ -623,6 +686,87 @@ mod tests {
         )
         .unwrap();
         assert_eq!(one.marks.len(), 1);
+    }
+
+    #[test]
+    fn an_empty_result_tells_nothing() {
+        let qwen = |cmd: &str, shown: &str| {
+            input(json!({
+                "hook_event_name": "PostToolUse", "tool_name": "run_shell_command",
+                "tool_input": {"command": cmd},
+                "tool_response": {"llmContent": format!(
+                    "Command: {cmd}\nDirectory: (root)\nOutput: {}\nError: (none)\nExit Code: 0\nSignal: (none)\nProcess Group PGID: (none)",
+                    if shown.is_empty() { "(empty)" } else { shown }), "returnDisplay": shown}
+            }))
+        };
+        let said = |cmd: &str, shown: &str| of_tool_event(&qwen(cmd, shown), false).unwrap();
+        // Qwen Code losing the output of a command it ran before: no progress, whichever came
+        // first (qwen-FINDINGS.md §13).
+        let mut log = WorkLog::default();
+        assert!(log.record(&said("cat notes.txt", "the notes")));
+        assert!(!log.record(&said("cat notes.txt", "")));
+        assert!(!log.record(&said("cat notes.txt", "the notes")));
+        let mut log = WorkLog::default();
+        assert!(log.record(&said("ls", "")));
+        assert!(!log.record(&said("ls", "notes.txt")));
+        assert!(!log.record(&said("ls", "")));
+        assert!(!log.record(&said("ls", "notes.txt")));
+        // Once it has said something, something else is progress; a new command too, empty
+        // or not.
+        assert!(log.record(&said("ls", "notes.txt\nnew.txt")));
+        assert!(log.record(&said("touch a", "")));
+        assert!(log.record(&said("touch b", "")));
+        assert!(!log.record(&said("touch b", "")));
+    }
+
+    #[test]
+    fn a_write_after_or_during_a_passing_check_voids_it() {
+        let v = vec!["pytest -q".to_string()];
+        let ok = Command {
+            text: "pytest -q".into(),
+            ok: true,
+            output: "1 passed".into(),
+        };
+        let steps = |l: &str| super::super::writes::of_line(l, &v);
+        let valid = |log: &WorkLog| {
+            log.checks
+                .iter()
+                .any(|c| c.after_change == log.changes && c.ok)
+        };
+        // pre, post of the check: valid; a `sed -i` after it (pre and post): void.
+        let mut log = WorkLog::default();
+        log.apply(&steps("pytest -q"), None, "t");
+        log.apply(&steps("pytest -q"), Some(&ok), "t");
+        assert!(valid(&log));
+        log.apply(&steps("sed -i s/2/3/ app.py"), None, "t");
+        assert!(!valid(&log));
+        // The same write again, repeating seen work, still counts.
+        log.apply(&steps("pytest -q"), Some(&ok), "t");
+        assert!(valid(&log));
+        log.apply(&steps("sed -i s/2/3/ app.py"), None, "t");
+        log.apply(&steps("sed -i s/2/3/ app.py"), None, "t");
+        assert!(!valid(&log));
+        // A write while the check ran (a parallel call): void, however the events interleave.
+        let mut log = WorkLog::default();
+        log.apply(&steps("pytest -q"), None, "t");
+        log.apply(&steps("rm x"), None, "t");
+        log.apply(&steps("rm x"), Some(&ok), "t");
+        log.apply(&steps("pytest -q"), Some(&ok), "t");
+        assert!(!valid(&log));
+        // A write before the check in its own chain is before it; after it, after it.
+        let mut log = WorkLog::default();
+        let chain = steps("sed -i s/2/3/ app.py && pytest -q");
+        log.apply(&chain, None, "t");
+        log.apply(&chain, Some(&ok), "t");
+        assert!(valid(&log));
+        let chain = steps("pytest -q && sed -i s/2/3/ app.py");
+        log.apply(&chain, None, "t");
+        log.apply(&chain, Some(&ok), "t");
+        assert!(!valid(&log));
+        // Reading does not void it.
+        log.apply(&steps("pytest -q"), Some(&ok), "t");
+        log.apply(&steps("git diff && cat app.py | head"), None, "t");
+        assert!(valid(&log));
     }
 
     #[test]
