@@ -1,9 +1,74 @@
 //! Whether a match is a word of its own, checked on the prompt as typed: `ralph` in
 //! `ralph_count`, `ralph-state.json`, `src/ralph/` or `ralph's` is not; `/ralph`, `$ralph` and
-//! `omc:ralph` carry an explicit prefix.
+//! `omc:ralph` carry an explicit prefix. Decorations around a word ([`undecorate`]) do not keep
+//! it from being one.
 
 use super::lexicon::Alias;
 use super::vocab::TASK_VERBS;
+use std::borrow::Cow;
+
+/// Marks of emphasis that wrap a word or phrase as a whole and would otherwise join it (`_` is a
+/// word byte: `_ultrathink_`, `__ralph__`); `**ralph**` is a word of its own as typed.
+const EMPHASIS: &[u8] = b"_";
+
+/// The prompt with its decorations blanked (same length, each mark a space): emphasis around a
+/// word (`_ultrathink_: …`, `__ralph__ fix …`) and an agent addressed before the request (`@codex
+/// ulw the lint errors`, an `@name` opening a token). What remains is read as typed.
+pub(crate) fn undecorate(prompt: &str) -> Cow<'_, str> {
+    let b = prompt.as_bytes();
+    if !b.iter().any(|c| EMPHASIS.contains(c) || *c == b'@') {
+        return Cow::Borrowed(prompt);
+    }
+    let mut out = b.to_vec();
+    let token_start = |i: usize| i == 0 || !(word_byte(b[i - 1]) || EMPHASIS.contains(&b[i - 1]));
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'@' && token_start(i) {
+            // `@codex`, `@claude-code`: the addressee, up to the end of its token
+            let n = b[i + 1..]
+                .iter()
+                .take_while(|c| word_byte(**c) || **c == b'-')
+                .count();
+            if n > 0 {
+                out[i..=i + n].fill(b' ');
+            }
+            i += n + 1;
+            continue;
+        }
+        if EMPHASIS.contains(&c) && token_start(i) {
+            // a run of one mark, a letter right after it, and the same run closing on the same
+            // line, right after a letter and before a non-word byte: `_ultrathink_:`, not
+            // `_private_field` nor `snake_case`
+            let run = b[i..].iter().take_while(|x| **x == c).count();
+            let open_end = i + run;
+            if b.get(open_end).is_some_and(u8::is_ascii_alphabetic) {
+                let line_end = b[open_end..]
+                    .iter()
+                    .position(|x| *x == b'\n')
+                    .map_or(b.len(), |k| open_end + k);
+                let close = (open_end..line_end).find(|&k| {
+                    b[k..].starts_with(&b[i..open_end])
+                        && b[k - 1].is_ascii_alphanumeric()
+                        && b.get(k + run).is_none_or(|n| !word_byte(*n) && *n != c)
+                });
+                if let Some(k) = close
+                    && !b[open_end..k].contains(&c)
+                {
+                    out[i..open_end].fill(b' ');
+                    out[k..k + run].fill(b' ');
+                    i = k + run;
+                    continue;
+                }
+            }
+            i += run;
+            continue;
+        }
+        i += 1;
+    }
+    // (only ASCII bytes were replaced by ASCII spaces)
+    Cow::Owned(String::from_utf8(out).unwrap_or_else(|_| prompt.to_string()))
+}
 
 const PREFIXES: &[&str] = &[
     "/oh-my-claudecode:",
@@ -105,4 +170,28 @@ fn prefix_at(raw: &str, start: usize) -> Option<usize> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::undecorate;
+
+    #[test]
+    fn decorations_are_blanked_and_identifiers_kept() {
+        assert_eq!(undecorate("_ultrathink_: is it"), " ultrathink : is it");
+        assert_eq!(undecorate("__ralph__: fix"), "  ralph  : fix");
+        assert_eq!(undecorate("@codex ulw the lint"), "       ulw the lint");
+        assert_eq!(
+            undecorate("hey @claude-code, ralph"),
+            "hey             , ralph"
+        );
+        for kept in [
+            "snake_case_name",
+            "_private_field x",
+            "mail bob@example.com",
+            "**ralph**",
+        ] {
+            assert_eq!(undecorate(kept), kept);
+        }
+    }
 }

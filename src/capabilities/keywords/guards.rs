@@ -263,21 +263,32 @@ fn conditional(s: &Scene) -> bool {
         Some("in") if is(sw.get(1), &["case"]) => 2,
         _ => return false,
     };
-    // the condition is a clause of its own before the name's
-    sw.len() > s.cb_words.len() + opener
-        && !is(
-            sw.get(opener),
-            &[
-                "you",
-                "you'd",
-                "you're",
-                "possible",
-                "necessary",
-                "more",
-                "so",
-            ],
-        )
+    // the condition is a clause of its own before the name's, and not a polite frame: `if
+    // you could`, `if possible`, `if it's not too much trouble`, `if that's ok`
+    if sw.len() <= s.cb_words.len() + opener {
+        return false;
+    }
+    let condition = &sw[opener..sw.len() - s.cb_words.len()];
+    let polite = is(condition.first(), POLITE_IF)
+        || condition
+            .iter()
+            .any(|w| matches!(w.as_str(), "trouble" | "bother"))
+        || (is(condition.first(), &["it's", "that's"])
+            && is(condition.get(1), &["ok", "okay", "alright", "cool"]));
+    !polite
 }
+
+/// After `if`, the words that make it a polite frame, not a condition (`if you could`, `if
+/// possible`).
+const POLITE_IF: &[&str] = &[
+    "you",
+    "you'd",
+    "you're",
+    "possible",
+    "necessary",
+    "more",
+    "so",
+];
 
 /// A setting: `enable autopilot by default`.
 pub(crate) fn setting(s: &Scene) -> bool {
@@ -289,7 +300,8 @@ pub(crate) fn setting(s: &Scene) -> bool {
 
 /// The topic of something else: `about ralph`, `called autopilot`.
 pub(crate) fn topic(s: &Scene) -> bool {
-    is(s.prev_word(), TOPIC_WORDS) && !s.explicit
+    // (a lead-in is not a topic word: `so um like deep interview me …`)
+    is(s.lead_rest().last(), TOPIC_WORDS) && !s.explicit
 }
 
 /// An item of a list that the question after it asks about, as material rather than commands:

@@ -13,7 +13,7 @@ use super::scene::Scene;
 use super::text::{back, fwd, is, tail_after_break};
 use super::vocab::{
     ARTICLES, BUILD_VERBS, CLEANUP_VERBS, CODE_NOUNS, COMPOUND_HEADS, CORE_CLEANUP_VERBS, NOUNS,
-    PRODUCT_NOUNS, PRODUCT_STOPS, SCOPE_WORDS, SMELL_TALK, TASK_VERBS,
+    PRODUCT_NOUNS, PRODUCT_STOPS, REVIEW_ASPECTS, SCOPE_WORDS, SMELL_TALK, TASK_VERBS,
 };
 use std::borrow::Cow;
 
@@ -232,7 +232,13 @@ pub(crate) fn codebase_search(s: &Scene) -> bool {
 
 /// `review code in …`, `review security of …` at the head of a command.
 pub(crate) fn review_code(s: &Scene) -> bool {
-    s.shape == Shape::Review && s.command_head() && tail_ok(s, SCOPE_WORDS)
+    // `review security headers in …`, `review code changes since …`: what of it is reviewed,
+    // then the scope
+    let aspect = is(s.after_words.first(), REVIEW_ASPECTS)
+        && s.after_words
+            .get(1)
+            .is_none_or(|w| SCOPE_WORDS.contains(&w.as_str()));
+    s.shape == Shape::Review && s.command_head() && (aspect || tail_ok(s, SCOPE_WORDS))
 }
 
 /// A cleanup verb heading a command whose object is a code smell, or the smell named by the

@@ -9,9 +9,9 @@ use super::lexicon::{Gate, is_mode_word, needs_task, takes_topic};
 use super::scene::Scene;
 use super::text::{back, base_form, floor, fwd, is, is_activation, strip_leadins, words};
 use super::vocab::{
-    AUXILIARIES, DETERMINERS, FILLERS, FINITE, FOREIGN_TASK_VERBS, GREETINGS, INSTRUMENT_PREPS,
-    MEANING, OBJECTS, PRODUCT_NOUNS, RELATIVES, REQUEST_LEADINS, SIGNOFFS, SOFTENERS,
-    STATEMENT_VERBS, TASK_VERBS, TOPIC_WORDS, WH_WORDS,
+    AUXILIARIES, DETERMINERS, FILLERS, FINITE, FOREIGN_TASK_VERBS, GREETINGS, HINGLISH_IMPERATIVES,
+    INSTRUMENT_PREPS, MEANING, OBJECTS, PRODUCT_NOUNS, RELATIVES, REQUEST_LEADINS, SIGNOFFS,
+    SOFTENERS, STATEMENT_VERBS, TASK_VERBS, TOPIC_WORDS, WH_WORDS,
 };
 
 /// Words skipped between a name and its task (`ralph now fix …`, `ulw and then migrate …`).
@@ -486,6 +486,10 @@ pub(crate) fn instrument(s: &Scene) -> bool {
 /// ersetzen`, `mit ulw bitte … ersetzen`).
 fn instrument_command(s: &Scene) -> bool {
     let rest = s.lead_rest();
+    // the instrument heading its sentence, the command in the next clause: `con tdd, implementa
+    // el parser`, `with ralph, fix the flaky tests`
+    let command_next = s.after_words.is_empty()
+        && (is(s.sa_words.first(), TASK_VERBS) || is(s.sa_words.first(), FOREIGN_TASK_VERBS));
     s.imperative_sentence()
         || is(s.command_rest().first(), FOREIGN_TASK_VERBS)
         || (rest.len() == 1
@@ -493,7 +497,8 @@ fn instrument_command(s: &Scene) -> bool {
             && (s.cb_words[..s.leadins]
                 .iter()
                 .any(|w| REQUEST_LEADINS.contains(&w.as_str()))
-                || is(s.after_words.first(), REQUEST_LEADINS)))
+                || is(s.after_words.first(), REQUEST_LEADINS)
+                || command_next))
 }
 
 /// A command tagged with the mode at the end of its line: `refactor the auth module ulw`.
@@ -512,7 +517,21 @@ pub(crate) fn trailing_tag(s: &Scene) -> bool {
     let line_before = &window[window.rfind('\n').map_or(0, |i| i + 1)..];
     let lw = words(line_before);
     let rest = &lw[strip_leadins(&lw).0..];
-    (rest.len() >= 2 && TASK_VERBS.contains(&rest[0].as_str())) || cjk::imperative(line_before)
+    (rest.len() >= 2 && TASK_VERBS.contains(&rest[0].as_str()))
+        || cjk::imperative(line_before)
+        || hinglish_imperative(rest)
+}
+
+/// A Hindi-English command: an English task verb, then a Hindi imperative ending the clause
+/// (`checkout wala bug fix kar do`, `tests theek karo`).
+fn hinglish_imperative(ws: &[String]) -> bool {
+    HINGLISH_IMPERATIVES.iter().any(|end| {
+        ws.len() > end.len()
+            && ws.ends_with(&end.iter().map(|w| w.to_string()).collect::<Vec<_>>())
+            && ws[..ws.len() - end.len()]
+                .iter()
+                .any(|w| TASK_VERBS.contains(&w.as_str()) || w == "theek" || w == "thik")
+    })
 }
 
 /// A coined name used as a noun: `the ultrathink`.

@@ -19,7 +19,7 @@
 use super::lexicon::{ALIASES, Shape, is_cjk_text};
 use super::scene::Scene;
 use super::text::{back, floor, fwd, head_before_break, is, tail_after_break, words};
-use super::vocab::FILLERS;
+use super::vocab::{FILLERS, LEADINS};
 use crate::modes::is_persistent;
 /// English verbs that ask to stop, as the `Stop` aliases spell them.
 const EN_VERBS: &[&str] = &[
@@ -51,7 +51,8 @@ const EN_PARTICLES: &[(&str, &[&str])] = &[
 ];
 
 /// Lead-ins a stop may open its sentence with, as word sequences, longest first where they
-/// share a start (`ok, that's enough, you can stop`, `please just stop`, `i said stop`).
+/// share a start (`ok, that's enough, you can stop`, `please just stop`, `i said stop`), besides
+/// the one-word [`LEADINS`] of every language (`ok`, `please`, `um`).
 const EN_LEADINS: &[&[&str]] = &[
     &["i", "want", "you", "to"],
     &["i", "need", "you", "to"],
@@ -84,45 +85,15 @@ const EN_LEADINS: &[&[&str]] = &[
     &["time", "to"],
     &["hold", "on"],
     &["hang", "on"],
-    &["whoa"],
-    &["woah"],
-    &["ok"],
-    &["okay"],
-    &["k"],
-    &["alright"],
-    &["right"],
-    &["please"],
-    &["pls"],
-    &["plz"],
-    &["just"],
-    &["now"],
-    &["so"],
-    &["hey"],
-    &["claude"],
-    &["yes"],
-    &["yeah"],
     &["no"],
     &["nope"],
     &["wait"],
-    &["actually"],
     &["enough"],
-    &["then"],
-    &["and"],
-    &["thanks"],
-    &["thx"],
-    &["cool"],
-    &["perfect"],
-    &["great"],
-    &["good"],
-    &["fine"],
-    &["hmm"],
     &["done"],
     &["seriously"],
     &["ugh"],
     &["omg"],
     &["dude"],
-    &["let's"],
-    &["lets"],
     &["stop"],
 ];
 
@@ -543,7 +514,8 @@ fn opens_sentence(g: &Tongue, before: &[String]) -> bool {
     while i < before.len() {
         let rest = &before[i..];
         let w = rest[0].as_str();
-        if names_work(w) || (is_cjk_text(w) && reduces(w, CJK_BEFORE, true)) {
+        if names_work(w) || LEADINS.contains(&w) || (is_cjk_text(w) && reduces(w, CJK_BEFORE, true))
+        {
             i += 1;
             continue;
         }

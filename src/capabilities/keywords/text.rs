@@ -4,7 +4,7 @@
 //! Every window is bounded (a few hundred bytes), so judging one match costs the same wherever it
 //! sits in the prompt and detection stays linear.
 
-use super::vocab::{ACTIVATION_PAIRS, ACTIVATION_VERBS, FILLERS, RECIPIENTS};
+use super::vocab::{ACTIVATION_PAIRS, ACTIVATION_VERBS, FILLERS, LEADINS, RECIPIENTS};
 
 /// Adverbs between `would you mind` and its gerund (`would you mind terribly running …`).
 pub(crate) const MIND_ADVERBS: &[&str] = &["terribly", "awfully", "just", "quickly", "maybe"];
@@ -169,17 +169,9 @@ pub(crate) fn strip_leadins(ws: &[String]) -> (usize, bool) {
                 }
             }
             (Some("let"), Some("us" | "'s")) | (Some("time"), Some("to")) => 2,
-            (
-                Some(
-                    "please" | "pls" | "plz" | "ok" | "okay" | "now" | "then" | "and" | "also"
-                    | "so" | "alright" | "just" | "kindly" | "first" | "next" | "finally" | "right"
-                    | "let's" | "lets" | "hey" | "claude" | "yes" | "yeah" | "sure" | "great"
-                    | "good" | "thanks" | "cool" | "basically" | "actually" | "k" | "yep" | "fine"
-                    | "perfect" | "nice" | "oh" | "well" | "anyway" | "anyways" | "btw" | "yo"
-                    | "afterwards" | "bitte" | "porfa" | "svp",
-                ),
-                _,
-            ) => 1,
+            (Some(w), _) if LEADINS.contains(&w) => 1,
+            // `like` as a filler, after another: `so like ulw the …`, `um like, …`
+            (Some("like"), _) if at > 0 => 1,
             (Some(w), _) if w.chars().all(|c| c.is_ascii_digit()) => 1,
             // an earlier mode name: "ultrathink and then ralph fix …"
             (Some(w), _) if super::lexicon::is_mode_word(w) => 1,
@@ -237,7 +229,8 @@ pub(crate) fn base_form(w: &str, known: &[&str]) -> String {
 }
 
 /// `[verb] [fillers…]` (or `[verb pair] [fillers…]`) exactly: `use`, `run the`, `turn on`, `do
-/// a quick`; or `give|get <recipient> a [fillers…]`: `give this a`, `get the pr a`.
+/// a quick`; or `give|get <recipient …> a [fillers…]`: `give this a`, `get the pr a`, `give the auth
+/// refactor a`.
 pub(crate) fn is_activation(rest: &[String]) -> bool {
     let body = match rest {
         [a, b, tail @ ..] if ACTIVATION_PAIRS.iter().any(|p| p[0] == a && p[1] == b) => tail,
@@ -246,7 +239,9 @@ pub(crate) fn is_activation(rest: &[String]) -> bool {
             let Some(a) = tail.iter().position(|w| w == "a" || w == "an") else {
                 return false;
             };
-            if a == 0 || a > 3 || !tail[..a].iter().all(|w| RECIPIENTS.contains(&w.as_str())) {
+            // `give this a`, `give the pr a`, `give the auth refactor a`: a recipient, and the
+            // words of its name
+            if a == 0 || a > 4 || !RECIPIENTS.contains(&tail[0].as_str()) {
                 return false;
             }
             &tail[a..]

@@ -36,6 +36,21 @@ pub(crate) const ACTIVATION_VERBS: &[&str] = &[
     "fai", "haz", "fais", "faça", "mach", "mache",
 ];
 
+/// Words a command or a stop may open with, one at a time, before what is asked (`ok ulw`,
+/// `please stop`, `so um code review the …`): softeners, acknowledgements, sequence words, the
+/// agent addressed, and the fillers of a dictated prompt (`um okay so ralph fix …`, `uh stop
+/// stop stop`).
+#[rustfmt::skip]
+pub(crate) const LEADINS: &[&str] = &[
+    "please", "pls", "plz", "ok", "okay", "k", "now", "then", "and", "also", "so", "alright",
+    "just", "kindly", "first", "next", "finally", "right", "let's", "lets", "hey", "claude",
+    "codex", "gemini", "yes", "yeah", "yep", "sure", "great", "good", "fine", "perfect", "nice",
+    "cool", "thanks", "thx", "basically", "actually", "oh", "well", "anyway", "anyways", "btw",
+    "yo", "afterwards", "bitte", "porfa", "svp", "oye", "hmm", "whoa", "woah",
+    // spoken: what dictation keeps
+    "um", "umm", "ummm", "uh", "uhh", "uhm", "er", "erm", "ehm", "eh", "ah", "mm", "mmm", "hm",
+];
+
 pub(crate) const ACTIVATION_PAIRS: &[[&str; 2]] = &[
     ["turn", "on"],
     ["switch", "to"],
@@ -201,6 +216,9 @@ pub(crate) const GREETINGS: &[&str] = &[
 pub(crate) const OBJECTS: &[&str] = &[
     "the", "this", "that", "these", "those", "it", "them", "my", "our", "your", "all", "every",
     "each", "everything", "a", "an", "some", "any", "both", "whatever", "remaining", "rest",
+    // the articles of a request in another language around an English mode word (`can you
+    // ralph el bug del checkout?`, `ulw die Lint-Fehler`)
+    "el", "la", "los", "las", "les", "il", "lo", "gli", "der", "die", "das", "den",
 ];
 
 /// After a mode name used as a verb, these turn the sentence into a statement about someone
@@ -293,6 +311,16 @@ pub(crate) const SCOPE_WORDS: &[&str] = &[
     "changed", "touched", "since", "from", "before", "after", "again", "thoroughly", "carefully",
 ];
 
+/// After `review security` / `review code`, what of it is reviewed, before the scope: `review
+/// security headers in the nginx config`, `review code changes since Friday` (not `review code
+/// comments`, which are text).
+#[rustfmt::skip]
+pub(crate) const REVIEW_ASPECTS: &[&str] = &[
+    "headers", "settings", "configuration", "config", "rules", "policies", "policy",
+    "permissions", "posture", "controls", "boundaries", "implications", "aspects", "hardening",
+    "changes", "quality",
+];
+
 /// Verbs that, heading a command whose object is a code smell, ask for ai-slop-cleaner
 /// (`clean up the dead code`, `simplify the wrapper layers`).
 #[rustfmt::skip]
@@ -355,7 +383,12 @@ pub(crate) const HYPOTHETICAL: &[&str] = &[
 pub(crate) const MEANING: &[&str] = &["mean", "means", "meaning", "definition", "define"];
 
 /// Words that open a clause the way a question would (`ralplan how we move auth`).
-pub(crate) const WH_WORDS: &[&str] = &["how", "what", "why", "where", "whether", "which", "when"];
+#[rustfmt::skip]
+pub(crate) const WH_WORDS: &[&str] = &[
+    "how", "what", "why", "where", "whether", "which", "when",
+    // around an English mode word in another language: `deep search dónde se valida el token`
+    "dónde", "donde", "cómo", "qué", "cuál", "où", "wo", "wie", "warum", "dove", "onde",
+];
 
 /// Auxiliaries: right after a wh-word they make a question (`how does it work`), not an object
 /// clause (`how we move auth`).
@@ -417,6 +450,14 @@ pub(crate) const FOREIGN_TASK_VERBS: &[&str] = &[
     // it
     "correggi", "sistema", "fai", "scrivi", "aggiungi", "rimuovi", "aggiorna", "risolvi",
     "controlla", "trova", "cerca",
+];
+
+/// Hindi imperatives that end a Hindi-English command after its English verb (`bug fix kar do,
+/// ralph`, `tests theek karo ulw`).
+#[rustfmt::skip]
+pub(crate) const HINGLISH_IMPERATIVES: &[&[&str]] = &[
+    &["kar", "do"], &["kardo"], &["karo"], &["kar", "de"], &["kar", "dijiye"], &["kijiye"],
+    &["kar", "dena"], &["karna"],
 ];
 
 /// Lead-ins that ask for something (`bitte mit ultrawork …`): after one, a command may open
