@@ -211,6 +211,21 @@ pub(crate) const GREETINGS: &[&str] = &[
     "evening", "yo", "sorry", "congrats", "welcome", "goodbye", "howdy", "hiya",
 ];
 
+/// Praise right after a name set off by a colon or a dash: a person addressed (`Ralph — great
+/// catch on the race condition`).
+#[rustfmt::skip]
+pub(crate) const PRAISE: &[&str] = &[
+    "great", "nice", "good", "awesome", "brilliant", "excellent", "amazing", "kudos", "well",
+    "solid", "lovely", "fantastic", "superb",
+];
+
+/// Auxiliaries that open a question (`is it worth it?`, `does it slow down …?`).
+#[rustfmt::skip]
+pub(crate) const AUX_QUESTIONS: &[&str] = &[
+    "is", "are", "was", "does", "do", "did", "can", "could", "would", "will", "should", "isn't",
+    "doesn't", "won't",
+];
+
 /// Objects a mode name used as a verb can take: `ralplan the schema change`, `autopilot this`.
 #[rustfmt::skip]
 pub(crate) const OBJECTS: &[&str] = &[
@@ -369,6 +384,23 @@ pub(crate) const PLURAL_VERBS: &[&str] = &[
 #[rustfmt::skip]
 pub(crate) const DEFERRALS: &[&str] = &[
     "eventually", "someday", "sometime", "later", "tomorrow", "afterwards",
+];
+
+/// Words that, in the label a request stands under, make it a plan or a choice rather than an
+/// order (`tomorrow: ralplan …`, `note to self: …`, `Options for this afternoon:` over a list,
+/// `remind me to deslop …`).
+#[rustfmt::skip]
+pub(crate) const PLAN_WORDS: &[&str] = &[
+    "tomorrow", "later", "eventually", "someday", "maybe", "monday", "tuesday", "wednesday",
+    "thursday", "friday", "saturday", "sunday", "weekend", "self", "remind", "reminder",
+    "reminders", "idea", "ideas", "option", "options", "choices", "agenda", "backlog", "wishlist",
+];
+
+/// After a request, when it is for: `… on Monday`, `… next week` (a plan for then).
+#[rustfmt::skip]
+pub(crate) const LATER_DAYS: &[&str] = &[
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "week", "weekend",
+    "sprint", "month", "quarter",
 ];
 
 /// Words that make a request only supposed (`… in theory?`, `hypothetically, …`).
