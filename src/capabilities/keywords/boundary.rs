@@ -11,12 +11,23 @@ use std::borrow::Cow;
 /// word byte: `_ultrathink_`, `__ralph__`); `**ralph**` is a word of its own as typed.
 const EMPHASIS: &[u8] = b"_";
 
-/// The prompt with its decorations blanked (same length, each mark a space): emphasis around a
-/// word (`_ultrathink_: …`, `__ralph__ fix …`) and an agent addressed before the request (`@codex
-/// ulw the lint errors`, an `@name` opening a token). What remains is read as typed.
+/// Punctuation said as a word in a dictated prompt, and the mark it stands for (`ralph comma fix
+/// the login redirect period`): after a word that is not an article (`add a comma` is about a
+/// comma), `period` only ending its line.
+const SPOKEN_MARKS: &[(&str, u8)] = &[("comma", b','), ("colon", b':'), ("period", b'.')];
+
+/// The prompt with its decorations blanked or read (same length, each mark a space): emphasis
+/// around a word (`_ultrathink_: …`, `__ralph__ fix …`), an agent addressed before the request
+/// (`@codex ulw the lint errors`, an `@name` opening a token), a hashtag (`fix the flaky tests
+/// #ralph`), and dictated punctuation ([`SPOKEN_MARKS`]; `slash cancel` opening a line is
+/// `/cancel`). What remains is read as typed.
 pub(crate) fn undecorate(prompt: &str) -> Cow<'_, str> {
     let b = prompt.as_bytes();
-    if !b.iter().any(|c| EMPHASIS.contains(c) || *c == b'@') {
+    let spoken = |c: &u8| matches!(c, b'c' | b'C' | b'p' | b'P' | b's' | b'S');
+    if !b
+        .iter()
+        .any(|c| EMPHASIS.contains(c) || *c == b'@' || *c == b'#' || spoken(c))
+    {
         return Cow::Borrowed(prompt);
     }
     let mut out = b.to_vec();
@@ -24,6 +35,47 @@ pub(crate) fn undecorate(prompt: &str) -> Cow<'_, str> {
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
+        if c == b'#' && token_start(i) && b.get(i + 1).is_some_and(u8::is_ascii_alphabetic) {
+            out[i] = b' ';
+            i += 1;
+            continue;
+        }
+        if spoken(&c) && token_start(i) {
+            let n = b[i..]
+                .iter()
+                .take_while(|x| x.is_ascii_alphabetic())
+                .count();
+            let word = prompt[i..i + n].to_ascii_lowercase();
+            let rest = &b[i + n..];
+            if word == "slash"
+                && (i == 0 || b[i - 1] == b'\n')
+                && rest.first() == Some(&b' ')
+                && rest.get(1).is_some_and(u8::is_ascii_alphabetic)
+            {
+                out[i..=i + n].fill(b' ');
+                out[i + n] = b'/';
+            } else if let Some((_, mark)) = SPOKEN_MARKS.iter().find(|(w, _)| *w == word)
+                && i >= 2
+                && b[i - 1] == b' '
+                && b[i - 2].is_ascii_alphanumeric()
+            {
+                let before = prompt[..i - 1].rsplit(' ').next().unwrap_or("");
+                let article = matches!(
+                    before.to_ascii_lowercase().as_str(),
+                    "a" | "an" | "the" | "this" | "that" | "one" | "each" | "every" | "no"
+                );
+                let ends_line = rest.first().is_none_or(|x| *x == b'\n' || *x == b'\r');
+                if !article
+                    && (*mark != b'.' || ends_line)
+                    && rest.first().is_none_or(|x| !word_byte(*x))
+                {
+                    out[i - 1] = *mark;
+                    out[i..i + n].fill(b' ');
+                }
+            }
+            i += n.max(1);
+            continue;
+        }
         if c == b'@' && token_start(i) {
             // `@codex`, `@claude-code`: the addressee, up to the end of its token
             let n = b[i + 1..]
@@ -185,11 +237,20 @@ mod tests {
             undecorate("hey @claude-code, ralph"),
             "hey             , ralph"
         );
+        assert_eq!(undecorate("fix the tests #ralph"), "fix the tests  ralph");
+        assert_eq!(
+            undecorate("ralph comma fix it period"),
+            "ralph,      fix it.      "
+        );
+        assert_eq!(undecorate("slash cancel"), "     /cancel");
         for kept in [
             "snake_case_name",
             "_private_field x",
             "mail bob@example.com",
             "**ralph**",
+            "add a comma after ralph",
+            "the period ends",
+            "issue #412",
         ] {
             assert_eq!(undecorate(kept), kept);
         }

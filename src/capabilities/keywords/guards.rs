@@ -515,6 +515,8 @@ pub(crate) fn as_word(s: &Scene) -> bool {
                         | "modes"
                         | "magic"
                         | "supported"
+                        | "disabled"
+                        | "enabled"
                         | "known"
                 )
             })

@@ -29,8 +29,8 @@ impl Entry {
         head[..n].copy_from_slice(&text[..n]);
         let mut mask = [0u8; 4];
         mask[..n].fill(0xFF);
-        // (a CJK form's space may be typed as a middle dot: that byte is left to the full
-        // comparison)
+        // (a Japanese form's space may be typed as a middle dot, and Korean's space byte falls
+        // among the first four: the byte is left to the full comparison)
         if ALIASES[index].is_cjk() {
             for (m, h) in mask.iter_mut().zip(head.iter_mut()) {
                 if *h == b' ' {
@@ -120,14 +120,19 @@ fn longest(text: &[u8], at: usize, bucket: &[Entry]) -> Option<(u16, usize)> {
         if end <= text.len() && text[at..end].eq_ignore_ascii_case(pat) {
             return Some((e.index, end));
         }
-        if alias.is_cjk() && pat.contains(&b' ') {
+        if japanese(alias.text) && pat.contains(&b' ') {
             return dotted(text, at, pat).map(|end| (e.index, end));
         }
         None
     })
 }
 
-/// The ways a CJK form's space between its words may be typed besides a space: a middle dot
+/// A Japanese form (kana): the forms whose words a middle dot may join.
+fn japanese(text: &str) -> bool {
+    text.chars().any(|c| matches!(c as u32, 0x3040..=0x30FF))
+}
+
+/// The ways a Japanese form's space between its words may be typed besides a space: a middle dot
 /// (`コード・レビュー`, `ディープ・サーチ`; full-width, half-width and Latin).
 const MIDDLE_DOTS: &[&str] = &["・", "･", "·"];
 
@@ -263,8 +268,8 @@ mod tests {
     }
 
     #[test]
-    fn a_cjk_form_with_a_space_is_found_with_a_middle_dot() {
-        let t = "コード・レビューをして、ディープ･サーチで、딥·인터뷰";
+    fn a_japanese_form_with_a_space_is_found_with_a_middle_dot() {
+        let t = "コード・レビューをして、ディープ･サーチで、딥 인터뷰";
         let f: Vec<_> = find_iter(t)
             .map(|f| (&t[f.start..f.end], f.alias.text))
             .collect();
@@ -273,9 +278,11 @@ mod tests {
             vec![
                 ("コード・レビュー", "コード レビュー"),
                 ("ディープ･サーチ", "ディープ サーチ"),
-                ("딥·인터뷰", "딥 인터뷰")
+                ("딥 인터뷰", "딥 인터뷰")
             ]
         );
+        // (§5 lists the middle dot for Japanese forms only)
+        assert!(find_iter("코드·리뷰 해줘").next().is_none());
     }
 
     #[test]

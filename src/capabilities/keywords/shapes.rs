@@ -14,6 +14,14 @@ use super::vocab::{
     SOFTENERS, STATEMENT_VERBS, TASK_VERBS, TOPIC_WORDS, WH_WORDS,
 };
 
+/// After a persistent mode's colon, words that say the text is a defect to fix (`ralph: the
+/// checkout total is off by a cent`), not a remark.
+#[rustfmt::skip]
+const DEFECTS: &[&str] = &[
+    "broken", "off", "wrong", "failing", "fails", "flaky", "crashes", "crashing", "bug", "buggy",
+    "regression", "leaks", "leaking", "hangs", "incorrect", "missing",
+];
+
 /// Words skipped between a name and its task (`ralph now fix …`, `ulw and then migrate …`).
 const SOFT: &[&str] = &[
     "please", "now", "and", "then", "just", "to", "first", "mode",
@@ -128,6 +136,13 @@ pub(crate) fn colon_directive(s: &Scene) -> bool {
         return true;
     }
     let ws = words(line);
+    // a defect to fix, said after the colon: `ralph: the checkout total is off by a cent` (not
+    // the mode's own: `ralph: it doesn't stop`)
+    let defect = !is(ws.first(), &["it", "this", "you", "i", "we"])
+        && ws.iter().take(12).any(|w| DEFECTS.contains(&w.as_str()));
+    if defect {
+        return true;
+    }
     let task = ws.iter().take(12).any(|w| TASK_VERBS.contains(&w.as_str()));
     // a specification: a few words, no verb that makes it a statement, not a number or a log
     let spec = ws.len() >= 2
@@ -157,9 +172,21 @@ pub(crate) fn leading_imperative(s: &Scene) -> bool {
     if asked_for(s) {
         return true;
     }
+    // run in Hindi-English (`ulw chala do`, `code review kar do PR 88 ka`)
+    let hindi = HINGLISH_IMPERATIVES.iter().any(|h| {
+        s.line_after_words.len() >= h.len()
+            && s.line_after_words.iter().zip(*h).all(|(a, b)| a == b)
+    });
+    if hindi {
+        return true;
+    }
     match first_task_word(s) {
         // another mode's name continues the command: `ralplan first, then ralph …`
         Some(w) if TASK_VERBS.contains(&w) || is_mode_word(w) => true,
+        // a coined name, then what the work is, in one breath: `ulw there are twenty lint errors`
+        Some("there") if s.alias().coined() => {
+            is(s.line_after_words.get(1), &["are", "is", "were", "'s"])
+        }
         // the thinking modes' task can be an answer: `think hard, then answer: …`
         Some("answer" | "respond" | "reply") => takes_topic(s.name),
         Some("about" | "through" | "over" | "on") => takes_topic(s.name) || !needs_task(s.name),

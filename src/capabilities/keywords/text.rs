@@ -157,8 +157,26 @@ pub(crate) fn strip_leadins(ws: &[String]) -> (usize, bool) {
                 polite = true;
                 2
             }
-            // `would you be able to build …`
+            // `would you be able to build …`, `would you be so kind as to use …`
             (Some("be"), Some("able")) if polite && rest.get(2).is_some_and(|w| w == "to") => 3,
+            (Some("be"), Some("so")) if polite && starts(&rest[2..], &["kind", "as", "to"]) => 5,
+            // `would it be possible to …` (not `is it possible to …`, which asks whether it is)
+            (Some("would" | "could"), Some("it"))
+                if starts(&rest[2..], &["be", "possible", "to"])
+                    || starts(&rest[2..], &["possible", "to"]) =>
+            {
+                polite = true;
+                if rest[2] == "be" { 5 } else { 4 }
+            }
+            // a polite question in another language: `dá pra fazer …`, `kannst du …`, `puedes …`
+            (Some("dá" | "da"), Some("pra")) | (Some("kannst" | "könntest"), Some("du")) => {
+                polite = true;
+                2
+            }
+            (Some("puedes" | "podrías" | "podrias" | "pode" | "podes" | "poderia"), _) => {
+                polite = true;
+                1
+            }
             // a step of a sequence, as `then` is: `ralplan first, after that ultrawork …`
             (Some("after"), Some("that")) => 2,
             (Some("go"), Some("ahead")) => {
@@ -183,6 +201,10 @@ pub(crate) fn strip_leadins(ws: &[String]) -> (usize, bool) {
                     &["need", "to"],
                     &["would", "like", "you", "to"],
                     &["would", "like", "to"],
+                    &["was", "hoping", "you", "could"],
+                    &["was", "hoping", "you", "would"],
+                    &["was", "wondering", "if", "you", "could"],
+                    &["hope", "you", "can"],
                 ];
                 match desire.iter().find(|d| starts(&rest[1..], d)) {
                     Some(d) => {
@@ -235,6 +257,14 @@ pub(crate) fn is_activation(rest: &[String]) -> bool {
     let body = match rest {
         [a, b, tail @ ..] if ACTIVATION_PAIRS.iter().any(|p| p[0] == a && p[1] == b) => tail,
         [v, tail @ ..] if ACTIVATION_VERBS.contains(&v.as_str()) => tail,
+        // a mode wished for by its noun: `i'd like a code review of …`
+        [a, b, tail @ ..]
+            if matches!(a.as_str(), "i'd" | "we'd")
+                && matches!(b.as_str(), "like" | "love")
+                && is(tail.first(), &["a", "an"]) =>
+        {
+            tail
+        }
         [v, tail @ ..] if v == "give" || v == "get" => {
             let Some(a) = tail.iter().position(|w| w == "a" || w == "an") else {
                 return false;

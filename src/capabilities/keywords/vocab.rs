@@ -33,7 +33,7 @@ pub(crate) const ACTIVATION_VERBS: &[&str] = &[
     // Spanish, Portuguese, Italian, German, French: `usa tdd para …`, `nutze ralph`
     "usa", "utiliza", "utilize", "utilizza", "nutze", "verwende", "benutze", "utilise", "utilisez",
     // `fai una code review`, `haz un code review`, `fais une code review`, `mach ein code review`
-    "fai", "haz", "fais", "faça", "mach", "mache",
+    "fai", "haz", "fais", "faça", "faz", "fazer", "mach", "mache",
 ];
 
 /// Words a command or a stop may open with, one at a time, before what is asked (`ok ulw`,
@@ -47,6 +47,9 @@ pub(crate) const LEADINS: &[&str] = &[
     "codex", "gemini", "yes", "yeah", "yep", "sure", "great", "good", "fine", "perfect", "nice",
     "cool", "thanks", "thx", "basically", "actually", "oh", "well", "anyway", "anyways", "btw",
     "yo", "afterwards", "bitte", "porfa", "svp", "oye", "hmm", "whoa", "woah",
+    // a friend addressed, please, in Hindi-English and Tagalog-English (`bhai ulw chala do`,
+    // `paki code review …`)
+    "bhai", "yaar", "paki",
     // spoken: what dictation keeps
     "um", "umm", "ummm", "uh", "uhh", "uhm", "er", "erm", "ehm", "eh", "ah", "mm", "mmm", "hm",
 ];
@@ -70,7 +73,7 @@ pub(crate) const FILLERS: &[&str] = &[
     "full", "proper", "quick", "thorough", "deep", "careful", "real", "fresh", "second", "final",
     "brief", "light", "serious", "complete", "detailed", "good", "another",
     // articles of the other languages' activation verbs (`fai una code review`)
-    "una", "un", "une", "uma", "ein", "eine", "einen",
+    "una", "un", "une", "uma", "um", "ein", "eine", "einen",
 ];
 
 /// After `give` / `get`, the thing the mode is given to (`give this a security review`).
@@ -233,7 +236,7 @@ pub(crate) const OBJECTS: &[&str] = &[
     "each", "everything", "a", "an", "some", "any", "both", "whatever", "remaining", "rest",
     // the articles of a request in another language around an English mode word (`can you
     // ralph el bug del checkout?`, `ulw die Lint-Fehler`)
-    "el", "la", "los", "las", "les", "il", "lo", "gli", "der", "die", "das", "den",
+    "el", "la", "los", "las", "les", "il", "lo", "gli", "der", "die", "das", "den", "yung", "ang",
 ];
 
 /// After a mode name used as a verb, these turn the sentence into a statement about someone
@@ -490,6 +493,8 @@ pub(crate) const FOREIGN_TASK_VERBS: &[&str] = &[
 pub(crate) const HINGLISH_IMPERATIVES: &[&[&str]] = &[
     &["kar", "do"], &["kardo"], &["karo"], &["kar", "de"], &["kar", "dijiye"], &["kijiye"],
     &["kar", "dena"], &["karna"],
+    // right after the name: run it (`ulw chala do`, `code review kar do`)
+    &["chala", "do"], &["chalao"], &["laga", "do"], &["lagao"],
 ];
 
 /// Lead-ins that ask for something (`bitte mit ultrawork …`): after one, a command may open
