@@ -274,13 +274,12 @@ pub(crate) fn deferred(s: &Scene) -> bool {
         || has_seq(&s.after_words, &["down", "the", "road"])
         || cjk::condition(s)
         || conditional(s)
-        || planned(s)
 }
 
 /// A plan or a choice, not an order: under a label that says when or what for (`tomorrow:
 /// ralplan …`, `note to self: …`, `Agenda for Thursday:` or `Options for this afternoon:` over a
 /// list), after `remind me to`, or for a later day (`let's ralplan it on Monday`, `… next week`).
-fn planned(s: &Scene) -> bool {
+pub(crate) fn planned(s: &Scene) -> bool {
     let plan = |ws: &[String]| ws.iter().any(|w| PLAN_WORDS.contains(&w.as_str()));
     // the label on its line before it (`tomorrow: ralplan …`), or over the list it is an item of
     let line_start = s.head_pos - back(s.t, s.head_pos, 300).len()

@@ -494,6 +494,10 @@ pub(crate) fn activation_verb(s: &Scene) -> bool {
 
 /// A command done with the mode: `fix the tests with ralph`, `… using tdd`, `… in ralph mode`.
 pub(crate) fn instrument(s: &Scene) -> bool {
+    // Hindi's postposition after it, the command ending the line: `ralph se ye bug fix kar do`
+    if is(s.line_after_words.first(), &["se"]) && hinglish_imperative(&s.line_after_words) {
+        return true;
+    }
     if !instrument_command(s) {
         return false;
     }

@@ -307,10 +307,10 @@ const DE: Tongue = Tongue {
     ],
     leadins: &[
         &["das", "reicht"], &["es", "reicht"], &["das", "war's"], &["das", "wars"], &["du", "kannst"],
-        &["kannst", "du"], &["ich", "sagte"], &["jetzt", "reicht's"], &["ok"], &["okay"], &["bitte"],
-        &["jetzt"], &["so"], &["also"], &["nein"], &["nee"], &["ja"], &["gut"], &["danke"], &["moment"],
-        &["warte"], &["halt"], &["stopp"], &["stop"], &["hey"], &["einfach"], &["mal"], &["sofort"],
-        &["genug"], &["schluss"], &["claude"], &["und"], &["dann"], &["alles"], &["gleich"],
+        &["kannst", "du"], &["ich", "sagte"], &["jetzt", "reicht's"], &["jetzt"], &["nein"],
+        &["nee"], &["ja"], &["gut"], &["danke"], &["moment"], &["warte"], &["halt"], &["stopp"],
+        &["stop"], &["einfach"], &["mal"], &["sofort"], &["genug"], &["schluss"], &["und"],
+        &["dann"], &["alles"], &["gleich"],
         &["könntest", "du"], &["können", "sie"], &["könnten", "sie"],
         // the work before an infinitive (`Schleife abbrechen`, `alles stoppen`)
         &["die", "schleife"], &["den", "loop"], &["den", "lauf"], &["die", "arbeit"], &["schleife"],
@@ -350,10 +350,9 @@ const ES: Tongue = Tongue {
     particles: &[("deja", &["de"])],
     leadins: &[
         &["por", "favor"], &["ya", "está", "bien"], &["ya", "esta", "bien"], &["es", "suficiente"],
-        &["puedes"], &["podrías"], &["podrias"], &["ok"], &["okay"], &["vale"], &["bueno"], &["ya"],
-        &["porfa"], &["oye"], &["espera"], &["sí"], &["venga"], &["mira"], &["claude"], &["basta"],
-        &["para"], &["alto"], &["y"], &["suficiente"], &["stop"], &["ahora"], &["no"], &["puede"],
-        &["podría"],
+        &["puedes"], &["podrías"], &["podrias"], &["vale"], &["bueno"], &["ya"], &["espera"], &["sí"],
+        &["venga"], &["mira"], &["basta"], &["para"], &["alto"], &["y"], &["suficiente"], &["stop"],
+        &["ahora"], &["no"], &["puede"], &["podría"],
     ],
     work: &[
         "todo", "eso", "esto", "loop", "bucle", "ciclo", "ejecución", "ejecucion", "trabajo",
@@ -400,10 +399,10 @@ const FR: Tongue = Tongue {
     leadins: &[
         &["c'est", "bon"], &["ça", "suffit"], &["ca", "suffit"], &["s'il", "te", "plaît"],
         &["s'il", "te", "plait"], &["s'il", "vous", "plaît"], &["s'il", "vous", "plait"],
-        &["tu", "peux"], &["ok"], &["okay"], &["bon"], &["bref"], &["allez"], &["non"], &["stop"],
-        &["merci"], &["maintenant"], &["stp"], &["svp"], &["claude"], &["et"], &["alors"],
-        &["attends"], &["attendez"], &["voilà"], &["voila"], &["ça"], &["ca"], &["arrête"],
-        &["peux-tu"], &["pourrais-tu"], &["vous", "pouvez"], &["pouvez-vous"],
+        &["tu", "peux"], &["bon"], &["bref"], &["allez"], &["non"], &["stop"], &["merci"],
+        &["maintenant"], &["stp"], &["et"], &["alors"], &["attends"], &["attendez"], &["voilà"],
+        &["voila"], &["ça"], &["ca"], &["arrête"], &["peux-tu"], &["pourrais-tu"], &["vous", "pouvez"],
+        &["pouvez-vous"],
     ],
     work: &[
         "tout", "ça", "ca", "cela", "boucle", "boucles", "exécution", "execution", "travail",
@@ -438,9 +437,8 @@ const IT_PT: Tongue = Tongue {
     need_object: &["ferma", "interrompi", "interrompe"],
     particles: &[],
     leadins: &[
-        &["per", "favore"], &["por", "favor"], &["ok"], &["okay"], &["adesso"], &["ora"], &["basta"],
-        &["già"], &["já"], &["claude"], &["e"], &["chega"], &["puoi"], &["potresti"], &["pode"],
-        &["podes"],
+        &["per", "favore"], &["por", "favor"], &["adesso"], &["ora"], &["basta"], &["già"], &["já"],
+        &["e"], &["chega"], &["puoi"], &["potresti"], &["pode"], &["podes"],
     ],
     work: &["tutto", "il", "loop", "ciclo", "tudo", "isso", "o", "agora", "subito"],
     around: &[

@@ -9,9 +9,6 @@ use super::vocab::{ACTIVATION_PAIRS, ACTIVATION_VERBS, FILLERS, LEADINS, RECIPIE
 /// Adverbs between `would you mind` and its gerund (`would you mind terribly running …`).
 pub(crate) const MIND_ADVERBS: &[&str] = &["terribly", "awfully", "just", "quickly", "maybe"];
 
-/// `i'd be <grateful> if you could …`: a polite request that opens a sentence.
-const GRATEFUL: &[&str] = &["grateful", "glad", "happy", "thankful"];
-
 /// The largest char boundary at or before `i`.
 pub(crate) fn floor(t: &str, mut i: usize) -> usize {
     i = i.min(t.len());
@@ -103,8 +100,54 @@ pub(crate) fn is(w: Option<&String>, set: &[&str]) -> bool {
     w.is_some_and(|w| set.contains(&w.as_str()))
 }
 
-/// What a reader may have a moment of: `when you get a chance`, `if you have a minute`.
-const SPARE_TIME: &[&str] = &["chance", "moment", "minute", "min", "sec", "second", "time"];
+/// Phrases a request may open with, each word one of its `|` alternatives, longest first where
+/// they share a start; with whether each asks politely (a question it opens is the request:
+/// `can you ralph this?`). A condition that is only a polite frame (`if you could …`, `when you
+/// get a chance, …`; `if you can …` stays a condition: `if you can run ralph, the tests go
+/// green`), a wish (`i want you to`, `i was hoping you could`), a polite question in another
+/// language (`dá pra fazer …`, `kannst du …`, `puedes …`), a step of a sequence (`after that`).
+#[rustfmt::skip]
+const LEADIN_PHRASES: &[(&str, bool)] = &[
+    ("if you'd", true),
+    ("if you could|would", true),
+    ("when|whenever you can", true),
+    ("when|whenever|if you get|have|find a|the|some chance|moment|minute|min|sec|second|time", true),
+    ("i'd|we'd be grateful|glad|happy|thankful", false),
+    ("i'd|we'd appreciate it", false),
+    ("por|per favor|favore", false),
+    ("can|could|would|will you|u|we", true),
+    ("would|could it be possible to", true),
+    ("dá|da pra", true),
+    ("kannst|könntest du", true),
+    ("puedes|podrías|podrias|pode|podes|poderia", true),
+    ("after that", false),
+    ("go ahead and", false),
+    ("go ahead", false),
+    ("let us|'s", false),
+    ("time to", false),
+    ("i|we want|need you to", true),
+    ("i|we want|need to", true),
+    ("i|we would like you to", true),
+    ("i|we would like to", true),
+    ("i|we was|were hoping you could|would", true),
+    ("i|we was|were wondering if you could", true),
+    ("i|we hope you can", true),
+    ("i'd|we'd like you to", false),
+    ("i'd|we'd like to", false),
+];
+
+/// How many words of `ws` the phrase `p` (words of `|` alternatives) covers, if `ws` opens with it.
+fn phrase_len(ws: &[String], p: &str) -> Option<usize> {
+    let mut n = 0;
+    for alts in p.split(' ') {
+        let w = ws.get(n)?;
+        if !alts.split('|').any(|a| a == w) {
+            return None;
+        }
+        n += 1;
+    }
+    Some(n)
+}
 
 /// Strips polite and conversational lead-ins from the front of a clause's words. Returns how
 /// many words were lead-ins and whether a polite request (`can you`, `i want you to`) was among
@@ -124,105 +167,22 @@ pub(crate) fn strip_leadins(ws: &[String]) -> (usize, bool) {
                 // `would you mind terribly running …`
                 3 + usize::from(is(rest.get(3), MIND_ADVERBS))
             }
-            // a request put as a condition: `if you could …`, `now if you'd …`, `i'd be grateful
-            // if you could …` (the verb after it is the request's: a question still ends in `?`)
-            (Some("if"), Some("you'd")) => {
-                polite = true;
-                2
-            }
-            (Some("if"), Some("you")) if is(rest.get(2), &["could", "would"]) => {
-                polite = true;
-                3
-            }
-            // a request put off only until the reader is free: `when you get a chance, …`,
-            // `if you have a minute, …`, `whenever you can, …`
-            // (`if you can …` stays a condition: `if you can run ralph, the tests go green`)
-            (Some("when" | "whenever"), Some("you")) if is(rest.get(2), &["can"]) => {
-                polite = true;
-                3
-            }
-            (Some("when" | "whenever" | "if"), Some("you"))
-                if is(rest.get(2), &["get", "have", "find"])
-                    && is(rest.get(3), &["a", "the", "some"])
-                    && is(rest.get(4), SPARE_TIME) =>
-            {
-                polite = true;
-                5
-            }
-            (Some("i'd" | "we'd"), Some("be")) if is(rest.get(2), GRATEFUL) => 3,
-            (Some("i'd" | "we'd"), Some("appreciate")) if is(rest.get(2), &["it"]) => 3,
-            // `por favor`, `per favore`, `s'il vous plaît`
-            (Some("por" | "per"), Some("favor" | "favore")) => 2,
-            (Some("can" | "could" | "would" | "will"), Some("you" | "u" | "we")) => {
-                polite = true;
-                2
-            }
             // `would you be able to build …`, `would you be so kind as to use …`
             (Some("be"), Some("able")) if polite && rest.get(2).is_some_and(|w| w == "to") => 3,
             (Some("be"), Some("so")) if polite && starts(&rest[2..], &["kind", "as", "to"]) => 5,
-            // `would it be possible to …` (not `is it possible to …`, which asks whether it is)
-            (Some("would" | "could"), Some("it"))
-                if starts(&rest[2..], &["be", "possible", "to"])
-                    || starts(&rest[2..], &["possible", "to"]) =>
+            _ if let Some((n, asks)) = LEADIN_PHRASES
+                .iter()
+                .find_map(|(p, asks)| phrase_len(rest, p).map(|n| (n, *asks))) =>
             {
-                polite = true;
-                if rest[2] == "be" { 5 } else { 4 }
+                polite |= asks;
+                n
             }
-            // a polite question in another language: `dá pra fazer …`, `kannst du …`, `puedes …`
-            (Some("dá" | "da"), Some("pra")) | (Some("kannst" | "könntest"), Some("du")) => {
-                polite = true;
-                2
-            }
-            (Some("puedes" | "podrías" | "podrias" | "pode" | "podes" | "poderia"), _) => {
-                polite = true;
-                1
-            }
-            // a step of a sequence, as `then` is: `ralplan first, after that ultrawork …`
-            (Some("after"), Some("that")) => 2,
-            (Some("go"), Some("ahead")) => {
-                if rest.get(2).is_some_and(|w| w == "and") {
-                    3
-                } else {
-                    2
-                }
-            }
-            (Some("let"), Some("us" | "'s")) | (Some("time"), Some("to")) => 2,
             (Some(w), _) if LEADINS.contains(&w) => 1,
             // `like` as a filler, after another: `so like ulw the …`, `um like, …`
             (Some("like"), _) if at > 0 => 1,
             (Some(w), _) if w.chars().all(|c| c.is_ascii_digit()) => 1,
             // an earlier mode name: "ultrathink and then ralph fix …"
             (Some(w), _) if super::lexicon::is_mode_word(w) => 1,
-            (Some("i" | "we"), _) => {
-                let desire: &[&[&str]] = &[
-                    &["want", "you", "to"],
-                    &["want", "to"],
-                    &["need", "you", "to"],
-                    &["need", "to"],
-                    &["would", "like", "you", "to"],
-                    &["would", "like", "to"],
-                    &["was", "hoping", "you", "could"],
-                    &["was", "hoping", "you", "would"],
-                    &["was", "wondering", "if", "you", "could"],
-                    &["hope", "you", "can"],
-                ];
-                match desire.iter().find(|d| starts(&rest[1..], d)) {
-                    Some(d) => {
-                        polite = true;
-                        1 + d.len()
-                    }
-                    None => 0,
-                }
-            }
-            (Some("i'd" | "we'd"), Some("like")) => {
-                if starts(&rest[2..], &["you", "to"]) {
-                    4
-                } else if rest.get(2).is_some_and(|w| w == "to") {
-                    3
-                } else {
-                    0
-                }
-            }
             _ => 0,
         };
         if step == 0 {
