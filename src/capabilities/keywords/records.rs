@@ -968,13 +968,13 @@ fn document_lines(all: &[(usize, &str)]) -> Vec<bool> {
     // (the request names the paste: only then does a Markdown heading open a document)
     let named = all.iter().take(400).any(|(_, l)| {
         let ws = super::text::words(l);
+        // (`this`, not `the`: `## Task` over `fix the tests in the docs section` is the person's
+        // own outline)
         ws.windows(2).any(|w| {
-            matches!(
-                w[0].as_str(),
-                "this" | "these" | "the" | "my" | "our" | "following"
-            ) && DOC_NOUNS.contains(&w[1].as_str())
+            matches!(w[0].as_str(), "this" | "these" | "following")
+                && DOC_NOUNS.contains(&w[1].as_str())
         }) || ws.windows(3).any(|w| {
-            matches!(w[0].as_str(), "this" | "these" | "the" | "my" | "our")
+            matches!(w[0].as_str(), "this" | "these")
                 && (DOC_NOUNS.contains(&w[2].as_str()) || (w[1] == "man" && w[2] == "page"))
         })
     });
