@@ -87,7 +87,8 @@ pub(crate) fn retracted(s: &Scene) -> bool {
 
 /// Part of a question that is not itself a polite request.
 pub(crate) fn question(s: &Scene) -> bool {
-    s.question() && !s.question_excused() && !super::stop::polite(s)
+    // (a question after a task done with a context-only mode in Chinese is the task's)
+    s.question() && !s.question_excused() && !super::stop::polite(s) && !cjk::instrument_task(s)
 }
 
 /// `ralph` right after a greeting or thanks: a person addressed (`thanks ralph`, `hey ralph,

@@ -253,7 +253,6 @@ impl<'a> Scene<'a> {
             after_colon && !self.persistent() && self.is_name() && self.imperative_sentence();
         self.polite
             || polite_sentence
-            || super::cjk::instrument_task(self)
             || question_is_task
             || colon_task
             || command_then_question
