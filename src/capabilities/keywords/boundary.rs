@@ -45,7 +45,12 @@ pub(crate) fn undecorate(prompt: &str) -> Cow<'_, str> {
                 .iter()
                 .take_while(|x| x.is_ascii_alphabetic())
                 .count();
-            let word = prompt[i..i + n].to_ascii_lowercase();
+            // (only a word of five or six letters can be one: no copy of every other word)
+            let word = if (5..=6).contains(&n) {
+                prompt[i..i + n].to_ascii_lowercase()
+            } else {
+                String::new()
+            };
             let rest = &b[i + n..];
             if word == "slash"
                 && (i == 0 || b[i - 1] == b'\n')
