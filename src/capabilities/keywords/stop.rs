@@ -637,6 +637,12 @@ fn cjk(t: &str, start: usize, end: usize) -> Option<(usize, usize)> {
     };
     let tail = fwd(t, end, 120);
     let after_len = tail.find(is_break).unwrap_or(tail.len());
+    // (a new clause with no comma before it: `先停一下让我看看`)
+    let after_len = ZH_NEXT_CLAUSE
+        .iter()
+        .filter_map(|c| tail[..after_len].find(c))
+        .min()
+        .unwrap_or(after_len);
     let after = &tail[..after_len];
     let squeeze = |s: &str| -> String {
         s.chars()
@@ -719,6 +725,9 @@ const CJK_BEFORE: &[&str] = &[
     "를", "을", "는", "은", "도", "を", "は", "も",
 ];
 
+/// What opens a new Chinese clause after a stop with no comma: `先停一下让我看看` ("let me look").
+const ZH_NEXT_CLAUSE: &[&str] = &["让我", "等我", "我来", "我先", "我要", "我想", "我看"];
+
 /// After a CJK verb: its endings and politeness, and in Chinese the work it stops.
 #[rustfmt::skip]
 const CJK_AFTER: &[&str] = &[
@@ -732,6 +741,7 @@ const CJK_AFTER: &[&str] = &[
     // Chinese
     "下", "下来", "止", "了", "掉", "一下", "吧", "啊", "呀", "啦", "嘛", "来", "住", "循环", "拉尔夫", "任务", "工作", "运行",
     "执行", "迭代", "所有", "全部", "它", "这个", "跑", "继续", "折腾", "搞", "在这里", "在这", "这里", "在此",
+    "手上的活", "手头的活", "手上的工作", "手头的工作",
 ];
 
 /// Rule `stop-request`: a stop verb that [`extent`] found to open a request to stop the work
