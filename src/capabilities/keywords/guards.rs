@@ -279,7 +279,8 @@ pub(crate) fn deferred(s: &Scene) -> bool {
 
 /// A plan or a choice, not an order: under a label that says when or what for (`tomorrow:
 /// ralplan …`, `note to self: …`, `Agenda for Thursday:` or `Options for this afternoon:` over a
-/// list), after `remind me to`, or for a later day (`let's ralplan it on Monday`, `… next week`).
+/// list), after such words in its clause (`remind me to …`, `tomorrow I want to ralph …`), or
+/// for a later day (`let's ralplan it on Monday`, `next week ralplan …`).
 pub(crate) fn planned(s: &Scene) -> bool {
     let plan = |ws: &[String]| ws.iter().any(|w| PLAN_WORDS.contains(&w.as_str()));
     // the label on its line before it (`tomorrow: ralplan …`), or over the list it is an item of
@@ -317,11 +318,13 @@ pub(crate) fn planned(s: &Scene) -> bool {
             matches!(w[0].as_str(), "on" | "next" | "this") && LATER_DAYS.contains(&w[1].as_str())
         })
     };
+    // (in its clause before it too: `remind me to …`, `tomorrow I want to ralph …`, `next week
+    // ralplan …`)
     (plan(&label_words) && !now)
-        || later(&label_words)
-        || has_seq(&s.cb_words, &["remind", "me", "to"])
-        || has_seq(&s.cb_words, &["remind", "us", "to"])
-        || later(&s.after_words)
+        || plan(&s.cb_words)
+        || [&label_words, &s.cb_words, &s.after_words]
+            .iter()
+            .any(|ws| later(ws))
 }
 
 /// Only on a condition said in a clause before it: `if tests fail, ralph it`, `when this

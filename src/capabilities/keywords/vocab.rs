@@ -394,7 +394,7 @@ pub(crate) const DEFERRALS: &[&str] = &[
 /// `remind me to deslop …`).
 #[rustfmt::skip]
 pub(crate) const PLAN_WORDS: &[&str] = &[
-    "tomorrow", "later", "eventually", "someday", "maybe", "monday", "tuesday", "wednesday",
+    "tomorrow", "later", "eventually", "someday", "monday", "tuesday", "wednesday",
     "thursday", "friday", "saturday", "sunday", "weekend", "self", "remind", "reminder",
     "reminders", "idea", "ideas", "option", "options", "choices", "agenda", "backlog", "wishlist",
 ];
