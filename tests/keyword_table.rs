@@ -7,7 +7,7 @@
 //! * `tests/data/keyword-heldout.tsv`, written before the recall work and never tuned against
 //!   (its header says how it scored then): fails under precision 0.97, recall 0.95, or exact
 //!   match below 95 % of its prompts.
-//! * `tests/data/keyword-blind-{A..N}.tsv`, batches each written and labelled before the detector
+//! * `tests/data/keyword-blind-{A..O}.tsv`, batches each written and labelled before the detector
 //!   saw them, scored once as they were (the first pass, in each file's header) and only then
 //!   used to generalise the rules: each fails under the held-out thresholds.
 //!
@@ -231,7 +231,7 @@ fn heldout_precision_recall_and_exact_match() {
 fn blind_batches_precision_recall_and_exact_match() {
     let mut below = Vec::new();
     for batch in [
-        "A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L", "M", "N",
+        "A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L", "M", "N", "O",
     ] {
         let s = score(&format!("keyword-blind-{batch}.tsv"));
         assert!(s.prompts >= 100, "batch {batch} has {} prompts", s.prompts);

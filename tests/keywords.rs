@@ -585,6 +585,92 @@ fn detect_explain_names_the_rule_for_issue_38s_kinds() {
     assert!(!p.omc().exists(), "detect wrote {:?}", p.files());
 }
 
+/// Issue 45: `detect --explain` names the rule for each of its kinds: a pasted document or
+/// configuration, a plan or a choice, a dash-headed question about the mode, a person praised;
+/// and decorated, dictated, mixed-language and middle-dotted requests are read through to the
+/// shape that takes them (`detect --rules` lists `decoration`).
+#[test]
+fn detect_explain_names_the_rule_for_issue_45s_kinds() {
+    let p = Project::new();
+    let rule = |prompt: &str| -> (Value, Value) {
+        let (code, out) = detect(&["--json", "--explain", prompt], "", p.path());
+        assert_eq!(code, 0);
+        let v: Value = serde_json::from_str(out.trim()).unwrap();
+        let last = v["candidates"].as_array().unwrap().last().cloned().unwrap();
+        (v["modes"].clone(), last["rule"].clone())
+    };
+    for (prompt, modes, decided) in [
+        (
+            "convert this TOML to JSON:\n[ralph]\nmax_iterations = 100\n\n[ultrawork]\nmax_minutes = 90",
+            json!([]),
+            "pasted-document",
+        ),
+        (
+            "fix the grammar in this README section:\n## Magic keywords\n- ulw — runs parallel agents",
+            json!([]),
+            "pasted-document",
+        ),
+        (
+            "Options for this afternoon:\n- ralph the flaky tests\n- ulw the lint errors",
+            json!([]),
+            "planned",
+        ),
+        (
+            "remind me to ralph the flaky tests after the release",
+            json!([]),
+            "planned",
+        ),
+        (
+            "deep interview — is it worth it for a weekend project?",
+            json!([]),
+            "informational",
+        ),
+        (
+            "Ralph — great catch on the race condition",
+            json!([]),
+            "vocative",
+        ),
+        (
+            "um okay so ralph fix the flaky checkout test",
+            json!(["ralph"]),
+            "leading-imperative",
+        ),
+        (
+            "@codex ulw the lint errors",
+            json!(["ultrawork"]),
+            "verb-object",
+        ),
+        (
+            "_ultrathink_: can the cache evict a pinned entry?",
+            json!(["ultrathink"]),
+            "colon-directive",
+        ),
+        (
+            "ralph comma fix the login redirect period",
+            json!(["ralph"]),
+            "leading-imperative",
+        ),
+        (
+            "checkout wala bug fix kar do, ralph",
+            json!(["ralph"]),
+            "trailing-tag",
+        ),
+        (
+            "コード・レビューをお願いします",
+            json!(["code-review"]),
+            "cjk-directive",
+        ),
+    ] {
+        assert_eq!(rule(prompt), (modes, json!(decided)), "{prompt}");
+    }
+    let (_, out) = detect(&["--rules"], "", p.path());
+    assert!(
+        out.contains("decoration") && out.contains("planned"),
+        "{out}"
+    );
+    assert!(!p.omc().exists(), "detect wrote {:?}", p.files());
+}
+
 #[test]
 fn detect_reports_the_verdict_and_the_deciding_rules_without_touching_state() {
     let p = Project::new();

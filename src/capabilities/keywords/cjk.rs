@@ -27,8 +27,28 @@ pub(crate) fn informational(s: &Scene) -> bool {
     let topic = TOPIC_AFTER_CJK
         .iter()
         .any(|m| s.rest_after().trim_start().starts_with(m));
-    found(INFO_CJK) || topic || (!instrument && found(COMPARE_CJK))
+    // (the question of a task done with the mode is the task's: `用ccg分析一下，这个设计合理吗？`)
+    (found(INFO_CJK) && !instrument_task(s)) || topic || (!instrument && found(COMPARE_CJK))
 }
+
+/// A context-only mode named in Chinese as the instrument of a task verb (`用ccg分析一下这个方案有没有
+/// 问题？`): the question after the verb is the task's, not one about the mode.
+pub(crate) fn instrument_task(s: &Scene) -> bool {
+    !s.persistent()
+        && ["用", "使用", "请用"]
+            .iter()
+            .any(|o| s.near_before.trim_end().ends_with(o))
+        && ZH_TASK_VERBS
+            .iter()
+            .any(|v| s.rest_after().trim_start().starts_with(v))
+}
+
+/// Chinese verbs of a task done with a mode (`用ccg分析`, `用ultrathink想一下`).
+#[rustfmt::skip]
+const ZH_TASK_VERBS: &[&str] = &[
+    "分析", "看", "检查", "审查", "想", "评估", "排查", "修", "实现", "优化", "重构", "测", "写", "设计", "规划",
+    "研究", "梳理", "查",
+];
 
 /// Right after the name, these make it the topic of what is said (`ラルフについて`).
 const TOPIC_AFTER_CJK: &[&str] = &["について"];

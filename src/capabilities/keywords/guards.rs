@@ -11,9 +11,10 @@ use super::text::{
     tail_after_break, words,
 };
 use super::vocab::{
-    ACTIVATION_VERBS, BANTER, COMPARISON, DEFERRALS, FINITE, GREETINGS, HYPOTHETICAL, INFO_BEFORE,
-    LIST_NOUNS, LISTING_VERBS, MODE_NOUNS, NEGATORS, NEGATORS_AFTER, NOUNS, PLURAL_VERBS,
-    REPORTING, REQUEST_LEADINS, SOFTENERS, TASK_VERBS, TOPIC_WORDS,
+    ACTIVATION_VERBS, AUX_QUESTIONS, BANTER, COMPARISON, DEFERRALS, FINITE, GREETINGS,
+    HYPOTHETICAL, INFO_BEFORE, LATER_DAYS, LIST_NOUNS, LISTING_VERBS, MODE_NOUNS, NEGATORS,
+    NEGATORS_AFTER, NOUNS, PLAN_WORDS, PLURAL_VERBS, PRAISE, REPORTING, REQUEST_LEADINS, SOFTENERS,
+    TASK_VERBS, TOPIC_WORDS,
 };
 
 /// `code review` in a pasted review template (approve / request-changes / merge-ready).
@@ -42,7 +43,20 @@ pub(crate) fn quoted(s: &Scene) -> bool {
 
 /// Asks about the mode: `what is`, `how do I`, `explain`, `vs`, `뭐야`, `とは`, `什么`.
 pub(crate) fn informational(s: &Scene) -> bool {
-    INFO_BEFORE.iter().any(|seq| has_seq(&s.cb_words, seq))
+    // the name heading a dash, then a question about it: `deep interview — is it worth it for a
+    // weekend project?`, `tdd — does it slow down prototyping?`
+    let after = s.raw_after().trim_start_matches([' ', '\t']);
+    let dashed = ["—", "–", "- "]
+        .iter()
+        .find_map(|d| after.strip_prefix(d))
+        .map(|q| words(q.split('\n').next().unwrap_or("")));
+    let about_it = s.command_pos
+        && matches!(s.terminator, Some('?' | '？'))
+        && dashed.is_some_and(|q| {
+            is(q.first(), AUX_QUESTIONS) && is(q.get(1), &["it", "this", "that", "they"])
+        });
+    about_it
+        || INFO_BEFORE.iter().any(|seq| has_seq(&s.cb_words, seq))
         || s.cb_words.iter().any(|w| COMPARISON.contains(&w.as_str()))
         || is(s.next1(), &["vs", "versus"])
         || cjk::informational(s)
@@ -73,7 +87,8 @@ pub(crate) fn retracted(s: &Scene) -> bool {
 
 /// Part of a question that is not itself a polite request.
 pub(crate) fn question(s: &Scene) -> bool {
-    s.question() && !s.question_excused() && !super::stop::polite(s)
+    // (a question after a task done with a context-only mode in Chinese is the task's)
+    s.question() && !s.question_excused() && !super::stop::polite(s) && !cjk::instrument_task(s)
 }
 
 /// `ralph` right after a greeting or thanks: a person addressed (`thanks ralph`, `hey ralph,
@@ -85,13 +100,12 @@ pub(crate) fn vocative(s: &Scene) -> bool {
     // the name, a colon or comma, then thanks or a greeting: `Ralph: thanks for the review`
     let after = s.rest_after().trim_start_matches([' ', '\t']);
     // (past a request lead-in: `Ralph, please: thanks for …`)
-    let greeted_after = after.starts_with([':', ',', '：', '，'])
-        && is(
-            words(&after[..floor(after, 40)])
-                .iter()
-                .find(|w| !REQUEST_LEADINS.contains(&w.as_str())),
-            GREETINGS,
-        );
+    // (or praised: `Ralph — great catch on the race condition`)
+    let first = words(&after[..floor(after, 40)])
+        .into_iter()
+        .find(|w| !REQUEST_LEADINS.contains(&w.as_str()));
+    let greeted_after = after.starts_with([':', ',', '：', '，', '—', '–'])
+        && (is(first.as_ref(), GREETINGS) || is(first.as_ref(), PRAISE));
     greeted_after || s.cb_words.iter().any(|w| GREETINGS.contains(&w.as_str()))
 }
 
@@ -204,7 +218,17 @@ pub(crate) fn subject(s: &Scene) -> bool {
         return false;
     }
     let plural = s.site.joined && is(next_effective(s), PLURAL_VERBS);
-    is(next_effective(s), FINITE) || plural || cjk::subject(s)
+    // past a parenthesis right after it: `Deepsearch (our search product) is down`
+    let after_aside = s
+        .raw_after()
+        .trim_start()
+        .strip_prefix('(')
+        .and_then(|r| r.split_once(')'))
+        .map(|(_, r)| words(&r[..floor(r, 40)]));
+    is(next_effective(s), FINITE)
+        || plural
+        || after_aside.is_some_and(|ws| is(ws.first(), FINITE))
+        || cjk::subject(s)
 }
 
 /// A modifier: `an autopilot toggle`, `the ralph state`, `end to end tests`. (Other phrases
@@ -253,6 +277,56 @@ pub(crate) fn deferred(s: &Scene) -> bool {
         || conditional(s)
 }
 
+/// A plan or a choice, not an order: under a label that says when or what for (`tomorrow:
+/// ralplan …`, `note to self: …`, `Agenda for Thursday:` or `Options for this afternoon:` over a
+/// list), after such words in its clause (`remind me to …`, `tomorrow I want to ralph …`), or
+/// for a later day (`let's ralplan it on Monday`, `next week ralplan …`).
+pub(crate) fn planned(s: &Scene) -> bool {
+    let plan = |ws: &[String]| ws.iter().any(|w| PLAN_WORDS.contains(&w.as_str()));
+    // the label on its line before it (`tomorrow: ralplan …`), or over the list it is an item of
+    let line_start = s.head_pos - back(s.t, s.head_pos, 300).len()
+        + back(s.t, s.head_pos, 300).rfind('\n').map_or(0, |i| i + 1);
+    let on_line = &s.t[line_start..s.head_pos];
+    let label = match on_line.rfind([':', '：']) {
+        Some(c) => Some(&on_line[..c]),
+        None => {
+            // the lines above, past the list's other items, to the one that ends with a colon
+            let above = back(s.t, line_start, 600);
+            let item = |l: &str| {
+                let l = l.trim_start();
+                l.starts_with(['-', '*', '•']) || l.starts_with(|c: char| c.is_ascii_digit())
+            };
+            (item(on_line) || on_line.trim().is_empty())
+                .then(|| {
+                    above
+                        .lines()
+                        .rev()
+                        .find(|l| !item(l))
+                        .filter(|l| l.trim_end().ends_with(':'))
+                })
+                .flatten()
+        }
+    };
+    // (the label's last sentence: `options were ralph or ulw; I've decided: ralph …`; not one
+    // that says now: `right now, not later: …`)
+    let label_words = label
+        .map(|l| words(tail_after_break(l, true)))
+        .unwrap_or_default();
+    let now = label_words.iter().any(|w| w == "now" || w == "not");
+    let later = |ws: &[String]| {
+        ws.windows(2).any(|w| {
+            matches!(w[0].as_str(), "on" | "next" | "this") && LATER_DAYS.contains(&w[1].as_str())
+        })
+    };
+    // (in its clause before it too: `remind me to …`, `tomorrow I want to ralph …`, `next week
+    // ralplan …`)
+    (plan(&label_words) && !now)
+        || plan(&s.cb_words)
+        || [&label_words, &s.cb_words, &s.after_words]
+            .iter()
+            .any(|ws| later(ws))
+}
+
 /// Only on a condition said in a clause before it: `if tests fail, ralph it`, `when this
 /// lands, ralplan the next phase`, `once CI is red again, ulw`. Not a polite frame (`if you
 /// could, ralph the tests`, `when you get a chance, …`) nor `if possible`.
@@ -263,21 +337,32 @@ fn conditional(s: &Scene) -> bool {
         Some("in") if is(sw.get(1), &["case"]) => 2,
         _ => return false,
     };
-    // the condition is a clause of its own before the name's
-    sw.len() > s.cb_words.len() + opener
-        && !is(
-            sw.get(opener),
-            &[
-                "you",
-                "you'd",
-                "you're",
-                "possible",
-                "necessary",
-                "more",
-                "so",
-            ],
-        )
+    // the condition is a clause of its own before the name's, and not a polite frame: `if
+    // you could`, `if possible`, `if it's not too much trouble`, `if that's ok`
+    if sw.len() <= s.cb_words.len() + opener {
+        return false;
+    }
+    let condition = &sw[opener..sw.len() - s.cb_words.len()];
+    let polite = is(condition.first(), POLITE_IF)
+        || condition
+            .iter()
+            .any(|w| matches!(w.as_str(), "trouble" | "bother"))
+        || (is(condition.first(), &["it's", "that's"])
+            && is(condition.get(1), &["ok", "okay", "alright", "cool"]));
+    !polite
 }
+
+/// After `if`, the words that make it a polite frame, not a condition (`if you could`, `if
+/// possible`).
+const POLITE_IF: &[&str] = &[
+    "you",
+    "you'd",
+    "you're",
+    "possible",
+    "necessary",
+    "more",
+    "so",
+];
 
 /// A setting: `enable autopilot by default`.
 pub(crate) fn setting(s: &Scene) -> bool {
@@ -289,7 +374,8 @@ pub(crate) fn setting(s: &Scene) -> bool {
 
 /// The topic of something else: `about ralph`, `called autopilot`.
 pub(crate) fn topic(s: &Scene) -> bool {
-    is(s.prev_word(), TOPIC_WORDS) && !s.explicit
+    // (a lead-in is not a topic word: `so um like deep interview me …`)
+    is(s.lead_rest().last(), TOPIC_WORDS) && !s.explicit
 }
 
 /// An item of a list that the question after it asks about, as material rather than commands:
@@ -432,6 +518,8 @@ pub(crate) fn as_word(s: &Scene) -> bool {
                         | "modes"
                         | "magic"
                         | "supported"
+                        | "disabled"
+                        | "enabled"
                         | "known"
                 )
             })

@@ -335,7 +335,6 @@ pub const ALIASES: &[Alias] = &[
     a("딥 인터뷰", "deep-interview", Explicit),
     a("ディープインタビュー", "deep-interview", Mention),
     a("ディープ インタビュー", "deep-interview", Explicit),
-    a("ディープ・インタビュー", "deep-interview", Explicit),
     a("深度访谈", "deep-interview", Explicit),
     // ai-slop-cleaner
     a("ai-slop-cleaner", "ai-slop-cleaner", Mention),
@@ -373,6 +372,9 @@ pub const ALIASES: &[Alias] = &[
     ph("ai-generated", "ai-slop-cleaner", Shape::Smell),
     ph("generated code", "ai-slop-cleaner", Shape::Smell),
     ph("tech debt", "ai-slop-cleaner", Shape::Smell),
+    ph("over-engineered", "ai-slop-cleaner", Shape::Smell),
+    ph("overengineered", "ai-slop-cleaner", Shape::Smell),
+    ph("over-engineering", "ai-slop-cleaner", Shape::Smell),
     // tdd
     a("tdd", "tdd", Explicit),
     a("test-first", "tdd", Command),
@@ -413,12 +415,6 @@ pub const ALIASES: &[Alias] = &[
     ),
     an(
         "セキュリティ レビュー",
-        "security-review",
-        Explicit,
-        REVIEWER_JA,
-    ),
-    an(
-        "セキュリティ・レビュー",
         "security-review",
         Explicit,
         REVIEWER_JA,

@@ -29,6 +29,15 @@ impl Entry {
         head[..n].copy_from_slice(&text[..n]);
         let mut mask = [0u8; 4];
         mask[..n].fill(0xFF);
+        // (a Japanese form's space may be typed as a middle dot, and Korean's space byte falls
+        // among the first four: the byte is left to the full comparison)
+        if ALIASES[index].is_cjk() {
+            for (m, h) in mask.iter_mut().zip(head.iter_mut()) {
+                if *h == b' ' {
+                    (*m, *h) = (0, 0);
+                }
+            }
+        }
         Entry {
             index: index as u16,
             head: u32::from_le_bytes(head.map(|b| b.to_ascii_lowercase())),
@@ -105,10 +114,46 @@ fn longest(text: &[u8], at: usize, bucket: &[Entry]) -> Option<(u16, usize)> {
         if (four & e.mask) != (e.head | (0x2020_2020 & e.mask)) {
             return None;
         }
-        let pat = ALIASES[usize::from(e.index)].text.as_bytes();
+        let alias = &ALIASES[usize::from(e.index)];
+        let pat = alias.text.as_bytes();
         let end = at + pat.len();
-        (end <= text.len() && text[at..end].eq_ignore_ascii_case(pat)).then_some((e.index, end))
+        if end <= text.len() && text[at..end].eq_ignore_ascii_case(pat) {
+            return Some((e.index, end));
+        }
+        if japanese(alias.text) && pat.contains(&b' ') {
+            return dotted(text, at, pat).map(|end| (e.index, end));
+        }
+        None
     })
+}
+
+/// A Japanese form (kana): the forms whose words a middle dot may join.
+fn japanese(text: &str) -> bool {
+    text.chars().any(|c| matches!(c as u32, 0x3040..=0x30FF))
+}
+
+/// The ways a Japanese form's space between its words may be typed besides a space: a middle dot
+/// (`コード・レビュー`, `ディープ・サーチ`; full-width, half-width and Latin).
+const MIDDLE_DOTS: &[&str] = &["・", "･", "·"];
+
+/// A CJK form with a space (`コード レビュー`) typed with a middle dot instead at `at`: where it
+/// ends.
+fn dotted(text: &[u8], at: usize, pat: &[u8]) -> Option<usize> {
+    let (mut i, mut k) = (at, 0);
+    while k < pat.len() {
+        if pat[k] == b' ' {
+            let dot = MIDDLE_DOTS
+                .iter()
+                .find(|d| text[i..].starts_with(d.as_bytes()))?;
+            i += dot.len();
+        } else if text.get(i) == Some(&pat[k]) {
+            i += 1;
+        } else {
+            return None;
+        }
+        k += 1;
+    }
+    Some(i)
 }
 
 /// One alias found: which, and where.
@@ -220,6 +265,24 @@ mod tests {
     fn cjk_aliases_need_no_boundary() {
         assert_eq!(found("랄프로 고쳐줘, ラルフで"), vec!["랄프", "ラルフ"]);
         assert_eq!(found("用拉尔夫计划设计"), vec!["拉尔夫计划"]);
+    }
+
+    #[test]
+    fn a_japanese_form_with_a_space_is_found_with_a_middle_dot() {
+        let t = "コード・レビューをして、ディープ･サーチで、딥 인터뷰";
+        let f: Vec<_> = find_iter(t)
+            .map(|f| (&t[f.start..f.end], f.alias.text))
+            .collect();
+        assert_eq!(
+            f,
+            vec![
+                ("コード・レビュー", "コード レビュー"),
+                ("ディープ･サーチ", "ディープ サーチ"),
+                ("딥 인터뷰", "딥 인터뷰")
+            ]
+        );
+        // (§5 lists the middle dot for Japanese forms only)
+        assert!(find_iter("코드·리뷰 해줘").next().is_none());
     }
 
     #[test]

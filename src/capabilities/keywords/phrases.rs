@@ -10,10 +10,10 @@
 
 use super::lexicon::Shape;
 use super::scene::Scene;
-use super::text::{back, fwd, is, tail_after_break};
+use super::text::{back, base_form, fwd, is, tail_after_break};
 use super::vocab::{
     ARTICLES, BUILD_VERBS, CLEANUP_VERBS, CODE_NOUNS, COMPOUND_HEADS, CORE_CLEANUP_VERBS, NOUNS,
-    PRODUCT_NOUNS, PRODUCT_STOPS, SCOPE_WORDS, SMELL_TALK, TASK_VERBS,
+    PRODUCT_NOUNS, PRODUCT_STOPS, REVIEW_ASPECTS, SCOPE_WORDS, SMELL_TALK, TASK_VERBS,
 };
 use std::borrow::Cow;
 
@@ -153,7 +153,8 @@ fn smell(t: &str, start: usize, end: usize) -> Option<(usize, usize)> {
             .chars()
             .take_while(|c| c.is_ascii_alphabetic() || *c == '-')
             .collect();
-        if verbs.contains(&w.to_ascii_lowercase().as_str()) {
+        // (`would you mind deduping the duplicated helpers`)
+        if verbs.contains(&base_form(&w.to_ascii_lowercase(), verbs).as_str()) {
             verb = Some(base + i);
         }
     }
@@ -232,7 +233,20 @@ pub(crate) fn codebase_search(s: &Scene) -> bool {
 
 /// `review code in …`, `review security of …` at the head of a command.
 pub(crate) fn review_code(s: &Scene) -> bool {
-    s.shape == Shape::Review && s.command_head() && tail_ok(s, SCOPE_WORDS)
+    // `review security headers in …`, `review code changes since …`: what of it is reviewed,
+    // then the scope
+    let aspect = is(s.after_words.first(), REVIEW_ASPECTS)
+        && s.after_words
+            .get(1)
+            .is_none_or(|w| SCOPE_WORDS.contains(&w.as_str()));
+    // (`review code of conduct wording`: another thing's name)
+    let other_name = s
+        .after_words
+        .starts_with(&["of".to_string(), "conduct".to_string()]);
+    s.shape == Shape::Review
+        && s.command_head()
+        && (aspect || tail_ok(s, SCOPE_WORDS))
+        && !other_name
 }
 
 /// A cleanup verb heading a command whose object is a code smell, or the smell named by the

@@ -32,6 +32,9 @@ pub(crate) enum Record {
     /// the steps are what someone did in a product (`2. Enable Autopilot in settings`), not a
     /// request to the agent.
     Report,
+    /// A document or configuration pasted to be worked on ([`document_lines`]): a TOML table, a
+    /// YAML list, CSV rows, a man page, a changelog, a README section the request names.
+    Document,
 }
 
 /// How far a line of our own output reaches: the line alone, or its block to the next blank
@@ -786,6 +789,224 @@ fn history_line(line: &str) -> bool {
     (1..=6).contains(&d) && t[d..].starts_with("  ") && !t[d..].trim_start().is_empty()
 }
 
+/// The shapes of a pasted document's line that open it (each enough alone: nobody asks for a
+/// mode with `[ralph]` on a line of its own), and those that only continue one.
+#[derive(Clone, Copy, PartialEq)]
+enum DocLine {
+    /// `[ralph]`, `[[hooks]]`, `RALPH(1)   User Commands   RALPH(1)`, `## v4.2.0`, `1.3.2`,
+    /// `CHANGELOG`, a YAML key over a list of single words (`disabled:` + `- ralph`).
+    Opens,
+    /// `key = value`, `NAME`, `SYNOPSIS`, `### Fixed`, a Markdown heading, a list item, an
+    /// indented line, a CSV row.
+    Continues,
+}
+
+/// A man page's section headings.
+const MAN_SECTIONS: &[&str] = &[
+    "NAME",
+    "SYNOPSIS",
+    "DESCRIPTION",
+    "OPTIONS",
+    "EXAMPLES",
+    "SEE ALSO",
+    "ENVIRONMENT",
+    "FILES",
+    "EXIT STATUS",
+    "BUGS",
+    "AUTHOR",
+    "AUTHORS",
+    "COMMANDS",
+];
+
+/// A changelog's headings besides its versions (`### Fixed`, `CHANGELOG`).
+const CHANGELOG_HEADINGS: &[&str] = &[
+    "changelog",
+    "release notes",
+    "unreleased",
+    "added",
+    "changed",
+    "fixed",
+    "removed",
+    "deprecated",
+    "security",
+    "breaking changes",
+    "features",
+    "bug fixes",
+];
+
+/// Nouns by which a request names what was pasted as a document (`fix the grammar in this README
+/// section:`, `translate this README`): a Markdown section then is the document, not the request.
+const DOC_NOUNS: &[&str] = &[
+    "readme",
+    "section",
+    "changelog",
+    "manpage",
+    "toml",
+    "yaml",
+    "yml",
+    "json",
+    "csv",
+    "config",
+    "configuration",
+    "docs",
+    "doc",
+    "documentation",
+    "markdown",
+    "wiki",
+    "page",
+    "notes",
+];
+
+/// An identifier as a key: `max_iterations`, `keywords.disabled`, `ralph`.
+fn ident(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 40
+        && s.bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b'"'))
+}
+
+/// How a line shapes a pasted document, if it does; `next` is the line after it.
+fn doc_line(line: &str, next: Option<&str>) -> Option<DocLine> {
+    let t = line.trim();
+    let indented = line.starts_with("  ") || line.starts_with('\t');
+    // `[ralph]`, `[[hooks]]`
+    let inner = t.trim_start_matches('[').trim_end_matches(']');
+    if t.starts_with('[') && t.ends_with(']') && inner.len() + 2 <= t.len() && ident(inner) {
+        return Some(DocLine::Opens);
+    }
+    // `RALPH(1)`, a man page's title
+    let title = t.split_whitespace().next().unwrap_or("");
+    if let Some(name) = title.strip_suffix(')').and_then(|r| r.split_once('('))
+        && name.1.len() == 1
+        && name.1.bytes().all(|c| c.is_ascii_digit())
+        && !name.0.is_empty()
+        && name
+            .0
+            .bytes()
+            .all(|c| c.is_ascii_uppercase() || c == b'-' || c == b'_')
+    {
+        return Some(DocLine::Opens);
+    }
+    // a version heading: `## v4.2.0`, `1.3.2`, `## [1.4.0] - 2026-12-01`
+    let heading = t.trim_start_matches('#').trim_start();
+    let version = heading.trim_start_matches(['[', 'v', 'V']);
+    let v = version
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .next()
+        .unwrap_or("");
+    if v.split('.').count() >= 2
+        && v.split('.').all(|p| !p.is_empty())
+        && v.len() + 12 >= version.len()
+    {
+        return Some(DocLine::Opens);
+    }
+    // a man page's section over its indented text: `NAME` + `       ralph - …`
+    if MAN_SECTIONS.contains(&t) && next.is_some_and(|n| n.starts_with([' ', '\t'])) {
+        return Some(DocLine::Opens);
+    }
+    let lower = heading.to_lowercase();
+    if CHANGELOG_HEADINGS.contains(&lower.trim_end_matches(':'))
+        && (t.starts_with('#') || t.eq_ignore_ascii_case("changelog"))
+    {
+        return Some(if lower == "changelog" {
+            DocLine::Opens
+        } else {
+            DocLine::Continues
+        });
+    }
+    // a YAML key over a list of single words or an indented block: `disabled:` + `- ralph`
+    if let Some(key) = t.strip_suffix(':')
+        && ident(key)
+        && let Some(n) = next
+    {
+        let item = n.trim().strip_prefix("- ").unwrap_or("");
+        let deeper = n.len() - n.trim_start().len() > line.len() - line.trim_start().len();
+        if (!item.is_empty() && !item.contains(' ')) || (deeper && n.trim().ends_with(':')) {
+            return Some(DocLine::Opens);
+        }
+    }
+    let key_value = t
+        .split_once(" = ")
+        .or_else(|| t.split_once('='))
+        .is_some_and(|(k, v)| ident(k.trim()) && !v.trim().is_empty());
+    if key_value
+        || MAN_SECTIONS.contains(&t)
+        || t.starts_with('#')
+        || indented
+        || step_line(t)
+        || csv_row(t).is_some()
+    {
+        return Some(DocLine::Continues);
+    }
+    None
+}
+
+/// A row of comma-, semicolon- or tab-separated values, and its number of separators: `ralph,yes`,
+/// `name;alias` (prose puts a space after its commas).
+fn csv_row(t: &str) -> Option<(char, usize)> {
+    [',', ';', '\t'].into_iter().find_map(|d| {
+        let n = t.matches(d).count();
+        let fields_ok = t.split(d).all(|f| {
+            let f = f.trim_matches('"');
+            !f.is_empty() && !f.starts_with(' ') && f.split(' ').count() <= 3
+        });
+        (n >= 1 && fields_ok && !t.ends_with(['.', '?', '!', ':'])).then_some((d, n))
+    })
+}
+
+/// The lines of a document or configuration pasted to be worked on: from a line that opens one
+/// ([`DocLine::Opens`]; two CSV rows alike; a Markdown heading when the request names what was
+/// pasted as a document, `this README section`) through the lines after it, and across a blank
+/// line while the next line still shapes a document. What follows the last, after a blank line,
+/// is the request (`[ralph]` … then `ralph: port these settings to config.json`).
+fn document_lines(all: &[(usize, &str)]) -> Vec<bool> {
+    let n = all.len();
+    let mut out = vec![false; n];
+    let line = |i: usize| all[i].1;
+    let next_text = |i: usize| (i + 1 < n).then(|| line(i + 1));
+    let shapes: Vec<Option<DocLine>> = (0..n).map(|i| doc_line(line(i), next_text(i))).collect();
+    // (the request names the paste: only then does a Markdown heading open a document)
+    let named = all.iter().take(400).any(|(_, l)| {
+        let ws = super::text::words(l);
+        // (`this`, not `the`: `## Task` over `fix the tests in the docs section` is the person's
+        // own outline)
+        ws.windows(2).any(|w| {
+            matches!(w[0].as_str(), "this" | "these" | "following")
+                && DOC_NOUNS.contains(&w[1].as_str())
+        }) || ws.windows(3).any(|w| {
+            matches!(w[0].as_str(), "this" | "these")
+                && (DOC_NOUNS.contains(&w[2].as_str()) || (w[1] == "man" && w[2] == "page"))
+        })
+    });
+    let mut i = 0;
+    while i < n {
+        let t = line(i).trim();
+        let csv_pair =
+            csv_row(t).is_some_and(|r| next_text(i).and_then(|l| csv_row(l.trim())) == Some(r));
+        let opens = shapes[i] == Some(DocLine::Opens)
+            || csv_pair
+            || (named && t.starts_with('#') && t.trim_start_matches('#').starts_with(' '));
+        if !opens {
+            i += 1;
+            continue;
+        }
+        // the document runs on through its lines, and across a blank line while the next shapes
+        // one too
+        while i < n {
+            if line(i).trim().is_empty() {
+                let next = (i..n).find(|&k| !line(k).trim().is_empty());
+                match next {
+                    Some(k) if shapes[k].is_some() => i = k,
+                    _ => break,
+                }
+            }
+            out[i] = true;
+            i += 1;
+        }
+    }
+    out
+}
+
 /// For every line of `lines`, the pasted record it belongs to, if any.
 /// `lines` are `(offset, line)` pairs, as the sanitiser finds them.
 pub(crate) fn classify(all: &[(usize, &str)]) -> Vec<Option<Record>> {
@@ -918,6 +1139,11 @@ pub(crate) fn classify(all: &[(usize, &str)]) -> Vec<Option<Record>> {
             continue;
         }
         i += 1;
+    }
+    for (slot, doc) in out.iter_mut().zip(document_lines(all)) {
+        if doc && slot.is_none() {
+            *slot = Some(Record::Document);
+        }
     }
     // a line between two lines of a record continues it (`[10:32:01] starting\nralph\n[10:32:04]
     // exited`, a chat message's second line)

@@ -26,6 +26,7 @@ pub const RULE_NAMES: &[&str] = &[
     "history-line",
     "omc-output",
     "bug-report",
+    "pasted-document",
     "shell-line",
     "block-quote",
     "table-row",
@@ -51,6 +52,7 @@ enum R {
     HistoryLine,
     OmcOutput,
     BugReport,
+    PastedDocument,
     ShellLine,
     BlockQuote,
     TableRow,
@@ -609,6 +611,7 @@ fn line_rules(b: &mut Blanker<'_>, all: &[(usize, &str)]) {
                 Record::History => R::HistoryLine,
                 Record::Ours => R::OmcOutput,
                 Record::Report => R::BugReport,
+                Record::Document => R::PastedDocument,
             };
             b.blank(start, end, rule);
             continue;

@@ -229,6 +229,9 @@ fn detect_in(
     narrow: bool,
 ) -> Detection {
     let mut det = Detection::default();
+    // (emphasis and an agent addressed are not part of the words: `_ultrathink_:`, `@codex ulw`)
+    let undecorated = boundary::undecorate(prompt);
+    let prompt = undecorated.as_ref();
     let mut pending = candidates(prompt, &mut det);
     if pending.is_empty() {
         return det;

@@ -9,10 +9,18 @@ use super::lexicon::{Gate, is_mode_word, needs_task, takes_topic};
 use super::scene::Scene;
 use super::text::{back, base_form, floor, fwd, is, is_activation, strip_leadins, words};
 use super::vocab::{
-    AUXILIARIES, DETERMINERS, FILLERS, FINITE, FOREIGN_TASK_VERBS, GREETINGS, INSTRUMENT_PREPS,
-    MEANING, OBJECTS, PRODUCT_NOUNS, RELATIVES, REQUEST_LEADINS, SIGNOFFS, SOFTENERS,
-    STATEMENT_VERBS, TASK_VERBS, TOPIC_WORDS, WH_WORDS,
+    AUXILIARIES, DETERMINERS, FILLERS, FINITE, FOREIGN_TASK_VERBS, GREETINGS, HINGLISH_IMPERATIVES,
+    INSTRUMENT_PREPS, MEANING, OBJECTS, PRODUCT_NOUNS, RELATIVES, REQUEST_LEADINS, SIGNOFFS,
+    SOFTENERS, STATEMENT_VERBS, TASK_VERBS, TOPIC_WORDS, WH_WORDS,
 };
+
+/// After a persistent mode's colon, words that say the text is a defect to fix (`ralph: the
+/// checkout total is off by a cent`), not a remark.
+#[rustfmt::skip]
+const DEFECTS: &[&str] = &[
+    "broken", "off", "wrong", "failing", "fails", "flaky", "crashes", "crashing", "bug", "buggy",
+    "regression", "leaks", "leaking", "hangs", "incorrect", "missing",
+];
 
 /// Words skipped between a name and its task (`ralph now fix …`, `ulw and then migrate …`).
 const SOFT: &[&str] = &[
@@ -128,6 +136,13 @@ pub(crate) fn colon_directive(s: &Scene) -> bool {
         return true;
     }
     let ws = words(line);
+    // a defect to fix, said after the colon: `ralph: the checkout total is off by a cent` (not
+    // the mode's own: `ralph: it doesn't stop`)
+    let defect = !is(ws.first(), &["it", "this", "you", "i", "we"])
+        && ws.iter().take(12).any(|w| DEFECTS.contains(&w.as_str()));
+    if defect {
+        return true;
+    }
     let task = ws.iter().take(12).any(|w| TASK_VERBS.contains(&w.as_str()));
     // a specification: a few words, no verb that makes it a statement, not a number or a log
     let spec = ws.len() >= 2
@@ -157,9 +172,21 @@ pub(crate) fn leading_imperative(s: &Scene) -> bool {
     if asked_for(s) {
         return true;
     }
+    // run in Hindi-English (`ulw chala do`, `code review kar do PR 88 ka`)
+    let hindi = HINGLISH_IMPERATIVES.iter().any(|h| {
+        s.line_after_words.len() >= h.len()
+            && s.line_after_words.iter().zip(*h).all(|(a, b)| a == b)
+    });
+    if hindi {
+        return true;
+    }
     match first_task_word(s) {
         // another mode's name continues the command: `ralplan first, then ralph …`
         Some(w) if TASK_VERBS.contains(&w) || is_mode_word(w) => true,
+        // a coined name, then what the work is, in one breath: `ulw there are twenty lint errors`
+        Some("there") if s.alias().coined() => {
+            is(s.line_after_words.get(1), &["are", "is", "were", "'s"])
+        }
         // the thinking modes' task can be an answer: `think hard, then answer: …`
         Some("answer" | "respond" | "reply") => takes_topic(s.name),
         Some("about" | "through" | "over" | "on") => takes_topic(s.name) || !needs_task(s.name),
@@ -467,6 +494,10 @@ pub(crate) fn activation_verb(s: &Scene) -> bool {
 
 /// A command done with the mode: `fix the tests with ralph`, `… using tdd`, `… in ralph mode`.
 pub(crate) fn instrument(s: &Scene) -> bool {
+    // Hindi's postposition after it, the command ending the line: `ralph se ye bug fix kar do`
+    if is(s.line_after_words.first(), &["se"]) && hinglish_imperative(&s.line_after_words) {
+        return true;
+    }
     if !instrument_command(s) {
         return false;
     }
@@ -486,6 +517,10 @@ pub(crate) fn instrument(s: &Scene) -> bool {
 /// ersetzen`, `mit ulw bitte … ersetzen`).
 fn instrument_command(s: &Scene) -> bool {
     let rest = s.lead_rest();
+    // the instrument heading its sentence, the command in the next clause: `con tdd, implementa
+    // el parser`, `with ralph, fix the flaky tests`
+    let command_next = s.after_words.is_empty()
+        && (is(s.sa_words.first(), TASK_VERBS) || is(s.sa_words.first(), FOREIGN_TASK_VERBS));
     s.imperative_sentence()
         || is(s.command_rest().first(), FOREIGN_TASK_VERBS)
         || (rest.len() == 1
@@ -493,7 +528,8 @@ fn instrument_command(s: &Scene) -> bool {
             && (s.cb_words[..s.leadins]
                 .iter()
                 .any(|w| REQUEST_LEADINS.contains(&w.as_str()))
-                || is(s.after_words.first(), REQUEST_LEADINS)))
+                || is(s.after_words.first(), REQUEST_LEADINS)
+                || command_next))
 }
 
 /// A command tagged with the mode at the end of its line: `refactor the auth module ulw`.
@@ -512,7 +548,21 @@ pub(crate) fn trailing_tag(s: &Scene) -> bool {
     let line_before = &window[window.rfind('\n').map_or(0, |i| i + 1)..];
     let lw = words(line_before);
     let rest = &lw[strip_leadins(&lw).0..];
-    (rest.len() >= 2 && TASK_VERBS.contains(&rest[0].as_str())) || cjk::imperative(line_before)
+    (rest.len() >= 2 && TASK_VERBS.contains(&rest[0].as_str()))
+        || cjk::imperative(line_before)
+        || hinglish_imperative(rest)
+}
+
+/// A Hindi-English command: an English task verb, then a Hindi imperative ending the clause
+/// (`checkout wala bug fix kar do`, `tests theek karo`).
+fn hinglish_imperative(ws: &[String]) -> bool {
+    HINGLISH_IMPERATIVES.iter().any(|end| {
+        ws.len() > end.len()
+            && ws.ends_with(&end.iter().map(|w| w.to_string()).collect::<Vec<_>>())
+            && ws[..ws.len() - end.len()]
+                .iter()
+                .any(|w| TASK_VERBS.contains(&w.as_str()) || w == "theek" || w == "thik")
+    })
 }
 
 /// A coined name used as a noun: `the ultrathink`.

@@ -19,7 +19,7 @@
 use super::lexicon::{ALIASES, Shape, is_cjk_text};
 use super::scene::Scene;
 use super::text::{back, floor, fwd, head_before_break, is, tail_after_break, words};
-use super::vocab::FILLERS;
+use super::vocab::{FILLERS, LEADINS};
 use crate::modes::is_persistent;
 /// English verbs that ask to stop, as the `Stop` aliases spell them.
 const EN_VERBS: &[&str] = &[
@@ -51,7 +51,8 @@ const EN_PARTICLES: &[(&str, &[&str])] = &[
 ];
 
 /// Lead-ins a stop may open its sentence with, as word sequences, longest first where they
-/// share a start (`ok, that's enough, you can stop`, `please just stop`, `i said stop`).
+/// share a start (`ok, that's enough, you can stop`, `please just stop`, `i said stop`), besides
+/// the one-word [`LEADINS`] of every language (`ok`, `please`, `um`).
 const EN_LEADINS: &[&[&str]] = &[
     &["i", "want", "you", "to"],
     &["i", "need", "you", "to"],
@@ -84,45 +85,15 @@ const EN_LEADINS: &[&[&str]] = &[
     &["time", "to"],
     &["hold", "on"],
     &["hang", "on"],
-    &["whoa"],
-    &["woah"],
-    &["ok"],
-    &["okay"],
-    &["k"],
-    &["alright"],
-    &["right"],
-    &["please"],
-    &["pls"],
-    &["plz"],
-    &["just"],
-    &["now"],
-    &["so"],
-    &["hey"],
-    &["claude"],
-    &["yes"],
-    &["yeah"],
     &["no"],
     &["nope"],
     &["wait"],
-    &["actually"],
     &["enough"],
-    &["then"],
-    &["and"],
-    &["thanks"],
-    &["thx"],
-    &["cool"],
-    &["perfect"],
-    &["great"],
-    &["good"],
-    &["fine"],
-    &["hmm"],
     &["done"],
     &["seriously"],
     &["ugh"],
     &["omg"],
     &["dude"],
-    &["let's"],
-    &["lets"],
     &["stop"],
 ];
 
@@ -336,10 +307,10 @@ const DE: Tongue = Tongue {
     ],
     leadins: &[
         &["das", "reicht"], &["es", "reicht"], &["das", "war's"], &["das", "wars"], &["du", "kannst"],
-        &["kannst", "du"], &["ich", "sagte"], &["jetzt", "reicht's"], &["ok"], &["okay"], &["bitte"],
-        &["jetzt"], &["so"], &["also"], &["nein"], &["nee"], &["ja"], &["gut"], &["danke"], &["moment"],
-        &["warte"], &["halt"], &["stopp"], &["stop"], &["hey"], &["einfach"], &["mal"], &["sofort"],
-        &["genug"], &["schluss"], &["claude"], &["und"], &["dann"], &["alles"], &["gleich"],
+        &["kannst", "du"], &["ich", "sagte"], &["jetzt", "reicht's"], &["jetzt"], &["nein"],
+        &["nee"], &["ja"], &["gut"], &["danke"], &["moment"], &["warte"], &["halt"], &["stopp"],
+        &["stop"], &["einfach"], &["mal"], &["sofort"], &["genug"], &["schluss"], &["und"],
+        &["dann"], &["alles"], &["gleich"],
         &["könntest", "du"], &["können", "sie"], &["könnten", "sie"],
         // the work before an infinitive (`Schleife abbrechen`, `alles stoppen`)
         &["die", "schleife"], &["den", "loop"], &["den", "lauf"], &["die", "arbeit"], &["schleife"],
@@ -379,10 +350,9 @@ const ES: Tongue = Tongue {
     particles: &[("deja", &["de"])],
     leadins: &[
         &["por", "favor"], &["ya", "está", "bien"], &["ya", "esta", "bien"], &["es", "suficiente"],
-        &["puedes"], &["podrías"], &["podrias"], &["ok"], &["okay"], &["vale"], &["bueno"], &["ya"],
-        &["porfa"], &["oye"], &["espera"], &["sí"], &["venga"], &["mira"], &["claude"], &["basta"],
-        &["para"], &["alto"], &["y"], &["suficiente"], &["stop"], &["ahora"], &["no"], &["puede"],
-        &["podría"],
+        &["puedes"], &["podrías"], &["podrias"], &["vale"], &["bueno"], &["ya"], &["espera"], &["sí"],
+        &["venga"], &["mira"], &["basta"], &["para"], &["alto"], &["y"], &["suficiente"], &["stop"],
+        &["ahora"], &["no"], &["puede"], &["podría"],
     ],
     work: &[
         "todo", "eso", "esto", "loop", "bucle", "ciclo", "ejecución", "ejecucion", "trabajo",
@@ -429,10 +399,10 @@ const FR: Tongue = Tongue {
     leadins: &[
         &["c'est", "bon"], &["ça", "suffit"], &["ca", "suffit"], &["s'il", "te", "plaît"],
         &["s'il", "te", "plait"], &["s'il", "vous", "plaît"], &["s'il", "vous", "plait"],
-        &["tu", "peux"], &["ok"], &["okay"], &["bon"], &["bref"], &["allez"], &["non"], &["stop"],
-        &["merci"], &["maintenant"], &["stp"], &["svp"], &["claude"], &["et"], &["alors"],
-        &["attends"], &["attendez"], &["voilà"], &["voila"], &["ça"], &["ca"], &["arrête"],
-        &["peux-tu"], &["pourrais-tu"], &["vous", "pouvez"], &["pouvez-vous"],
+        &["tu", "peux"], &["bon"], &["bref"], &["allez"], &["non"], &["stop"], &["merci"],
+        &["maintenant"], &["stp"], &["et"], &["alors"], &["attends"], &["attendez"], &["voilà"],
+        &["voila"], &["ça"], &["ca"], &["arrête"], &["peux-tu"], &["pourrais-tu"], &["vous", "pouvez"],
+        &["pouvez-vous"],
     ],
     work: &[
         "tout", "ça", "ca", "cela", "boucle", "boucles", "exécution", "execution", "travail",
@@ -467,9 +437,8 @@ const IT_PT: Tongue = Tongue {
     need_object: &["ferma", "interrompi", "interrompe"],
     particles: &[],
     leadins: &[
-        &["per", "favore"], &["por", "favor"], &["ok"], &["okay"], &["adesso"], &["ora"], &["basta"],
-        &["già"], &["já"], &["claude"], &["e"], &["chega"], &["puoi"], &["potresti"], &["pode"],
-        &["podes"],
+        &["per", "favore"], &["por", "favor"], &["adesso"], &["ora"], &["basta"], &["già"], &["já"],
+        &["e"], &["chega"], &["puoi"], &["potresti"], &["pode"], &["podes"],
     ],
     work: &["tutto", "il", "loop", "ciclo", "tudo", "isso", "o", "agora", "subito"],
     around: &[
@@ -543,7 +512,8 @@ fn opens_sentence(g: &Tongue, before: &[String]) -> bool {
     while i < before.len() {
         let rest = &before[i..];
         let w = rest[0].as_str();
-        if names_work(w) || (is_cjk_text(w) && reduces(w, CJK_BEFORE, true)) {
+        if names_work(w) || LEADINS.contains(&w) || (is_cjk_text(w) && reduces(w, CJK_BEFORE, true))
+        {
             i += 1;
             continue;
         }
@@ -667,6 +637,12 @@ fn cjk(t: &str, start: usize, end: usize) -> Option<(usize, usize)> {
     };
     let tail = fwd(t, end, 120);
     let after_len = tail.find(is_break).unwrap_or(tail.len());
+    // (a new clause with no comma before it: `先停一下让我看看`)
+    let after_len = ZH_NEXT_CLAUSE
+        .iter()
+        .filter_map(|c| tail[..after_len].find(c))
+        .min()
+        .unwrap_or(after_len);
     let after = &tail[..after_len];
     let squeeze = |s: &str| -> String {
         s.chars()
@@ -749,6 +725,9 @@ const CJK_BEFORE: &[&str] = &[
     "를", "을", "는", "은", "도", "を", "は", "も",
 ];
 
+/// What opens a new Chinese clause after a stop with no comma: `先停一下让我看看` ("let me look").
+const ZH_NEXT_CLAUSE: &[&str] = &["让我", "等我", "我来", "我先", "我要", "我想", "我看"];
+
 /// After a CJK verb: its endings and politeness, and in Chinese the work it stops.
 #[rustfmt::skip]
 const CJK_AFTER: &[&str] = &[
@@ -762,6 +741,7 @@ const CJK_AFTER: &[&str] = &[
     // Chinese
     "下", "下来", "止", "了", "掉", "一下", "吧", "啊", "呀", "啦", "嘛", "来", "住", "循环", "拉尔夫", "任务", "工作", "运行",
     "执行", "迭代", "所有", "全部", "它", "这个", "跑", "继续", "折腾", "搞", "在这里", "在这", "这里", "在此",
+    "手上的活", "手头的活", "手上的工作", "手头的工作",
 ];
 
 /// Rule `stop-request`: a stop verb that [`extent`] found to open a request to stop the work

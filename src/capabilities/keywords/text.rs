@@ -4,13 +4,10 @@
 //! Every window is bounded (a few hundred bytes), so judging one match costs the same wherever it
 //! sits in the prompt and detection stays linear.
 
-use super::vocab::{ACTIVATION_PAIRS, ACTIVATION_VERBS, FILLERS, RECIPIENTS};
+use super::vocab::{ACTIVATION_PAIRS, ACTIVATION_VERBS, FILLERS, LEADINS, RECIPIENTS};
 
 /// Adverbs between `would you mind` and its gerund (`would you mind terribly running …`).
 pub(crate) const MIND_ADVERBS: &[&str] = &["terribly", "awfully", "just", "quickly", "maybe"];
-
-/// `i'd be <grateful> if you could …`: a polite request that opens a sentence.
-const GRATEFUL: &[&str] = &["grateful", "glad", "happy", "thankful"];
 
 /// The largest char boundary at or before `i`.
 pub(crate) fn floor(t: &str, mut i: usize) -> usize {
@@ -103,8 +100,54 @@ pub(crate) fn is(w: Option<&String>, set: &[&str]) -> bool {
     w.is_some_and(|w| set.contains(&w.as_str()))
 }
 
-/// What a reader may have a moment of: `when you get a chance`, `if you have a minute`.
-const SPARE_TIME: &[&str] = &["chance", "moment", "minute", "min", "sec", "second", "time"];
+/// Phrases a request may open with, each word one of its `|` alternatives, longest first where
+/// they share a start; with whether each asks politely (a question it opens is the request:
+/// `can you ralph this?`). A condition that is only a polite frame (`if you could …`, `when you
+/// get a chance, …`; `if you can …` stays a condition: `if you can run ralph, the tests go
+/// green`), a wish (`i want you to`, `i was hoping you could`), a polite question in another
+/// language (`dá pra fazer …`, `kannst du …`, `puedes …`), a step of a sequence (`after that`).
+#[rustfmt::skip]
+const LEADIN_PHRASES: &[(&str, bool)] = &[
+    ("if you'd", true),
+    ("if you could|would", true),
+    ("when|whenever you can", true),
+    ("when|whenever|if you get|have|find a|the|some chance|moment|minute|min|sec|second|time", true),
+    ("i'd|we'd be grateful|glad|happy|thankful", false),
+    ("i'd|we'd appreciate it", false),
+    ("por|per favor|favore", false),
+    ("can|could|would|will you|u|we", true),
+    ("would|could it be possible to", true),
+    ("dá|da pra", true),
+    ("kannst|könntest du", true),
+    ("puedes|podrías|podrias|pode|podes|poderia", true),
+    ("after that", false),
+    ("go ahead and", false),
+    ("go ahead", false),
+    ("let us|'s", false),
+    ("time to", false),
+    ("i|we want|need you to", true),
+    ("i|we want|need to", true),
+    ("i|we would like you to", true),
+    ("i|we would like to", true),
+    ("i|we was|were hoping you could|would", true),
+    ("i|we was|were wondering if you could", true),
+    ("i|we hope you can", true),
+    ("i'd|we'd like you to", false),
+    ("i'd|we'd like to", false),
+];
+
+/// How many words of `ws` the phrase `p` (words of `|` alternatives) covers, if `ws` opens with it.
+fn phrase_len(ws: &[String], p: &str) -> Option<usize> {
+    let mut n = 0;
+    for alts in p.split(' ') {
+        let w = ws.get(n)?;
+        if !alts.split('|').any(|a| a == w) {
+            return None;
+        }
+        n += 1;
+    }
+    Some(n)
+}
 
 /// Strips polite and conversational lead-ins from the front of a clause's words. Returns how
 /// many words were lead-ins and whether a polite request (`can you`, `i want you to`) was among
@@ -124,91 +167,22 @@ pub(crate) fn strip_leadins(ws: &[String]) -> (usize, bool) {
                 // `would you mind terribly running …`
                 3 + usize::from(is(rest.get(3), MIND_ADVERBS))
             }
-            // a request put as a condition: `if you could …`, `now if you'd …`, `i'd be grateful
-            // if you could …` (the verb after it is the request's: a question still ends in `?`)
-            (Some("if"), Some("you'd")) => {
-                polite = true;
-                2
-            }
-            (Some("if"), Some("you")) if is(rest.get(2), &["could", "would"]) => {
-                polite = true;
-                3
-            }
-            // a request put off only until the reader is free: `when you get a chance, …`,
-            // `if you have a minute, …`, `whenever you can, …`
-            // (`if you can …` stays a condition: `if you can run ralph, the tests go green`)
-            (Some("when" | "whenever"), Some("you")) if is(rest.get(2), &["can"]) => {
-                polite = true;
-                3
-            }
-            (Some("when" | "whenever" | "if"), Some("you"))
-                if is(rest.get(2), &["get", "have", "find"])
-                    && is(rest.get(3), &["a", "the", "some"])
-                    && is(rest.get(4), SPARE_TIME) =>
-            {
-                polite = true;
-                5
-            }
-            (Some("i'd" | "we'd"), Some("be")) if is(rest.get(2), GRATEFUL) => 3,
-            (Some("i'd" | "we'd"), Some("appreciate")) if is(rest.get(2), &["it"]) => 3,
-            // `por favor`, `per favore`, `s'il vous plaît`
-            (Some("por" | "per"), Some("favor" | "favore")) => 2,
-            (Some("can" | "could" | "would" | "will"), Some("you" | "u" | "we")) => {
-                polite = true;
-                2
-            }
-            // `would you be able to build …`
+            // `would you be able to build …`, `would you be so kind as to use …`
             (Some("be"), Some("able")) if polite && rest.get(2).is_some_and(|w| w == "to") => 3,
-            // a step of a sequence, as `then` is: `ralplan first, after that ultrawork …`
-            (Some("after"), Some("that")) => 2,
-            (Some("go"), Some("ahead")) => {
-                if rest.get(2).is_some_and(|w| w == "and") {
-                    3
-                } else {
-                    2
-                }
+            (Some("be"), Some("so")) if polite && starts(&rest[2..], &["kind", "as", "to"]) => 5,
+            _ if let Some((n, asks)) = LEADIN_PHRASES
+                .iter()
+                .find_map(|(p, asks)| phrase_len(rest, p).map(|n| (n, *asks))) =>
+            {
+                polite |= asks;
+                n
             }
-            (Some("let"), Some("us" | "'s")) | (Some("time"), Some("to")) => 2,
-            (
-                Some(
-                    "please" | "pls" | "plz" | "ok" | "okay" | "now" | "then" | "and" | "also"
-                    | "so" | "alright" | "just" | "kindly" | "first" | "next" | "finally" | "right"
-                    | "let's" | "lets" | "hey" | "claude" | "yes" | "yeah" | "sure" | "great"
-                    | "good" | "thanks" | "cool" | "basically" | "actually" | "k" | "yep" | "fine"
-                    | "perfect" | "nice" | "oh" | "well" | "anyway" | "anyways" | "btw" | "yo"
-                    | "afterwards" | "bitte" | "porfa" | "svp",
-                ),
-                _,
-            ) => 1,
+            (Some(w), _) if LEADINS.contains(&w) => 1,
+            // `like` as a filler, after another: `so like ulw the …`, `um like, …`
+            (Some("like"), _) if at > 0 => 1,
             (Some(w), _) if w.chars().all(|c| c.is_ascii_digit()) => 1,
             // an earlier mode name: "ultrathink and then ralph fix …"
             (Some(w), _) if super::lexicon::is_mode_word(w) => 1,
-            (Some("i" | "we"), _) => {
-                let desire: &[&[&str]] = &[
-                    &["want", "you", "to"],
-                    &["want", "to"],
-                    &["need", "you", "to"],
-                    &["need", "to"],
-                    &["would", "like", "you", "to"],
-                    &["would", "like", "to"],
-                ];
-                match desire.iter().find(|d| starts(&rest[1..], d)) {
-                    Some(d) => {
-                        polite = true;
-                        1 + d.len()
-                    }
-                    None => 0,
-                }
-            }
-            (Some("i'd" | "we'd"), Some("like")) => {
-                if starts(&rest[2..], &["you", "to"]) {
-                    4
-                } else if rest.get(2).is_some_and(|w| w == "to") {
-                    3
-                } else {
-                    0
-                }
-            }
             _ => 0,
         };
         if step == 0 {
@@ -237,16 +211,27 @@ pub(crate) fn base_form(w: &str, known: &[&str]) -> String {
 }
 
 /// `[verb] [fillers…]` (or `[verb pair] [fillers…]`) exactly: `use`, `run the`, `turn on`, `do
-/// a quick`; or `give|get <recipient> a [fillers…]`: `give this a`, `get the pr a`.
+/// a quick`; or `give|get <recipient …> a [fillers…]`: `give this a`, `get the pr a`, `give the auth
+/// refactor a`.
 pub(crate) fn is_activation(rest: &[String]) -> bool {
     let body = match rest {
         [a, b, tail @ ..] if ACTIVATION_PAIRS.iter().any(|p| p[0] == a && p[1] == b) => tail,
         [v, tail @ ..] if ACTIVATION_VERBS.contains(&v.as_str()) => tail,
+        // a mode wished for by its noun: `i'd like a code review of …`
+        [a, b, tail @ ..]
+            if matches!(a.as_str(), "i'd" | "we'd")
+                && matches!(b.as_str(), "like" | "love")
+                && is(tail.first(), &["a", "an"]) =>
+        {
+            tail
+        }
         [v, tail @ ..] if v == "give" || v == "get" => {
             let Some(a) = tail.iter().position(|w| w == "a" || w == "an") else {
                 return false;
             };
-            if a == 0 || a > 3 || !tail[..a].iter().all(|w| RECIPIENTS.contains(&w.as_str())) {
+            // `give this a`, `give the pr a`, `give the auth refactor a`: a recipient, and the
+            // words of its name
+            if a == 0 || a > 4 || !RECIPIENTS.contains(&tail[0].as_str()) {
                 return false;
             }
             &tail[a..]

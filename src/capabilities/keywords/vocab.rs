@@ -33,7 +33,25 @@ pub(crate) const ACTIVATION_VERBS: &[&str] = &[
     // Spanish, Portuguese, Italian, German, French: `usa tdd para …`, `nutze ralph`
     "usa", "utiliza", "utilize", "utilizza", "nutze", "verwende", "benutze", "utilise", "utilisez",
     // `fai una code review`, `haz un code review`, `fais une code review`, `mach ein code review`
-    "fai", "haz", "fais", "faça", "mach", "mache",
+    "fai", "haz", "fais", "faça", "faz", "fazer", "mach", "mache",
+];
+
+/// Words a command or a stop may open with, one at a time, before what is asked (`ok ulw`,
+/// `please stop`, `so um code review the …`): softeners, acknowledgements, sequence words, the
+/// agent addressed, and the fillers of a dictated prompt (`um okay so ralph fix …`, `uh stop
+/// stop stop`).
+#[rustfmt::skip]
+pub(crate) const LEADINS: &[&str] = &[
+    "please", "pls", "plz", "ok", "okay", "k", "now", "then", "and", "also", "so", "alright",
+    "just", "kindly", "first", "next", "finally", "right", "let's", "lets", "hey", "claude",
+    "codex", "gemini", "yes", "yeah", "yep", "sure", "great", "good", "fine", "perfect", "nice",
+    "cool", "thanks", "thx", "basically", "actually", "oh", "well", "anyway", "anyways", "btw",
+    "yo", "afterwards", "bitte", "porfa", "svp", "oye", "hmm", "whoa", "woah",
+    // a friend addressed, please, in Hindi-English and Tagalog-English (`bhai ulw chala do`,
+    // `paki code review …`)
+    "bhai", "yaar", "paki",
+    // spoken: what dictation keeps
+    "um", "umm", "ummm", "uh", "uhh", "uhm", "er", "erm", "ehm", "eh", "ah", "mm", "mmm", "hm",
 ];
 
 pub(crate) const ACTIVATION_PAIRS: &[[&str; 2]] = &[
@@ -55,7 +73,7 @@ pub(crate) const FILLERS: &[&str] = &[
     "full", "proper", "quick", "thorough", "deep", "careful", "real", "fresh", "second", "final",
     "brief", "light", "serious", "complete", "detailed", "good", "another",
     // articles of the other languages' activation verbs (`fai una code review`)
-    "una", "un", "une", "uma", "ein", "eine", "einen",
+    "una", "un", "une", "uma", "um", "ein", "eine", "einen",
 ];
 
 /// After `give` / `get`, the thing the mode is given to (`give this a security review`).
@@ -196,11 +214,29 @@ pub(crate) const GREETINGS: &[&str] = &[
     "evening", "yo", "sorry", "congrats", "welcome", "goodbye", "howdy", "hiya",
 ];
 
+/// Praise right after a name set off by a colon or a dash: a person addressed (`Ralph — great
+/// catch on the race condition`).
+#[rustfmt::skip]
+pub(crate) const PRAISE: &[&str] = &[
+    "great", "nice", "good", "awesome", "brilliant", "excellent", "amazing", "kudos", "well",
+    "solid", "lovely", "fantastic", "superb",
+];
+
+/// Auxiliaries that open a question (`is it worth it?`, `does it slow down …?`).
+#[rustfmt::skip]
+pub(crate) const AUX_QUESTIONS: &[&str] = &[
+    "is", "are", "was", "does", "do", "did", "can", "could", "would", "will", "should", "isn't",
+    "doesn't", "won't",
+];
+
 /// Objects a mode name used as a verb can take: `ralplan the schema change`, `autopilot this`.
 #[rustfmt::skip]
 pub(crate) const OBJECTS: &[&str] = &[
     "the", "this", "that", "these", "those", "it", "them", "my", "our", "your", "all", "every",
     "each", "everything", "a", "an", "some", "any", "both", "whatever", "remaining", "rest",
+    // the articles of a request in another language around an English mode word (`can you
+    // ralph el bug del checkout?`, `ulw die Lint-Fehler`)
+    "el", "la", "los", "las", "les", "il", "lo", "gli", "der", "die", "das", "den", "yung", "ang",
 ];
 
 /// After a mode name used as a verb, these turn the sentence into a statement about someone
@@ -293,6 +329,16 @@ pub(crate) const SCOPE_WORDS: &[&str] = &[
     "changed", "touched", "since", "from", "before", "after", "again", "thoroughly", "carefully",
 ];
 
+/// After `review security` / `review code`, what of it is reviewed, before the scope: `review
+/// security headers in the nginx config`, `review code changes since Friday` (not `review code
+/// comments`, which are text).
+#[rustfmt::skip]
+pub(crate) const REVIEW_ASPECTS: &[&str] = &[
+    "headers", "settings", "configuration", "config", "rules", "policies", "policy",
+    "permissions", "posture", "controls", "boundaries", "implications", "aspects", "hardening",
+    "changes", "quality",
+];
+
 /// Verbs that, heading a command whose object is a code smell, ask for ai-slop-cleaner
 /// (`clean up the dead code`, `simplify the wrapper layers`).
 #[rustfmt::skip]
@@ -343,6 +389,23 @@ pub(crate) const DEFERRALS: &[&str] = &[
     "eventually", "someday", "sometime", "later", "tomorrow", "afterwards",
 ];
 
+/// Words that, in the label a request stands under, make it a plan or a choice rather than an
+/// order (`tomorrow: ralplan …`, `note to self: …`, `Options for this afternoon:` over a list,
+/// `remind me to deslop …`).
+#[rustfmt::skip]
+pub(crate) const PLAN_WORDS: &[&str] = &[
+    "tomorrow", "later", "eventually", "someday", "monday", "tuesday", "wednesday",
+    "thursday", "friday", "saturday", "sunday", "weekend", "self", "remind", "reminder",
+    "reminders", "idea", "ideas", "option", "options", "choices", "agenda", "backlog", "wishlist",
+];
+
+/// After a request, when it is for: `… on Monday`, `… next week` (a plan for then).
+#[rustfmt::skip]
+pub(crate) const LATER_DAYS: &[&str] = &[
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "week", "weekend",
+    "sprint", "month", "quarter",
+];
+
 /// Words that make a request only supposed (`… in theory?`, `hypothetically, …`).
 pub(crate) const HYPOTHETICAL: &[&str] = &[
     "hypothetically",
@@ -355,7 +418,12 @@ pub(crate) const HYPOTHETICAL: &[&str] = &[
 pub(crate) const MEANING: &[&str] = &["mean", "means", "meaning", "definition", "define"];
 
 /// Words that open a clause the way a question would (`ralplan how we move auth`).
-pub(crate) const WH_WORDS: &[&str] = &["how", "what", "why", "where", "whether", "which", "when"];
+#[rustfmt::skip]
+pub(crate) const WH_WORDS: &[&str] = &[
+    "how", "what", "why", "where", "whether", "which", "when",
+    // around an English mode word in another language: `deep search dónde se valida el token`
+    "dónde", "donde", "cómo", "qué", "cuál", "où", "wo", "wie", "warum", "dove", "onde",
+];
 
 /// Auxiliaries: right after a wh-word they make a question (`how does it work`), not an object
 /// clause (`how we move auth`).
@@ -417,6 +485,16 @@ pub(crate) const FOREIGN_TASK_VERBS: &[&str] = &[
     // it
     "correggi", "sistema", "fai", "scrivi", "aggiungi", "rimuovi", "aggiorna", "risolvi",
     "controlla", "trova", "cerca",
+];
+
+/// Hindi imperatives that end a Hindi-English command after its English verb (`bug fix kar do,
+/// ralph`, `tests theek karo ulw`).
+#[rustfmt::skip]
+pub(crate) const HINGLISH_IMPERATIVES: &[&[&str]] = &[
+    &["kar", "do"], &["kardo"], &["karo"], &["kar", "de"], &["kar", "dijiye"], &["kijiye"],
+    &["kar", "dena"], &["karna"],
+    // right after the name: run it (`ulw chala do`, `code review kar do`)
+    &["chala", "do"], &["chalao"], &["laga", "do"], &["lagao"],
 ];
 
 /// Lead-ins that ask for something (`bitte mit ultrawork …`): after one, a command may open
