@@ -284,6 +284,12 @@ pub fn budget_suffix(state: &ModeState, now_ms: i64) -> String {
         out.push_str(" · ");
         out.push_str(&t);
     }
+    if state.max_cost_usd > 0.0
+        && let Some(c) = cost_text(state)
+    {
+        out.push_str(" · ");
+        out.push_str(&c);
+    }
     if let Some(ms) = time_left_ms(state, now_ms) {
         out.push_str(" · ");
         out.push_str(&time_left_text(ms.max(0)));
@@ -303,20 +309,40 @@ pub fn end_reason_text(s: &ModeState) -> String {
         "max_cycles" => "QA cycle limit reached".into(),
         "max_minutes" => "time budget spent".into(),
         "max_tokens" => "token budget spent".into(),
+        "max_cost" => "money budget spent".into(),
         "cancelled" => "cancelled".into(),
         "stale" => "stale (untouched for 2 h)".into(),
         "failed" => "reported failed".into(),
         "resumed" => "taken up by a later session".into(),
         other => other.to_string(),
     };
-    match tokens_budget_text(s) {
+    let tokens = match tokens_budget_text(s) {
         Some(t) => format!("{why}; {t}"),
         None if s.tokens_used > 0 => format!(
             "{why}; {} tokens",
             crate::state::usage::tokens_text(s.tokens_used)
         ),
         None => why,
+    };
+    match cost_text(s) {
+        Some(c) => format!("{tokens}, {c}"),
+        None => tokens,
     }
+}
+
+/// `$0.42` (or `$0.42/$5.00` with a money budget, `cost unknown` when a model has no price)
+/// for a run that spent tokens; `None` before any.
+pub fn cost_text(s: &ModeState) -> Option<String> {
+    use crate::config::prices::money_text;
+    if s.usage.is_empty() && s.cost_usd.is_none() {
+        return None;
+    }
+    let spent = s.cost_usd.map_or("cost unknown".to_string(), money_text);
+    Some(if s.max_cost_usd > 0.0 {
+        format!("{spent}/{}", money_text(s.max_cost_usd))
+    } else {
+        spent
+    })
 }
 
 /// `340k/500k tokens` for a run with a token budget.
@@ -338,6 +364,16 @@ pub fn max_tokens(mode: &str, config: &crate::config::Config) -> u64 {
         .get(&format!("{mode}/max_tokens"))
         .and_then(serde_json::Value::as_u64)
         .unwrap_or(0)
+}
+
+/// The money budget a new run of `mode` starts with, in US dollars: `<mode>.max_cost_usd`
+/// from `.omc/config.json`, or none (0). A prompt's own (`--cost 5`) replaces it.
+pub fn max_cost_usd(mode: &str, config: &crate::config::Config) -> f64 {
+    config
+        .get(&format!("{mode}/max_cost_usd"))
+        .and_then(serde_json::Value::as_f64)
+        .filter(|c| c.is_finite() && *c > 0.0)
+        .unwrap_or(0.0)
 }
 
 /// Normalises a reported phase: lowercase, and `team-exec` is `exec` (OMC's spelling).
