@@ -64,6 +64,7 @@ mod memory;
 mod output_check;
 mod packaging;
 mod project_rules;
+mod run_report;
 mod schema;
 mod secrets;
 mod skills;

@@ -131,7 +131,8 @@ pub fn unpriced(by_model: &ByModel, config: &Config) -> Vec<String> {
 
 /// `$0.42`, `$12.30`, `$0.0031`: money for people (small amounts keep two significant digits).
 pub fn money_text(usd: f64) -> String {
-    if usd >= 0.1 || usd == 0.0 {
+    let cents = usd * 100.0;
+    if usd >= 0.1 || (cents - cents.round()).abs() < 1e-9 {
         format!("${usd:.2}")
     } else if usd >= 0.001 {
         format!("${usd:.3}")
@@ -245,5 +246,7 @@ mod tests {
         assert_eq!(money_text(0.0123), "$0.012");
         assert_eq!(money_text(0.00014), "$0.0001");
         assert_eq!(money_text(0.0), "$0.00");
+        assert_eq!(money_text(0.01), "$0.01");
+        assert_eq!(money_text(0.005), "$0.005");
     }
 }

@@ -518,12 +518,13 @@ fn advance(facts: &Facts<'_>, spec: &'static PersistentMode, claim: Option<&str>
             journal::note(&mut s, &log, &facts.now_iso, "paused", Some(&why));
             return (Change::Write(s.clone()), Step::Paused(note, Box::new(s)));
         }
+        // The record names the iteration that just ended.
+        journal::note(&mut s, &log, &facts.now_iso, "continue", None);
         s.iteration = s.iteration.saturating_add(1);
         s.consecutive_blocks = idle + 1;
         s.turn_blocks = per_prompt.saturating_add(1);
         s.paused_at = None;
         s.paused_reason = None;
-        journal::note(&mut s, &log, &facts.now_iso, "continue", None);
         let reason = continuation(spec, &s, max, facts.ctx);
         let reason = match claim {
             Some(note) => format!("{}\n\n{reason}", note.trim_end()),
