@@ -162,7 +162,7 @@ fn ralph(p: &Project, sid: &str) -> Value {
 }
 
 /// `omc-hooks report ARGS` in the project, at the pinned clock: (exit code, stdout).
-fn report(p: &Project, args: &[&str]) -> (i32, String) {
+pub(crate) fn report(p: &Project, args: &[&str]) -> (i32, String) {
     let out = Command::new(BIN)
         .arg("report")
         .args(args)
@@ -179,7 +179,7 @@ fn report(p: &Project, args: &[&str]) -> (i32, String) {
 }
 
 /// The scripted run: returns its project, transcript and the dollars its usage adds up to.
-fn scripted_run() -> (Project, std::path::PathBuf, f64, u64) {
+pub(crate) fn scripted_run() -> (Project, std::path::PathBuf, f64, u64) {
     let p = Project::new();
     configure(&p, Some(CHECK));
     let sid = "rep";
@@ -348,4 +348,82 @@ fn a_report_of_a_run_without_a_journal_says_it_is_gone() {
     assert!(text.contains("iteration limit reached"), "{text}");
     assert!(text.contains("this run's journal is gone"), "{text}");
     assert!(text.contains("no cost recorded"), "{text}");
+}
+
+fn session_end(p: &Project, sid: &str, t: &std::path::Path, now: i64) {
+    Hook::new("session-end")
+        .payload(with(
+            base(p, sid, "SessionEnd"),
+            json!({"reason": "other", "transcript_path": t}),
+        ))
+        .cwd(p.path())
+        .now(now)
+        .run()
+        .expect_noop();
+}
+
+#[test]
+fn the_session_summary_carries_the_sessions_tokens_and_cost_with_or_without_a_run() {
+    let p = Project::new();
+    configure(&p, None);
+    let t = p.path().join("t.jsonl");
+    call(&t, "m1", (1_000, 100, 0, 0));
+    session_end(&p, "plain", &t, NOW + 60_000);
+    let s = p.read_json(".omc/sessions/plain.json").expect("summary");
+    assert_valid("session-summary", &s);
+    assert_eq!(s["modes"], json!([]));
+    assert_eq!(s["tokens_used"], 1_100);
+    assert_eq!(s["tokens"]["output"], 100);
+    let cost = s["cost_usd"].as_f64().unwrap();
+    assert!((cost - dollars(1_000, 100, 0, 0)).abs() < 1e-9, "{cost}");
+    // With a run: the session's totals, and the run's own cost.
+    let (p, t, usd, tokens) = scripted_run();
+    session_end(&p, "rep", &t, NOW + 60_000);
+    let s = p.read_json(".omc/sessions/rep.json").expect("summary");
+    assert_valid("session-summary", &s);
+    assert_eq!(s["tokens_used"], tokens);
+    assert!((s["cost_usd"].as_f64().unwrap() - usd).abs() < 1e-9);
+    assert!((s["modes"][0]["cost_usd"].as_f64().unwrap() - usd).abs() < 1e-9);
+}
+
+#[test]
+fn what_a_run_spent_survives_its_suspension_and_resumption() {
+    let p = Project::new();
+    configure(&p, None);
+    let t1 = p.path().join("one.jsonl");
+    prompt(&p, "one", "ralph --cost 0.01 fix it");
+    call(&t1, "m1", (0, 700, 0, 0));
+    assert!(blocked(&stop(&p, "one", &t1, 0, "more to do")));
+    session_end(&p, "one", &t1, NOW + 60_000);
+    // The next session takes the run up, spent money and all.
+    Hook::new("session-start")
+        .payload(with(
+            base(&p, "two", "SessionStart"),
+            json!({"source": "startup"}),
+        ))
+        .cwd(p.path())
+        .now(NOW + 120_000)
+        .run()
+        .expect_valid();
+    let s = ralph(&p, "two");
+    assert_eq!(s["active"], true);
+    assert_eq!(s["tokens_used"], 700);
+    // Another 0.4 cents in the new session's transcript pass the cent.
+    let t2 = p.path().join("two.jsonl");
+    let line = json!({"type": "assistant", "timestamp": "2026-12-03T13:47:00.000Z",
+        "message": {"id": "m2", "model": MODEL, "usage": {"input_tokens": 0, "output_tokens": 400}}});
+    std::fs::write(&t2, format!("{line}\n")).unwrap();
+    let out = Hook::new("stop")
+        .payload(with(
+            base(&p, "two", "Stop"),
+            json!({"stop_hook_active": false, "transcript_path": t2,
+                   "last_assistant_message": "more to do"}),
+        ))
+        .cwd(p.path())
+        .now(NOW + 180_000)
+        .run();
+    assert!(!blocked(&out), "{}", out.stdout);
+    let s = ralph(&p, "two");
+    assert_eq!(s["ended_reason"], "max_cost");
+    assert_eq!(s["tokens_used"], 1_100);
 }

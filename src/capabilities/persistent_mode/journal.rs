@@ -8,7 +8,7 @@
 //! `omc-hooks report` draws the run from it.
 
 use super::progress::WorkLog;
-use crate::state::files::{CheckRun, JOURNAL_MAX, JournalEntry, ModeState};
+use crate::state::files::{CheckRun, JOURNAL_MAX, JournalEntry, LISTED_MAX, ModeState};
 
 /// Appends one record for `decision` (`reason` for an end) and takes the work log's lists
 /// (files changed, commands, checks) when the log belongs to this run.
@@ -22,8 +22,17 @@ pub fn note(s: &mut ModeState, log: &WorkLog, now_iso: &str, decision: &str, rea
             .map_or((0, 0, 0), |e| (e.tools, e.new_work, e.failures))
     };
     if ours {
-        s.files_changed.clone_from(&log.files);
-        s.commands_run.clone_from(&log.commands);
+        // Added to what the run had (a run taken up by another session keeps the first's).
+        for (into, from) in [
+            (&mut s.files_changed, &log.files),
+            (&mut s.commands_run, &log.commands),
+        ] {
+            for x in from {
+                if !into.contains(x) && into.len() < LISTED_MAX {
+                    into.push(x.clone());
+                }
+            }
+        }
         s.checks = log
             .checks
             .iter()

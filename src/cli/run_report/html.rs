@@ -5,8 +5,9 @@
 //! The timeline has one column per iteration (`data-mark="iteration"` on its bar): the tokens
 //! it spent as the bar, its tool calls and new work as the two thin bars under the axis, a red
 //! dot per failed tool call, an orange diamond per hand-back; each column's `<title>` says the
-//! numbers. The script only counts the marks into the legend (`#marks`), which is how the
-//! headless-browser test sees that the browser parsed one mark per iteration.
+//! numbers. The script only counts the marks the browser parsed into the legend (`#marks`) and
+//! `<body data-marks-drawn>`, which is how the headless-browser test sees one mark per
+//! iteration in the page as drawn.
 //!
 //! Text from the run (task, commands, paths, check output) is escaped, and `http` in it is
 //! written with a character reference, so the page's source holds no address at all.
@@ -86,12 +87,16 @@ pub(super) fn page(r: &RunReport, now: i64) -> String {
          <h2>Summary</h2>\n<table>\n{rows}</table>\n{failed_tails}\
          <h2>Files changed</h2>\n{files}\n<h2>Commands run</h2>\n{commands}\n\
          <p class=\"foot\">omc-hooks report, {at}</p>\n\
-         <script>document.getElementById('marks').textContent = \
-         document.querySelectorAll('svg [data-mark=iteration]').length;</script>\n\
+         <script>var n = document.querySelectorAll('svg [data-mark=iteration]').length;\
+         document.getElementById('marks').textContent = n;\
+         document.body.setAttribute('data-marks-drawn', n);</script>\n\
          </body></html>\n",
         mode = esc(r.run.mode),
         id = esc(&r.id),
-        why = esc(&format!("{} · {}", r.reason_text(), r.cost_text())),
+        why = esc(&match r.cost_usd {
+            Some(_) => r.reason_text(),
+            None => format!("{} · {}", r.reason_text(), r.cost_text()),
+        }),
         chart = chart(r),
         n = r.iterations.len(),
         files = list(&s.files_changed),
