@@ -345,6 +345,51 @@ pub fn cost_text(s: &ModeState) -> Option<String> {
     })
 }
 
+/// The id `omc-hooks report` names a run by: `SESSION/MODE` (`-/MODE` without a session).
+pub fn run_id(s: &ModeState) -> String {
+    format!("{}/{}", s.session_id.as_deref().unwrap_or("-"), s.mode)
+}
+
+/// A run's summary in a few lines, for the end-of-run notification and the export: tokens
+/// and cost, files changed, commands run, and the command that shows the whole report.
+pub fn run_summary(s: &ModeState) -> String {
+    use crate::state::usage::tokens_text;
+    let mut t = crate::state::usage::Tokens::default();
+    for m in s.usage.values() {
+        t.add(m);
+    }
+    let mut out = format!("Tokens: {}", tokens_text(s.tokens_used));
+    if t.sum() > 0 {
+        out.push_str(&format!(
+            " (input {}, output {}, cache read {}, cache write {})",
+            tokens_text(t.input),
+            tokens_text(t.output),
+            tokens_text(t.cache_read),
+            tokens_text(t.cache_write)
+        ));
+    }
+    if let Some(c) = cost_text(s) {
+        out.push_str(&format!(" · cost {c}"));
+    }
+    let list = |v: &[String]| {
+        let shown: Vec<&str> = v.iter().take(8).map(String::as_str).collect();
+        let more = v.len().saturating_sub(shown.len());
+        let mut l = shown.join(", ");
+        if more > 0 {
+            l.push_str(&format!(" and {more} more"));
+        }
+        l
+    };
+    if !s.files_changed.is_empty() {
+        out.push_str(&format!("\nFiles: {}", list(&s.files_changed)));
+    }
+    if !s.commands_run.is_empty() {
+        out.push_str(&format!("\nCommands: {}", list(&s.commands_run)));
+    }
+    out.push_str(&format!("\nReport: omc-hooks report {}", run_id(s)));
+    out
+}
+
 /// `340k/500k tokens` for a run with a token budget.
 pub fn tokens_budget_text(state: &ModeState) -> Option<String> {
     use crate::state::usage::tokens_text;

@@ -45,6 +45,7 @@ mod e2e_plugins;
 mod e2e_progress;
 mod e2e_qwen;
 mod e2e_record;
+mod e2e_report;
 mod e2e_report_page;
 mod e2e_rules;
 mod e2e_skills;
