@@ -345,6 +345,14 @@ pub fn cost_text(s: &ModeState) -> Option<String> {
     })
 }
 
+/// What a run's tokens cost at the prices in force (`None`: unknown, or no usage yet).
+pub fn run_cost(s: &ModeState, config: &crate::config::Config) -> Option<f64> {
+    if s.usage.is_empty() {
+        return None;
+    }
+    crate::config::prices::cost(&s.usage, config)
+}
+
 /// The id `omc-hooks report` names a run by: `SESSION/MODE` (`-/MODE` without a session).
 pub fn run_id(s: &ModeState) -> String {
     format!("{}/{}", s.session_id.as_deref().unwrap_or("-"), s.mode)

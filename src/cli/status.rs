@@ -258,7 +258,7 @@ fn run_json(r: &Run, now: i64, config: &crate::config::Config) -> Value {
 
 /// The run's cost at the prices in force (null: unknown or nothing spent).
 fn cost_usd(r: &Run, config: &crate::config::Config) -> Option<f64> {
-    crate::capabilities::persistent_mode::run_cost(&r.state, config).or(r.state.cost_usd)
+    crate::modes::run_cost(&r.state, config).or(r.state.cost_usd)
 }
 
 /// ` · 120k tokens $0.42` for a run that spent tokens and has no budget saying so already.

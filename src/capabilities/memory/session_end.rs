@@ -270,8 +270,7 @@ fn summarise(ctx: &Ctx<'_>, store: &Store, runs: &[ModeState], now: &str) -> Sum
                 verified: r.verified,
                 paused_reason: r.paused_reason.clone(),
                 tokens_used: r.tokens_used,
-                cost_usd: crate::capabilities::persistent_mode::run_cost(r, &ctx.config)
-                    .or(r.cost_usd),
+                cost_usd: crate::modes::run_cost(r, &ctx.config).or(r.cost_usd),
                 prompt: clip(&r.prompt, 200),
             })
             .collect(),

@@ -557,15 +557,7 @@ fn count_tokens(s: &mut ModeState, ctx: &Ctx<'_>) {
         s.usage.retain(|_, t| t.sum() > 0);
         s.token_cursor = Some(cursor);
     }
-    s.cost_usd = run_cost(s, &ctx.config);
-}
-
-/// What a run's tokens cost at the prices in force (`None`: unknown, or no usage yet).
-pub fn run_cost(s: &ModeState, config: &crate::config::Config) -> Option<f64> {
-    if s.usage.is_empty() {
-        return None;
-    }
-    crate::config::prices::cost(&s.usage, config)
+    s.cost_usd = modes::run_cost(s, &ctx.config);
 }
 
 fn money_text(usd: f64) -> String {

@@ -223,11 +223,12 @@ impl RunReport {
             .checks
             .iter()
             .map(|c| {
-                let passed = c
-                    .passed_at
-                    .as_deref()
-                    .map(|t| format!(", last passed {}", short_time(t)))
-                    .unwrap_or_default();
+                // When it last passed matters only when its last run failed.
+                let passed = match (c.ok, c.passed_at.as_deref()) {
+                    (false, Some(t)) => format!(", last passed {}", short_time(t)),
+                    (false, None) => ", never passed in the run".to_string(),
+                    (true, _) => String::new(),
+                };
                 format!(
                     "`{}` {} {}{passed}",
                     one_line(&c.command, 60),
