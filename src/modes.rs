@@ -324,7 +324,8 @@ pub fn end_reason_text(s: &ModeState) -> String {
         ),
         None => why,
     };
-    match cost_text(s) {
+    // A known cost only: where it is unknown, the report and `status` say so on their own.
+    match cost_text(s).filter(|_| s.cost_usd.is_some()) {
         Some(c) => format!("{tokens}, {c}"),
         None => tokens,
     }

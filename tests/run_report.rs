@@ -427,3 +427,21 @@ fn what_a_run_spent_survives_its_suspension_and_resumption() {
     assert_eq!(s["ended_reason"], "max_cost");
     assert_eq!(s["tokens_used"], 1_100);
 }
+
+#[test]
+fn detect_shows_a_money_budget_and_judges_the_prompt_without_it() {
+    let out = Command::new(BIN)
+        .args(["detect", "--json", "ralph --cost $0.50 fix the tests"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["modes"], json!(["ralph"]), "{v}");
+    assert_eq!(v["budget"]["max_cost_usd"], 0.5, "{v}");
+    assert_eq!(v["budget"]["judged"], "ralph fix the tests", "{v}");
+    let out = Command::new(BIN)
+        .args(["detect", "ralph --cost 5 fix the tests"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("budget: $5.00"), "{text}");
+}

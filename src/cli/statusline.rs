@@ -94,8 +94,8 @@ struct RunFact {
     time_left: Option<String>,
     /// `340k/500k tokens`, when the run has a token budget.
     tokens: Option<String>,
-    /// The run's cost so far (`$0.42`, `$0.42/$5.00` with a money budget, `$?` when a model
-    /// has no price), once it spent tokens.
+    /// The run's cost so far (`$0.42`, `$0.42/$5.00` with a money budget), once it spent
+    /// tokens and while every model it used has a price.
     cost: Option<String>,
 }
 
@@ -300,7 +300,9 @@ fn run_fact(r: &Run, config: &Config, now: i64) -> RunFact {
         time_left: crate::modes::time_left_ms(&r.state, now)
             .map(|ms| crate::modes::time_left_text(ms.max(0))),
         tokens: crate::modes::tokens_budget_text(&r.state),
-        cost: crate::modes::cost_text(&r.state).map(|c| c.replace("cost unknown", "$?")),
+        // An unknown cost is left out of a line that must stay short: `status` and `report`
+        // say why it is unknown.
+        cost: crate::modes::cost_text(&r.state).filter(|_| r.state.cost_usd.is_some()),
         phase: r
             .state
             .phase
