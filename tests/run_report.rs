@@ -445,3 +445,43 @@ fn detect_shows_a_money_budget_and_judges_the_prompt_without_it() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("budget: $5.00"), "{text}");
 }
+
+#[test]
+fn an_edit_is_a_file_changed_whether_or_not_its_content_was_new_and_however_its_path_is_given() {
+    let p = Project::new();
+    let sid = "ed";
+    let t = p.path().join("t.jsonl");
+    prompt(&p, sid, "ralph tidy it");
+    // A relative path, and an edit whose file the check never wrote (same content before and
+    // after: no new work, still an edit of the file).
+    for (path, write) in [("src/a.py", true), ("src/ghost.py", false)] {
+        let input = json!({"file_path": path, "content": "x = 1\n"});
+        for (sub, event) in [
+            ("pre-tool-use", "PreToolUse"),
+            ("post-tool-use", "PostToolUse"),
+        ] {
+            if sub == "post-tool-use" && write {
+                std::fs::create_dir_all(p.path().join("src")).unwrap();
+                std::fs::write(p.path().join(path), "x = 1\n").unwrap();
+            }
+            hook(
+                &p,
+                sub,
+                with(
+                    base(&p, sid, event),
+                    json!({"tool_name": "Edit", "tool_input": input}),
+                ),
+            )
+            .expect_valid();
+        }
+    }
+    std::fs::write(&t, "").unwrap();
+    assert!(blocked(&stop(&p, sid, &t, 0, "more to do")));
+    let (_, out) = report(&p, &["--json"]);
+    let r: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        r["files_changed"],
+        json!(["src/a.py", "src/ghost.py"]),
+        "{r:#}"
+    );
+}

@@ -77,7 +77,7 @@ pub struct WorkLog {
     pub new_work: u64,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub failures: u64,
-    /// Files an edit gave new content, relative to the project where inside it; at most
+    /// Files the agent edited, relative to the project where inside it; at most
     /// [`LISTED_MAX`](crate::state::files::LISTED_MAX), first ones kept.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub files: Vec<String>,
@@ -135,7 +135,9 @@ impl WorkLog {
             self.failures = self.failures.saturating_add(1);
         }
         let max = crate::state::files::LISTED_MAX;
-        if let Some(f) = file.filter(|_| w.changes_files && progressed)
+        // Any edit the agent made counts as a file it changed, new content or not (an edit
+        // undone still touched the file).
+        if let Some(f) = file.filter(|_| w.changes_files && !failed)
             && !self.files.contains(&f)
             && self.files.len() < max
         {
