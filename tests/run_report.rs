@@ -248,6 +248,20 @@ fn a_scripted_run_is_reported_with_its_reason_proof_tokens_cost_files_and_comman
         text.contains("tokens per iteration: 8k 8k"),
         "not a terminal: plain numbers\n{text}"
     );
+    // `status` shows the cost beside the tokens, and where to see the rest.
+    let status = Command::new(BIN)
+        .arg("status")
+        .current_dir(p.path())
+        .env("OMC_NOW_MS", (NOW + 60_000).to_string())
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .output()
+        .unwrap();
+    let status = String::from_utf8_lossy(&status.stdout);
+    assert!(status.contains("16k tokens, $0.02"), "{status}");
+    assert!(
+        status.contains("'omc-hooks report SESSION/MODE'"),
+        "{status}"
+    );
     // By id, as the report names it; an unknown id is an error.
     assert_eq!(report(&p, &["rep/ralph", "--json"]).1, out);
     assert_eq!(report(&p, &["ralph", "--json"]).1, out);

@@ -191,6 +191,9 @@ fn once(p: &super::args::Parsed, env: &Env, clear: bool) -> Result<String, i32> 
                     .unwrap_or_default(),
             ));
         }
+        text.push_str(
+            "  'omc-hooks report SESSION/MODE' shows a run in full; 'report --all' lists the last 7 days.\n",
+        );
     }
     let hook_lines = crate::user_hooks::report::status_lines(&user_hooks);
     if !hook_lines.is_empty() {
