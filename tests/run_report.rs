@@ -499,3 +499,19 @@ fn an_edit_is_a_file_changed_whether_or_not_its_content_was_new_and_however_its_
         "{r:#}"
     );
 }
+
+#[test]
+fn report_has_help_and_refuses_what_it_cannot_do() {
+    let p = Project::new();
+    let (code, help) = report(&p, &["--help"]);
+    assert_eq!(code, 0, "{help}");
+    assert!(help.starts_with("Usage: omc-hooks report"), "{help}");
+    assert_eq!(report(&p, &["--bogus"]).0, 2);
+    assert_eq!(report(&p, &["--all", "--html", "x.html"]).0, 2);
+    assert_eq!(report(&p, &["a", "b"]).0, 2);
+    let (code, none) = report(&p, &[]);
+    assert_eq!(code, 0, "{none}");
+    assert!(none.starts_with("No runs in "), "{none}");
+    let (_, none) = report(&p, &["--all"]);
+    assert!(none.starts_with("No runs in the last 7 days"), "{none}");
+}
