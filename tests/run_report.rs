@@ -515,3 +515,29 @@ fn report_has_help_and_refuses_what_it_cannot_do() {
     let (_, none) = report(&p, &["--all"]);
     assert!(none.starts_with("No runs in the last 7 days"), "{none}");
 }
+
+#[test]
+fn a_failure_that_escalated_during_the_run_is_reported() {
+    let p = Project::new();
+    let sid = "esc";
+    let t = p.path().join("t.jsonl");
+    std::fs::write(&t, "").unwrap();
+    prompt(&p, sid, "ralph make the build pass");
+    for _ in 0..5 {
+        shell(&p, sid, "make build", "error: linker `cc` not found", false);
+    }
+    assert!(blocked(&stop(&p, sid, &t, 0, "still failing")));
+    let (_, out) = report(&p, &["--json"]);
+    let r: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        r["escalations"],
+        json!(["Bash failed 5× in a row: Exit code 1 error: linker `cc` not found"]),
+        "{r:#}"
+    );
+    assert_eq!(r["failures"], 5, "{r:#}");
+    let (_, text) = report(&p, &[]);
+    assert!(
+        text.contains("Escalated  Bash failed 5× in a row"),
+        "{text}"
+    );
+}

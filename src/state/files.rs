@@ -85,6 +85,10 @@ pub struct ModeState {
     /// The verify commands' last runs, as at the last Stop.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub checks: Vec<CheckRun>,
+    /// Tool failures that escalated during the run (a tool failing again and again), as a
+    /// Stop saw them: `Bash failed 5× (…): <error>`; at most [`LISTED_MAX`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub escalations: Vec<String>,
     /// Set when Stop handed the turn back at a continuation limit (with why); cleared by the
     /// user's next prompt (until then, further Stops are let through).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -155,6 +159,7 @@ impl ModeState {
             files_changed: Vec::new(),
             commands_run: Vec::new(),
             checks: Vec::new(),
+            escalations: Vec::new(),
             paused_at: None,
             paused_reason: None,
             pause_kind: None,

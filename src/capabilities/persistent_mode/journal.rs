@@ -67,6 +67,48 @@ pub fn note(s: &mut ModeState, log: &WorkLog, now_iso: &str, decision: &str, rea
     }
 }
 
+/// The session's last tool failure when it escalated during the run `s` (failed at least
+/// [`ESCALATE_AT`](crate::capabilities::tool_failure::ESCALATE_AT) times in a row), in words.
+pub fn escalation(
+    store: &crate::state::Store,
+    scope: &crate::state::Scope,
+) -> Option<(String, String)> {
+    use crate::capabilities::tool_failure::{ESCALATE_AT, FILE, ToolError};
+    let rec: ToolError = store.read(&crate::state::StateFile::new(scope, FILE)?)?;
+    (rec.retry_count >= ESCALATE_AT).then(|| {
+        let error = crate::protocol::output::truncate_chars(
+            &rec.error.split_whitespace().collect::<Vec<_>>().join(" "),
+            160,
+        );
+        (
+            rec.timestamp.clone(),
+            format!(
+                "{} failed {}× in a row: {error}",
+                rec.tool_name, rec.retry_count
+            ),
+        )
+    })
+}
+
+/// Notes an escalation `(when, what)` in the run when it happened during it: one line per
+/// tool, its latest count.
+pub fn note_escalation(s: &mut ModeState, escalation: Option<&(String, String)>) {
+    let Some((at, what)) = escalation else {
+        return;
+    };
+    let start = s.started_at.as_deref().and_then(crate::time::parse_iso);
+    // Only a failure of the run's own time (an older record is another run's).
+    if crate::time::parse_iso(at).is_none_or(|t| start.is_some_and(|s0| t < s0)) {
+        return;
+    }
+    let tool = what.split(" failed ").next().unwrap_or("");
+    s.escalations
+        .retain(|e| !e.starts_with(&format!("{tool} failed ")));
+    if s.escalations.len() < LISTED_MAX {
+        s.escalations.push(what.clone());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

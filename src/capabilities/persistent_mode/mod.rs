@@ -346,10 +346,12 @@ fn end_run(facts: &Facts<'_>, spec: &PersistentMode, why: &str, verified: Option
         return false;
     };
     let log = progress::read(facts.store, &facts.ctx.scope);
+    let escalated = journal::escalation(facts.store, &facts.ctx.scope);
     let r = facts.store.update(&file, |s: Option<ModeState>| match s {
         Some(s) if matches!(standing(&named(s.clone(), spec), facts), Standing::Ours) => {
             let mut s = named(s, spec);
             count_tokens(&mut s, facts.ctx);
+            journal::note_escalation(&mut s, escalated.as_ref());
             s.end(why, &facts.now_iso);
             s.verified = verified;
             journal::note(&mut s, &log, &facts.now_iso, "ended", Some(why));
@@ -388,6 +390,7 @@ fn advance(facts: &Facts<'_>, spec: &'static PersistentMode, claim: Option<&str>
     let config = &facts.ctx.config;
     // What repeated since the last progress, for a hand-back (read once, outside the lock).
     let log = progress::read(facts.store, &facts.ctx.scope);
+    let escalated = journal::escalation(facts.store, &facts.ctx.scope);
     let r = facts.store.update(&file, |s: Option<ModeState>| {
         let Some(s) = s else {
             return (Change::Keep, Step::Gone);
@@ -403,6 +406,7 @@ fn advance(facts: &Facts<'_>, spec: &'static PersistentMode, claim: Option<&str>
         }
         // Counted first, so a run that ends here ends with what it spent.
         count_tokens(&mut s, facts.ctx);
+        journal::note_escalation(&mut s, escalated.as_ref());
         let end = |s: &mut ModeState, why: &str| {
             s.end(why, &facts.now_iso);
             journal::note(s, &log, &facts.now_iso, "ended", Some(why));

@@ -48,6 +48,9 @@ pub(super) fn page(r: &RunReport, now: i64) -> String {
     row("Iterations", &s.iteration.to_string());
     row("Tokens", &tokens_text(s.tokens_used));
     row("Cost", &r.cost_text());
+    for e in &s.escalations {
+        row("Escalated", e);
+    }
     if let Some(note) = r.journal_note() {
         row("Journal", &note);
     }

@@ -280,6 +280,7 @@ impl RunReport {
             "files_changed": s.files_changed,
             "commands_run": s.commands_run,
             "failures": self.failures(),
+            "escalations": s.escalations,
             "timeline": self.iterations.iter().map(|i| json!({
                 "iteration": i.iteration,
                 "tokens": i.tokens,
@@ -422,6 +423,9 @@ impl RunReport {
                 "Failures",
                 &format!("{failures} failed tool call(s)"),
             );
+        }
+        for e in &s.escalations {
+            row(&mut o, "Escalated", &one_line(e, 100));
         }
         if let Some(note) = self.journal_note() {
             row(&mut o, "Journal", &note);
