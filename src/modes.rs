@@ -284,6 +284,12 @@ pub fn budget_suffix(state: &ModeState, now_ms: i64) -> String {
         out.push_str(" · ");
         out.push_str(&t);
     }
+    if state.max_cost_usd > 0.0
+        && let Some(c) = cost_text(state)
+    {
+        out.push_str(" · ");
+        out.push_str(&c);
+    }
     if let Some(ms) = time_left_ms(state, now_ms) {
         out.push_str(" · ");
         out.push_str(&time_left_text(ms.max(0)));
@@ -303,20 +309,94 @@ pub fn end_reason_text(s: &ModeState) -> String {
         "max_cycles" => "QA cycle limit reached".into(),
         "max_minutes" => "time budget spent".into(),
         "max_tokens" => "token budget spent".into(),
+        "max_cost" => "money budget spent".into(),
         "cancelled" => "cancelled".into(),
         "stale" => "stale (untouched for 2 h)".into(),
         "failed" => "reported failed".into(),
         "resumed" => "taken up by a later session".into(),
         other => other.to_string(),
     };
-    match tokens_budget_text(s) {
+    let tokens = match tokens_budget_text(s) {
         Some(t) => format!("{why}; {t}"),
         None if s.tokens_used > 0 => format!(
             "{why}; {} tokens",
             crate::state::usage::tokens_text(s.tokens_used)
         ),
         None => why,
+    };
+    // A known cost only: where it is unknown, the report and `status` say so on their own.
+    match cost_text(s).filter(|_| s.cost_usd.is_some()) {
+        Some(c) => format!("{tokens}, {c}"),
+        None => tokens,
     }
+}
+
+/// `$0.42` (or `$0.42/$5.00` with a money budget, `cost unknown` when a model has no price)
+/// for a run that spent tokens; `None` before any.
+pub fn cost_text(s: &ModeState) -> Option<String> {
+    use crate::config::prices::money_text;
+    if s.usage.is_empty() && s.cost_usd.is_none() {
+        return None;
+    }
+    let spent = s.cost_usd.map_or("cost unknown".to_string(), money_text);
+    Some(if s.max_cost_usd > 0.0 {
+        format!("{spent}/{}", money_text(s.max_cost_usd))
+    } else {
+        spent
+    })
+}
+
+/// What a run's tokens cost at the prices in force (`None`: unknown, or no usage yet).
+pub fn run_cost(s: &ModeState, config: &crate::config::Config) -> Option<f64> {
+    if s.usage.is_empty() {
+        return None;
+    }
+    crate::config::prices::cost(&s.usage, config)
+}
+
+/// The id `omc-hooks report` names a run by: `SESSION/MODE` (`-/MODE` without a session).
+pub fn run_id(s: &ModeState) -> String {
+    format!("{}/{}", s.session_id.as_deref().unwrap_or("-"), s.mode)
+}
+
+/// A run's summary in a few lines, for the end-of-run notification and the export: tokens
+/// and cost, files changed, commands run, and the command that shows the whole report.
+pub fn run_summary(s: &ModeState) -> String {
+    use crate::state::usage::tokens_text;
+    let mut t = crate::state::usage::Tokens::default();
+    for m in s.usage.values() {
+        t.add(m);
+    }
+    let mut out = format!("Tokens: {}", tokens_text(s.tokens_used));
+    if t.sum() > 0 {
+        out.push_str(&format!(
+            " (input {}, output {}, cache read {}, cache write {})",
+            tokens_text(t.input),
+            tokens_text(t.output),
+            tokens_text(t.cache_read),
+            tokens_text(t.cache_write)
+        ));
+    }
+    if let Some(c) = cost_text(s) {
+        out.push_str(&format!(" · cost {c}"));
+    }
+    let list = |v: &[String]| {
+        let shown: Vec<&str> = v.iter().take(8).map(String::as_str).collect();
+        let more = v.len().saturating_sub(shown.len());
+        let mut l = shown.join(", ");
+        if more > 0 {
+            l.push_str(&format!(" and {more} more"));
+        }
+        l
+    };
+    if !s.files_changed.is_empty() {
+        out.push_str(&format!("\nFiles: {}", list(&s.files_changed)));
+    }
+    if !s.commands_run.is_empty() {
+        out.push_str(&format!("\nCommands: {}", list(&s.commands_run)));
+    }
+    out.push_str(&format!("\nReport: omc-hooks report {}", run_id(s)));
+    out
 }
 
 /// `340k/500k tokens` for a run with a token budget.
@@ -338,6 +418,16 @@ pub fn max_tokens(mode: &str, config: &crate::config::Config) -> u64 {
         .get(&format!("{mode}/max_tokens"))
         .and_then(serde_json::Value::as_u64)
         .unwrap_or(0)
+}
+
+/// The money budget a new run of `mode` starts with, in US dollars: `<mode>.max_cost_usd`
+/// from `.omc/config.json`, or none (0). A prompt's own (`--cost 5`) replaces it.
+pub fn max_cost_usd(mode: &str, config: &crate::config::Config) -> f64 {
+    config
+        .get(&format!("{mode}/max_cost_usd"))
+        .and_then(serde_json::Value::as_f64)
+        .filter(|c| c.is_finite() && *c > 0.0)
+        .unwrap_or(0.0)
 }
 
 /// Normalises a reported phase: lowercase, and `team-exec` is `exec` (OMC's spelling).

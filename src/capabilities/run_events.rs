@@ -236,6 +236,18 @@ fn run_event(
     if run.max_tokens > 0 {
         payload["max_tokens"] = json!(run.max_tokens);
     }
+    if let Some(c) = run.cost_usd {
+        payload["cost_usd"] = json!(c);
+    }
+    if run.max_cost_usd > 0.0 {
+        payload["max_cost_usd"] = json!(run.max_cost_usd);
+    }
+    if event == "run-end" {
+        // The one-screen summary and the command that shows the rest (issue 42).
+        payload["summary"] = json!(crate::modes::run_summary(run));
+        payload["report_command"] =
+            json!(format!("omc-hooks report {}", crate::modes::run_id(run)));
+    }
     if let Some(v) = run.verified {
         payload["verified"] = json!(v);
     }

@@ -75,6 +75,8 @@ pub fn run(args: &[String], env: &Env) -> i32 {
         json!({
             "max_minutes": budget.max_minutes,
             "max_iterations": budget.max_iterations,
+            "max_tokens": budget.max_tokens,
+            "max_cost_usd": budget.max_cost_micros.map(|m| m as f64 / 1e6),
             "judged": judged,
         })
     });
@@ -129,6 +131,12 @@ pub fn run(args: &[String], env: &Env) -> i32 {
         }
         if let Some(n) = budget.max_iterations {
             parts.push(format!("{n} iterations"));
+        }
+        if let Some(n) = budget.max_tokens {
+            parts.push(format!("{} tokens", crate::state::usage::tokens_text(n)));
+        }
+        if let Some(m) = budget.max_cost_micros {
+            parts.push(crate::config::prices::money_text(m as f64 / 1e6));
         }
         let _ = writeln!(
             text,

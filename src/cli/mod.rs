@@ -19,6 +19,7 @@ mod notify;
 mod omc;
 mod registry;
 mod report;
+mod run_report;
 mod runs;
 mod settings;
 mod status;
@@ -50,6 +51,12 @@ pub const COMMANDS: &[Command] = &[
         summary: "what is running in this project (--all: every project), --watch to follow",
         help: status::HELP,
         run: status::run,
+    },
+    Command {
+        name: "report",
+        summary: "what a run did, whether it is proven, what it cost (--all, --json, --html FILE)",
+        help: run_report::HELP,
+        run: run_report::run,
     },
     Command {
         name: "statusline",

@@ -196,6 +196,9 @@ fn once(p: &super::args::Parsed, env: &Env, clear: bool) -> Result<String, i32> 
                     .unwrap_or_default(),
             ));
         }
+        text.push_str(
+            "  'omc-hooks report SESSION/MODE' shows a run in full; 'report --all' lists the last 7 days.\n",
+        );
     }
     if !priority.is_empty() {
         text.push_str(
@@ -235,6 +238,8 @@ fn ended_json(v: &SessionView, r: &Run, config: &crate::config::Config) -> Value
         "max_iterations": crate::modes::effective_max(&r.state, config),
         "tokens_used": r.state.tokens_used,
         "max_tokens": (r.state.max_tokens > 0).then_some(r.state.max_tokens),
+        "cost_usd": cost_usd(r, config),
+        "max_cost_usd": (r.state.max_cost_usd > 0.0).then_some(r.state.max_cost_usd),
         "prompt": r.state.prompt,
     })
 }
@@ -243,6 +248,8 @@ fn run_json(r: &Run, now: i64, config: &crate::config::Config) -> Value {
     json!({
         "tokens_used": r.state.tokens_used,
         "max_tokens": (r.state.max_tokens > 0).then_some(r.state.max_tokens),
+        "cost_usd": cost_usd(r, config),
+        "max_cost_usd": (r.state.max_cost_usd > 0.0).then_some(r.state.max_cost_usd),
         "pause_kind": r.state.pause_kind,
         "mode": r.mode,
         "iteration": r.state.iteration,
@@ -263,6 +270,30 @@ fn run_json(r: &Run, now: i64, config: &crate::config::Config) -> Value {
         "stale_in_ms": r.stale_in_ms(now).map(|ms| ms.max(0)),
         "suspended_at": r.state.suspended_at,
     })
+}
+
+/// The run's cost at the prices in force (null: unknown or nothing spent).
+fn cost_usd(r: &Run, config: &crate::config::Config) -> Option<f64> {
+    crate::modes::run_cost(&r.state, config).or(r.state.cost_usd)
+}
+
+/// ` · 120k tokens $0.42` for a run that spent tokens and has no budget saying so already.
+fn spent_suffix(r: &Run) -> String {
+    let s = &r.state;
+    let mut out = String::new();
+    if s.max_tokens == 0 && s.tokens_used > 0 {
+        out.push_str(&format!(
+            " · {} tokens",
+            crate::state::usage::tokens_text(s.tokens_used)
+        ));
+    }
+    if s.max_cost_usd == 0.0
+        && let Some(c) = crate::modes::cost_text(s)
+    {
+        out.push_str(if out.is_empty() { " · " } else { " " });
+        out.push_str(&c);
+    }
+    out
 }
 
 fn guard_json(g: &Guard, now: i64) -> Value {
@@ -346,10 +377,11 @@ fn render_text(
                 "  {:<13}{:<16}{:<18}{:<26}{}\n",
                 r.mode,
                 format!(
-                    "iter {}/{}{}{phase}",
+                    "iter {}/{}{}{}{phase}",
                     r.state.iteration,
                     crate::modes::effective_max(&r.state, config),
-                    crate::modes::budget_suffix(&r.state, now)
+                    crate::modes::budget_suffix(&r.state, now),
+                    spent_suffix(r)
                 ),
                 format!("started {}", ago(r.started_ms, now)),
                 stale,

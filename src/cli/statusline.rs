@@ -94,6 +94,9 @@ struct RunFact {
     time_left: Option<String>,
     /// `340k/500k tokens`, when the run has a token budget.
     tokens: Option<String>,
+    /// The run's cost so far (`$0.42`, `$0.42/$5.00` with a money budget), once it spent
+    /// tokens and while every model it used has a price.
+    cost: Option<String>,
 }
 
 #[derive(Debug, PartialEq)]
@@ -297,6 +300,9 @@ fn run_fact(r: &Run, config: &Config, now: i64) -> RunFact {
         time_left: crate::modes::time_left_ms(&r.state, now)
             .map(|ms| crate::modes::time_left_text(ms.max(0))),
         tokens: crate::modes::tokens_budget_text(&r.state),
+        // An unknown cost is left out of a line that must stay short: `status` and `report`
+        // say why it is unknown.
+        cost: crate::modes::cost_text(&r.state).filter(|_| r.state.cost_usd.is_some()),
         phase: r
             .state
             .phase
@@ -386,6 +392,9 @@ fn render(f: &Facts, colour: Colour) -> String {
         if let Some(t) = &first.tokens {
             text.push_str(&format!(" {t}"));
         }
+        if let Some(c) = &first.cost {
+            text.push_str(&format!(" {c}"));
+        }
         if let Some(left) = &first.time_left {
             text.push_str(&format!(" {left}"));
         }
@@ -452,6 +461,7 @@ mod tests {
             waiting: false,
             time_left: None,
             tokens: None,
+            cost: None,
         }
     }
 
@@ -487,6 +497,7 @@ mod tests {
                     waiting: false,
                     time_left: None,
                     tokens: None,
+                    cost: None,
                 },
             ],
             guard: Some(GuardFact {
@@ -512,6 +523,21 @@ mod tests {
     }
 
     #[test]
+    fn the_runs_cost_beside_its_tokens() {
+        let mut r = ralph(3, 10);
+        r.tokens = Some("340k/500k tokens".into());
+        r.cost = Some("$0.42/$5.00".into());
+        let f = Facts {
+            runs: vec![r],
+            ..Facts::default()
+        };
+        assert_eq!(
+            render(&f, Colour::Off),
+            "ralph 3/10 340k/500k tokens $0.42/$5.00"
+        );
+    }
+
+    #[test]
     fn phase_and_waiting() {
         let f = Facts {
             runs: vec![RunFact {
@@ -522,6 +548,7 @@ mod tests {
                 waiting: true,
                 time_left: None,
                 tokens: None,
+                cost: None,
             }],
             guard: Some(GuardFact {
                 skill: "deep-interview".into(),

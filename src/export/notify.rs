@@ -117,6 +117,10 @@ fn render(ev: &ExportEvent, one_line: bool) -> String {
             p.get("runs").and_then(Value::as_str).unwrap_or("no run"),
         ),
         ("session", ev.session_id.as_deref().unwrap_or("?")),
+        (
+            "summary",
+            p.get("summary").and_then(Value::as_str).unwrap_or(""),
+        ),
     ];
     let template = match ev.event.as_str() {
         "run-end" if one_line => RUN_END_LINE,
@@ -365,6 +369,35 @@ mod tests {
             message(&ev),
             "ralph completed in shop after 3 iterations (of 100), 2 min 5 s, in Codex CLI.\n\
              Task: fix the tests"
+        );
+    }
+
+    #[test]
+    fn a_run_end_message_carries_the_runs_summary_and_report_command() {
+        let ev = ExportEvent {
+            id: "x".into(),
+            event: "run-end".into(),
+            session_id: Some("s1".into()),
+            agent: "claude".into(),
+            timestamp_ms: 0,
+            tool: None,
+            mode: Some("ralph".into()),
+            iteration: Some(2),
+            failure_count: None,
+            payload: json!({"outcome": "completed", "iterations": 2, "max_iterations": 100,
+                "duration_ms": 60_000, "project": "shop", "task": "fix the tests",
+                "summary": "Tokens: 16k · cost $0.02\nReport: omc-hooks report s1/ralph"}),
+        };
+        let m = message(&ev);
+        assert!(
+            m.ends_with(
+                "Task: fix the tests\nTokens: 16k · cost $0.02\nReport: omc-hooks report s1/ralph"
+            ),
+            "{m}"
+        );
+        assert_eq!(
+            line(&ev),
+            "ralph completed in shop after 2 iterations: fix the tests"
         );
     }
 

@@ -58,6 +58,37 @@ pub struct ModeState {
     /// Where the last count of `tokens_used` stopped in the client's session file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token_cursor: Option<crate::state::usage::Cursor>,
+    /// The same tokens by model and type (what prices apply to), counted at each Stop.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub usage: crate::state::usage::ByModel,
+    /// What `usage` cost at the prices in force at the last count; `None` before any usage
+    /// or while a model with tokens has no price (unknown, never $0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+    /// The run's money budget in US dollars (0: none): `<mode>.max_cost_usd`, or `--cost`.
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub max_cost_usd: f64,
+    /// One record per Stop that decided something (at most [`JOURNAL_MAX`], the oldest
+    /// dropped first): what `omc-hooks report` draws the run from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub journal: Vec<JournalEntry>,
+    /// Records dropped from the front of `journal` to keep it bounded.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub journal_dropped: u32,
+    /// Files the run changed (relative to the project where inside it), from the session's
+    /// work log at the last Stop; at most [`LISTED_MAX`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files_changed: Vec<String>,
+    /// Distinct shell commands the run ran, as at the last Stop; at most [`LISTED_MAX`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub commands_run: Vec<String>,
+    /// The verify commands' last runs, as at the last Stop.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<CheckRun>,
+    /// Tool failures that escalated during the run (a tool failing again and again), as a
+    /// Stop saw them: `Bash failed 5× (…): <error>`; at most [`LISTED_MAX`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub escalations: Vec<String>,
     /// Set when Stop handed the turn back at a continuation limit (with why); cleared by the
     /// user's next prompt (until then, further Stops are let through).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -120,6 +151,15 @@ impl ModeState {
             max_tokens: 0,
             tokens_used: 0,
             token_cursor: None,
+            usage: Default::default(),
+            cost_usd: None,
+            max_cost_usd: 0.0,
+            journal: Vec::new(),
+            journal_dropped: 0,
+            files_changed: Vec::new(),
+            commands_run: Vec::new(),
+            checks: Vec::new(),
+            escalations: Vec::new(),
             paused_at: None,
             paused_reason: None,
             pause_kind: None,
@@ -190,4 +230,54 @@ fn is_zero(n: &u32) -> bool {
 
 fn is_zero_u64(n: &u64) -> bool {
     *n == 0
+}
+
+fn is_zero_f64(n: &f64) -> bool {
+    *n == 0.0
+}
+
+/// Records a run's journal keeps: one per continuation of the longest default limit (ralph's
+/// 100), so a run within its limit is drawn whole; about 150 bytes each.
+pub const JOURNAL_MAX: usize = 100;
+/// Files and commands a run lists.
+pub const LISTED_MAX: usize = 50;
+
+/// One Stop of a run, as the report draws it. Counts are cumulative for the run (the chart
+/// draws the differences), so a record lost between two others loses nothing.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct JournalEntry {
+    /// The run's iteration when this Stop decided.
+    pub iteration: u32,
+    pub at: String,
+    /// `continue`, `paused` (a continuation limit handed the turn back), `waiting` (the model
+    /// asked the person), or `ended` (with `reason`).
+    pub decision: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Tokens and cost of the run so far.
+    #[serde(default)]
+    pub tokens: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+    /// Tool events, events with new work, and failed tool calls of the run so far.
+    #[serde(default)]
+    pub tools: u64,
+    #[serde(default)]
+    pub new_work: u64,
+    #[serde(default)]
+    pub failures: u64,
+}
+
+/// A verify command's last run, as the report shows it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct CheckRun {
+    pub command: String,
+    pub ok: bool,
+    pub at: String,
+    /// When it last passed in the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passed_at: Option<String>,
+    /// The end of its output when it failed.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub tail: String,
 }

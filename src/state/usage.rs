@@ -40,12 +40,85 @@ pub struct Cursor {
     /// The last cumulative total seen (Codex).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total: Option<u64>,
+    /// The last cumulative split by type seen (Codex), to split the growth of `total`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split: Option<Tokens>,
+    /// The model the last `turn_context` named (Codex records it apart from the usage).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+}
+
+/// Tokens of one model by the type they are priced as (contract §6 "Cost"). `input` is the
+/// input not read from a cache; `output` includes reasoning ("thinking") tokens, which every
+/// provider bills as output.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Tokens {
+    #[serde(default)]
+    pub input: u64,
+    #[serde(default)]
+    pub output: u64,
+    #[serde(default)]
+    pub cache_read: u64,
+    #[serde(default)]
+    pub cache_write: u64,
+}
+
+impl Tokens {
+    pub fn add(&mut self, o: &Tokens) {
+        self.input = self.input.saturating_add(o.input);
+        self.output = self.output.saturating_add(o.output);
+        self.cache_read = self.cache_read.saturating_add(o.cache_read);
+        self.cache_write = self.cache_write.saturating_add(o.cache_write);
+    }
+
+    pub fn sum(&self) -> u64 {
+        self.input
+            .saturating_add(self.output)
+            .saturating_add(self.cache_read)
+            .saturating_add(self.cache_write)
+    }
+
+    fn minus(&self, o: &Tokens) -> Tokens {
+        Tokens {
+            input: self.input.saturating_sub(o.input),
+            output: self.output.saturating_sub(o.output),
+            cache_read: self.cache_read.saturating_sub(o.cache_read),
+            cache_write: self.cache_write.saturating_sub(o.cache_write),
+        }
+    }
+}
+
+/// Tokens by model name (`""`: a record that names no model, whose cost is unknown).
+pub type ByModel = std::collections::BTreeMap<String, Tokens>;
+
+/// Adds `b` into `a`.
+pub fn add_models(a: &mut ByModel, b: &ByModel) {
+    for (m, t) in b {
+        a.entry(m.clone()).or_default().add(t);
+    }
+}
+
+/// What one count found: the total as [`count`] always counted it, and the split by model
+/// and type the prices apply to.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Counted {
+    pub total: u64,
+    pub by_model: ByModel,
 }
 
 /// Tokens recorded in `raw_path` since `cursor` (from the start of the file without one, or
 /// when the file is another or shorter), counting only records stamped at or after
 /// `since_ms`; and the cursor after them. `None` when the file cannot be read.
 pub fn count(raw_path: &str, cursor: Option<&Cursor>, since_ms: i64) -> Option<(u64, Cursor)> {
+    count_split(raw_path, cursor, since_ms).map(|(c, cur)| (c.total, cur))
+}
+
+/// [`count`] with the split by model and type.
+pub fn count_split(
+    raw_path: &str,
+    cursor: Option<&Cursor>,
+    since_ms: i64,
+) -> Option<(Counted, Cursor)> {
     let path = Path::new(raw_path);
     if !path.is_absolute() {
         return None;
@@ -69,79 +142,128 @@ pub fn count(raw_path: &str, cursor: Option<&Cursor>, since_ms: i64) -> Option<(
     file.take(len - start).read_to_end(&mut buf).ok()?;
     // Whole lines only: a line still being written is counted next time.
     let whole = buf.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-    let mut added = 0u64;
+    let mut added = Counted::default();
     let mut lines = buf[..whole].split(|b| *b == b'\n');
     if start > cur.offset {
         lines.next(); // cut by the skip
     }
     for line in lines {
-        added = added.saturating_add(line_tokens(line, &mut cur, since_ms));
+        add_line(&mut added, line, &mut cur, since_ms);
     }
     cur.offset = start + whole as u64;
     Some((added, cur))
 }
 
-/// The tokens one line adds.
-fn line_tokens(line: &[u8], cur: &mut Cursor, since_ms: i64) -> u64 {
-    if !contains(line, b"usage") && !contains(line, b"\"tokens\"") {
-        return 0;
+fn add_line(into: &mut Counted, line: &[u8], cur: &mut Cursor, since_ms: i64) {
+    if let Some((n, model, split)) = line_tokens(line, cur, since_ms) {
+        into.total = into.total.saturating_add(n);
+        into.by_model.entry(model).or_default().add(&split);
     }
-    let Ok(v) = serde_json::from_slice::<Value>(line) else {
-        return 0;
-    };
+}
+
+/// The tokens one line adds: the total, the model and the split by type (`None`: nothing).
+fn line_tokens(line: &[u8], cur: &mut Cursor, since_ms: i64) -> Option<(u64, String, Tokens)> {
+    if contains(line, b"\"turn_context\"")
+        && let Ok(v) = serde_json::from_slice::<Value>(line)
+        && v["type"] == "turn_context"
+    {
+        // Codex names the model of the turns that follow.
+        if let Some(m) = v.pointer("/payload/model").and_then(Value::as_str) {
+            cur.model = Some(m.to_string());
+        }
+        return None;
+    }
+    if !contains(line, b"usage") && !contains(line, b"\"tokens\"") {
+        return None;
+    }
+    let v = serde_json::from_slice::<Value>(line).ok()?;
     let stamped_in_run = || {
         v.get("timestamp")
             .and_then(Value::as_str)
             .and_then(crate::time::parse_iso)
             .is_none_or(|t| t >= since_ms)
     };
-    // Codex: a cumulative total.
+    let n = |o: &Value, k: &str| o.get(k).and_then(Value::as_u64).unwrap_or(0);
+    // Codex: a cumulative total (input counts the cached input too).
     if let Some(p) = v.get("payload").filter(|p| p["type"] == "token_count") {
-        let Some(total) = p
+        let total = p
             .pointer("/info/total_token_usage/total_tokens")
-            .and_then(Value::as_u64)
-        else {
-            return 0;
+            .and_then(Value::as_u64)?;
+        let u = &p["info"]["total_token_usage"];
+        let cached = n(u, "cached_input_tokens");
+        let split = Tokens {
+            input: n(u, "input_tokens").saturating_sub(cached),
+            output: n(u, "output_tokens"),
+            cache_read: cached,
+            cache_write: n(u, "cache_write_input_tokens"),
         };
         let before = cur.total.replace(total);
+        let before_split = cur.split.replace(split);
         if !stamped_in_run() {
-            return 0;
+            return None;
         }
-        return total.saturating_sub(before.unwrap_or(0));
+        let grown = split.minus(&before_split.unwrap_or_default());
+        let model = cur.model.clone().unwrap_or_default();
+        return Some((total.saturating_sub(before.unwrap_or(0)), model, grown));
     }
     // Gemini CLI: one `gemini` record per call, written again (same id) when its tool calls
     // complete. Qwen Code: one `assistant` record per call with the API's `usageMetadata` (its
-    // telemetry records repeat the numbers under other names and are not counted).
+    // telemetry records repeat the numbers under other names and are not counted). Both count
+    // the cached part inside the prompt's tokens, and thoughts apart from the output.
     let per_call = match (v["type"].as_str(), v.get("tokens"), v.get("usageMetadata")) {
-        (Some("gemini"), Some(t), _) => Some((t.get("total"), v.get("id"))),
-        (Some("assistant"), _, Some(u)) => Some((u.get("totalTokenCount"), v.get("uuid"))),
+        (Some("gemini"), Some(t), _) => Some((
+            t.get("total"),
+            v.get("id"),
+            Tokens {
+                input: n(t, "input").saturating_sub(n(t, "cached")),
+                output: n(t, "output") + n(t, "thoughts"),
+                cache_read: n(t, "cached"),
+                cache_write: 0,
+            },
+        )),
+        (Some("assistant"), _, Some(u)) => Some((
+            u.get("totalTokenCount"),
+            v.get("uuid"),
+            Tokens {
+                input: n(u, "promptTokenCount").saturating_sub(n(u, "cachedContentTokenCount")),
+                output: n(u, "candidatesTokenCount") + n(u, "thoughtsTokenCount"),
+                cache_read: n(u, "cachedContentTokenCount"),
+                cache_write: 0,
+            },
+        )),
         _ => None,
     };
-    if let Some((total, id)) = per_call {
-        let Some(total) = total.and_then(Value::as_u64) else {
-            return 0;
-        };
+    let model_of = |v: &Value| {
+        v.get("model")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    if let Some((total, id, split)) = per_call {
+        let total = total.and_then(Value::as_u64)?;
         if !first_time(cur, id.and_then(Value::as_str)) || !stamped_in_run() {
-            return 0;
+            return None;
         }
-        return total;
+        return Some((total, model_of(&v), split));
     }
     // Claude Code: one assistant message's usage, on each of its lines.
     let message = v.get("message").unwrap_or(&v);
     let (Some(usage), true) = (message.get("usage"), v["type"] == "assistant") else {
-        return 0;
+        return None;
     };
     if message.get("model").and_then(Value::as_str) == Some("<synthetic>") {
-        return 0;
+        return None;
     }
     if !first_time(cur, message.get("id").and_then(Value::as_str)) || !stamped_in_run() {
-        return 0;
+        return None;
     }
-    let n = |k: &str| usage.get(k).and_then(Value::as_u64).unwrap_or(0);
-    n("input_tokens")
-        + n("output_tokens")
-        + n("cache_creation_input_tokens")
-        + n("cache_read_input_tokens")
+    let split = Tokens {
+        input: n(usage, "input_tokens"),
+        output: n(usage, "output_tokens"),
+        cache_read: n(usage, "cache_read_input_tokens"),
+        cache_write: n(usage, "cache_creation_input_tokens"),
+    };
+    Some((split.sum(), model_of(message), split))
 }
 
 /// Whether a record id is counted for the first time (no id: always), remembering it.
@@ -181,11 +303,18 @@ pub fn tokens_used(raw_path: &str) -> Option<u64> {
 
 /// [`tokens_used`] over a transcript's bytes (JSON lines).
 pub fn tokens_used_in(lines: &[u8]) -> Option<u64> {
-    let mut cur = Cursor::default();
-    let total = lines.split(|b| *b == b'\n').fold(0u64, |t, line| {
-        t.saturating_add(line_tokens(line, &mut cur, i64::MIN))
-    });
+    let total = counted_in(lines).total;
     (total > 0).then_some(total)
+}
+
+/// Everything a transcript's bytes record, split by model (a session's totals).
+pub fn counted_in(lines: &[u8]) -> Counted {
+    let mut cur = Cursor::default();
+    let mut out = Counted::default();
+    for line in lines.split(|b| *b == b'\n') {
+        add_line(&mut out, line, &mut cur, i64::MIN);
+    }
+    out
 }
 
 /// The prompts the person typed, as the transcript records them (user messages with text:
@@ -360,6 +489,65 @@ mod tests {
 {"type":"user","message":{"content":[{"type":"text","text":"second"}]}}
 "#;
         assert_eq!(prompts_in(t), (2, Some("second".to_string())));
+    }
+
+    #[test]
+    fn the_split_by_model_and_type_for_each_client() {
+        let claude = br#"{"type":"assistant","message":{"id":"m1","model":"claude-sonnet-4-5","usage":{"input_tokens":10,"output_tokens":5,"cache_creation_input_tokens":100,"cache_read_input_tokens":1000}}}
+{"type":"assistant","message":{"id":"m1","model":"claude-sonnet-4-5","usage":{"input_tokens":10,"output_tokens":5,"cache_creation_input_tokens":100,"cache_read_input_tokens":1000}}}
+"#;
+        let c = counted_in(claude);
+        assert_eq!(c.total, 1115);
+        assert_eq!(
+            c.by_model["claude-sonnet-4-5"],
+            Tokens {
+                input: 10,
+                output: 5,
+                cache_read: 1000,
+                cache_write: 100
+            }
+        );
+        let codex = br#"{"type":"turn_context","payload":{"model":"gpt-5-codex"}}
+{"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":1000,"cached_input_tokens":400,"output_tokens":50,"total_tokens":1050}}}}
+{"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":3000,"cached_input_tokens":1400,"output_tokens":80,"total_tokens":3080}}}}
+"#;
+        let c = counted_in(codex);
+        assert_eq!(c.total, 3080);
+        assert_eq!(
+            c.by_model["gpt-5-codex"],
+            Tokens {
+                input: 1600,
+                output: 80,
+                cache_read: 1400,
+                cache_write: 0
+            }
+        );
+        let gemini = br#"{"id":"g1","type":"gemini","model":"gemini-2.5-flash","tokens":{"input":300,"output":5,"cached":100,"thoughts":7,"tool":0,"total":312}}
+{"uuid":"q1","type":"assistant","model":"qwen3-coder-plus","usageMetadata":{"promptTokenCount":30,"candidatesTokenCount":5,"thoughtsTokenCount":1,"cachedContentTokenCount":10,"totalTokenCount":36}}
+"#;
+        let c = counted_in(gemini);
+        assert_eq!(c.total, 348);
+        assert_eq!(
+            c.by_model["gemini-2.5-flash"],
+            Tokens {
+                input: 200,
+                output: 12,
+                cache_read: 100,
+                cache_write: 0
+            }
+        );
+        assert_eq!(
+            c.by_model["qwen3-coder-plus"],
+            Tokens {
+                input: 20,
+                output: 6,
+                cache_read: 10,
+                cache_write: 0
+            }
+        );
+        // An assistant message that mentions a Codex record name is still counted.
+        let odd = br#"{"type":"assistant","message":{"id":"m9","model":"x","name":"turn_context","usage":{"input_tokens":4}}}"#;
+        assert_eq!(counted_in(odd).total, 4);
     }
 
     #[test]

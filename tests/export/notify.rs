@@ -108,7 +108,13 @@ fn a_completed_ralph_run_posts_one_slack_message_naming_the_mode_and_its_iterati
         )),
         "{text}"
     );
-    assert!(text.ends_with("Task: ralph fix the flaky tests"), "{text}");
+    // The run's summary and the command that shows its report follow the task (issue 42).
+    assert!(
+        text.contains("Task: ralph fix the flaky tests\nTokens: "),
+        "{text}"
+    );
+    assert!(text.ends_with("/ralph"), "{text}");
+    assert!(text.contains("\nReport: omc-hooks report "), "{text}");
     // The URL (Slack's credential) is nowhere under .omc/.
     assert!(!contains(&all_state_bytes(s.root()), "/services/T000"));
 }

@@ -54,6 +54,19 @@ pub struct Summary {
     pub edits: EditSummary,
     /// Modes left suspended.
     pub suspended: Vec<String>,
+    /// The session's own totals, runs or not (issue 42): every call the client's transcript
+    /// records, from its start. Absent when the transcript cannot be read whole.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens_used: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<crate::state::usage::Tokens>,
+    /// What they cost at the prices in force; absent when a model has no price (unknown,
+    /// never $0) or nothing was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+    /// Models with tokens and no price.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cost_unknown_models: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -74,6 +87,9 @@ pub struct RunSummary {
     /// Tokens the client recorded for the run.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub tokens_used: u64,
+    /// What the run's tokens cost (absent: unknown or none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
     pub prompt: String,
 }
 
@@ -211,6 +227,14 @@ fn summarise(ctx: &Ctx<'_>, store: &Store, runs: &[ModeState], now: &str) -> Sum
         .count() as u64;
 
     let e = edits::read(store, scope);
+    // The session's own tokens, from the transcript whole (bounded by `usage::MAX_BYTES`).
+    let session = ctx
+        .input
+        .transcript_path
+        .as_deref()
+        .and_then(crate::state::usage::read_whole)
+        .map(|t| crate::state::usage::counted_in(&t))
+        .filter(|c| c.total > 0);
     let failures: Vec<checkpoint::ToolError> = StateFile::new(scope, TOOL_ERROR_FILE)
         .and_then(|f| store.read::<Value>(&f))
         .and_then(|v| checkpoint::tool_error(&v))
@@ -246,6 +270,7 @@ fn summarise(ctx: &Ctx<'_>, store: &Store, runs: &[ModeState], now: &str) -> Sum
                 verified: r.verified,
                 paused_reason: r.paused_reason.clone(),
                 tokens_used: r.tokens_used,
+                cost_usd: crate::modes::run_cost(r, &ctx.config).or(r.cost_usd),
                 prompt: clip(&r.prompt, 200),
             })
             .collect(),
@@ -269,5 +294,20 @@ fn summarise(ctx: &Ctx<'_>, store: &Store, runs: &[ModeState], now: &str) -> Sum
             .filter(|r| r.active && r.suspended_at.is_some())
             .map(|r| r.mode.clone())
             .collect(),
+        tokens_used: session.as_ref().map(|c| c.total),
+        tokens: session.as_ref().map(|c| {
+            let mut t = crate::state::usage::Tokens::default();
+            for m in c.by_model.values() {
+                t.add(m);
+            }
+            t
+        }),
+        cost_usd: session
+            .as_ref()
+            .and_then(|c| crate::config::prices::cost(&c.by_model, &ctx.config)),
+        cost_unknown_models: session
+            .as_ref()
+            .map(|c| crate::config::prices::unpriced(&c.by_model, &ctx.config))
+            .unwrap_or_default(),
     }
 }

@@ -21,6 +21,9 @@ pub struct Budget {
     pub max_iterations: Option<u32>,
     pub max_minutes: Option<u32>,
     pub max_tokens: Option<u64>,
+    /// A money budget (`--cost 5`, `--cost $0.50`), in millionths of a US dollar (whole
+    /// numbers keep the budget comparable as said).
+    pub max_cost_micros: Option<u64>,
     /// Budget words that were meant as one but are not understood (`0m`, `7d`, `2 h`,
     /// `-max 40`, `--max 0`), each with why: taken out of the request, and the person is told.
     pub unclear: Vec<(String, &'static str)>,
@@ -31,6 +34,7 @@ impl Budget {
         self.max_iterations.is_none()
             && self.max_minutes.is_none()
             && self.max_tokens.is_none()
+            && self.max_cost_micros.is_none()
             && self.unclear.is_empty()
     }
 
@@ -60,6 +64,9 @@ impl Budget {
             }
             if let Some(n) = self.max_tokens {
                 out = out.with_value(&[mode, "max_tokens"], n.into());
+            }
+            if let Some(m) = self.max_cost_micros {
+                out = out.with_value(&[mode, "max_cost_usd"], (m as f64 / 1e6).into());
             }
         }
         out
@@ -150,9 +157,16 @@ pub fn split_task(task: &str) -> (String, Budget) {
                         "a token budget is a positive number, such as 500k or 2m",
                     )),
                 },
+                ("cost", true) => match dollars(value) {
+                    Some(m) => budget.max_cost_micros = Some(m),
+                    None => budget.unclear.push((
+                        joined(word, inline.is_none().then_some(value)),
+                        "a money budget is an amount of US dollars, such as 5 or $0.50",
+                    )),
+                },
                 (_, _) => budget.unclear.push((
                     joined(word, inline.is_none().then_some(value)),
-                    "a flag is written with two dashes, as `--max 40` or `--tokens 500k`",
+                    "a flag is written with two dashes, as `--max 40`, `--tokens 500k` or `--cost 5`",
                 )),
             }
             rest = if inline.is_some() { after } else { after_value };
@@ -203,6 +217,7 @@ fn flag_of(word: &str) -> Option<(&'static str, Option<&str>)> {
     let flag = match name.to_ascii_lowercase().as_str() {
         "max" | "max-iterations" => "max",
         "tokens" | "max-tokens" => "tokens",
+        "cost" | "max-cost" => "cost",
         _ => return None,
     };
     Some((flag, value))
@@ -251,6 +266,27 @@ fn tokens(word: &str) -> Option<u64> {
     let n: f64 = num.parse().ok()?;
     let total = (n * mult).round();
     (1.0..1e15).contains(&total).then_some(total as u64)
+}
+
+/// `5`, `$0.50`, `0.01`, `12.5$`, `3usd` → millionths of a US dollar (more than 0, at most a
+/// million dollars).
+fn dollars(word: &str) -> Option<u64> {
+    let w = word.trim().to_ascii_lowercase();
+    let w = w.strip_prefix('$').unwrap_or(&w);
+    let w = w
+        .strip_suffix("usd")
+        .or_else(|| w.strip_suffix('$'))
+        .unwrap_or(w);
+    if w.is_empty()
+        || w.len() > 12
+        || !w.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        || w.matches('.').count() > 1
+    {
+        return None;
+    }
+    let n: f64 = w.parse().ok()?;
+    let micros = (n * 1e6).round();
+    (1.0..=1e12).contains(&micros).then_some(micros as u64)
 }
 
 /// A positive whole number of at most six digits.
@@ -382,6 +418,30 @@ mod tests {
     }
 
     #[test]
+    fn a_money_budget() {
+        for (prompt, micros) in [
+            ("ralph --cost 5 fix it", 5_000_000),
+            ("ralph --cost $0.50 fix it", 500_000),
+            ("ralph --cost=0.01 fix it", 10_000),
+            ("ralph --max-cost 3usd fix it", 3_000_000),
+        ] {
+            let (rest, budget) = split(prompt).unwrap();
+            assert_eq!(rest, "ralph fix it", "{prompt}");
+            assert_eq!(budget.max_cost_micros, Some(micros), "{prompt}");
+        }
+        let (_, budget) = split("ralph --cost cheap fix it").unwrap();
+        assert_eq!(budget.unclear[0].0, "--cost cheap");
+        let (_, budget) = split("ralph --cost 0 fix it").unwrap();
+        assert_eq!(budget.max_cost_micros, None);
+        let c = Budget {
+            max_cost_micros: Some(250_000),
+            ..Budget::default()
+        }
+        .apply(&Config::default(), &["ralph"]);
+        assert_eq!(crate::modes::max_cost_usd("ralph", &c), 0.25);
+    }
+
+    #[test]
     fn a_budget_said_slightly_wrong_is_taken_out_and_named() {
         for (prompt, word) in [
             ("ralph 0m fix it", "0m"),
@@ -405,6 +465,7 @@ mod tests {
                 (budget.max_iterations, budget.max_minutes, budget.max_tokens),
                 (None, None, None)
             );
+            assert_eq!(budget.max_cost_micros, None);
         }
     }
 

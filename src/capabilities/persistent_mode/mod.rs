@@ -14,6 +14,7 @@
 pub mod budget;
 pub mod command;
 pub mod guards;
+pub mod journal;
 pub mod needs_input;
 pub mod progress;
 pub mod start;
@@ -222,12 +223,15 @@ fn await_user(facts: &Facts<'_>, spec: &PersistentMode) -> bool {
     let Some(file) = mode_file(&facts.ctx.scope, spec) else {
         return false;
     };
+    let log = progress::read(facts.store, &facts.ctx.scope);
     let r = facts.store.update(&file, |s: Option<ModeState>| match s {
         Some(s) if matches!(standing(&named(s.clone(), spec), facts), Standing::Ours) => {
             let mut s = named(s, spec);
             s.new_turn();
             s.awaiting_input_at = Some(facts.now_iso.clone());
             s.last_checked_at = Some(facts.now_iso.clone());
+            count_tokens(&mut s, facts.ctx);
+            journal::note(&mut s, &log, &facts.now_iso, "waiting", None);
             (Change::Write(s.clone()), Some(s))
         }
         _ => (Change::Keep, None),
@@ -343,12 +347,16 @@ fn end_run(facts: &Facts<'_>, spec: &PersistentMode, why: &str, verified: Option
     let Some(file) = mode_file(&facts.ctx.scope, spec) else {
         return false;
     };
+    let log = progress::read(facts.store, &facts.ctx.scope);
+    let escalated = journal::escalation(facts.store, &facts.ctx.scope);
     let r = facts.store.update(&file, |s: Option<ModeState>| match s {
         Some(s) if matches!(standing(&named(s.clone(), spec), facts), Standing::Ours) => {
             let mut s = named(s, spec);
             count_tokens(&mut s, facts.ctx);
+            journal::note_escalation(&mut s, escalated.as_ref());
             s.end(why, &facts.now_iso);
             s.verified = verified;
+            journal::note(&mut s, &log, &facts.now_iso, "ended", Some(why));
             (Change::Write(s), true)
         }
         _ => (Change::Keep, false),
@@ -384,6 +392,7 @@ fn advance(facts: &Facts<'_>, spec: &'static PersistentMode, claim: Option<&str>
     let config = &facts.ctx.config;
     // What repeated since the last progress, for a hand-back (read once, outside the lock).
     let log = progress::read(facts.store, &facts.ctx.scope);
+    let escalated = journal::escalation(facts.store, &facts.ctx.scope);
     let r = facts.store.update(&file, |s: Option<ModeState>| {
         let Some(s) = s else {
             return (Change::Keep, Step::Gone);
@@ -397,20 +406,27 @@ fn advance(facts: &Facts<'_>, spec: &'static PersistentMode, claim: Option<&str>
             }
             Standing::NotOurs => return (Change::Keep, Step::Gone),
         }
-        if let Some(why) = modes::finished(&s) {
+        // Counted first, so a run that ends here ends with what it spent.
+        count_tokens(&mut s, facts.ctx);
+        journal::note_escalation(&mut s, escalated.as_ref());
+        let end = |s: &mut ModeState, why: &str| {
             s.end(why, &facts.now_iso);
+            journal::note(s, &log, &facts.now_iso, "ended", Some(why));
+        };
+        if let Some(why) = modes::finished(&s) {
+            end(&mut s, why);
             return (Change::Write(s), Step::Finished(why));
         }
         let max = modes::effective_max(&s, config);
         if s.iteration >= max {
-            s.end("max_iterations", &facts.now_iso);
+            end(&mut s, "max_iterations");
             let limit = format!("{max} iterations");
             return (Change::Write(s), Step::Stop(limit_note(spec.name, &limit)));
         }
         if spec.progress == Progress::Tests {
             let (cycle, max_cycles) = modes::cycles_of(&s);
             if cycle > max_cycles {
-                s.end("max_cycles", &facts.now_iso);
+                end(&mut s, "max_cycles");
                 let limit = format!("{max_cycles} QA cycles");
                 return (Change::Write(s), Step::Stop(limit_note(spec.name, &limit)));
             }
@@ -418,17 +434,28 @@ fn advance(facts: &Facts<'_>, spec: &'static PersistentMode, claim: Option<&str>
         if let Some(left) = modes::time_left_ms(&s, facts.ctx.now_ms)
             && left <= 0
         {
-            s.end("max_minutes", &facts.now_iso);
+            end(&mut s, "max_minutes");
             let limit = modes::minutes_text(s.max_minutes);
             return (Change::Write(s), Step::Stop(limit_note(spec.name, &limit)));
         }
-        count_tokens(&mut s, facts.ctx);
         if s.max_tokens > 0 && s.tokens_used >= s.max_tokens {
-            s.end("max_tokens", &facts.now_iso);
+            end(&mut s, "max_tokens");
             let limit = format!(
                 "{} tokens ({} spent)",
                 tokens_text(s.max_tokens),
                 tokens_text(s.tokens_used)
+            );
+            return (Change::Write(s), Step::Stop(limit_note(spec.name, &limit)));
+        }
+        if let Some(spent) = s
+            .cost_usd
+            .filter(|c| s.max_cost_usd > 0.0 && *c >= s.max_cost_usd)
+        {
+            end(&mut s, "max_cost");
+            let limit = format!(
+                "{} ({} spent)",
+                money_text(s.max_cost_usd),
+                money_text(spent)
             );
             return (Change::Write(s), Step::Stop(limit_note(spec.name, &limit)));
         }
@@ -493,9 +520,12 @@ fn advance(facts: &Facts<'_>, spec: &'static PersistentMode, claim: Option<&str>
                     ("what", &what),
                 ],
             );
-            s.paused_reason = Some(why);
+            s.paused_reason = Some(why.clone());
+            journal::note(&mut s, &log, &facts.now_iso, "paused", Some(&why));
             return (Change::Write(s.clone()), Step::Paused(note, Box::new(s)));
         }
+        // The record names the iteration that just ended.
+        journal::note(&mut s, &log, &facts.now_iso, "continue", None);
         s.iteration = s.iteration.saturating_add(1);
         s.consecutive_blocks = idle + 1;
         s.turn_blocks = per_prompt.saturating_add(1);
@@ -525,11 +555,19 @@ fn count_tokens(s: &mut ModeState, ctx: &Ctx<'_>) {
         .as_deref()
         .and_then(crate::time::parse_iso)
         .unwrap_or(i64::MIN);
-    if let Some((added, cursor)) = crate::state::usage::count(path, s.token_cursor.as_ref(), since)
+    if let Some((added, cursor)) =
+        crate::state::usage::count_split(path, s.token_cursor.as_ref(), since)
     {
-        s.tokens_used = s.tokens_used.saturating_add(added);
+        s.tokens_used = s.tokens_used.saturating_add(added.total);
+        crate::state::usage::add_models(&mut s.usage, &added.by_model);
+        s.usage.retain(|_, t| t.sum() > 0);
         s.token_cursor = Some(cursor);
     }
+    s.cost_usd = modes::run_cost(s, &ctx.config);
+}
+
+fn money_text(usd: f64) -> String {
+    crate::config::prices::money_text(usd)
 }
 
 fn tokens_text(n: u64) -> String {

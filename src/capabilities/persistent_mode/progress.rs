@@ -99,6 +99,8 @@ pub fn on_tool(ctx: &Ctx<'_>) -> Answer {
     };
     let started = runs.first().and_then(|(_, s)| s.started_at.clone());
     let now = crate::time::iso(ctx.now_ms);
+    let failed = ctx.hook.event == "PostToolUseFailure";
+    let edited = work::edited_path(ctx.input).map(|p| relative(store.project(), ctx.input, p));
     let progressed = store.update(&log_file, |cur: Option<WorkLog>| {
         let mut log = cur.unwrap_or_default().for_run(started.as_deref());
         log.schema_version = SCHEMA_VERSION;
@@ -110,7 +112,11 @@ pub fn on_tool(ctx: &Ctx<'_>) -> Answer {
             }
             Judged::Nothing => (false, None),
             // A pre-tool event judged alone knows no outcome: it records no check.
-            Judged::Work(w) => (log.record(w), w.command.as_ref().filter(|_| !pre)),
+            Judged::Work(w) => {
+                let p = log.record(w);
+                log.tally(p, failed, edited.clone(), w);
+                (p, w.command.as_ref().filter(|_| !pre))
+            }
         };
         log.apply(&steps, outcome, &now);
         if log == before {
@@ -125,6 +131,29 @@ pub fn on_tool(ctx: &Ctx<'_>) -> Answer {
         Err(e) => crate::diag!("progress: cannot record the tool event: {e}"),
     }
     Answer::default()
+}
+
+/// An edited file's path as the report lists it: relative to the project when inside it.
+fn relative(project: &std::path::Path, input: &crate::protocol::HookInput, path: &str) -> String {
+    let p = std::path::Path::new(path);
+    let abs = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        match input.cwd.as_deref() {
+            Some(cwd) => std::path::Path::new(cwd).join(p),
+            None => return path.to_string(),
+        }
+    };
+    if let Ok(rel) = abs.strip_prefix(project) {
+        return rel.display().to_string();
+    }
+    // A project reached through a symlink (macOS's /tmp): compare the real paths.
+    match (std::fs::canonicalize(&abs), std::fs::canonicalize(project)) {
+        (Ok(a), Ok(p)) if a.starts_with(&p) => a
+            .strip_prefix(&p)
+            .map_or_else(|_| abs.display().to_string(), |r| r.display().to_string()),
+        _ => abs.display().to_string(),
+    }
 }
 
 enum Judged {

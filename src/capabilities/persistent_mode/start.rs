@@ -48,6 +48,7 @@ pub fn start(
     let mut state = state;
     state.set_time_budget(modes::max_minutes(mode, config), now_ms);
     state.max_tokens = modes::max_tokens(mode, config);
+    state.max_cost_usd = modes::max_cost_usd(mode, config);
     if let Some(agent) = agent {
         state.extra.insert("agent".into(), agent.into());
     }

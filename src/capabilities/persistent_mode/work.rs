@@ -84,6 +84,26 @@ pub struct WorkLog {
     /// Set by a cancel: the person's own stop hooks are not relayed until their next prompt.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub user_blocks_off: bool,
+    /// Tool events judged in the run, those with new work, and failed tool calls (the run's
+    /// journal takes them at each Stop: issue 42).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub events: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub new_work: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub failures: u64,
+    /// Files the agent edited, relative to the project where inside it; at most
+    /// [`LISTED_MAX`](crate::state::files::LISTED_MAX), first ones kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
+    /// Distinct shell commands run (as shown to people); at most
+    /// [`LISTED_MAX`](crate::state::files::LISTED_MAX), first ones kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub commands: Vec<String>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The agent's last run of a verify command.
@@ -98,6 +118,9 @@ pub struct Check {
     #[serde(default)]
     pub tail: String,
     pub at: String,
+    /// When it last passed in the run (this run or an earlier one of it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passed_at: Option<String>,
 }
 
 /// A verify command's call that has begun.
@@ -121,6 +144,33 @@ impl WorkLog {
         if self.seen.len() > MAX_SEEN {
             let excess = self.seen.len() - MAX_SEEN;
             self.seen.drain(..excess);
+        }
+    }
+
+    /// Notes what a judged event did for the report: counts, the file it changed, the command
+    /// it ran (each list bounded, first entries kept).
+    pub fn tally(&mut self, progressed: bool, failed: bool, file: Option<String>, w: &Work) {
+        self.events = self.events.saturating_add(1);
+        if progressed {
+            self.new_work = self.new_work.saturating_add(1);
+        }
+        if failed || w.command.as_ref().is_some_and(|c| !c.ok) {
+            self.failures = self.failures.saturating_add(1);
+        }
+        let max = crate::state::files::LISTED_MAX;
+        // Any edit the agent made counts as a file it changed, new content or not (an edit
+        // undone still touched the file).
+        if let Some(f) = file.filter(|_| w.changes_files && !failed)
+            && !self.files.contains(&f)
+            && self.files.len() < max
+        {
+            self.files.push(f);
+        }
+        if let Some(c) = &w.command {
+            let shown = crate::protocol::output::truncate_chars(c.text.trim(), 200);
+            if !shown.is_empty() && !self.commands.contains(&shown) && self.commands.len() < max {
+                self.commands.push(shown);
+            }
         }
     }
 
@@ -207,6 +257,11 @@ impl WorkLog {
         output: &str,
         now_iso: &str,
     ) {
+        let passed_before = self
+            .checks
+            .iter()
+            .find(|c| c.command == command)
+            .and_then(|c| c.passed_at.clone());
         self.checks.retain(|c| c.command != command);
         self.checks.push(Check {
             command: command.to_string(),
@@ -214,6 +269,11 @@ impl WorkLog {
             ok,
             tail: tail(output, TAIL_CHARS),
             at: now_iso.to_string(),
+            passed_at: if ok {
+                Some(now_iso.to_string())
+            } else {
+                passed_before
+            },
         });
         if self.checks.len() > MAX_CHECKS {
             self.checks.remove(0);
