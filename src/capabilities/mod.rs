@@ -20,6 +20,8 @@ pub mod run_events;
 pub mod skill_guard;
 pub mod subagents;
 pub mod tool_failure;
+pub mod trust_guard;
+pub mod trust_notice;
 
 use crate::config::Config;
 use crate::env::Env;
@@ -68,6 +70,7 @@ const REGISTRY: &[(&str, &[Capability])] = &[
         &[
             cap("session-memory", memory::session_start::run),
             cap("config-notice", config_notice::run),
+            cap("trust-notice", trust_notice::on_session_start),
         ],
     ),
     (
@@ -86,6 +89,7 @@ const REGISTRY: &[(&str, &[Capability])] = &[
     (
         "pre-tool-use",
         &[
+            cap("trust-guard", trust_guard::on_pre_tool_use),
             cap("progress", persistent_mode::progress::on_tool),
             cap("skill-guard", skill_guard::on_pre_tool_use),
             cap("project-rules", project_rules::on_pre_tool_use),

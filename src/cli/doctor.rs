@@ -179,9 +179,19 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
     if !env.skip_hooks.is_empty() {
         let mut skipped: Vec<String> = crate::hooks::HOOKS
             .iter()
-            .filter(|h| crate::hooks::skipped_by(&env.skip_hooks, **h, env.skip_omc_only))
+            .filter(|h| crate::hooks::skipped_by(&env.skip_hooks, **h))
             .map(|h| h.name.to_string())
             .collect();
+        for h in crate::hooks::HOOKS {
+            if !crate::hooks::skipped_by(&env.skip_hooks, h)
+                && crate::hooks::omc_skips_hook_work(&env.skip_hooks, h, env.skip_omc_only)
+            {
+                skipped.push(format!(
+                    "our work in {} (your own hooks.toml entries for it still run)",
+                    h.name
+                ));
+            }
+        }
         for c in crate::hooks::skipped_capabilities(&env.skip_hooks, env.skip_omc_only) {
             let c = format!("the {c} capability");
             if !skipped.contains(&c) {

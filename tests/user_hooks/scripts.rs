@@ -28,6 +28,22 @@ fn a_blocking_script_blocks_the_tool_call_with_its_reason() {
         "{}",
         out.stdout
     );
+    // OMC's name for its pre-tool script switches off our work in that hook, not the
+    // person's own blocking rules (issue 43).
+    let mut p = crate::common::payload("PreToolUse", super::SID, s.root());
+    p["tool_name"] = json!("Bash");
+    p["tool_input"] = json!({"command": "rm -rf /"});
+    let out = s
+        .hook("pre-tool-use")
+        .env("OMC_SKIP_HOOKS", "pre-tool-enforcer")
+        .payload(p)
+        .run();
+    assert_eq!(
+        denied(&out).as_deref(),
+        Some("no rm -rf here"),
+        "{}",
+        out.stdout
+    );
     // The matcher: another tool is not asked.
     let read = s.run(
         "pre-tool-use",
