@@ -19,6 +19,7 @@ pub mod project_rules;
 pub mod run_events;
 pub mod skill_guard;
 pub mod subagents;
+pub mod temporaries;
 pub mod tool_failure;
 pub mod trust_guard;
 pub mod trust_notice;
@@ -71,6 +72,7 @@ const REGISTRY: &[(&str, &[Capability])] = &[
             cap("session-memory", memory::session_start::run),
             cap("config-notice", config_notice::run),
             cap("trust-notice", trust_notice::on_session_start),
+            cap("temporaries", temporaries::run),
         ],
     ),
     (
@@ -147,6 +149,7 @@ const REGISTRY: &[(&str, &[Capability])] = &[
         "session-end",
         &[
             cap("skill-guard", skill_guard::on_session_end),
+            cap("temporaries", temporaries::run),
             cap("session-end", memory::session_end::run),
         ],
     ),

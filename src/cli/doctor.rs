@@ -160,6 +160,16 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
     check_user_hooks(&mut r, env, root.as_ref());
     check_learned_skills(&mut r, env, root.as_ref());
     if let Some(root) = &root {
+        // Temporary files of writers killed mid-write: removed when old enough that no live
+        // writer holds them, and said.
+        let removed = crate::state::Store::new(root.clone(), env.now_ms()).prune_temporaries();
+        if !removed.is_empty() {
+            r.notes.push(format!(
+                "removed {} temporary file(s) left by writers that were killed mid-write: {}",
+                removed.len(),
+                removed.join(", ")
+            ));
+        }
         let f = crate::export::report::doctor(
             &crate::state::Store::new(root.clone(), env.now_ms()),
             env,

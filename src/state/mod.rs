@@ -536,6 +536,23 @@ impl Store {
         names
     }
 
+    /// Removes the temporary files that writers killed mid-write left under `.omc/` (older than
+    /// [`fs::ORPHAN_TEMP_AGE_SECS`]); returns them, relative to the project.
+    pub fn prune_temporaries(&self) -> Vec<String> {
+        if self.checked_dir(Path::new("")).is_err() {
+            return Vec::new();
+        }
+        fs::prune_temporaries(self.omc_dir(), 4)
+            .into_iter()
+            .map(|p| {
+                p.strip_prefix(self.project())
+                    .unwrap_or(&p)
+                    .display()
+                    .to_string()
+            })
+            .collect()
+    }
+
     /// The sessions whose state changed within `within_ms` of now and that have not ended
     /// since (no `.omc/sessions/<id>.json` summary written after their last change), with the
     /// milliseconds since that change, newest first: the agents working in this project now,
