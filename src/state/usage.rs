@@ -19,7 +19,6 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::io::{Read, Seek, SeekFrom};
-use std::path::Path;
 
 /// At most this much of the file is read by one count; a longer backlog is skipped to its
 /// last [`MAX_READ`] bytes (the count is then a lower bound, never an overcount).
@@ -46,14 +45,7 @@ pub struct Cursor {
 /// when the file is another or shorter), counting only records stamped at or after
 /// `since_ms`; and the cursor after them. `None` when the file cannot be read.
 pub fn count(raw_path: &str, cursor: Option<&Cursor>, since_ms: i64) -> Option<(u64, Cursor)> {
-    let path = Path::new(raw_path);
-    if !path.is_absolute() {
-        return None;
-    }
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    if !meta.file_type().is_file() {
-        return None;
-    }
+    let (mut file, meta) = super::transcript::open(raw_path)?;
     let mut cur = match cursor {
         Some(c) if c.path == raw_path && c.offset <= meta.len() => c.clone(),
         _ => Cursor {
@@ -61,8 +53,7 @@ pub fn count(raw_path: &str, cursor: Option<&Cursor>, since_ms: i64) -> Option<(
             ..Cursor::default()
         },
     };
-    let mut file = std::fs::File::open(path).ok()?;
-    let len = file.metadata().ok()?.len();
+    let len = meta.len();
     let start = cur.offset.max(len.saturating_sub(MAX_READ));
     file.seek(SeekFrom::Start(start)).ok()?;
     let mut buf = Vec::with_capacity((len - start) as usize);
