@@ -667,6 +667,8 @@ fn assignment(b: &[u8], start: usize, end: usize) -> Option<(usize, usize, Strin
             let n = run(b, i, |c| {
                 !c.is_ascii_whitespace() && !matches!(c, b',' | b';')
             });
+            // A sentence's full stop after the value is not part of it.
+            let n = n - b[i..i + n].iter().rev().take_while(|c| **c == b'.').count();
             let v = &b[i..i + n];
             if !credential_shaped(v) && !typed_secret(v) {
                 return None;
@@ -1032,6 +1034,7 @@ mod tests {
                 "secret = [REDACTED] and more",
             ),
             ("password = hunter22", "password = [REDACTED]"),
+            ("the password = hunter22.", "the password = [REDACTED]."),
             ("DB_PASSWORD = Hunter2Sekrit!", "DB_PASSWORD = [REDACTED]"),
             (
                 "api_key = ak_12345abcdef and then",

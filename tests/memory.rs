@@ -876,3 +876,25 @@ fn sixty_directives_give_at_most_fifty_at_session_start() {
     assert!(!context.contains("rule number 9\n"), "{context}");
     assert!(context.contains("10 older directives"), "{context}");
 }
+
+/// Issue 43: the wiki's text is redacted and stripped of escapes before the model reads it.
+#[test]
+fn the_wiki_reaches_the_model_redacted() {
+    let p = crate::common::Project::new();
+    std::fs::create_dir_all(p.omc().join("wiki")).unwrap();
+    std::fs::write(
+        p.omc().join("wiki/index.md"),
+        "# Index\n- deploy: token sk-proj-Ab3Cd5Ef7Gh9Ij1Kl3Mn5Op7Qr9St1Uv3 \x1b[2J here\n",
+    )
+    .unwrap();
+    let mut v = crate::common::payload("SessionStart", "swiki", p.path());
+    v["source"] = serde_json::json!("startup");
+    let out = crate::common::Hook::new("session-start")
+        .payload(v)
+        .cwd(p.path())
+        .run();
+    let ctx = out.context();
+    assert!(ctx.contains("LLM WIKI"), "{ctx}");
+    assert!(!ctx.contains("Ab3Cd5Ef7Gh9Ij1"), "{ctx}");
+    assert!(!ctx.contains('\x1b'), "{ctx:?}");
+}
