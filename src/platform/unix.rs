@@ -76,7 +76,10 @@ pub fn kernel_file(file: &File) -> bool {
             0x6367_7270,
             0xcafe_4a11,
         ];
-        rustix::fs::fstatfs(file).is_ok_and(|s| VIRTUAL.contains(&(s.f_type as i64)))
+        // `f_type`'s integer type differs between targets: the cast is needed on some.
+        #[allow(clippy::unnecessary_cast)]
+        let kind = |s: &rustix::fs::StatFs| s.f_type as i64;
+        rustix::fs::fstatfs(file).is_ok_and(|s| VIRTUAL.contains(&kind(&s)))
     }
     #[cfg(not(any(target_os = "linux", target_os = "android")))]
     {

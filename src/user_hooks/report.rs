@@ -259,7 +259,7 @@ pub fn doctor(env: &Env, store: Option<&Store>) -> Findings {
             if let Kind::Script { .. } = e.kind
                 && let Some(program) =
                     super::script::shell_program(e.raw.get("shell").and_then(|v| v.as_str()))
-                && !super::script::on_path(program, &env.var("PATH").unwrap_or_default())
+                && !super::script::on_path(program, env.var("PATH").unwrap_or_default())
             {
                 r.problems.push((
                     format!(
