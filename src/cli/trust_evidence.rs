@@ -104,7 +104,12 @@ fn runs_command_line(p: &Process) -> bool {
 
 /// The reason to refuse, when the facts point to an agent.
 pub(super) fn judge(f: &Facts) -> Option<String> {
-    if f.parent == Some(1) {
+    // A person's shell may itself be the first process (`docker run -it img bash`): then it
+    // leads `trust`'s session at its controlling terminal, which no detached run has.
+    let shell_is_first = f.terminal
+        && f.own
+            .is_some_and(|o| o.controlling_terminal && o.session == 1 && o.pid != 1);
+    if f.parent == Some(1) && !shell_is_first {
         return Some(
             "this command was detached from whoever started it (its parent is now the first \
              process, as after `setsid -f` or `( … &)`), so who that was cannot be told"
@@ -207,6 +212,19 @@ mod tests {
             ..Facts::default()
         };
         assert_eq!(judge(&ci), None);
+        // A person whose shell is the container's first process (`docker run -it img bash`).
+        let container = Facts {
+            own: Some(Own {
+                pid: 40,
+                session: 1,
+                controlling_terminal: true,
+            }),
+            parent: Some(1),
+            leader: Some(proc(1, "bash", &["bash"])),
+            holder: None,
+            ..person()
+        };
+        assert_eq!(judge(&container), None);
     }
 
     #[test]
