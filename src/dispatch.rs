@@ -38,7 +38,7 @@ pub fn run_hook(hook: Hook, env: Env, agent: Option<Agent>) -> i32 {
     if !problems.is_empty() {
         crate::diag!("{}", problems.join("; "));
     }
-    if env.disabled || crate::hooks::skipped_by(&env.skip_hooks, hook, env.skip_omc_only) {
+    if env.disabled || crate::hooks::skipped_by(&env.skip_hooks, hook) {
         if env.debug {
             crate::diag!("{} skipped by DISABLE_OMC / OMC_SKIP_HOOKS", hook.name);
         }
@@ -333,8 +333,11 @@ fn relay_stop_block(ctx: &capabilities::Ctx<'_>, answer: Answer) -> Answer {
 fn run_all(ctx: &Ctx<'_>, caps: &[capabilities::Capability], answer: &mut Answer) {
     // OMC's script names in OMC_SKIP_HOOKS skip the work of ours that does their job.
     let skipped = crate::hooks::skipped_capabilities(&ctx.env.skip_hooks, ctx.env.skip_omc_only);
+    let whole = std::ptr::eq(caps, capabilities::for_hook(ctx.hook.name))
+        && crate::hooks::omc_skips_hook_work(&ctx.env.skip_hooks, ctx.hook, ctx.env.skip_omc_only);
     for cap in caps {
-        if skipped.contains(&cap.name) {
+        if (skipped.contains(&cap.name) || whole) && !crate::hooks::UNSKIPPABLE.contains(&cap.name)
+        {
             if ctx.env.debug {
                 crate::diag!("{}: {} skipped by OMC_SKIP_HOOKS", ctx.hook.name, cap.name);
             }

@@ -134,7 +134,9 @@ pub enum SkipToken {
 pub enum OmcWork {
     /// These capabilities (by their registry names), wherever they run.
     Capabilities(&'static [&'static str]),
-    /// This whole hook subcommand (OMC's script is the whole of its event's work).
+    /// All our capabilities of this hook subcommand (OMC's script is the whole of its event's
+    /// work), but not the person's own `hooks.toml` entries for it (they are not OMC's) nor
+    /// the guards that keep trust the person's ([`crate::hooks::UNSKIPPABLE`]).
     Hook(&'static str),
     /// Nothing: we do no such work.
     Nothing,
@@ -214,15 +216,32 @@ pub fn read_skip_token(token: &str) -> SkipToken {
     SkipToken::Unknown
 }
 
-/// Whether `OMC_SKIP_HOOKS`'s `tokens` skip `hook`: by its name or event, `all`, or an OMC
-/// script name that stands for the whole hook (`pre-tool-enforcer`), unless `omc_only`.
-pub fn skipped_by(tokens: &[String], hook: Hook, omc_only: bool) -> bool {
+/// Whether `OMC_SKIP_HOOKS`'s `tokens` skip `hook` as a whole, the person's own `hooks.toml`
+/// entries included: by its name or event, or `all`. An OMC script name never does (issue
+/// 43: `pre-tool-enforcer` had switched off the person's own blocking rules as well, silently);
+/// see [`omc_skips_hook_work`].
+pub fn skipped_by(tokens: &[String], hook: Hook) -> bool {
     tokens.iter().any(|t| match read_skip_token(t) {
         SkipToken::All => true,
         SkipToken::Hook(h) => h.name == hook.name,
-        SkipToken::Omc => !omc_only && omc_work(t) == Some(OmcWork::Hook(hook.name)),
-        SkipToken::Unknown => false,
+        SkipToken::Omc | SkipToken::Unknown => false,
     })
+}
+
+/// Capabilities no OMC script name skips: a cloned repository's `.claude/settings.json` can
+/// set `OMC_SKIP_HOOKS=pre-tool-enforcer` for OMC's sake, and that must not switch off the
+/// refusal of `omc-hooks trust` (contract §17). Naming the hook itself (`pre-tool-use`) or
+/// `all` still skips everything: that is the person's own word about our hooks.
+pub const UNSKIPPABLE: &[&str] = &["trust-guard"];
+
+/// Whether an OMC script name among `tokens` stands for all of `hook`'s work of ours
+/// (`pre-tool-enforcer` for `pre-tool-use`), unless `omc_only`: our capabilities of that hook
+/// are skipped, except [`UNSKIPPABLE`], and the person's own hooks still run.
+pub fn omc_skips_hook_work(tokens: &[String], hook: Hook, omc_only: bool) -> bool {
+    !omc_only
+        && tokens
+            .iter()
+            .any(|t| omc_work(t) == Some(OmcWork::Hook(hook.name)))
 }
 
 /// The tokens of `OMC_SKIP_HOOKS` that name nothing, each as a sentence for a diagnostic.

@@ -20,8 +20,14 @@
 //!   PGP —, or to the end of the text when the block is cut);
 //! * `password=…`, `passwd: …`, `secret=…`, `token=…`, `api_key=…`, `AccountKey=…` (any
 //!   case, `=` or `:`, quoted or not; also as the end of a longer name such as
-//!   `DB_PASSWORD=`; with spaces around `=` only a quoted or key-shaped value, as in
-//!   `~/.aws/credentials`);
+//!   `DB_PASSWORD=`; with spaces around `=` a quoted value, a key-shaped one (as in
+//!   `~/.aws/credentials`) or a typed one — six or more characters with a digit or a symbol
+//!   and none of an expression's brackets, dots or `$` (`password = hunter22 and …`; not
+//!   `token = next_token()`, `secret = None`) —, whatever follows it on the line);
+//! * a URL's `sig=` query parameter (an Azure SAS signature);
+//! * `.netrc` entries: the password of `machine <host> login <user> password <secret>`, on
+//!   one line or several;
+//! * `docker login … -p <secret>`;
 //! * the argument of `--password`, `--token`, `--api-key`, `--secret`; `mysql -pX`;
 //!   `curl -u user:pass`;
 //! * the password of a URL (`postgres://user:pw@host`);
@@ -67,6 +73,13 @@ enum Rule {
     Assignment,
     /// `://user:password@`.
     UrlPassword,
+    /// A URL's query parameter that is a signature (`…?sv=…&sig=<sig>`, Azure SAS): after `?`
+    /// or `&`, up to the next `&`, quote or space.
+    QueryParam,
+    /// `.netrc`: `machine <host> login <user> password <secret>`, on one line or several.
+    Netrc,
+    /// `docker login -u bob -p <secret>`: the argument of `-p` on a `docker login` line.
+    DockerP,
 }
 
 #[derive(Clone, Copy)]
@@ -225,6 +238,9 @@ const PATTERNS: &[(&str, Rule)] = &[
     ("mariadb", Rule::MysqlP),
     ("curl", Rule::CurlUser),
     ("://", Rule::UrlPassword),
+    ("sig=", Rule::QueryParam),
+    ("machine", Rule::Netrc),
+    ("docker", Rule::DockerP),
 ];
 
 /// JSON keys whose string values are secrets: compared lower-cased, as the whole key or its
@@ -546,6 +562,58 @@ fn check(
             Some((start, stop, "[REDACTED:private-key]".into()))
         }
         Rule::Assignment => assignment(b, start, end),
+        Rule::QueryParam => {
+            if start == 0 || !matches!(b[start - 1], b'?' | b'&') {
+                return None;
+            }
+            let n = run(b, end, |c| {
+                !c.is_ascii_whitespace() && !matches!(c, b'&' | b'"' | b'\'' | b'#')
+            });
+            (n >= 8).then(|| (end, end + n, "[REDACTED]".into()))
+        }
+        Rule::Netrc => {
+            word_start(b, start)?;
+            if !matches!(b.get(end), Some(b' ' | b'\t')) {
+                return None;
+            }
+            // The entry runs to the next `machine`/`default` or a blank line, at most 512 bytes.
+            let limit = b.len().min(end + 512);
+            // The host, then `key value` pairs of netrc's own keys only: prose that happens to
+            // start with "machine" has other words.
+            let words = netrc_words(&b[..limit], end);
+            let mut it = words.into_iter().skip(1);
+            while let (Some((kf, kt)), Some((vf, vt))) = (it.next(), it.next()) {
+                match &b[kf..kt] {
+                    b"password" | b"passwd" => {
+                        return (!is_placeholder_bytes(&b[vf..vt]))
+                            .then(|| (vf, vt, "[REDACTED]".into()));
+                    }
+                    b"login" | b"account" | b"port" => {}
+                    _ => return None,
+                }
+            }
+            None
+        }
+        Rule::DockerP => {
+            word_start(b, start)?;
+            let mut args = command_args(b, end);
+            let mut login = false;
+            while let Some((from, to)) = args.next() {
+                let a = &b[from..to];
+                if a == b"login" {
+                    login = true;
+                } else if login && a == b"-p" {
+                    let (mut vf, mut vt) = args.next()?;
+                    if vt - vf >= 2 && matches!(b[vf], b'"' | b'\'') && b[vt - 1] == b[vf] {
+                        vf += 1;
+                        vt -= 1;
+                    }
+                    return (vt > vf && !is_placeholder_bytes(&b[vf..vt]))
+                        .then(|| (vf, vt, "[REDACTED]".into()));
+                }
+            }
+            None
+        }
         Rule::UrlPassword => {
             // scheme://user:password@host — the authority ends at '/', '?', '#' or space.
             let auth_len = run(b, end, |c| {
@@ -592,13 +660,17 @@ fn assignment(b: &[u8], start: usize, end: usize) -> Option<(usize, usize, Strin
     let n = match quote {
         Some(q) => run(b, i, |c| c != q && c != b'\n'),
         // `token = next_token()` is code, not a literal: with spaces around `=`, only a
-        // quoted value counts, or one shaped like a credential alone on its line (the
-        // `aws_secret_access_key = …` of `~/.aws/credentials`).
+        // quoted value counts, or one shaped like a credential (the `aws_secret_access_key =
+        // …` of `~/.aws/credentials`) or like a typed secret (`password = hunter22 and …`),
+        // whatever follows it on the line.
         None if sep == b'=' && before + after > 0 => {
-            let n = run(b, i, |c| !c.is_ascii_whitespace());
-            if !credential_shaped(&b[i..i + n])
-                || b.get(i + n).is_some_and(|c| *c != b'\n' && *c != b'\r')
-            {
+            let n = run(b, i, |c| {
+                !c.is_ascii_whitespace() && !matches!(c, b',' | b';')
+            });
+            // A sentence's full stop after the value is not part of it.
+            let n = n - b[i..i + n].iter().rev().take_while(|c| **c == b'.').count();
+            let v = &b[i..i + n];
+            if !credential_shaped(v) && !typed_secret(v) {
                 return None;
             }
             n
@@ -626,6 +698,39 @@ fn credential_shaped(v: &[u8]) -> bool {
         && v.iter().any(u8::is_ascii_digit)
         && v.iter().any(u8::is_ascii_uppercase)
         && v.iter().any(u8::is_ascii_lowercase)
+}
+
+/// A bare value after `name = ` that reads as a secret someone typed, not code: 6 or more
+/// characters, none of the brackets, dots, `<>` or `$` of an expression, a reference or a
+/// placeholder, and a digit or a symbol among them (`hunter22`, `s3cr3t!`; not `None`,
+/// `required`, `accessToken`, `os.environ[…]`).
+fn typed_secret(v: &[u8]) -> bool {
+    v.len() >= 6
+        && !v.iter().any(|c| b"()[]{}.<>$`".contains(c))
+        && v.iter()
+            .any(|c| c.is_ascii_digit() || (!c.is_ascii_alphanumeric() && *c != b'_'))
+        && !v.iter().all(u8::is_ascii_digit)
+}
+
+/// The words of a `.netrc` entry from `from`: separated by spaces, tabs and single new lines;
+/// a blank line ends the entry.
+fn netrc_words(b: &[u8], from: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut i = from;
+    while i < b.len() {
+        let gap = run(b, i, |c| c.is_ascii_whitespace());
+        if b[i..i + gap].iter().filter(|c| **c == b'\n').count() > 1 {
+            break;
+        }
+        i += gap;
+        let n = run(b, i, |c| !c.is_ascii_whitespace());
+        if n == 0 {
+            break;
+        }
+        out.push((i, i + n));
+        i += n;
+    }
+    out
 }
 
 fn is_placeholder_bytes(v: &[u8]) -> bool {
@@ -913,6 +1018,76 @@ mod tests {
         ];
         for (input, want) in &cases {
             assert_eq!(&r(input), want, "{input}");
+        }
+    }
+
+    /// Secrets as people write them (issue 43): one row per shape of the table.
+    #[test]
+    fn secrets_as_people_write_them_are_cut() {
+        let cases = [
+            (
+                "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY # prod",
+                "aws_secret_access_key = [REDACTED] # prod",
+            ),
+            (
+                "secret = s3cr3t-Value and more",
+                "secret = [REDACTED] and more",
+            ),
+            ("password = hunter22", "password = [REDACTED]"),
+            ("the password = hunter22.", "the password = [REDACTED]."),
+            ("DB_PASSWORD = Hunter2Sekrit!", "DB_PASSWORD = [REDACTED]"),
+            (
+                "api_key = ak_12345abcdef and then",
+                "api_key = [REDACTED] and then",
+            ),
+            (
+                "token = tok_9f8e7d6c and more",
+                "token = [REDACTED] and more",
+            ),
+            (
+                "https://acct.blob.core.windows.net/c/f?sv=2022-11-02&ss=b&sp=r&sig=AbC%2Bdef123456xyz%3D&se=2030",
+                "https://acct.blob.core.windows.net/c/f?sv=2022-11-02&ss=b&sp=r&sig=[REDACTED]&se=2030",
+            ),
+            (
+                "machine api.example.com login bob password Hunter2pw",
+                "machine api.example.com login bob password [REDACTED]",
+            ),
+            (
+                "machine api.example.com\n  login bob\n  password Hunter2pw\n",
+                "machine api.example.com\n  login bob\n  password [REDACTED]\n",
+            ),
+            (
+                "docker login -u bob -p Dckr5ecret registry.example.com",
+                "docker login -u bob -p [REDACTED] registry.example.com",
+            ),
+            (
+                "docker login registry.io -u bob -p 'Dckr5ecret'",
+                "docker login registry.io -u bob -p '[REDACTED]'",
+            ),
+        ];
+        for (input, want) in cases {
+            assert_eq!(r(input), want, "{input}");
+        }
+    }
+
+    #[test]
+    fn prose_and_code_beside_the_spaced_shapes_are_left_alone() {
+        for s in [
+            "the password field is empty",
+            "the password = required field",
+            "token = None",
+            "secret = accessToken",
+            "api_key = os.environ['API_KEY']",
+            "password = <your password>",
+            "token = 123456",
+            "DB_PASSWORD = process.env.DB_PASSWORD",
+            "the machine learning model and the password policy",
+            "machine a login b\n\npassword later",
+            "docker run -p 8080:80 img",
+            "docker login -u bob --password-stdin",
+            "see ?sig=short and design=x",
+        ] {
+            assert_eq!(r(s), s, "{s}");
         }
     }
 

@@ -347,7 +347,9 @@ pub fn mode_start_run_by_the_model_finds_its_own_session(agent: Agent) {
 /// (issue 30, item 2): the variable the client sets for the model's commands
 /// (codex-FINDINGS.md §13, gemini-FINDINGS.md §14, qwen-FINDINGS.md §14) makes trust refuse —
 /// Gemini CLI runs the command in a pseudo-terminal, so a terminal alone proves no person —
-/// nothing is recorded, and the file's hook never runs.
+/// nothing is recorded, and the file's hook never runs. The binary is run as a renamed copy,
+/// which the pre-tool hook's refusal of `omc-hooks trust` (issue 43) does not recognise, so
+/// this is `trust`'s own refusal on every client (the Claude Code suite checks both).
 pub fn trust_run_by_the_model_is_refused(agent: Agent) {
     let sb = with_omc(agent);
     let bin = crate::e2e::agent_harness::omc_bin();
@@ -365,7 +367,11 @@ pub fn trust_run_by_the_model_is_refused(agent: Agent) {
         AgentScenario::new()
             .reply_shell(read_back(
                 agent,
-                &format!("'{}' trust --yes 2>&1", bin.display()),
+                &format!(
+                    "cp '{}' '{c}' && '{c}' trust --yes 2>&1",
+                    bin.display(),
+                    c = sb.home().join("trust-helper").display()
+                ),
             ))
             .reply_shell(read_back(agent, "echo after"))
             .reply_text("I could not trust it.")

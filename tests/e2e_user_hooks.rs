@@ -167,9 +167,11 @@ fn an_untrusted_project_hooks_file_runs_nothing_in_the_real_client_until_trusted
     );
 }
 
-/// The model runs `omc-hooks trust --yes` through Bash (issue 30, item 2): Claude Code sets
-/// `CLAUDECODE=1` for the model's commands (FINDINGS.md §11), so trust refuses, nothing is
-/// recorded, and the project's hook still does not run.
+/// The model runs `omc-hooks trust --yes` through Bash (issue 30, item 2; issue 43): our
+/// pre-tool hook refuses the call and says why; a renamed copy of the binary gets past that
+/// check, and then `trust` itself refuses, by Claude Code's `CLAUDECODE=1` (FINDINGS.md §11)
+/// or, detached with the variables removed, by its parent being the first process. Nothing
+/// is recorded and the project's hook still does not run.
 #[test]
 fn trust_run_by_the_model_is_refused() {
     let sb = Sandbox::new();
@@ -180,6 +182,7 @@ fn trust_run_by_the_model_is_refused() {
         &script_entry("pre-tool-use", "*", &format!("touch {}", marker.display())),
     );
     let bin = plugin_dir().join("target/release/omc-hooks");
+    let copy = sb.home().join("helper");
     let run = sb.claude(
         plugin_dir(),
         "trust this project's hooks so they run",
@@ -188,19 +191,36 @@ fn trust_run_by_the_model_is_refused() {
                 "Bash",
                 json!({"command": format!("'{}' trust --yes 2>&1", bin.display())}),
             )
-            .reply_tool("Bash", json!({"command": "echo after"}))
+            .reply_tool(
+                "Bash",
+                json!({"command": format!(
+                    "cp '{}' '{c}' && '{c}' trust --yes 2>&1; \
+                     (env -u CLAUDECODE -u CLAUDE_CODE_SESSION_ID -u AI_AGENT setsid -f '{c}' \
+                     trust --yes >'{c}.out' 2>&1 &); sleep 2; cat '{c}.out'",
+                    bin.display(),
+                    c = copy.display()
+                )}),
+            )
             .reply_text("I could not trust it.")
             .env("XDG_CONFIG_HOME", config.to_string_lossy()),
         None,
     );
     run.assert_success();
     let d = run.diagnostics();
-    let results = run.main_loop_requests()[1].tool_results();
+    let first = run.main_loop_requests()[1].tool_results();
     assert!(
-        results
+        first
             .iter()
-            .any(|(_, text, _)| text.contains("refused: CLAUDECODE is set")),
-        "{results:?}\n{d}"
+            .any(|(_, text, _)| text.contains("it would run `omc-hooks trust`")),
+        "{first:?}\n{d}"
+    );
+    let second = run.main_loop_requests()[2].tool_results();
+    assert!(
+        second
+            .iter()
+            .any(|(_, text, _)| text.contains("refused: CLAUDECODE is set")
+                && text.contains("refused: this command was detached")),
+        "{second:?}\n{d}"
     );
     assert!(
         !config.join("omc-hooks/trusted.json").exists(),

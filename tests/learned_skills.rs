@@ -151,3 +151,24 @@ fn omcs_skill_injector_name_in_omc_skip_hooks_switches_them_off() {
     out.expect_valid();
     assert!(!out.context().contains("LEARNED SKILL"), "{}", out.stdout);
 }
+
+/// Issue 43: a skill file is anyone's text — a secret in it is redacted and an escape
+/// sequence in its name or body is stripped before the context reaches the model (and the
+/// terminal that shows it).
+#[test]
+fn a_skills_secret_and_escapes_never_reach_the_model() {
+    let p = Project::new();
+    std::fs::create_dir_all(p.omc().join("skills")).unwrap();
+    std::fs::write(
+        p.omc().join("skills/rotate.md"),
+        "---\nname: rotate\x1b[31m-keys\ndescription: Rotating keys\ntriggers:\n  - rotate the keys\n---\n\n\
+         Use token ghp_R4nd0mF4k3T0k3nV4lu3F0rT3st1ng0000 and \x1b]0;owned\x07 password = Hunter22pw.\n",
+    )
+    .unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let ctx = prompt(&p, config.path(), SID, "please rotate the keys").context();
+    assert!(ctx.contains("LEARNED SKILL"), "{ctx}");
+    assert!(!ctx.contains('\x1b'), "{ctx:?}");
+    assert!(!ctx.contains("ghp_R4nd0mF4k3"), "{ctx}");
+    assert!(!ctx.contains("Hunter22pw"), "{ctx}");
+}

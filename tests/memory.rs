@@ -954,3 +954,52 @@ fn a_run_oh_my_claudecode_left_session_less_is_offered_and_resumed_on_the_word()
     stop["last_assistant_message"] = json!("Fixed one of them.");
     run("stop", &p, stop).expect_block("RALPH");
 }
+
+/// Issue 43: a hand-edited project memory with 60 directives gives at most 50 at session
+/// start (contract §9), the newest, and says the rest are left out.
+#[test]
+fn sixty_directives_give_at_most_fifty_at_session_start() {
+    let p = crate::common::Project::new();
+    std::fs::create_dir_all(p.omc()).unwrap();
+    let directives: Vec<serde_json::Value> = (0..60)
+        .map(|i| serde_json::json!({"text": format!("rule number {i}")}))
+        .collect();
+    std::fs::write(
+        p.omc().join("project-memory.json"),
+        serde_json::json!({"directives": directives}).to_string(),
+    )
+    .unwrap();
+    let mut v = crate::common::payload("SessionStart", "s60", p.path());
+    v["source"] = serde_json::json!("startup");
+    let out = crate::common::Hook::new("session-start")
+        .payload(v)
+        .cwd(p.path())
+        .run();
+    let context = out.context();
+    assert_eq!(context.matches("- Directive: ").count(), 50, "{context}");
+    assert!(context.contains("- Directive: rule number 59"), "{context}");
+    assert!(!context.contains("rule number 9\n"), "{context}");
+    assert!(context.contains("10 older directives"), "{context}");
+}
+
+/// Issue 43: the wiki's text is redacted and stripped of escapes before the model reads it.
+#[test]
+fn the_wiki_reaches_the_model_redacted() {
+    let p = crate::common::Project::new();
+    std::fs::create_dir_all(p.omc().join("wiki")).unwrap();
+    std::fs::write(
+        p.omc().join("wiki/index.md"),
+        "# Index\n- deploy: token sk-proj-Ab3Cd5Ef7Gh9Ij1Kl3Mn5Op7Qr9St1Uv3 \x1b[2J here\n",
+    )
+    .unwrap();
+    let mut v = crate::common::payload("SessionStart", "swiki", p.path());
+    v["source"] = serde_json::json!("startup");
+    let out = crate::common::Hook::new("session-start")
+        .payload(v)
+        .cwd(p.path())
+        .run();
+    let ctx = out.context();
+    assert!(ctx.contains("LLM WIKI"), "{ctx}");
+    assert!(!ctx.contains("Ab3Cd5Ef7Gh9Ij1"), "{ctx}");
+    assert!(!ctx.contains('\x1b'), "{ctx:?}");
+}

@@ -483,6 +483,53 @@ const PASTED: &[(&str, &str, &str)] = &[
         "dop_v1_0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0",
         "0f1e2d3c4b5a69788796a5b4",
     ),
+    // Issue 43: as people write them.
+    (
+        "AWS secret with text after it",
+        "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYzAFTERkey0 is the prod one",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzAFTER",
+    ),
+    (
+        "spaced secret",
+        "secret = Spaced5ecretVal and more",
+        "Spaced5ecretVal",
+    ),
+    (
+        "spaced password",
+        "password = Sp4cedPassw0rd",
+        "Sp4cedPassw0rd",
+    ),
+    ("DB_PASSWORD", "DB_PASSWORD = DbPassw0rd99!", "DbPassw0rd99"),
+    (
+        "api_key and",
+        "api_key = ak_Sp4ced7788key and the rest",
+        "ak_Sp4ced7788key",
+    ),
+    (
+        "token and more",
+        "token = tk-Sp4ced6655 and more",
+        "tk-Sp4ced6655",
+    ),
+    (
+        "Azure SAS",
+        "curl 'https://acct.blob.core.windows.net/c/f.txt?sv=2022-11-02&sp=r&se=2030-01-01&sig=SasSig%2BPasted0123456789%3D'",
+        "SasSig%2BPasted0123456789",
+    ),
+    (
+        ".netrc one line",
+        "machine api.example.com login bob password NetrcOneL1ne",
+        "NetrcOneL1ne",
+    ),
+    (
+        ".netrc three lines",
+        "machine git.example.com\n  login bob\n  password NetrcThreeL1nes\n",
+        "NetrcThreeL1nes",
+    ),
+    (
+        "docker login -p",
+        "docker login -u bob -p DockerPastedPw77 registry.example.com",
+        "DockerPastedPw77",
+    ),
 ];
 
 #[test]

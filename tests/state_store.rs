@@ -316,3 +316,57 @@ fn a_payload_cwd_of_the_filesystem_root_is_a_no_op_with_a_diagnostic() {
         assert!(!Path::new("/.omc").exists(), "/.omc was created");
     }
 }
+
+/// Issue 43: temporaries that writers killed mid-write left (`.tmp-XXXXXX`) are removed at the
+/// next session start or end once older than any live writer could be, a fresh one (a writer
+/// may still hold it) stays, and `doctor` removes and names what is left.
+#[test]
+fn orphan_temporaries_are_pruned_by_the_next_session_hooks_and_doctor() {
+    let p = Project::new();
+    let session = p.omc().join("state/sessions/s1");
+    std::fs::create_dir_all(&session).unwrap();
+    let old = |path: &Path| {
+        std::fs::write(path, b"{\"half\":").unwrap();
+        let long_ago = std::time::SystemTime::now()
+            - std::time::Duration::from_secs(omc_hooks::state::fs::ORPHAN_TEMP_AGE_SECS + 10);
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(long_ago)
+            .unwrap();
+    };
+    let left = [
+        session.join(".tmp-Ab12Cd"),
+        p.omc().join("state/.tmp-Ef34Gh"),
+    ];
+    for f in &left {
+        old(f);
+    }
+    let fresh = session.join(".tmp-Ij56Kl");
+    std::fs::write(&fresh, b"{").unwrap();
+    let mut v = crate::common::payload("SessionEnd", "s1", p.path());
+    v["reason"] = serde_json::json!("other");
+    crate::common::Hook::new("session-end")
+        .payload(v)
+        .cwd(p.path())
+        .run()
+        .expect_valid();
+    for f in &left {
+        assert!(!f.exists(), "{} was kept", f.display());
+    }
+    assert!(fresh.exists(), "a file a live writer may hold was removed");
+    // What doctor finds, it removes and says.
+    let another = p.omc().join("state/.tmp-Mn78Op");
+    old(&another);
+    let out = crate::common::Hook::args(&["doctor"]).cwd(p.path()).run();
+    assert!(!another.exists());
+    assert!(
+        out.stdout.contains(
+            "removed 1 temporary file(s) left by writers that were killed mid-write: \
+             .omc/state/.tmp-Mn78Op"
+        ),
+        "{}",
+        out.stdout
+    );
+}

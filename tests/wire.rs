@@ -194,7 +194,8 @@ fn omcs_script_names_skip_the_work_that_does_their_job() {
     ]);
     assert!(prompt.context().contains("[MAGIC KEYWORD: RALPH]"));
     stop.expect_block("[RALPH LOOP");
-    // A script that is a whole hook of OMC's stands for ours.
+    // A script that is a whole hook of OMC's stands for our work in that hook (the person's
+    // own hooks.toml entries for it still run: tests/user_hooks/scripts.rs).
     let p = Project::new();
     let mut v = payload("PreToolUse", "s1", p.path());
     v["tool_name"] = json!("Skill");
@@ -210,10 +211,13 @@ fn omcs_script_names_skip_the_work_that_does_their_job() {
             )
             .run()
     };
-    with("pre-tool-enforcer");
-    let trace = std::fs::read_to_string(p.path().join("pre-tool-enforcer.trace")).unwrap();
-    assert!(trace.contains("\"outcome\":\"skipped\""), "{trace}");
-    with("keyword-detector");
+    let out = with("pre-tool-enforcer");
+    out.expect_noop();
+    let on = with("keyword-detector");
+    assert!(
+        !on.stdout.trim().is_empty(),
+        "the skill guard answers when on"
+    );
     let trace = std::fs::read_to_string(p.path().join("keyword-detector.trace")).unwrap();
     assert!(!trace.contains("\"outcome\":\"skipped\""), "{trace}");
 }

@@ -337,7 +337,10 @@ pub fn on_prompt(ctx: &Ctx<'_>) -> Answer {
         return Answer::default();
     }
     let texts: Vec<String> = fresh.iter().map(|(s, t)| render(s, t)).collect();
-    Answer::context(texts.join("\n\n"))
+    // A skill file is anyone's text (a cloned repository's): a secret in it is not handed on,
+    // and an escape sequence in its name or body does not reach the terminal that shows the
+    // context (issue 43).
+    Answer::context(crate::terminal::shown(&texts.join("\n\n")))
 }
 
 /// The text the model reads for one skill.

@@ -19,7 +19,10 @@ pub mod project_rules;
 pub mod run_events;
 pub mod skill_guard;
 pub mod subagents;
+pub mod temporaries;
 pub mod tool_failure;
+pub mod trust_guard;
+pub mod trust_notice;
 pub mod verify_trust;
 
 use crate::config::Config;
@@ -69,6 +72,8 @@ const REGISTRY: &[(&str, &[Capability])] = &[
         &[
             cap("session-memory", memory::session_start::run),
             cap("config-notice", config_notice::run),
+            cap("trust-notice", trust_notice::on_session_start),
+            cap("temporaries", temporaries::run),
         ],
     ),
     (
@@ -87,6 +92,7 @@ const REGISTRY: &[(&str, &[Capability])] = &[
     (
         "pre-tool-use",
         &[
+            cap("trust-guard", trust_guard::on_pre_tool_use),
             cap("progress", persistent_mode::progress::on_tool),
             cap("skill-guard", skill_guard::on_pre_tool_use),
             cap("project-rules", project_rules::on_pre_tool_use),
@@ -144,6 +150,7 @@ const REGISTRY: &[(&str, &[Capability])] = &[
         "session-end",
         &[
             cap("skill-guard", skill_guard::on_session_end),
+            cap("temporaries", temporaries::run),
             cap("session-end", memory::session_end::run),
         ],
     ),

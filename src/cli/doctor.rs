@@ -160,6 +160,16 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
     check_user_hooks(&mut r, env, root.as_ref());
     check_learned_skills(&mut r, env, root.as_ref());
     if let Some(root) = &root {
+        // Temporary files of writers killed mid-write: removed when old enough that no live
+        // writer holds them, and said.
+        let removed = crate::state::Store::new(root.clone(), env.now_ms()).prune_temporaries();
+        if !removed.is_empty() {
+            r.notes.push(format!(
+                "removed {} temporary file(s) left by writers that were killed mid-write: {}",
+                removed.len(),
+                removed.join(", ")
+            ));
+        }
         let f = crate::export::report::doctor(
             &crate::state::Store::new(root.clone(), env.now_ms()),
             env,
@@ -179,9 +189,19 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
     if !env.skip_hooks.is_empty() {
         let mut skipped: Vec<String> = crate::hooks::HOOKS
             .iter()
-            .filter(|h| crate::hooks::skipped_by(&env.skip_hooks, **h, env.skip_omc_only))
+            .filter(|h| crate::hooks::skipped_by(&env.skip_hooks, **h))
             .map(|h| h.name.to_string())
             .collect();
+        for h in crate::hooks::HOOKS {
+            if !crate::hooks::skipped_by(&env.skip_hooks, h)
+                && crate::hooks::omc_skips_hook_work(&env.skip_hooks, h, env.skip_omc_only)
+            {
+                skipped.push(format!(
+                    "our work in {} (your own hooks.toml entries for it still run)",
+                    h.name
+                ));
+            }
+        }
         for c in crate::hooks::skipped_capabilities(&env.skip_hooks, env.skip_omc_only) {
             let c = format!("the {c} capability");
             if !skipped.contains(&c) {

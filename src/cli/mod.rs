@@ -26,6 +26,7 @@ mod status;
 mod status_all;
 mod statusline;
 mod trust;
+mod trust_evidence;
 
 use crate::env::Env;
 use std::ffi::OsString;

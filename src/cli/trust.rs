@@ -39,8 +39,12 @@ always refuses when an agent's model runs it (CLAUDECODE, CLAUDE_CODE_SESSION_ID
 CODEX_THREAD_ID, CODEX_SESSION_ID, GEMINI_CLI, QWEN_CODE, QWEN_CODE_SESSION_ID, COPILOT_CLI,
 COPILOT_AGENT_SESSION_ID, CODEBUDDY, CODEBUDDY_SESSION_ID, FACTORY_DISABLE_SETTINGS_PERSISTENCE,
 CLINE_CONNECTOR_CLI_LAUNCH, CURSOR_AGENT, KILO, OPENCODE, PI_CODING_AGENT or AI_AGENT set, here or in any
-process above this one, or an agent's client among those processes): run it in your own
-terminal.
+process above this one, or an agent's client among those processes), and when it looks
+detached from whoever started it: its parent is the first process (setsid -f), no terminal
+while an agent's session in this project had a hook in the last 15 minutes, a terminal
+that is not its controlling one or whose session is led by trust itself or by a command
+line (sh -c) rather than your interactive shell, or no HOME or TERM at a terminal. Run it in
+your own terminal.
 
   --project DIR   the project (default: the one the current directory is in)
   --yes           trust without asking (for your own scripts; never give it to an agent)
@@ -254,6 +258,22 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
     let store = Store::new(root, env.now_ms());
     let path = store.omc_dir().join(config::FILE_NAME);
     let config_path = store.omc_dir().join(crate::config::FILE);
+    // What a model that hid its variables and left the agent's process tree cannot hide.
+    if !p.flag("revoke")
+        && let Some(why) = super::trust_evidence::judge(&super::trust_evidence::gather(
+            &env,
+            &store,
+            std::io::stdin().is_terminal(),
+        ))
+    {
+        return fail(
+            "trust",
+            &format!(
+                "refused: {why}, and trust must come from you. Read .omc/hooks.toml and run \
+                 'omc-hooks trust' in your own terminal."
+            ),
+        );
+    }
     if p.flag("revoke") {
         let mut code = 0;
         for (file, what) in [

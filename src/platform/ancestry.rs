@@ -24,6 +24,50 @@ pub struct Process {
     pub same_user: bool,
 }
 
+/// This process's place among the terminals: for `trust`'s evidence of a detached run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Own {
+    pub pid: u32,
+    /// The process session it belongs to (its leader's pid).
+    pub session: u32,
+    /// Whether it has a controlling terminal (`setsid` leaves it none, even when its stdin is
+    /// still a terminal's file).
+    pub controlling_terminal: bool,
+}
+
+/// This process's session and controlling terminal. `Err` when they cannot be read here.
+#[cfg(target_os = "linux")]
+pub fn own() -> Result<Own, String> {
+    let stat = std::fs::read_to_string("/proc/self/stat")
+        .map_err(|e| format!("cannot read /proc/self/stat: {e}"))?;
+    // `pid (comm) state ppid pgrp session tty_nr …`
+    let mut rest = stat
+        .rsplit_once(')')
+        .map(|(_, r)| r.split_whitespace())
+        .ok_or("cannot read /proc/self/stat")?;
+    let session = rest.nth(3).and_then(|v| v.parse().ok());
+    let tty: Option<i64> = rest.next().and_then(|v| v.parse().ok());
+    match (session, tty) {
+        (Some(session), Some(tty)) => Ok(Own {
+            pid: std::process::id(),
+            session,
+            controlling_terminal: tty != 0,
+        }),
+        _ => Err("cannot read /proc/self/stat".into()),
+    }
+}
+
+/// This process's session and controlling terminal: not read on this system.
+#[cfg(not(target_os = "linux"))]
+pub fn own() -> Result<Own, String> {
+    Err("the terminal's session is not read on this system".into())
+}
+
+/// One process by its pid (`Err` when it cannot be read), and its parent's pid.
+pub fn process(pid: u32) -> Result<(Process, u32), String> {
+    Ok((read(pid)?, parent_of(pid)?))
+}
+
 /// The most parents looked at: a chain longer than this is not a shell session.
 const MAX_DEPTH: usize = 64;
 

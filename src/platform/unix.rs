@@ -58,6 +58,36 @@ pub fn is_at(file: &File, path: &Path) -> bool {
     }
 }
 
+/// Whether the open `file` lives on a kernel's virtual file system (`/proc`, `/sys`, debugfs,
+/// …): they show "regular files" whose reads block for ever (`/proc/kmsg`) or never end, so a
+/// path from a payload naming one is not read. Linux only; elsewhere `false`.
+pub fn kernel_file(file: &File) -> bool {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        /// PROC_SUPER_MAGIC, SYSFS_MAGIC, DEBUGFS_MAGIC, SECURITYFS_MAGIC, TRACEFS_MAGIC,
+        /// CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC, BPF_FS_MAGIC (linux/magic.h).
+        const VIRTUAL: &[i64] = &[
+            0x9fa0,
+            0x6265_6572,
+            0x6462_6720,
+            0x7363_6673,
+            0x7472_6163,
+            0x27e0eb,
+            0x6367_7270,
+            0xcafe_4a11,
+        ];
+        // `f_type`'s integer type differs between targets: the cast is needed on some.
+        #[allow(clippy::unnecessary_cast)]
+        let kind = |s: &rustix::fs::StatFs| s.f_type as i64;
+        rustix::fs::fstatfs(file).is_ok_and(|s| VIRTUAL.contains(&kind(&s)))
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    {
+        let _ = file;
+        false
+    }
+}
+
 /// Exchanges the names `a` and `b` atomically (`renameat2(RENAME_EXCHANGE)`); `Err` where
 /// the file system cannot.
 pub fn exchange(a: &Path, b: &Path) -> io::Result<()> {

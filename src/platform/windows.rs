@@ -73,6 +73,11 @@ fn id_of(file: &File) -> io::Result<(u64, u64)> {
 
 /// Whether the open `file` is the file now at `path` (same volume and file index; a reparse
 /// point at `path` is opened itself, not followed).
+/// Whether the open `file` lives on a kernel's virtual file system: none on Windows.
+pub fn kernel_file(_file: &File) -> bool {
+    false
+}
+
 pub fn is_at(file: &File, path: &Path) -> bool {
     let at = OpenOptions::new()
         .access_mode(0)

@@ -224,6 +224,56 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
+/// How old a temporary file of [`write_atomic`] must be before it counts as left by a writer
+/// that was killed, in seconds: a writer holds its file for one write (and an fsync), and every
+/// hook is ended by its own deadline within seconds, so a file this old has no live writer.
+/// Their names are random, so age is what tells.
+pub const ORPHAN_TEMP_AGE_SECS: u64 = 120;
+
+/// Removes the temporaries of [`write_atomic`] (`.tmp-XXXXXX`, regular files, not links) in
+/// `dir` and its directories below (not following links, `depth` levels, at most 256
+/// directories) that are older than [`ORPHAN_TEMP_AGE_SECS`]; returns the ones removed.
+pub fn prune_temporaries(dir: &Path, depth: usize) -> Vec<PathBuf> {
+    let mut removed = Vec::new();
+    let mut stack = vec![(dir.to_path_buf(), 0usize)];
+    let mut seen = 0;
+    let now = std::time::SystemTime::now();
+    while let Some((d, level)) = stack.pop() {
+        seen += 1;
+        if seen > 256 {
+            break;
+        }
+        let Ok(entries) = fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten().take(4096) {
+            let Ok(meta) = e.path().symlink_metadata() else {
+                continue;
+            };
+            if meta.is_dir() {
+                if level < depth {
+                    stack.push((e.path(), level + 1));
+                }
+                continue;
+            }
+            let old = meta
+                .modified()
+                .ok()
+                .and_then(|m| now.duration_since(m).ok())
+                .is_some_and(|age| age.as_secs() >= ORPHAN_TEMP_AGE_SECS);
+            if meta.is_file()
+                && old
+                && e.file_name().to_string_lossy().starts_with(".tmp-")
+                && fs::remove_file(e.path()).is_ok()
+            {
+                removed.push(e.path());
+            }
+        }
+    }
+    removed.sort();
+    removed
+}
+
 /// Puts the written temporary file `tmp` in place of `path`, atomically.
 ///
 /// When `path` exists, the two names are exchanged (`renameat2(RENAME_EXCHANGE)`) and the old
@@ -421,6 +471,33 @@ mod tests {
             .lines()
             .count();
         assert_eq!(taken.load(Ordering::SeqCst) + left, appended);
+    }
+
+    #[test]
+    fn only_old_temporaries_are_pruned() {
+        let t = tempfile::tempdir().unwrap();
+        let sub = t.path().join("state/sessions/s1");
+        fs::create_dir_all(&sub).unwrap();
+        let old = sub.join(".tmp-AbC123");
+        let fresh = sub.join(".tmp-XyZ789");
+        let other = sub.join("work.json");
+        for f in [&old, &fresh, &other] {
+            fs::write(f, b"{}").unwrap();
+        }
+        let long_ago =
+            std::time::SystemTime::now() - std::time::Duration::from_secs(ORPHAN_TEMP_AGE_SECS + 5);
+        for f in [&old, &other] {
+            File::options()
+                .write(true)
+                .open(f)
+                .unwrap()
+                .set_modified(long_ago)
+                .unwrap();
+        }
+        assert_eq!(prune_temporaries(t.path(), 3), vec![old.clone()]);
+        assert!(!old.exists());
+        assert!(fresh.exists(), "a live writer may still hold it");
+        assert!(other.exists());
     }
 
     #[test]

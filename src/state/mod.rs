@@ -536,6 +536,60 @@ impl Store {
         names
     }
 
+    /// Removes the temporary files that writers killed mid-write left under `.omc/` (older than
+    /// [`fs::ORPHAN_TEMP_AGE_SECS`]); returns them, relative to the project.
+    pub fn prune_temporaries(&self) -> Vec<String> {
+        if self.checked_dir(Path::new("")).is_err() {
+            return Vec::new();
+        }
+        fs::prune_temporaries(self.omc_dir(), 4)
+            .into_iter()
+            .map(|p| {
+                p.strip_prefix(self.project())
+                    .unwrap_or(&p)
+                    .display()
+                    .to_string()
+            })
+            .collect()
+    }
+
+    /// The sessions whose state changed within `within_ms` of now and that have not ended
+    /// since (no `.omc/sessions/<id>.json` summary written after their last change), with the
+    /// milliseconds since that change, newest first: the agents working in this project now,
+    /// for `trust` (contract §17). Every hook of a session that keeps state renames a file into
+    /// its directory, so the newest time among the directory and its files is its last hook.
+    pub fn live_sessions(&self, within_ms: i64) -> Vec<(SessionId, i64)> {
+        let mtime_ms = |p: &Path| -> Option<i64> {
+            let m = std::fs::symlink_metadata(p).ok()?.modified().ok()?;
+            let d = m.duration_since(std::time::UNIX_EPOCH).ok()?;
+            i64::try_from(d.as_millis()).ok()
+        };
+        let mut live: Vec<(SessionId, i64)> = self
+            .sessions()
+            .into_iter()
+            .filter_map(|id| {
+                let dir = self.omc_dir().join("state/sessions").join(id.as_str());
+                let newest = std::fs::read_dir(&dir)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Result::ok)
+                    .take(256)
+                    .filter_map(|e| mtime_ms(&e.path()))
+                    .chain(mtime_ms(&dir))
+                    .max()?;
+                let ago = self.now_ms - newest;
+                let summary = self
+                    .omc_dir()
+                    .join("sessions")
+                    .join(format!("{}.json", id.as_str()));
+                let ended = mtime_ms(&summary).is_some_and(|t| t >= newest);
+                (ago <= within_ms && !ended).then_some((id, ago.max(0)))
+            })
+            .collect();
+        live.sort_by_key(|(_, ago)| *ago);
+        live
+    }
+
     /// The valid session ids that have a state directory.
     pub fn sessions(&self) -> Vec<SessionId> {
         let Ok(dir) = self.checked_dir(Path::new("state/sessions")) else {

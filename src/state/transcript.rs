@@ -25,9 +25,12 @@ pub struct Usage {
     pub window: Option<u64>,
 }
 
-/// The last `max` bytes of the file at `raw_path`, or `None` when the path is not one this
-/// crate may open (relative, missing, a symlink, not a regular file) or cannot be read.
-pub fn tail(raw_path: &str, max: u64) -> Option<Vec<u8>> {
+/// Opens the file a payload's `raw_path` names, when this crate may read it: absolute, a
+/// regular file (not a symlink, a FIFO or a device — checked before opening, so nothing
+/// blocks on open, and again on the handle, which must be the file at the path), and not on a
+/// kernel's virtual file system (`/proc/kmsg` is a "regular file" whose read blocks until the
+/// hook's deadline: issue 43).
+pub fn open(raw_path: &str) -> Option<(File, std::fs::Metadata)> {
     let path = Path::new(raw_path);
     if !path.is_absolute() {
         return None;
@@ -36,12 +39,22 @@ pub fn tail(raw_path: &str, max: u64) -> Option<Vec<u8>> {
     if !before.file_type().is_file() {
         return None;
     }
-    let mut file = File::open(path).ok()?;
+    let file = File::open(path).ok()?;
     let opened = file.metadata().ok()?;
     // Swapped for something else between the check and the open: not ours to read.
-    if !opened.is_file() || !crate::platform::is_at(&file, path) {
+    if !opened.is_file()
+        || !crate::platform::is_at(&file, path)
+        || crate::platform::kernel_file(&file)
+    {
         return None;
     }
+    Some((file, opened))
+}
+
+/// The last `max` bytes of the file at `raw_path`, or `None` when the path is not one this
+/// crate may open (relative, missing, a symlink, not a regular file) or cannot be read.
+pub fn tail(raw_path: &str, max: u64) -> Option<Vec<u8>> {
+    let (mut file, opened) = open(raw_path)?;
     let len = opened.len();
     let start = len.saturating_sub(max);
     file.seek(SeekFrom::Start(start)).ok()?;
@@ -62,19 +75,7 @@ pub fn tail(raw_path: &str, max: u64) -> Option<Vec<u8>> {
 /// [`tail`]. A subagent's transcript opens with its task, which is all the deliverables check
 /// reads of it.
 pub fn head(raw_path: &str, max: u64) -> Option<Vec<u8>> {
-    let path = Path::new(raw_path);
-    if !path.is_absolute() {
-        return None;
-    }
-    let before = std::fs::symlink_metadata(path).ok()?;
-    if !before.file_type().is_file() {
-        return None;
-    }
-    let file = File::open(path).ok()?;
-    let opened = file.metadata().ok()?;
-    if !opened.is_file() || !crate::platform::is_at(&file, path) {
-        return None;
-    }
+    let (file, opened) = open(raw_path)?;
     let mut buf = Vec::new();
     file.take(max).read_to_end(&mut buf).ok()?;
     if opened.len() > max {
@@ -221,5 +222,24 @@ mod tests {
         assert!(tail("relative.jsonl", TAIL_BYTES).is_none());
         assert!(tail(t.path().to_str().unwrap(), TAIL_BYTES).is_none());
         assert!(tail("/no/such/file", TAIL_BYTES).is_none());
+    }
+
+    /// Issue 43: devices and the kernel's "regular files" (`/proc/kmsg` blocks a read until the
+    /// deadline) are refused before any read; `/proc/self/status` stands for them here, since
+    /// it reads without blocking.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn devices_and_kernel_files_are_not_read() {
+        for p in [
+            "/dev/zero",
+            "/dev/null",
+            "/proc/self/status",
+            "/proc/kmsg",
+            "/sys/kernel/profiling",
+        ] {
+            assert!(tail(p, TAIL_BYTES).is_none(), "{p}");
+            assert!(head(p, TAIL_BYTES).is_none(), "{p}");
+            assert!(super::super::usage::count(p, None, 0).is_none(), "{p}");
+        }
     }
 }

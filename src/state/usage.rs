@@ -19,7 +19,6 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::io::{Read, Seek, SeekFrom};
-use std::path::Path;
 
 /// At most this much of the file is read by one count; a longer backlog is skipped to its
 /// last [`MAX_READ`] bytes (the count is then a lower bound, never an overcount).
@@ -119,14 +118,7 @@ pub fn count_split(
     cursor: Option<&Cursor>,
     since_ms: i64,
 ) -> Option<(Counted, Cursor)> {
-    let path = Path::new(raw_path);
-    if !path.is_absolute() {
-        return None;
-    }
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    if !meta.file_type().is_file() {
-        return None;
-    }
+    let (mut file, meta) = super::transcript::open(raw_path)?;
     let mut cur = match cursor {
         Some(c) if c.path == raw_path && c.offset <= meta.len() => c.clone(),
         _ => Cursor {
@@ -134,8 +126,7 @@ pub fn count_split(
             ..Cursor::default()
         },
     };
-    let mut file = std::fs::File::open(path).ok()?;
-    let len = file.metadata().ok()?.len();
+    let len = meta.len();
     let start = cur.offset.max(len.saturating_sub(MAX_READ));
     file.seek(SeekFrom::Start(start)).ok()?;
     let mut buf = Vec::with_capacity((len - start) as usize);
@@ -359,16 +350,30 @@ pub fn prompts_in(lines: &[u8]) -> (u64, Option<String>) {
     (count, last)
 }
 
-/// `340k`, `1.2M`, `900`: a token count for people.
+/// `340k`, `1.2M`, `900`: a token count for people. Above millions the unit grows (`1.2B`,
+/// `3T`, up to `18.4E` for the largest count a file can hold), so a huge or hostile count
+/// prints as a number a person can read, never `18446744073709.5M` (issue 43).
 pub fn tokens_text(n: u64) -> String {
+    const UNITS: &[(u64, &str)] = &[
+        (1_000_000_000_000_000_000, "E"),
+        (1_000_000_000_000_000, "P"),
+        (1_000_000_000_000, "T"),
+        (1_000_000_000, "B"),
+        (1_000_000, "M"),
+    ];
     match n {
         0..1_000 => n.to_string(),
         1_000..1_000_000 => format!("{}k", n / 1_000),
         _ => {
-            let tenths = n / 100_000;
+            let (size, unit) = UNITS
+                .iter()
+                .copied()
+                .find(|(size, _)| n >= *size)
+                .unwrap_or((1_000_000, "M"));
+            let tenths = n / (size / 10);
             match tenths % 10 {
-                0 => format!("{}M", tenths / 10),
-                t => format!("{}.{t}M", tenths / 10),
+                0 => format!("{}{unit}", tenths / 10),
+                t => format!("{}.{t}{unit}", tenths / 10),
             }
         }
     }
@@ -562,5 +567,8 @@ mod tests {
         assert_eq!(tokens_text(340_500), "340k");
         assert_eq!(tokens_text(1_000_000), "1M");
         assert_eq!(tokens_text(1_250_000), "1.2M");
+        assert_eq!(tokens_text(999_999_999), "999.9M");
+        assert_eq!(tokens_text(3_000_000_000_000), "3T");
+        assert_eq!(tokens_text(u64::MAX), "18.4E");
     }
 }

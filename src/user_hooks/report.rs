@@ -254,6 +254,24 @@ pub fn doctor(env: &Env, store: Option<&Store>) -> Findings {
                     break;
                 }
             }
+            // A shell the entry names that this machine lacks: the entry never runs here (a
+            // guard written for Windows' pwsh, say), which must not go unsaid.
+            if let Kind::Script { .. } = e.kind
+                && let Some(program) =
+                    super::script::shell_program(e.raw.get("shell").and_then(|v| v.as_str()))
+                && !super::script::on_path(program, env.var("PATH").unwrap_or_default())
+            {
+                r.problems.push((
+                    format!(
+                        "{path}: {}: its shell `{program}` is not installed here (not found on \
+                         PATH), so it never runs on this machine",
+                        e.label()
+                    ),
+                    "install that shell, or give the entry a shell this system has (sh, bash), \
+                     or set enabled = false for it here"
+                        .into(),
+                ));
+            }
             if f.origin == Origin::Project {
                 for what in literal_secrets(e) {
                     r.problems.push((

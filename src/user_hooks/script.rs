@@ -35,7 +35,8 @@ pub struct Invocation<'a> {
 
 #[derive(Debug, PartialEq, Eq)]
 pub enum Failure {
-    Spawn(String),
+    /// The program that could not be started (the entry's `shell`, or the system's), and why.
+    Spawn(String, String),
     Timeout(Duration),
     /// Exit status and the first line of stderr.
     Exit(String),
@@ -45,7 +46,7 @@ pub enum Failure {
 impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Failure::Spawn(e) => write!(f, "cannot start {}: {e}", platform::SCRIPT_SHELL),
+            Failure::Spawn(program, e) => write!(f, "cannot start {program}: {e}"),
             Failure::Timeout(t) => write!(
                 f,
                 "timed out after {} ms; its {} was killed",
@@ -58,12 +59,43 @@ impl std::fmt::Display for Failure {
     }
 }
 
+/// The program an entry's `shell` runs (`None` for the system's shell, always there), for
+/// `doctor`'s check that it is installed.
+pub fn shell_program(shell: Option<&str>) -> Option<&'static str> {
+    match shell? {
+        "cmd" => Some("cmd.exe"),
+        name => super::config::SHELLS
+            .iter()
+            .find(|(n, _, _)| *n == name)
+            .map(|(_, program, _)| *program),
+    }
+}
+
+/// Whether `program` is found in the directories of `path` (a `PATH` value), as an
+/// executable file (with `.exe` on Windows).
+pub fn on_path(program: &str, path: &str) -> bool {
+    std::env::split_paths(path).any(|dir| {
+        [program.to_string(), format!("{program}.exe")]
+            .iter()
+            .any(|name| {
+                std::fs::metadata(dir.join(name))
+                    .is_ok_and(|m| m.is_file() && crate::platform::is_executable(&m))
+            })
+    })
+}
+
 /// Runs the script; `Ok` holds its stdout when it exited 0.
 pub fn run(inv: Invocation<'_>) -> Result<Vec<u8>, Failure> {
     let named = inv
         .shell
         .and_then(|name| super::config::SHELLS.iter().find(|(n, _, _)| *n == name))
         .filter(|(n, _, _)| *n != "cmd");
+    // Named in a failure to start: a missing `pwsh` must not read as a broken /bin/sh.
+    let program = match (named, inv.shell) {
+        (Some((name, _, _)), _) => format!("the entry's shell `{name}`"),
+        (None, Some("cmd")) => "the entry's shell `cmd` (cmd.exe)".to_string(),
+        _ => platform::SCRIPT_SHELL.to_string(),
+    };
     let mut cmd = match named {
         Some((_, program, args)) => {
             let mut c = std::process::Command::new(program);
@@ -82,7 +114,14 @@ pub fn run(inv: Invocation<'_>) -> Result<Vec<u8>, Failure> {
     for (k, v) in &inv.env {
         cmd.env(k, v);
     }
-    let mut child = cmd.spawn().map_err(|e| Failure::Spawn(e.to_string()))?;
+    let mut child = cmd.spawn().map_err(|e| {
+        let why = if e.kind() == std::io::ErrorKind::NotFound {
+            "it is not installed here (not found on PATH)".to_string()
+        } else {
+            e.to_string()
+        };
+        Failure::Spawn(program.clone(), why)
+    })?;
     let group = child.id();
 
     let stdin = child.stdin.take();
@@ -104,7 +143,7 @@ pub fn run(inv: Invocation<'_>) -> Result<Vec<u8>, Failure> {
         Ok(Ok(status)) => status,
         Ok(Err(e)) => {
             platform::kill_tree(group, true);
-            return Err(Failure::Spawn(e.to_string()));
+            return Err(Failure::Spawn(program, e.to_string()));
         }
         Err(_) => {
             platform::kill_tree(group, false);

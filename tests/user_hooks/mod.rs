@@ -128,10 +128,54 @@ impl Setup {
         )
     }
 
-    /// Trusts the project's file as a person's script does: `trust --yes`.
+    /// Trusts the project's file as a person does at their terminal: `trust --yes` typed into
+    /// an interactive shell (a script's `--yes` without a terminal is refused while a session
+    /// of the project had a hook in the last minutes, as the tests' sessions have).
     pub fn trust(&self) {
-        let (code, out, err) = self.cli(&["trust", "--yes"]);
-        assert_eq!(code, 0, "trust: {out}\n{err}");
+        let (code, out) = self.at_terminal(&format!("'{BIN}' trust --yes"), "", &[]);
+        assert_eq!(code, 0, "trust: {out}");
+    }
+
+    /// A person at a pseudo-terminal (util-linux `script`, `sh -i` leading its session, `HOME`
+    /// and `TERM` set) types `line` and then `answer` at the prompt: (exit code of `line`,
+    /// everything shown). `env` is added to the shell's environment.
+    pub fn at_terminal(&self, line: &str, answer: &str, env: &[(&str, &str)]) -> (i32, String) {
+        use std::io::Write;
+        let mut cmd = Command::new("script");
+        cmd.args(["-qe", "/dev/null"])
+            .current_dir(self.root())
+            .env("XDG_CONFIG_HOME", self.config.path())
+            .env("HOME", self.config.path())
+            .env("USER", "alice")
+            .env("SHELL", "/bin/sh")
+            .env("TERM", "xterm")
+            .env("PATH", "/usr/bin:/bin")
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .env_remove("OMC_STATE_DIR")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped());
+        for var in AGENT_MARKERS {
+            cmd.env_remove(var);
+        }
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("util-linux script");
+        let mut stdin = child.stdin.take().unwrap();
+        let answer = if answer.is_empty() {
+            String::new()
+        } else {
+            format!("{answer}\n")
+        };
+        stdin
+            .write_all(format!("{line}; exit $?\n{answer}").as_bytes())
+            .unwrap();
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
     }
 }
 

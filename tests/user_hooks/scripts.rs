@@ -28,6 +28,22 @@ fn a_blocking_script_blocks_the_tool_call_with_its_reason() {
         "{}",
         out.stdout
     );
+    // OMC's name for its pre-tool script switches off our work in that hook, not the
+    // person's own blocking rules (issue 43).
+    let mut p = crate::common::payload("PreToolUse", super::SID, s.root());
+    p["tool_name"] = json!("Bash");
+    p["tool_input"] = json!({"command": "rm -rf /"});
+    let out = s
+        .hook("pre-tool-use")
+        .env("OMC_SKIP_HOOKS", "pre-tool-enforcer")
+        .payload(p)
+        .run();
+    assert_eq!(
+        denied(&out).as_deref(),
+        Some("no rm -rf here"),
+        "{}",
+        out.stdout
+    );
     // The matcher: another tool is not asked.
     let read = s.run(
         "pre-tool-use",
@@ -386,4 +402,48 @@ fn a_script_runs_through_the_shell_its_entry_names() {
         "the person is told: {}",
         out.stdout
     );
+}
+
+/// Issue 43: an entry whose shell this machine lacks (a guard written for Windows' `pwsh`)
+/// names that shell when it cannot start — not `/bin/sh` — and `doctor` lists it as a problem.
+#[test]
+fn a_missing_shell_is_named_and_doctor_lists_it() {
+    let s = Setup::new();
+    let empty = tempfile::tempdir().unwrap();
+    let path = format!("{}:/usr/bin:/bin", empty.path().display());
+    for shell in ["pwsh", "zsh"] {
+        if std::process::Command::new("sh")
+            .args(["-c", &format!("PATH={path} command -v {shell}")])
+            .stdout(std::process::Stdio::null())
+            .status()
+            .unwrap()
+            .success()
+        {
+            continue; // installed here: nothing to show
+        }
+        s.user_hooks(&script(
+            "pre-tool-use",
+            "Bash",
+            "echo '{\"action\":\"block\",\"reason\":\"guard\"}'",
+            &format!("shell = \"{shell}\""),
+        ));
+        let mut p = crate::common::payload("PreToolUse", super::SID, s.root());
+        p["tool_name"] = json!("Bash");
+        p["tool_input"] = json!({"command": "ls"});
+        let out = s.hook("pre-tool-use").env("PATH", &path).payload(p).run();
+        let said = diags(&out).join("\n");
+        assert!(
+            said.contains(&format!(
+                "cannot start the entry's shell `{shell}`: it is not installed here"
+            )),
+            "{said}"
+        );
+        assert!(!said.contains("/bin/sh"), "{said}");
+        let (code, doctor, _) = s.cli_with(&["doctor"], &[("PATH", path.as_str())]);
+        assert_eq!(code, 1, "{doctor}");
+        assert!(
+            doctor.contains(&format!("its shell `{shell}` is not installed here")),
+            "{doctor}"
+        );
+    }
 }

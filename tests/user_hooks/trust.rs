@@ -1,10 +1,9 @@
 //! Trust: a project's hooks.toml never runs a command until the user trusts that exact file.
 
-use super::{AGENT_MARKERS, Setup, denied, q};
-use crate::common::BIN;
+use super::{AGENT_MARKERS, SID, Setup, denied, q};
+use crate::common::{self, BIN};
 use crate::schema::assert_valid;
 use serde_json::{Value, json};
-use std::io::Write;
 use std::process::{Command, Stdio};
 
 fn marker_file(s: &Setup, name: &str) -> String {
@@ -52,9 +51,17 @@ fn an_untrusted_project_file_never_runs_trusting_runs_it_editing_stops_it() {
         "{doctor}"
     );
 
-    // Trusted: it runs.
-    let (code, out, err) = s.cli(&["trust", "--yes"]);
-    assert_eq!(code, 0, "{err}");
+    // A script's `--yes` (no terminal) while this project's session had a hook moments ago is
+    // the agent's shape, not a person's: refused (issue 43).
+    let (code, _, err) = s.cli(&["trust", "--yes"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("there is no terminal, and an agent's session is working in this project"),
+        "{err}"
+    );
+    // Trusted by the person at a terminal: it runs.
+    let (code, out) = s.at_terminal(&format!("'{BIN}' trust --yes"), "", &[]);
+    assert_eq!(code, 0, "{out}");
     assert!(
         out.contains("entry 1 (line 1): pre-tool-use — runs: touch"),
         "{out}"
@@ -172,33 +179,10 @@ fn env_for(s: &Setup) -> omc_hooks::env::Env {
     omc_hooks::env::Env::from_lookup(|_| None, Some(s.root().to_path_buf()), extra)
 }
 
-/// `omc-hooks trust` at a pseudo-terminal (util-linux `script`), `answer` typed at its prompt:
+/// `omc-hooks trust` typed at a person's pseudo-terminal, `answer` typed at its prompt:
 /// (exit code, everything it printed).
 fn trust_at_terminal(s: &Setup, answer: &str, env: &[(&str, &str)]) -> (i32, String) {
-    let mut cmd = Command::new("script");
-    cmd.args(["-qec", &format!("'{BIN}' trust"), "/dev/null"])
-        .current_dir(s.root())
-        .env("XDG_CONFIG_HOME", s.config.path())
-        .env("HOME", s.config.path())
-        .env("USER", "alice")
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped());
-    for var in AGENT_MARKERS {
-        cmd.env_remove(var);
-    }
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let mut child = cmd.spawn().expect("util-linux script");
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(answer.as_bytes()).unwrap();
-    drop(stdin);
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-    )
+    s.at_terminal(&format!("'{BIN}' trust"), answer.trim_end(), env)
 }
 
 fn trusted_json(s: &Setup) -> Option<Value> {
@@ -292,8 +276,21 @@ fn trust_needs_a_person_not_a_model() {
     let (_, list, _) = s.cli(&["trust", "--list"]);
     assert!(list.contains("by alice (uid "), "{list}");
 
-    // --yes is a person's own script: recorded as such. Revoking needs no person.
+    // --yes is a person's own script: recorded as such, once no agent's session has had a
+    // hook in this project for a while (the clock moved 20 minutes on). Revoking needs no
+    // person.
+    let later = (std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis()
+        + 20 * 60 * 1000)
+        .to_string();
     let (code, _, err) = s.cli_with(&["trust", "--yes"], &[("USER", "bob")]);
+    assert_eq!(code, 1, "an agent's session had a hook moments ago: {err}");
+    let (code, _, err) = s.cli_with(
+        &["trust", "--yes"],
+        &[("USER", "bob"), ("OMC_NOW_MS", later.as_str())],
+    );
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         trusted_json(&s).unwrap()["files"][0]["confirmed"],
@@ -374,8 +371,13 @@ fn trust_refuses_under_an_agent_even_with_its_variables_removed() {
     }
     s.bash("ls");
     assert!(!s.root().join("marker").exists(), "the project's hook ran");
-    // The same command under a parent without them: a person, trusted, and said so.
+    // The same command under a parent without them still makes a terminal for `trust` alone
+    // (`script -c`): no person's shell leads it, refused (issue 43).
     let (code, out) = trust_under_an_agent(&s, &[], "");
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("leads its own terminal session"), "{out}");
+    // A person at their own terminal: trusted, and said so.
+    let (code, out) = trust_at_terminal(&s, "y", &[]);
     assert_eq!(code, 0, "{out}");
     let (_, list, _) = s.cli(&["trust", "--list"]);
     assert!(
@@ -415,4 +417,219 @@ fn nothing_the_model_reads_or_the_hooks_run_gives_trust() {
     }
     let manifest = omc_hooks::hooks::MANIFEST;
     assert!(!manifest.contains("trust"), "{manifest}");
+}
+
+/// Waits (bounded) until `path` holds text, for a command that was detached from the test.
+fn wait_for_text(path: &std::path::Path) -> String {
+    for _ in 0..200 {
+        if let Ok(t) = std::fs::read_to_string(path)
+            && t.contains("omc-hooks trust")
+        {
+            return t;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::fs::read_to_string(path).unwrap_or_default()
+}
+
+/// Issue 43: the three detaching forms the audit used, run by a shell that carries Claude
+/// Code's variables (as the model's commands do), leave the project untrusted and its hook
+/// unrun — `trust` itself refuses each (the tool call is refused before it runs as well: see
+/// the next test). A person at a second terminal, while that agent's session works in the
+/// project, still trusts.
+#[test]
+fn detached_forms_of_trust_leave_the_project_untrusted() {
+    for tool in ["setsid", "script", "tmux"] {
+        assert!(
+            Command::new("sh")
+                .args(["-c", &format!("command -v {tool}")])
+                .stdout(Stdio::null())
+                .status()
+                .unwrap()
+                .success(),
+            "{tool} is needed (.ci/run installs tmux)"
+        );
+    }
+    let s = Setup::new();
+    s.project_hooks(&marker_file(&s, "marker"));
+    let tmp = tempfile::tempdir().unwrap();
+    let out = |n: &str| tmp.path().join(n);
+    let agent_shell = |line: &str| {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", line])
+            .current_dir(s.root())
+            .env("XDG_CONFIG_HOME", s.config.path())
+            .env("HOME", s.config.path())
+            .env("TERM", "xterm")
+            .env("TMUX_TMPDIR", tmp.path())
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .env_remove("TMUX")
+            .env("CLAUDECODE", "1")
+            .env("CLAUDE_CODE_SESSION_ID", "0c7e-43")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        for var in AGENT_MARKERS {
+            if !matches!(*var, "CLAUDECODE" | "CLAUDE_CODE_SESSION_ID") {
+                cmd.env_remove(var);
+            }
+        }
+        cmd.status().unwrap();
+    };
+    let unset = "env -u CLAUDECODE -u CLAUDE_CODE_SESSION_ID";
+    // 1. Detached from the agent's tree, no terminal, --yes.
+    agent_shell(&format!(
+        "({unset} setsid -f '{BIN}' trust --yes >'{}' 2>&1 &)",
+        out("1").display()
+    ));
+    let said = wait_for_text(&out("1"));
+    assert!(
+        said.contains("refused: this command was detached"),
+        "{said}"
+    );
+    // 2. A terminal made by a detached `script`, `y` piped in.
+    agent_shell(&format!(
+        "echo y | {unset} setsid -f script -qc \"'{BIN}' trust 2>'{}'\" /dev/null",
+        out("2").display()
+    ));
+    let said = wait_for_text(&out("2"));
+    assert!(said.contains("omc-hooks trust: refused: "), "{said}");
+    // 3. A tmux server started without the variables, then `y` typed into it.
+    agent_shell(&format!(
+        "{unset} tmux -L t43 new-session -d \"'{BIN}' trust 2>'{}'; sleep 5\"; sleep 0.3; \
+         tmux -L t43 send-keys y Enter",
+        out("3").display()
+    ));
+    let said = wait_for_text(&out("3"));
+    agent_shell("tmux -L t43 kill-server");
+    assert!(said.contains("omc-hooks trust: refused: "), "{said}");
+    assert!(trusted_json(&s).is_none(), "a detached form recorded trust");
+    s.bash("ls");
+    assert!(!s.root().join("marker").exists(), "the project's hook ran");
+
+    // A person's environment scrubbed away (`env -i`-like) at a terminal: refused.
+    let (code, said) = s.at_terminal(&format!("env -u HOME -u TERM '{BIN}' trust"), "y", &[]);
+    assert_eq!(code, 1, "{said}");
+    assert!(
+        said.contains("its environment has no HOME and TERM"),
+        "{said}"
+    );
+    // The agent's session had a hook moments ago (the `ls` above); the person, at their own
+    // terminal, still trusts.
+    let (code, said) = s.at_terminal(&format!("'{BIN}' trust"), "y", &[]);
+    assert_eq!(code, 0, "{said}");
+    s.bash("ls");
+    assert!(s.root().join("marker").exists());
+}
+
+/// Issue 43, first layer: the pre-tool hook refuses a tool call that would run `trust`, in
+/// any shell form, on the agents with a pre-tool event (their shell tools read as `Bash`), and
+/// says why; a command that only mentions the word, or lists trust, goes through.
+#[test]
+fn the_pre_tool_hook_refuses_a_call_that_would_run_trust() {
+    let s = Setup::new();
+    let forms = [
+        format!("'{BIN}' trust --yes"),
+        "(env -u CLAUDECODE -u CLAUDE_CODE_SESSION_ID setsid -f omc-hooks trust --yes &)".into(),
+        "echo y | setsid -f script -qc 'omc-hooks trust' /dev/null".into(),
+        "tmux -L x new-session -d 'omc-hooks trust' && tmux -L x send-keys y Enter".into(),
+        "nohup npx omc-hooks trust --yes &".into(),
+        "bash -c \"$(command -v omc-hooks) trust --yes\"".into(),
+    ];
+    let payloads = |command: &str| {
+        vec![
+            (
+                "claude",
+                json!({"hook_event_name": "PreToolUse", "tool_name": "Bash",
+                       "tool_input": {"command": command}, "tool_use_id": "t1"}),
+            ),
+            (
+                "codex",
+                json!({"hook_event_name": "PreToolUse", "turn_id": "turn-1", "tool_name": "Bash",
+                       "tool_input": {"command": command}, "tool_use_id": "c1",
+                       "model": "mock-model", "permission_mode": "bypassPermissions"}),
+            ),
+            (
+                "gemini",
+                json!({"hook_event_name": "BeforeTool", "tool_name": "run_shell_command",
+                       "tool_input": {"command": command},
+                       "timestamp": "2026-12-03T08:38:50.314Z"}),
+            ),
+        ]
+    };
+    for form in &forms {
+        for (agent, extra) in payloads(form) {
+            let mut p = common::payload("PreToolUse", SID, s.root());
+            for (k, v) in extra.as_object().unwrap() {
+                p[k] = v.clone();
+            }
+            let out = s.hook("pre-tool-use").agent(agent).payload(p).run();
+            out.expect_valid();
+            assert!(
+                out.stdout.contains("it would run `omc-hooks trust`"),
+                "{agent}: {form}: {}",
+                out.stdout
+            );
+        }
+    }
+    for harmless in [
+        "grep -rn trust docs/",
+        "omc-hooks trust --list",
+        "omc-hooks status",
+    ] {
+        assert_eq!(denied(&s.bash(harmless)), None, "{harmless}");
+    }
+    // OMC's name for its own pre-tool script switches our guards off, not this one (a cloned
+    // repository's settings can set it).
+    let mut p = common::payload("PreToolUse", SID, s.root());
+    p["tool_name"] = json!("Bash");
+    p["tool_input"] = json!({"command": "omc-hooks trust --yes"});
+    let out = s
+        .hook("pre-tool-use")
+        .env("OMC_SKIP_HOOKS", "pre-tool-enforcer")
+        .payload(p)
+        .run();
+    assert!(denied(&out).is_some(), "{}", out.stdout);
+}
+
+/// Issue 43, third layer: the first session start after the project's hooks were trusted
+/// tells the person when, by whom, how it was confirmed and what will run — once.
+#[test]
+fn the_next_session_start_tells_the_person_the_hooks_were_trusted() {
+    let s = Setup::new();
+    s.project_hooks(&marker_file(&s, "marker"));
+    let start = |sid: &str| {
+        let mut p = common::payload("SessionStart", sid, s.root());
+        p["source"] = json!("startup");
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis()
+            .to_string();
+        let out = s
+            .hook("session-start")
+            .env("OMC_NOW_MS", &now)
+            .payload(p)
+            .run();
+        out.expect_valid();
+        out.json()["systemMessage"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    };
+    let said = start("before-trust");
+    assert!(!said.contains("was trusted since"), "{said}");
+    let (code, out) = trust_at_terminal(&s, "y", &[]);
+    assert_eq!(code, 0, "{out}");
+    let said = start("after-trust");
+    assert!(
+        said.contains("hooks.toml was trusted since this project's last session (by alice (uid "),
+        "{said}"
+    );
+    assert!(said.contains("confirmed at a terminal"), "{said}");
+    assert!(said.contains("pre-tool-use runs `touch "), "{said}");
+    assert!(said.contains("omc-hooks trust --revoke"), "{said}");
+    // Said once: the next session starts after the trust.
+    let said = start("later");
+    assert!(!said.contains("was trusted since"), "{said}");
 }

@@ -67,25 +67,37 @@ pub fn items(v: &Value) -> Vec<String> {
             })
             .unwrap_or_default()
     };
+    // At most MAX_ITEMS of each kind, the newest (last written) kept, as when the file is
+    // added to: a file edited by hand may hold any number (issue 43).
+    let newest =
+        |all: Vec<String>, what: &str, out: &mut Vec<String>, line: &dyn Fn(&str) -> String| {
+            let skip = all.len().saturating_sub(MAX_ITEMS);
+            if skip > 0 {
+                out.push(format!(
+                "- ({skip} older {what} in .omc/project-memory.json not shown: at most {MAX_ITEMS})"
+            ));
+            }
+            out.extend(all[skip..].iter().map(|t| line(t)));
+        };
     let mut out = Vec::new();
-    for d in texts("directives", "text")
+    let directives: Vec<String> = texts("directives", "text")
         .into_iter()
         .chain(texts("userDirectives", "directive"))
-    {
-        out.push(format!("- Directive: {d}"));
-    }
+        .collect();
+    newest(directives, "directives", &mut out, &|d| {
+        format!("- Directive: {d}")
+    });
     let build = v.get("build");
     for (key, label) in [("buildCommand", "build"), ("testCommand", "test")] {
         if let Some(cmd) = build.and_then(|b| b.get(key)).and_then(Value::as_str) {
             out.push(format!("- {label}: `{}`", clip(cmd, 200)));
         }
     }
-    for f in texts("facts", "text")
+    let facts: Vec<String> = texts("facts", "text")
         .into_iter()
         .chain(texts("customNotes", "content"))
-    {
-        out.push(format!("- {f}"));
-    }
+        .collect();
+    newest(facts, "facts", &mut out, &|f| format!("- {f}"));
     out
 }
 
@@ -159,6 +171,30 @@ pub fn add(store: &Store, kind: Kind, text: &str, source: &str, now_ms: i64) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn at_most_fifty_directives_and_facts_are_given() {
+        let many = |n: usize, what: &str| -> Vec<Value> {
+            (0..n)
+                .map(|i| serde_json::json!({"text": format!("{what} {i}")}))
+                .collect()
+        };
+        let v = serde_json::json!({"directives": many(60, "directive"), "facts": many(55, "fact")});
+        let lines = items(&v);
+        let directives = lines
+            .iter()
+            .filter(|l| l.starts_with("- Directive: "))
+            .count();
+        assert_eq!(directives, MAX_ITEMS, "{lines:?}");
+        assert_eq!(lines.len(), 2 * MAX_ITEMS + 2, "{lines:?}");
+        assert_eq!(
+            lines[0],
+            "- (10 older directives in .omc/project-memory.json not shown: at most 50)"
+        );
+        assert_eq!(lines[1], "- Directive: directive 10");
+        assert!(lines.contains(&"- fact 54".to_string()));
+        assert!(!lines.contains(&"- fact 4".to_string()));
+    }
 
     #[test]
     fn items_directives_first_and_omc_fields_read() {

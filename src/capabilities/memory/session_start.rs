@@ -116,7 +116,8 @@ pub fn run(ctx: &Ctx<'_>) -> Answer {
         sections.push(("project memory", text));
     }
     if let Some(text) = wiki::section(store) {
-        sections.push(("wiki", text));
+        // The wiki's pages are anyone's text: redacted and without escapes (issue 43).
+        sections.push(("wiki", crate::terminal::shown(&text)));
     }
     let text = assemble(&sections, BUDGET);
     if text.is_empty() {

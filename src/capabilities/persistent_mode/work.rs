@@ -426,7 +426,7 @@ fn read_bounded(path: &Path) -> Option<Vec<u8>> {
 pub fn of_tool_event(input: &HookInput, failed: bool) -> Option<Work> {
     let tool = input.tool_name.as_deref()?;
     if let Some(mark) = content_mark(input).filter(|_| !failed) {
-        let shown = shorten(edited_path(input).unwrap_or(""));
+        let shown = shown_path(input);
         return Some(Work {
             marks: vec![mark],
             changes_files: true,
@@ -541,10 +541,7 @@ pub fn of_call_alone(input: &HookInput) -> Option<Work> {
             b"edit-call",
             ti.map(|v| v.to_string()).unwrap_or_default().as_bytes(),
         ])];
-        w.repeat = format!(
-            "made the same edit to `{}` again",
-            shorten(edited_path(input).unwrap_or(""))
-        );
+        w.repeat = format!("made the same edit to `{}` again", shown_path(input));
     }
     w.repeat = w.repeat.replace(" with the same output", "");
     Some(w)
@@ -619,6 +616,21 @@ fn ceil(s: &str, mut i: usize) -> usize {
         i += 1;
     }
     i
+}
+
+/// The edited file as the person reads it: relative to the project (the payload's `cwd`) when
+/// it lies inside, as the README shows it (`edited \`src/app.py\` back …`), shortened.
+fn shown_path(input: &HookInput) -> String {
+    let path = edited_path(input).unwrap_or("");
+    let inside = input
+        .cwd
+        .as_deref()
+        .and_then(|cwd| Path::new(path).strip_prefix(cwd).ok())
+        .filter(|rel| !rel.as_os_str().is_empty());
+    match inside {
+        Some(rel) => shorten(&rel.to_string_lossy()),
+        None => shorten(path),
+    }
 }
 
 fn shorten(s: &str) -> String {
@@ -722,6 +734,15 @@ mod tests {
         );
         assert_eq!(
             undone.repeat,
+            "edited `app.py` back to content it had before"
+        );
+        // Named by its absolute path (as Claude Code does): shown relative to the project.
+        let absolute = input(json!({
+            "hook_event_name": "PostToolUse", "tool_name": "Edit", "cwd": t.path(),
+            "tool_input": {"file_path": f, "old_string": "2", "new_string": "1"},
+        }));
+        assert_eq!(
+            of_tool_event(&absolute, false).unwrap().repeat,
             "edited `app.py` back to content it had before"
         );
     }
