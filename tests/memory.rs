@@ -733,6 +733,18 @@ fn the_wiki_is_listed_at_every_session_start_compaction_included() {
         ctx.contains("# Index\n- [Auth](auth.md): tokens and sessions"),
         "{ctx}"
     );
+    // Issue 46: pages in subfolders are counted and named, beside the index too.
+    std::fs::create_dir_all(p.omc().join("wiki/arch/db")).unwrap();
+    std::fs::write(p.omc().join("wiki/arch/db/storage.md"), "# Storage\n").unwrap();
+    let ctx = session_start(&p, "s1", "startup").context();
+    assert!(ctx.contains("[LLM WIKI: 4 page(s)"), "{ctx}");
+    assert!(
+        ctx.contains("Pages in subfolders: arch/db/storage.md"),
+        "{ctx}"
+    );
+    std::fs::remove_file(p.omc().join("wiki/index.md")).unwrap();
+    let ctx = session_start(&p, "s1", "startup").context();
+    assert!(ctx.contains("- arch/db/storage.md\n- auth.md"), "{ctx}");
     // No wiki, no section.
     let q = Project::new();
     std::fs::create_dir_all(q.omc()).unwrap();

@@ -320,6 +320,65 @@ impl Store {
         fs::read_regular(&path)
     }
 
+    /// The files a person keeps under `.omc/<subdir>/` whose names end with `ext`, subfolders
+    /// included (at most `max_depth` deep), as paths relative to that folder with `/` between
+    /// parts, sorted, at most `max` of them. Nothing is read; a symlink (a file or a folder) is
+    /// never followed, and a name that is not plain is left out.
+    pub fn person_tree(
+        &self,
+        subdir: &str,
+        ext: &str,
+        max_depth: usize,
+        max: usize,
+    ) -> Vec<String> {
+        fn walk(
+            dir: &Path,
+            prefix: &str,
+            ext: &str,
+            depth: usize,
+            max: usize,
+            out: &mut Vec<String>,
+        ) {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                return;
+            };
+            let mut entries: Vec<(String, std::fs::FileType)> = entries
+                .filter_map(Result::ok)
+                .filter_map(|e| Some((e.file_name().into_string().ok()?, e.file_type().ok()?)))
+                .filter(|(n, _)| plain_name(n))
+                .collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            for (name, kind) in entries {
+                if out.len() >= max {
+                    return;
+                }
+                let rel = format!("{prefix}{name}");
+                if kind.is_file() && name.ends_with(ext) {
+                    out.push(rel);
+                } else if kind.is_dir() && depth > 0 {
+                    walk(
+                        &dir.join(&name),
+                        &format!("{rel}/"),
+                        ext,
+                        depth - 1,
+                        max,
+                        out,
+                    );
+                }
+            }
+        }
+        if !plain_name(subdir) {
+            return Vec::new();
+        }
+        let Ok(dir) = self.checked_dir(Path::new(subdir)) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        walk(&dir, "", ext, max_depth, max, &mut out);
+        out.sort();
+        out
+    }
+
     /// The Markdown files a person keeps in `.omc/<subdir>/` (learned skills), read as
     /// [`folder::read_folder`] does; nothing when `.omc` or the folder is a symlink.
     pub fn person_folder(&self, subdir: &str, max_files: usize, max_bytes: u64) -> folder::Listing {
