@@ -861,3 +861,42 @@ fn a_run_oh_my_claudecode_left_session_less_is_offered_and_resumed_on_the_word()
     stop["last_assistant_message"] = json!("Fixed one of them.");
     run("stop", &p, stop).expect_block("RALPH");
 }
+
+/// Issue 46: a run untouched for 3 h does not stay `active` through SessionStart with no word:
+/// it is ended as `stale`, and the model (context) and the person (system message) are told.
+#[test]
+fn a_run_untouched_for_three_hours_is_ended_at_session_start_with_a_word() {
+    let p = Project::new();
+    let mut v = ralph(&p, "s1", 4);
+    v["started_at"] = json!(iso(NOW - 200 * MIN));
+    v["last_checked_at"] = json!(iso(NOW - 180 * MIN));
+    p.write_json(".omc/state/sessions/s1/ralph-state.json", &v);
+    let out = session_start(&p, "s1", "resume");
+    let ctx = out.context();
+    assert!(ctx.contains("[RALPH LOOP ENDED AS STALE]"), "{ctx}");
+    assert!(ctx.contains("fix the flaky parser tests"), "{ctx}");
+    assert!(!ctx.contains("RESTORED"), "{ctx}");
+    let msg = out.json()["systemMessage"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        msg.contains("ralph run untouched since") && msg.contains("ended as stale"),
+        "{msg}"
+    );
+    let state = p
+        .read_json(".omc/state/sessions/s1/ralph-state.json")
+        .unwrap();
+    assert_eq!(state["active"], false);
+    assert_eq!(state["ended_reason"], "stale");
+    // A run touched an hour ago is restored, not ended, and nothing is said to the person.
+    let q = Project::new();
+    seed_ralph(&q, "s2", 2);
+    let out = session_start(&q, "s2", "resume");
+    assert!(
+        out.context().contains("[RALPH LOOP RESTORED]"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.json().get("systemMessage").is_none(), "{}", out.stdout);
+}

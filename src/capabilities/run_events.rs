@@ -22,9 +22,9 @@ use crate::state::{Scope, StateFile, Store};
 use serde_json::json;
 
 /// The hooks in which a run may end or start waiting, or a session end: the Stop hook (its
-/// guards), the prompt hook (a cancel, a mode command) and SessionEnd. Other hooks leave the
-/// run files' end state alone and pay nothing.
-const WATCHED: [&str; 3] = ["stop", "user-prompt-submit", "session-end"];
+/// guards), the prompt hook (a cancel, a mode command), SessionStart (a stale run ended) and
+/// SessionEnd. Other hooks leave the run files' end state alone and pay nothing.
+const WATCHED: [&str; 4] = ["stop", "user-prompt-submit", "session-start", "session-end"];
 
 /// Longest task text and question quoted in a notification, in characters.
 const MAX_QUOTE_CHARS: usize = 300;
