@@ -267,12 +267,12 @@ fn run_event(
     }
 }
 
-/// The terminal the session runs in (`iTerm.app /dev/pts/3`), as its `session.json` recorded
-/// it at its last start; `None` where it recorded none.
+/// The terminal the session runs in (`iTerm.app /dev/pts/3 tmux pane %3 (…)`), as its
+/// `session.json` recorded it at its last start; `None` where it recorded none.
 fn terminal(store: &Store, scope: &Scope) -> Option<String> {
     let file = StateFile::new(scope, super::memory::session_start::MARKER)?;
     let marker: serde_json::Value = store.read(&file)?;
-    let parts: Vec<&str> = ["term_program", "tty"]
+    let parts: Vec<&str> = ["term_program", "tty", "terminal_id"]
         .iter()
         .filter_map(|k| marker.get(*k)?.as_str())
         .filter(|s| !s.trim().is_empty())

@@ -122,16 +122,35 @@ fn the_message_names_the_terminal_the_session_started_in() {
     std::fs::create_dir_all(s.root().join(".omc")).unwrap();
     let mut start = crate::common::payload("SessionStart", SID, s.root());
     start["source"] = json!("startup");
+    // Issue 46: the terminal's own locator too (here a tmux pane, with tmux's socket).
     s.hook("session-start")
         .env("TERM_PROGRAM", "iTerm.app")
         .env("OMC_TTY", "/dev/pts/7")
+        .env("TMUX", "/tmp/tmux-501/default,4242,0")
+        .env("TMUX_PANE", "%3")
+        .env("ITERM_SESSION_ID", "w0t1p0:6F3B")
         .payload(start)
         .run()
         .expect_valid();
+    let marker: Value = serde_json::from_slice(
+        &std::fs::read(
+            s.root()
+                .join(format!(".omc/state/sessions/{SID}/session.json")),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    crate::schema::assert_valid("session", &marker);
+    assert_eq!(
+        marker["terminal_id"], "tmux pane %3 (/tmp/tmux-501/default)",
+        "{marker}"
+    );
     ralph_run_to_completion(&s, &url);
     let got = delivered(&srv, &s, "the run-end message", 1);
     assert!(
-        got[0].contains("in Claude Code (iTerm.app /dev/pts/7)."),
+        got[0].contains(
+            "in Claude Code (iTerm.app /dev/pts/7 tmux pane %3 (/tmp/tmux-501/default))."
+        ),
         "{}",
         got[0]
     );

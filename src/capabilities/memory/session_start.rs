@@ -74,6 +74,10 @@ pub struct Marker {
     /// The session's terminal device (`/dev/pts/3`), as of its last start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tty: Option<String>,
+    /// Where the session is in its terminal (`tmux pane %3`, `iTerm2 session …`: the
+    /// terminal's own id, [`crate::env::Env::terminal_locator`]), as of its last start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terminal_id: Option<String>,
 }
 
 /// SessionStart entry point.
@@ -195,6 +199,7 @@ fn mark(ctx: &Ctx<'_>, store: &Store, source: &str) {
             .map(|t| clip(t, 64))
             .filter(|t| !t.is_empty());
         m.tty = ctx.env.tty.as_deref().map(|t| clip(t, 64));
+        m.terminal_id = ctx.env.terminal_locator();
         m
     };
     if !store.omc_dir().exists() {
