@@ -273,11 +273,6 @@ fn entry(t: &Table, kind: &str, hooks_dir: &Path) -> Result<(Table, Vec<String>)
                     shell_quote(&path.to_string_lossy())
                 )),
             );
-            notes.push(
-                "its answer is read as JSON ({\"action\": …}); AtomCode's text answers (ok, \
-                 deny: …) are not"
-                    .to_string(),
-            );
         }
         _ => {
             let url = t.get("url").and_then(Item::as_str).ok_or("no `url`")?;

@@ -120,6 +120,34 @@ pub fn from_value(value: &Value) -> Result<Action, String> {
     }
 }
 
+/// AtomCode's text answers, for a script written for it: the first non-blank line `ok`,
+/// `warning: …` (both allow), `deny` or `deny: <reason>` (block), `modify: <tool input as a
+/// JSON object>`. `None` for anything else. Not read on a permission request, where only a
+/// JSON answer approves (a stray `ok` must not allow a tool call).
+pub fn decode_text(bytes: &[u8]) -> Option<Action> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let line = text.lines().map(str::trim).find(|l| !l.is_empty())?;
+    let (word, rest) = match line.split_once(':') {
+        Some((w, r)) => (w.trim(), Some(r.trim())),
+        None => (line, None),
+    };
+    match (word.to_ascii_lowercase().as_str(), rest) {
+        ("ok", None) | ("warning", Some(_)) => Some(Action::ALLOW),
+        ("deny", rest) => Some(Action::Block {
+            reason: rest.filter(|r| !r.is_empty()).map(str::to_string),
+        }),
+        ("modify", Some(args)) => match serde_json::from_str::<Value>(args) {
+            Ok(v @ Value::Object(_)) => Some(Action::Modify {
+                context: None,
+                tool_input: Some(v),
+                updated_permissions: None,
+            }),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 fn first_line(text: &str) -> String {
     let line = text.trim().lines().next().unwrap_or("");
     if line.chars().count() > 80 {
@@ -163,6 +191,30 @@ mod tests {
                 updated_permissions: None,
             }
         );
+    }
+
+    #[test]
+    fn atomcodes_text_answers() {
+        assert_eq!(decode_text(b"ok\n"), Some(Action::ALLOW));
+        assert_eq!(decode_text(b"warning: slow"), Some(Action::ALLOW));
+        assert_eq!(
+            decode_text(b"\ndeny: no force push\n"),
+            Some(Action::Block {
+                reason: Some("no force push".into())
+            })
+        );
+        assert_eq!(decode_text(b"deny"), Some(Action::Block { reason: None }));
+        assert_eq!(
+            decode_text(br#"modify: {"command":"ls"}"#),
+            Some(Action::Modify {
+                context: None,
+                tool_input: Some(json!({"command":"ls"})),
+                updated_permissions: None,
+            })
+        );
+        for bad in [&b"okay"[..], b"modify: ls", b"", b"denied"] {
+            assert_eq!(decode_text(bad), None, "{}", String::from_utf8_lossy(bad));
+        }
     }
 
     #[test]

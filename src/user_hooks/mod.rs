@@ -367,10 +367,19 @@ fn run_script(
     })
     .map_err(|f| f.to_string())?;
     // On a permission request silence is no opinion, not an approval.
-    if hook.name == config::PERMISSION_REQUEST && stdout.iter().all(u8::is_ascii_whitespace) {
+    let permission = hook.name == config::PERMISSION_REQUEST;
+    if permission && stdout.iter().all(u8::is_ascii_whitespace) {
         return Ok(None);
     }
-    action::decode(&stdout).map(Some)
+    match action::decode(&stdout) {
+        Ok(a) => Ok(Some(a)),
+        // A script written for AtomCode answers in text (`ok`, `deny: …`); never on a
+        // permission request, where only a JSON answer approves.
+        Err(e) => match (permission, action::decode_text(&stdout)) {
+            (false, Some(a)) => Ok(Some(a)),
+            _ => Err(e),
+        },
+    }
 }
 
 /// The `async_webhook` and `otlp` entries that may deliver: enabled, valid, from the user's file

@@ -180,7 +180,8 @@ fn atomcodes_hooks_file_is_imported_into_the_users_hooks_toml() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
         dir.join("check.sh"),
-        "cat > /dev/null; echo '{\"action\":\"block\",\"reason\":\"no force push\"}'\n",
+        // AtomCode's text answer, read here for a script as AtomCode reads it.
+        "cat > /dev/null; echo 'deny: no force push'\n",
     )
     .unwrap();
     std::fs::write(

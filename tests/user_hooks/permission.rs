@@ -103,6 +103,10 @@ fn an_allow_with_updated_permissions_passes_them_to_claude_code() {
         "",
     ));
     ask(&s, "Bash", json!({"command": "ls"})).expect_noop();
+    // AtomCode's text `ok` is read for other events, never as an approval here.
+    let s = Setup::new();
+    s.user_hooks(&entry("Bash", "cat > /dev/null; echo ok", ""));
+    ask(&s, "Bash", json!({"command": "ls"})).expect_noop();
 }
 
 #[test]
