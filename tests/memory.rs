@@ -900,3 +900,42 @@ fn a_run_untouched_for_three_hours_is_ended_at_session_start_with_a_word() {
     );
     assert!(out.json().get("systemMessage").is_none(), "{}", out.stdout);
 }
+
+/// Issue 46: the wiki pages the session's first prompt names are given with it (a page in a
+/// subfolder too), within the budget; a later prompt gets none.
+#[test]
+fn the_first_prompt_gets_the_wiki_pages_it_names() {
+    let p = Project::new();
+    std::fs::create_dir_all(p.omc().join("wiki/arch")).unwrap();
+    std::fs::write(p.omc().join("wiki/index.md"), "# Index\n").unwrap();
+    std::fs::write(
+        p.omc().join("wiki/arch/storage.md"),
+        format!("# Storage\nWe shard by tenant.\n{}", "x".repeat(5_000)),
+    )
+    .unwrap();
+    std::fs::write(p.omc().join("wiki/auth.md"), "# Auth\nTokens expire.\n").unwrap();
+    let transcript = p.path().join("transcript.jsonl");
+    let ask = |text: &str| {
+        let mut v = payload("UserPromptSubmit", "s1", p.path());
+        v["prompt"] = json!(text);
+        v["transcript_path"] = json!(transcript);
+        run("user-prompt-submit", &p, v).context()
+    };
+    // No transcript yet: the first prompt.
+    let ctx = ask("the storage layer drops writes under load");
+    assert!(
+        ctx.contains("[LLM WIKI PAGE: .omc/wiki/arch/storage.md]"),
+        "{ctx}"
+    );
+    assert!(ctx.contains("We shard by tenant."), "{ctx}");
+    assert!(!ctx.contains("Tokens expire."), "{ctx}");
+    assert!(ctx.len() < 3_000, "cut to the budget: {}", ctx.len());
+    // A later prompt (the transcript holds the first) gets no page.
+    std::fs::write(
+        &transcript,
+        "{\"type\":\"user\",\"message\":{\"content\":\"the storage layer drops writes under load\"}}\n",
+    )
+    .unwrap();
+    let ctx = ask("and check the auth tokens");
+    assert!(!ctx.contains("LLM WIKI PAGE"), "{ctx}");
+}

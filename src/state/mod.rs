@@ -92,6 +92,25 @@ impl StateFile {
         })
     }
 
+    /// A file below `subdir` at the relative path `rel` (`arch/db/storage.md`: plain parts
+    /// separated by `/`, at most 6 of them), for the person's folders that have subfolders
+    /// (the wiki).
+    pub fn deep(scope: &Scope, subdir: &str, rel: &str) -> Option<StateFile> {
+        let parts: Vec<&str> = rel.split('/').collect();
+        if !plain_name(subdir) || parts.len() > 6 || !parts.iter().all(|p| plain_name(p)) {
+            return None;
+        }
+        let (name, dirs) = parts.split_last()?;
+        let mut rel_dir = scope.rel_dir().join(subdir);
+        for d in dirs {
+            rel_dir.push(d);
+        }
+        Some(StateFile {
+            rel_dir,
+            name: (*name).to_string(),
+        })
+    }
+
     pub fn name(&self) -> &str {
         &self.name
     }
