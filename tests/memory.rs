@@ -889,6 +889,29 @@ fn a_run_untouched_for_three_hours_is_ended_at_session_start_with_a_word() {
         .unwrap();
     assert_eq!(state["active"], false);
     assert_eq!(state["ended_reason"], "stale");
+    // A run an earlier session left behind (it ended without its SessionEnd), untouched for
+    // 3 h, is ended by the next session's start too, with the same word.
+    let mut v = ralph(&p, "gone", 7);
+    v["started_at"] = json!(iso(NOW - 240 * MIN));
+    v["last_checked_at"] = json!(iso(NOW - 180 * MIN));
+    p.write_json(".omc/state/sessions/gone/ralph-state.json", &v);
+    let out = session_start(&p, "fresh", "startup");
+    assert!(
+        out.context().contains("[RALPH LOOP ENDED AS STALE]"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.json()["systemMessage"]
+            .as_str()
+            .is_some_and(|m| m.contains("ended as stale")),
+        "{}",
+        out.stdout
+    );
+    let state = p
+        .read_json(".omc/state/sessions/gone/ralph-state.json")
+        .unwrap();
+    assert_eq!(state["ended_reason"], "stale", "{state}");
     // A run touched an hour ago is restored, not ended, and nothing is said to the person.
     let q = Project::new();
     seed_ralph(&q, "s2", 2);

@@ -1,6 +1,8 @@
-//! Stale runs at session start: an active run of this session (or of none) untouched for more
-//! than [`STALE_MS`] is ended as `stale` when a session starts, rather than staying `active`
-//! with no word until a Stop ends it. The model is told in the start's context (so it does not
+//! Stale runs at session start: an active run untouched for more than [`STALE_MS`] — this
+//! session's (or of none), or one an earlier session of this project left behind (a session
+//! that ended without its SessionEnd: a crash, a closed terminal) — is ended as `stale` when a
+//! session starts, rather than staying `active` with no word until a Stop of its own session
+//! ends it (which, for a session that is gone, never comes). The model is told in the start's context (so it does not
 //! take the task up by itself) and the person in a system message; the notification sinks
 //! hear of it as of any run end (`run_events` watches SessionStart). A suspended run is left
 //! alone: it is offered, as suspended runs are (`resume`).
@@ -8,7 +10,10 @@
 use super::{clip, mode_states, render, run_label};
 use crate::capabilities::Ctx;
 use crate::state::files::ModeState;
-use crate::state::{Change, Store};
+use crate::state::{Change, Scope, Store};
+
+/// At most this many earlier sessions' folders are looked at.
+const MAX_SESSIONS: usize = 200;
 
 /// An active run untouched this long is stale (as on Stop: contract §6).
 pub const STALE_MS: i64 = 2 * 60 * 60 * 1000;
@@ -29,14 +34,28 @@ pub fn last_touched(s: &ModeState) -> Option<i64> {
     .max()
 }
 
-/// Whether the run is this session's (or no session's), active, not suspended, and untouched
-/// for more than [`STALE_MS`] at `now_ms`.
-fn is_stale(s: &ModeState, ctx: &Ctx<'_>) -> bool {
-    let own = ctx.scope.session_id().map(|id| id.as_str());
+/// Whether the run, found in `scope`'s folder, is that session's (or no session's) and this
+/// project's (or names none), active, not suspended, and untouched for more than
+/// [`STALE_MS`] at `now_ms`.
+fn is_stale(s: &ModeState, scope: &Scope, store: &Store, now_ms: i64) -> bool {
+    let owner = scope.session_id().map(|id| id.as_str());
     s.active
         && s.suspended_at.is_none()
-        && (s.session_id.is_none() || s.session_id.as_deref() == own)
-        && last_touched(s).is_none_or(|t| ctx.now_ms - t > STALE_MS)
+        && (s.session_id.is_none() || s.session_id.as_deref() == owner)
+        && s.project_path
+            .as_deref()
+            .is_none_or(|p| same_project(p, store))
+        && last_touched(s).is_none_or(|t| now_ms - t > STALE_MS)
+}
+
+fn same_project(path: &str, store: &Store) -> bool {
+    let trim = |p: &str| p.trim_end_matches(['/', '\\']).to_string();
+    let project = store.project();
+    trim(path) == trim(&project.to_string_lossy())
+        || matches!(
+            (std::fs::canonicalize(path), std::fs::canonicalize(project)),
+            (Ok(a), Ok(b)) if a == b
+        )
 }
 
 /// Ends this session's stale runs; the context for the model and the message for the person,
@@ -45,9 +64,24 @@ pub fn end(ctx: &Ctx<'_>, store: &Store) -> Option<(String, String)> {
     let now_iso = crate::time::iso(ctx.now_ms);
     let mut texts = Vec::new();
     let mut lines = Vec::new();
-    for (file, _) in mode_states(store, &ctx.scope) {
+    let mut scopes = vec![ctx.scope.clone()];
+    scopes.extend(
+        store
+            .sessions()
+            .into_iter()
+            .filter(|id| ctx.scope.session_id() != Some(id))
+            .take(MAX_SESSIONS)
+            .map(Scope::Session),
+    );
+    let files = scopes.iter().flat_map(|scope| {
+        mode_states(store, scope)
+            .into_iter()
+            .filter(|(_, s)| is_stale(s, scope, store, ctx.now_ms))
+            .map(move |(f, _)| (f, scope))
+    });
+    for (file, scope) in files {
         let r = store.update(&file, |s: Option<ModeState>| match s {
-            Some(mut s) if is_stale(&s, ctx) => {
+            Some(mut s) if is_stale(&s, scope, store, ctx.now_ms) => {
                 let last = last_touched(&s).map_or_else(|| "never".to_string(), crate::time::human);
                 let said = (
                     render(
