@@ -68,6 +68,14 @@ pub fn decode(bytes: &[u8]) -> Result<Action, String> {
 
 pub fn from_value(value: &Value) -> Result<Action, String> {
     let obj = value.as_object().ok_or("answer is not a JSON object")?;
+    if !obj.contains_key("action")
+        && let Some(d) = obj
+            .get("hookSpecificOutput")
+            .and_then(|h| h.get("decision"))
+            .filter(|d| d.get("behavior").is_some())
+    {
+        return from_claude_decision(d);
+    }
     let action = obj
         .get("action")
         .and_then(Value::as_str)
@@ -118,6 +126,37 @@ pub fn from_value(value: &Value) -> Result<Action, String> {
         }
         other => Err(format!("unknown action {other:?} (allow, block or modify)")),
     }
+}
+
+/// A script written for Claude Code's PermissionRequest answers in its shape,
+/// `{"hookSpecificOutput": {"decision": {"behavior": "allow", "updatedInput"?,
+/// "updatedPermissions"?}}}` or `{… {"behavior": "deny", "message"?}}`: read as the same
+/// allow, modify or block.
+fn from_claude_decision(d: &Value) -> Result<Action, String> {
+    let mut ours = serde_json::Map::new();
+    match d.get("behavior").and_then(Value::as_str) {
+        Some("allow") => {
+            let input = d.get("updatedInput").filter(|v| !v.is_null());
+            ours.insert(
+                "action".into(),
+                Value::from(if input.is_some() { "modify" } else { "allow" }),
+            );
+            if let Some(i) = input {
+                ours.insert("tool_input".into(), i.clone());
+            }
+            if let Some(u) = d.get("updatedPermissions") {
+                ours.insert("updated_permissions".into(), u.clone());
+            }
+        }
+        Some("deny") => {
+            ours.insert("action".into(), Value::from("block"));
+            if let Some(m) = d.get("message") {
+                ours.insert("reason".into(), m.clone());
+            }
+        }
+        _ => return Err("decision.behavior must be allow or deny".into()),
+    }
+    from_value(&Value::Object(ours))
 }
 
 /// AtomCode's text answers, for a script written for it: the first non-blank line `ok`,
@@ -190,6 +229,33 @@ mod tests {
                 tool_input: Some(json!({"command":"ls"})),
                 updated_permissions: None,
             }
+        );
+    }
+
+    #[test]
+    fn claude_codes_permission_decision_is_read() {
+        let rules = json!([{"type":"setMode","mode":"acceptEdits","destination":"session"}]);
+        assert_eq!(
+            from_value(
+                &json!({"hookSpecificOutput":{"hookEventName":"PermissionRequest",
+                "decision":{"behavior":"allow","updatedPermissions": rules}}})
+            )
+            .unwrap(),
+            Action::Allow {
+                updated_permissions: Some(rules)
+            }
+        );
+        assert_eq!(
+            from_value(
+                &json!({"hookSpecificOutput":{"decision":{"behavior":"deny","message":"no"}}})
+            )
+            .unwrap(),
+            Action::Block {
+                reason: Some("no".into())
+            }
+        );
+        assert!(
+            from_value(&json!({"hookSpecificOutput":{"decision":{"behavior":"ask"}}})).is_err()
         );
     }
 

@@ -103,6 +103,18 @@ fn an_allow_with_updated_permissions_passes_them_to_claude_code() {
         "",
     ));
     ask(&s, "Bash", json!({"command": "ls"})).expect_noop();
+    // A script written for Claude Code's own PermissionRequest hook, answering in its shape.
+    let s = Setup::new();
+    s.user_hooks(&entry(
+        "Bash",
+        r#"cat > /dev/null; echo '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedPermissions":[{"type":"setMode","mode":"acceptEdits","destination":"session"}]}}}'"#,
+        "",
+    ));
+    assert_eq!(
+        ask(&s, "Bash", json!({"command": "ls"})).json()["hookSpecificOutput"]["decision"],
+        json!({"behavior":"allow","updatedPermissions":[
+            {"type":"setMode","mode":"acceptEdits","destination":"session"}]})
+    );
     // AtomCode's text `ok` is read for other events, never as an approval here.
     let s = Setup::new();
     s.user_hooks(&entry("Bash", "cat > /dev/null; echo ok", ""));
