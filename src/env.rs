@@ -73,6 +73,7 @@ const EXTRA_VARS: &[&str] = &[
     "FACTORY_HOME_OVERRIDE",
     "GEMINI_CLI_HOME",
     "TERM_PROGRAM",
+    "TMUX",
     "HOME",
     "KIMI_SHARE_DIR",
     "OMC_RALPH_HARD_MAX",
@@ -87,6 +88,21 @@ const EXTRA_VARS: &[&str] = &[
     "XDG_DATA_HOME",
     "XDG_CONFIG_HOME",
     "XDG_STATE_HOME",
+];
+
+/// The variables by which a terminal says which of its sessions, tabs or panes a process runs
+/// in, with how a person names that place: the first one set is the session's locator
+/// ([`Env::terminal_locator`]), recorded in `session.json` and quoted by notifications so a
+/// person can find the session. Ghostty and Warp put no such id in the environment (only
+/// `TERM_PROGRAM`, kept beside it); a terminal's title is not in the environment either.
+pub const TERMINAL_LOCATORS: &[(&str, &str)] = &[
+    ("TMUX_PANE", "tmux pane"),
+    ("ZELLIJ_PANE_ID", "zellij pane"),
+    ("WEZTERM_PANE", "WezTerm pane"),
+    ("KITTY_WINDOW_ID", "kitty window"),
+    ("ITERM_SESSION_ID", "iTerm2 session"),
+    ("TERM_SESSION_ID", "Terminal session"),
+    ("WT_SESSION", "Windows Terminal session"),
 ];
 
 /// The names of the export switches (`OMC_EXPORT_*`), read by `crate::export::sources` and the
@@ -131,7 +147,10 @@ impl Env {
     pub fn from_process() -> Env {
         let get = |k: &str| std::env::var_os(k).map(os_to_string);
         let mut extra = HashMap::new();
-        for name in EXTRA_VARS {
+        for name in EXTRA_VARS
+            .iter()
+            .chain(TERMINAL_LOCATORS.iter().map(|(n, _)| n))
+        {
             if let Some(v) = get(name) {
                 extra.insert((*name).to_string(), v);
             }
@@ -225,6 +244,26 @@ impl Env {
         })
     }
 
+    /// Where the session is in its terminal: the first of [`TERMINAL_LOCATORS`] that is set,
+    /// as `<place> <id>` (`tmux pane %3`, `iTerm2 session w0t1p0:…`), the tmux server's socket
+    /// added for a tmux pane (`TMUX`'s first part), at most 160 characters.
+    pub fn terminal_locator(&self) -> Option<String> {
+        let (name, place) = TERMINAL_LOCATORS
+            .iter()
+            .find(|(n, _)| self.var(n).is_some_and(|v| !v.trim().is_empty()))?;
+        let id = self.var(name)?.trim();
+        let mut s = format!("{place} {id}");
+        if *name == "TMUX_PANE"
+            && let Some(socket) = self
+                .var("TMUX")
+                .and_then(|t| t.split(',').next())
+                .filter(|t| !t.is_empty())
+        {
+            s.push_str(&format!(" ({socket})"));
+        }
+        Some(s.chars().filter(|c| !c.is_control()).take(160).collect())
+    }
+
     /// A variable copied into [`Env::extra`].
     pub fn var(&self, name: &str) -> Option<&str> {
         self.extra.get(name).map(String::as_str)
@@ -276,6 +315,34 @@ fn os_to_string(s: OsString) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_first_terminal_locator_set_names_the_place() {
+        let env = |pairs: &[(&str, &str)]| {
+            Env::from_lookup(
+                |_| None,
+                None,
+                pairs
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+            )
+        };
+        assert_eq!(env(&[]).terminal_locator(), None);
+        assert_eq!(
+            env(&[("KITTY_WINDOW_ID", "4"), ("TERM_SESSION_ID", "X")]).terminal_locator(),
+            Some("kitty window 4".into())
+        );
+        assert_eq!(
+            env(&[("TMUX_PANE", "%1"), ("TMUX", "/tmp/s,1,0")]).terminal_locator(),
+            Some("tmux pane %1 (/tmp/s)".into())
+        );
+        assert_eq!(
+            env(&[("WEZTERM_PANE", " ")]).terminal_locator(),
+            None,
+            "a blank value is no locator"
+        );
+    }
+
     use super::*;
 
     fn env_of(pairs: &[(&str, &str)]) -> Env {

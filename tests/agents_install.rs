@@ -1165,6 +1165,7 @@ fn status_all_says_which_terminal_a_run_lives_in() {
         .cwd(p.path())
         .env("TERM_PROGRAM", "iTerm.app")
         .env("OMC_TTY", "/dev/pts/7")
+        .env("WEZTERM_PANE", "7")
         .run()
         .expect_valid();
     let marker = read(&p.session_dir("t1").join("session.json"));
@@ -1182,11 +1183,14 @@ fn status_all_says_which_terminal_a_run_lives_in() {
         }),
     );
     let text = ok(&omc(&["status", "--all"], p.path(), &env));
-    assert!(text.contains("iTerm.app /dev/pts/7"), "{text}");
+    assert!(
+        text.contains("iTerm.app /dev/pts/7 WezTerm pane 7"),
+        "{text}"
+    );
     let v: Value =
         serde_json::from_str(&ok(&omc(&["status", "--all", "--json"], p.path(), &env))).unwrap();
     assert_eq!(
         v["projects"][0]["runs"][0]["terminal"],
-        json!({"program": "iTerm.app", "tty": "/dev/pts/7"})
+        json!({"program": "iTerm.app", "tty": "/dev/pts/7", "id": "WezTerm pane 7"})
     );
 }

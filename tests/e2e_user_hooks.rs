@@ -407,3 +407,57 @@ fn a_permission_request_is_answered_by_the_users_entry_and_only_by_it() {
         "without an entry the call must not be allowed by us: {why}"
     );
 }
+
+/// Issue 46: "always allow" from an entry's answer. The pinned client takes the
+/// `updatedPermissions` omc-hooks passes on from the entry's `updated_permissions` (the shape
+/// of its own `permission_suggestions`): the call runs, and the rule is written into the
+/// project's `.claude/settings.local.json` as if the person had clicked "always allow".
+#[test]
+fn a_permission_requests_updated_permissions_are_applied_by_the_client() {
+    let rule = "Bash(touch permitted.txt && echo PERMITTED-BY-HOOK)";
+    let answer = json!({"action": "allow", "updated_permissions": [{
+        "type": "addRules", "behavior": "allow", "destination": "localSettings",
+        "rules": [{"toolName": "Bash", "ruleContent": "touch permitted.txt && echo PERMITTED-BY-HOOK"}]
+    }]});
+    let sb = Sandbox::new();
+    let config = user_hooks(
+        &sb,
+        &script_entry(
+            "permission-request",
+            "Bash",
+            &format!("cat > /dev/null; echo '{answer}'"),
+        ),
+    );
+    let run = sb.claude(
+        plugin_dir(),
+        "print the marker",
+        Scenario::new()
+            .reply_tool(
+                "Bash",
+                json!({"command": "touch permitted.txt && echo PERMITTED-BY-HOOK"}),
+            )
+            .reply_text("done")
+            .ask_permissions()
+            .env("XDG_CONFIG_HOME", config.to_string_lossy()),
+        None,
+    );
+    run.assert_success();
+    let requests = run.main_loop_requests();
+    assert!(requests.len() >= 2, "{}", run.diagnostics());
+    let ran = requests[1]
+        .tool_results()
+        .iter()
+        .any(|(_, text, is_error)| !*is_error && text.contains("PERMITTED-BY-HOOK"));
+    assert!(
+        ran,
+        "the allow did not let the call run: {}",
+        run.diagnostics()
+    );
+    let local = std::fs::read_to_string(sb.project().join(".claude/settings.local.json"))
+        .unwrap_or_default();
+    assert!(
+        local.contains(rule),
+        "the rule was not added to the local settings: {local:?}\n{}",
+        run.diagnostics()
+    );
+}

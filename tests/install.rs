@@ -931,12 +931,20 @@ fn doctor_says_what_of_an_omc_directory_carries_over() {
     );
     write(&omc.join("notepad.md.lock"), "{}");
     write(&omc.join("plans/p.md"), "# plan");
+    // Issue 46: OMC's learned skills and wiki are read here now, and say so.
+    write(
+        &omc.join("skills/deploy.md"),
+        "---\nname: deploy\ntriggers: [deploy it]\n---\nmake deploy\n",
+    );
+    write(&omc.join("wiki/index.md"), "# Wiki\n");
+    write(&omc.join("wiki/arch/storage.md"), "# Storage\n");
+    put("deliverables.json", json!({"x": 1}));
     let before = snapshot(&omc);
 
     let out = w.run(&["doctor"]);
     let t = &out.stdout;
     assert!(
-        t.contains("was written by oh-my-claudecode: 3 file(s) carry over, 6 do not"),
+        t.contains("was written by oh-my-claudecode: 5 file(s) carry over, 7 do not"),
         "{t}"
     );
     for part in [
@@ -949,6 +957,9 @@ fn doctor_says_what_of_an_omc_directory_carries_over() {
         "not used here: state/ultragoal-state.json: OMC's ultragoal mode",
         "not used here: notepad.md.lock: a lock file OMC left behind",
         "not used here: plans/: OMC's plans",
+        "read here: skills/: 1 learned skill(s), given on their triggers",
+        "read here: wiki/: 2 page(s), named to the model at session start",
+        "not used here: deliverables.json: OMC's list of expected files, not read",
     ] {
         assert!(t.contains(part), "{part}\n{t}");
     }

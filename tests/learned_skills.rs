@@ -172,3 +172,62 @@ fn a_skills_secret_and_escapes_never_reach_the_model() {
     assert!(!ctx.contains("ghp_R4nd0mF4k3"), "{ctx}");
     assert!(!ctx.contains("Hunter22pw"), "{ctx}");
 }
+
+/// Issue 46: the skills OMC's learner wrote for the person, where it wrote them
+/// (`~/.claude/skills/omc-learned/`, `~/.omc/skills/`), are offered on their triggers; a skill
+/// that says `matching: fuzzy` is found from a near spelling, as OMC's injector finds it.
+#[test]
+fn skills_in_omcs_own_folders_are_offered_and_fuzzy_ones_match_nearly() {
+    let p = Project::new();
+    let config = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let learned = home.path().join(".claude/skills/omc-learned");
+    std::fs::create_dir_all(&learned).unwrap();
+    std::fs::write(learned.join("deploy-staging.md"), DEPLOY).unwrap();
+    let omc = home.path().join(".omc/skills");
+    std::fs::create_dir_all(&omc).unwrap();
+    std::fs::write(
+        omc.join("flaky.md"),
+        "---\nname: flaky-tests\nmatching: fuzzy\ntriggers:\n  - flaky test\n---\nRerun with --repeat 20.\n",
+    )
+    .unwrap();
+    let run = |sid: &str, text: &str| {
+        let mut v = payload("UserPromptSubmit", sid, p.path());
+        v["prompt"] = json!(text);
+        let out = Hook::new("user-prompt-submit")
+            .env("XDG_CONFIG_HOME", &config.path().to_string_lossy())
+            .env("HOME", &home.path().to_string_lossy())
+            .payload(v)
+            .cwd(p.path())
+            .run();
+        out.expect_valid();
+        out.context()
+    };
+    let ctx = run("ls-omc-1", "once merged, deploy to staging please");
+    assert!(ctx.contains("[LEARNED SKILL: deploy-staging]"), "{ctx}");
+    assert!(ctx.contains("omc-learned"), "{ctx}");
+    // Fuzzy: "flakey tests" is near "flaky test"; the exact skill needs its phrase.
+    let ctx = run("ls-omc-2", "the flakey tests are back");
+    assert!(ctx.contains("Rerun with --repeat 20."), "{ctx}");
+    assert!(!ctx.contains("deploy-staging"), "{ctx}");
+    let ctx = run("ls-omc-3", "deploy the docs to production");
+    assert!(!ctx.contains("LEARNED SKILL"), "{ctx}");
+    // CLAUDE_CONFIG_DIR moves Claude Code's folder, and the learner's with it.
+    let moved = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(moved.path().join("skills/omc-learned")).unwrap();
+    std::fs::write(
+        moved.path().join("skills/omc-learned/notes.md"),
+        "---\nname: notes\ntriggers: [release notes]\n---\nGroup by area.\n",
+    )
+    .unwrap();
+    let mut v = payload("UserPromptSubmit", "ls-omc-4", p.path());
+    v["prompt"] = json!("write the release notes");
+    let out = Hook::new("user-prompt-submit")
+        .env("XDG_CONFIG_HOME", &config.path().to_string_lossy())
+        .env("HOME", &home.path().to_string_lossy())
+        .env("CLAUDE_CONFIG_DIR", &moved.path().to_string_lossy())
+        .payload(v)
+        .cwd(p.path())
+        .run();
+    assert!(out.context().contains("Group by area."), "{}", out.stdout);
+}

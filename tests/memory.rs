@@ -838,6 +838,18 @@ fn the_wiki_is_listed_at_every_session_start_compaction_included() {
         ctx.contains("# Index\n- [Auth](auth.md): tokens and sessions"),
         "{ctx}"
     );
+    // Issue 46: pages in subfolders are counted and named, beside the index too.
+    std::fs::create_dir_all(p.omc().join("wiki/arch/db")).unwrap();
+    std::fs::write(p.omc().join("wiki/arch/db/storage.md"), "# Storage\n").unwrap();
+    let ctx = session_start(&p, "s1", "startup").context();
+    assert!(ctx.contains("[LLM WIKI: 4 page(s)"), "{ctx}");
+    assert!(
+        ctx.contains("Pages in subfolders: arch/db/storage.md"),
+        "{ctx}"
+    );
+    std::fs::remove_file(p.omc().join("wiki/index.md")).unwrap();
+    let ctx = session_start(&p, "s1", "startup").context();
+    assert!(ctx.contains("- arch/db/storage.md\n- auth.md"), "{ctx}");
     // No wiki, no section.
     let q = Project::new();
     std::fs::create_dir_all(q.omc()).unwrap();
@@ -1002,4 +1014,105 @@ fn the_wiki_reaches_the_model_redacted() {
     assert!(ctx.contains("LLM WIKI"), "{ctx}");
     assert!(!ctx.contains("Ab3Cd5Ef7Gh9Ij1"), "{ctx}");
     assert!(!ctx.contains('\x1b'), "{ctx:?}");
+}
+
+/// Issue 46: a run untouched for 3 h does not stay `active` through SessionStart with no word:
+/// it is ended as `stale`, and the model (context) and the person (system message) are told.
+#[test]
+fn a_run_untouched_for_three_hours_is_ended_at_session_start_with_a_word() {
+    let p = Project::new();
+    let mut v = ralph(&p, "s1", 4);
+    v["started_at"] = json!(iso(NOW - 200 * MIN));
+    v["last_checked_at"] = json!(iso(NOW - 180 * MIN));
+    p.write_json(".omc/state/sessions/s1/ralph-state.json", &v);
+    let out = session_start(&p, "s1", "resume");
+    let ctx = out.context();
+    assert!(ctx.contains("[RALPH LOOP ENDED AS STALE]"), "{ctx}");
+    assert!(ctx.contains("fix the flaky parser tests"), "{ctx}");
+    assert!(!ctx.contains("RESTORED"), "{ctx}");
+    let msg = out.json()["systemMessage"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        msg.contains("ralph run untouched since") && msg.contains("ended as stale"),
+        "{msg}"
+    );
+    let state = p
+        .read_json(".omc/state/sessions/s1/ralph-state.json")
+        .unwrap();
+    assert_eq!(state["active"], false);
+    assert_eq!(state["ended_reason"], "stale");
+    // A run an earlier session left behind (it ended without its SessionEnd), untouched for
+    // 3 h, is ended by the next session's start too, with the same word.
+    let mut v = ralph(&p, "gone", 7);
+    v["started_at"] = json!(iso(NOW - 240 * MIN));
+    v["last_checked_at"] = json!(iso(NOW - 180 * MIN));
+    p.write_json(".omc/state/sessions/gone/ralph-state.json", &v);
+    let out = session_start(&p, "fresh", "startup");
+    assert!(
+        out.context().contains("[RALPH LOOP ENDED AS STALE]"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.json()["systemMessage"]
+            .as_str()
+            .is_some_and(|m| m.contains("ended as stale")),
+        "{}",
+        out.stdout
+    );
+    let state = p
+        .read_json(".omc/state/sessions/gone/ralph-state.json")
+        .unwrap();
+    assert_eq!(state["ended_reason"], "stale", "{state}");
+    // A run touched an hour ago is restored, not ended, and nothing is said to the person.
+    let q = Project::new();
+    seed_ralph(&q, "s2", 2);
+    let out = session_start(&q, "s2", "resume");
+    assert!(
+        out.context().contains("[RALPH LOOP RESTORED]"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.json().get("systemMessage").is_none(), "{}", out.stdout);
+}
+
+/// Issue 46: the wiki pages the session's first prompt names are given with it (a page in a
+/// subfolder too), within the budget; a later prompt gets none.
+#[test]
+fn the_first_prompt_gets_the_wiki_pages_it_names() {
+    let p = Project::new();
+    std::fs::create_dir_all(p.omc().join("wiki/arch")).unwrap();
+    std::fs::write(p.omc().join("wiki/index.md"), "# Index\n").unwrap();
+    std::fs::write(
+        p.omc().join("wiki/arch/storage.md"),
+        format!("# Storage\nWe shard by tenant.\n{}", "x".repeat(5_000)),
+    )
+    .unwrap();
+    std::fs::write(p.omc().join("wiki/auth.md"), "# Auth\nTokens expire.\n").unwrap();
+    let transcript = p.path().join("transcript.jsonl");
+    let ask = |text: &str| {
+        let mut v = payload("UserPromptSubmit", "s1", p.path());
+        v["prompt"] = json!(text);
+        v["transcript_path"] = json!(transcript);
+        run("user-prompt-submit", &p, v).context()
+    };
+    // No transcript yet: the first prompt.
+    let ctx = ask("the storage layer drops writes under load");
+    assert!(
+        ctx.contains("[LLM WIKI PAGE: .omc/wiki/arch/storage.md]"),
+        "{ctx}"
+    );
+    assert!(ctx.contains("We shard by tenant."), "{ctx}");
+    assert!(!ctx.contains("Tokens expire."), "{ctx}");
+    assert!(ctx.len() < 3_000, "cut to the budget: {}", ctx.len());
+    // A later prompt (the transcript holds the first) gets no page.
+    std::fs::write(
+        &transcript,
+        "{\"type\":\"user\",\"message\":{\"content\":\"the storage layer drops writes under load\"}}\n",
+    )
+    .unwrap();
+    let ctx = ask("and check the auth tokens");
+    assert!(!ctx.contains("LLM WIKI PAGE"), "{ctx}");
 }

@@ -165,6 +165,28 @@ fn repeating_a_skill_restarts_its_guard() {
     assert_eq!(names(&p), ["plan"]);
 }
 
+/// Issue 46: the seed's level table guards `tdd` and `analyze` (light) and `code-review`
+/// (medium): a `tdd` skill in progress holds the Stop to its light cap.
+#[test]
+fn tdd_analyze_and_code_review_are_guarded_at_the_seeds_levels() {
+    for (skill, level, max) in [
+        ("oh-my-claudecode:tdd", "light", 3),
+        ("analyze", "light", 3),
+        ("code-review", "medium", 5),
+    ] {
+        let p = Project::new();
+        let ctx = invoke(&p, skill, "toolu_1", T0);
+        let bare = skill.rsplit(':').next().unwrap();
+        assert!(
+            ctx.starts_with(&format!("[SKILL GUARD: {bare} ({level})]")),
+            "{ctx}"
+        );
+        let r = stop(&p, T0 + 1000, "I'll stop here.").expect("guarded");
+        assert!(r.starts_with(&format!("[SKILL ACTIVE: {bare}]")), "{r}");
+        assert!(r.contains(&format!("(reinforcement 1/{max},")), "{r}");
+    }
+}
+
 #[test]
 fn unknown_skills_are_not_guarded() {
     let p = Project::new();

@@ -1,8 +1,12 @@
-//! Learned skills: Markdown files with front matter (`name`, `description`, `triggers`), as
-//! OMC's learner writes them, in `.omc/skills/` (the project's) and in the `skills/` folder
-//! beside the user's `hooks.toml` (the person's own, every project). When a prompt holds a
-//! trigger in the person's own words, the skill's body is given to the model with that prompt,
-//! once per session per skill.
+//! Learned skills: Markdown files with front matter (`name`, `description`, `triggers`,
+//! `matching`), as OMC's learner writes them, in `.omc/skills/` (the project's) and, for the
+//! person's own (every project), in the `skills/` folder beside the user's `hooks.toml` and in
+//! the folders OMC's learner writes to: `~/.omc/skills/` and
+//! `{CLAUDE_CONFIG_DIR|~/.claude}/skills/omc-learned/`. When a prompt holds a trigger in the
+//! person's own words, the skill's body is given to the model with that prompt, once per
+//! session per skill. A skill whose front matter says `matching: fuzzy` also matches a
+//! trigger whose every word is near a word of the prompt (a Levenshtein similarity of 60 or
+//! more, as OMC's injector scores it), so "deploy to stagging" still finds it.
 //!
 //! "In the person's own words" is the keyword capability's care: the prompt is first passed
 //! through its sanitizer, so a trigger inside pasted code, logs, a quote or a URL does not
@@ -43,6 +47,8 @@ pub struct Skill {
     pub description: String,
     pub triggers: Vec<String>,
     pub body: String,
+    /// `matching: fuzzy` in the front matter.
+    pub fuzzy: bool,
     /// `project` or `user`.
     pub source: &'static str,
     pub path: PathBuf,
@@ -79,6 +85,7 @@ pub fn load(
                         name,
                         description,
                         triggers,
+                        fuzzy: fuzzy_matching(&text),
                         body,
                         source,
                         path: f.path,
@@ -97,13 +104,50 @@ pub fn load(
             "project",
         );
     }
-    if let Some(dir) = crate::user_hooks::config::user_config_dir(env) {
-        take(
-            read_folder(&dir.join("skills"), ".md", MAX_FILES, MAX_FILE_BYTES),
-            "user",
-        );
+    for dir in user_dirs(env) {
+        take(read_folder(&dir, ".md", MAX_FILES, MAX_FILE_BYTES), "user");
     }
     (skills, skipped)
+}
+
+/// The person's skill folders, in the order a same-named skill is taken from: `skills/` beside
+/// the user's `hooks.toml`, then OMC's `~/.omc/skills/` and
+/// `{CLAUDE_CONFIG_DIR|~/.claude}/skills/omc-learned/` (where OMC's learner writes them).
+pub fn user_dirs(env: &crate::env::Env) -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    if let Some(dir) = crate::user_hooks::config::user_config_dir(env) {
+        dirs.push(dir.join("skills"));
+    }
+    let home = env
+        .var("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+        .filter(|h| h.is_absolute());
+    if let Some(home) = &home {
+        dirs.push(home.join(".omc").join("skills"));
+    }
+    let claude = env
+        .var("CLAUDE_CONFIG_DIR")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| home.map(|h| h.join(".claude")));
+    if let Some(claude) = claude {
+        dirs.push(claude.join("skills").join("omc-learned"));
+    }
+    dirs
+}
+
+/// Whether the front matter says `matching: fuzzy`.
+fn fuzzy_matching(text: &str) -> bool {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let Some(rest) = text.strip_prefix("---") else {
+        return false;
+    };
+    rest.lines()
+        .skip(1)
+        .take_while(|l| l.trim_end() != "---" && l.trim_end() != "...")
+        .filter_map(|l| l.split_once(':'))
+        .any(|(k, v)| k == "matching" && unquote(v).eq_ignore_ascii_case("fuzzy"))
 }
 
 /// A skill file's (name, description, triggers, body); `None` without front matter holding a
@@ -237,6 +281,80 @@ pub fn said(prompt: &str, own: &str, trigger: &str, skill: &str) -> Option<usize
     None
 }
 
+/// The least similarity (0–100) at which a word of a fuzzy trigger counts as said, as OMC's
+/// injector has it.
+const FUZZY_MIN: u32 = 60;
+
+/// A fuzzy skill's trigger said nearly: every word of `trigger` is near a word of the person's
+/// own words (`own`), the first such word not quoted and not in a question about the skill.
+/// Its offset and points (the sum over the trigger's words of a tenth of each similarity).
+pub fn said_nearly(prompt: &str, own: &str, trigger: &str, skill: &str) -> Option<(usize, u32)> {
+    let words: Vec<(usize, String)> = word_spans(own)
+        .map(|(at, w)| (at, w.to_lowercase()))
+        .collect();
+    let mut points = 0;
+    let mut first: Option<usize> = None;
+    for tw in word_spans(trigger).map(|(_, w)| w.to_lowercase()) {
+        let (sim, at) = words
+            .iter()
+            .map(|(at, w)| (similarity(&tw, w), *at))
+            .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)))?;
+        if sim < FUZZY_MIN {
+            return None;
+        }
+        points += (sim + 5) / 10;
+        first = Some(first.map_or(at, |f| f.min(at)));
+    }
+    let at = first?;
+    let end = at
+        + own[at..]
+            .find(|c: char| !c.is_alphanumeric())
+            .unwrap_or(own.len() - at);
+    let quoted = |c: Option<char>| matches!(c, Some('"' | '\'' | '`' | '“' | '”' | '‘' | '’'));
+    if quoted(prompt[..at].chars().next_back()) && quoted(prompt[end..].chars().next()) {
+        return None;
+    }
+    if about_the_skill(prompt, at, end, skill) {
+        return None;
+    }
+    Some((at, points))
+}
+
+/// The words of `s` (letters and digits) with their byte offsets.
+fn word_spans(s: &str) -> impl Iterator<Item = (usize, &str)> {
+    s.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(move |w| (w.as_ptr() as usize - s.as_ptr() as usize, w))
+}
+
+/// OMC's word similarity: 100 for the same word, 80 when one holds the other, else
+/// `100 × (1 − distance / longer length)` by Levenshtein distance over characters.
+pub fn similarity(a: &str, b: &str) -> u32 {
+    if a == b {
+        return 100;
+    }
+    if a.is_empty() || b.is_empty() {
+        return 0;
+    }
+    if a.contains(b) || b.contains(a) {
+        return 80;
+    }
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let here = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(here + 1);
+            prev = here;
+        }
+    }
+    let longer = a.len().max(b.len());
+    (100 * (longer - row[b.len()]) / longer) as u32
+}
+
 /// Whether the sentence holding `at..end` asks about the skill rather than for its work: a
 /// question that names a skill ("what does the deploy to staging skill do?"), or one that opens
 /// with what, why, which or explain ("what is 'deploy to staging'?").
@@ -276,29 +394,47 @@ pub fn on_prompt(ctx: &Ctx<'_>) -> Answer {
         return Answer::default();
     }
     let lower = prompt.to_ascii_lowercase();
-    // The sanitizer runs only when a trigger is anywhere in the prompt.
+    // The sanitizer runs only when a trigger is anywhere in the prompt (or a skill matches
+    // fuzzily, which no substring test can rule out).
     let candidates: Vec<&Skill> = skills
         .iter()
         .filter(|s| {
-            s.triggers
-                .iter()
-                .any(|t| lower.contains(&t.to_ascii_lowercase()))
+            s.fuzzy
+                || s.triggers
+                    .iter()
+                    .any(|t| lower.contains(&t.to_ascii_lowercase()))
         })
         .collect();
     if candidates.is_empty() {
         return Answer::default();
     }
     let own = sanitize::sanitize(prompt).text;
-    let mut hits: Vec<(usize, &Skill, &str)> = candidates
+    // (score, first offset, skill, the trigger said first): as OMC scores them, 10 for each
+    // trigger said, and for a fuzzy skill the similarity points of a trigger said nearly.
+    let mut hits: Vec<(u32, usize, &Skill, &str)> = candidates
         .into_iter()
         .filter_map(|s| {
-            s.triggers
-                .iter()
-                .filter_map(|t| said(prompt, &own, t, &s.name).map(|at| (at, s, t.as_str())))
-                .min_by_key(|(at, _, _)| *at)
+            let mut score = 0;
+            let mut first: Option<(usize, &str)> = None;
+            for t in &s.triggers {
+                let found = match said(prompt, &own, t, &s.name) {
+                    Some(at) => Some((at, 10)),
+                    None if s.fuzzy => said_nearly(prompt, &own, t, &s.name),
+                    None => None,
+                };
+                if let Some((at, points)) = found {
+                    score += points;
+                    if first.is_none_or(|(f, _)| at < f) {
+                        first = Some((at, t.as_str()));
+                    }
+                }
+            }
+            first.map(|(at, t)| (score, at, s, t))
         })
         .collect();
-    hits.sort_by_key(|(at, _, _)| *at);
+    hits.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let hits: Vec<(usize, &Skill, &str)> =
+        hits.into_iter().map(|(_, at, s, t)| (at, s, t)).collect();
     if hits.is_empty() {
         return Answer::default();
     }
@@ -410,5 +546,45 @@ mod tests {
         assert!(!hit("explain deploy to staging"));
         assert!(!hit("the log says \"deploy to staging\" failed"));
         assert!(!hit("look at this:\n```\n$ make deploy to staging\n```\n"));
+    }
+
+    #[test]
+    fn fuzzy_matching_as_omc_scores_words() {
+        assert_eq!(similarity("staging", "staging"), 100);
+        assert_eq!(similarity("stag", "staging"), 80);
+        assert_eq!(similarity("stagging", "staging"), 87);
+        assert!(similarity("deploy", "login") < FUZZY_MIN);
+        let near = |prompt: &str| {
+            let own = sanitize::sanitize(prompt).text;
+            said_nearly(prompt, &own, "deploy to staging", "deploy-staging")
+        };
+        assert!(near("please deploi it to stagging").is_some());
+        assert!(near("fix the flaky login test").is_none());
+        assert!(near("what does deploi to stagging do?").is_none());
+        assert!(fuzzy_matching(
+            "---\nname: x\nmatching: fuzzy\ntriggers: [a]\n---\n"
+        ));
+        assert!(!fuzzy_matching(
+            "---\nname: x\nmatching: exact\n---\nmatching: fuzzy"
+        ));
+    }
+
+    #[test]
+    fn the_persons_folders_include_omcs() {
+        let env = crate::env::Env::from_lookup(
+            |k| (k == "HOME").then(|| "/h".to_string()),
+            None,
+            [("HOME".to_string(), "/h".to_string())].into(),
+        );
+        let dirs = user_dirs(&env);
+        assert!(dirs.contains(&PathBuf::from("/h/.omc/skills")), "{dirs:?}");
+        assert!(
+            dirs.contains(&PathBuf::from("/h/.claude/skills/omc-learned")),
+            "{dirs:?}"
+        );
+        assert!(
+            dirs.contains(&PathBuf::from("/h/.config/omc-hooks/skills")),
+            "{dirs:?}"
+        );
     }
 }

@@ -85,6 +85,7 @@ const REGISTRY: &[(&str, &[Capability])] = &[
             cap("mode-command", persistent_mode::command::on_prompt),
             cap("keywords", keywords::on_prompt),
             cap("learned-skills", learned_skills::on_prompt),
+            cap("wiki-pages", memory::wiki::on_prompt),
             cap("deliverables", deliverables::tell_parent),
             cap("config-notice", config_notice::run),
         ],

@@ -22,9 +22,9 @@ use crate::state::{Scope, StateFile, Store};
 use serde_json::json;
 
 /// The hooks in which a run may end or start waiting, or a session end: the Stop hook (its
-/// guards), the prompt hook (a cancel, a mode command) and SessionEnd. Other hooks leave the
-/// run files' end state alone and pay nothing.
-const WATCHED: [&str; 3] = ["stop", "user-prompt-submit", "session-end"];
+/// guards), the prompt hook (a cancel, a mode command), SessionStart (a stale run ended) and
+/// SessionEnd. Other hooks leave the run files' end state alone and pay nothing.
+const WATCHED: [&str; 4] = ["stop", "user-prompt-submit", "session-start", "session-end"];
 
 /// Longest task text and question quoted in a notification, in characters.
 const MAX_QUOTE_CHARS: usize = 300;
@@ -279,12 +279,12 @@ fn run_event(
     }
 }
 
-/// The terminal the session runs in (`iTerm.app /dev/pts/3`), as its `session.json` recorded
-/// it at its last start; `None` where it recorded none.
+/// The terminal the session runs in (`iTerm.app /dev/pts/3 tmux pane %3 (…)`), as its
+/// `session.json` recorded it at its last start; `None` where it recorded none.
 fn terminal(store: &Store, scope: &Scope) -> Option<String> {
     let file = StateFile::new(scope, super::memory::session_start::MARKER)?;
     let marker: serde_json::Value = store.read(&file)?;
-    let parts: Vec<&str> = ["term_program", "tty"]
+    let parts: Vec<&str> = ["term_program", "tty", "terminal_id"]
         .iter()
         .filter_map(|k| marker.get(*k)?.as_str())
         .filter(|s| !s.trim().is_empty())

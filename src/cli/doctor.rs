@@ -678,14 +678,15 @@ fn check_learned_skills(r: &mut Report, env: &Env, root: Option<&crate::state::R
     if skills.is_empty() && skipped.is_empty() {
         r.line(
             "skills",
-            "no learned skills (.omc/skills/*.md, or skills/ beside your hooks.toml)",
+            "no learned skills (.omc/skills/*.md, skills/ beside your hooks.toml, \
+             ~/.omc/skills/ or ~/.claude/skills/omc-learned/)",
         );
         return;
     }
     r.line("skills", format!("{} learned skill(s)", skills.len()));
     for s in &skills {
         r.note(format!(
-            "skill {} ({}, {}): triggers {}",
+            "skill {} ({}, {}): triggers {}{}",
             crate::terminal::shown(&s.name),
             s.source,
             s.path.display(),
@@ -693,7 +694,8 @@ fn check_learned_skills(r: &mut Report, env: &Env, root: Option<&crate::state::R
                 .iter()
                 .map(|t| format!("\"{}\"", crate::terminal::shown(t)))
                 .collect::<Vec<_>>()
-                .join(", ")
+                .join(", "),
+            if s.fuzzy { " (fuzzy)" } else { "" }
         ));
     }
     for (path, why) in &skipped {

@@ -13,6 +13,7 @@ pub mod detect;
 mod doctor;
 mod flush;
 mod hook_binary;
+mod import_atomcode;
 mod install;
 pub mod mode;
 mod notify;
@@ -94,6 +95,12 @@ pub const COMMANDS: &[Command] = &[
         summary: "let a project's .omc/hooks.toml run (--revoke, --list)",
         help: trust::HELP,
         run: trust::run,
+    },
+    Command {
+        name: "import-atomcode",
+        summary: "convert your AtomCode hooks.toml into entries of your hooks.toml (--write)",
+        help: import_atomcode::HELP,
+        run: import_atomcode::run,
     },
     Command {
         name: "demo",

@@ -5,6 +5,7 @@
 //! Both tools keep their state in `.omc/`, with some file names in common. What "carries over"
 //! is decided by reading each file with this build's own readers, not by its name alone.
 
+use crate::capabilities::learned_skills;
 use crate::capabilities::memory::{notepad, project_memory};
 use crate::capabilities::skill_guard::stack::SkillStack;
 use crate::capabilities::tool_failure::ToolError;
@@ -228,7 +229,8 @@ const OMC_ONLY: &[(&str, &str)] = &[
     ),
     (
         "deliverables.json",
-        "OMC's deliverable checks, not done here",
+        "OMC's list of expected files, not read: here a subagent's deliverables are the files \
+         its task names, checked when it stops",
     ),
     (
         "todos.json",
@@ -251,8 +253,6 @@ const OMC_ONLY_DIRS: &[(&str, &str)] = &[
     ),
     ("plans", "OMC's plans, not read here"),
     ("logs", "OMC's logs"),
-    ("skills", "OMC's learned skills, not injected here"),
-    ("wiki", "OMC's wiki, not read here"),
     ("ultragoal", "OMC's ultragoal mode, not built here"),
 ];
 
@@ -275,6 +275,34 @@ pub(super) fn survey(omc_dir: &Path) -> Option<Survey> {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let r = rel(path);
+        if *is_dir && r == "skills" {
+            let listing = crate::state::folder::read_folder(path, ".md", usize::MAX, u64::MAX);
+            let n = listing
+                .files
+                .iter()
+                .filter(|f| learned_skills::parse(&String::from_utf8_lossy(&f.bytes)).is_some())
+                .count();
+            if n > 0 {
+                s.carries.push(format!(
+                    "{r}/: {n} learned skill(s), given on their triggers"
+                ));
+            }
+            continue;
+        }
+        if *is_dir && r == "wiki" {
+            let n = files
+                .iter()
+                .filter(|(p, d)| {
+                    !d && p.starts_with(path) && p.extension().is_some_and(|e| e == "md")
+                })
+                .count();
+            if n > 0 {
+                s.carries.push(format!(
+                    "{r}/: {n} page(s), named to the model at session start"
+                ));
+            }
+            continue;
+        }
         if *is_dir {
             if let Some((_, why)) = OMC_ONLY_DIRS.iter().find(|(n, _)| *n == name) {
                 seen_omc = true;
@@ -282,7 +310,7 @@ pub(super) fn survey(omc_dir: &Path) -> Option<Survey> {
             }
             continue;
         }
-        if in_omc_only_dir(&r) {
+        if in_omc_only_dir(&r) || r.starts_with("skills/") || r.starts_with("wiki/") {
             continue;
         }
         if let Some((_, why)) = OMC_ONLY.iter().find(|(n, _)| *n == name) {

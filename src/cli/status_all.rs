@@ -41,17 +41,23 @@ pub(super) struct All {
 pub(super) struct Terminal {
     pub(super) program: Option<String>,
     pub(super) tty: Option<String>,
+    /// The terminal's own locator (`tmux pane %3 (…)`).
+    pub(super) id: Option<String>,
 }
 
 impl Terminal {
     /// `iTerm.app /dev/pts/3`, or empty.
     pub(super) fn label(&self) -> String {
-        [self.program.as_deref(), self.tty.as_deref()]
-            .into_iter()
-            .flatten()
-            .map(crate::terminal::shown)
-            .collect::<Vec<_>>()
-            .join(" ")
+        [
+            self.program.as_deref(),
+            self.tty.as_deref(),
+            self.id.as_deref(),
+        ]
+        .into_iter()
+        .flatten()
+        .map(crate::terminal::shown)
+        .collect::<Vec<_>>()
+        .join(" ")
     }
 }
 
@@ -81,6 +87,7 @@ fn terminal_of(store: &Store, session: Option<&str>) -> Terminal {
     Terminal {
         program: get("term_program"),
         tty: get("tty"),
+        id: get("terminal_id"),
     }
 }
 
@@ -197,7 +204,7 @@ fn row_json(r: &Row, now: i64) -> Value {
         "tokens_used": r.run.state.tokens_used,
         "max_tokens": (r.run.state.max_tokens > 0).then_some(r.run.state.max_tokens),
         "prompt": r.run.state.prompt,
-        "terminal": {"program": r.terminal.program, "tty": r.terminal.tty},
+        "terminal": {"program": r.terminal.program, "tty": r.terminal.tty, "id": r.terminal.id},
     })
 }
 

@@ -195,6 +195,8 @@ struct SinkRun {
     next_send: Option<Instant>,
     backoff: Duration,
     rejects: u32,
+    /// Failed attempts at the batch being delivered (for the sink's `retries`).
+    attempts: u32,
     /// A delivery failed since the round began (for `once`).
     failed_once: bool,
     /// The last time this sink delivered or saw a new event.
@@ -442,6 +444,7 @@ impl<'a> Round<'a> {
                 run.progress.not_before = None;
                 run.backoff = BACKOFF_FIRST;
                 run.rejects = 0;
+                run.attempts = 0;
                 run.last_activity = now;
                 if matches!(run.spec.kind, SinkKind::Notify(_)) {
                     run.next_send = Some(Instant::now() + NOTIFY_GAP);
@@ -449,11 +452,33 @@ impl<'a> Round<'a> {
                 run.save(store);
                 Step::Worked
             }
+            Outcome::Retry(msg) | Outcome::RetryAfter(msg, _)
+                if run.spec.retries.is_some_and(|n| run.attempts >= n) =>
+            {
+                // The sink's `retries` are spent: the batch is dropped and counted, so later
+                // events are not held back by a receiver that is down.
+                run.progress.offset = chunk.end;
+                run.progress.dropped_total += events.len() as u64;
+                run.progress.corrupt_total += corrupt;
+                let tries = run.attempts + 1;
+                run.attempts = 0;
+                run.fail(
+                    store,
+                    format!(
+                        "{msg} (batch of {} dropped after {tries} attempts)",
+                        events.len()
+                    ),
+                );
+                run.retry_at = None;
+                Step::Worked
+            }
             Outcome::Retry(msg) => {
+                run.attempts += 1;
                 run.fail(store, msg);
                 Step::Waiting
             }
             Outcome::RetryAfter(msg, wait) => {
+                run.attempts += 1;
                 run.fail(store, msg);
                 run.hold(store, wait);
                 Step::Waiting
@@ -498,6 +523,7 @@ impl SinkRun {
             next_send: None,
             backoff: BACKOFF_FIRST,
             rejects: 0,
+            attempts: 0,
             failed_once: false,
             last_activity: Instant::now(),
         }

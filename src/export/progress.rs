@@ -30,7 +30,8 @@ pub struct Progress {
     /// Events the receiver refused for good (a 4xx other than 408/429, three times).
     #[serde(default)]
     pub rejected_total: u64,
-    /// Events dropped because the spool was full (folded in from the drop log).
+    /// Events dropped: the spool was full (folded in from the drop log), or their batch could
+    /// not be delivered within the sink's `retries`.
     #[serde(default)]
     pub dropped_total: u64,
     /// Spool lines that were not a record (a write cut short) and were skipped.

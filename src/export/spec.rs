@@ -44,6 +44,12 @@ pub struct SinkSpec {
     pub max_spool_bytes: u64,
     /// Redact secret-shaped strings in the payload before it is spooled (default true).
     pub redact: bool,
+    /// `async_webhook`'s `retries` (0..=10): attempts after the first before a batch that could
+    /// not be delivered (a network error, a 5xx, a 408/429) is given up on, its events dropped
+    /// and counted. `None`: such a batch is retried until delivered (or the flusher gives up
+    /// for the time being).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retries: Option<u32>,
 }
 
 /// Where and how a sink delivers.
@@ -111,6 +117,7 @@ impl SinkSpec {
     /// | `timeout_ms` | 100..=60 000 | 5000 |
     /// | `max_spool_bytes` | 65 536..=1 GiB | 16 MiB |
     /// | `redact` | bool | true |
+    /// | `retries` | 0..=10 (`async_webhook`) | retry until delivered |
     /// | `name` | `[A-Za-z0-9_-]{1,64}` | derived from the URL |
     ///
     /// Other keys (`enabled`, `command`, …) are left to the caller. The error names the key.
@@ -196,6 +203,13 @@ impl SinkSpec {
                 Some(Value::Bool(b)) => *b,
                 Some(_) => return Err("`redact` must be true or false".into()),
             },
+            retries: number(
+                obj.get("retries"),
+                "retries",
+                0,
+                crate::user_hooks::config::MAX_SINK_RETRIES,
+            )?
+            .map(|n| n as u32),
         })
     }
 
@@ -211,6 +225,7 @@ impl SinkSpec {
             timeout_ms: DEFAULT_TIMEOUT_MS,
             max_spool_bytes: DEFAULT_MAX_SPOOL_BYTES,
             redact: true,
+            retries: None,
         }
     }
 
@@ -295,6 +310,7 @@ fn notify_spec(obj: &serde_json::Map<String, Value>) -> Result<SinkSpec, String>
             .unwrap_or(DEFAULT_TIMEOUT_MS),
         max_spool_bytes: DEFAULT_MAX_SPOOL_BYTES,
         redact: true,
+        retries: None,
     })
 }
 

@@ -35,22 +35,32 @@ pub struct Answer {
 /// An answer to a permission request (`hookSpecificOutput.decision` on Claude Code).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Permission {
-    /// Allow the call, with `updated_input` instead of the call's input when given.
-    Allow { updated_input: Option<Value> },
+    /// Allow the call, with `updated_input` instead of the call's input when given, and
+    /// `updated_permissions` (Claude Code's permission updates: "always allow") when given.
+    Allow {
+        updated_input: Option<Value>,
+        updated_permissions: Option<Value>,
+    },
     /// Deny it with `message`; `interrupt` also stops the agent's turn.
     Deny { message: String, interrupt: bool },
 }
 
 impl Permission {
-    /// Claude Code's `decision` object; `updatedInput` and `interrupt` only when `rich` (Codex
-    /// fails closed on them).
+    /// Claude Code's `decision` object; `updatedInput`, `updatedPermissions` and `interrupt`
+    /// only when `rich` (Codex fails closed on them).
     pub fn decision(&self, rich: bool) -> Value {
         match self {
-            Permission::Allow { updated_input } => {
+            Permission::Allow {
+                updated_input,
+                updated_permissions,
+            } => {
                 let mut d = Map::new();
                 d.insert("behavior".into(), json!("allow"));
                 if let (true, Some(input)) = (rich, updated_input) {
                     d.insert("updatedInput".into(), input.clone());
+                }
+                if let (true, Some(updates)) = (rich, updated_permissions) {
+                    d.insert("updatedPermissions".into(), updates.clone());
                 }
                 Value::Object(d)
             }

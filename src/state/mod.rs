@@ -92,6 +92,25 @@ impl StateFile {
         })
     }
 
+    /// A file below `subdir` at the relative path `rel` (`arch/db/storage.md`: plain parts
+    /// separated by `/`, at most 6 of them), for the person's folders that have subfolders
+    /// (the wiki).
+    pub fn deep(scope: &Scope, subdir: &str, rel: &str) -> Option<StateFile> {
+        let parts: Vec<&str> = rel.split('/').collect();
+        if !plain_name(subdir) || parts.len() > 6 || !parts.iter().all(|p| plain_name(p)) {
+            return None;
+        }
+        let (name, dirs) = parts.split_last()?;
+        let mut rel_dir = scope.rel_dir().join(subdir);
+        for d in dirs {
+            rel_dir.push(d);
+        }
+        Some(StateFile {
+            rel_dir,
+            name: (*name).to_string(),
+        })
+    }
+
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -318,6 +337,65 @@ impl Store {
         }
         self.checked_dir(Path::new(""))?;
         fs::read_regular(&path)
+    }
+
+    /// The files a person keeps under `.omc/<subdir>/` whose names end with `ext`, subfolders
+    /// included (at most `max_depth` deep), as paths relative to that folder with `/` between
+    /// parts, sorted, at most `max` of them. Nothing is read; a symlink (a file or a folder) is
+    /// never followed, and a name that is not plain is left out.
+    pub fn person_tree(
+        &self,
+        subdir: &str,
+        ext: &str,
+        max_depth: usize,
+        max: usize,
+    ) -> Vec<String> {
+        fn walk(
+            dir: &Path,
+            prefix: &str,
+            ext: &str,
+            depth: usize,
+            max: usize,
+            out: &mut Vec<String>,
+        ) {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                return;
+            };
+            let mut entries: Vec<(String, std::fs::FileType)> = entries
+                .filter_map(Result::ok)
+                .filter_map(|e| Some((e.file_name().into_string().ok()?, e.file_type().ok()?)))
+                .filter(|(n, _)| plain_name(n))
+                .collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            for (name, kind) in entries {
+                if out.len() >= max {
+                    return;
+                }
+                let rel = format!("{prefix}{name}");
+                if kind.is_file() && name.ends_with(ext) {
+                    out.push(rel);
+                } else if kind.is_dir() && depth > 0 {
+                    walk(
+                        &dir.join(&name),
+                        &format!("{rel}/"),
+                        ext,
+                        depth - 1,
+                        max,
+                        out,
+                    );
+                }
+            }
+        }
+        if !plain_name(subdir) {
+            return Vec::new();
+        }
+        let Ok(dir) = self.checked_dir(Path::new(subdir)) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        walk(&dir, "", ext, max_depth, max, &mut out);
+        out.sort();
+        out
     }
 
     /// The Markdown files a person keeps in `.omc/<subdir>/` (learned skills), read as

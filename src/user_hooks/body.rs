@@ -7,7 +7,8 @@
 //! entry's `modify` made of it.
 //!
 //! Beside the payload, [`session_fields`] adds what a script cannot easily find out itself:
-//! `turn_number`, `tokens_used`, `edited_files`, `truncated` and `timestamp` (contract §9).
+//! `turn_number`, `tokens_used`, `edited_files`, `truncated`, `timestamp`, `model_name` and
+//! `provider_name` (contract §9) — AtomCode's `HookContext` fields.
 
 use crate::protocol::HookInput;
 use crate::state::{Scope, StateFile, Store};
@@ -28,6 +29,10 @@ const EDITS_FILE: &str = "edits.json";
 /// * `truncated`: whether the context was compacted this session (a pre-compact checkpoint
 ///   exists for it).
 /// * `timestamp`: now, RFC 3339 in UTC.
+/// * `model_name`: the payload's `model` (Claude Code's SessionStart, Codex's events), else the
+///   model of the transcript's latest assistant message; null where neither says.
+/// * `provider_name`: who serves that model, by its name ([`PROVIDERS`]); null when the name
+///   is not one the table knows.
 pub fn session_fields(
     event: &str,
     input: &HookInput,
@@ -67,13 +72,67 @@ pub fn session_fields(
                 .iter()
                 .any(|n| n.ends_with(".json"))
         });
+    let model_name = input
+        .model
+        .clone()
+        .or_else(|| transcript.as_deref().and_then(last_model));
+    let provider_name = model_name.as_deref().and_then(provider);
     let mut m = Map::new();
     m.insert("turn_number".into(), json!(turn_number));
     m.insert("tokens_used".into(), json!(tokens_used));
     m.insert("edited_files".into(), Value::Array(edited_files));
     m.insert("truncated".into(), json!(truncated));
     m.insert("timestamp".into(), json!(crate::time::iso(now_ms)));
+    m.insert("model_name".into(), json!(model_name));
+    m.insert("provider_name".into(), json!(provider_name));
     m
+}
+
+/// Model name prefixes and who serves them, for `provider_name`: a reader can scan and extend
+/// it. The name is compared lower-cased, after any `provider/` prefix is taken as the answer.
+const PROVIDERS: &[(&str, &str)] = &[
+    ("claude", "anthropic"),
+    ("gpt", "openai"),
+    ("o1", "openai"),
+    ("o3", "openai"),
+    ("o4", "openai"),
+    ("codex", "openai"),
+    ("gemini", "google"),
+    ("qwen", "alibaba"),
+    ("kimi", "moonshot"),
+    ("grok", "xai"),
+    ("deepseek", "deepseek"),
+    ("glm", "zhipu"),
+    ("mistral", "mistral"),
+    ("codestral", "mistral"),
+];
+
+/// Who serves `model`: a `provider/model` name says so itself, else [`PROVIDERS`].
+fn provider(model: &str) -> Option<String> {
+    let m = model.trim().to_ascii_lowercase();
+    if let Some((p, _)) = m.split_once('/')
+        && !p.is_empty()
+    {
+        return Some(p.to_string());
+    }
+    PROVIDERS
+        .iter()
+        .find(|(prefix, _)| m.starts_with(prefix))
+        .map(|(_, p)| (*p).to_string())
+}
+
+/// The model of the transcript's latest assistant message (Claude Code's `message.model`; the
+/// client's `<synthetic>` messages are not a model).
+fn last_model(transcript: &[u8]) -> Option<String> {
+    String::from_utf8_lossy(transcript)
+        .lines()
+        .rev()
+        .filter(|l| l.contains("\"model\""))
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find_map(|v| {
+            let m = v.get("message")?.get("model")?.as_str()?;
+            (!m.is_empty() && m != "<synthetic>").then(|| m.to_string())
+        })
 }
 
 pub fn build(event: &str, input: &HookInput, project: Option<&Path>) -> Map<String, Value> {
@@ -99,6 +158,18 @@ pub fn build(event: &str, input: &HookInput, project: Option<&Path>) -> Map<Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_model_and_its_provider() {
+        assert_eq!(provider("claude-sonnet-4-5").as_deref(), Some("anthropic"));
+        assert_eq!(provider("gpt-5-codex").as_deref(), Some("openai"));
+        assert_eq!(provider("openrouter/qwen3").as_deref(), Some("openrouter"));
+        assert_eq!(provider("my-local-model"), None);
+        let t = "{\"type\":\"assistant\",\"message\":{\"model\":\"claude-x\"}}\n\
+                 {\"type\":\"assistant\",\"message\":{\"model\":\"<synthetic>\"}}\n";
+        assert_eq!(last_model(t.as_bytes()).as_deref(), Some("claude-x"));
+        assert_eq!(last_model(b"{}"), None);
+    }
 
     #[test]
     fn the_payload_comes_back_with_the_neutral_event_name() {

@@ -473,10 +473,13 @@ const WEBHOOK_KEYS: &[&str] = &[
     "additional_context",
 ];
 const CONTEXT_KEYS: &[&str] = &["additional_context"];
+/// The most `retries` an `async_webhook` may ask for (export's flusher honours them).
+pub const MAX_SINK_RETRIES: u64 = 10;
 const ASYNC_KEYS: &[&str] = &[
     "url",
     "method",
     "headers",
+    "retries",
     "secret_env",
     "batch_size",
     "flush_interval_ms",
@@ -748,6 +751,8 @@ fn check_entry(
             integer("batch_size", 1, 1000)?;
             integer("flush_interval_ms", 10, 3_600_000)?;
             integer("max_spool_bytes", 65_536, 1 << 30)?;
+            // Attempts after the first before an undeliverable batch is dropped and counted.
+            integer("retries", 0, MAX_SINK_RETRIES)?;
             redact_flag(get("redact"), line).map_err(|(l, m)| err(l, m))?;
             Kind::Export {
                 sink_type: kind_name.clone(),
@@ -943,8 +948,10 @@ type = "async_webhook"
 url = "http://127.0.0.1:9000/batch"
 batch_size = 50
 flush_interval_ms = 1000
+retries = 3
 "#,
         );
+        // `retries` on an async webhook is honoured by the flusher (issue 46), not a mistake.
         assert!(problems.is_empty(), "{problems:?}");
         assert_eq!(entries.len(), 2);
         assert_eq!(entries[0].line, 2);
@@ -960,6 +967,10 @@ flush_interval_ms = 1000
         assert_eq!(entries[1].line, 10);
         assert_eq!(entries[1].raw["batch_size"], 50);
         assert!(matches!(entries[1].kind, Kind::Export { .. }));
+        let (entries, problems) = parse(
+            "[[hooks]]\nevent = \"stop\"\ntype = \"async_webhook\"\nurl = \"http://x/\"\nretries = 11\n",
+        );
+        assert!(entries.is_empty() && problems.len() == 1, "{problems:?}");
     }
 
     #[test]

@@ -123,7 +123,8 @@ pub fn run(
         env.now_ms(),
     ));
     let permission = hook.name == config::PERMISSION_REQUEST;
-    let mut allowed: Option<Option<Value>> = None;
+    // A permission request's allow: (rewritten input, permission updates), each the first given.
+    let mut allowed: Option<(Option<Value>, Option<Value>)> = None;
     let mut contexts: Vec<String> = Vec::new();
     for entry in entries {
         if let Some(t) = &entry.additional_context {
@@ -184,8 +185,13 @@ pub fn run(
                     entry.label()
                 ),
                 Ok(None) => {}
-                Ok(Some(action::Action::Allow)) => {
-                    allowed.get_or_insert(None);
+                Ok(Some(action::Action::Allow {
+                    updated_permissions,
+                })) => {
+                    let a = allowed.get_or_insert((None, None));
+                    if a.1.is_none() {
+                        a.1 = updated_permissions;
+                    }
                 }
                 Ok(Some(action::Action::Block { reason })) => {
                     let message = reason
@@ -200,11 +206,18 @@ pub fn run(
                 Ok(Some(action::Action::Modify {
                     context,
                     tool_input,
+                    updated_permissions,
                 })) => {
                     contexts.extend(context);
-                    if let Some(ti) = tool_input {
-                        body.insert("tool_input".into(), ti.clone());
-                        allowed = Some(Some(ti));
+                    if tool_input.is_some() || updated_permissions.is_some() {
+                        let a = allowed.get_or_insert((None, None));
+                        if let Some(ti) = tool_input {
+                            body.insert("tool_input".into(), ti.clone());
+                            a.0 = Some(ti);
+                        }
+                        if a.1.is_none() {
+                            a.1 = updated_permissions;
+                        }
                     }
                 }
             }
@@ -212,7 +225,7 @@ pub fn run(
         }
         match answer {
             Err(why) => crate::diag!("user hook {}: {why}; allowed", entry.label()),
-            Ok(None | Some(action::Action::Allow)) => {}
+            Ok(None | Some(action::Action::Allow { .. })) => {}
             Ok(Some(action::Action::Block { reason })) => {
                 let reason = reason
                     .unwrap_or_else(|| format!("Blocked by the user hook {}.", entry.label()));
@@ -236,6 +249,7 @@ pub fn run(
             Ok(Some(action::Action::Modify {
                 context,
                 tool_input,
+                ..
             })) => {
                 contexts.extend(context);
                 match tool_input {
@@ -252,8 +266,11 @@ pub fn run(
             }
         }
     }
-    if let (None, Some(updated_input)) = (&out.answer.permission, allowed) {
-        out.answer.permission = Some(Permission::Allow { updated_input });
+    if let (None, Some((updated_input, updated_permissions))) = (&out.answer.permission, allowed) {
+        out.answer.permission = Some(Permission::Allow {
+            updated_input,
+            updated_permissions,
+        });
     }
     if !contexts.is_empty() {
         if takes_context(hook.name) {
@@ -350,10 +367,19 @@ fn run_script(
     })
     .map_err(|f| f.to_string())?;
     // On a permission request silence is no opinion, not an approval.
-    if hook.name == config::PERMISSION_REQUEST && stdout.iter().all(u8::is_ascii_whitespace) {
+    let permission = hook.name == config::PERMISSION_REQUEST;
+    if permission && stdout.iter().all(u8::is_ascii_whitespace) {
         return Ok(None);
     }
-    action::decode(&stdout).map(Some)
+    match action::decode(&stdout) {
+        Ok(a) => Ok(Some(a)),
+        // A script written for AtomCode answers in text (`ok`, `deny: …`); never on a
+        // permission request, where only a JSON answer approves.
+        Err(e) => match (permission, action::decode_text(&stdout)) {
+            (false, Some(a)) => Ok(Some(a)),
+            _ => Err(e),
+        },
+    }
 }
 
 /// The `async_webhook` and `otlp` entries that may deliver: enabled, valid, from the user's file

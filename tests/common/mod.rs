@@ -222,7 +222,11 @@ impl Hook {
             .env_remove("OMC_TEAM_WORKER")
             // The terminal a session runs in is recorded: the tests' own is not theirs.
             .env_remove("TERM_PROGRAM")
+            .env_remove("TMUX")
             .env("OMC_TTY", "");
+        for (name, _) in omc_hooks::env::TERMINAL_LOCATORS {
+            cmd.env_remove(name);
+        }
         for (k, v) in &self.env {
             cmd.env(k, v);
         }

@@ -91,3 +91,40 @@ fn an_event_a_user_script_refuses_is_still_exported() {
     assert_eq!(events[0]["payload"]["tool_name"], "Bash", "{body}");
     wait_until("the flusher to exit", || flusher_pid(s.root()).is_none());
 }
+
+/// Issue 46: `retries` on an `async_webhook` (the seed's own example uses it) no longer
+/// disables the entry: a batch the receiver cannot take is tried `1 + retries` times, then
+/// dropped and counted, and the events after it are delivered.
+#[test]
+fn an_async_webhooks_retries_are_honoured_then_the_batch_is_dropped_and_counted() {
+    let srv = Server::start(Mode::Status(503));
+    let s = Setup::new();
+    s.user_hooks(&format!(
+        "[[hooks]]\nevent = \"post-tool-use\"\ntype = \"async_webhook\"\nname = \"flaky\"\nurl = {}\n\
+         batch_size = 1\nflush_interval_ms = 10\nretries = 1\n",
+        q(&srv.url("/team"))
+    ));
+    tool(&s, "Bash");
+    let progress = || -> Value {
+        std::fs::read(s.root().join(".omc/export/flaky.progress.json"))
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or(Value::Null)
+    };
+    wait_until("the batch to be dropped", || {
+        progress()["dropped_total"] == 1
+    });
+    assert_eq!(srv.request_count(), 2, "the first attempt and one retry");
+    let p = progress();
+    assert!(
+        p["last_error"]
+            .as_str()
+            .unwrap()
+            .contains("dropped after 2 attempts"),
+        "{p}"
+    );
+    crate::schema::assert_valid("export-progress", &p);
+    srv.set_mode(Mode::Ok);
+    tool(&s, "Bash");
+    srv.wait_for(PATIENCE, "the next batch", |s| s.answered_ok() >= 1);
+}

@@ -128,16 +128,35 @@ fn the_message_names_the_terminal_the_session_started_in() {
     std::fs::create_dir_all(s.root().join(".omc")).unwrap();
     let mut start = crate::common::payload("SessionStart", SID, s.root());
     start["source"] = json!("startup");
+    // Issue 46: the terminal's own locator too (here a tmux pane, with tmux's socket).
     s.hook("session-start")
         .env("TERM_PROGRAM", "iTerm.app")
         .env("OMC_TTY", "/dev/pts/7")
+        .env("TMUX", "/tmp/tmux-501/default,4242,0")
+        .env("TMUX_PANE", "%3")
+        .env("ITERM_SESSION_ID", "w0t1p0:6F3B")
         .payload(start)
         .run()
         .expect_valid();
+    let marker: Value = serde_json::from_slice(
+        &std::fs::read(
+            s.root()
+                .join(format!(".omc/state/sessions/{SID}/session.json")),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    crate::schema::assert_valid("session", &marker);
+    assert_eq!(
+        marker["terminal_id"], "tmux pane %3 (/tmp/tmux-501/default)",
+        "{marker}"
+    );
     ralph_run_to_completion(&s, &url);
     let got = delivered(&srv, &s, "the run-end message", 1);
     assert!(
-        got[0].contains("in Claude Code (iTerm.app /dev/pts/7)."),
+        got[0].contains(
+            "in Claude Code (iTerm.app /dev/pts/7 tmux pane %3 (/tmp/tmux-501/default))."
+        ),
         "{}",
         got[0]
     );
@@ -575,4 +594,41 @@ fn a_burst_of_run_ends_is_folded_into_few_messages_none_lost() {
     }
     assert!(got[0].starts_with("20 runs ended:"), "{}", got[0]);
     assert!(spooled_records(s.root()).is_empty(), "all delivered");
+}
+
+/// Issue 46: a run of this session untouched for 3 h, ended as stale at SessionStart, is a run
+/// end the person hears of, as when a Stop ends it.
+#[test]
+fn a_stale_run_ended_at_session_start_is_notified() {
+    let srv = Server::start(Mode::Ok);
+    let s = Setup::new();
+    s.user_hooks(&slack_entry("[\"run-end\"]"));
+    let url = srv.url("/services/T000/B000/XXXX");
+    let now: i64 = 1_796_305_500_000;
+    let iso = omc_hooks::time::iso;
+    let dir = s.root().join(format!(".omc/state/sessions/{SID}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("ralph-state.json"),
+        serde_json::to_vec(&json!({
+            "schema_version": 1, "mode": "ralph", "active": true, "session_id": SID,
+            "prompt": "ralph fix the flaky tests", "iteration": 3, "max_iterations": 100,
+            "started_at": iso(now - 4 * 3_600_000), "last_checked_at": iso(now - 3 * 3_600_000)
+        }))
+        .unwrap(),
+    )
+    .unwrap();
+    hook(
+        &s,
+        "session-start",
+        "SessionStart",
+        &url,
+        json!({"source": "resume"}),
+    );
+    let got = delivered(&srv, &s, "the run-end message", 1);
+    assert!(
+        got[0].contains("ended (no activity for two hours)"),
+        "{}",
+        got[0]
+    );
 }

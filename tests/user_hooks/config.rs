@@ -169,3 +169,55 @@ fn the_schema_and_the_binary_agree_on_every_entry_of_the_corpus() {
         }
     }
 }
+
+/// Issue 46: AtomCode's own hooks file, converted by `import-atomcode`: printed without
+/// `--write`, appended with it, and the converted script then runs on its hook.
+#[test]
+fn atomcodes_hooks_file_is_imported_into_the_users_hooks_toml() {
+    let s = Setup::new();
+    let home = s.config.path().to_path_buf();
+    let dir = home.join(".atomcode/hooks");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("check.sh"),
+        // AtomCode's text answer, read here for a script as AtomCode reads it.
+        "cat > /dev/null; echo 'deny: no force push'\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("hooks.toml"),
+        "[[hooks]]\nname = \"pre-check\"\ntrigger = \"pre_tool\"\nscript = \"check.sh\"\n\n\
+         [[hooks]]\nname = \"sys\"\ntrigger = \"system_prompt\"\nscript = \"p.sh\"\n",
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(crate::common::BIN)
+            .args(args)
+            .env("HOME", &home)
+            .env("XDG_CONFIG_HOME", &home)
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .current_dir(s.root())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let said = run(&["import-atomcode"]);
+    assert!(
+        said.contains("[[hooks]] \"pre-check\": converted to a script entry on pre-tool-use"),
+        "{said}"
+    );
+    assert!(said.contains("[[hooks]] \"sys\": not converted"), "{said}");
+    assert!(said.contains("not written"), "{said}");
+    let target = home.join("omc-hooks/hooks.toml");
+    assert!(!target.exists(), "nothing written without --write");
+    let said = run(&["import-atomcode", "--write"]);
+    assert!(said.contains("appended to"), "{said}");
+    let out = s.bash("git push --force");
+    assert_eq!(
+        out.json()["hookSpecificOutput"]["permissionDecisionReason"],
+        "no force push",
+        "{}",
+        out.stdout
+    );
+}

@@ -95,6 +95,9 @@ fn a_script_gets_the_turn_the_tokens_the_edits_and_the_time() {
         json!([s.root().join("src/a.rs").to_string_lossy()])
     );
     assert_eq!(seen["truncated"], false);
+    // Issue 46: the model (the transcript's latest) and its provider (none the table knows).
+    assert_eq!(seen["model_name"], "x", "{seen}");
+    assert_eq!(seen["provider_name"], Value::Null, "{seen}");
     let ts = seen["timestamp"].as_str().unwrap();
     assert!(
         ts.len() >= 20 && ts.ends_with('Z') && ts.as_bytes()[10] == b'T',
@@ -107,6 +110,15 @@ fn a_script_gets_the_turn_the_tokens_the_edits_and_the_time() {
         json!({"prompt": "third"}),
     );
     assert_eq!(read("in-user-prompt-submit.json")["turn_number"], 3);
+    // The payload's own `model` comes first, and names its provider.
+    s.run(
+        "user-prompt-submit",
+        "UserPromptSubmit",
+        json!({"prompt": "fourth", "model": "claude-sonnet-4-5"}),
+    );
+    let seen = read("in-user-prompt-submit.json");
+    assert_eq!(seen["model_name"], "claude-sonnet-4-5", "{seen}");
+    assert_eq!(seen["provider_name"], "anthropic", "{seen}");
     // No transcript: unknown, said as null.
     std::fs::remove_file(s.root().join("transcript.jsonl")).unwrap();
     s.bash("ls");

@@ -75,6 +75,52 @@ fn a_block_denies_with_its_reason_and_interrupts_when_the_entry_says_so() {
     );
 }
 
+/// Issue 46: "always allow" from an entry's answer. A script answering `updated_permissions`
+/// (here, echoing the client's own suggestion) has them passed to Claude Code as
+/// `updatedPermissions` with the allow; a list that is not one is a broken answer (no opinion).
+#[test]
+fn an_allow_with_updated_permissions_passes_them_to_claude_code() {
+    let s = Setup::new();
+    s.user_hooks(&entry(
+        "Bash",
+        r#"cat > /dev/null; echo '{"action":"allow","updated_permissions":[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"ls:*"}],"behavior":"allow","destination":"localSettings"}]}'"#,
+        "",
+    ));
+    let out = ask(&s, "Bash", json!({"command": "ls -la"}));
+    assert_eq!(
+        out.json(),
+        json!({"hookSpecificOutput":{"hookEventName":"PermissionRequest",
+               "decision":{"behavior":"allow","updatedPermissions":[
+                   {"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"ls:*"}],
+                    "behavior":"allow","destination":"localSettings"}]}}}),
+        "{}",
+        out.stderr
+    );
+    let s = Setup::new();
+    s.user_hooks(&entry(
+        "Bash",
+        r#"cat > /dev/null; echo '{"action":"allow","updatedPermissions":"always"}'"#,
+        "",
+    ));
+    ask(&s, "Bash", json!({"command": "ls"})).expect_noop();
+    // A script written for Claude Code's own PermissionRequest hook, answering in its shape.
+    let s = Setup::new();
+    s.user_hooks(&entry(
+        "Bash",
+        r#"cat > /dev/null; echo '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedPermissions":[{"type":"setMode","mode":"acceptEdits","destination":"session"}]}}}'"#,
+        "",
+    ));
+    assert_eq!(
+        ask(&s, "Bash", json!({"command": "ls"})).json()["hookSpecificOutput"]["decision"],
+        json!({"behavior":"allow","updatedPermissions":[
+            {"type":"setMode","mode":"acceptEdits","destination":"session"}]})
+    );
+    // AtomCode's text `ok` is read for other events, never as an approval here.
+    let s = Setup::new();
+    s.user_hooks(&entry("Bash", "cat > /dev/null; echo ok", ""));
+    ask(&s, "Bash", json!({"command": "ls"})).expect_noop();
+}
+
 #[test]
 fn a_modify_allows_with_the_new_input() {
     let s = Setup::new();

@@ -22,6 +22,7 @@ pub mod remember;
 pub mod resume;
 pub mod session_end;
 pub mod session_start;
+pub mod stale;
 pub mod todos;
 pub mod wiki;
 

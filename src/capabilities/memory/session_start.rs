@@ -1,6 +1,8 @@
 //! SessionStart (`startup`, `resume`, `clear`, `compact`): hand the model what it must not
 //! lose, within [`BUDGET`] characters, most important first:
 //!
+//! 0. this session's runs untouched for more than 2 hours, ended now as `stale` ([`stale`]),
+//!    with a system message to the person;
 //! 1. this session's active runs (`[RALPH LOOP RESTORED] …`) — a session that starts again
 //!    first takes back its runs suspended within the resume bound
 //!    ([`resume::unsuspend_own`]), and a new session takes up an earlier session's runs
@@ -20,7 +22,7 @@
 //! snapshot is taken (tests/e2e/FINDINGS.md §11). SessionEnd takes it back from there.
 
 use super::{
-    checkpoint, clip, mode_states, notepad, project_memory, render, resume, run_label, wiki,
+    checkpoint, clip, mode_states, notepad, project_memory, render, resume, run_label, stale, wiki,
 };
 use crate::capabilities::Ctx;
 use crate::protocol::Answer;
@@ -38,7 +40,7 @@ const MIN_CUT: usize = 200;
 /// The Priority Context shown at most (it "should stay short").
 const MAX_PRIORITY_CHARS: usize = 2_000;
 /// An active run untouched this long is stale (as on Stop) and is not announced.
-const STALE_MS: i64 = 2 * 60 * 60 * 1000;
+const STALE_MS: i64 = stale::STALE_MS;
 
 /// `session.json` in the session scope.
 pub const MARKER: &str = "session.json";
@@ -72,6 +74,10 @@ pub struct Marker {
     /// The session's terminal device (`/dev/pts/3`), as of its last start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tty: Option<String>,
+    /// Where the session is in its terminal (`tmux pane %3`, `iTerm2 session …`: the
+    /// terminal's own id, [`crate::env::Env::terminal_locator`]), as of its last start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terminal_id: Option<String>,
 }
 
 /// SessionStart entry point.
@@ -83,8 +89,12 @@ pub fn run(ctx: &Ctx<'_>) -> Answer {
     resume::unsuspend_own(ctx, store);
     let taken_up = resume::adopt(ctx, store);
     mark(ctx, store, source);
+    let ended = stale::end(ctx, store);
 
     let mut sections: Vec<(&'static str, String)> = Vec::new();
+    if let Some((text, _)) = &ended {
+        sections.push(("stale runs", text.clone()));
+    }
     for (_, text) in &taken_up {
         sections.push(("resumed runs", text.clone()));
     }
@@ -120,10 +130,14 @@ pub fn run(ctx: &Ctx<'_>) -> Answer {
         sections.push(("wiki", crate::terminal::shown(&text)));
     }
     let text = assemble(&sections, BUDGET);
-    if text.is_empty() {
+    let answer = if text.is_empty() {
         Answer::default()
     } else {
         Answer::context(text)
+    };
+    match ended {
+        Some((_, message)) => answer.with_system_message(message),
+        None => answer,
     }
 }
 
@@ -186,6 +200,7 @@ fn mark(ctx: &Ctx<'_>, store: &Store, source: &str) {
             .map(|t| clip(t, 64))
             .filter(|t| !t.is_empty());
         m.tty = ctx.env.tty.as_deref().map(|t| clip(t, 64));
+        m.terminal_id = ctx.env.terminal_locator();
         m
     };
     if !store.omc_dir().exists() {

@@ -64,7 +64,8 @@ impl Level {
     }
 }
 
-/// The built-in levels of well-known workflow skills (contract §7). Every other skill is
+/// The built-in levels of well-known workflow skills (contract §7), as the seed's level table
+/// has them (`tdd` and `analyze` light, `code-review` medium among them). Every other skill is
 /// `none` unless the project configures it.
 const DEFAULTS: &[(&str, Level)] = &[
     ("deep-interview", Level::Heavy),
@@ -77,8 +78,11 @@ const DEFAULTS: &[(&str, Level)] = &[
     ("ccg", Level::Medium),
     ("learner", Level::Medium),
     ("setup", Level::Medium),
+    ("code-review", Level::Medium),
     ("ask", Level::Light),
     ("skill", Level::Light),
+    ("tdd", Level::Light),
+    ("analyze", Level::Light),
 ];
 
 /// The built-in level of a (bare) skill name.
@@ -200,6 +204,9 @@ mod tests {
             ("setup", Level::Medium),
             ("ask", Level::Light),
             ("skill", Level::Light),
+            ("tdd", Level::Light),
+            ("oh-my-claudecode:analyze", Level::Light),
+            ("code-review", Level::Medium),
             ("demo", Level::None),
             ("ralph", Level::None),
         ] {

@@ -200,10 +200,20 @@ pub fn encode(answer: &Answer, event: &str) -> Option<Value> {
         match p {
             Permission::Allow {
                 updated_input: Some(_),
+                ..
             } => crate::diag!(
                 "permission-request: Codex cannot take a rewritten input; the person is asked"
             ),
             _ => {
+                if let Permission::Allow {
+                    updated_permissions: Some(_),
+                    ..
+                } = p
+                {
+                    crate::diag!(
+                        "permission-request: Codex takes no permission updates; allowed without them"
+                    );
+                }
                 specific.insert("decision".into(), p.decision(false));
             }
         }
