@@ -42,28 +42,67 @@ pub struct Cursor {
     pub total: Option<u64>,
 }
 
+/// How much of the file's end [`cursor_at_end`] reads: enough for the last whole line and,
+/// in a Codex rollout, its last cumulative total.
+const START_TAIL: u64 = 64 * 1024;
+
+/// A cursor at the current end of `raw_path` (its last whole line), for a run that starts
+/// now: its count begins where the session file stands, so a run started late in a long
+/// session never reads what came before it (issue 44). The end is read (at most
+/// [`START_TAIL`]) only for the last Codex total before the run, the base its growth is
+/// measured from. `None` when the file cannot be read.
+pub fn cursor_at_end(raw_path: &str) -> Option<Cursor> {
+    let mut file = open_regular(raw_path)?;
+    let len = file.metadata().ok()?.len();
+    let start = len.saturating_sub(START_TAIL);
+    file.seek(SeekFrom::Start(start)).ok()?;
+    let mut buf = Vec::with_capacity((len - start) as usize);
+    file.take(len - start).read_to_end(&mut buf).ok()?;
+    let whole = buf.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    let mut cur = Cursor {
+        path: raw_path.to_string(),
+        offset: start + whole as u64,
+        ..Cursor::default()
+    };
+    let mut lines = buf[..whole].split(|b| *b == b'\n');
+    if start > 0 {
+        lines.next(); // cut by the tail's start
+    }
+    for line in lines.filter(|l| contains(l, b"token_count")) {
+        // Counted against a run that starts after every line: only the totals are kept.
+        line_tokens(line, &mut cur, i64::MAX);
+    }
+    cur.ids.clear();
+    Some(cur)
+}
+
+/// `raw_path` opened, when it is absolute and names a regular file (not a symlink).
+fn open_regular(raw_path: &str) -> Option<std::fs::File> {
+    let path = Path::new(raw_path);
+    if !path.is_absolute() || !std::fs::symlink_metadata(path).ok()?.file_type().is_file() {
+        return None;
+    }
+    let file = std::fs::File::open(path).ok()?;
+    file.metadata().ok()?.file_type().is_file().then_some(file)
+}
+
 /// Tokens recorded in `raw_path` since `cursor` (from the start of the file without one, or
 /// when the file is another or shorter), counting only records stamped at or after
 /// `since_ms`; and the cursor after them. `None` when the file cannot be read.
 pub fn count(raw_path: &str, cursor: Option<&Cursor>, since_ms: i64) -> Option<(u64, Cursor)> {
-    let path = Path::new(raw_path);
-    if !path.is_absolute() {
-        return None;
-    }
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    if !meta.file_type().is_file() {
-        return None;
-    }
+    let mut file = open_regular(raw_path)?;
+    let len = file.metadata().ok()?.len();
     let mut cur = match cursor {
-        Some(c) if c.path == raw_path && c.offset <= meta.len() => c.clone(),
+        Some(c) if c.path == raw_path && c.offset <= len => c.clone(),
         _ => Cursor {
             path: raw_path.to_string(),
             ..Cursor::default()
         },
     };
-    let mut file = std::fs::File::open(path).ok()?;
-    let len = file.metadata().ok()?.len();
     let start = cur.offset.max(len.saturating_sub(MAX_READ));
+    if start == len {
+        return Some((0, cur)); // nothing new: no read
+    }
     file.seek(SeekFrom::Start(start)).ok()?;
     let mut buf = Vec::with_capacity((len - start) as usize);
     file.take(len - start).read_to_end(&mut buf).ok()?;
@@ -75,7 +114,14 @@ pub fn count(raw_path: &str, cursor: Option<&Cursor>, since_ms: i64) -> Option<(
         lines.next(); // cut by the skip
     }
     for line in lines {
-        added = added.saturating_add(line_tokens(line, &mut cur, since_ms));
+        let had_total = cur.total.is_some();
+        let n = line_tokens(line, &mut cur, since_ms);
+        // Read from the middle with no total known before it: the first cumulative total is
+        // the base, not growth (the count stays a lower bound, never an overcount).
+        if !had_total && cur.total.is_some() && start > 0 {
+            continue;
+        }
+        added = added.saturating_add(n);
     }
     cur.offset = start + whole as u64;
     Some((added, cur))
@@ -360,6 +406,54 @@ mod tests {
 {"type":"user","message":{"content":[{"type":"text","text":"second"}]}}
 "#;
         assert_eq!(prompts_in(t), (2, Some("second".to_string())));
+    }
+
+    #[test]
+    fn a_cursor_set_at_the_end_counts_only_what_follows() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("t.jsonl");
+        let path = p.to_str().unwrap();
+        let mut f = std::fs::File::create(&p).unwrap();
+        // Stamped as late as the run itself: only the cursor keeps it out.
+        writeln!(f, "{}", claude("m0", "2026-01-01T00:00:10Z", 1000, 10)).unwrap();
+        write!(f, "{}", &claude("m1", "2026-01-01T00:00:10Z", 7, 7)[..30]).unwrap();
+        let cur = cursor_at_end(path).unwrap();
+        assert_eq!(
+            cur.offset,
+            std::fs::read(&p)
+                .unwrap()
+                .iter()
+                .rposition(|b| *b == b'\n')
+                .unwrap() as u64
+                + 1,
+            "after the last whole line"
+        );
+        writeln!(f).unwrap();
+        writeln!(f, "{}", claude("m2", "2026-01-01T00:00:11Z", 300, 3)).unwrap();
+        let (n, _) = count(path, Some(&cur), 0).unwrap();
+        assert_eq!(n, 303, "the line cut at the start is not counted, m2 is");
+
+        // Codex: the last total before the cursor is the base.
+        let r = t.path().join("rollout.jsonl");
+        let rpath = r.to_str().unwrap();
+        std::fs::write(
+            &r,
+            format!(
+                "{}\n{}\n",
+                codex("2026-01-01T00:00:01Z", 5000),
+                codex("2026-01-01T00:00:11Z", 35000)
+            ),
+        )
+        .unwrap();
+        let cur = cursor_at_end(rpath).unwrap();
+        assert_eq!(cur.total, Some(35000));
+        let mut f = std::fs::OpenOptions::new().append(true).open(&r).unwrap();
+        writeln!(f, "{}", codex("2026-01-01T00:00:12Z", 65000)).unwrap();
+        assert_eq!(count(rpath, Some(&cur), 0).unwrap().0, 30000);
+        // No total known before where the read starts: the first one is the base, not growth.
+        let blind = Cursor { total: None, ..cur };
+        writeln!(f, "{}", codex("2026-01-01T00:00:13Z", 70000)).unwrap();
+        assert_eq!(count(rpath, Some(&blind), 0).unwrap().0, 5000);
     }
 
     #[test]

@@ -58,11 +58,19 @@ struct Facts<'a> {
     /// The client's continuation limits, read when a run first needs them (on Qwen Code and
     /// Cursor that reads the client's settings).
     limits: std::cell::OnceCell<StopLimits>,
+    /// The session's work log, read when a run first needs it: once per Stop, however many
+    /// runs are live (the evidence a claim needs, what repeated for a hand-back).
+    log: std::cell::OnceCell<progress::WorkLog>,
 }
 
 impl Facts<'_> {
     fn limits(&self) -> StopLimits {
         *self.limits.get_or_init(|| self.ctx.stop_limits())
+    }
+
+    fn log(&self) -> &progress::WorkLog {
+        self.log
+            .get_or_init(|| progress::read(self.store, &self.ctx.scope))
     }
 }
 
@@ -76,6 +84,7 @@ pub fn stop(ctx: &Ctx<'_>) -> Answer {
         store,
         now_iso: crate::time::iso(ctx.now_ms),
         limits: std::cell::OnceCell::new(),
+        log: std::cell::OnceCell::new(),
     };
     let mut notes: Vec<String> = Vec::new();
 
@@ -104,9 +113,9 @@ pub fn stop(ctx: &Ctx<'_>) -> Answer {
     // evidence is missing goes on, told what to run.
     let mut unverified: Vec<(&'static str, String)> = Vec::new();
     if completed && !live.is_empty() {
-        let log = progress::read(store, &ctx.scope);
+        let log = facts.log();
         let mut ended: Vec<&str> = Vec::new();
-        live.retain(|spec| match verify::unmet(spec.name, &ctx.config, &log) {
+        live.retain(|spec| match verify::unmet(spec.name, &ctx.config, log) {
             Some(note) => {
                 unverified.push((spec.name, note));
                 true
@@ -381,7 +390,7 @@ fn advance(facts: &Facts<'_>, spec: &'static PersistentMode, claim: Option<&str>
     };
     let config = &facts.ctx.config;
     // What repeated since the last progress, for a hand-back (read once, outside the lock).
-    let log = progress::read(facts.store, &facts.ctx.scope);
+    let log = facts.log();
     let r = facts.store.update(&file, |s: Option<ModeState>| {
         let Some(s) = s else {
             return (Change::Keep, Step::Gone);
