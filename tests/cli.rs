@@ -759,10 +759,7 @@ fn the_executable_is_linked_as_the_build_says() {
             .find(|at| u32::from_le_bytes(elf[*at..*at + 4].try_into().unwrap()) == PT_DYNAMIC)
             .expect("a dynamic section");
         let (offset, len) = (u64_at(dynamic + 8) as usize, u64_at(dynamic + 32) as usize);
-        let tags: Vec<u64> = (offset..offset + len)
-            .step_by(16)
-            .map(|o| u64_at(o))
-            .collect();
+        let tags: Vec<u64> = (offset..offset + len).step_by(16).map(u64_at).collect();
         assert!(tags.contains(&DT_RELR), "no DT_RELR among {tags:?}");
     }
 }
