@@ -158,7 +158,7 @@ impl WorkLog {
 /// looked at (at most 4 bytes a character), so a huge text costs what a short one does.
 pub fn tail(text: &str, max: usize) -> String {
     let text = text.trim_end();
-    let text = &text[ceil(text, text.len().saturating_sub(max.saturating_mul(4)))..];
+    let text = &text[ceil(text, text.len().saturating_sub(max.saturating_mul(4) + 4))..];
     let n = text.chars().count();
     if n <= max {
         return text.to_string();
@@ -711,6 +711,16 @@ mod tests {
         // The ends are masked as a short output is: only their times differ here.
         let b = format!("took 12:04:55\n{a}");
         assert_eq!(mark(&b), mark(&format!("took 12:07:01\n{a}")));
+    }
+
+    #[test]
+    fn the_tail_of_a_huge_output_is_its_last_characters() {
+        let long = format!("{}é last line é\n", "line of output\n".repeat(500_000));
+        assert_eq!(tail(&long, 13), "…é last line é");
+        assert_eq!(tail(&long, 20), "…output\né last line é");
+        let wide = "é".repeat(100);
+        assert_eq!(tail(&wide, 100), wide, "exactly max characters: whole");
+        assert_eq!(tail(&wide, 99), format!("…{}", "é".repeat(99)));
     }
 
     #[test]
