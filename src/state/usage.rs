@@ -14,6 +14,8 @@
 //! Only lines stamped at or after the run's start count (`timestamp`); a Codex total before
 //! it is the base the growth is measured from. The file is read from the cursor on, so a Stop
 //! reads only what was appended since the last one, and never more than [`MAX_READ`] at once.
+//! A run's cursor starts at the file's end ([`cursor_at_end`]); a run without one skips the
+//! records before its start by bisecting on their time stamps (issue 44).
 //! `transcript_path` is opened only when absolute and a regular file (as [`super::transcript`]).
 
 use serde::{Deserialize, Serialize};
@@ -99,6 +101,12 @@ pub fn count(raw_path: &str, cursor: Option<&Cursor>, since_ms: i64) -> Option<(
             ..Cursor::default()
         },
     };
+    // A run with no cursor yet (started without a session file named, or by an older
+    // version): the records before its start are skipped by their time stamps, found by
+    // bisection, rather than read.
+    if cur.offset == 0 && len > START_TAIL {
+        cur.offset = first_stamped_at(&mut file, len, since_ms).unwrap_or(0);
+    }
     let start = cur.offset.max(len.saturating_sub(MAX_READ));
     if start == len {
         return Some((0, cur)); // nothing new: no read
@@ -125,6 +133,50 @@ pub fn count(raw_path: &str, cursor: Option<&Cursor>, since_ms: i64) -> Option<(
     }
     cur.offset = start + whole as u64;
     Some((added, cur))
+}
+
+/// The offset of a line at or before the first line stamped at or after `since_ms`, found by
+/// bisecting the file on the lines' `timestamp` (records are appended in time order): a few
+/// reads of [`START_TAIL`] instead of the whole file. `None` when a probe finds no stamped
+/// line (then the file is read as it is).
+fn first_stamped_at(file: &mut std::fs::File, len: u64, since_ms: i64) -> Option<u64> {
+    let (mut lo, mut hi) = (0u64, len);
+    let mut buf = Vec::with_capacity(START_TAIL as usize);
+    while hi - lo > START_TAIL {
+        let mid = lo + (hi - lo) / 2;
+        file.seek(SeekFrom::Start(mid)).ok()?;
+        buf.clear();
+        file.by_ref().take(START_TAIL).read_to_end(&mut buf).ok()?;
+        // The first whole line after `mid` with a time stamp.
+        let first = buf.iter().position(|b| *b == b'\n')? + 1;
+        let mut at = first;
+        let (line_start, stamp) = loop {
+            let end = at + buf[at..].iter().position(|b| *b == b'\n')?;
+            if let Some(t) = stamp_of(&buf[at..end]) {
+                break (mid + at as u64, t);
+            }
+            at = end + 1;
+        };
+        // Each step narrows the range, or the bisection ends (records out of order).
+        let (new_lo, new_hi) = if stamp < since_ms {
+            (line_start, hi)
+        } else {
+            (lo, mid + first as u64)
+        };
+        if new_lo >= new_hi || (new_lo, new_hi) == (lo, hi) {
+            break;
+        }
+        (lo, hi) = (new_lo, new_hi);
+    }
+    Some(lo)
+}
+
+/// A record's `"timestamp":"…"`, read without parsing the line.
+fn stamp_of(line: &[u8]) -> Option<i64> {
+    const KEY: &[u8] = b"\"timestamp\":\"";
+    let at = line.windows(KEY.len()).position(|w| w == KEY)? + KEY.len();
+    let end = at + line[at..].iter().position(|b| *b == b'"')?;
+    crate::time::parse_iso(std::str::from_utf8(&line[at..end]).ok()?)
 }
 
 /// The tokens one line adds.
@@ -454,6 +506,54 @@ mod tests {
         let blind = Cursor { total: None, ..cur };
         writeln!(f, "{}", codex("2026-01-01T00:00:13Z", 70000)).unwrap();
         assert_eq!(count(rpath, Some(&blind), 0).unwrap().0, 5000);
+    }
+
+    #[test]
+    fn without_a_cursor_the_records_before_the_run_are_skipped_by_bisection() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("t.jsonl");
+        let path = p.to_str().unwrap();
+        let since = crate::time::parse_iso("2026-01-01T10:00:00Z").unwrap();
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&p).unwrap());
+        // 4 MiB before the run: stamped lines, and unstamped ones a whole read would count
+        // (the bisection stops within a window of the run's start: none in the last MiB).
+        let mut i = 0;
+        while f.get_ref().metadata().unwrap().len() < 4 << 20 {
+            let early = f.get_ref().metadata().unwrap().len() < 3 << 20;
+            for _ in 0..100 {
+                writeln!(
+                    f,
+                    "{}",
+                    claude(&format!("a{i}"), "2026-01-01T09:00:00Z", 1, 0)
+                )
+                .unwrap();
+                if early {
+                    writeln!(f, r#"{{"type":"assistant","message":{{"id":"u{i}","model":"m","usage":{{"input_tokens":1000}}}}}}"#).unwrap();
+                }
+                i += 1;
+            }
+            f.flush().unwrap();
+        }
+        writeln!(f, "{}", claude("run1", "2026-01-01T10:00:01Z", 300, 3)).unwrap();
+        writeln!(f, "{}", claude("run2", "2026-01-01T10:00:02Z", 30, 0)).unwrap();
+        drop(f);
+        let (n, cur) = count(path, None, since).unwrap();
+        assert_eq!(
+            n, 333,
+            "only the run's records, none of the unstamped ones before it"
+        );
+        assert_eq!(cur.offset, std::fs::metadata(&p).unwrap().len());
+        // No time stamps to bisect on: read as it is (the unstamped lines count).
+        let q = t.path().join("plain.jsonl");
+        let line =
+            r#"{"type":"assistant","message":{"id":"x","model":"m","usage":{"input_tokens":1}}}"#;
+        let mut plain = String::new();
+        for k in 0..20_000 {
+            plain.push_str(&line.replace("\"x\"", &format!("\"x{k}\"")));
+            plain.push('\n');
+        }
+        std::fs::write(&q, plain).unwrap();
+        assert_eq!(count(q.to_str().unwrap(), None, since).unwrap().0, 20_000);
     }
 
     #[test]
