@@ -720,6 +720,25 @@ fn main() {
         );
         r.case = "`stop`, first of a token budget run, 50 MiB transcript before it".into();
         rows.push(r);
+        // The same run with no cursor: started before the 50 MiB were written (as a run started
+        // by `mode start`, or an older version's run, finds its transcript).
+        let mut blind = Bench::new();
+        let path = blind.path().join("transcript.jsonl");
+        blind.seed_with(20, "ralph --tokens 2m fix the failing tests in src/parser");
+        write_transcript(&path, 50 << 20, NOW - 3_600_000, 0);
+        write_transcript_lines(&path, 6, NOW + 1_000, 1_000_000);
+        let mut r = measure(
+            runs,
+            &blind,
+            BIN,
+            &["stop"],
+            &blind.payload(
+                "Stop",
+                json!({"stop_hook_active": false, "last_assistant_message": "more to do"}),
+            ),
+        );
+        r.case = "`stop`, first of a token budget run with no cursor, 50 MiB transcript".into();
+        rows.push(r);
     }
 
     // Scale (issue 44): a shell call's output of 100 KiB and of 8 MiB (a test run's lines, with
@@ -1631,13 +1650,13 @@ fn agent_cases(agent: &str, project: &Path) -> Vec<(&'static str, String, Vec<u8
 }
 
 /// A Claude Code transcript of about `bytes`: a user's tool result and the assistant's message
-/// with its usage, stamped a second apart from `from_ms`, message ids from `first_id`.
+/// with its usage, stamped 0.1 s apart from `from_ms`, message ids from `first_id`.
 fn write_transcript(path: &Path, bytes: usize, from_ms: i64, first_id: usize) {
     let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
     let result = "test parser::tests::case ... ok\n".repeat(40);
     let (mut written, mut i) = (0, 0);
     while written < bytes {
-        let at = omc_hooks::time::iso(from_ms + i as i64 * 1_000);
+        let at = omc_hooks::time::iso(from_ms + i as i64 * 100);
         let user = json!({"type": "user", "timestamp": at, "message": {"role": "user",
             "content": [{"type": "tool_result", "tool_use_id": format!("toolu_{}", first_id + i), "content": result}]}});
         let line = transcript_line(first_id + i, &at);
