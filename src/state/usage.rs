@@ -171,10 +171,16 @@ fn first_stamped_at(file: &mut std::fs::File, len: u64, since_ms: i64) -> Option
     Some(lo)
 }
 
-/// A record's `"timestamp":"…"`, read without parsing the line.
+/// A record's `"timestamp": "…"`, read without parsing the line.
 fn stamp_of(line: &[u8]) -> Option<i64> {
-    const KEY: &[u8] = b"\"timestamp\":\"";
+    const KEY: &[u8] = b"\"timestamp\"";
     let at = line.windows(KEY.len()).position(|w| w == KEY)? + KEY.len();
+    let rest = &line[at..];
+    let at = at + rest.iter().position(|b| !matches!(b, b' ' | b':'))?;
+    if line[at] != b'"' {
+        return None;
+    }
+    let at = at + 1;
     let end = at + line[at..].iter().position(|b| *b == b'"')?;
     crate::time::parse_iso(std::str::from_utf8(&line[at..end]).ok()?)
 }
@@ -543,6 +549,13 @@ mod tests {
             "only the run's records, none of the unstamped ones before it"
         );
         assert_eq!(cur.offset, std::fs::metadata(&p).unwrap().len());
+        // Written with spaces after the colons, as some writers do: the same.
+        let spaced = t.path().join("spaced.jsonl");
+        let text = std::fs::read_to_string(&p)
+            .unwrap()
+            .replace("\":\"", "\": \"");
+        std::fs::write(&spaced, text).unwrap();
+        assert_eq!(count(spaced.to_str().unwrap(), None, since).unwrap().0, 333);
         // No time stamps to bisect on: read as it is (the unstamped lines count).
         let q = t.path().join("plain.jsonl");
         let line =
