@@ -183,6 +183,11 @@ impl Bench {
 
     /// The realistic state: ralph active, a protected skill running, a fresh failure, edits.
     fn seed(&mut self, edits: usize) {
+        self.seed_with(edits, "ralph fix the failing tests in src/parser");
+    }
+
+    /// [`Bench::seed`] with the run started by `prompt`.
+    fn seed_with(&mut self, edits: usize, prompt: &str) {
         let p = self.path().to_path_buf();
         self.hook(
             "session-start",
@@ -190,10 +195,7 @@ impl Bench {
         );
         self.hook(
             "user-prompt-submit",
-            &self.payload(
-                "UserPromptSubmit",
-                json!({"prompt": "ralph fix the failing tests in src/parser"}),
-            ),
+            &self.payload("UserPromptSubmit", json!({"prompt": prompt})),
         );
         // The agent's own skill tool (Codex and Cursor have none).
         let skill = match self.agent {
@@ -695,6 +697,79 @@ fn main() {
         r.case = "`stop`, 1 GB transcript".into();
         rows.push(r);
         std::fs::write(&transcript, tail_line(120_000)).unwrap();
+    }
+
+    // Scale (issue 44): the first Stop of a run with a token budget started late in a long
+    // session — 50 MiB of transcript written before the run's prompt, a few messages after it.
+    // The count must begin where the transcript stood when the run started.
+    if want("token budget") {
+        let mut late = Bench::new();
+        let path = late.path().join("transcript.jsonl");
+        write_transcript(&path, 50 << 20, NOW - 3_600_000, 0);
+        late.seed_with(20, "ralph --tokens 2m fix the failing tests in src/parser");
+        write_transcript_lines(&path, 6, NOW + 1_000, 1_000_000);
+        let mut r = measure(
+            runs,
+            &late,
+            BIN,
+            &["stop"],
+            &late.payload(
+                "Stop",
+                json!({"stop_hook_active": false, "last_assistant_message": "more to do"}),
+            ),
+        );
+        r.case = "`stop`, first of a token budget run, 50 MiB transcript before it".into();
+        rows.push(r);
+        // The same run with no cursor: started before the 50 MiB were written (as a run started
+        // by `mode start`, or an older version's run, finds its transcript).
+        let mut blind = Bench::new();
+        let path = blind.path().join("transcript.jsonl");
+        blind.seed_with(20, "ralph --tokens 2m fix the failing tests in src/parser");
+        write_transcript(&path, 50 << 20, NOW - 3_600_000, 0);
+        write_transcript_lines(&path, 6, NOW + 1_000, 1_000_000);
+        let mut r = measure(
+            runs,
+            &blind,
+            BIN,
+            &["stop"],
+            &blind.payload(
+                "Stop",
+                json!({"stop_hook_active": false, "last_assistant_message": "more to do"}),
+            ),
+        );
+        r.case = "`stop`, first of a token budget run with no cursor, 50 MiB transcript".into();
+        rows.push(r);
+    }
+
+    // Scale (issue 44): a shell call's output of 100 KiB and of 8 MiB (a test run's lines, with
+    // timings), and an edit to a 32 MiB file, while a run is active (so each is marked).
+    if want("large output") {
+        for (bytes, label) in [(100 << 10, "100 KiB"), (8 << 20, "8 MiB")] {
+            let payload = b.payload(
+                "PostToolUse",
+                json!({"tool_name": "Bash", "tool_input": {"command": "cargo test --workspace 2>&1", "description": "Run the tests"},
+                    "tool_response": {"stdout": test_output(bytes), "stderr": "", "interrupted": false, "isImage": false},
+                    "tool_use_id": "toolu_big"}),
+            );
+            let mut r = measure(runs, &b, BIN, &["post-tool-use"], &payload);
+            r.case = format!("`post-tool-use`, shell output of {label}");
+            rows.push(r);
+        }
+    }
+    if want("32 MiB file") {
+        let file = b.path().join("src/big.rs");
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        let line = "    let value = compute(alpha, beta, gamma); // a line of a large file\n";
+        std::fs::write(&file, line.repeat((32 << 20) / line.len())).unwrap();
+        let payload = b.payload(
+            "PostToolUse",
+            json!({"tool_name": "Edit", "tool_input": {"file_path": file, "old_string": "alpha", "new_string": "alpha2"},
+                "tool_response": {"filePath": file, "success": true}, "tool_use_id": "toolu_bigedit"}),
+        );
+        let mut r = measure(runs, &b, BIN, &["post-tool-use"], &payload);
+        r.case = "`post-tool-use`, edit of a 32 MiB file".into();
+        rows.push(r);
+        std::fs::remove_file(&file).unwrap();
     }
 
     // Scale: a 1 MB prompt.
@@ -1574,6 +1649,63 @@ fn agent_cases(agent: &str, project: &Path) -> Vec<(&'static str, String, Vec<u8
     }
 }
 
+/// A Claude Code transcript of about `bytes`: a user's tool result and the assistant's message
+/// with its usage, stamped 0.1 s apart from `from_ms`, message ids from `first_id`.
+fn write_transcript(path: &Path, bytes: usize, from_ms: i64, first_id: usize) {
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    let result = "test parser::tests::case ... ok\n".repeat(40);
+    let (mut written, mut i) = (0, 0);
+    while written < bytes {
+        let at = omc_hooks::time::iso(from_ms + i as i64 * 100);
+        let user = json!({"type": "user", "timestamp": at, "message": {"role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": format!("toolu_{}", first_id + i), "content": result}]}});
+        let line = transcript_line(first_id + i, &at);
+        let user = serde_json::to_vec(&user).unwrap();
+        f.write_all(&user).unwrap();
+        f.write_all(b"\n").unwrap();
+        f.write_all(&line).unwrap();
+        written += user.len() + 1 + line.len();
+        i += 1;
+    }
+}
+
+/// `n` more assistant messages appended to the transcript at `path`.
+fn write_transcript_lines(path: &Path, n: usize, from_ms: i64, first_id: usize) {
+    let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    for i in 0..n {
+        let at = omc_hooks::time::iso(from_ms + i as i64 * 1_000);
+        f.write_all(&transcript_line(first_id + i, &at)).unwrap();
+    }
+}
+
+/// One assistant message with its usage, stamped `at`.
+fn transcript_line(id: usize, at: &str) -> Vec<u8> {
+    let v = json!({"type": "assistant", "timestamp": at, "message": {"id": format!("msg_{id:08}"),
+        "model": "claude-sonnet-4-5", "role": "assistant",
+        "content": [{"type": "text", "text": "Ran the tests; two still fail."}],
+        "usage": {"input_tokens": 12, "cache_creation_input_tokens": 300, "cache_read_input_tokens": 40_000, "output_tokens": 150}}});
+    let mut s = serde_json::to_vec(&v).unwrap();
+    s.push(b'\n');
+    s
+}
+
+/// About `bytes` of a test run's output: test lines, timings, a summary.
+fn test_output(bytes: usize) -> String {
+    let mut out = String::with_capacity(bytes + 256);
+    let mut i = 0;
+    while out.len() < bytes {
+        out.push_str(&format!(
+            "test parser::tests::case_{i:06} ... ok\n    finished case {i} in 0.{:03}s\n",
+            i % 997
+        ));
+        i += 1;
+    }
+    out.push_str(&format!(
+        "\ntest result: ok. {i} passed; 0 failed; finished in 12.34s\n"
+    ));
+    out
+}
+
 /// One transcript line of an assistant message with usage, as Claude Code writes them.
 fn tail_line(input_tokens: u64) -> Vec<u8> {
     let v = json!({
@@ -1848,28 +1980,70 @@ fn compare_builds(runs: usize, other: &str, rows: &mut Vec<Row>) {
         size(BIN),
         size(other)
     );
-    let cases: Vec<(String, &str, Vec<&str>)> = vec![
-        ("`--version`, this build".into(), BIN, vec!["--version"]),
-        (format!("`--version`, {other}"), other, vec!["--version"]),
+    let mut cases: Vec<(String, &str, Vec<&str>, Vec<u8>)> = vec![
         (
-            "`post-tool-use` (export off), this build".into(),
+            "`--version`, this build".into(),
             BIN,
-            vec!["post-tool-use"],
+            vec!["--version"],
+            payload.clone(),
         ),
         (
-            format!("`post-tool-use`, {other}"),
+            format!("`--version`, {other}"),
             other,
-            vec!["post-tool-use"],
+            vec!["--version"],
+            payload.clone(),
         ),
     ];
+    // Every Claude Code event (issue 44), each build in turn on the same restored state.
+    for (sub, event, extra) in [
+        (
+            "session-start",
+            "SessionStart",
+            json!({"source": "compact"}),
+        ),
+        (
+            "user-prompt-submit",
+            "UserPromptSubmit",
+            json!({"prompt": "ralph keep fixing the parser until every test passes"}),
+        ),
+        (
+            "pre-tool-use",
+            "PreToolUse",
+            json!({"tool_name": "Skill", "tool_input": {"skill": "review"}, "tool_use_id": "toolu_2"}),
+        ),
+        (
+            "post-tool-use",
+            "PostToolUse",
+            json!({"tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_response": {"stdout": "a"}, "tool_use_id": "toolu_c"}),
+        ),
+        (
+            "post-tool-use-failure",
+            "PostToolUseFailure",
+            json!({"tool_name": "Bash", "tool_input": {"command": "cargo test"}, "error": "Exit code 101", "is_interrupt": false, "tool_use_id": "toolu_4"}),
+        ),
+        (
+            "pre-compact",
+            "PreCompact",
+            json!({"trigger": "auto", "custom_instructions": null}),
+        ),
+        (
+            "stop",
+            "Stop",
+            json!({"stop_hook_active": false, "last_assistant_message": "Fixed two tests; three remain.", "background_tasks": []}),
+        ),
+    ] {
+        let p = b.payload(event, extra);
+        cases.push((format!("`{sub}`, this build"), BIN, vec![sub], p.clone()));
+        cases.push((format!("`{sub}`, {other}"), other, vec![sub], p));
+    }
     let mut samples: Vec<Vec<Sample>> = cases.iter().map(|_| Vec::new()).collect();
     for _ in 0..runs {
-        for (i, (_, prog, args)) in cases.iter().enumerate() {
+        for (i, (_, prog, args, payload)) in cases.iter().enumerate() {
             b.restore();
-            samples[i].push(run_once(prog, args, &payload, b.path(), &[]));
+            samples[i].push(run_once(prog, args, payload, b.path(), &[]));
         }
     }
-    for ((case, _, _), s) in cases.iter().zip(&samples) {
+    for ((case, _, _, _), s) in cases.iter().zip(&samples) {
         let (median, p10, p90, rss) = stats(s);
         rows.push(Row {
             case: case.clone(),

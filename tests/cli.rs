@@ -748,4 +748,18 @@ fn the_executable_is_linked_as_the_build_says() {
         "dynamic" => assert!(interpreter, "a dynamic executable names its interpreter"),
         other => assert_eq!(other, "default"),
     }
+    // Its relative relocations packed (`DT_RELR` in its dynamic section) where build.rs
+    // found that the linkers and the C library support it (issue 44).
+    if option_env!("OMC_BUILD_RELR") == Some("1") {
+        const PT_DYNAMIC: u32 = 2;
+        const DT_RELR: u64 = 36;
+        let u64_at = |o: usize| u64::from_le_bytes(elf[o..o + 8].try_into().unwrap());
+        let dynamic = (0..count)
+            .map(|i| phoff + i * size)
+            .find(|at| u32::from_le_bytes(elf[*at..*at + 4].try_into().unwrap()) == PT_DYNAMIC)
+            .expect("a dynamic section");
+        let (offset, len) = (u64_at(dynamic + 8) as usize, u64_at(dynamic + 32) as usize);
+        let tags: Vec<u64> = (offset..offset + len).step_by(16).map(u64_at).collect();
+        assert!(tags.contains(&DT_RELR), "no DT_RELR among {tags:?}");
+    }
 }

@@ -1456,6 +1456,72 @@ fn a_run_ends_on_its_token_budget_and_says_so() {
     }
 }
 
+/// Issue 44: a run started late in a long session counts only what the client recorded after
+/// it started, however the earlier records are stamped: the prompt that starts the run sets
+/// its cursor at the session file's end (Claude Code's transcript; Codex's rollout, whose last
+/// cumulative total before the run is the base its growth is counted from).
+#[test]
+fn a_run_started_late_counts_from_where_the_session_file_stood() {
+    use std::io::Write;
+    for c in [CLAUDE, CODEX] {
+        let p = Project::new();
+        let sid = format!("late-{}", c.agent);
+        let file = p.path().join("session.jsonl");
+        let codex_total = |total: u64| {
+            json!({"timestamp": "2026-12-03T13:45:00.000Z", "type": "event_msg",
+                "payload": {"type": "token_count", "info": {"total_token_usage": {"total_tokens": total}}}})
+        };
+        // Before the run: 150k tokens' worth of calls, stamped as late as the run's start.
+        for n in 0..10u64 {
+            match c.agent {
+                "codex" => {
+                    let mut f = std::fs::OpenOptions::new()
+                        .create(true)
+                        .append(true)
+                        .open(&file)
+                        .unwrap();
+                    writeln!(f, "{}", codex_total((n + 1) * 15_000)).unwrap();
+                }
+                _ => transcript_call(&file, &format!("before-{n}"), 15_000),
+            }
+        }
+        let payload = with(
+            c.base(&p, &sid, c.prompt_event),
+            json!({"prompt": format!("ralph --tokens 100k {TASK}"), "transcript_path": file}),
+        );
+        c.run(&p, "user-prompt-submit", payload, &[]).expect_valid();
+        assert_eq!(
+            ralph(&p, &sid)["token_cursor"]["offset"],
+            std::fs::metadata(&file).unwrap().len(),
+            "{}",
+            c.agent
+        );
+        // The run's own call: 30k.
+        let expected = match c.agent {
+            "codex" => {
+                let mut f = std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(&file)
+                    .unwrap();
+                writeln!(f, "{}", codex_total(180_000)).unwrap();
+                30_000
+            }
+            _ => {
+                transcript_call(&file, "run-a", 15_000);
+                30_010 / 2
+            }
+        };
+        let payload = with(
+            c.base(&p, &sid, c.stop_event),
+            json!({"stop_hook_active": false, "transcript_path": file,
+                   "last_assistant_message": "more to do"}),
+        );
+        let text = continuation(&c.run(&p, "stop", payload, &[])).expect("the run goes on");
+        assert!(text.contains("/100k tokens"), "{text}");
+        assert_eq!(ralph(&p, &sid)["tokens_used"], expected, "{}", c.agent);
+    }
+}
+
 #[test]
 fn a_budget_said_slightly_wrong_is_named_and_the_run_starts() {
     for (said, word) in [

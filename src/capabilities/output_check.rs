@@ -42,11 +42,35 @@ pub fn on_post_tool_use(ctx: &Ctx<'_>) -> Answer {
     let Some(text) = crate::protocol::agents::outcome::output_text(response) else {
         return Answer::default();
     };
-    match shows_failure(&text) {
+    match shows_failure(&ends(&text)) {
         Some(evidence) => Answer::context(hint(&evidence)),
         None => Answer::default(),
     }
 }
+
+/// Of an output longer than twice [`CHECKED_END`], the lines it starts and ends with (about
+/// that much of each): where a tool prints its verdict — a summary, the error it stopped at, the
+/// header of its stack trace. A huge output (a test run's 8 MiB log) is then checked at the
+/// cost of a short one; a failure line only in its middle is not seen.
+pub fn ends(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.len() <= 2 * CHECKED_END {
+        return text.into();
+    }
+    let mut head = CHECKED_END;
+    while !text.is_char_boundary(head) {
+        head -= 1;
+    }
+    let head = text[..head].rfind('\n').map_or(head, |i| i + 1);
+    let mut tail = text.len() - CHECKED_END;
+    while !text.is_char_boundary(tail) {
+        tail += 1;
+    }
+    let tail = text[tail..].find('\n').map_or(tail, |i| tail + i + 1);
+    format!("{}{}", &text[..head], &text[tail..]).into()
+}
+
+/// How much of each end of a long output is checked ([`ends`]).
+const CHECKED_END: usize = 64 * 1024;
 
 /// Commands whose job is to show text — a file, a record, a search's hits, an explanation:
 /// their output is that text, never their own failure. `(program, what must follow it)`: a
@@ -334,6 +358,29 @@ fn nonzero_count(l: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_huge_output_is_checked_by_its_ends() {
+        let mut log = String::from("running 200000 tests\n");
+        for i in 0..200_000 {
+            log.push_str(&format!("test case_{i} ... ok\n"));
+        }
+        let failing = format!("{log}test result: FAILED. 199999 passed; 1 failed\n");
+        let checked = ends(&failing);
+        assert!(checked.len() <= 2 * CHECKED_END);
+        assert!(checked.starts_with("running 200000 tests\n"));
+        assert!(
+            checked
+                .lines()
+                .all(|l| l.starts_with("test") || l.starts_with("running"))
+        );
+        assert_eq!(
+            shows_failure(&checked).as_deref(),
+            Some("test result: FAILED. 199999 passed; 1 failed")
+        );
+        // Short outputs are checked whole.
+        assert_eq!(ends("a\nb\n"), "a\nb\n");
+    }
 
     #[test]
     fn summaries_count_only_non_zero_failures() {

@@ -237,6 +237,7 @@ fn start_run(
         env.now_ms(),
         config,
         None,
+        None,
     ) {
         Ok(run) => Ok(format!(
             "{}: run started in session {id} (iteration 1/{}{}); the next Stop in that session \

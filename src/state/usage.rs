@@ -14,6 +14,8 @@
 //! Only lines stamped at or after the run's start count (`timestamp`); a Codex total before
 //! it is the base the growth is measured from. The file is read from the cursor on, so a Stop
 //! reads only what was appended since the last one, and never more than [`MAX_READ`] at once.
+//! A run's cursor starts at the file's end ([`cursor_at_end`]); a run without one skips the
+//! records before its start by bisecting on their time stamps (issue 44).
 //! `transcript_path` is opened only when absolute and a regular file (as [`super::transcript`]).
 
 use serde::{Deserialize, Serialize};
@@ -105,6 +107,40 @@ pub struct Counted {
     pub by_model: ByModel,
 }
 
+/// How much of the file's end [`cursor_at_end`] reads: enough for the last whole line and,
+/// in a Codex rollout, its last cumulative total.
+const START_TAIL: u64 = 64 * 1024;
+
+/// A cursor at the current end of `raw_path` (its last whole line), for a run that starts
+/// now: its count begins where the session file stands, so a run started late in a long
+/// session never reads what came before it (issue 44). The end is read (at most
+/// [`START_TAIL`]) only for the last Codex total before the run, the base its growth is
+/// measured from. `None` when the file cannot be read.
+pub fn cursor_at_end(raw_path: &str) -> Option<Cursor> {
+    let (mut file, meta) = super::transcript::open(raw_path)?;
+    let len = meta.len();
+    let start = len.saturating_sub(START_TAIL);
+    file.seek(SeekFrom::Start(start)).ok()?;
+    let mut buf = Vec::with_capacity((len - start) as usize);
+    file.take(len - start).read_to_end(&mut buf).ok()?;
+    let whole = buf.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    let mut cur = Cursor {
+        path: raw_path.to_string(),
+        offset: start + whole as u64,
+        ..Cursor::default()
+    };
+    let mut lines = buf[..whole].split(|b| *b == b'\n');
+    if start > 0 {
+        lines.next(); // cut by the tail's start
+    }
+    for line in lines.filter(|l| contains(l, b"token_count")) {
+        // Counted against a run that starts after every line: only the totals are kept.
+        line_tokens(line, &mut cur, i64::MAX);
+    }
+    cur.ids.clear();
+    Some(cur)
+}
+
 /// Tokens recorded in `raw_path` since `cursor` (from the start of the file without one, or
 /// when the file is another or shorter), counting only records stamped at or after
 /// `since_ms`; and the cursor after them. `None` when the file cannot be read.
@@ -119,15 +155,24 @@ pub fn count_split(
     since_ms: i64,
 ) -> Option<(Counted, Cursor)> {
     let (mut file, meta) = super::transcript::open(raw_path)?;
+    let len = meta.len();
     let mut cur = match cursor {
-        Some(c) if c.path == raw_path && c.offset <= meta.len() => c.clone(),
+        Some(c) if c.path == raw_path && c.offset <= len => c.clone(),
         _ => Cursor {
             path: raw_path.to_string(),
             ..Cursor::default()
         },
     };
-    let len = meta.len();
+    // A run with no cursor yet (started without a session file named, or by an older
+    // version): the records before its start are skipped by their time stamps, found by
+    // bisection, rather than read.
+    if cur.offset == 0 && len > START_TAIL {
+        cur.offset = first_stamped_at(&mut file, len, since_ms).unwrap_or(0);
+    }
     let start = cur.offset.max(len.saturating_sub(MAX_READ));
+    if start == len {
+        return Some((Counted::default(), cur)); // nothing new: no read
+    }
     file.seek(SeekFrom::Start(start)).ok()?;
     let mut buf = Vec::with_capacity((len - start) as usize);
     file.take(len - start).read_to_end(&mut buf).ok()?;
@@ -139,7 +184,16 @@ pub fn count_split(
         lines.next(); // cut by the skip
     }
     for line in lines {
-        add_line(&mut added, line, &mut cur, since_ms);
+        let had_total = cur.total.is_some();
+        let mut one = Counted::default();
+        add_line(&mut one, line, &mut cur, since_ms);
+        // Read from the middle with no total known before it: the first cumulative total is
+        // the base, not growth (the count stays a lower bound, never an overcount).
+        if !had_total && cur.total.is_some() && start > 0 {
+            continue;
+        }
+        added.total = added.total.saturating_add(one.total);
+        add_models(&mut added.by_model, &one.by_model);
     }
     cur.offset = start + whole as u64;
     Some((added, cur))
@@ -150,6 +204,56 @@ fn add_line(into: &mut Counted, line: &[u8], cur: &mut Cursor, since_ms: i64) {
         into.total = into.total.saturating_add(n);
         into.by_model.entry(model).or_default().add(&split);
     }
+}
+
+/// The offset of a line at or before the first line stamped at or after `since_ms`, found by
+/// bisecting the file on the lines' `timestamp` (records are appended in time order): a few
+/// reads of [`START_TAIL`] instead of the whole file. `None` when a probe finds no stamped
+/// line (then the file is read as it is).
+fn first_stamped_at(file: &mut std::fs::File, len: u64, since_ms: i64) -> Option<u64> {
+    let (mut lo, mut hi) = (0u64, len);
+    let mut buf = Vec::with_capacity(START_TAIL as usize);
+    while hi - lo > START_TAIL {
+        let mid = lo + (hi - lo) / 2;
+        file.seek(SeekFrom::Start(mid)).ok()?;
+        buf.clear();
+        file.by_ref().take(START_TAIL).read_to_end(&mut buf).ok()?;
+        // The first whole line after `mid` with a time stamp.
+        let first = buf.iter().position(|b| *b == b'\n')? + 1;
+        let mut at = first;
+        let (line_start, stamp) = loop {
+            let end = at + buf[at..].iter().position(|b| *b == b'\n')?;
+            if let Some(t) = stamp_of(&buf[at..end]) {
+                break (mid + at as u64, t);
+            }
+            at = end + 1;
+        };
+        // Each step narrows the range, or the bisection ends (records out of order).
+        let (new_lo, new_hi) = if stamp < since_ms {
+            (line_start, hi)
+        } else {
+            (lo, mid + first as u64)
+        };
+        if new_lo >= new_hi || (new_lo, new_hi) == (lo, hi) {
+            break;
+        }
+        (lo, hi) = (new_lo, new_hi);
+    }
+    Some(lo)
+}
+
+/// A record's `"timestamp": "…"`, read without parsing the line.
+fn stamp_of(line: &[u8]) -> Option<i64> {
+    const KEY: &[u8] = b"\"timestamp\"";
+    let at = line.windows(KEY.len()).position(|w| w == KEY)? + KEY.len();
+    let rest = &line[at..];
+    let at = at + rest.iter().position(|b| !matches!(b, b' ' | b':'))?;
+    if line[at] != b'"' {
+        return None;
+    }
+    let at = at + 1;
+    let end = at + line[at..].iter().position(|b| *b == b'"')?;
+    crate::time::parse_iso(std::str::from_utf8(&line[at..end]).ok()?)
 }
 
 /// The tokens one line adds: the total, the model and the split by type (`None`: nothing).
@@ -553,6 +657,109 @@ mod tests {
         // An assistant message that mentions a Codex record name is still counted.
         let odd = br#"{"type":"assistant","message":{"id":"m9","model":"x","name":"turn_context","usage":{"input_tokens":4}}}"#;
         assert_eq!(counted_in(odd).total, 4);
+    }
+
+    #[test]
+    fn a_cursor_set_at_the_end_counts_only_what_follows() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("t.jsonl");
+        let path = p.to_str().unwrap();
+        let mut f = std::fs::File::create(&p).unwrap();
+        // Stamped as late as the run itself: only the cursor keeps it out.
+        writeln!(f, "{}", claude("m0", "2026-01-01T00:00:10Z", 1000, 10)).unwrap();
+        write!(f, "{}", &claude("m1", "2026-01-01T00:00:10Z", 7, 7)[..30]).unwrap();
+        let cur = cursor_at_end(path).unwrap();
+        assert_eq!(
+            cur.offset,
+            std::fs::read(&p)
+                .unwrap()
+                .iter()
+                .rposition(|b| *b == b'\n')
+                .unwrap() as u64
+                + 1,
+            "after the last whole line"
+        );
+        writeln!(f).unwrap();
+        writeln!(f, "{}", claude("m2", "2026-01-01T00:00:11Z", 300, 3)).unwrap();
+        let (n, _) = count(path, Some(&cur), 0).unwrap();
+        assert_eq!(n, 303, "the line cut at the start is not counted, m2 is");
+
+        // Codex: the last total before the cursor is the base.
+        let r = t.path().join("rollout.jsonl");
+        let rpath = r.to_str().unwrap();
+        std::fs::write(
+            &r,
+            format!(
+                "{}\n{}\n",
+                codex("2026-01-01T00:00:01Z", 5000),
+                codex("2026-01-01T00:00:11Z", 35000)
+            ),
+        )
+        .unwrap();
+        let cur = cursor_at_end(rpath).unwrap();
+        assert_eq!(cur.total, Some(35000));
+        let mut f = std::fs::OpenOptions::new().append(true).open(&r).unwrap();
+        writeln!(f, "{}", codex("2026-01-01T00:00:12Z", 65000)).unwrap();
+        assert_eq!(count(rpath, Some(&cur), 0).unwrap().0, 30000);
+        // No total known before where the read starts: the first one is the base, not growth.
+        let blind = Cursor { total: None, ..cur };
+        writeln!(f, "{}", codex("2026-01-01T00:00:13Z", 70000)).unwrap();
+        assert_eq!(count(rpath, Some(&blind), 0).unwrap().0, 5000);
+    }
+
+    #[test]
+    fn without_a_cursor_the_records_before_the_run_are_skipped_by_bisection() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("t.jsonl");
+        let path = p.to_str().unwrap();
+        let since = crate::time::parse_iso("2026-01-01T10:00:00Z").unwrap();
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&p).unwrap());
+        // 4 MiB before the run: stamped lines, and unstamped ones a whole read would count
+        // (the bisection stops within a window of the run's start: none in the last MiB).
+        let mut i = 0;
+        while f.get_ref().metadata().unwrap().len() < 4 << 20 {
+            let early = f.get_ref().metadata().unwrap().len() < 3 << 20;
+            for _ in 0..100 {
+                writeln!(
+                    f,
+                    "{}",
+                    claude(&format!("a{i}"), "2026-01-01T09:00:00Z", 1, 0)
+                )
+                .unwrap();
+                if early {
+                    writeln!(f, r#"{{"type":"assistant","message":{{"id":"u{i}","model":"m","usage":{{"input_tokens":1000}}}}}}"#).unwrap();
+                }
+                i += 1;
+            }
+            f.flush().unwrap();
+        }
+        writeln!(f, "{}", claude("run1", "2026-01-01T10:00:01Z", 300, 3)).unwrap();
+        writeln!(f, "{}", claude("run2", "2026-01-01T10:00:02Z", 30, 0)).unwrap();
+        drop(f);
+        let (n, cur) = count(path, None, since).unwrap();
+        assert_eq!(
+            n, 333,
+            "only the run's records, none of the unstamped ones before it"
+        );
+        assert_eq!(cur.offset, std::fs::metadata(&p).unwrap().len());
+        // Written with spaces after the colons, as some writers do: the same.
+        let spaced = t.path().join("spaced.jsonl");
+        let text = std::fs::read_to_string(&p)
+            .unwrap()
+            .replace("\":\"", "\": \"");
+        std::fs::write(&spaced, text).unwrap();
+        assert_eq!(count(spaced.to_str().unwrap(), None, since).unwrap().0, 333);
+        // No time stamps to bisect on: read as it is (the unstamped lines count).
+        let q = t.path().join("plain.jsonl");
+        let line =
+            r#"{"type":"assistant","message":{"id":"x","model":"m","usage":{"input_tokens":1}}}"#;
+        let mut plain = String::new();
+        for k in 0..20_000 {
+            plain.push_str(&line.replace("\"x\"", &format!("\"x{k}\"")));
+            plain.push('\n');
+        }
+        std::fs::write(&q, plain).unwrap();
+        assert_eq!(count(q.to_str().unwrap(), None, since).unwrap().0, 20_000);
     }
 
     #[test]

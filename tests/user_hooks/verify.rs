@@ -117,8 +117,10 @@ fn an_untrusted_repository_verify_command_never_reaches_the_model_until_trusted(
     );
 
     // Trusted as a person does it: `trust` shows the command, and then a claim needs it.
-    let (code, shown, err) = s.cli(&["trust", "--yes"]);
-    assert_eq!(code, 0, "{shown}\n{err}");
+    // At a terminal: session v1 worked in the project moments ago, so `trust --yes` with no
+    // terminal is refused as a model's (issue 43).
+    let (code, shown) = s.at_terminal(&format!("'{}' trust --yes", common::BIN), "", &[]);
+    assert_eq!(code, 0, "{shown}");
     assert!(shown.contains(&format!("verify: {EVIL}")), "{shown}");
     let started = start(&s, "v2");
     assert_eq!(system_message(&started), "", "{}", started.stdout);

@@ -215,6 +215,7 @@ fn start_run(
         ctx.now_ms,
         config,
         Some(ctx.input.agent.name()),
+        ctx.input.transcript_path.as_deref(),
     )
     .map(|_| ())
 }

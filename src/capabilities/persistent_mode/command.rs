@@ -71,6 +71,7 @@ pub fn on_prompt(ctx: &Ctx<'_>) -> Answer {
             ctx.now_ms,
             &ctx.config,
             Some(ctx.input.agent.name()),
+            ctx.input.transcript_path.as_deref(),
         ),
         None => Err(start::no_project()),
     };

@@ -61,11 +61,19 @@ struct Facts<'a> {
     /// The client's continuation limits, read when a run first needs them (on Qwen Code and
     /// Cursor that reads the client's settings).
     limits: std::cell::OnceCell<StopLimits>,
+    /// The session's work log, read when a run first needs it: once per Stop, however many
+    /// runs are live (the evidence a claim needs, what repeated for a hand-back).
+    log: std::cell::OnceCell<progress::WorkLog>,
 }
 
 impl Facts<'_> {
     fn limits(&self) -> StopLimits {
         *self.limits.get_or_init(|| self.ctx.stop_limits())
+    }
+
+    fn log(&self) -> &progress::WorkLog {
+        self.log
+            .get_or_init(|| progress::read(self.store, &self.ctx.scope))
     }
 }
 
@@ -79,6 +87,7 @@ pub fn stop(ctx: &Ctx<'_>) -> Answer {
         store,
         now_iso: crate::time::iso(ctx.now_ms),
         limits: std::cell::OnceCell::new(),
+        log: std::cell::OnceCell::new(),
     };
     let mut notes: Vec<String> = Vec::new();
 
@@ -107,9 +116,9 @@ pub fn stop(ctx: &Ctx<'_>) -> Answer {
     // evidence is missing goes on, told what to run.
     let mut unverified: Vec<(&'static str, String)> = Vec::new();
     if completed && !live.is_empty() {
-        let log = progress::read(store, &ctx.scope);
+        let log = facts.log();
         let mut ended: Vec<&str> = Vec::new();
-        live.retain(|spec| match verify::unmet(spec.name, &ctx.config, &log) {
+        live.retain(|spec| match verify::unmet(spec.name, &ctx.config, log) {
             Some(note) => {
                 unverified.push((spec.name, note));
                 true
@@ -223,7 +232,7 @@ fn await_user(facts: &Facts<'_>, spec: &PersistentMode) -> bool {
     let Some(file) = mode_file(&facts.ctx.scope, spec) else {
         return false;
     };
-    let log = progress::read(facts.store, &facts.ctx.scope);
+    let log = facts.log();
     let r = facts.store.update(&file, |s: Option<ModeState>| match s {
         Some(s) if matches!(standing(&named(s.clone(), spec), facts), Standing::Ours) => {
             let mut s = named(s, spec);
@@ -231,7 +240,7 @@ fn await_user(facts: &Facts<'_>, spec: &PersistentMode) -> bool {
             s.awaiting_input_at = Some(facts.now_iso.clone());
             s.last_checked_at = Some(facts.now_iso.clone());
             count_tokens(&mut s, facts.ctx);
-            journal::note(&mut s, &log, &facts.now_iso, "waiting", None);
+            journal::note(&mut s, log, &facts.now_iso, "waiting", None);
             (Change::Write(s.clone()), Some(s))
         }
         _ => (Change::Keep, None),
@@ -347,7 +356,7 @@ fn end_run(facts: &Facts<'_>, spec: &PersistentMode, why: &str, verified: Option
     let Some(file) = mode_file(&facts.ctx.scope, spec) else {
         return false;
     };
-    let log = progress::read(facts.store, &facts.ctx.scope);
+    let log = facts.log();
     let escalated = journal::escalation(facts.store, &facts.ctx.scope);
     let r = facts.store.update(&file, |s: Option<ModeState>| match s {
         Some(s) if matches!(standing(&named(s.clone(), spec), facts), Standing::Ours) => {
@@ -356,7 +365,7 @@ fn end_run(facts: &Facts<'_>, spec: &PersistentMode, why: &str, verified: Option
             journal::note_escalation(&mut s, escalated.as_ref());
             s.end(why, &facts.now_iso);
             s.verified = verified;
-            journal::note(&mut s, &log, &facts.now_iso, "ended", Some(why));
+            journal::note(&mut s, log, &facts.now_iso, "ended", Some(why));
             (Change::Write(s), true)
         }
         _ => (Change::Keep, false),
@@ -391,7 +400,7 @@ fn advance(facts: &Facts<'_>, spec: &'static PersistentMode, claim: Option<&str>
     };
     let config = &facts.ctx.config;
     // What repeated since the last progress, for a hand-back (read once, outside the lock).
-    let log = progress::read(facts.store, &facts.ctx.scope);
+    let log = facts.log();
     let escalated = journal::escalation(facts.store, &facts.ctx.scope);
     let r = facts.store.update(&file, |s: Option<ModeState>| {
         let Some(s) = s else {
@@ -411,7 +420,7 @@ fn advance(facts: &Facts<'_>, spec: &'static PersistentMode, claim: Option<&str>
         journal::note_escalation(&mut s, escalated.as_ref());
         let end = |s: &mut ModeState, why: &str| {
             s.end(why, &facts.now_iso);
-            journal::note(s, &log, &facts.now_iso, "ended", Some(why));
+            journal::note(s, log, &facts.now_iso, "ended", Some(why));
         };
         if let Some(why) = modes::finished(&s) {
             end(&mut s, why);
@@ -521,11 +530,11 @@ fn advance(facts: &Facts<'_>, spec: &'static PersistentMode, claim: Option<&str>
                 ],
             );
             s.paused_reason = Some(why.clone());
-            journal::note(&mut s, &log, &facts.now_iso, "paused", Some(&why));
+            journal::note(&mut s, log, &facts.now_iso, "paused", Some(&why));
             return (Change::Write(s.clone()), Step::Paused(note, Box::new(s)));
         }
         // The record names the iteration that just ended.
-        journal::note(&mut s, &log, &facts.now_iso, "continue", None);
+        journal::note(&mut s, log, &facts.now_iso, "continue", None);
         s.iteration = s.iteration.saturating_add(1);
         s.consecutive_blocks = idle + 1;
         s.turn_blocks = per_prompt.saturating_add(1);

@@ -26,6 +26,9 @@ pub struct Started {
 /// environment's hard maximum, all applied) and the time budget [`modes::max_minutes`] gives
 /// (none by default). `agent` is the agent the run was started from
 /// (its hooks' `--agent`), recorded for `status`; `None` from the command line.
+/// `transcript` is the session file the event named (`transcript_path`): the run's token
+/// count begins where it stands now ([`crate::state::usage::cursor_at_end`]).
+#[allow(clippy::too_many_arguments)]
 pub fn start(
     store: &Store,
     scope: &Scope,
@@ -34,6 +37,7 @@ pub fn start(
     now_ms: i64,
     config: &Config,
     agent: Option<&str>,
+    transcript: Option<&str>,
 ) -> Result<Started, WriteProblem> {
     let file = StateFile::new(scope, &state_file_name(mode))
         .ok_or_else(|| WriteProblem::Other(format!("'{mode}' is not a mode name")))?;
@@ -49,6 +53,7 @@ pub fn start(
     state.set_time_budget(modes::max_minutes(mode, config), now_ms);
     state.max_tokens = modes::max_tokens(mode, config);
     state.max_cost_usd = modes::max_cost_usd(mode, config);
+    state.token_cursor = transcript.and_then(crate::state::usage::cursor_at_end);
     if let Some(agent) = agent {
         state.extra.insert("agent".into(), agent.into());
     }
@@ -122,6 +127,7 @@ mod tests {
             0,
             &config,
             Some("codex"),
+            None,
         )
         .unwrap();
         assert_eq!(run.state.max_iterations, 3);

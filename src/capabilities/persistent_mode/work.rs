@@ -31,7 +31,9 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::path::Path;
 
-/// At most this much of a result is fingerprinted: its head and its tail.
+/// A result up to this long is masked and fingerprinted whole; a longer one by its masked
+/// head and tail (whole lines, half of this each) and a digest of the whole without its
+/// digits ([`result_key`]), so a huge output costs about what this much does.
 const MAX_HASHED: usize = 128 * 1024;
 /// An edited file larger than this is marked by its size and its ends.
 const MAX_FILE: u64 = 8 * 1024 * 1024;
@@ -296,9 +298,11 @@ impl WorkLog {
     }
 }
 
-/// The last `max` characters of `text`, from a line start where one is near.
+/// The last `max` characters of `text`, from a line start where one is near. Only the end is
+/// looked at (at most 4 bytes a character), so a huge text costs what a short one does.
 pub fn tail(text: &str, max: usize) -> String {
     let text = text.trim_end();
+    let text = &text[ceil(text, text.len().saturating_sub(max.saturating_mul(4) + 4))..];
     let n = text.chars().count();
     if n <= max {
         return text.to_string();
@@ -485,10 +489,11 @@ pub fn of_tool_event(input: &HookInput, failed: bool) -> Option<Work> {
             .unwrap_or_default(),
     };
     let outcome: &[u8] = if failed { b"failed" } else { b"ok" };
-    let masked = mask_volatile(&result);
+    // An empty result is short: a huge one is never read whole for it.
+    let empty = result.len() <= MAX_HASHED && tells_nothing(&result);
     let said = Said {
         ran: hash_parts(&[b"ran", tool.as_bytes(), input_key.as_bytes(), outcome]),
-        told: (!tells_nothing(&masked))
+        told: (!empty)
             .then(|| hash_parts(&[b"told", tool.as_bytes(), input_key.as_bytes(), outcome])),
     };
     let mark = hash_parts(&[
@@ -496,7 +501,7 @@ pub fn of_tool_event(input: &HookInput, failed: bool) -> Option<Work> {
         tool.as_bytes(),
         input_key.as_bytes(),
         outcome,
-        bounded(&masked).as_bytes(),
+        &result_key(&result),
     ]);
     let repeat = match &command {
         Some(c) => format!(
@@ -593,15 +598,143 @@ pub fn mask_volatile(text: &str) -> String {
     super::volatile::mask(text)
 }
 
-/// The head and tail of a long text.
-fn bounded(text: &str) -> String {
-    if text.len() <= MAX_HASHED {
-        return text.to_string();
+/// What of a tool's result goes into its mark: the result with its volatile parts masked
+/// ([`mask_volatile`]) when it is at most [`MAX_HASHED`] long. A longer one (a test run's 8 MiB
+/// log) is marked by its head and its tail, whole lines of about half of that each, masked
+/// the same way, and a digest of the whole result with every ASCII digit left out
+/// ([`digest_without_digits`]): a change anywhere in it is still seen, while timings, counters,
+/// pids and the like in its middle (digits) do not make every run of it new, and the length of
+/// a number does not shift what follows. The price: in the middle of a huge output, a change
+/// of digits alone (`3 failed` → `4 failed`) is not seen; summaries are at the ends.
+fn result_key(result: &str) -> Vec<u8> {
+    if result.len() <= MAX_HASHED {
+        return mask_volatile(result).into_bytes();
     }
+    // Masked first and cut after, at whole lines of the masked text: where a cut falls must
+    // not depend on how wide the masked numbers were.
     let half = MAX_HASHED / 2;
-    let head = floor(text, half);
-    let tail = ceil(text, text.len() - half);
-    format!("{}\0{}\0{}", &text[..head], text.len(), &text[tail..])
+    let head = mask_volatile(&result[..line_start_before(result, 2 * half)]);
+    let head = &head[..line_start_before(&head, half)];
+    let tail = mask_volatile(&result[line_start_after(result, result.len() - 2 * half)..]);
+    let tail = &tail[line_start_after(&tail, tail.len().saturating_sub(half))..];
+    let mut key = head.as_bytes().to_vec();
+    key.push(0);
+    key.extend_from_slice(&digest_without_digits(result.as_bytes()).to_le_bytes());
+    key.push(0);
+    key.extend_from_slice(tail.as_bytes());
+    key
+}
+
+/// The start of the line that holds byte `i` of `s` or, at a line's start, `i` (a character
+/// boundary when `s` has no line break before `i`).
+fn line_start_before(s: &str, i: usize) -> usize {
+    let i = floor(s, i.min(s.len()));
+    s[..i].rfind('\n').map_or(i, |n| n + 1)
+}
+
+/// The start of the first line that begins at or after byte `i` of `s` (a character boundary
+/// when no line break follows `i`).
+fn line_start_after(s: &str, i: usize) -> usize {
+    let i = ceil(s, i);
+    if i == 0 || s.as_bytes()[i - 1] == b'\n' {
+        return i;
+    }
+    s[i..].find('\n').map_or(i, |n| i + n + 1)
+}
+
+/// A 128-bit digest of `bytes` with every ASCII digit left out, fast enough for a whole output
+/// of many megabytes (not a cryptographic hash: it tells one output of a command from the
+/// next). The bytes are taken eight at a time; a word without a digit (found with bit
+/// arithmetic) is copied whole into a compacted buffer, others byte by byte without their
+/// digits; the buffer is hashed as 64-bit words in four lanes.
+fn digest_without_digits(bytes: &[u8]) -> u128 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut hasher = LaneHash::default();
+    let mut buf = [0u8; 4096];
+    let mut n = 0;
+    let mut words = bytes.chunks_exact(8);
+    for w in words.by_ref() {
+        let x = u64::from_le_bytes(w.try_into().unwrap_or_default());
+        let y = x & LOW7;
+        // High bit of each byte: at least b'0', and at least b'9' + 1 (7-bit bytes only).
+        let ge_0 = y.wrapping_add(0x5050_5050_5050_5050) & HIGH;
+        let ge_colon = y.wrapping_add(0x4646_4646_4646_4646) & HIGH;
+        let digits = ge_0 & !ge_colon & !(x & HIGH);
+        if digits == 0 {
+            buf[n..n + 8].copy_from_slice(w);
+            n += 8;
+        } else {
+            for &b in w {
+                buf[n] = b;
+                n += usize::from(!b.is_ascii_digit());
+            }
+        }
+        if n > buf.len() - 8 {
+            // Whole quads of words, so which lane takes a word depends on the compacted
+            // bytes alone, not on where the digits were.
+            let whole = n / 32 * 32;
+            hasher.write(&buf[..whole]);
+            buf.copy_within(whole..n, 0);
+            n -= whole;
+        }
+    }
+    for &b in words.remainder() {
+        if !b.is_ascii_digit() {
+            buf[n] = b;
+            n += 1;
+        }
+    }
+    hasher.finish(&buf[..n])
+}
+
+/// Four lanes of multiply-and-rotate over 64-bit words, for [`digest_without_digits`].
+struct LaneHash {
+    lanes: [u64; 4],
+    len: u64,
+}
+
+impl Default for LaneHash {
+    fn default() -> LaneHash {
+        LaneHash {
+            lanes: [
+                0x243f_6a88_85a3_08d3,
+                0x1319_8a2e_0370_7344,
+                0xa409_3822_299f_31d0,
+                0x082e_fa98_ec4e_6c89,
+            ],
+            len: 0,
+        }
+    }
+}
+
+impl LaneHash {
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+
+    /// Whole quads of words only (`bytes.len()` a multiple of 32).
+    fn write(&mut self, bytes: &[u8]) {
+        for quad in bytes.chunks_exact(32) {
+            for (lane, w) in self.lanes.iter_mut().zip(quad.chunks_exact(8)) {
+                let w = u64::from_le_bytes(w.try_into().unwrap_or_default());
+                *lane = (*lane ^ w).wrapping_mul(Self::K).rotate_left(29);
+            }
+        }
+        self.len += bytes.len() as u64;
+    }
+
+    fn finish(mut self, rest: &[u8]) -> u128 {
+        for (i, chunk) in rest.chunks(8).enumerate() {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            let lane = &mut self.lanes[i % 4];
+            *lane = (*lane ^ u64::from_le_bytes(word))
+                .wrapping_mul(Self::K)
+                .rotate_left(29);
+        }
+        let len = self.len + rest.len() as u64;
+        let [a, b, c, d] = self.lanes.map(|l| (l ^ len).wrapping_mul(Self::K));
+        (u128::from(a ^ c.rotate_left(17)) << 64) | u128::from(b ^ d.rotate_left(41))
+    }
 }
 
 fn floor(s: &str, mut i: usize) -> usize {
@@ -674,6 +807,81 @@ mod tests {
             "tool_input": {"command": cmd, "description": "x"},
             "tool_response": {"stdout": stdout, "stderr": ""}
         }))
+    }
+
+    /// A test run's log of about `bytes`, its timings from `seed`, and in its middle third
+    /// (not at its ends, which the masking of issue 41 looks after) numbers of any kind too.
+    fn test_log(bytes: usize, seed: usize) -> String {
+        let lines = bytes / 40;
+        let mut out = String::new();
+        for i in 0..lines {
+            let ms = (i * 7919 + seed * 104_729) % 1000;
+            let middle = (lines / 3..lines * 2 / 3).contains(&i);
+            let pid = if middle { seed * 1000 + i } else { i };
+            out.push_str(&format!("test case_{i} ... ok (pid {pid}, {ms} ms)\n"));
+        }
+        out.push_str(&format!(
+            "test result: ok. {lines} passed; finished in 0.{seed}s\n"
+        ));
+        out
+    }
+
+    #[test]
+    fn a_huge_output_is_marked_by_its_ends_and_its_whole_without_digits() {
+        let mark = |out: &str| {
+            of_tool_event(&bash("cargo test", out), false)
+                .unwrap()
+                .marks
+        };
+        let a = test_log(1 << 20, 1);
+        assert!(a.len() > MAX_HASHED);
+        // Another run with other timings, pids and number widths: the same work.
+        assert_eq!(mark(&a), mark(&test_log(1 << 20, 22)));
+        // A word changed deep in the middle, or one line more at either end: new.
+        let middle = a.len() / 2;
+        let at = middle + a[middle..].find("ok").unwrap();
+        let changed = format!("{}FAILED{}", &a[..at], &a[at + 2..]);
+        assert_ne!(mark(&a), mark(&changed));
+        assert_ne!(mark(&a), mark(&format!("warning: slow\n{a}")));
+        assert_ne!(mark(&a), mark(&format!("{a}1 test FAILED\n")));
+        // The ends are masked as a short output is: only their times differ here.
+        let b = format!("took 12:04:55\n{a}");
+        assert_eq!(mark(&b), mark(&format!("took 12:07:01\n{a}")));
+    }
+
+    #[test]
+    fn the_tail_of_a_huge_output_is_its_last_characters() {
+        let long = format!("{}é last line é\n", "line of output\n".repeat(500_000));
+        assert_eq!(tail(&long, 13), "…é last line é");
+        assert_eq!(tail(&long, 20), "…output\né last line é");
+        let wide = "é".repeat(100);
+        assert_eq!(tail(&wide, 100), wide, "exactly max characters: whole");
+        assert_eq!(tail(&wide, 99), format!("…{}", "é".repeat(99)));
+    }
+
+    #[test]
+    fn the_digest_without_digits_is_that_of_the_text_without_them() {
+        // Whatever the digits and where they fall against the words read eight at a time.
+        let text = test_log(40_000, 3).replace("case", "cas\u{e9}");
+        let bytes = text.as_bytes();
+        for cut in [0, 1, 5, 8, 13] {
+            let part = &bytes[cut..];
+            let without: Vec<u8> = part
+                .iter()
+                .copied()
+                .filter(|b| !b.is_ascii_digit())
+                .collect();
+            let mut h = LaneHash::default();
+            let whole = without.len() / 32 * 32;
+            h.write(&without[..whole]);
+            assert_eq!(
+                digest_without_digits(part),
+                h.finish(&without[whole..]),
+                "cut {cut}"
+            );
+        }
+        assert_ne!(digest_without_digits(b"abc"), digest_without_digits(b"abd"));
+        assert_ne!(digest_without_digits(b""), digest_without_digits(b"\0"));
     }
 
     #[test]
