@@ -571,20 +571,21 @@ mod tests {
 
     #[test]
     fn the_persons_folders_include_omcs() {
+        // An absolute home on every platform (`/h` has no drive on Windows).
+        let home = std::env::temp_dir().join("h");
+        let h = home.to_string_lossy().into_owned();
         let env = crate::env::Env::from_lookup(
-            |k| (k == "HOME").then(|| "/h".to_string()),
+            |k| (k == "HOME").then(|| h.clone()),
             None,
-            [("HOME".to_string(), "/h".to_string())].into(),
+            [("HOME".to_string(), h.clone())].into(),
         );
         let dirs = user_dirs(&env);
-        assert!(dirs.contains(&PathBuf::from("/h/.omc/skills")), "{dirs:?}");
-        assert!(
-            dirs.contains(&PathBuf::from("/h/.claude/skills/omc-learned")),
-            "{dirs:?}"
-        );
-        assert!(
-            dirs.contains(&PathBuf::from("/h/.config/omc-hooks/skills")),
-            "{dirs:?}"
-        );
+        for want in [
+            home.join(".omc").join("skills"),
+            home.join(".claude").join("skills").join("omc-learned"),
+            home.join(".config").join("omc-hooks").join("skills"),
+        ] {
+            assert!(dirs.contains(&want), "{want:?} in {dirs:?}");
+        }
     }
 }
