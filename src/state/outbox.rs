@@ -455,6 +455,9 @@ mod tests {
                 s.outbox_remove(&name).unwrap();
                 seg += 1;
             }
+            // A flusher rotates now and then, not in a tight loop: without a pause, a slow
+            // file system (Wine's) starved an appender past its bounded wait.
+            std::thread::sleep(std::time::Duration::from_millis(1));
         }
         for w in writers {
             w.join().unwrap();
