@@ -71,6 +71,13 @@ pub const ROWS: &[Row] = &[
         Matcher("*"),
         "answered only by `hooks.toml` entries for `permission-request`",
     ),
+    row(
+        C,
+        "PermissionDenied",
+        "permission-denied",
+        Matcher("*"),
+        "auto mode's refusal: counted as a failure of the tool, notified; never asks a retry",
+    ),
     row(C, "PostToolUse", "post-tool-use", Matcher("*"), ""),
     row(
         C,
@@ -78,6 +85,13 @@ pub const ROWS: &[Row] = &[
         "post-tool-use-failure",
         Matcher("*"),
         "",
+    ),
+    row(
+        C,
+        "Notification",
+        "notification",
+        Yes,
+        "the client waiting for the person (`permission_prompt`, `idle_prompt`, …): notified, and recorded in a live run",
     ),
     row(C, "SubagentStart", "subagent-start", Matcher("*"), ""),
     row(C, "SubagentStop", "subagent-stop", Matcher("*"), ""),
@@ -88,6 +102,13 @@ pub const ROWS: &[Row] = &[
         "stop",
         Yes,
         "continues with `decision: block`; client cap 8 continuations without a tool call",
+    ),
+    row(
+        C,
+        "StopFailure",
+        "stop-failure",
+        Yes,
+        "instead of Stop when an API error ended the turn (output ignored): a live run is handed back with the error, the person notified",
     ),
     row(C, "SessionEnd", "session-end", Yes, ""),
     //
