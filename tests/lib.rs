@@ -52,6 +52,7 @@ mod e2e_skills;
 mod e2e_statusline;
 mod e2e_stop;
 mod e2e_user_hooks;
+mod events_more;
 mod export;
 mod hardening;
 mod honest;

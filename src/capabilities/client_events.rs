@@ -34,7 +34,10 @@ use serde_json::{Value, json};
 /// are news, not a wait.
 pub const WAITING_TYPES: &[(&str, &str)] = &[
     ("permission_prompt", "a permission answer"),
-    ("worker_permission_prompt", "a permission answer for a worker"),
+    (
+        "worker_permission_prompt",
+        "a permission answer for a worker",
+    ),
     ("idle_prompt", "the next prompt"),
     ("elicitation_dialog", "an answer to a tool's question"),
     ("agent_needs_input", "an answer"),
@@ -106,7 +109,13 @@ fn update_live(ctx: &Ctx<'_>, f: impl Fn(&mut ModeState) -> bool) -> usize {
 
 /// StopFailure: the turn ended on an API error.
 pub fn on_stop_failure(ctx: &Ctx<'_>) -> Answer {
-    let Some(error) = ctx.input.error.as_deref().map(str::trim).filter(|e| !e.is_empty()) else {
+    let Some(error) = ctx
+        .input
+        .error
+        .as_deref()
+        .map(str::trim)
+        .filter(|e| !e.is_empty())
+    else {
         crate::diag!("stop-failure: the payload names no `error`; nothing recorded");
         return Answer::default();
     };
@@ -153,8 +162,11 @@ pub fn on_notification(ctx: &Ctx<'_>) -> Answer {
     };
     let detail = clean(message.unwrap_or(awaited));
     let now = crate::time::iso(ctx.now_ms);
-    let reason = clean(&format!("the client waits for {awaited} ({kind}): {detail}"));
-    update_live(ctx, |s| {
+    let reason = clean(&format!(
+        "the client waits for {awaited} ({kind}): {detail}"
+    ));
+    let live = live_runs(ctx).len();
+    let recorded = update_live(ctx, |s| {
         // The same wait told twice in a row (an idle reminder) is one record.
         let again = s
             .journal
@@ -166,6 +178,10 @@ pub fn on_notification(ctx: &Ctx<'_>) -> Answer {
         }
         !again
     });
+    if live > 0 && recorded == 0 {
+        // Every live run had this wait already: told once.
+        return Answer::default();
+    }
     super::run_events::announce(
         ctx,
         "waiting",
@@ -225,7 +241,10 @@ mod tests {
     fn waiting_types_are_named_once() {
         for (i, (t, what)) in WAITING_TYPES.iter().enumerate() {
             assert!(!what.is_empty(), "{t}");
-            assert!(WAITING_TYPES[i + 1..].iter().all(|(o, _)| o != t), "{t} twice");
+            assert!(
+                WAITING_TYPES[i + 1..].iter().all(|(o, _)| o != t),
+                "{t} twice"
+            );
         }
     }
 
