@@ -2,9 +2,10 @@
 //! binary: a live run handed back with its API error (run file, journal, `status`, `report`, a
 //! Slack message), an API error outside a run and a client waiting for the person notified, a
 //! denial counted as a failure of its tool and seen by the person's own `hooks.toml` entry,
-//! and bad payloads a no-op with a diagnostic. Payloads carry the fields of the fixtures in
-//! tests/fixtures/claude-code/ (StopFailure recorded from the real client; Notification and
-//! PermissionDenied written from the bundle's field names, see tests/e2e/FINDINGS.md).
+//! and bad payloads a no-op with a diagnostic. StopFailure's payload is the one recorded from
+//! the real client (tests/fixtures/claude-code/StopFailure.json); Notification's and
+//! PermissionDenied's are written from the field names in Claude Code 2.1.332's bundle, not
+//! recorded: neither fires in a headless run (tests/e2e/FINDINGS.md §18).
 
 use crate::export::server::{Mode, Server};
 use crate::export::{flusher_pid, wait_until};
@@ -144,6 +145,22 @@ fn an_api_error_hands_a_live_run_back_with_its_reason_in_the_run_the_report_and_
         })
         .run();
     out.expect_noop();
+}
+
+#[test]
+fn the_recorded_stop_failure_hands_the_run_back_as_an_unknown_api_error() {
+    let s = Setup::new();
+    start_ralph(&s, "");
+    let (_, mut payload) = crate::common::fixtures()
+        .into_iter()
+        .find(|(n, _)| n == "StopFailure.json")
+        .expect("the recorded StopFailure fixture");
+    payload["session_id"] = json!(SID);
+    payload["cwd"] = json!(s.root());
+    s.hook("stop-failure").payload(payload).run().expect_noop();
+    let st = run_state(&s);
+    assert_eq!(st["pause_kind"], "api_error", "{st}");
+    assert_eq!(st["paused_reason"], "API error: unknown", "{st}");
 }
 
 #[test]

@@ -27,6 +27,7 @@ mod e2e_codebuddy;
 mod e2e_codex;
 mod e2e_copilot;
 mod e2e_cross_agent;
+mod e2e_events;
 mod e2e_export;
 mod e2e_factory;
 mod e2e_foundation;
