@@ -97,7 +97,7 @@ fn install_then_uninstall_gives_back_the_same_bytes() {
     let v = read(&settings);
     let exe = this_binary();
     let ours = our_commands(&v);
-    assert_eq!(ours.len(), 11, "{ours:?}");
+    assert_eq!(ours.len(), 14, "{ours:?}");
     for (event, sub) in crate::common::manifest_hooks() {
         assert!(
             ours.contains(&(event.clone(), format!("\"{exe}\" {sub}"))),
@@ -143,7 +143,7 @@ fn install_then_uninstall_gives_back_the_same_bytes() {
     // Uninstall (no --scope: both project files): byte-for-byte the original.
     let out = w.run(&["uninstall"]);
     out.ok();
-    assert!(out.stdout.contains("Removed 11"), "{}", out.stdout);
+    assert!(out.stdout.contains("Removed 14"), "{}", out.stdout);
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), TYPICAL);
     assert!(!registry_path(&w).exists());
     let out = w.run(&["uninstall"]);
@@ -178,7 +178,7 @@ fn odd_layouts_come_back_byte_for_byte() {
         }
         out.ok();
         let v = read(&settings);
-        assert_eq!(our_commands(&v).len(), 11, "{original}");
+        assert_eq!(our_commands(&v).len(), 14, "{original}");
         if original.contains("\r\n") {
             let t = std::fs::read_to_string(&settings).unwrap();
             assert!(
@@ -335,7 +335,7 @@ fn install_from_a_subdirectory_targets_the_project_root() {
     w.run_in(&sub, &["install"]).ok();
     assert_eq!(
         our_commands(&read(&w.p().join(".claude/settings.local.json"))).len(),
-        11
+        14
     );
     assert!(!sub.join(".claude").exists());
 }
@@ -359,7 +359,7 @@ fn user_scope_honours_home_and_claude_config_dir() {
     w.run(&["install", "--scope", "user"]).ok();
     assert_eq!(
         our_commands(&read(&cfg.path().join("claude-config/settings.json"))).len(),
-        11
+        14
     );
     w.run(&["uninstall", "--user"]).ok();
     assert!(
@@ -384,7 +384,7 @@ fn options_and_usage_errors() {
         .ok();
     assert_eq!(
         our_commands(&read(&other.path().join(".claude/settings.local.json"))).len(),
-        11
+        14
     );
     assert!(!w.p().join(".claude").exists());
     for (args, msg) in [
@@ -439,7 +439,7 @@ fn reinstall_from_a_moved_binary_replaces_the_old_entries() {
     let local = w.p().join(".claude/settings.local.json");
     let out = w.run(&["install"]);
     out.ok();
-    assert!(out.stdout.contains("11 updated"), "{}", out.stdout);
+    assert!(out.stdout.contains("14 updated"), "{}", out.stdout);
     let exe = this_binary();
     let ours = our_commands(&read(&local));
     assert_eq!(ours.len(), 14);
