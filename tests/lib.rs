@@ -57,6 +57,7 @@ mod events_more;
 mod export;
 mod hardening;
 mod honest;
+mod import_atomcode_json;
 mod install;
 mod keyword_table;
 mod keywords;
