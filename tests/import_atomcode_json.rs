@@ -1,7 +1,8 @@
 //! AtomCode's JSON hooks file (`$ATOMCODE_HOME/hooks.json`, `~/.atomcode/hooks.json` by default;
 //! the form AtomCode's own hooks documentation says still fires) imported by `omc-hooks
 //! import-atomcode` into the user's `hooks.toml` (issue 46), beside the TOML form, and then run
-//! by the hooks: an entry that blocks a push, one on StopFailure, one disabled, one left out.
+//! by the hooks: an entry that blocks a push, one on StopFailure, one disabled, one left out;
+//! `doctor` offers the import until it is done.
 
 use crate::user_hooks::{SID, Setup};
 use serde_json::json;
@@ -65,8 +66,26 @@ fn atomcodes_json_hooks_file_is_imported_and_its_entries_run() {
     }
     let target = home.join("omc-hooks/hooks.toml");
     assert!(!target.exists(), "nothing written without --write");
+    let file = home.join(".atomcode/hooks.json");
+    // `doctor` offers the import, and says once it is done.
+    let (_, doctor, _) = s.cli(&["doctor"]);
+    assert!(
+        doctor.contains(&format!(
+            "AtomCode hooks file {}: not read by these hooks; `omc-hooks import-atomcode`",
+            file.display()
+        )),
+        "{doctor}"
+    );
     let said = import(&s, &[], &["--write"]);
     assert!(said.contains("appended to"), "{said}");
+    let (_, doctor, _) = s.cli(&["doctor"]);
+    assert!(
+        doctor.contains(&format!(
+            "AtomCode hooks file {}: imported into your hooks.toml",
+            file.display()
+        )),
+        "{doctor}"
+    );
     let written = std::fs::read_to_string(&target).unwrap();
     assert!(written.contains("enabled = false"), "{written}");
     // What was written runs: the push is refused, the API error reaches the script.

@@ -91,22 +91,8 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
             let Some(home) = home else {
                 return fail("import-atomcode", "HOME is not set: give --from FILE");
             };
-            let tomls = [
-                home.join(".atomcode/hooks/hooks.toml"),
-                home.join(".atomcode/hooks.toml"),
-            ];
-            let atomcode_home = env
-                .lookup("ATOMCODE_HOME")
-                .filter(|h| !h.is_empty())
-                .map_or_else(|| home.join(".atomcode"), PathBuf::from);
-            let json = atomcode_home.join("hooks.json");
-            let found: Vec<PathBuf> = tomls
-                .iter()
-                .find(|p| p.is_file())
-                .into_iter()
-                .chain(Some(&json).filter(|p| p.is_file()))
-                .cloned()
-                .collect();
+            let (tomls, json) = candidates(&home, env);
+            let found = existing(&home, env);
             if found.is_empty() {
                 println!(
                     "no AtomCode hooks file ({}, {} or {}): nothing to import",
@@ -275,6 +261,54 @@ fn convert(text: &str, hooks_dir: &Path) -> Result<Converted, String> {
         doc.insert("hooks", Item::ArrayOfTables(out));
     }
     Ok(Converted { doc, said })
+}
+
+/// Where AtomCode keeps the person's hooks: the TOML file (the first of two places) and the
+/// JSON one.
+fn candidates(home: &Path, env: &Env) -> ([PathBuf; 2], PathBuf) {
+    let atomcode_home = env
+        .lookup("ATOMCODE_HOME")
+        .filter(|h| !h.is_empty())
+        .map_or_else(|| home.join(".atomcode"), PathBuf::from);
+    (
+        [
+            home.join(".atomcode/hooks/hooks.toml"),
+            home.join(".atomcode/hooks.toml"),
+        ],
+        atomcode_home.join("hooks.json"),
+    )
+}
+
+/// The person's AtomCode hook files that exist: the TOML one found first, and the JSON one.
+fn existing(home: &Path, env: &Env) -> Vec<PathBuf> {
+    let (tomls, json) = candidates(home, env);
+    tomls
+        .iter()
+        .find(|p| p.is_file())
+        .into_iter()
+        .chain(Some(&json).filter(|p| p.is_file()))
+        .cloned()
+        .collect()
+}
+
+/// For `doctor`: each AtomCode hook file of the person's, and whether the user's `hooks.toml`
+/// holds its import (the comment `--write` leaves).
+pub(super) fn for_doctor(env: &Env) -> Vec<(PathBuf, bool)> {
+    let Some(home) = env.var("HOME").filter(|h| !h.is_empty()).map(PathBuf::from) else {
+        return Vec::new();
+    };
+    let ours = config::user_config_dir(env)
+        .and_then(|d| std::fs::read_to_string(d.join(config::FILE_NAME)).ok())
+        .unwrap_or_default();
+    existing(&home, env)
+        .into_iter()
+        .map(|p| {
+            let imported = ours
+                .lines()
+                .any(|l| l.starts_with("# imported from ") && l.contains(&p.display().to_string()));
+            (p, imported)
+        })
+        .collect()
 }
 
 /// AtomCode's JSON form → our entries, with one line per entry said. Every entry is a script:
