@@ -83,21 +83,24 @@ pub struct Hook {
 const DEFAULT_DEADLINE: Duration = Duration::from_millis(2_500);
 
 /// Every hook subcommand, in lifecycle order.
-pub const HOOKS: [Hook; 11] = [
+pub const HOOKS: [Hook; 14] = [
     hook("session-start", "SessionStart", DEFAULT_DEADLINE),
     hook("user-prompt-submit", "UserPromptSubmit", DEFAULT_DEADLINE),
     hook("pre-tool-use", "PreToolUse", DEFAULT_DEADLINE),
     hook("permission-request", "PermissionRequest", DEFAULT_DEADLINE),
+    hook("permission-denied", "PermissionDenied", DEFAULT_DEADLINE),
     hook("post-tool-use", "PostToolUse", DEFAULT_DEADLINE),
     hook(
         "post-tool-use-failure",
         "PostToolUseFailure",
         DEFAULT_DEADLINE,
     ),
+    hook("notification", "Notification", DEFAULT_DEADLINE),
     hook("subagent-start", "SubagentStart", DEFAULT_DEADLINE),
     hook("subagent-stop", "SubagentStop", DEFAULT_DEADLINE),
     hook("pre-compact", "PreCompact", DEFAULT_DEADLINE),
     hook("stop", "Stop", DEFAULT_DEADLINE),
+    hook("stop-failure", "StopFailure", DEFAULT_DEADLINE),
     hook("session-end", "SessionEnd", Duration::from_millis(900)),
 ];
 

@@ -525,7 +525,7 @@ fn doctor_is_happy_with_a_fresh_install() {
         t.contains(&format!("omc-hooks {}", env!("CARGO_PKG_VERSION"))),
         "{t}"
     );
-    assert!(t.contains("installed, 11 of 11 hooks"), "{t}");
+    assert!(t.contains("installed, 14 of 14 hooks"), "{t}");
     assert!(t.contains(&format!("{} (ok)", this_binary())), "{t}");
     assert!(t.contains("2.1.999 (Claude Code)"), "{t}");
     assert!(

@@ -84,7 +84,7 @@ fn install_then_uninstall_gives_back_the_same_bytes() {
 
     let out = w.run(&["install", "--scope", "project"]);
     out.ok();
-    assert!(out.stdout.contains("11 hooks added"), "{}", out.stdout);
+    assert!(out.stdout.contains("14 hooks added"), "{}", out.stdout);
     assert!(
         out.stdout.contains("shared with your team"),
         "{}",
@@ -97,7 +97,7 @@ fn install_then_uninstall_gives_back_the_same_bytes() {
     let v = read(&settings);
     let exe = this_binary();
     let ours = our_commands(&v);
-    assert_eq!(ours.len(), 11, "{ours:?}");
+    assert_eq!(ours.len(), 14, "{ours:?}");
     for (event, sub) in crate::common::manifest_hooks() {
         assert!(
             ours.contains(&(event.clone(), format!("\"{exe}\" {sub}"))),
@@ -143,7 +143,7 @@ fn install_then_uninstall_gives_back_the_same_bytes() {
     // Uninstall (no --scope: both project files): byte-for-byte the original.
     let out = w.run(&["uninstall"]);
     out.ok();
-    assert!(out.stdout.contains("Removed 11"), "{}", out.stdout);
+    assert!(out.stdout.contains("Removed 14"), "{}", out.stdout);
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), TYPICAL);
     assert!(!registry_path(&w).exists());
     let out = w.run(&["uninstall"]);
@@ -178,7 +178,7 @@ fn odd_layouts_come_back_byte_for_byte() {
         }
         out.ok();
         let v = read(&settings);
-        assert_eq!(our_commands(&v).len(), 11, "{original}");
+        assert_eq!(our_commands(&v).len(), 14, "{original}");
         if original.contains("\r\n") {
             let t = std::fs::read_to_string(&settings).unwrap();
             assert!(
@@ -258,7 +258,7 @@ fn five_rounds_in_each_scope_leave_project_and_home_byte_identical() {
                     "local" => w.p().join(".claude/settings.local.json"),
                     _ => w.user_settings(),
                 };
-                assert_eq!(our_commands(&read(&file)).len(), 11);
+                assert_eq!(our_commands(&read(&file)).len(), 14);
                 assert!(registry_path(&w).exists());
                 w.run(&["uninstall", "--scope", scope]).ok();
                 assert_eq!(
@@ -282,7 +282,7 @@ fn the_default_scope_is_local_and_use_path_writes_the_bare_name_to_the_project()
     let out = w.run(&["install"]);
     out.ok();
     let local = w.p().join(".claude/settings.local.json");
-    assert_eq!(our_commands(&read(&local)).len(), 11);
+    assert_eq!(our_commands(&read(&local)).len(), 14);
     assert!(!w.project_settings().exists());
     assert!(
         out.stdout.contains("local scope: this machine only"),
@@ -319,7 +319,7 @@ fn the_default_scope_is_local_and_use_path_writes_the_bare_name_to_the_project()
     );
     let doctor = w.run(&["doctor"]);
     assert!(
-        doctor.stdout.contains("installed, 11 of 11 hooks"),
+        doctor.stdout.contains("installed, 14 of 14 hooks"),
         "{}",
         doctor.stdout
     );
@@ -335,7 +335,7 @@ fn install_from_a_subdirectory_targets_the_project_root() {
     w.run_in(&sub, &["install"]).ok();
     assert_eq!(
         our_commands(&read(&w.p().join(".claude/settings.local.json"))).len(),
-        11
+        14
     );
     assert!(!sub.join(".claude").exists());
 }
@@ -347,7 +347,7 @@ fn user_scope_honours_home_and_claude_config_dir() {
     write(&w.user_settings(), existing);
     w.run(&["install", "--user"]).ok();
     let v = read(&w.user_settings());
-    assert_eq!(our_commands(&v).len(), 11);
+    assert_eq!(our_commands(&v).len(), 14);
     assert_eq!(v["hooks"]["Stop"][0]["hooks"][0]["command"], "mine");
     assert!(
         !w.p().join(".claude").exists(),
@@ -359,7 +359,7 @@ fn user_scope_honours_home_and_claude_config_dir() {
     w.run(&["install", "--scope", "user"]).ok();
     assert_eq!(
         our_commands(&read(&cfg.path().join("claude-config/settings.json"))).len(),
-        11
+        14
     );
     w.run(&["uninstall", "--user"]).ok();
     assert!(
@@ -368,7 +368,7 @@ fn user_scope_honours_home_and_claude_config_dir() {
     );
     // The HOME one is untouched by the CLAUDE_CONFIG_DIR runs.
     w.config_dir = None;
-    assert_eq!(our_commands(&read(&w.user_settings())).len(), 11);
+    assert_eq!(our_commands(&read(&w.user_settings())).len(), 14);
     w.run(&["uninstall", "--scope", "user"]).ok();
     assert_eq!(
         std::fs::read_to_string(w.user_settings()).unwrap(),
@@ -384,7 +384,7 @@ fn options_and_usage_errors() {
         .ok();
     assert_eq!(
         our_commands(&read(&other.path().join(".claude/settings.local.json"))).len(),
-        11
+        14
     );
     assert!(!w.p().join(".claude").exists());
     for (args, msg) in [
@@ -439,10 +439,10 @@ fn reinstall_from_a_moved_binary_replaces_the_old_entries() {
     let local = w.p().join(".claude/settings.local.json");
     let out = w.run(&["install"]);
     out.ok();
-    assert!(out.stdout.contains("11 updated"), "{}", out.stdout);
+    assert!(out.stdout.contains("14 updated"), "{}", out.stdout);
     let exe = this_binary();
     let ours = our_commands(&read(&local));
-    assert_eq!(ours.len(), 11);
+    assert_eq!(ours.len(), 14);
     assert!(
         ours.iter()
             .all(|(_, c)| c.starts_with(&format!("\"{exe}\"")))
@@ -501,7 +501,7 @@ fn a_symlinked_settings_file_is_written_through() {
             .file_type()
             .is_symlink()
     );
-    assert_eq!(our_commands(&read(&real)).len(), 11);
+    assert_eq!(our_commands(&read(&real)).len(), 14);
     w.run(&["uninstall", "--user"]).ok();
     assert_eq!(std::fs::read_to_string(&real).unwrap(), TYPICAL);
 }

@@ -344,7 +344,7 @@ fn unknown_subcommand_is_an_error_for_people_not_a_hook() {
     // As a hook (stdin is a pipe, a payload on it): exit 0 — Claude Code reads 2 as "block" —
     // nothing on stdout, one line on stderr. Also for no subcommand at all.
     for args in [
-        vec!["notification"],
+        vec!["no-such-hook"],
         vec!["no-such-thing", "--flag"],
         vec![],
     ] {

@@ -4,6 +4,7 @@
 //! file plus one line here.
 
 pub mod cancel;
+pub mod client_events;
 pub mod config_notice;
 pub mod context_notice;
 pub mod continuation;
@@ -130,6 +131,18 @@ const REGISTRY: &[(&str, &[Capability])] = &[
             cap("persistent_mode", persistent_mode::stop),
             cap("config-notice", config_notice::run),
         ],
+    ),
+    (
+        "stop-failure",
+        &[cap("client-events", client_events::on_stop_failure)],
+    ),
+    (
+        "notification",
+        &[cap("client-events", client_events::on_notification)],
+    ),
+    (
+        "permission-denied",
+        &[cap("client-events", client_events::on_permission_denied)],
     ),
     ("subagent-start", &[cap("subagents", subagents::start)]),
     (

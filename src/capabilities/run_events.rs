@@ -24,7 +24,14 @@ use serde_json::json;
 /// The hooks in which a run may end or start waiting, or a session end: the Stop hook (its
 /// guards), the prompt hook (a cancel, a mode command), SessionStart (a stale run ended) and
 /// SessionEnd. Other hooks leave the run files' end state alone and pay nothing.
-const WATCHED: [&str; 4] = ["stop", "user-prompt-submit", "session-start", "session-end"];
+/// StopFailure hands a live run back (`super::client_events`), as a Stop at a limit does.
+const WATCHED: [&str; 5] = [
+    "stop",
+    "stop-failure",
+    "user-prompt-submit",
+    "session-start",
+    "session-end",
+];
 
 /// Longest task text and question quoted in a notification, in characters.
 const MAX_QUOTE_CHARS: usize = 300;
@@ -87,6 +94,46 @@ pub fn around<T>(store: &Store, scope: &Scope, env: &Env, f: impl FnOnce() -> T)
         w.finish(store, env, &seen);
     }
     out
+}
+
+/// For an event of the client's own that is not a run's change (`api-error`, `waiting`,
+/// `permission-denied`, [`crate::export::notify::LIFECYCLE_EVENTS`]): one record with
+/// `payload` (its `detail` in words), the project and the terminal added, spooled for the
+/// notification sinks that listen to `event`. Nothing when none is configured. Whether a
+/// record was spooled.
+pub fn announce(
+    ctx: &Ctx<'_>,
+    event: &str,
+    tool: Option<&str>,
+    mut payload: serde_json::Value,
+) -> bool {
+    let Some(store) = &ctx.store else {
+        return false;
+    };
+    let sinks: Vec<SinkSpec> = crate::export::sources::configured(store, ctx.env)
+        .into_iter()
+        .filter(|s| matches!(s.kind, SinkKind::Notify(_)))
+        .collect();
+    if sinks.is_empty() {
+        return false;
+    }
+    payload["project"] = json!(project_name(store));
+    if let Some(t) = terminal(store, &ctx.scope) {
+        payload["terminal"] = json!(t);
+    }
+    let ev = ExportEvent {
+        id: crate::export::event::new_id(),
+        event: event.to_string(),
+        session_id: ctx.scope.session_id().map(|s| s.to_string()),
+        agent: ctx.input.agent.name().to_string(),
+        timestamp_ms: ctx.now_ms,
+        tool: tool.map(str::to_string),
+        mode: None,
+        iteration: None,
+        failure_count: None,
+        payload,
+    };
+    crate::export::enqueue(store, ctx.env, &ev, &sinks).spooled > 0
 }
 
 /// The `agent` of events a command made.

@@ -668,6 +668,21 @@ fn check_user_hooks(r: &mut Report, env: &Env, root: Option<&crate::state::Root>
     r.lines.extend(found.lines);
     r.problems.extend(found.problems);
     r.notes.extend(found.notes);
+    // AtomCode's own files are not read by the hooks: the person is offered their import.
+    for (file, imported) in super::import_atomcode::for_doctor(env) {
+        r.note(if imported {
+            format!(
+                "AtomCode hooks file {}: imported into your hooks.toml",
+                file.display()
+            )
+        } else {
+            format!(
+                "AtomCode hooks file {}: not read by these hooks; `omc-hooks import-atomcode` \
+                 converts it into your hooks.toml (--write appends)",
+                file.display()
+            )
+        });
+    }
 }
 
 /// Learned skills (`.omc/skills/`, the user's skills folder): each with its triggers, and the

@@ -1,6 +1,7 @@
 //! `omc-hooks import-atomcode`: AtomCode's hook configuration, where AtomCode keeps it
-//! (`~/.atomcode/hooks/hooks.toml`, or `~/.atomcode/hooks.toml`), converted into entries of the
-//! user's own `hooks.toml`, saying what was converted and what was not.
+//! (`~/.atomcode/hooks/hooks.toml`, or `~/.atomcode/hooks.toml`; and its JSON form,
+//! `$ATOMCODE_HOME/hooks.json`, `~/.atomcode/hooks.json` by default), converted into entries of
+//! the user's own `hooks.toml`, saying what was converted and what was not.
 //!
 //! An import command rather than reading AtomCode's file at every hook: what runs stays in one
 //! file the person can read, and `doctor` checks it as it checks everything else. Only the
@@ -12,7 +13,10 @@
 //!
 //! The shape of AtomCode's file (`[[hooks]]` scripts with `trigger`, `script`, `script_type`,
 //! `timeout_secs`; `[[webhooks]]`; `[[async_webhooks]]`) is as AtomCode's sources describe its
-//! TOML engine; its trigger names map onto our hook names by [`TRIGGERS`].
+//! TOML engine; its trigger names map onto our hook names by [`TRIGGERS`]. The JSON form is the
+//! one AtomCode's own hooks documentation (`docs/hooks.md`) says still fires: `{"hooks": {KEY:
+//! {"event", "command", "matcher", "timeout_ms", "disabled"}}}`, Claude Code's event names in
+//! PascalCase or snake_case ([`JSON_EVENTS`]), `//` and `/* */` comments allowed.
 
 use super::args::{fail, parse, usage_error};
 use crate::env::Env;
@@ -24,14 +28,28 @@ pub(super) const HELP: &str = "\
 Usage: omc-hooks import-atomcode [--write] [--from FILE]
 
 Converts AtomCode's hooks.toml (~/.atomcode/hooks/hooks.toml, else ~/.atomcode/hooks.toml)
-into entries of your own hooks.toml ($XDG_CONFIG_HOME/omc-hooks, else ~/.config/omc-hooks),
-and says what it converted and what it could not. Without --write it only prints them.
+and its hooks.json ($ATOMCODE_HOME/hooks.json, else ~/.atomcode/hooks.json), each found, into
+entries of your own hooks.toml ($XDG_CONFIG_HOME/omc-hooks, else ~/.config/omc-hooks), and
+says what it converted and what it could not. Without --write it only prints them.
 
   --write       append the converted entries to your hooks.toml
-  --from FILE   read this AtomCode file instead
+  --from FILE   read this AtomCode file instead (a name ending in .json: the JSON form)
 
-Only your own AtomCode file is read: a project's .atomcode/ comes with the repository, and its
-commands would run without the trust a project's .omc/hooks.toml needs.";
+Only your own AtomCode files are read: a project's .atomcode/ or .hooks.json comes with the
+repository, and its commands would run without the trust a project's .omc/hooks.toml needs.";
+
+/// AtomCode's JSON events (as written there, PascalCase; the snake_case spelling is accepted
+/// too) and the hook each becomes.
+const JSON_EVENTS: &[(&str, &str)] = &[
+    ("PreToolUse", "pre-tool-use"),
+    ("PostToolUse", "post-tool-use"),
+    ("PostToolUseFailure", "post-tool-use-failure"),
+    ("UserPromptSubmit", "user-prompt-submit"),
+    ("SessionStart", "session-start"),
+    ("SessionEnd", "session-end"),
+    ("Stop", "stop"),
+    ("StopFailure", "stop-failure"),
+];
 
 /// AtomCode's trigger names and the hook each becomes; `None`: no hook of the clients fires
 /// there, so the entry (or that trigger of it) is left out.
@@ -67,47 +85,71 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
         Err(e) => return usage_error("import-atomcode", HELP, &e),
     };
     let home = env.var("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
-    let from = match parsed.value("from") {
-        Some(f) => PathBuf::from(f),
+    let sources: Vec<PathBuf> = match parsed.value("from") {
+        Some(f) => vec![PathBuf::from(f)],
         None => {
             let Some(home) = home else {
                 return fail("import-atomcode", "HOME is not set: give --from FILE");
             };
-            let candidates = [
-                home.join(".atomcode/hooks/hooks.toml"),
-                home.join(".atomcode/hooks.toml"),
-            ];
-            match candidates.iter().find(|p| p.is_file()) {
-                Some(p) => p.clone(),
-                None => {
-                    println!(
-                        "no AtomCode hooks file ({} or {}): nothing to import",
-                        candidates[0].display(),
-                        candidates[1].display()
-                    );
-                    return 0;
-                }
+            let (tomls, json) = candidates(&home, env);
+            let found = existing(&home, env);
+            if found.is_empty() {
+                println!(
+                    "no AtomCode hooks file ({}, {} or {}): nothing to import",
+                    tomls[0].display(),
+                    tomls[1].display(),
+                    json.display()
+                );
+                return 0;
+            }
+            found
+        }
+    };
+    let mut all = ArrayOfTables::new();
+    for from in &sources {
+        let text = match std::fs::read_to_string(from) {
+            Ok(t) => t,
+            Err(e) => {
+                return fail(
+                    "import-atomcode",
+                    &format!("cannot read {}: {e}", from.display()),
+                );
+            }
+        };
+        let is_json = from.extension().is_some_and(|e| e == "json");
+        let converted = if is_json {
+            convert_json(&text)
+        } else {
+            convert(&text, from.parent().unwrap_or(Path::new(".")))
+        };
+        let converted = match converted {
+            Ok(c) => c,
+            Err(e) => return fail("import-atomcode", &format!("{}: {e}", from.display())),
+        };
+        println!("from {}:", from.display());
+        for line in &converted.said {
+            println!("  {line}");
+        }
+        if let Some(t) = converted
+            .doc
+            .get("hooks")
+            .and_then(Item::as_array_of_tables)
+        {
+            for e in t.iter() {
+                all.push(e.clone());
             }
         }
-    };
-    let text = match std::fs::read_to_string(&from) {
-        Ok(t) => t,
-        Err(e) => {
-            return fail(
-                "import-atomcode",
-                &format!("cannot read {}: {e}", from.display()),
-            );
-        }
-    };
-    let converted = match convert(&text, from.parent().unwrap_or(Path::new("."))) {
-        Ok(c) => c,
-        Err(e) => return fail("import-atomcode", &format!("{}: {e}", from.display())),
-    };
-    println!("from {}:", from.display());
-    for line in &converted.said {
-        println!("  {line}");
     }
-    let out = converted.doc.to_string();
+    let mut doc = DocumentMut::new();
+    if !all.is_empty() {
+        doc.insert("hooks", Item::ArrayOfTables(all));
+    }
+    let from = sources
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" and ");
+    let out = doc.to_string();
     if out.trim().is_empty() {
         println!("nothing to convert");
         return 0;
@@ -146,9 +188,8 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
         current.push('\n');
     }
     let joined = format!(
-        "{current}{}# imported from {} by omc-hooks import-atomcode\n{out}",
+        "{current}{}# imported from {from} by omc-hooks import-atomcode\n{out}",
         if current.is_empty() { "" } else { "\n" },
-        from.display()
     );
     let (_, problems) = config::parse_text(&joined);
     if let Some(p) = problems.iter().find(|p| p.severity == Severity::Error) {
@@ -220,6 +261,196 @@ fn convert(text: &str, hooks_dir: &Path) -> Result<Converted, String> {
         doc.insert("hooks", Item::ArrayOfTables(out));
     }
     Ok(Converted { doc, said })
+}
+
+/// Where AtomCode keeps the person's hooks: the TOML file (the first of two places) and the
+/// JSON one.
+fn candidates(home: &Path, env: &Env) -> ([PathBuf; 2], PathBuf) {
+    let atomcode_home = env
+        .lookup("ATOMCODE_HOME")
+        .filter(|h| !h.is_empty())
+        .map_or_else(|| home.join(".atomcode"), PathBuf::from);
+    (
+        [
+            home.join(".atomcode/hooks/hooks.toml"),
+            home.join(".atomcode/hooks.toml"),
+        ],
+        atomcode_home.join("hooks.json"),
+    )
+}
+
+/// The person's AtomCode hook files that exist: the TOML one found first, and the JSON one.
+fn existing(home: &Path, env: &Env) -> Vec<PathBuf> {
+    let (tomls, json) = candidates(home, env);
+    tomls
+        .iter()
+        .find(|p| p.is_file())
+        .into_iter()
+        .chain(Some(&json).filter(|p| p.is_file()))
+        .cloned()
+        .collect()
+}
+
+/// For `doctor`: each AtomCode hook file of the person's, and whether the user's `hooks.toml`
+/// holds its import (the comment `--write` leaves).
+pub(super) fn for_doctor(env: &Env) -> Vec<(PathBuf, bool)> {
+    let Some(home) = env.var("HOME").filter(|h| !h.is_empty()).map(PathBuf::from) else {
+        return Vec::new();
+    };
+    let ours = config::user_config_dir(env)
+        .and_then(|d| std::fs::read_to_string(d.join(config::FILE_NAME)).ok())
+        .unwrap_or_default();
+    existing(&home, env)
+        .into_iter()
+        .map(|p| {
+            let imported = ours
+                .lines()
+                .any(|l| l.starts_with("# imported from ") && l.contains(&p.display().to_string()));
+            (p, imported)
+        })
+        .collect()
+}
+
+/// AtomCode's JSON form → our entries, with one line per entry said. Every entry is a script:
+/// AtomCode runs `command` with `sh -c` in the project directory, as a script entry here does.
+fn convert_json(text: &str) -> Result<Converted, String> {
+    let src: serde_json::Value =
+        serde_json::from_str(&strip_json_comments(text)).map_err(|e| format!("not JSON: {e}"))?;
+    let hooks = src
+        .get("hooks")
+        .and_then(serde_json::Value::as_object)
+        .ok_or("no `hooks` object")?;
+    let mut out = ArrayOfTables::new();
+    let mut said = Vec::new();
+    for (key, h) in hooks {
+        let label = format!("hooks.{key:?}");
+        match json_entry(key, h) {
+            Ok((e, event, notes)) => {
+                let mut line = format!("{label}: converted to a script entry on {event}");
+                for n in notes {
+                    line.push_str("; ");
+                    line.push_str(&n);
+                }
+                said.push(line);
+                out.push(e);
+            }
+            Err(why) => said.push(format!("{label}: not converted: {why}")),
+        }
+    }
+    let mut doc = DocumentMut::new();
+    if !out.is_empty() {
+        doc.insert("hooks", Item::ArrayOfTables(out));
+    }
+    Ok(Converted { doc, said })
+}
+
+/// One entry of AtomCode's JSON form as ours: the entry, its hook, notes on what changed.
+fn json_entry(
+    key: &str,
+    h: &serde_json::Value,
+) -> Result<(Table, &'static str, Vec<String>), String> {
+    let mut notes = Vec::new();
+    let event = h
+        .get("event")
+        .and_then(serde_json::Value::as_str)
+        .ok_or("no `event`")?;
+    let flat = |s: &str| s.replace('_', "").to_ascii_lowercase();
+    let hook = JSON_EVENTS
+        .iter()
+        .find(|(name, _)| flat(name) == flat(event))
+        .map(|(_, hook)| *hook)
+        .ok_or_else(|| format!("unknown event {event:?}"))?;
+    let command = h
+        .get("command")
+        .and_then(serde_json::Value::as_str)
+        .filter(|c| !c.trim().is_empty())
+        .ok_or("no `command`")?;
+    let mut e = Table::new();
+    e.insert("name", value(key));
+    e.insert("event", value(hook));
+    e.insert("type", value("script"));
+    e.insert("command", value(command));
+    if let Some(m) = h.get("matcher").and_then(serde_json::Value::as_str) {
+        if matches!(
+            hook,
+            "pre-tool-use" | "post-tool-use" | "post-tool-use-failure"
+        ) {
+            e.insert("matcher", value(m));
+            if m != "*" && !m.chars().any(|c| c.is_ascii_uppercase()) {
+                notes.push(format!(
+                    "matcher {m:?} kept as written: AtomCode's tool names (bash, edit_file) are not the clients' (Bash, Edit)"
+                ));
+            }
+        } else {
+            notes.push(format!(
+                "matcher {m:?} left out (AtomCode matches tools only)"
+            ));
+        }
+    }
+    if let Some(ms) = h.get("timeout_ms").and_then(serde_json::Value::as_i64) {
+        let cut = ms.clamp(1, 60_000);
+        if cut != ms {
+            notes.push(format!("timeout {ms} ms cut to {cut} ms"));
+        }
+        e.insert("timeout_ms", value(cut));
+    }
+    if h.get("disabled").and_then(serde_json::Value::as_bool) == Some(true) {
+        e.insert("enabled", value(false));
+    }
+    Ok((e, hook, notes))
+}
+
+/// `text` with `//` and `/* */` comments blanked out, strings left alone (AtomCode's JSON
+/// files may carry them, as its `.mcp.json` may).
+fn strip_json_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let mut in_string = false;
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            match c {
+                '\\' => {
+                    if let Some(n) = chars.next() {
+                        out.push(n);
+                    }
+                }
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match (c, chars.peek()) {
+            ('"', _) => {
+                in_string = true;
+                out.push(c);
+            }
+            ('/', Some('/')) => {
+                for n in chars.by_ref() {
+                    if n == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            ('/', Some('*')) => {
+                chars.next();
+                let mut prev = ' ';
+                for n in chars.by_ref() {
+                    if prev == '*' && n == '/' {
+                        break;
+                    }
+                    if n == '\n' {
+                        out.push('\n');
+                    }
+                    prev = n;
+                }
+                out.push(' ');
+            }
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 /// One AtomCode entry as ours, with notes on what changed.
@@ -374,5 +605,13 @@ retries = 3
             said.contains("[[webhooks]] \"notify\": converted to a webhook entry on pre-tool-use, post-tool-use"),
             "{said}"
         );
+    }
+
+    #[test]
+    fn comments_go_strings_stay() {
+        let text = "{\"a\": \"http://x//y /* z */\", // gone\n \"b\": /* gone\n too */ 1}";
+        let v: serde_json::Value = serde_json::from_str(&strip_json_comments(text)).unwrap();
+        assert_eq!(v["a"], "http://x//y /* z */");
+        assert_eq!(v["b"], 1);
     }
 }

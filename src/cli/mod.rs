@@ -98,7 +98,7 @@ pub const COMMANDS: &[Command] = &[
     },
     Command {
         name: "import-atomcode",
-        summary: "convert your AtomCode hooks.toml into entries of your hooks.toml (--write)",
+        summary: "convert your AtomCode hooks.toml and hooks.json into entries of your hooks.toml (--write)",
         help: import_atomcode::HELP,
         run: import_atomcode::run,
     },

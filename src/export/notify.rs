@@ -33,6 +33,9 @@ const RUN_END_LINE: &str = include_str!("../../templates/notify/run-end-line.md"
 const NEEDS_INPUT: &str = include_str!("../../templates/notify/needs-input.md");
 const SESSION_END: &str = include_str!("../../templates/notify/session-end.md");
 const TEST: &str = include_str!("../../templates/notify/test.md");
+const API_ERROR: &str = include_str!("../../templates/notify/api-error.md");
+const WAITING: &str = include_str!("../../templates/notify/waiting.md");
+const PERMISSION_DENIED: &str = include_str!("../../templates/notify/permission-denied.md");
 
 /// What `status` shows as the destination: the service and the URL's scheme and host, or the
 /// URL as written when it is a reference — never a path, which for a webhook is the secret.
@@ -63,6 +66,8 @@ fn render(ev: &ExportEvent, one_line: bool) -> String {
     let p = &ev.payload;
     let s = |k: &str| p.get(k).and_then(Value::as_str).unwrap_or("").to_string();
     let n = |k: &str| p.get(k).and_then(Value::as_u64);
+    let client = crate::protocol::agents::Agent::parse(&ev.agent)
+        .map_or_else(|| "The agent".to_string(), |a| a.client().to_string());
     let via = match crate::protocol::agents::Agent::parse(&ev.agent) {
         Some(a) => format!("in {}", a.client()),
         None => "from the command line".to_string(),
@@ -117,6 +122,12 @@ fn render(ev: &ExportEvent, one_line: bool) -> String {
             p.get("runs").and_then(Value::as_str).unwrap_or("no run"),
         ),
         ("session", ev.session_id.as_deref().unwrap_or("?")),
+        ("client", &client),
+        ("tool", ev.tool.as_deref().unwrap_or("tool")),
+        (
+            "detail",
+            p.get("detail").and_then(Value::as_str).unwrap_or(""),
+        ),
         (
             "summary",
             p.get("summary").and_then(Value::as_str).unwrap_or(""),
@@ -127,6 +138,9 @@ fn render(ev: &ExportEvent, one_line: bool) -> String {
         "run-end" => RUN_END,
         "needs-input" => NEEDS_INPUT,
         "session-end" => SESSION_END,
+        "api-error" => API_ERROR,
+        "waiting" => WAITING,
+        "permission-denied" => PERMISSION_DENIED,
         _ => TEST,
     };
     let text = crate::modes::fill(template, &vars);

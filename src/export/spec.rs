@@ -91,9 +91,10 @@ pub enum Method {
 pub const ENTRY_TYPES: [&str; 3] = ["async_webhook", "otlp", "notify"];
 
 /// Tool events: the ones a `matcher` filters.
-const TOOL_EVENTS: [&str; 4] = [
+const TOOL_EVENTS: [&str; 5] = [
     "pre-tool-use",
     "permission-request",
+    "permission-denied",
     "post-tool-use",
     "post-tool-use-failure",
 ];

@@ -49,13 +49,17 @@ impl Matcher {
 /// What a matcher is compared with on `event`, by name of the payload field.
 pub fn subject_of(event: &str) -> Option<&'static str> {
     match event {
-        "pre-tool-use" | "permission-request" | "post-tool-use" | "post-tool-use-failure" => {
-            Some("tool_name")
-        }
+        "pre-tool-use"
+        | "permission-request"
+        | "permission-denied"
+        | "post-tool-use"
+        | "post-tool-use-failure" => Some("tool_name"),
         "session-start" => Some("source"),
         "session-end" => Some("reason"),
         "pre-compact" => Some("trigger"),
         "subagent-start" | "subagent-stop" => Some("agent_type"),
+        "stop-failure" => Some("error"),
+        "notification" => Some("notification_type"),
         _ => None,
     }
 }
@@ -68,6 +72,12 @@ pub fn subject(event: &str, input: &HookInput) -> Option<String> {
         "source" => input.source.clone(),
         "reason" => input.reason.clone(),
         "trigger" => input.trigger.clone(),
+        "error" => input.error.clone(),
+        "notification_type" => input
+            .raw
+            .get("notification_type")
+            .and_then(|v| v.as_str())
+            .map(str::to_string),
         _ => input.agent_type.clone(),
     };
     Some(value.unwrap_or_default())

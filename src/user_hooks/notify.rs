@@ -10,7 +10,19 @@ use serde_json::{Map, Value};
 /// The lifecycle events a notification sink may receive (its `on` list), and the only events
 /// it receives: hook events never go to a notification sink, lifecycle events never to any
 /// other.
-pub const LIFECYCLE_EVENTS: [&str; 3] = ["run-end", "needs-input", "session-end"];
+///
+/// `api-error` (a turn ended on an API error, Claude Code's StopFailure, outside a run: a live
+/// run's is its `run-end`, handed back), `waiting` (the client waits for the person: its
+/// Notification of a `permission_prompt`, `idle_prompt`, …) and `permission-denied` (auto
+/// mode refused a tool call) come from the client's own events, not from the run files.
+pub const LIFECYCLE_EVENTS: [&str; 6] = [
+    "run-end",
+    "needs-input",
+    "session-end",
+    "api-error",
+    "waiting",
+    "permission-denied",
+];
 
 /// Telegram's Bot API base when the entry gives no `url`.
 pub const TELEGRAM_API: &str = "https://api.telegram.org";
@@ -205,7 +217,10 @@ mod tests {
         .unwrap();
         assert_eq!(t.service, Service::Slack);
         assert_eq!(t.url, "${SLACK_WEBHOOK_URL}");
-        assert_eq!(on, LIFECYCLE_EVENTS);
+        assert_eq!(on, ["run-end", "needs-input", "session-end"]);
+        // Without `on`, every lifecycle event, the client's own ones included.
+        let (_, all) = entry(json!({"service": "slack", "url": "${SLACK_WEBHOOK_URL}"})).unwrap();
+        assert_eq!(all, LIFECYCLE_EVENTS);
         assert!(!literal_url(&t));
         let (t, on) = entry(json!({"service": "telegram", "token_env": "TG_TOKEN",
             "chat_id": -1001234, "on": ["run-end"]}))

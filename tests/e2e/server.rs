@@ -49,6 +49,9 @@ pub enum Reply {
     /// One or more tool calls `(tool name, input)`, `stop_reason: tool_use`.
     /// Ids are generated (`toolu_e2e_<n>`).
     ToolUse(Vec<(String, Value)>),
+    /// An API error: the HTTP status line (`"400 Bad Request"`) and the error's `type` and
+    /// `message` in the Messages API's error shape (issue 46: StopFailure).
+    Error(&'static str, String, String),
 }
 
 impl Reply {
@@ -383,6 +386,12 @@ fn respond(req: &Req, state: &Arc<Mutex<State>>) -> Resp {
     st.requests.push(rec);
     let input_tokens = st.input_tokens;
     drop(st);
+    if let Reply::Error(status, kind, message) = &reply {
+        return Resp::json(
+            status,
+            &json!({"type": "error", "error": {"type": kind, "message": message}}),
+        );
+    }
 
     let model = body
         .get("model")
@@ -423,6 +432,7 @@ fn reply_blocks(reply: &Reply) -> (Vec<Value>, &'static str) {
                 .collect(),
             "tool_use",
         ),
+        Reply::Error(..) => (Vec::new(), "end_turn"),
     }
 }
 

@@ -67,6 +67,32 @@ pub fn note(s: &mut ModeState, log: &WorkLog, now_iso: &str, decision: &str, rea
     }
 }
 
+/// Appends one record for an event of the client's, not a Stop's decision (a turn ended on an
+/// API error, the client waiting for the person): the counts are the last record's, since no
+/// work log is read outside Stop.
+pub fn note_event(s: &mut ModeState, now_iso: &str, decision: &str, reason: &str) {
+    let (tools, new_work, failures) = s
+        .journal
+        .last()
+        .map_or((0, 0, 0), |e| (e.tools, e.new_work, e.failures));
+    s.journal.push(JournalEntry {
+        iteration: s.iteration,
+        at: now_iso.to_string(),
+        decision: decision.to_string(),
+        reason: Some(reason.to_string()),
+        tokens: s.tokens_used,
+        cost_usd: s.cost_usd,
+        tools,
+        new_work,
+        failures,
+    });
+    if s.journal.len() > JOURNAL_MAX {
+        let excess = s.journal.len() - JOURNAL_MAX;
+        s.journal.drain(..excess);
+        s.journal_dropped = s.journal_dropped.saturating_add(excess as u32);
+    }
+}
+
 /// The session's last tool failure when it escalated during the run `s` (failed at least
 /// [`ESCALATE_AT`](crate::capabilities::tool_failure::ESCALATE_AT) times in a row), in words.
 pub fn escalation(

@@ -63,7 +63,9 @@ impl Layout {
     pub(super) fn rows(
         &self,
     ) -> impl Iterator<Item = (&'static str, Option<&'static str>, &'static str)> {
-        table::rows(self.agent.wire()).filter_map(|r| match r.install {
+        let clone = self.agent != Agent::Claude;
+        table::rows(self.agent.wire()).filter_map(move |r| match r.install {
+            _ if clone && table::CLAUDE_CODE_ONLY.contains(&r.event) => None,
             Install::No => None,
             Install::Yes => Some((r.event, None, r.hook)),
             Install::Matcher(m) => Some((r.event, Some(m), r.hook)),

@@ -444,8 +444,8 @@ mod tests {
         let mut e = Edit::parse(original).unwrap();
         let mut rec = Record::default();
         let m = install_hooks(&mut e, EXE, &mut rec).unwrap();
-        assert_eq!(m.added, 11);
-        assert_eq!(ours(&e), 11);
+        assert_eq!(m.added, 14);
+        assert_eq!(ours(&e), 14);
         let v = e.value();
         assert_eq!(v["hooks"]["Stop"][0]["hooks"][0]["command"], "my-stop.sh");
         assert_eq!(
@@ -458,7 +458,7 @@ mod tests {
         let again = install_hooks(&mut e, EXE, &mut rec).unwrap();
         assert_eq!(again, Merge::default());
         assert_eq!(e.text(), installed);
-        assert_eq!(uninstall_hooks(&mut e, Some(&rec)).unwrap(), 11);
+        assert_eq!(uninstall_hooks(&mut e, Some(&rec)).unwrap(), 14);
         assert_eq!(e.text(), original);
         // Without the record the same bytes come back here too (nothing was empty before).
         let mut e = Edit::parse(&installed).unwrap();
@@ -472,23 +472,24 @@ mod tests {
         let mut rec = Record::default();
         install_hooks(&mut e, "/old/omc-hooks", &mut rec).unwrap();
         let m = install_hooks(&mut e, "/new/omc-hooks", &mut rec).unwrap();
-        assert_eq!((m.added, m.updated, m.removed), (0, 11, 0));
+        assert_eq!((m.added, m.updated, m.removed), (0, 14, 0));
         let progs: Vec<String> = super::super::find_ours(&e.value())
             .into_iter()
             .map(|f| f.program)
             .collect();
-        assert_eq!(progs.len(), 11);
+        assert_eq!(progs.len(), 14);
         assert!(progs.iter().all(|p| p == "/new/omc-hooks"));
     }
 
     #[test]
     fn stray_entries_of_ours_are_removed_on_install() {
-        let original = r#"{"hooks": {"Notification": [{"hooks": [{"type": "command", "command": "/x/omc-hooks stop"}, {"type": "command", "command": "notify"}]}]}}"#;
+        // TeammateIdle: an event Claude Code sends that no hook of ours serves.
+        let original = r#"{"hooks": {"TeammateIdle": [{"hooks": [{"type": "command", "command": "/x/omc-hooks stop"}, {"type": "command", "command": "notify"}]}]}}"#;
         let mut e = Edit::parse(original).unwrap();
         let m = install_hooks(&mut e, EXE, &mut Record::default()).unwrap();
         assert_eq!(m.removed, 1);
         assert_eq!(
-            e.get(&[Seg::Key("hooks"), Seg::Key("Notification")]),
+            e.get(&[Seg::Key("hooks"), Seg::Key("TeammateIdle")]),
             Some(json!([{"hooks": [{"type": "command", "command": "notify"}]}]))
         );
     }

@@ -71,6 +71,13 @@ pub const ROWS: &[Row] = &[
         Matcher("*"),
         "answered only by `hooks.toml` entries for `permission-request`",
     ),
+    row(
+        C,
+        "PermissionDenied",
+        "permission-denied",
+        Matcher("*"),
+        "auto mode's refusal: counted as a failure of the tool, notified; never asks a retry (installed for Claude Code only)",
+    ),
     row(C, "PostToolUse", "post-tool-use", Matcher("*"), ""),
     row(
         C,
@@ -78,6 +85,13 @@ pub const ROWS: &[Row] = &[
         "post-tool-use-failure",
         Matcher("*"),
         "",
+    ),
+    row(
+        C,
+        "Notification",
+        "notification",
+        Yes,
+        "the client waiting for the person (`permission_prompt`, `idle_prompt`, …): notified, and recorded in a live run (installed for Claude Code only)",
     ),
     row(C, "SubagentStart", "subagent-start", Matcher("*"), ""),
     row(C, "SubagentStop", "subagent-stop", Matcher("*"), ""),
@@ -88,6 +102,13 @@ pub const ROWS: &[Row] = &[
         "stop",
         Yes,
         "continues with `decision: block`; client cap 8 continuations without a tool call",
+    ),
+    row(
+        C,
+        "StopFailure",
+        "stop-failure",
+        Yes,
+        "instead of Stop when an API error ended the turn (output ignored): a live run is handed back with the error, the person notified (installed for Claude Code only)",
     ),
     row(C, "SessionEnd", "session-end", Yes, ""),
     //
@@ -606,6 +627,12 @@ pub const ROWS: &[Row] = &[
     ),
     row(H, "SessionEnd", "session-end", Yes, ""),
 ];
+
+/// Rows of Claude Code's format that `install --agent` writes for Claude Code alone, not for
+/// the clients that share its format (Factory Droid, CodeBuddy, Qoder): events added in issue
+/// 46 from Claude Code 2.1.332's bundle, which no clone was seen to send (Droid's settings know
+/// Notification, tests/e2e/factory-FINDINGS.md §3, but not the two others).
+pub const CLAUDE_CODE_ONLY: [&str; 3] = ["PermissionDenied", "Notification", "StopFailure"];
 
 /// Whether `wire`'s events come from the plugin this repository ships (`extensions/`): there
 /// several events may reach one hook, since the plugin, not a configuration file, calls it.
