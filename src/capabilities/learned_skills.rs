@@ -115,7 +115,7 @@ pub fn load(
 /// `{CLAUDE_CONFIG_DIR|~/.claude}/skills/omc-learned/` (where OMC's learner writes them).
 pub fn user_dirs(env: &crate::env::Env) -> Vec<PathBuf> {
     let mut dirs = Vec::new();
-    if let Some(dir) = crate::user_hooks::config::user_config_dir(env) {
+    if let Some(dir) = crate::env::user_config_dir(env) {
         dirs.push(dir.join("skills"));
     }
     let home = env

@@ -15,8 +15,8 @@
 //! TOML engine; its trigger names map onto our hook names by [`TRIGGERS`].
 
 use super::args::{fail, parse, usage_error};
+use crate::config::hooks_toml::{self as config, Severity};
 use crate::env::Env;
-use crate::user_hooks::config::{self, Severity};
 use std::path::{Path, PathBuf};
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, value};
 
@@ -128,7 +128,7 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
         println!("(not written: run again with --write to append these to your hooks.toml)");
         return 0;
     }
-    let Some(dir) = config::user_config_dir(env) else {
+    let Some(dir) = crate::env::user_config_dir(env) else {
         return fail("import-atomcode", "neither XDG_CONFIG_HOME nor HOME is set");
     };
     let target = dir.join(config::FILE_NAME);

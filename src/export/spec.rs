@@ -76,7 +76,7 @@ pub enum SinkKind {
     },
     /// A chat notification (Slack, Discord, Telegram) per lifecycle event, one message per
     /// request (`super::notify` sends it).
-    Notify(crate::user_hooks::notify::Target),
+    Notify(crate::config::hooks_toml::notify::Target),
 }
 
 /// The batch webhook's request method.
@@ -207,7 +207,7 @@ impl SinkSpec {
                 obj.get("retries"),
                 "retries",
                 0,
-                crate::user_hooks::config::MAX_SINK_RETRIES,
+                crate::config::hooks_toml::MAX_SINK_RETRIES,
             )?
             .map(|n| n as u32),
         })
@@ -241,7 +241,8 @@ impl SinkSpec {
             // The same matcher as the user hooks' (alternatives, `*` globs), so one entry reads
             // the same whatever its type.
             (Some(m), true) => tool.is_some_and(|t| {
-                crate::user_hooks::matcher::Matcher::parse(m).is_ok_and(|m| m.accepts(Some(t)))
+                crate::config::hooks_toml::matcher::Matcher::parse(m)
+                    .is_ok_and(|m| m.accepts(Some(t)))
             }),
             _ => true,
         };
@@ -283,12 +284,12 @@ fn notify_spec(obj: &serde_json::Map<String, Value>) -> Result<SinkSpec, String>
     for key in obj.keys() {
         let common = ["type", "event", "matcher", "enabled", "timeout_ms", "name"];
         if !common.contains(&key.as_str())
-            && !crate::user_hooks::notify::ENTRY_KEYS.contains(&key.as_str())
+            && !crate::config::hooks_toml::notify::ENTRY_KEYS.contains(&key.as_str())
         {
             return Err(format!("`{key}` does not apply to type \"notify\""));
         }
     }
-    let (target, on) = crate::user_hooks::notify::from_entry(obj)?;
+    let (target, on) = crate::config::hooks_toml::notify::from_entry(obj)?;
     let kind = SinkKind::Notify(target);
     let name = match opt_str(obj.get("name"), "name")? {
         Some(n) if is_sink_name(n) => n.to_string(),

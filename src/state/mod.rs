@@ -23,6 +23,7 @@ pub mod root;
 pub mod session;
 mod text;
 pub mod transcript;
+pub mod trust;
 pub mod usage;
 
 use serde::Serialize;

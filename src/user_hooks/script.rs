@@ -64,7 +64,7 @@ impl std::fmt::Display for Failure {
 pub fn shell_program(shell: Option<&str>) -> Option<&'static str> {
     match shell? {
         "cmd" => Some("cmd.exe"),
-        name => super::config::SHELLS
+        name => crate::config::hooks_toml::SHELLS
             .iter()
             .find(|(n, _, _)| *n == name)
             .map(|(_, program, _)| *program),
@@ -88,7 +88,11 @@ pub fn on_path(program: &str, path: &str) -> bool {
 pub fn run(inv: Invocation<'_>) -> Result<Vec<u8>, Failure> {
     let named = inv
         .shell
-        .and_then(|name| super::config::SHELLS.iter().find(|(n, _, _)| *n == name))
+        .and_then(|name| {
+            crate::config::hooks_toml::SHELLS
+                .iter()
+                .find(|(n, _, _)| *n == name)
+        })
         .filter(|(n, _, _)| *n != "cmd");
     // Named in a failure to start: a missing `pwsh` must not read as a broken /bin/sh.
     let program = match (named, inv.shell) {
