@@ -18,6 +18,7 @@
 //! records before its start by bisecting on their time stamps (issue 44).
 //! `transcript_path` is opened only when absolute and a regular file (as [`super::transcript`]).
 
+use super::transcript::contains;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::io::{Read, Seek, SeekFrom};
@@ -374,10 +375,6 @@ fn first_time(cur: &mut Cursor, id: Option<&str>) -> bool {
         cur.ids.remove(0);
     }
     true
-}
-
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    hay.windows(needle.len()).any(|w| w == needle)
 }
 
 /// The largest transcript read whole, for a user hook's input (`tokens_used`, `turn_number`).

@@ -328,26 +328,44 @@ pub fn adopt(ctx: &Ctx<'_>, store: &Store) -> Vec<(String, String)> {
 
 /// The SessionStart text about waiting runs, or `None`.
 pub fn offers_text(offers: &[Suspended]) -> Option<String> {
-    if offers.is_empty() {
-        return None;
-    }
-    let lines: Vec<String> = offers
-        .iter()
-        .take(MAX_OFFERS)
-        .map(|r| {
+    offer_text(
+        SUSPENDED,
+        offers.iter().map(|r| {
             let when = crate::time::parse_iso(&r.suspended_at)
                 .map_or_else(|| r.suspended_at.clone(), crate::time::human);
-            format!(
-                "- [{}] iteration {}/{} — session {}, suspended {when}. Task: \"{}\"",
-                run_label(&r.mode),
+            let whence = format!(" — session {}, suspended {when}", r.session_id);
+            (
+                &r.mode[..],
                 r.iteration,
                 r.max_iterations,
-                r.session_id,
-                clip(&r.prompt, 200)
+                whence,
+                &r.prompt[..],
+            )
+        }),
+    )
+}
+
+/// One line per run offered (at most [`MAX_OFFERS`]: its mode, iteration, where it waits and
+/// its task) rendered into `template`; `None` without runs. Suspended runs and the runs OMC
+/// left session-less are offered alike.
+fn offer_text<'a>(
+    template: &str,
+    runs: impl Iterator<Item = (&'a str, u32, u32, String, &'a str)>,
+) -> Option<String> {
+    let lines: Vec<String> = runs
+        .take(MAX_OFFERS)
+        .map(|(mode, iteration, max, whence, prompt)| {
+            format!(
+                "- [{}] iteration {iteration}/{max}{whence}. Task: \"{}\"",
+                run_label(mode),
+                clip(prompt, 200)
             )
         })
         .collect();
-    Some(render(SUSPENDED.trim_end(), &[("runs", &lines.join("\n"))]))
+    if lines.is_empty() {
+        return None;
+    }
+    Some(render(template.trim_end(), &[("runs", &lines.join("\n"))]))
 }
 
 /// Runs oh-my-claudecode left in the session-less `.omc/state/<mode>-state.json` (it kept a
@@ -377,23 +395,18 @@ pub fn leftovers(ctx: &Ctx<'_>, store: &Store) -> Vec<ModeState> {
 
 /// What SessionStart says of [`leftovers`].
 pub fn leftovers_text(runs: &[ModeState]) -> Option<String> {
-    if runs.is_empty() {
-        return None;
-    }
-    let lines: Vec<String> = runs
-        .iter()
-        .take(MAX_OFFERS)
-        .map(|r| {
-            format!(
-                "- [{}] iteration {}/{}. Task: \"{}\"",
-                run_label(&r.mode),
+    offer_text(
+        LEFTOVER,
+        runs.iter().map(|r| {
+            (
+                &r.mode[..],
                 r.iteration,
                 r.max_iterations,
-                clip(&r.prompt, 200)
+                String::new(),
+                &r.prompt[..],
             )
-        })
-        .collect();
-    Some(render(LEFTOVER.trim_end(), &[("runs", &lines.join("\n"))]))
+        }),
+    )
 }
 
 /// The resume word, for a run OMC left session-less: copied into session `to` (unless that
@@ -844,6 +857,22 @@ mod tests {
              what they ask."
         );
         assert_eq!(offers_text(&[]), None);
+        let left: ModeState = serde_json::from_value(serde_json::json!({
+            "active": true, "mode": "ralph", "prompt": "fix the tests",
+            "iteration": 3, "max_iterations": 100
+        }))
+        .unwrap();
+        assert_eq!(
+            leftovers_text(std::slice::from_ref(&left)).unwrap(),
+            "[LEFT BY OH-MY-CLAUDECODE] An unfinished run that oh-my-claudecode left in this \
+             project, bound to no session, is waiting:\n\
+             - [RALPH LOOP] iteration 3/100. Task: \"fix the tests\"\n\
+             It is resumed — re-bound to this session, iteration kept — only when the user's whole \
+             message is `omc resume` (or `resume`; `omc resume <mode>` picks one run). Do not resume \
+             it yourself. Mention it to the user if it bears on their request; otherwise focus on \
+             what they ask."
+        );
+        assert_eq!(leftovers_text(&[]), None);
         assert_eq!(
             render(
                 RESUMED.trim_end(),
