@@ -6,7 +6,7 @@
 //! are resolved by the flusher at delivery time, so nothing secret is stored under `.omc/`.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// Events per request when the entry does not say.
 pub const DEFAULT_BATCH_SIZE: u32 = 50;
@@ -161,15 +161,7 @@ impl SinkSpec {
                 ));
             }
         };
-        let name = match opt_str(obj.get("name"), "name")? {
-            Some(n) if is_sink_name(n) => n.to_string(),
-            Some(n) => {
-                return Err(format!(
-                    "`name` must match [A-Za-z0-9_-]{{1,64}}, not {n:?}"
-                ));
-            }
-            None => derived_name(&kind),
-        };
+        let name = sink_name(obj, &kind)?;
         let matcher = match opt_str(obj.get("matcher"), "matcher")? {
             None => None,
             Some(m) if m.trim().is_empty() || m.trim() == "*" => None,
@@ -258,6 +250,17 @@ fn event_matches(pattern: &str, event: &str) -> bool {
 }
 
 /// `kind-<16 hex>` from the destination, so that the same URL keeps the same spool.
+/// The entry's `name`, checked, or the one derived from its kind.
+fn sink_name(obj: &Map<String, Value>, kind: &SinkKind) -> Result<String, String> {
+    match opt_str(obj.get("name"), "name")? {
+        Some(n) if is_sink_name(n) => Ok(n.to_string()),
+        Some(n) => Err(format!(
+            "`name` must match [A-Za-z0-9_-]{{1,64}}, not {n:?}"
+        )),
+        None => Ok(derived_name(kind)),
+    }
+}
+
 fn derived_name(kind: &SinkKind) -> String {
     match kind {
         SinkKind::BatchWebhook { url, .. } => format!("webhook-{:016x}", fnv1a(url.as_bytes())),
@@ -291,15 +294,7 @@ fn notify_spec(obj: &serde_json::Map<String, Value>) -> Result<SinkSpec, String>
     }
     let (target, on) = crate::config::hooks_toml::notify::from_entry(obj)?;
     let kind = SinkKind::Notify(target);
-    let name = match opt_str(obj.get("name"), "name")? {
-        Some(n) if is_sink_name(n) => n.to_string(),
-        Some(n) => {
-            return Err(format!(
-                "`name` must match [A-Za-z0-9_-]{{1,64}}, not {n:?}"
-            ));
-        }
-        None => derived_name(&kind),
-    };
+    let name = sink_name(obj, &kind)?;
     Ok(SinkSpec {
         name,
         kind,
@@ -344,18 +339,8 @@ fn opt_str<'a>(v: Option<&'a Value>, key: &str) -> Result<Option<&'a str>, Strin
     }
 }
 
-/// An `http://` or `https://` URL with a host, as given.
-pub(crate) fn check_url(s: &str) -> Result<(), String> {
-    let rest = s
-        .strip_prefix("http://")
-        .or_else(|| s.strip_prefix("https://"))
-        .ok_or_else(|| format!("{s:?} is not an http:// or https:// URL"))?;
-    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
-    if host.is_empty() || s.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err(format!("{s:?} is not a usable URL"));
-    }
-    Ok(())
-}
+/// An `http://` or `https://` URL with a host: the check `hooks.toml` applies.
+pub(crate) use crate::config::hooks_toml::check_url;
 
 fn url(v: Option<&Value>, key: &str) -> Result<Option<String>, String> {
     match opt_str(v, key)? {

@@ -8,6 +8,7 @@
 //! is not ours to find; we stop waiting for its pipe after a short grace.)
 
 use crate::platform;
+use crate::terminal::clip;
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{ExitStatus, Stdio};
@@ -183,16 +184,6 @@ fn describe_exit(status: ExitStatus, stderr: &[u8]) -> String {
     match text.lines().map(str::trim).find(|l| !l.is_empty()) {
         Some(line) => format!("{how}: {}", clip(line, 200)),
         None => how,
-    }
-}
-
-fn clip(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(max - 1).collect();
-        t.push('…');
-        t
     }
 }
 

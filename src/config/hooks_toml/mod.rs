@@ -12,6 +12,7 @@ pub mod syntax;
 
 use crate::env::{Env, user_config_dir};
 use crate::state::{Store, trust};
+use crate::terminal::clip;
 use matcher::Matcher;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
@@ -188,16 +189,6 @@ impl Entry {
             Some(n) => format!("{n:?} (entry {}, line {}, {what})", self.index, self.line),
             None => format!("entry {} (line {}, {what})", self.index, self.line),
         }
-    }
-}
-
-fn clip(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(max - 1).collect();
-        t.push('…');
-        t
     }
 }
 
