@@ -117,6 +117,17 @@ pub fn clip(s: &str, max: usize) -> String {
     t
 }
 
+/// The last `max` characters of `text` (an error tends to be at the end), `…` before them when
+/// it is cut.
+pub fn tail(text: &str, max: usize) -> String {
+    let n = text.chars().count();
+    if n <= max {
+        return text.to_string();
+    }
+    let rest: String = text.chars().skip(n - max).collect();
+    format!("…{rest}")
+}
+
 /// [`shown`] applied to every string of a JSON value read from a file (keys whose value is a
 /// secret redacted as export redacts them), for views that print what they read.
 pub fn shown_value(v: &mut Value) {

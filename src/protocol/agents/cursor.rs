@@ -263,18 +263,12 @@ mod tests {
 
     #[test]
     fn user_hook_refusals_and_rewrites() {
-        let refuse = Answer {
-            deny: Some("not on main".into()),
-            ..Answer::default()
-        };
+        let refuse = super::super::user_hook_answers::refuse();
         assert_eq!(
             encode(&refuse, "beforeSubmitPrompt").unwrap(),
             json!({"continue":false,"user_message":"not on main"})
         );
-        let rewrite = Answer {
-            updated_input: Some(json!({"command": "ls -l"})),
-            ..Answer::default()
-        };
+        let rewrite = super::super::user_hook_answers::rewrite();
         assert_eq!(
             encode(&rewrite, "preToolUse").unwrap(),
             json!({"decision":"allow","updated_input":{"command":"ls -l"}})

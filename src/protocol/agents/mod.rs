@@ -361,6 +361,30 @@ pub(crate) fn neutral_event(input: &mut HookInput, wire: Wire) {
     input.agent_event = Some(event);
 }
 
+/// The answers of a user hook every adapter's tests encode: a refusal and a rewrite of the
+/// tool input.
+#[cfg(test)]
+pub(crate) mod user_hook_answers {
+    use crate::protocol::Answer;
+    use serde_json::json;
+
+    /// A user hook refusing with the reason "not on main".
+    pub(crate) fn refuse() -> Answer {
+        Answer {
+            deny: Some("not on main".into()),
+            ..Answer::default()
+        }
+    }
+
+    /// A user hook rewriting the tool input to `{"command": "ls -l"}`.
+    pub(crate) fn rewrite() -> Answer {
+        Answer {
+            updated_input: Some(json!({"command": "ls -l"})),
+            ..Answer::default()
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
