@@ -10,6 +10,7 @@ pub mod continuation;
 pub mod delegation;
 pub mod deliverables;
 pub mod export;
+mod given;
 pub mod keywords;
 pub mod learned_skills;
 pub mod memory;
