@@ -154,7 +154,7 @@ fn main() {
         let samples: Vec<f64> = (0..n)
             .map(|_| {
                 let t = Instant::now();
-                let l = omc_hooks::user_hooks::config::load(&env, Some(&store));
+                let l = omc_hooks::config::hooks_toml::load(&env, Some(&store));
                 let us = t.elapsed().as_secs_f64() * 1e6;
                 std::hint::black_box(l);
                 us
@@ -174,7 +174,7 @@ fn main() {
     let trust_t: Vec<f64> = (0..5_000)
         .map(|_| {
             let t = Instant::now();
-            std::hint::black_box(omc_hooks::user_hooks::trust::read(&env));
+            std::hint::black_box(omc_hooks::state::trust::read(&env));
             t.elapsed().as_secs_f64() * 1e6
         })
         .collect();

@@ -313,6 +313,21 @@ fn os_to_string(s: OsString) -> String {
     s.to_string_lossy().into_owned()
 }
 
+/// The user's configuration directory for omc-hooks: `$XDG_CONFIG_HOME/omc-hooks` (an absolute
+/// `XDG_CONFIG_HOME` only, as the XDG spec says), else `$HOME/.config/omc-hooks`.
+pub fn user_config_dir(env: &Env) -> Option<PathBuf> {
+    let xdg = env
+        .var("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute());
+    let base = xdg.or_else(|| {
+        env.var("HOME")
+            .filter(|h| !h.is_empty())
+            .map(|h| std::path::Path::new(h).join(".config"))
+    })?;
+    Some(base.join("omc-hooks"))
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

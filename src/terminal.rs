@@ -104,13 +104,28 @@ pub fn shown(s: &str) -> String {
 /// still recognised.
 pub fn one_line(s: &str, max: usize) -> String {
     let flat = shown(s).split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= max {
-        flat
-    } else {
-        let mut t: String = flat.chars().take(max.saturating_sub(1)).collect();
-        t.push('…');
-        t
+    clip(&flat, max)
+}
+
+/// At most `max` characters of `s`, the last of them `…` when it is cut.
+pub fn clip(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
     }
+    let mut t: String = s.chars().take(max.saturating_sub(1)).collect();
+    t.push('…');
+    t
+}
+
+/// The last `max` characters of `text` (an error tends to be at the end), `…` before them when
+/// it is cut.
+pub fn tail(text: &str, max: usize) -> String {
+    let n = text.chars().count();
+    if n <= max {
+        return text.to_string();
+    }
+    let rest: String = text.chars().skip(n - max).collect();
+    format!("…{rest}")
 }
 
 /// [`shown`] applied to every string of a JSON value read from a file (keys whose value is a

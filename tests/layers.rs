@@ -88,6 +88,62 @@ fn every_file_reaches_only_down_the_layers() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
+/// What the person writes has one room below its readers (docs/architecture.md "What the person
+/// writes"): `hooks.toml` is parsed and checked in `config/`, so `user_hooks/` (which runs its
+/// entries) and `export/` (which ships events to its sinks) both read their configuration from
+/// `config/` and never from each other; and only `config/` parses TOML.
+#[test]
+fn export_and_user_hooks_read_their_configuration_from_config_not_from_each_other() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let graph = Graph::of(&src);
+    let reaches = |from: &str, to: &str| -> Vec<String> {
+        graph
+            .edges
+            .iter()
+            .filter(|(f, _)| f.starts_with(from))
+            .flat_map(|(f, targets)| {
+                targets
+                    .iter()
+                    .filter(|(t, _)| t.starts_with(to))
+                    .map(move |(t, line)| format!("src/{f}:{line} → src/{t}"))
+            })
+            .collect()
+    };
+    let across: Vec<String> = [
+        reaches("export/", "user_hooks/"),
+        reaches("user_hooks/", "export/"),
+    ]
+    .concat();
+    assert!(
+        across.is_empty(),
+        "export/ and user_hooks/ reach each other:\n{}",
+        across.join("\n")
+    );
+    for reader in ["export/", "user_hooks/"] {
+        assert!(
+            !reaches(reader, "config/hooks_toml/").is_empty(),
+            "{reader} no longer reads hooks.toml from config/hooks_toml/"
+        );
+    }
+    let mut files = Vec::new();
+    collect(&src, &mut files);
+    let parsers: Vec<String> = files
+        .iter()
+        .map(|f| rel_name(&src, f))
+        .filter(|rel| !rel.starts_with("config/"))
+        .filter(|rel| {
+            let text = std::fs::read_to_string(src.join(rel)).unwrap();
+            let toks = without_test_code(lex(&text));
+            toks.windows(2)
+                .any(|w| w[0].0 == Tok::Ident("toml".into()) && w[1].0 == Tok::Path)
+        })
+        .collect();
+    assert!(
+        parsers.is_empty(),
+        "TOML is parsed outside config/: {parsers:?}"
+    );
+}
+
 #[test]
 fn the_checker_sees_a_cycle_when_there_is_one() {
     // The test above can only pass honestly if the checker finds cycles: build a tiny tree

@@ -18,9 +18,8 @@
 use crate::capabilities::Ctx;
 use crate::capabilities::keywords::sanitize;
 use crate::protocol::Answer;
+use crate::state::StateFile;
 use crate::state::folder::{Listing, read_folder};
-use crate::state::{Change, StateFile};
-use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 /// The session's record of the skills it was given.
@@ -35,8 +34,6 @@ pub const MAX_FILES: usize = 100;
 pub const MAX_FILE_BYTES: u64 = 256 * 1024;
 /// At most this many triggers per skill are read.
 const MAX_TRIGGERS: usize = 20;
-/// Of the remembered names, the newest this many are kept.
-const MAX_REMEMBERED: usize = 200;
 
 const SKILL: &str = include_str!("../../templates/learned-skills/skill.md");
 
@@ -52,16 +49,6 @@ pub struct Skill {
     /// `project` or `user`.
     pub source: &'static str,
     pub path: PathBuf,
-}
-
-/// `skills-given.json`.
-#[derive(Debug, Default, Serialize, Deserialize)]
-struct Given {
-    #[serde(default)]
-    schema_version: u32,
-    /// `<source>:<name>` of every skill given this session, oldest first.
-    #[serde(default)]
-    given: Vec<String>,
 }
 
 /// The skills found, project first, and the files left out with why (for `doctor`).
@@ -115,7 +102,7 @@ pub fn load(
 /// `{CLAUDE_CONFIG_DIR|~/.claude}/skills/omc-learned/` (where OMC's learner writes them).
 pub fn user_dirs(env: &crate::env::Env) -> Vec<PathBuf> {
     let mut dirs = Vec::new();
-    if let Some(dir) = crate::user_hooks::config::user_config_dir(env) {
+    if let Some(dir) = crate::env::user_config_dir(env) {
         dirs.push(dir.join("skills"));
     }
     let home = env
@@ -445,30 +432,15 @@ pub fn on_prompt(ctx: &Ctx<'_>) -> Answer {
         return Answer::default();
     };
     let key = |s: &Skill| format!("{}:{}", s.source, s.name);
-    let fresh = store.update(&file, |g: Option<Given>| {
-        let mut g = g.unwrap_or_default();
-        g.schema_version = crate::state::files::SCHEMA_VERSION;
-        let fresh: Vec<(&Skill, &str)> = hits
-            .iter()
-            .filter(|(_, s, _)| !g.given.contains(&key(s)))
-            .take(MAX_PER_PROMPT)
-            .map(|(_, s, t)| (*s, *t))
-            .collect();
-        if fresh.is_empty() {
-            return (Change::Keep, fresh);
-        }
-        g.given.extend(fresh.iter().map(|(s, _)| key(s)));
-        let over = g.given.len().saturating_sub(MAX_REMEMBERED);
-        g.given.drain(..over);
-        (Change::Write(g), fresh)
-    });
-    let fresh = match fresh {
-        Ok(f) => f,
-        Err(e) => {
-            crate::diag!("learned skills: cannot record what was given: {e}; none given");
-            return Answer::default();
-        }
-    };
+    let candidates: Vec<(&Skill, &str)> = hits.iter().map(|(_, s, t)| (*s, *t)).collect();
+    let fresh = super::given::once(
+        store,
+        &file,
+        &candidates,
+        |(s, _)| key(s),
+        MAX_PER_PROMPT,
+        "learned skills",
+    );
     if fresh.is_empty() {
         return Answer::default();
     }

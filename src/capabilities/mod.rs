@@ -11,6 +11,7 @@ pub mod continuation;
 pub mod delegation;
 pub mod deliverables;
 pub mod export;
+mod given;
 pub mod keywords;
 pub mod learned_skills;
 pub mod memory;
@@ -184,6 +185,26 @@ pub fn for_hook(name: &str) -> &'static [Capability] {
         .iter()
         .find(|(hook, _)| *hook == name)
         .map_or(&[], |(_, caps)| caps)
+}
+
+/// Test support: `got` against the file `name` of `folder` (from the crate's root); with
+/// `OMC_UPDATE_SNAPSHOTS` set, the file is rewritten first (the change is then reviewed in git).
+#[cfg(test)]
+#[track_caller]
+pub(crate) fn snapshot(folder: &str, name: &str, got: &str) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(folder)
+        .join(name);
+    if std::env::var_os("OMC_UPDATE_SNAPSHOTS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, format!("{got}\n")).unwrap();
+    }
+    let want = std::fs::read_to_string(&path).unwrap_or_default();
+    assert_eq!(
+        got,
+        want.trim_end(),
+        "{name} changed (OMC_UPDATE_SNAPSHOTS=1 to accept)"
+    );
 }
 
 #[cfg(test)]

@@ -11,10 +11,10 @@
 
 use crate::capabilities::Ctx;
 use crate::capabilities::memory::session_start::{MARKER, Marker};
+use crate::config::hooks_toml::{self as config, Kind, Origin};
 use crate::protocol::Answer;
+use crate::state::trust;
 use crate::state::{Scope, StateFile};
-use crate::user_hooks::config::{self, Kind, Origin};
-use crate::user_hooks::trust;
 
 const TEXT: &str = include_str!("../../templates/user-hooks/trusted-since.md");
 

@@ -19,7 +19,7 @@
 
 use crate::config::{Config, Withheld};
 use crate::env::Env;
-use crate::user_hooks::trust;
+use crate::state::trust;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -58,7 +58,7 @@ pub fn fingerprint(lists: &[(String, Vec<String>)]) -> String {
         .iter()
         .map(|(k, cmds)| serde_json::json!([k, cmds]))
         .collect();
-    crate::user_hooks::config::sha256_hex(Value::Array(v).to_string().as_bytes())
+    crate::config::hooks_toml::sha256_hex(Value::Array(v).to_string().as_bytes())
 }
 
 /// Where the project's verify lists stand with the person.
@@ -86,7 +86,7 @@ pub fn standing(env: &Env, path: &Path, lists: &[(String, Vec<String>)]) -> Stan
 
 /// `<user config dir>/config.json`.
 pub fn user_path(env: &Env) -> Option<PathBuf> {
-    crate::user_hooks::config::user_config_dir(env).map(|d| d.join(USER_FILE))
+    crate::env::user_config_dir(env).map(|d| d.join(USER_FILE))
 }
 
 /// The person's own configuration (empty when there is none). Its problems go to stderr;

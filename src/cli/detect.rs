@@ -147,31 +147,23 @@ pub fn run(args: &[String], env: &Env) -> i32 {
     if det.candidates.is_empty() {
         text.push_str("no keyword candidates\n");
     }
-    for c in &det.candidates {
+    // The candidates judged, then (with --explain) those set aside before judging.
+    let aside = if explain { &det.set_aside[..] } else { &[] };
+    let judged = det.candidates.iter().map(|c| {
+        let status = if c.activated { "ACTIVATED" } else { "ignored" };
+        (c, status)
+    });
+    for (c, status) in judged.chain(aside.iter().map(|c| (c, "set aside"))) {
         let _ = writeln!(
             text,
             "  {:<16} {:<24} at {:<6} {:<10} {}: {}",
             c.name,
             format!("{:?}", c.matched),
             c.offset,
-            if c.activated { "ACTIVATED" } else { "ignored" },
+            status,
             c.rule,
             rules::describe(c.rule)
         );
-    }
-    if explain {
-        for c in &det.set_aside {
-            let _ = writeln!(
-                text,
-                "  {:<16} {:<24} at {:<6} {:<10} {}: {}",
-                c.name,
-                format!("{:?}", c.matched),
-                c.offset,
-                "set aside",
-                c.rule,
-                rules::describe(c.rule)
-            );
-        }
     }
     if let Some((from, to)) = det.unjudged_span {
         let _ = writeln!(

@@ -19,8 +19,8 @@
 //! PascalCase or snake_case ([`JSON_EVENTS`]), `//` and `/* */` comments allowed.
 
 use super::args::{fail, parse, usage_error};
+use crate::config::hooks_toml::{self as config, Severity};
 use crate::env::Env;
-use crate::user_hooks::config::{self, Severity};
 use std::path::{Path, PathBuf};
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, value};
 
@@ -170,7 +170,7 @@ pub(super) fn run(args: &[String], env: &Env) -> i32 {
         println!("(not written: run again with --write to append these to your hooks.toml)");
         return 0;
     }
-    let Some(dir) = config::user_config_dir(env) else {
+    let Some(dir) = crate::env::user_config_dir(env) else {
         return fail("import-atomcode", "neither XDG_CONFIG_HOME nor HOME is set");
     };
     let target = dir.join(config::FILE_NAME);
@@ -297,7 +297,7 @@ pub(super) fn for_doctor(env: &Env) -> Vec<(PathBuf, bool)> {
     let Some(home) = env.var("HOME").filter(|h| !h.is_empty()).map(PathBuf::from) else {
         return Vec::new();
     };
-    let ours = config::user_config_dir(env)
+    let ours = crate::env::user_config_dir(env)
         .and_then(|d| std::fs::read_to_string(d.join(config::FILE_NAME)).ok())
         .unwrap_or_default();
     existing(&home, env)

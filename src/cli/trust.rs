@@ -13,10 +13,10 @@
 
 use super::args::{fail, parse, usage_error};
 use crate::capabilities::verify_trust;
+use crate::config::hooks_toml::{self as config, Kind, Origin};
 use crate::env::Env;
+use crate::state::trust;
 use crate::state::{Store, root};
-use crate::user_hooks::config::{self, Kind, Origin};
-use crate::user_hooks::trust;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 

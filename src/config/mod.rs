@@ -9,6 +9,7 @@
 //! The environment's `OMC_RALPH_HARD_MAX` is folded in here ([`Config::with_env`]) so that every
 //! place that shows or enforces an iteration limit asks the same object.
 
+pub mod hooks_toml;
 pub mod prices;
 pub mod schema;
 

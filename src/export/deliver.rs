@@ -175,7 +175,7 @@ pub(super) fn expand(value: &str, get: impl Fn(&str) -> Option<String>) -> Resul
             .find('}')
             .ok_or_else(|| "an unclosed ${ in a header value".to_string())?;
         let name = &after[..end];
-        if !crate::user_hooks::config::is_env_name(name) {
+        if !crate::config::hooks_toml::is_env_name(name) {
             return Err(format!("${{{name}}} is not a variable reference"));
         }
         let v = get(name).ok_or_else(|| format!("${{{name}}} is not set"))?;

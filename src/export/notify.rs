@@ -21,7 +21,7 @@
 
 use super::ExportEvent;
 use super::deliver::{self, Client, Outcome, Verb};
-pub use crate::user_hooks::notify::{LIFECYCLE_EVENTS, Service, Target};
+pub use crate::config::hooks_toml::notify::{LIFECYCLE_EVENTS, Service, Target};
 use serde_json::{Value, json};
 
 /// The longest message sent, in characters: Discord refuses `content` over 2 000, Telegram
@@ -219,7 +219,7 @@ fn request(
     get: &dyn Fn(&str) -> Option<String>,
 ) -> Result<(String, Value), String> {
     let base = deliver::expand(&target.url, get).map_err(|e| format!("`url`: {e}"))?;
-    crate::user_hooks::config::check_url(&base).map_err(|_| {
+    crate::config::hooks_toml::check_url(&base).map_err(|_| {
         format!(
             "`url` {} does not expand to an http(s) URL",
             target.url.split("://").next().unwrap_or(&target.url)

@@ -33,7 +33,7 @@ pub fn all(store: &Store, env: &Env) -> Vec<SinkSpec> {
 /// `hooks.toml` files, mapped with [`SinkSpec::from_entry`]). The loader belongs to the user
 /// hooks module, which applies trust: an untrusted project file configures no sink.
 pub fn configured(store: &Store, env: &Env) -> Vec<SinkSpec> {
-    crate::user_hooks::export_entries(env, Some(store))
+    crate::config::hooks_toml::export_entries(env, Some(store))
         .iter()
         .filter_map(|e| {
             SinkSpec::from_entry(e)

@@ -6,7 +6,7 @@
 //! are resolved by the flusher at delivery time, so nothing secret is stored under `.omc/`.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// Events per request when the entry does not say.
 pub const DEFAULT_BATCH_SIZE: u32 = 50;
@@ -76,7 +76,7 @@ pub enum SinkKind {
     },
     /// A chat notification (Slack, Discord, Telegram) per lifecycle event, one message per
     /// request (`super::notify` sends it).
-    Notify(crate::user_hooks::notify::Target),
+    Notify(crate::config::hooks_toml::notify::Target),
 }
 
 /// The batch webhook's request method.
@@ -162,15 +162,7 @@ impl SinkSpec {
                 ));
             }
         };
-        let name = match opt_str(obj.get("name"), "name")? {
-            Some(n) if is_sink_name(n) => n.to_string(),
-            Some(n) => {
-                return Err(format!(
-                    "`name` must match [A-Za-z0-9_-]{{1,64}}, not {n:?}"
-                ));
-            }
-            None => derived_name(&kind),
-        };
+        let name = sink_name(obj, &kind)?;
         let matcher = match opt_str(obj.get("matcher"), "matcher")? {
             None => None,
             Some(m) if m.trim().is_empty() || m.trim() == "*" => None,
@@ -208,7 +200,7 @@ impl SinkSpec {
                 obj.get("retries"),
                 "retries",
                 0,
-                crate::user_hooks::config::MAX_SINK_RETRIES,
+                crate::config::hooks_toml::MAX_SINK_RETRIES,
             )?
             .map(|n| n as u32),
         })
@@ -242,7 +234,8 @@ impl SinkSpec {
             // The same matcher as the user hooks' (alternatives, `*` globs), so one entry reads
             // the same whatever its type.
             (Some(m), true) => tool.is_some_and(|t| {
-                crate::user_hooks::matcher::Matcher::parse(m).is_ok_and(|m| m.accepts(Some(t)))
+                crate::config::hooks_toml::matcher::Matcher::parse(m)
+                    .is_ok_and(|m| m.accepts(Some(t)))
             }),
             _ => true,
         };
@@ -258,6 +251,17 @@ fn event_matches(pattern: &str, event: &str) -> bool {
 }
 
 /// `kind-<16 hex>` from the destination, so that the same URL keeps the same spool.
+/// The entry's `name`, checked, or the one derived from its kind.
+fn sink_name(obj: &Map<String, Value>, kind: &SinkKind) -> Result<String, String> {
+    match opt_str(obj.get("name"), "name")? {
+        Some(n) if is_sink_name(n) => Ok(n.to_string()),
+        Some(n) => Err(format!(
+            "`name` must match [A-Za-z0-9_-]{{1,64}}, not {n:?}"
+        )),
+        None => Ok(derived_name(kind)),
+    }
+}
+
 fn derived_name(kind: &SinkKind) -> String {
     match kind {
         SinkKind::BatchWebhook { url, .. } => format!("webhook-{:016x}", fnv1a(url.as_bytes())),
@@ -284,22 +288,14 @@ fn notify_spec(obj: &serde_json::Map<String, Value>) -> Result<SinkSpec, String>
     for key in obj.keys() {
         let common = ["type", "event", "matcher", "enabled", "timeout_ms", "name"];
         if !common.contains(&key.as_str())
-            && !crate::user_hooks::notify::ENTRY_KEYS.contains(&key.as_str())
+            && !crate::config::hooks_toml::notify::ENTRY_KEYS.contains(&key.as_str())
         {
             return Err(format!("`{key}` does not apply to type \"notify\""));
         }
     }
-    let (target, on) = crate::user_hooks::notify::from_entry(obj)?;
+    let (target, on) = crate::config::hooks_toml::notify::from_entry(obj)?;
     let kind = SinkKind::Notify(target);
-    let name = match opt_str(obj.get("name"), "name")? {
-        Some(n) if is_sink_name(n) => n.to_string(),
-        Some(n) => {
-            return Err(format!(
-                "`name` must match [A-Za-z0-9_-]{{1,64}}, not {n:?}"
-            ));
-        }
-        None => derived_name(&kind),
-    };
+    let name = sink_name(obj, &kind)?;
     Ok(SinkSpec {
         name,
         kind,
@@ -344,18 +340,8 @@ fn opt_str<'a>(v: Option<&'a Value>, key: &str) -> Result<Option<&'a str>, Strin
     }
 }
 
-/// An `http://` or `https://` URL with a host, as given.
-pub(crate) fn check_url(s: &str) -> Result<(), String> {
-    let rest = s
-        .strip_prefix("http://")
-        .or_else(|| s.strip_prefix("https://"))
-        .ok_or_else(|| format!("{s:?} is not an http:// or https:// URL"))?;
-    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
-    if host.is_empty() || s.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err(format!("{s:?} is not a usable URL"));
-    }
-    Ok(())
-}
+/// An `http://` or `https://` URL with a host: the check `hooks.toml` applies.
+pub(crate) use crate::config::hooks_toml::check_url;
 
 fn url(v: Option<&Value>, key: &str) -> Result<Option<String>, String> {
     match opt_str(v, key)? {

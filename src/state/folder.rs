@@ -1,4 +1,6 @@
-//! A folder of Markdown files a person (or OMC's learner) writes: the learned skills of
+//! The one reader of folders of Markdown files a person (or OMC's learner) writes. [`tree`]
+//! lists a folder and its subfolders (the wiki's pages of `.omc/wiki/`, a project's
+//! `.claude/rules/`); [`read_folder`] reads the files of one folder: the learned skills of
 //! `.omc/skills/` and of the user's skills folder. Only regular files directly in the folder
 //! (or, for `.md`, a `<name>/SKILL.md` one level down) are read, each bounded, through [`super::fs::read_regular`] (no symlink followed, no FIFO
 //! waited on); a symlink, a file that resolves outside the folder and a file too large are
@@ -101,6 +103,55 @@ pub fn read_folder(dir: &Path, ext: &str, max_files: usize, max_bytes: u64) -> L
     out
 }
 
+/// The files under `dir` whose names end with `ext`, subfolders included (at most `max_depth`
+/// deep), as paths relative to `dir` with `/` between parts, sorted, at most `max` of them
+/// (the first in that order). Nothing is read; a symlink (a file or a folder) is never
+/// followed, and a name `keep` refuses (a file's or a folder's) is left out.
+pub fn tree(
+    dir: &Path,
+    ext: &str,
+    max_depth: usize,
+    max: usize,
+    keep: fn(&str) -> bool,
+) -> Vec<String> {
+    fn walk(
+        dir: &Path,
+        prefix: &str,
+        (ext, depth, max, keep): (&str, usize, usize, fn(&str) -> bool),
+        out: &mut Vec<String>,
+    ) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut entries: Vec<(String, std::fs::FileType)> = entries
+            .filter_map(Result::ok)
+            .filter_map(|e| Some((e.file_name().into_string().ok()?, e.file_type().ok()?)))
+            .filter(|(n, _)| keep(n))
+            .collect();
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        for (name, kind) in entries {
+            if out.len() >= max {
+                return;
+            }
+            let rel = format!("{prefix}{name}");
+            if kind.is_file() && name.ends_with(ext) {
+                out.push(rel);
+            } else if kind.is_dir() && depth > 0 {
+                walk(
+                    &dir.join(&name),
+                    &format!("{rel}/"),
+                    (ext, depth - 1, max, keep),
+                    out,
+                );
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, "", (ext, max_depth, max, keep), &mut out);
+    out.sort();
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,5 +185,47 @@ mod tests {
                 .files
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn a_tree_is_sorted_bounded_in_depth_and_count_and_filtered() {
+        let d = tempfile::tempdir().unwrap();
+        let w = |rel: &str| {
+            let p = d.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "x").unwrap();
+        };
+        for rel in [
+            "b.md",
+            "a/x.md",
+            "a/deep/y.md",
+            "a/deep/deeper/z.md",
+            "c.txt",
+            "_d.md",
+        ] {
+            w(rel);
+        }
+        let all = tree(d.path(), ".md", 9, 99, |_| true);
+        assert_eq!(
+            all,
+            [
+                "_d.md",
+                "a/deep/deeper/z.md",
+                "a/deep/y.md",
+                "a/x.md",
+                "b.md"
+            ]
+        );
+        assert_eq!(
+            tree(d.path(), ".md", 1, 99, |_| true),
+            ["_d.md", "a/x.md", "b.md"]
+        );
+        assert_eq!(
+            tree(d.path(), ".md", 9, 2, |_| true),
+            ["_d.md", "a/deep/deeper/z.md"]
+        );
+        let plain = |n: &str| !n.starts_with('_');
+        assert_eq!(tree(d.path(), ".md", 0, 99, plain), ["b.md"]);
+        assert!(tree(&d.path().join("missing"), ".md", 9, 99, |_| true).is_empty());
     }
 }

@@ -23,6 +23,7 @@ pub mod root;
 pub mod session;
 mod text;
 pub mod transcript;
+pub mod trust;
 pub mod usage;
 
 use serde::Serialize;
@@ -350,52 +351,13 @@ impl Store {
         max_depth: usize,
         max: usize,
     ) -> Vec<String> {
-        fn walk(
-            dir: &Path,
-            prefix: &str,
-            ext: &str,
-            depth: usize,
-            max: usize,
-            out: &mut Vec<String>,
-        ) {
-            let Ok(entries) = std::fs::read_dir(dir) else {
-                return;
-            };
-            let mut entries: Vec<(String, std::fs::FileType)> = entries
-                .filter_map(Result::ok)
-                .filter_map(|e| Some((e.file_name().into_string().ok()?, e.file_type().ok()?)))
-                .filter(|(n, _)| plain_name(n))
-                .collect();
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
-            for (name, kind) in entries {
-                if out.len() >= max {
-                    return;
-                }
-                let rel = format!("{prefix}{name}");
-                if kind.is_file() && name.ends_with(ext) {
-                    out.push(rel);
-                } else if kind.is_dir() && depth > 0 {
-                    walk(
-                        &dir.join(&name),
-                        &format!("{rel}/"),
-                        ext,
-                        depth - 1,
-                        max,
-                        out,
-                    );
-                }
-            }
-        }
         if !plain_name(subdir) {
             return Vec::new();
         }
         let Ok(dir) = self.checked_dir(Path::new(subdir)) else {
             return Vec::new();
         };
-        let mut out = Vec::new();
-        walk(&dir, "", ext, max_depth, max, &mut out);
-        out.sort();
-        out
+        folder::tree(&dir, ext, max_depth, max, plain_name)
     }
 
     /// The Markdown files a person keeps in `.omc/<subdir>/` (learned skills), read as

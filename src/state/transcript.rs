@@ -154,7 +154,9 @@ fn usage_of_line(line: &[u8]) -> Option<Usage> {
     })
 }
 
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
+/// Whether `needle` occurs in `hay`: the cheap look at a transcript line before it is parsed
+/// (here and in [`super::usage`]).
+pub(super) fn contains(hay: &[u8], needle: &[u8]) -> bool {
     hay.windows(needle.len()).any(|w| w == needle)
 }
 

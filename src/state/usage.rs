@@ -18,6 +18,7 @@
 //! records before its start by bisecting on their time stamps (issue 44).
 //! `transcript_path` is opened only when absolute and a regular file (as [`super::transcript`]).
 
+use super::transcript::contains;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::io::{Read, Seek, SeekFrom};
@@ -305,27 +306,28 @@ fn line_tokens(line: &[u8], cur: &mut Cursor, since_ms: i64) -> Option<(u64, Str
     // complete. Qwen Code: one `assistant` record per call with the API's `usageMetadata` (its
     // telemetry records repeat the numbers under other names and are not counted). Both count
     // the cached part inside the prompt's tokens, and thoughts apart from the output.
+    // The same counts under each one's names: prompt, its cached part, output, thoughts.
+    let count = |u: &Value, [prompt, cached, output, thoughts]: [&str; 4]| Tokens {
+        input: n(u, prompt).saturating_sub(n(u, cached)),
+        output: n(u, output) + n(u, thoughts),
+        cache_read: n(u, cached),
+        cache_write: 0,
+    };
     let per_call = match (v["type"].as_str(), v.get("tokens"), v.get("usageMetadata")) {
         (Some("gemini"), Some(t), _) => Some((
             t.get("total"),
             v.get("id"),
-            Tokens {
-                input: n(t, "input").saturating_sub(n(t, "cached")),
-                output: n(t, "output") + n(t, "thoughts"),
-                cache_read: n(t, "cached"),
-                cache_write: 0,
-            },
+            count(t, ["input", "cached", "output", "thoughts"]),
         )),
-        (Some("assistant"), _, Some(u)) => Some((
-            u.get("totalTokenCount"),
-            v.get("uuid"),
-            Tokens {
-                input: n(u, "promptTokenCount").saturating_sub(n(u, "cachedContentTokenCount")),
-                output: n(u, "candidatesTokenCount") + n(u, "thoughtsTokenCount"),
-                cache_read: n(u, "cachedContentTokenCount"),
-                cache_write: 0,
-            },
-        )),
+        (Some("assistant"), _, Some(u)) => {
+            let names = [
+                "promptTokenCount",
+                "cachedContentTokenCount",
+                "candidatesTokenCount",
+                "thoughtsTokenCount",
+            ];
+            Some((u.get("totalTokenCount"), v.get("uuid"), count(u, names)))
+        }
         _ => None,
     };
     let model_of = |v: &Value| {
@@ -374,10 +376,6 @@ fn first_time(cur: &mut Cursor, id: Option<&str>) -> bool {
         cur.ids.remove(0);
     }
     true
-}
-
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    hay.windows(needle.len()).any(|w| w == needle)
 }
 
 /// The largest transcript read whole, for a user hook's input (`tokens_used`, `turn_number`).

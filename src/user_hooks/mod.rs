@@ -7,7 +7,9 @@
 //! synchronous webhooks (`webhook.rs`), each answering allow, block or modify (`action.rs`).
 //! The first block wins on an event that can block, and then the action does not happen — our
 //! capabilities are not run either; a later entry sees an earlier entry's rewritten tool input.
-//! `async_webhook` / `otlp` entries are not run here: [`export_entries`] hands them to export.
+//! `async_webhook` / `otlp` entries are not run here: export reads them from
+//! [`crate::config::hooks_toml::export_entries`]. The files themselves are parsed and checked in
+//! [`crate::config::hooks_toml`]; whether a project file is trusted is [`crate::state::trust`].
 //!
 //! Everything is bounded by the hook's own deadline: user hooks get [`budget`] of it, each
 //! entry at most its `timeout_ms` of what is left, so a slow hook costs the agent time but
@@ -15,22 +17,18 @@
 
 pub mod action;
 pub mod body;
-pub mod config;
-pub mod matcher;
 pub mod notice;
-pub mod notify;
 pub mod report;
 pub mod script;
-pub mod syntax;
 pub mod template;
-pub mod trust;
 pub mod webhook;
 
+use crate::config::hooks_toml::{self as config, Entry, Kind, Origin};
 use crate::env::Env;
 use crate::hooks::Hook;
 use crate::protocol::{Answer, HookInput, Permission};
+use crate::state::trust;
 use crate::state::{Scope, Store};
-use config::{Entry, Kind, Origin};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -41,6 +39,25 @@ pub const MAX_CONTEXT_ENV_BYTES: usize = 100_000;
 
 /// An entry is not started with less than this left of the budget.
 const MIN_RUN: Duration = Duration::from_millis(20);
+
+/// The subject's value in a payload (an empty string when the field is missing, so that only
+/// `*` matches it).
+pub fn subject(event: &str, input: &HookInput) -> Option<String> {
+    let value = match crate::config::hooks_toml::matcher::subject_of(event)? {
+        "tool_name" => input.tool_name.clone(),
+        "source" => input.source.clone(),
+        "reason" => input.reason.clone(),
+        "trigger" => input.trigger.clone(),
+        "error" => input.error.clone(),
+        "notification_type" => input
+            .raw
+            .get("notification_type")
+            .and_then(|v| v.as_str())
+            .map(str::to_string),
+        _ => input.agent_type.clone(),
+    };
+    Some(value.unwrap_or_default())
+}
 
 /// What the user hooks decided for one invocation.
 #[derive(Debug, Default)]
@@ -103,7 +120,7 @@ pub fn run(
         );
     }
     let mut entries = runnable(hook, env, &loaded, store, scope, &mut out.answer);
-    let subject = matcher::subject(hook.name, input);
+    let subject = subject(hook.name, input);
     entries.retain(|e| e.matcher.accepts(subject.as_deref()));
     if entries.is_empty() {
         return out;
@@ -382,25 +399,14 @@ fn run_script(
     }
 }
 
-/// The `async_webhook` and `otlp` entries that may deliver: enabled, valid, from the user's file
-/// or a trusted project file; each as its JSON table, in file order (user first). Export builds
-/// its sink specs from these.
-pub fn export_entries(env: &Env, store: Option<&Store>) -> Vec<Value> {
-    let loaded = config::load(env, store);
-    if loaded.is_empty() {
-        return Vec::new();
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_subject_field_is_the_empty_string() {
+        let input = HookInput::default();
+        assert_eq!(subject("pre-tool-use", &input).as_deref(), Some(""));
+        assert_eq!(subject("stop", &input), None);
     }
-    let trusted = trust::read(env);
-    loaded
-        .files
-        .iter()
-        .filter(|f| {
-            f.origin == Origin::User
-                || trust::status_in(&trusted, &trust::key(&f.path), &f.sha256)
-                    == trust::Status::Trusted
-        })
-        .flat_map(|f| f.entries.iter())
-        .filter(|e| e.enabled && matches!(e.kind, Kind::Export { .. }))
-        .map(|e| e.raw.clone())
-        .collect()
 }

@@ -6,8 +6,8 @@
 //! next hook of the session stays quiet and an edit of the file is announced afresh. The text
 //! goes out as a `systemMessage` (the person sees it; the model does not).
 
-use super::config::{HookFile, Severity};
-use super::trust::Status;
+use crate::config::hooks_toml::{HookFile, Severity};
+use crate::state::trust::Status;
 use crate::state::{Change, Scope, StateFile, Store};
 use serde::{Deserialize, Serialize};
 
@@ -132,8 +132,8 @@ pub fn first_time(store: &Store, scope: &Scope, file: &HookFile, now_ms: i64) ->
 
 #[cfg(test)]
 mod tests {
-    use super::super::config::{Origin, parse_file};
     use super::*;
+    use crate::config::hooks_toml::{Origin, parse_file};
     use std::path::PathBuf;
 
     const ONE: &[u8] = b"[[hooks]]\nevent = \"stop\"\ntype = \"script\"\ncommand = \"true\"\n";

@@ -2,10 +2,10 @@
 //! whether the project's is trusted, how many entries run, every mistake with its line, and
 //! literal secrets in a project file (which is usually committed and shared).
 
-use super::config::{self, HookFile, Kind, Origin, Severity};
-use super::trust::{self, Status};
+use crate::config::hooks_toml::{self as config, HookFile, Kind, Origin, Severity};
 use crate::env::Env;
 use crate::state::Store;
+use crate::state::trust::{self, Status};
 use serde_json::{Value, json};
 
 /// One file's state.
@@ -49,7 +49,7 @@ pub fn inspect(env: &Env, store: Option<&Store>) -> View {
     View {
         files,
         unreadable: loaded.unreadable,
-        user_path: config::user_config_dir(env).map(|d| d.join(config::FILE_NAME)),
+        user_path: crate::env::user_config_dir(env).map(|d| d.join(config::FILE_NAME)),
     }
 }
 
@@ -344,8 +344,9 @@ pub fn literal_secrets(e: &config::Entry) -> Vec<String> {
             let target = e
                 .raw
                 .as_object()
-                .and_then(|o| super::notify::from_entry(o).ok());
-            if sink_type == "notify" && target.is_some_and(|(t, _)| super::notify::literal_url(&t))
+                .and_then(|o| crate::config::hooks_toml::notify::from_entry(o).ok());
+            if sink_type == "notify"
+                && target.is_some_and(|(t, _)| crate::config::hooks_toml::notify::literal_url(&t))
             {
                 found.push(
                     "`url` is a webhook URL written in clear (it is the credential): use \"${VARIABLE}\""

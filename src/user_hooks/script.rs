@@ -8,6 +8,7 @@
 //! is not ours to find; we stop waiting for its pipe after a short grace.)
 
 use crate::platform;
+use crate::terminal::clip;
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{ExitStatus, Stdio};
@@ -64,7 +65,7 @@ impl std::fmt::Display for Failure {
 pub fn shell_program(shell: Option<&str>) -> Option<&'static str> {
     match shell? {
         "cmd" => Some("cmd.exe"),
-        name => super::config::SHELLS
+        name => crate::config::hooks_toml::SHELLS
             .iter()
             .find(|(n, _, _)| *n == name)
             .map(|(_, program, _)| *program),
@@ -88,7 +89,11 @@ pub fn on_path(program: &str, path: &str) -> bool {
 pub fn run(inv: Invocation<'_>) -> Result<Vec<u8>, Failure> {
     let named = inv
         .shell
-        .and_then(|name| super::config::SHELLS.iter().find(|(n, _, _)| *n == name))
+        .and_then(|name| {
+            crate::config::hooks_toml::SHELLS
+                .iter()
+                .find(|(n, _, _)| *n == name)
+        })
         .filter(|(n, _, _)| *n != "cmd");
     // Named in a failure to start: a missing `pwsh` must not read as a broken /bin/sh.
     let program = match (named, inv.shell) {
@@ -179,16 +184,6 @@ fn describe_exit(status: ExitStatus, stderr: &[u8]) -> String {
     match text.lines().map(str::trim).find(|l| !l.is_empty()) {
         Some(line) => format!("{how}: {}", clip(line, 200)),
         None => how,
-    }
-}
-
-fn clip(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(max - 1).collect();
-        t.push('…');
-        t
     }
 }
 

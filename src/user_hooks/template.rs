@@ -4,6 +4,7 @@
 //! it). A name the input does not hold is left as written. Values and the expanded text are
 //! bounded so that a large tool input cannot crowd out the model's context.
 
+use crate::terminal::clip;
 use serde_json::{Map, Value};
 
 /// The longest value put in place of one placeholder, in characters.
@@ -50,15 +51,6 @@ fn value(name: &str, body: &Map<String, Value>) -> Option<String> {
             .join(", "),
         other => other.to_string(),
     })
-}
-
-fn clip(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_string();
-    }
-    let mut t: String = s.chars().take(max - 1).collect();
-    t.push('…');
-    t
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use crate::env::Env;
 use std::io::Read;
 use std::time::{Duration, Instant};
 
-use super::config::Method;
+use crate::config::hooks_toml::Method;
 
 /// The first pause between attempts; it doubles each time.
 const FIRST_BACKOFF: Duration = Duration::from_millis(50);
@@ -161,7 +161,7 @@ pub fn expand(template: &str, env: &Env) -> Result<String, Vec<String>> {
         out.push_str(&rest[..i]);
         let after = &rest[i + 2..];
         match after.find('}') {
-            Some(j) if super::config::is_env_name(&after[..j]) => {
+            Some(j) if crate::config::hooks_toml::is_env_name(&after[..j]) => {
                 let name = &after[..j];
                 match env.lookup(name) {
                     Some(v) => out.push_str(&v),
@@ -190,7 +190,7 @@ pub fn references(template: &str) -> Vec<String> {
     while let Some(i) = rest.find("${") {
         let after = &rest[i + 2..];
         match after.find('}') {
-            Some(j) if super::config::is_env_name(&after[..j]) => {
+            Some(j) if crate::config::hooks_toml::is_env_name(&after[..j]) => {
                 names.push(after[..j].to_string());
                 rest = &after[j + 1..];
             }

@@ -3,7 +3,7 @@
 
 use super::{Setup, denied, q};
 use crate::schema::{schema, violations};
-use omc_hooks::user_hooks::config::{Severity, parse_text};
+use omc_hooks::config::hooks_toml::{Severity, parse_text};
 use serde_json::{Value, json};
 
 #[test]

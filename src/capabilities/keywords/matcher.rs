@@ -188,31 +188,28 @@ impl Iterator for Scan<'_> {
         let mut i = self.at;
         while i < bytes.len() {
             let c = bytes[i];
-            if c.is_ascii_alphabetic() {
+            let hit = if c.is_ascii_alphabetic() {
                 let at_word_start = i == 0 || !word_byte(bytes[i - 1]);
                 let bucket = key(c, bytes.get(i + 1).copied());
-                if at_word_start
-                    && b.used[bucket]
-                    && let Some((k, end)) = longest(bytes, i, &b.ascii[bucket])
-                {
-                    self.at = end;
-                    return Some(Found {
-                        alias: &ALIASES[usize::from(k)],
-                        start: i,
-                        end,
-                    });
-                }
-                // no alias starts inside a word
-                i += 1;
-                while i < bytes.len() && word_byte(bytes[i]) {
+                let hit = (at_word_start && b.used[bucket])
+                    .then(|| longest(bytes, i, &b.ascii[bucket]))
+                    .flatten();
+                if hit.is_none() {
+                    // no alias starts inside a word
                     i += 1;
+                    while i < bytes.len() && word_byte(bytes[i]) {
+                        i += 1;
+                    }
+                    continue;
                 }
-                continue;
-            }
-            if c >= 0xC0
-                && let Some((_, bucket)) = b.other.iter().find(|(f, _)| *f == c)
-                && let Some((k, end)) = longest(bytes, i, bucket)
-            {
+                hit
+            } else if c >= 0xC0 {
+                let bucket = b.other.iter().find(|(f, _)| *f == c);
+                bucket.and_then(|(_, bucket)| longest(bytes, i, bucket))
+            } else {
+                None
+            };
+            if let Some((k, end)) = hit {
                 self.at = end;
                 return Some(Found {
                     alias: &ALIASES[usize::from(k)],

@@ -384,18 +384,7 @@ mod tests {
     /// Compares `got` with `snapshots/<name>`; `OMC_UPDATE_SNAPSHOTS=1` rewrites the file.
     #[track_caller]
     fn snapshot(name: &str, got: &str) {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("src/capabilities/keywords/snapshots")
-            .join(name);
-        if std::env::var_os("OMC_UPDATE_SNAPSHOTS").is_some() {
-            std::fs::write(&path, format!("{got}\n")).unwrap();
-        }
-        let want = std::fs::read_to_string(&path).unwrap_or_default();
-        assert_eq!(
-            got,
-            want.trim_end(),
-            "{name} changed (OMC_UPDATE_SNAPSHOTS=1 to accept)"
-        );
+        crate::capabilities::snapshot("src/capabilities/keywords/snapshots", name, got);
     }
 
     #[test]

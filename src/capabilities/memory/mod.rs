@@ -42,12 +42,7 @@ pub(crate) fn render(template: &str, vars: &[(&str, &str)]) -> String {
 /// At most `max` characters of `text` on one line, with `…` when cut.
 pub(crate) fn clip(text: &str, max: usize) -> String {
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= max {
-        return flat;
-    }
-    let mut s: String = flat.chars().take(max.saturating_sub(1)).collect();
-    s.push('…');
-    s
+    crate::terminal::clip(&flat, max)
 }
 
 /// The persistent-mode runs of `scope` as found on disk (any state), in priority order. The

@@ -328,26 +328,44 @@ pub fn adopt(ctx: &Ctx<'_>, store: &Store) -> Vec<(String, String)> {
 
 /// The SessionStart text about waiting runs, or `None`.
 pub fn offers_text(offers: &[Suspended]) -> Option<String> {
-    if offers.is_empty() {
-        return None;
-    }
-    let lines: Vec<String> = offers
-        .iter()
-        .take(MAX_OFFERS)
-        .map(|r| {
+    offer_text(
+        SUSPENDED,
+        offers.iter().map(|r| {
             let when = crate::time::parse_iso(&r.suspended_at)
                 .map_or_else(|| r.suspended_at.clone(), crate::time::human);
-            format!(
-                "- [{}] iteration {}/{} — session {}, suspended {when}. Task: \"{}\"",
-                run_label(&r.mode),
+            let whence = format!(" — session {}, suspended {when}", r.session_id);
+            (
+                &r.mode[..],
                 r.iteration,
                 r.max_iterations,
-                r.session_id,
-                clip(&r.prompt, 200)
+                whence,
+                &r.prompt[..],
+            )
+        }),
+    )
+}
+
+/// One line per run offered (at most [`MAX_OFFERS`]: its mode, iteration, where it waits and
+/// its task) rendered into `template`; `None` without runs. Suspended runs and the runs OMC
+/// left session-less are offered alike.
+fn offer_text<'a>(
+    template: &str,
+    runs: impl Iterator<Item = (&'a str, u32, u32, String, &'a str)>,
+) -> Option<String> {
+    let lines: Vec<String> = runs
+        .take(MAX_OFFERS)
+        .map(|(mode, iteration, max, whence, prompt)| {
+            format!(
+                "- [{}] iteration {iteration}/{max}{whence}. Task: \"{}\"",
+                run_label(mode),
+                clip(prompt, 200)
             )
         })
         .collect();
-    Some(render(SUSPENDED.trim_end(), &[("runs", &lines.join("\n"))]))
+    if lines.is_empty() {
+        return None;
+    }
+    Some(render(template.trim_end(), &[("runs", &lines.join("\n"))]))
 }
 
 /// Runs oh-my-claudecode left in the session-less `.omc/state/<mode>-state.json` (it kept a
@@ -377,23 +395,18 @@ pub fn leftovers(ctx: &Ctx<'_>, store: &Store) -> Vec<ModeState> {
 
 /// What SessionStart says of [`leftovers`].
 pub fn leftovers_text(runs: &[ModeState]) -> Option<String> {
-    if runs.is_empty() {
-        return None;
-    }
-    let lines: Vec<String> = runs
-        .iter()
-        .take(MAX_OFFERS)
-        .map(|r| {
-            format!(
-                "- [{}] iteration {}/{}. Task: \"{}\"",
-                run_label(&r.mode),
+    offer_text(
+        LEFTOVER,
+        runs.iter().map(|r| {
+            (
+                &r.mode[..],
                 r.iteration,
                 r.max_iterations,
-                clip(&r.prompt, 200)
+                String::new(),
+                &r.prompt[..],
             )
-        })
-        .collect();
-    Some(render(LEFTOVER.trim_end(), &[("runs", &lines.join("\n"))]))
+        }),
+    )
 }
 
 /// The resume word, for a run OMC left session-less: copied into session `to` (unless that
@@ -412,10 +425,10 @@ fn take_leftover(
         return Err(Refused::Gone);
     };
     let project = store.project().to_string_lossy().into_owned();
-    let outcome = store.update(&src, |cur: Option<ModeState>| {
-        let Some(old) = cur.filter(|s| s.active) else {
-            return (Change::Keep, Err(Refused::Gone));
-        };
+    move_run(store, &src, &dst, to, &now_iso, |old| {
+        if !old.active {
+            return None;
+        }
         let mut new = old.clone();
         new.mode = run.mode.clone();
         new.session_id = Some(to.to_string());
@@ -427,14 +440,34 @@ fn take_leftover(
             .insert("resumed_from".into(), "oh-my-claudecode".into());
         new.extra
             .insert("resumed_at".into(), now_iso.clone().into());
-        let placed = store.update(&dst, |existing: Option<ModeState>| match existing {
+        Some(new)
+    })
+}
+
+/// Moves a run from `src` into `dst`, under `src`'s lock: `taken` makes the new state from the
+/// old one (`None`: the run is no longer there to take). It is written into `dst` unless an
+/// active run is there already, and only then is the old one ended as `resumed`, so a crash in
+/// between leaves a duplicate rather than losing the run.
+fn move_run(
+    store: &Store,
+    src: &StateFile,
+    dst: &StateFile,
+    to: &SessionId,
+    now_iso: &str,
+    taken: impl Fn(&ModeState) -> Option<ModeState>,
+) -> Result<ModeState, Refused> {
+    let outcome = store.update(src, |cur: Option<ModeState>| {
+        let Some((old, new)) = cur.and_then(|old| taken(&old).map(|new| (old, new))) else {
+            return (Change::Keep, Err(Refused::Gone));
+        };
+        let placed = store.update(dst, |existing: Option<ModeState>| match existing {
             Some(e) if e.active => (Change::Keep, false),
             _ => (Change::Write(new.clone()), true),
         });
         match placed {
             Ok(true) => {
                 let mut ended = old;
-                ended.end("resumed", &now_iso);
+                ended.end("resumed", now_iso);
                 ended
                     .extra
                     .insert("resumed_into".into(), to.to_string().into());
@@ -551,26 +584,8 @@ pub fn on_prompt(ctx: &Ctx<'_>) -> Answer {
         if !left.is_empty() {
             let mut texts = Vec::new();
             for r in &left {
-                match take_leftover(store, to, r, ctx.now_ms) {
-                    Ok(state) => texts.push(render(
-                        RESUMED.trim_end(),
-                        &[
-                            ("label", &run_label(&r.mode)),
-                            ("from", NO_SESSION),
-                            ("iteration", &state.iteration.to_string()),
-                            (
-                                "max",
-                                &crate::modes::effective_max(&state, &ctx.config).to_string(),
-                            ),
-                            ("task", &clip(&state.prompt, 1_000)),
-                        ],
-                    )),
-                    Err(Refused::Busy) => texts.push(render(
-                        BUSY.trim_end(),
-                        &[("mode", &r.mode), ("from", NO_SESSION)],
-                    )),
-                    Err(Refused::Gone) => {}
-                }
+                let taken = take_leftover(store, to, r, ctx.now_ms);
+                texts.extend(taken_text(ctx, &r.mode, NO_SESSION, &taken));
             }
             if !texts.is_empty() {
                 return Answer::context(texts.join("\n\n"));
@@ -590,35 +605,44 @@ pub fn on_prompt(ctx: &Ctx<'_>) -> Answer {
         let Some(from_sid) = SessionId::parse(&r.session_id) else {
             continue;
         };
-        match rebind(store, &from_sid, to, r, ctx.now_ms, &now) {
-            Ok(state) => {
-                carry_edits(store, &from_sid, to);
-                texts.push(render(
-                    RESUMED.trim_end(),
-                    &[
-                        ("label", &run_label(&r.mode)),
-                        ("from", &r.session_id),
-                        ("iteration", &state.iteration.to_string()),
-                        (
-                            "max",
-                            &crate::modes::effective_max(&state, &ctx.config).to_string(),
-                        ),
-                        ("task", &clip(&state.prompt, 1_000)),
-                    ],
-                ));
-            }
-            Err(Refused::Busy) => texts.push(render(
-                BUSY.trim_end(),
-                &[("mode", &r.mode), ("from", &r.session_id)],
-            )),
-            Err(Refused::Gone) => {}
+        let taken = rebind(store, &from_sid, to, r, ctx.now_ms, &now);
+        if taken.is_ok() {
+            carry_edits(store, &from_sid, to);
         }
+        texts.extend(taken_text(ctx, &r.mode, &r.session_id, &taken));
     }
     prune_index(store, |r| r.session_id != from);
     if texts.is_empty() {
         return Answer::context(render(NOTHING.trim_end(), &[("mode", "")]));
     }
     Answer::context(texts.join("\n\n"))
+}
+
+/// What the resume word says of one run taken up from session `from` (or refused because the
+/// session already runs that mode); nothing for a run that is gone.
+fn taken_text(
+    ctx: &Ctx<'_>,
+    mode: &str,
+    from: &str,
+    taken: &Result<ModeState, Refused>,
+) -> Option<String> {
+    match taken {
+        Ok(state) => Some(render(
+            RESUMED.trim_end(),
+            &[
+                ("label", &run_label(mode)),
+                ("from", from),
+                ("iteration", &state.iteration.to_string()),
+                (
+                    "max",
+                    &crate::modes::effective_max(state, &ctx.config).to_string(),
+                ),
+                ("task", &clip(&state.prompt, 1_000)),
+            ],
+        )),
+        Err(Refused::Busy) => Some(render(BUSY.trim_end(), &[("mode", mode), ("from", from)])),
+        Err(Refused::Gone) => None,
+    }
 }
 
 /// What the resume word is told when this session already runs a run it took up from another
@@ -723,37 +747,15 @@ fn rebind(
             Err(Refused::Gone)
         });
     }
-    let outcome = store.update(&src, |cur: Option<ModeState>| {
-        let Some(old) = cur.filter(|s| entry.holds(s)) else {
-            return (Change::Keep, Err(Refused::Gone));
-        };
-        let mut new = taken_up(&old);
+    move_run(store, &src, &dst, to, now_iso, |old| {
+        if !entry.holds(old) {
+            return None;
+        }
+        let mut new = taken_up(old);
         new.extra
             .insert("resumed_from".into(), from.to_string().into());
         new.extra.insert("resumed_at".into(), now_iso.into());
-        let placed = store.update(&dst, |existing: Option<ModeState>| match existing {
-            Some(e) if e.active => (Change::Keep, false),
-            _ => (Change::Write(new.clone()), true),
-        });
-        match placed {
-            Ok(true) => {
-                let mut ended = old;
-                ended.end("resumed", now_iso);
-                ended
-                    .extra
-                    .insert("resumed_into".into(), to.to_string().into());
-                (Change::Write(ended), Ok(new))
-            }
-            Ok(false) => (Change::Keep, Err(Refused::Busy)),
-            Err(e) => {
-                crate::diag!("resume: cannot write {}: {e}", dst.name());
-                (Change::Keep, Err(Refused::Gone))
-            }
-        }
-    });
-    outcome.unwrap_or_else(|e| {
-        crate::diag!("resume: {e}");
-        Err(Refused::Gone)
+        Some(new)
     })
 }
 
@@ -844,6 +846,22 @@ mod tests {
              what they ask."
         );
         assert_eq!(offers_text(&[]), None);
+        let left: ModeState = serde_json::from_value(serde_json::json!({
+            "active": true, "mode": "ralph", "prompt": "fix the tests",
+            "iteration": 3, "max_iterations": 100
+        }))
+        .unwrap();
+        assert_eq!(
+            leftovers_text(std::slice::from_ref(&left)).unwrap(),
+            "[LEFT BY OH-MY-CLAUDECODE] An unfinished run that oh-my-claudecode left in this \
+             project, bound to no session, is waiting:\n\
+             - [RALPH LOOP] iteration 3/100. Task: \"fix the tests\"\n\
+             It is resumed — re-bound to this session, iteration kept — only when the user's whole \
+             message is `omc resume` (or `resume`; `omc resume <mode>` picks one run). Do not resume \
+             it yourself. Mention it to the user if it bears on their request; otherwise focus on \
+             what they ask."
+        );
+        assert_eq!(leftovers_text(&[]), None);
         assert_eq!(
             render(
                 RESUMED.trim_end(),

@@ -43,11 +43,16 @@ pub(super) fn rules_for(
 ) -> Vec<Rule> {
     let mut out = Vec::new();
     if claude_rules {
-        let mut files = Vec::new();
         let dir = project.join(".claude/rules");
-        if dir_inside(project, &dir) {
-            collect_md(&dir, 0, &mut files);
-        }
+        let mut files: Vec<std::path::PathBuf> = if dir_inside(project, &dir) {
+            crate::state::folder::tree(&dir, ".md", MAX_DEPTH, MAX_RULE_FILES, |_| true)
+                .iter()
+                .map(|rel| dir.join(rel))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        // In path order, as a person reads the folder (`a/x.md` before `a.md`).
         files.sort();
         for f in files {
             let Some(text) = read_rule(project, &f) else {
@@ -144,29 +149,6 @@ fn rule(source: String, applies: String, body: &str) -> Rule {
         applies,
         body,
         hash,
-    }
-}
-
-fn collect_md(dir: &Path, depth: usize, out: &mut Vec<std::path::PathBuf>) {
-    if depth > MAX_DEPTH || out.len() >= MAX_RULE_FILES {
-        return;
-    }
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let Ok(ft) = e.file_type() else {
-            continue;
-        };
-        let p = e.path();
-        if ft.is_dir() {
-            collect_md(&p, depth + 1, out);
-        } else if ft.is_file() && p.extension().is_some_and(|x| x == "md") {
-            out.push(p);
-        }
-        if out.len() >= MAX_RULE_FILES {
-            return;
-        }
     }
 }
 

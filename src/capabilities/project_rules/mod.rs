@@ -19,27 +19,13 @@ mod find;
 
 use super::Ctx;
 use crate::protocol::Answer;
-use crate::state::{Change, StateFile};
-use serde::{Deserialize, Serialize};
+use crate::state::StateFile;
 use std::path::{Path, PathBuf};
 
 /// The session's record of the rules it was given.
 pub const FILE: &str = "rules-given.json";
 
-/// The most rule hashes remembered per session (oldest forgotten first).
-const MAX_REMEMBERED: usize = 200;
-
 const RULE: &str = include_str!("../../../templates/project-rules/rule.md");
-
-/// `rules-given.json`.
-#[derive(Debug, Default, Serialize, Deserialize)]
-struct Given {
-    #[serde(default)]
-    schema_version: u32,
-    /// Content hashes (16 hex digits of SHA-256) of the rules given, oldest first.
-    #[serde(default)]
-    given: Vec<String>,
-}
 
 /// Tools that read or edit one file, named by `file_path` (or `path`, `absolute_path`).
 const FILE_TOOLS: [&str; 5] = ["Read", "Edit", "Write", "MultiEdit", "NotebookEdit"];
@@ -147,30 +133,14 @@ fn give(ctx: &Ctx<'_>, paths: &[String]) -> Answer {
         return Answer::default();
     };
     // Remember first, under the lock, so parallel hooks give each rule once.
-    let fresh = store.update(&file, |g: Option<Given>| {
-        let mut g = g.unwrap_or_default();
-        g.schema_version = crate::state::files::SCHEMA_VERSION;
-        let fresh: Vec<find::Rule> = rules
-            .iter()
-            .filter(|r| !g.given.contains(&r.hash))
-            .cloned()
-            .collect();
-        if fresh.is_empty() {
-            return (Change::Keep, fresh);
-        }
-        g.given.extend(fresh.iter().map(|r| r.hash.clone()));
-        let over = g.given.len().saturating_sub(MAX_REMEMBERED);
-        g.given.drain(..over);
-        (Change::Write(g), fresh)
-    });
-    let fresh = match fresh {
-        Ok(f) => f,
-        Err(e) => {
-            // Not remembered: giving the rules every time would flood the context.
-            crate::diag!("project rules: cannot record what was given: {e}; none given");
-            return Answer::default();
-        }
-    };
+    let fresh = super::given::once(
+        store,
+        &file,
+        &rules,
+        |r| r.hash.clone(),
+        usize::MAX,
+        "project rules",
+    );
     if fresh.is_empty() {
         return Answer::default();
     }

@@ -41,20 +41,10 @@ impl Fixture {
         }
     }
 
+    /// Runs `f` for `payload` as Claude Code sends it (the format `HookInput::from_map` gives).
     fn run(&self, hook: &str, now_ms: i64, payload: Value, f: fn(&Ctx<'_>) -> Answer) -> Answer {
-        let mut map = payload.as_object().cloned().unwrap_or_default();
-        map.entry("session_id").or_insert(json!("s1"));
-        let input = HookInput::from_map(map);
-        let ctx = Ctx {
-            hook: crate::hooks::find(hook).unwrap(),
-            input: &input,
-            env: &self.env,
-            now_ms,
-            scope: Scope::for_session(input.session_id.as_deref()),
-            store: Some(self.store.clone()),
-            config: self.config.clone(),
-        };
-        f(&ctx)
+        let claude = crate::protocol::agents::Agent::Claude;
+        self.run_as(claude, hook, now_ms, payload, f)
     }
 
     /// [`Fixture::run`] for a payload decoded as `agent`'s.

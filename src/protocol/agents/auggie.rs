@@ -22,7 +22,7 @@
 //! Its shell is `launch-process` (`{command, cwd, wait, …}`): `Bash`. A command that exits
 //! non-zero is a tool error whose text carries `<return-code> N </return-code>`.
 
-use super::{Wire, mark_failed, neutral_event, neutral_tool, rename};
+use super::{Wire, cwd_from_workspace_roots, mark_failed, neutral_event, neutral_tool, rename};
 use crate::protocol::output::{MAX_CONTEXT_CHARS, close_claude_shape, truncate_chars};
 use crate::protocol::{Answer, HookInput};
 use serde_json::{Map, Value, json};
@@ -59,16 +59,7 @@ pub fn decode(mut map: Map<String, Value>) -> HookInput {
     rename(&mut map, "conversation_id", "session_id");
     rename(&mut map, "user_prompt", "prompt");
     rename(&mut map, "tool_output", "tool_response");
-    if !map.get("cwd").is_some_and(Value::is_string)
-        && let Some(root) = map
-            .get("workspace_roots")
-            .and_then(Value::as_array)
-            .and_then(|r| r.first())
-            .and_then(Value::as_str)
-            .map(str::to_string)
-    {
-        map.insert("cwd".into(), json!(root));
-    }
+    cwd_from_workspace_roots(&mut map);
     let last = map
         .get("_exchange")
         .and_then(|x| x.pointer("/exchange/response_text"))

@@ -24,6 +24,7 @@
 
 use super::{Wire, mark_failed, neutral_event, rename};
 use crate::protocol::{Answer, HookInput};
+use crate::terminal::tail;
 use serde_json::{Map, Value, json};
 
 /// Cline's `hookName` for each event its hook files are named after.
@@ -196,16 +197,6 @@ fn failure(result: &Value) -> Option<String> {
         .map(str::trim)
         .filter(|e| !e.is_empty())
         .map(|e| tail(e, EXCERPT_CHARS))
-}
-
-/// The last `max` characters of `text`, marked when cut.
-fn tail(text: &str, max: usize) -> String {
-    let n = text.chars().count();
-    if n <= max {
-        return text.to_string();
-    }
-    let rest: String = text.chars().skip(n - max).collect();
-    format!("…{rest}")
 }
 
 /// Encodes an answer for a Cline event: only the tool hooks' answers are read.

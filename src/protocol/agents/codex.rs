@@ -380,18 +380,12 @@ mod tests {
 
     #[test]
     fn user_hook_refusals_and_rewrites() {
-        let refuse = Answer {
-            deny: Some("not on main".into()),
-            ..Answer::default()
-        };
+        let refuse = super::super::user_hook_answers::refuse();
         assert_eq!(
             encode(&refuse, "UserPromptSubmit").unwrap(),
             json!({"decision":"block","reason":"not on main"})
         );
-        let rewrite = Answer {
-            updated_input: Some(json!({"command": "ls -l"})),
-            ..Answer::default()
-        };
+        let rewrite = super::super::user_hook_answers::rewrite();
         assert_eq!(
             encode(&rewrite, "PreToolUse").unwrap(),
             json!({"hookSpecificOutput":{"permissionDecision":"allow","updatedInput":{"command":"ls -l"},"hookEventName":"PreToolUse"}})

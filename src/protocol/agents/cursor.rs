@@ -9,7 +9,7 @@
 //! `stop_hook_active`. Cursor cannot take context on a prompt or after a tool: only
 //! `sessionStart` has `additional_context`.
 
-use super::{Wire, neutral_event, neutral_tool, rename};
+use super::{Wire, cwd_from_workspace_roots, neutral_event, neutral_tool, rename};
 use crate::protocol::output::{MAX_CONTEXT_CHARS, truncate_chars};
 use crate::protocol::{Answer, HookInput};
 use serde_json::{Map, Value, json};
@@ -17,16 +17,7 @@ use serde_json::{Map, Value, json};
 /// Decodes a Cursor payload.
 pub fn decode(mut map: Map<String, Value>) -> HookInput {
     rename(&mut map, "conversation_id", "session_id");
-    if !map.get("cwd").is_some_and(Value::is_string)
-        && let Some(root) = map
-            .get("workspace_roots")
-            .and_then(Value::as_array)
-            .and_then(|r| r.first())
-            .and_then(Value::as_str)
-            .map(str::to_string)
-    {
-        map.insert("cwd".into(), Value::String(root));
-    }
+    cwd_from_workspace_roots(&mut map);
     let event = map
         .get("hook_event_name")
         .and_then(Value::as_str)
@@ -263,18 +254,12 @@ mod tests {
 
     #[test]
     fn user_hook_refusals_and_rewrites() {
-        let refuse = Answer {
-            deny: Some("not on main".into()),
-            ..Answer::default()
-        };
+        let refuse = super::super::user_hook_answers::refuse();
         assert_eq!(
             encode(&refuse, "beforeSubmitPrompt").unwrap(),
             json!({"continue":false,"user_message":"not on main"})
         );
-        let rewrite = Answer {
-            updated_input: Some(json!({"command": "ls -l"})),
-            ..Answer::default()
-        };
+        let rewrite = super::super::user_hook_answers::rewrite();
         assert_eq!(
             encode(&rewrite, "preToolUse").unwrap(),
             json!({"decision":"allow","updated_input":{"command":"ls -l"}})

@@ -29,6 +29,7 @@
 use super::{Wire, mark_failed, neutral_event, neutral_tool};
 use crate::env::Env;
 use crate::protocol::{Answer, HookInput};
+use crate::terminal::tail;
 use serde_json::{Map, Value, json};
 use std::path::PathBuf;
 
@@ -207,16 +208,6 @@ fn push_code(out: &mut String, chars: &mut std::str::Chars<'_>, digits: usize) {
     if let Some(c) = u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
         out.push(c);
     }
-}
-
-/// The last `max` characters of `text` (errors tend to be at the end), marked when cut.
-fn tail(text: &str, max: usize) -> String {
-    let n = text.chars().count();
-    if n <= max {
-        return text.to_string();
-    }
-    let rest: String = text.chars().skip(n - max).collect();
-    format!("…{rest}")
 }
 
 #[cfg(test)]

@@ -320,6 +320,20 @@ pub fn encode(input: &HookInput, hook: crate::hooks::Hook, answer: &Answer) -> O
     }
 }
 
+/// Without a `cwd`, the first of the payload's `workspace_roots` stands for it (Cursor, Auggie).
+pub(crate) fn cwd_from_workspace_roots(map: &mut Map<String, Value>) {
+    if !map.get("cwd").is_some_and(Value::is_string)
+        && let Some(root) = map
+            .get("workspace_roots")
+            .and_then(Value::as_array)
+            .and_then(|r| r.first())
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    {
+        map.insert("cwd".into(), Value::String(root));
+    }
+}
+
 /// Moves `from` to `to` in a payload object when `to` is absent (an agent's spelling of a
 /// field the neutral decoder reads under another name).
 pub(crate) fn rename(map: &mut Map<String, Value>, from: &str, to: &str) {
@@ -359,6 +373,30 @@ pub(crate) fn neutral_event(input: &mut HookInput, wire: Wire) {
             .unwrap_or_else(|| event.clone()),
     );
     input.agent_event = Some(event);
+}
+
+/// The answers of a user hook every adapter's tests encode: a refusal and a rewrite of the
+/// tool input.
+#[cfg(test)]
+pub(crate) mod user_hook_answers {
+    use crate::protocol::Answer;
+    use serde_json::json;
+
+    /// A user hook refusing with the reason "not on main".
+    pub(crate) fn refuse() -> Answer {
+        Answer {
+            deny: Some("not on main".into()),
+            ..Answer::default()
+        }
+    }
+
+    /// A user hook rewriting the tool input to `{"command": "ls -l"}`.
+    pub(crate) fn rewrite() -> Answer {
+        Answer {
+            updated_input: Some(json!({"command": "ls -l"})),
+            ..Answer::default()
+        }
+    }
 }
 
 #[cfg(test)]

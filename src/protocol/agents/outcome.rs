@@ -12,6 +12,7 @@
 //! `tool_response.exitCode` (codebuddy-FINDINGS.md §6). This module reads those, so the failure
 //! capabilities can run for every agent; it never guesses from the output's words.
 
+use crate::terminal::tail;
 use serde_json::Value;
 
 /// Characters of the tool's output kept in the failure text (the record clips at 500).
@@ -158,16 +159,6 @@ fn strip_wrapper(text: &str) -> &str {
     t.strip_prefix("<untrusted_context>")
         .and_then(|r| r.strip_suffix("</untrusted_context>"))
         .unwrap_or(t)
-}
-
-/// The last `max` characters of `text` (errors tend to be at the end), marked when cut.
-fn tail(text: &str, max: usize) -> String {
-    let n = text.chars().count();
-    if n <= max {
-        return text.to_string();
-    }
-    let rest: String = text.chars().skip(n - max).collect();
-    format!("…{rest}")
 }
 
 #[cfg(test)]

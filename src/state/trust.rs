@@ -98,7 +98,7 @@ pub enum Status {
 
 /// `<user config dir>/trusted.json`.
 pub fn store_path(env: &Env) -> Option<PathBuf> {
-    super::config::user_config_dir(env).map(|d| d.join(FILE))
+    crate::env::user_config_dir(env).map(|d| d.join(FILE))
 }
 
 /// The key a file is trusted under: its canonical path (the directory is resolved, the file

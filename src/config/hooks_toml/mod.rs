@@ -6,14 +6,19 @@
 //! (the file is then parsed entry by entry). The rules here and `state-schema/hooks-toml.schema.json`
 //! describe the same file; a test feeds both the same corpus.
 
-use super::matcher::{self, Matcher};
-pub use super::syntax::{check_url, is_env_name};
-use crate::env::Env;
-use crate::state::Store;
+pub mod matcher;
+pub mod notify;
+pub mod syntax;
+
+use crate::env::{Env, user_config_dir};
+use crate::state::{Store, trust};
+use crate::terminal::clip;
+use matcher::Matcher;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+pub use syntax::{check_url, is_env_name};
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
@@ -187,16 +192,6 @@ impl Entry {
     }
 }
 
-fn clip(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(max - 1).collect();
-        t.push('…');
-        t
-    }
-}
-
 /// The hook that answers the client's permission dialog.
 pub const PERMISSION_REQUEST: &str = "permission-request";
 
@@ -206,21 +201,6 @@ pub fn event_matches(pattern: &str, event: &str) -> bool {
         Some(prefix) => event.starts_with(prefix),
         None => pattern == event,
     }
-}
-
-/// The user's configuration directory for omc-hooks: `$XDG_CONFIG_HOME/omc-hooks` (an absolute
-/// `XDG_CONFIG_HOME` only, as the XDG spec says), else `$HOME/.config/omc-hooks`.
-pub fn user_config_dir(env: &Env) -> Option<PathBuf> {
-    let xdg = env
-        .var("XDG_CONFIG_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute());
-    let base = xdg.or_else(|| {
-        env.var("HOME")
-            .filter(|h| !h.is_empty())
-            .map(|h| Path::new(h).join(".config"))
-    })?;
-    Some(base.join("omc-hooks"))
 }
 
 /// Loads the user's file and the project's (in that order). With neither present this costs
@@ -246,6 +226,29 @@ pub fn load(env: &Env, store: Option<&Store>) -> Loaded {
         }
     }
     loaded
+}
+
+/// The `async_webhook` and `otlp` entries that may deliver: enabled, valid, from the user's file
+/// or a trusted project file; each as its JSON table, in file order (user first). Export builds
+/// its sink specs from these.
+pub fn export_entries(env: &Env, store: Option<&Store>) -> Vec<Value> {
+    let loaded = load(env, store);
+    if loaded.is_empty() {
+        return Vec::new();
+    }
+    let trusted = trust::read(env);
+    loaded
+        .files
+        .iter()
+        .filter(|f| {
+            f.origin == Origin::User
+                || trust::status_in(&trusted, &trust::key(&f.path), &f.sha256)
+                    == trust::Status::Trusted
+        })
+        .flat_map(|f| f.entries.iter())
+        .filter(|e| e.enabled && matches!(e.kind, Kind::Export { .. }))
+        .map(|e| e.raw.clone())
+        .collect()
 }
 
 /// Opens and reads at most one byte more than [`MAX_FILE_BYTES`] (a missing file costs the
@@ -571,7 +574,7 @@ fn check_entry(
         "webhook" => WEBHOOK_KEYS,
         "context" => CONTEXT_KEYS,
         "async_webhook" => ASYNC_KEYS,
-        "notify" => super::notify::ENTRY_KEYS,
+        "notify" => notify::ENTRY_KEYS,
         _ => OTLP_KEYS,
     };
     for (key, _) in t.iter() {
@@ -581,7 +584,7 @@ fn check_entry(
                 || WEBHOOK_KEYS.contains(&k)
                 || ASYNC_KEYS.contains(&k)
                 || OTLP_KEYS.contains(&k)
-                || super::notify::ENTRY_KEYS.contains(&k)
+                || notify::ENTRY_KEYS.contains(&k)
             {
                 format!("`{k}` does not apply to type {kind_name:?}")
             } else {
@@ -704,7 +707,7 @@ fn check_entry(
         // The same reader export builds the sink with, so the file and the flusher agree.
         "notify" => {
             let obj = raw.as_object().cloned().unwrap_or_default();
-            super::notify::from_entry(&obj).map_err(|m| err(at, m))?;
+            notify::from_entry(&obj).map_err(|m| err(at, m))?;
             Kind::Export {
                 sink_type: kind_name.clone(),
             }

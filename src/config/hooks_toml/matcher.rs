@@ -5,8 +5,6 @@
 //! Code's unanchored regexes are a known source of surprises (`Edit` also matching
 //! `NotebookEdit`), and a hook that fires for the wrong tool is worse than one that does not.
 
-use crate::protocol::HookInput;
-
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Matcher {
     /// Empty means "everything".
@@ -62,25 +60,6 @@ pub fn subject_of(event: &str) -> Option<&'static str> {
         "notification" => Some("notification_type"),
         _ => None,
     }
-}
-
-/// The subject's value in a payload (an empty string when the field is missing, so that only
-/// `*` matches it).
-pub fn subject(event: &str, input: &HookInput) -> Option<String> {
-    let value = match subject_of(event)? {
-        "tool_name" => input.tool_name.clone(),
-        "source" => input.source.clone(),
-        "reason" => input.reason.clone(),
-        "trigger" => input.trigger.clone(),
-        "error" => input.error.clone(),
-        "notification_type" => input
-            .raw
-            .get("notification_type")
-            .and_then(|v| v.as_str())
-            .map(str::to_string),
-        _ => input.agent_type.clone(),
-    };
-    Some(value.unwrap_or_default())
 }
 
 /// `*` matches any run of characters; everything else literally.
@@ -140,8 +119,6 @@ mod tests {
     fn events_without_a_subject_ignore_the_matcher() {
         assert_eq!(subject_of("stop"), None);
         assert!(m("Bash").accepts(None));
-        let input = HookInput::default();
-        assert_eq!(subject("pre-tool-use", &input).as_deref(), Some(""));
         assert!(!m("Bash").accepts(Some("")));
     }
 }
