@@ -53,7 +53,7 @@ fn active_runs(
         .iter()
         .filter_map(|spec| {
             let name = state_file_name(spec.name);
-            if present.is_some_and(|p| !p.iter().any(|n| *n == name)) {
+            if present.is_some_and(|p| !p.contains(&name)) {
                 return None;
             }
             let file = StateFile::new(scope, &name)?;
