@@ -1599,3 +1599,36 @@ fn the_persons_own_verify_list_is_read_on_a_tool_event_only_while_a_run_is_live(
     assert_eq!(continuation(&c.claim(&p, sid, 1, &env)), None);
     assert_eq!(ralph(&p, sid)["verified"], true);
 }
+
+/// Issue 44: a shell call's 8 MiB of output is shortened before the payload is parsed (its
+/// ends and a digest of its middle), and progress is judged as on the whole: the same output
+/// again is no new work, an output that differs only in its middle is.
+#[test]
+fn eight_mib_outputs_differing_only_in_the_middle_are_new_work_and_the_same_one_is_not() {
+    let c = CLAUDE;
+    let p = Project::new();
+    let sid = "huge-output";
+    start(c, &p, sid, &[]);
+    let big = |middle: &str| {
+        let half: String = (0..150_000)
+            .map(|i| format!("test module_{i}::case ... ok\n"))
+            .collect();
+        assert!(half.len() > 4 << 20);
+        format!("{half}{middle}{half}")
+    };
+    let a = big("test parser::total ... ok\n");
+    let b = big("test parser::total ... FAILED\n");
+    assert!(a.len() > 8 << 20);
+    let blocks = || ralph(&p, sid)["consecutive_blocks"].as_u64().unwrap();
+    assert!(continuation(&c.stop(&p, sid, 0, &[])).is_some());
+    assert_eq!(blocks(), 1);
+    c.shell(&p, sid, "cargo test", &a, true, &[]);
+    assert_eq!(blocks(), 0, "the first output is new work");
+    assert!(continuation(&c.stop(&p, sid, 1, &[])).is_some());
+    c.shell(&p, sid, "cargo test", &a, true, &[]);
+    assert_eq!(blocks(), 1, "the same output again is not");
+    assert!(continuation(&c.stop(&p, sid, 2, &[])).is_some());
+    assert_eq!(blocks(), 2);
+    c.shell(&p, sid, "cargo test", &b, true, &[]);
+    assert_eq!(blocks(), 0, "a new middle is new work");
+}
