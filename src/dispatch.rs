@@ -262,8 +262,14 @@ pub fn decide_from(hook: Hook, env: &Env, input: &HookInput, started: Instant) -
         .map(Config::load)
         .unwrap_or_default()
         .with_env(env);
-    // A project's verify commands only once the person trusted them; the person's own always.
-    let config = capabilities::verify_trust::apply(config, env);
+    // A project's verify commands only once the person trusted them; the person's own always
+    // (on a tool event, read by the one capability that needs them, only while a run is live).
+    let config = capabilities::verify_trust::apply_project(config, env);
+    let config = if capabilities::verify_trust::defers_person_lists(hook.event) {
+        config
+    } else {
+        capabilities::verify_trust::with_person_lists(config, env)
+    };
     let ctx = Ctx {
         hook,
         input,

@@ -1546,3 +1546,89 @@ fn a_budget_said_slightly_wrong_is_named_and_the_run_starts() {
         assert_eq!(s["max_iterations"], 100, "{said}: the default");
     }
 }
+
+/// Issue 44: the person's own verify list (`config.json` in their omc-hooks config directory)
+/// is read on a tool event only while a run is live — a tool event with no run does not look
+/// for it (a directory in its place, which every reading names on stderr, is not named) — and
+/// while a run is live it holds the run as before: Codex's `apply_patch` after the passing
+/// check, counted at the pre-tool event, voids it.
+#[test]
+fn the_persons_own_verify_list_is_read_on_a_tool_event_only_while_a_run_is_live() {
+    let c = CODEX;
+    let p = Project::new();
+    let broken = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(broken.path().join("omc-hooks/config.json")).unwrap();
+    let broken_home = broken.path().to_string_lossy().into_owned();
+    let broken_env = [("XDG_CONFIG_HOME", broken_home.as_str())];
+    let named = |out: &Outcome| out.stderr.contains("config.json: not a regular file");
+    let pre = with(
+        c.base(&p, "no-run", c.pre_tool),
+        json!({"tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_use_id": "call_1"}),
+    );
+    let out = c.run(&p, "pre-tool-use", pre, &broken_env);
+    out.expect_valid();
+    assert!(
+        !named(&out),
+        "read on a tool event with no run: {}",
+        out.stderr
+    );
+    // A Stop still reads it (it may judge a claim): the directory is named there.
+    let out = c.claim(&p, "no-run", 0, &broken_env);
+    assert!(named(&out), "{}", out.stderr);
+
+    let config_home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(config_home.path().join("omc-hooks")).unwrap();
+    std::fs::write(
+        config_home.path().join("omc-hooks/config.json"),
+        json!({"verify": ["python3 check.py"]}).to_string(),
+    )
+    .unwrap();
+    let home = config_home.path().to_string_lossy().into_owned();
+    let env = [("XDG_CONFIG_HOME", home.as_str())];
+    let sid = "persons-list";
+    start(c, &p, sid, &env);
+    c.apply_patch(&p, sid, "app.py", "TOTAL = 3\n", &env);
+    c.shell(&p, sid, "python3 check.py", "ok", true, &env);
+    c.apply_patch(&p, sid, "app.py", "TOTAL = 2\n", &env);
+    let text = continuation(&c.claim(&p, sid, 0, &env)).expect("not accepted");
+    assert!(
+        text.contains("ran after `python3 check.py` last ran"),
+        "{text}"
+    );
+    c.shell(&p, sid, "python3 check.py", "ok", true, &env);
+    assert_eq!(continuation(&c.claim(&p, sid, 1, &env)), None);
+    assert_eq!(ralph(&p, sid)["verified"], true);
+}
+
+/// Issue 44: a shell call's 8 MiB of output is shortened before the payload is parsed (its
+/// ends and a digest of its middle), and progress is judged as on the whole: the same output
+/// again is no new work, an output that differs only in its middle is.
+#[test]
+fn eight_mib_outputs_differing_only_in_the_middle_are_new_work_and_the_same_one_is_not() {
+    let c = CLAUDE;
+    let p = Project::new();
+    let sid = "huge-output";
+    start(c, &p, sid, &[]);
+    let big = |middle: &str| {
+        let half: String = (0..150_000)
+            .map(|i| format!("test module_{i}::case ... ok\n"))
+            .collect();
+        assert!(half.len() > 4 << 20);
+        format!("{half}{middle}{half}")
+    };
+    let a = big("test parser::total ... ok\n");
+    let b = big("test parser::total ... FAILED\n");
+    assert!(a.len() > 8 << 20);
+    let blocks = || ralph(&p, sid)["consecutive_blocks"].as_u64().unwrap();
+    assert!(continuation(&c.stop(&p, sid, 0, &[])).is_some());
+    assert_eq!(blocks(), 1);
+    c.shell(&p, sid, "cargo test", &a, true, &[]);
+    assert_eq!(blocks(), 0, "the first output is new work");
+    assert!(continuation(&c.stop(&p, sid, 1, &[])).is_some());
+    c.shell(&p, sid, "cargo test", &a, true, &[]);
+    assert_eq!(blocks(), 1, "the same output again is not");
+    assert!(continuation(&c.stop(&p, sid, 2, &[])).is_some());
+    assert_eq!(blocks(), 2);
+    c.shell(&p, sid, "cargo test", &b, true, &[]);
+    assert_eq!(blocks(), 0, "a new middle is new work");
+}

@@ -197,11 +197,19 @@ impl Watch {
     }
 }
 
+/// Each mode's run file, as it stands; one listing of the scope's directory says which files
+/// to open ([`Store::names`]).
 fn runs(store: &Store, scope: &Scope) -> Vec<(&'static str, Option<ModeState>)> {
+    let present = store.names(scope);
     PERSISTENT
         .iter()
         .map(|mode| {
-            let state = StateFile::new(scope, &state_file_name(mode)).and_then(|f| store.read(&f));
+            let name = state_file_name(mode);
+            let state = if present.as_ref().is_some_and(|p| !p.contains(&name)) {
+                None
+            } else {
+                StateFile::new(scope, &name).and_then(|f| store.read(&f))
+            };
             (*mode, state)
         })
         .collect()

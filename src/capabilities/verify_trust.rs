@@ -125,6 +125,20 @@ pub fn user_config(env: &Env) -> Config {
 /// The configuration the hooks use: the project's verify lists only when trusted (else
 /// withheld), and the person's own lists for the keys the project does not set.
 pub fn apply(config: Config, env: &Env) -> Config {
+    with_person_lists(apply_project(config, env), env)
+}
+
+/// Whether a hook of `event` leaves the person's lists out of its configuration until it
+/// needs them ([`with_person_lists`]): the tool events, which need a verify list only while a
+/// run is live, and fire around every tool call — so the person's `config.json` is not looked
+/// up on each of them. The project's untrusted lists are withheld on every event alike.
+pub fn defers_person_lists(event: &str) -> bool {
+    matches!(event, "PreToolUse" | "PostToolUse" | "PostToolUseFailure")
+}
+
+/// [`apply`]'s first half: the project's verify lists only when trusted, else withheld (reads
+/// the person's `trusted.json` only when the project names lists).
+pub fn apply_project(config: Config, env: &Env) -> Config {
     let project = lists(&config);
     let mut config = config;
     if let Some(path) = config.path().map(Path::to_path_buf) {
@@ -140,6 +154,13 @@ pub fn apply(config: Config, env: &Env) -> Config {
             });
         }
     }
+    config
+}
+
+/// [`apply`]'s second half: the person's own lists fill the keys the configuration does not
+/// set (reads their `config.json`).
+pub fn with_person_lists(config: Config, env: &Env) -> Config {
+    let mut config = config;
     let user = lists(&user_config(env));
     let kept: Vec<String> = lists(&config).into_iter().map(|(k, _)| k).collect();
     for (key, cmds) in user {

@@ -244,8 +244,16 @@ pub fn parse_object(bytes: &[u8]) -> Result<Map<String, Value>, DecodeError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(DecodeError::Empty);
     }
-    let value: Value =
-        serde_json::from_slice(bytes).map_err(|e| DecodeError::NotJson(e.to_string()))?;
+    // Huge strings (a shell call's megabytes of output) are shortened first, so nothing
+    // after this walks them whole (`shorten`); a payload that does not parse is reported as
+    // it came, with the parser's own position in it.
+    let short = super::shorten::shorten(bytes);
+    let parsed = match (serde_json::from_slice::<Value>(&short), &short) {
+        // Not parsed once shortened: the payload as it came decides (and names the error).
+        (Err(_), std::borrow::Cow::Owned(_)) => serde_json::from_slice(bytes),
+        (parsed, _) => parsed,
+    };
+    let value = parsed.map_err(|e| DecodeError::NotJson(e.to_string()))?;
     match value {
         Value::Object(map) => Ok(map),
         _ => Err(DecodeError::NotAnObject),

@@ -9,6 +9,7 @@ pub mod agent;
 pub mod agents;
 pub mod input;
 pub mod output;
+pub mod shorten;
 pub mod stdin;
 
 pub use agent::Agent;

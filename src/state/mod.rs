@@ -551,6 +551,25 @@ impl Store {
         Ok(())
     }
 
+    /// The names in a scope's directory, of every type, read with one listing, so a hook can
+    /// skip the files that are not there without opening each (a tool hook looks for seven
+    /// mode files that exist only while a run is live). Empty when the directory does not
+    /// exist; `None` when it cannot be listed (a symlink in the way, another error): the
+    /// caller then reads file by file, which says why.
+    pub fn names(&self, scope: &Scope) -> Option<Vec<String>> {
+        let dir = self.checked_dir(&scope.rel_dir()).ok()?;
+        match std::fs::read_dir(&dir) {
+            Ok(entries) => Some(
+                entries
+                    .filter_map(Result::ok)
+                    .filter_map(|e| e.file_name().into_string().ok())
+                    .collect(),
+            ),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Some(Vec::new()),
+            Err(_) => None,
+        }
+    }
+
     /// Lists the plain file names in a scope's directory (empty if it does not exist).
     pub fn list(&self, scope: &Scope, subdir: Option<&str>) -> Vec<String> {
         let mut rel = scope.rel_dir();
@@ -667,6 +686,31 @@ mod tests {
             },
             1_000,
         )
+    }
+
+    /// Issue 44: one listing says which of a scope's files exist — every kind of entry (a
+    /// directory where a file belongs is still read, and moved aside, by `read`), none when the
+    /// directory is absent, and `None` (read file by file) when a symlink is in the way.
+    #[test]
+    fn names_lists_every_entry_of_a_scope_once() {
+        let t = tempfile::tempdir().unwrap();
+        let st = store(t.path());
+        let scope = Scope::for_session(Some("s1"));
+        std::fs::create_dir_all(t.path().join(".omc")).unwrap();
+        assert_eq!(st.names(&scope), Some(Vec::new()));
+        let file = StateFile::new(&scope, "ralph-state.json").unwrap();
+        st.write(&file, &Counter { n: 1 }).unwrap();
+        std::fs::create_dir(st.dir(&scope).join("team-state.json")).unwrap();
+        let mut names = st.names(&scope).unwrap();
+        names.sort();
+        assert_eq!(names, ["ralph-state.json", "team-state.json"]);
+        #[cfg(unix)]
+        {
+            let other = tempfile::tempdir().unwrap();
+            let linked = Scope::for_session(Some("s2"));
+            std::os::unix::fs::symlink(other.path(), st.dir(&linked)).unwrap();
+            assert_eq!(st.names(&linked), None);
+        }
     }
 
     #[test]

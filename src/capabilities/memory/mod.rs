@@ -48,11 +48,17 @@ pub(crate) fn clip(text: &str, max: usize) -> String {
 /// The persistent-mode runs of `scope` as found on disk (any state), in priority order. The
 /// file name says which mode a run is: oh-my-claudecode's files have no `mode` field, and a run
 /// must never be announced as `[ MODE RESTORED]`.
+/// One listing of the scope's directory says which files to open ([`Store::names`]).
 pub(crate) fn mode_states(store: &Store, scope: &Scope) -> Vec<(StateFile, ModeState)> {
+    let present = store.names(scope);
     PERSISTENT
         .iter()
         .filter_map(|mode| {
-            let file = StateFile::new(scope, &state_file_name(mode))?;
+            let name = state_file_name(mode);
+            if present.as_ref().is_some_and(|p| !p.contains(&name)) {
+                return None;
+            }
+            let file = StateFile::new(scope, &name)?;
             let mut state: ModeState = store.read(&file)?;
             if state.mode != *mode {
                 state.mode = mode.to_string();

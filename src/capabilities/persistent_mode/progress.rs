@@ -42,11 +42,21 @@ pub fn read(store: &Store, scope: &Scope) -> WorkLog {
 }
 
 /// The session's active runs' start times, highest priority first (none: nothing to track).
-fn active_runs(store: &Store, scope: &Scope) -> Vec<(StateFile, ModeState)> {
+/// `present` is the scope's listing ([`Store::names`]): a mode whose file is not in it is not
+/// opened (the no-run case of every tool event); `None` reads each file.
+fn active_runs(
+    store: &Store,
+    scope: &Scope,
+    present: Option<&[String]>,
+) -> Vec<(StateFile, ModeState)> {
     REGISTRY
         .iter()
         .filter_map(|spec| {
-            let file = StateFile::new(scope, &state_file_name(spec.name))?;
+            let name = state_file_name(spec.name);
+            if present.is_some_and(|p| !p.contains(&name)) {
+                return None;
+            }
+            let file = StateFile::new(scope, &name)?;
             let s: ModeState = store.read(&file)?;
             (s.active && s.suspended_at.is_none()).then_some((file, s))
         })
@@ -61,13 +71,32 @@ pub fn on_tool(ctx: &Ctx<'_>) -> Answer {
     let Some(log_file) = StateFile::new(&ctx.scope, FILE) else {
         return Answer::default();
     };
-    let runs = active_runs(store, &ctx.scope);
-    if runs.is_empty() && !store.path(&log_file).exists() {
+    // One listing of the session's directory says which of its files exist: with no run and
+    // no log, nothing else is opened.
+    let present = store.names(&ctx.scope);
+    let runs = active_runs(store, &ctx.scope, present.as_deref());
+    let has_log = match &present {
+        Some(p) => p.iter().any(|n| n == FILE),
+        None => store.path(&log_file).exists(),
+    };
+    if runs.is_empty() && !has_log {
         return Answer::default();
     }
+    // The person's own verify lists are read only now that a run is live (dispatch leaves
+    // them out of a tool event's configuration: `verify_trust::defers_person_lists`).
+    let with_person;
+    let config = if runs.is_empty() {
+        &ctx.config
+    } else if crate::capabilities::verify_trust::defers_person_lists(ctx.hook.event) {
+        with_person =
+            crate::capabilities::verify_trust::with_person_lists(ctx.config.clone(), ctx.env);
+        &with_person
+    } else {
+        &ctx.config
+    };
     let verify: Vec<String> = runs
         .iter()
-        .flat_map(|(_, s)| super::verify::commands(&s.mode, &ctx.config))
+        .flat_map(|(_, s)| super::verify::commands(&s.mode, config))
         .collect();
     // What the call does to the verify evidence: its writes and checks ([`super::writes`]);
     // nothing to count while no run has a verify command.

@@ -25,6 +25,7 @@
 use super::writes::Step;
 pub use super::writes::normalize_command;
 use crate::protocol::HookInput;
+use crate::protocol::shorten::digest_without_digits;
 use crate::state::files::SCHEMA_VERSION;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -642,101 +643,6 @@ fn line_start_after(s: &str, i: usize) -> usize {
     s[i..].find('\n').map_or(i, |n| i + n + 1)
 }
 
-/// A 128-bit digest of `bytes` with every ASCII digit left out, fast enough for a whole output
-/// of many megabytes (not a cryptographic hash: it tells one output of a command from the
-/// next). The bytes are taken eight at a time; a word without a digit (found with bit
-/// arithmetic) is copied whole into a compacted buffer, others byte by byte without their
-/// digits; the buffer is hashed as 64-bit words in four lanes.
-fn digest_without_digits(bytes: &[u8]) -> u128 {
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let mut hasher = LaneHash::default();
-    let mut buf = [0u8; 4096];
-    let mut n = 0;
-    let mut words = bytes.chunks_exact(8);
-    for w in words.by_ref() {
-        let x = u64::from_le_bytes(w.try_into().unwrap_or_default());
-        let y = x & LOW7;
-        // High bit of each byte: at least b'0', and at least b'9' + 1 (7-bit bytes only).
-        let ge_0 = y.wrapping_add(0x5050_5050_5050_5050) & HIGH;
-        let ge_colon = y.wrapping_add(0x4646_4646_4646_4646) & HIGH;
-        let digits = ge_0 & !ge_colon & !(x & HIGH);
-        if digits == 0 {
-            buf[n..n + 8].copy_from_slice(w);
-            n += 8;
-        } else {
-            for &b in w {
-                buf[n] = b;
-                n += usize::from(!b.is_ascii_digit());
-            }
-        }
-        if n > buf.len() - 8 {
-            // Whole quads of words, so which lane takes a word depends on the compacted
-            // bytes alone, not on where the digits were.
-            let whole = n / 32 * 32;
-            hasher.write(&buf[..whole]);
-            buf.copy_within(whole..n, 0);
-            n -= whole;
-        }
-    }
-    for &b in words.remainder() {
-        if !b.is_ascii_digit() {
-            buf[n] = b;
-            n += 1;
-        }
-    }
-    hasher.finish(&buf[..n])
-}
-
-/// Four lanes of multiply-and-rotate over 64-bit words, for [`digest_without_digits`].
-struct LaneHash {
-    lanes: [u64; 4],
-    len: u64,
-}
-
-impl Default for LaneHash {
-    fn default() -> LaneHash {
-        LaneHash {
-            lanes: [
-                0x243f_6a88_85a3_08d3,
-                0x1319_8a2e_0370_7344,
-                0xa409_3822_299f_31d0,
-                0x082e_fa98_ec4e_6c89,
-            ],
-            len: 0,
-        }
-    }
-}
-
-impl LaneHash {
-    const K: u64 = 0x9e37_79b9_7f4a_7c15;
-
-    /// Whole quads of words only (`bytes.len()` a multiple of 32).
-    fn write(&mut self, bytes: &[u8]) {
-        for quad in bytes.chunks_exact(32) {
-            for (lane, w) in self.lanes.iter_mut().zip(quad.chunks_exact(8)) {
-                let w = u64::from_le_bytes(w.try_into().unwrap_or_default());
-                *lane = (*lane ^ w).wrapping_mul(Self::K).rotate_left(29);
-            }
-        }
-        self.len += bytes.len() as u64;
-    }
-
-    fn finish(mut self, rest: &[u8]) -> u128 {
-        for (i, chunk) in rest.chunks(8).enumerate() {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            let lane = &mut self.lanes[i % 4];
-            *lane = (*lane ^ u64::from_le_bytes(word))
-                .wrapping_mul(Self::K)
-                .rotate_left(29);
-        }
-        let len = self.len + rest.len() as u64;
-        let [a, b, c, d] = self.lanes.map(|l| (l ^ len).wrapping_mul(Self::K));
-        (u128::from(a ^ c.rotate_left(17)) << 64) | u128::from(b ^ d.rotate_left(41))
-    }
-}
-
 fn floor(s: &str, mut i: usize) -> usize {
     while !s.is_char_boundary(i) {
         i -= 1;
@@ -795,6 +701,7 @@ fn hex(h: Sha256) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::shorten::LaneHash;
     use serde_json::json;
 
     fn input(v: Value) -> HookInput {
