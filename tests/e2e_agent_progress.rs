@@ -44,16 +44,9 @@ fn end_of_turn(agent: Agent) -> &'static str {
 /// Usage each model answer reports in the budget scenarios (input; the output is 5 more).
 const TOKENS_PER_CALL: u64 = 30_000;
 
-/// `omc-hooks status` in the sandbox's project.
+/// `omc-hooks status` in the sandbox's project, with its home.
 fn status(sb: &AgentSandbox) -> String {
-    let out = std::process::Command::new(crate::e2e::agent_harness::omc_bin())
-        .arg("status")
-        .current_dir(sb.project())
-        .env("HOME", sb.home())
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    crate::e2e::ralph::status_in(&sb.project(), Some(&sb.home()))
 }
 
 // ------------------------------------------------------- what the client records ----
