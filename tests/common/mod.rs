@@ -441,6 +441,34 @@ pub fn release_archive(dir: &Path, target: &str, binary: &Path) {
     std::fs::write(dir.join(format!("{archive}.sha256")), sum.stdout).unwrap();
 }
 
+/// The person's configuration directory (`XDG_CONFIG_HOME`) for hooks run as that person.
+pub struct PersonConfig {
+    dir: tempfile::TempDir,
+    home: String,
+}
+
+impl PersonConfig {
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The environment a hook run as this person gets.
+    pub fn env(&self) -> [(&str, &str); 1] {
+        [("XDG_CONFIG_HOME", self.home.as_str())]
+    }
+}
+
+/// Writes `config` as the project's `.omc/config.json` and trusts it as the person does with
+/// `trust --yes` (its verify commands are used only then, issue 41); returns the person's
+/// configuration directory that holds the trust.
+pub fn trusted_verify(p: &Project, config: &Value) -> PersonConfig {
+    p.write_json(".omc/config.json", config);
+    let dir = tempfile::tempdir().unwrap();
+    trust_as_person(p.path(), dir.path());
+    let home = dir.path().to_string_lossy().into_owned();
+    PersonConfig { dir, home }
+}
+
 /// Trusts the project's `.omc/hooks.toml` and the verify commands of its `.omc/config.json` as
 /// a person's own script does (`omc-hooks trust --yes`, none of the variables that say an
 /// agent's model runs it), recording the trust under `config_home` — the `XDG_CONFIG_HOME`
