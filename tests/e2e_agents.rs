@@ -166,6 +166,65 @@ pub fn stop_blocks_with_a_command_in_each(
     (run, events, d)
 }
 
+/// The client alone (the recorder as its only hook, `responders` answering): `prompt` with the
+/// model scripted by `sc`; asserts the client succeeded. The run, its payloads, and the
+/// diagnostics (the events' names and the run's).
+pub fn probe(
+    agent: Agent,
+    prompt: &str,
+    sc: AgentScenario,
+    responders: &[(&str, String)],
+) -> (AgentRun, Vec<(String, Value)>, String) {
+    let sb = AgentSandbox::new(agent);
+    let (run, events) = recorded_run(&sb, prompt, sc, responders);
+    run.assert_success();
+    let d = format!("{}\n{}", names(&events), run.diagnostics());
+    (run, events, d)
+}
+
+/// A command that fails (`failing` on stderr, exit 3), then text: what the client fires.
+pub fn a_failing_command(
+    agent: Agent,
+    responders: &[(&str, String)],
+) -> (AgentRun, Vec<(String, Value)>, String) {
+    let sc = AgentScenario::new()
+        .reply_shell("echo failing >&2; exit 3")
+        .reply_text("it failed");
+    probe(agent, "fail once", sc, responders)
+}
+
+/// A model that only talks (`more to do`) while the end-of-turn hook `event` answers
+/// `decision` with `CONTINUE-<n>` up to `limit` times: how far the client continues.
+pub fn talking_turns_blocked(
+    agent: Agent,
+    event: &str,
+    decision: &str,
+    limit: u32,
+) -> (AgentRun, Vec<(String, Value)>, String) {
+    let sc = AgentScenario::new().default_text("more to do");
+    let script = block_script(event, decision, limit);
+    probe(agent, "keep going", sc, &[(event, script)])
+}
+
+/// `n` payloads of the end-of-turn `event` and as many main requests: the first turn's
+/// `stop_hook_active` false, every continued one's true.
+#[track_caller]
+pub fn assert_turns_continued(
+    run: &AgentRun,
+    events: &[(String, Value)],
+    event: &str,
+    n: usize,
+    d: &str,
+) {
+    let stops = of(events, event);
+    assert_eq!(stops.len(), n, "{n} turns, {} continued: {d}", n - 1);
+    assert_eq!(run.main_requests().len(), n, "{d}");
+    assert_eq!(stops[0]["stop_hook_active"], false, "{d}");
+    for (i, stop) in stops.iter().enumerate().skip(1) {
+        assert_eq!(stop["stop_hook_active"], true, "{event} #{i}: {stop}\n{d}");
+    }
+}
+
 /// The payloads of one event, in order.
 pub fn of<'a>(events: &'a [(String, Value)], event: &str) -> Vec<&'a Value> {
     events
