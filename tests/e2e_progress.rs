@@ -19,8 +19,8 @@
 //!   from holds every call's usage when the Stop hook runs.
 
 use crate::e2e::ralph::{
-    DONE, PROMPT, continuations, ralph, spends_its_token_budget, status, tool_results_with,
-    working_turns, works_then_claims,
+    DONE, PROMPT, assert_ended_on_token_budget, continuations, ralph, spends_its_token_budget,
+    status, tool_results_with, working_turns, works_then_claims,
 };
 use crate::e2e::{Run, Sandbox, Scenario};
 use serde_json::{Value, json};
@@ -352,22 +352,8 @@ fn a_sed_i_after_the_passing_check_voids_it() {
 fn a_run_ends_on_its_token_budget_within_a_few_continuations() {
     let config = r#"{"ralph": {"max_tokens": 100000}}"#;
     let o = spends_its_token_budget(Some(config), PROMPT);
-    let (d, s) = (o.run.diagnostics(), &o.state);
-    assert!(
-        o.conts[0].contains("k/100k tokens"),
-        "the continuation shows what was spent: {}",
-        o.conts[0]
-    );
-    assert!(
-        o.run.unused_replies > 0,
-        "ended before the script ran out: {d}"
-    );
-    assert_eq!(s["active"], false, "{s:#}");
-    let used = s["tokens_used"].as_u64().unwrap_or(0);
-    assert!(
-        (100_000..=200_000).contains(&used),
-        "tokens_used {used}: {s:#}"
-    );
+    let d = o.run.diagnostics();
+    assert_ended_on_token_budget(&o.conts, &o.state, o.run.unused_replies, &d);
 }
 
 #[test]

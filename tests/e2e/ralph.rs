@@ -129,3 +129,28 @@ pub fn spends_its_token_budget(config: Option<&str>, prompt: &str) -> Outcome {
     assert_eq!(s["ended_reason"], "max_tokens", "{s:#}");
     o
 }
+
+/// A run under a budget of 100k tokens, its model reporting ~30 000 a call, ended on it: within
+/// a few continuations (`conts`), the first showing what was spent, before the script ran out
+/// (`unused` replies left), the state saying so with what was used. The same check for Claude
+/// Code and the other clients.
+#[track_caller]
+pub fn assert_ended_on_token_budget(conts: &[String], s: &Value, unused: usize, d: &str) {
+    // Two model calls a turn: 60 000 after the first, 120 000 after the second.
+    let n = conts.len();
+    assert!((1..=3).contains(&n), "{n} continuations\n{d}");
+    assert!(
+        conts[0].contains("k/100k tokens"),
+        "the continuation shows the tokens spent: {}",
+        conts[0]
+    );
+    assert!(unused > 0, "ended before the script ran out\n{d}");
+    assert_eq!(s["active"], false, "{s:#}");
+    assert_eq!(s["ended_reason"], "max_tokens", "{s:#}");
+    assert_eq!(s["max_tokens"], 100_000, "{s:#}");
+    let used = s["tokens_used"].as_u64().unwrap_or(0);
+    assert!(
+        (100_000..=200_000).contains(&used),
+        "tokens_used {used}: {s:#}"
+    );
+}
