@@ -148,18 +148,24 @@ fn failing(v: &Value) -> bool {
         .is_some_and(|c| c.contains("exit 3"))
 }
 
-/// Writes one fixture per pick; returns the names not seen.
-fn save(all: &[(String, Value)], picks: Vec<Pick>, out: &Path) -> Vec<String> {
+/// Writes one fixture per pick, `<name>.json` in `out`; returns the names not seen (also for
+/// Claude Code's recorder, `claude_recorder`).
+pub fn save<N: AsRef<str>, P: Fn(&str, &Value) -> bool>(
+    all: &[(String, Value)],
+    picks: &[(N, P)],
+    out: &Path,
+) -> Vec<String> {
     std::fs::create_dir_all(out).unwrap();
     let mut missing = Vec::new();
-    for (name, pred) in &picks {
+    for (name, pred) in picks {
+        let name = name.as_ref();
         match all.iter().find(|(e, v)| pred(e, v)) {
             Some((_, v)) => {
                 let mut txt = serde_json::to_string_pretty(v).unwrap();
                 txt.push('\n');
                 std::fs::write(out.join(format!("{name}.json")), txt).unwrap();
             }
-            None => missing.push(name.clone()),
+            None => missing.push(name.to_owned()),
         }
     }
     missing
@@ -309,7 +315,7 @@ fn record(r: Recording) {
         all.extend(events);
     }
     let out = out_dir(agent);
-    let missing = save(&all, r.picks, &out);
+    let missing = save(&all, &r.picks, &out);
     eprintln!(
         "[record] {} fixtures written to {}",
         agent.name(),
