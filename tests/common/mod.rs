@@ -441,6 +441,15 @@ pub fn release_archive(dir: &Path, target: &str, binary: &Path) {
     std::fs::write(dir.join(format!("{archive}.sha256")), sum.stdout).unwrap();
 }
 
+/// A finished command's (exit code, stdout, stderr); -1 when a signal ended it.
+pub fn code_out_err(out: &std::process::Output) -> (i32, String, String) {
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// The person's configuration directory (`XDG_CONFIG_HOME`) for hooks run as that person.
 pub struct PersonConfig {
     dir: tempfile::TempDir,
