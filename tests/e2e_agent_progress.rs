@@ -450,12 +450,7 @@ fn codex_runs_no_tool_hook_for_update_plan() {
     };
     let mut sc = AgentScenario::new();
     for done in 1..=3 {
-        sc = sc
-            .step(crate::e2e::model::Step::Call(
-                "update_plan".into(),
-                plan(done),
-            ))
-            .reply_text(MORE);
+        sc = sc.reply_call("update_plan", plan(done)).reply_text(MORE);
     }
     let run = sb.run(
         PROMPT,
@@ -501,10 +496,7 @@ fn qwen_an_edit_made_and_undone_turn_after_turn_is_handed_back() {
     let file = sb.write("src/app.py", "x = 1\n");
     // Qwen Code edits only a file read in the session: a read first (new work too).
     let mut sc = AgentScenario::new()
-        .step(crate::e2e::model::Step::Call(
-            "read_file".into(),
-            serde_json::json!({ "file_path": file }),
-        ))
+        .reply_call("read_file", serde_json::json!({ "file_path": file }))
         .reply_text(MORE);
     for i in 0..20 {
         let (old, new) = if i % 2 == 0 {
@@ -513,10 +505,10 @@ fn qwen_an_edit_made_and_undone_turn_after_turn_is_handed_back() {
             ("x = 2", "x = 1")
         };
         sc = sc
-            .step(crate::e2e::model::Step::Call(
-                "edit".into(),
+            .reply_call(
+                "edit",
                 serde_json::json!({"file_path": file, "old_string": old, "new_string": new}),
-            ))
+            )
             .reply_text(MORE);
     }
     let run = sb.run(PROMPT, sc.reply_text(DONE));

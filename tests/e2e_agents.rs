@@ -225,6 +225,18 @@ pub fn assert_turns_continued(
     }
 }
 
+/// Copilot's other tools: a view of a missing file (a tool that fails outright: Copilot's own
+/// PostToolUseFailure), a skill, and a subagent (`task`) with its own model call.
+pub fn copilot_other_tools(sb: &AgentSandbox, sc: AgentScenario) -> AgentScenario {
+    let missing = serde_json::json!({"path": sb.project().join("missing.txt")});
+    let subagent = serde_json::json!({"description": "look around", "prompt": "List the files.",
+                                      "agent_type": "explore", "name": "looker"});
+    sc.reply_call("view", missing)
+        .reply_call("skill", serde_json::json!({"skill": "demo"}))
+        .reply_call("task", subagent)
+        .reply_text("nothing to report")
+}
+
 /// The payloads of one event, in order.
 pub fn of<'a>(events: &'a [(String, Value)], event: &str) -> Vec<&'a Value> {
     events
@@ -591,54 +603,25 @@ pub fn every_installed_hook_fires_and_decodes_the_payload(agent: Agent) {
         .env("OMC_TRACE_FILE", trace_env.clone())
         .reply_shell("echo ok")
         .reply_shell("echo failing >&2; exit 3");
+    // a subagent, and a file that is not there
+    let look_around = serde_json::json!({"description": "look around", "prompt": "List the files.",
+                                         "subagent_type": "general-purpose"});
+    let missing = sb.project().join("no-such-file");
+    let missing = missing.to_string_lossy();
     match agent {
         Agent::Codex | Agent::Cline | Agent::Kimi => {}
-        Agent::Gemini => {
-            sc = sc.step(crate::e2e::model::Step::Call(
-                "activate_skill".into(),
-                serde_json::json!({"name": "demo"}),
-            ))
-        }
+        Agent::Gemini => sc = sc.reply_call("activate_skill", serde_json::json!({"name": "demo"})),
         Agent::Qwen => {
             sc = sc
-                .step(crate::e2e::model::Step::Call(
-                    "skill".into(),
-                    serde_json::json!({"skill": "demo"}),
-                ))
-                .step(crate::e2e::model::Step::Call(
-                    "agent".into(),
-                    serde_json::json!({"description": "look around", "prompt": "List the files.",
-                                       "subagent_type": "general-purpose"}),
-                ))
+                .reply_call("skill", serde_json::json!({"skill": "demo"}))
+                .reply_call("agent", look_around.clone())
                 // the subagent's own (synchronous) model call
                 .reply_text("nothing to report");
         }
-        Agent::Copilot => {
-            sc = sc
-                // a tool that fails outright: Copilot's own PostToolUseFailure
-                .step(crate::e2e::model::Step::Call(
-                    "view".into(),
-                    serde_json::json!({"path": sb.project().join("missing.txt")}),
-                ))
-                .step(crate::e2e::model::Step::Call(
-                    "skill".into(),
-                    serde_json::json!({"skill": "demo"}),
-                ))
-                .step(crate::e2e::model::Step::Call(
-                    "task".into(),
-                    serde_json::json!({"description": "look around", "prompt": "List the files.",
-                                       "agent_type": "explore", "name": "looker"}),
-                ))
-                // the subagent's own model call
-                .reply_text("nothing to report");
-        }
+        Agent::Copilot => sc = copilot_other_tools(&sb, sc),
         Agent::CodeBuddy => {
             sc = sc
-                .step(crate::e2e::model::Step::Call(
-                    "Agent".into(),
-                    serde_json::json!({"description": "look around", "prompt": "List the files.",
-                                       "subagent_type": "general-purpose"}),
-                ))
+                .reply_call("Agent", look_around)
                 .reply_text("nothing to report");
         }
         Agent::Factory => {}
@@ -646,14 +629,8 @@ pub fn every_installed_hook_fires_and_decodes_the_payload(agent: Agent) {
         // (its failure arrives as a tool part in state `error`)
         Agent::OpenCode | Agent::Kilo => {
             sc = sc
-                .step(crate::e2e::model::Step::Call(
-                    "skill".into(),
-                    serde_json::json!({"name": "demo"}),
-                ))
-                .step(crate::e2e::model::Step::Call(
-                    "read".into(),
-                    serde_json::json!({"filePath": sb.project().join("no-such-file").to_string_lossy()}),
-                ))
+                .reply_call("skill", serde_json::json!({"name": "demo"}))
+                .reply_call("read", serde_json::json!({ "filePath": missing }))
         }
         Agent::Pi => {}
     }

@@ -498,22 +498,7 @@ fn record_copilot_fixtures() {
         session(
             "other tools, subagent",
             "use the other tools",
-            AgentScenario::new()
-                .step(crate::e2e::model::Step::Call(
-                    "view".into(),
-                    serde_json::json!({"path": sb.project().join("missing.txt")}),
-                ))
-                .step(crate::e2e::model::Step::Call(
-                    "skill".into(),
-                    serde_json::json!({"skill": "demo"}),
-                ))
-                .step(crate::e2e::model::Step::Call(
-                    "task".into(),
-                    serde_json::json!({"description": "look around", "prompt": "List the files.",
-                                       "agent_type": "explore", "name": "looker"}),
-                ))
-                .reply_text("nothing to report")
-                .reply_text("all done"),
+            crate::e2e_agents::copilot_other_tools(sb, AgentScenario::new()).reply_text("all done"),
         )
     }));
     // auto-compaction, forced by a reported usage near the window it is told of
@@ -624,11 +609,11 @@ fn record_kimi_fixtures() {
                 "second turn",
                 AgentScenario::new()
                     .resume(id)
-                    .step(crate::e2e::model::Step::Call(
-                        "Agent".into(),
+                    .reply_call(
+                        "Agent",
                         serde_json::json!({"description": "look around",
                             "prompt": "List the files.", "subagent_type": "coder"}),
-                    ))
+                    )
                     .reply_text("nothing to report")
                     .reply_text("second done"),
             )
@@ -717,10 +702,10 @@ fn opencode_like(agent: Agent) -> Recording {
         let sc = AgentScenario::new()
             .reply_shell(OK_CMD)
             .reply_shell(FAIL_CMD)
-            .step(crate::e2e::model::Step::Call(
-                "read".into(),
+            .reply_call(
+                "read",
                 serde_json::json!({"filePath": missing.to_string_lossy()}),
-            ))
+            )
             .reply_text("all done")
             .reply_text("FINAL-AFTER-CONTINUATION");
         session("", "record all events", sc).any_exit()

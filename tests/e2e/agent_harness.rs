@@ -277,6 +277,10 @@ impl AgentScenario {
     pub fn reply_text(self, t: impl Into<String>) -> Self {
         self.step(Step::Text(t.into()))
     }
+    /// One call of the client's tool `tool` with `input`.
+    pub fn reply_call(self, tool: &str, input: serde_json::Value) -> Self {
+        self.step(Step::Call(tool.into(), input))
+    }
     /// One call of the client's shell tool.
     pub fn reply_shell(self, cmd: impl Into<String>) -> Self {
         self.step(Step::Shell(cmd.into()))
