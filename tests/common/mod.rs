@@ -441,6 +441,17 @@ pub fn release_archive(dir: &Path, target: &str, binary: &Path) {
     std::fs::write(dir.join(format!("{archive}.sha256")), sum.stdout).unwrap();
 }
 
+/// The command exited 0; its stderr is the failure's message otherwise.
+#[track_caller]
+pub fn assert_exit_ok(out: &std::process::Output) {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// A finished command's (exit code, stdout, stderr); -1 when a signal ended it.
 pub fn code_out_err(out: &std::process::Output) -> (i32, String, String) {
     (

@@ -661,3 +661,14 @@ impl Drop for Mount {
         }
     }
 }
+
+/// The state store of `project` (`.omc/` in it) at the pinned clock.
+pub fn store_at(project: &Path) -> omc_hooks::state::Store {
+    omc_hooks::state::Store::new(
+        omc_hooks::state::Root {
+            project: project.to_path_buf(),
+            omc: project.join(".omc"),
+        },
+        NOW_MS,
+    )
+}
