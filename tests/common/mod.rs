@@ -441,6 +441,18 @@ pub fn release_archive(dir: &Path, target: &str, binary: &Path) {
     std::fs::write(dir.join(format!("{archive}.sha256")), sum.stdout).unwrap();
 }
 
+/// Runs `cmd` with `stdin` written to it and closed; its output.
+pub fn output_with_stdin(cmd: &mut Command, stdin: &[u8]) -> std::process::Output {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
 /// The command exited 0; its stderr is the failure's message otherwise.
 #[track_caller]
 pub fn assert_exit_ok(out: &std::process::Output) {
