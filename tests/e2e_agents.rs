@@ -271,14 +271,7 @@ pub const DONE: &str = "The parser is fixed and the tests pass.\n<omc-complete/>
 
 /// The session's `ralph-state.json`, schema-checked.
 pub fn ralph_state(sb: &AgentSandbox, sid: &str) -> Option<Value> {
-    let p = sb
-        .omc_dir()
-        .join("state/sessions")
-        .join(sid)
-        .join("ralph-state.json");
-    let v: Value = serde_json::from_slice(&std::fs::read(p).ok()?).unwrap();
-    crate::schema::assert_valid("mode-state", &v);
-    Some(v)
+    crate::e2e::ralph::mode_state_in(&sb.omc_dir(), sid, "ralph")
 }
 
 /// What is new in each main request that carries a ralph continuation, in order.

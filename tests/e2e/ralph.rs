@@ -22,6 +22,18 @@ pub fn ralph(sb: &Sandbox, sid: &str) -> Value {
     v
 }
 
+/// The `<mode>-state.json` of session `sid` under the `.omc` folder `omc`, schema-checked; none
+/// when there is no such file (any client's sandbox).
+pub fn mode_state_in(omc: &Path, sid: &str, mode: &str) -> Option<Value> {
+    let p = omc
+        .join("state/sessions")
+        .join(sid)
+        .join(format!("{mode}-state.json"));
+    let v: Value = serde_json::from_slice(&std::fs::read(p).ok()?).unwrap();
+    crate::schema::assert_valid("mode-state", &v);
+    Some(v)
+}
+
 /// What each main-loop request shows of a ralph continuation (`Stop hook feedback:` …; a
 /// failing command's escalation may head it).
 pub fn continuations(run: &Run) -> Vec<String> {
