@@ -210,16 +210,8 @@ impl Hook {
 
     #[track_caller]
     pub fn run(self) -> Outcome {
-        let mut cmd = Command::new(BIN);
+        let mut cmd = hook_command();
         cmd.args(&self.args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .env_remove("CLAUDE_PROJECT_DIR")
-            .env_remove("OMC_STATE_DIR")
-            .env_remove("DISABLE_OMC")
-            .env_remove("OMC_SKIP_HOOKS")
-            .env_remove("OMC_TEAM_WORKER")
             // The terminal a session runs in is recorded: the tests' own is not theirs.
             .env_remove("TERM_PROGRAM")
             .env_remove("TMUX")
@@ -439,6 +431,25 @@ pub fn release_archive(dir: &Path, target: &str, binary: &Path) {
         .output()
         .unwrap();
     std::fs::write(dir.join(format!("{archive}.sha256")), sum.stdout).unwrap();
+}
+
+/// The binary with piped stdio and none of the switches a test's own environment may hold
+/// (`CLAUDE_PROJECT_DIR`, `OMC_STATE_DIR`, `DISABLE_OMC`, `OMC_SKIP_HOOKS`, `OMC_TEAM_WORKER`).
+pub fn hook_command() -> Command {
+    let mut cmd = Command::new(BIN);
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for switch in [
+        "CLAUDE_PROJECT_DIR",
+        "OMC_STATE_DIR",
+        "DISABLE_OMC",
+        "OMC_SKIP_HOOKS",
+        "OMC_TEAM_WORKER",
+    ] {
+        cmd.env_remove(switch);
+    }
+    cmd
 }
 
 /// Runs `cmd` with `stdin` written to it and closed; its output.
