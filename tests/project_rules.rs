@@ -148,7 +148,7 @@ fn claude_code_gets_only_what_it_does_not_load_itself() {
 fn a_codex_apply_patch_gets_the_rules_before_it_runs() {
     let p = project();
     let cmd = "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/api/handler.py\n@@\n-x = 1\n+x = 2\n*** End Patch\nEOF";
-    let got = codex_shell(&p, &cmd);
+    let got = codex_shell(&p, cmd);
     assert_eq!(
         got,
         "[PROJECT RULE: .claude/rules/api.md, for paths matching src/api/**]\nCall the v2 client only.\n\n\
