@@ -9,7 +9,6 @@
 
 use crate::common::{BIN, Project};
 use serde_json::{Value, json};
-use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -52,27 +51,7 @@ fn ok(out: &Output) -> String {
     text
 }
 
-/// Every directory and file under `root` (`.git` excluded), files with their bytes.
-fn snapshot(root: &Path) -> BTreeMap<String, Option<Vec<u8>>> {
-    fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<String, Option<Vec<u8>>>) {
-        for e in std::fs::read_dir(dir).unwrap().flatten() {
-            let p = e.path();
-            let rel = p.strip_prefix(base).unwrap().to_string_lossy().into_owned();
-            if rel == ".git" {
-                continue;
-            }
-            if e.file_type().unwrap().is_dir() {
-                out.insert(format!("{rel}/"), None);
-                walk(base, &p, out);
-            } else {
-                out.insert(rel, Some(std::fs::read(&p).unwrap()));
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(root, root, &mut out);
-    out
-}
+use crate::install::snapshot;
 
 /// The `CONFIG` object of a plugin file.
 fn config(text: &str) -> Value {

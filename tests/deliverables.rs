@@ -26,11 +26,20 @@ fn subagent_stop(p: &Project, task: &str) {
     );
 }
 
-fn parent_tool(p: &Project, agent_id: Option<&str>) -> String {
-    let mut v = payload("PostToolUse", SID, p.path());
-    v["tool_name"] = json!("Agent");
-    v["tool_input"] = json!({"prompt": "x", "description": "x"});
-    v["tool_response"] = json!({"status": "completed"});
+/// PostToolUse of `tool` in session `sid` with `input` and `response` (by subagent `agent_id`
+/// when given): the context the hook adds, or nothing.
+fn post_tool(
+    p: &Project,
+    sid: &str,
+    tool: &str,
+    input: Value,
+    response: Value,
+    agent_id: Option<&str>,
+) -> String {
+    let mut v = payload("PostToolUse", sid, p.path());
+    v["tool_name"] = json!(tool);
+    v["tool_input"] = input;
+    v["tool_response"] = response;
     if let Some(a) = agent_id {
         v["agent_id"] = json!(a);
     }
@@ -43,6 +52,18 @@ fn parent_tool(p: &Project, agent_id: Option<&str>) -> String {
         .as_str()
         .unwrap_or("")
         .to_string()
+}
+
+fn parent_tool(p: &Project, agent_id: Option<&str>) -> String {
+    let input = json!({"prompt": "x", "description": "x"});
+    post_tool(
+        p,
+        SID,
+        "Agent",
+        input,
+        json!({"status": "completed"}),
+        agent_id,
+    )
 }
 
 #[test]
@@ -99,23 +120,8 @@ mod delegation {
     const SID: &str = "deleg-1";
 
     fn write(p: &Project, file: &str, agent_id: Option<&str>) -> String {
-        let mut v = payload("PostToolUse", SID, p.path());
-        v["tool_name"] = json!("Write");
-        v["tool_input"] =
-            json!({"file_path": p.path().join(file).to_string_lossy(), "content": "x"});
-        v["tool_response"] = json!({"type": "create"});
-        if let Some(a) = agent_id {
-            v["agent_id"] = json!(a);
-        }
-        let out = Hook::new("post-tool-use").cwd(p.path()).payload(v).run();
-        out.expect_valid();
-        if out.stdout.trim().is_empty() {
-            return String::new();
-        }
-        out.json()["hookSpecificOutput"]["additionalContext"]
-            .as_str()
-            .unwrap_or("")
-            .to_string()
+        let input = json!({"file_path": p.path().join(file).to_string_lossy(), "content": "x"});
+        post_tool(p, SID, "Write", input, json!({"type": "create"}), agent_id)
     }
 
     fn start(p: &Project, prompt: &str) {

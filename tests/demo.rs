@@ -12,12 +12,7 @@ fn the_demo_tells_the_whole_story() {
         .env_remove("OMC_SKIP_HOOKS")
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::common::assert_exit_ok(&out);
     let text = String::from_utf8_lossy(&out.stdout);
     let milestones = [
         // A keyword activates ralph and its state file appears.

@@ -29,14 +29,7 @@ pub const ANSWER: &str = "Use Postgres; DATABASE_URL=postgres://localhost/test";
 
 /// The session's `<mode>-state.json`, schema-checked.
 pub fn mode_state(sb: &AgentSandbox, sid: &str, mode: &str) -> Option<Value> {
-    let p = sb
-        .omc_dir()
-        .join("state/sessions")
-        .join(sid)
-        .join(format!("{mode}-state.json"));
-    let v: Value = serde_json::from_slice(&std::fs::read(p).ok()?).unwrap();
-    crate::schema::assert_valid("mode-state", &v);
-    Some(v)
+    crate::e2e::ralph::mode_state_in(&sb.omc_dir(), sid, mode)
 }
 
 /// Every `*-state.json` of a run anywhere under `.omc/state` (relative paths).

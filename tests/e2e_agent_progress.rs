@@ -44,16 +44,9 @@ fn end_of_turn(agent: Agent) -> &'static str {
 /// Usage each model answer reports in the budget scenarios (input; the output is 5 more).
 const TOKENS_PER_CALL: u64 = 30_000;
 
-/// `omc-hooks status` in the sandbox's project.
+/// `omc-hooks status` in the sandbox's project, with its home.
 fn status(sb: &AgentSandbox) -> String {
-    let out = std::process::Command::new(crate::e2e::agent_harness::omc_bin())
-        .arg("status")
-        .current_dir(sb.project())
-        .env("HOME", sb.home())
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    crate::e2e::ralph::status_in(&sb.project(), Some(&sb.home()))
 }
 
 // ------------------------------------------------------- what the client records ----
@@ -309,34 +302,32 @@ time.sleep(0.3)
 sys.exit(0 if ok else 1)
 "#;
 
-/// The claim while `python3 check.py` fails is sent back, naming the command and the failure's
-/// tail; the agent fixes the file, runs the check (it passes) and claims: completed, verified.
-pub fn a_claim_is_accepted_only_after_the_agent_ran_the_check_and_it_passed(agent: Agent) {
+/// The verify scenario written once: `.omc/config.json` is `config` (trusted by the person, as
+/// with `trust --yes`: issue 41), the project holds [`CHECK_PY`], `parser.txt` = `parser` and
+/// `files`; the model scripted by `sc` claims twice and the second claim ends the run,
+/// completed and verified, with the reply after it unused. Returns the sandbox, the run and what
+/// the model was told after its first claim.
+fn claims_until_verified(
+    agent: Agent,
+    config: &str,
+    parser: &str,
+    files: &[(&str, &str)],
+    sc: AgentScenario,
+) -> (AgentSandbox, AgentRun, String) {
     let sb = with_omc(agent);
-    sb.write(".omc/config.json", r#"{"verify": ["python3 check.py"]}"#);
-    // The project's verify commands are used once the person trusted them (issue 41).
+    sb.write(".omc/config.json", config);
     crate::common::trust_as_person(&sb.project(), &sb.home().join(".config"));
     sb.write("check.py", CHECK_PY);
-    sb.write("parser.txt", "broken\n");
-    let run = sb.run(
-        PROMPT,
-        AgentScenario::new()
-            .reply_shell("python3 check.py")
-            .reply_text(DONE)
-            .reply_shell(read_back(
-                agent,
-                "echo fixed > parser.txt && cat parser.txt",
-            ))
-            .reply_shell("python3 check.py")
-            .reply_text(DONE)
-            .reply_text("unexpected"),
-    );
+    sb.write("parser.txt", parser);
+    for (path, text) in files {
+        sb.write(path, text);
+    }
+    let run = sb.run(PROMPT, sc.reply_text(DONE).reply_text("unexpected"));
     run.assert_success();
     let d = run.diagnostics();
     assert_eq!(run.unused_steps, 1, "ended by the second claim: {d}");
-    // The first claim's answer: the request after it names the check and its failure.
-    let reqs = run.main_requests();
-    let after_claim = reqs
+    let after_claim = run
+        .main_requests()
         .iter()
         .position(|r| {
             r.step
@@ -346,14 +337,29 @@ pub fn a_claim_is_accepted_only_after_the_agent_ran_the_check_and_it_passed(agen
         .unwrap_or_else(|| panic!("no claim answered\n{d}"))
         + 1;
     let told = run.new_text(after_claim);
-    assert!(
-        told.contains("python3 check.py") && told.contains("FAIL: parse(\"a b\") returned None"),
-        "the model is told which check failed and how: {told}\n{d}"
-    );
     let s = ralph_state(&sb, &run.session_id).unwrap_or_else(|| panic!("ralph-state.json\n{d}"));
     assert_eq!(s["active"], false, "{s:#}");
     assert_eq!(s["ended_reason"], "completed", "{s:#}");
     assert_eq!(s["verified"], true, "{s:#}");
+    (sb, run, told)
+}
+
+/// The claim while `python3 check.py` fails is sent back, naming the command and the failure's
+/// tail; the agent fixes the file, runs the check (it passes) and claims: completed, verified.
+pub fn a_claim_is_accepted_only_after_the_agent_ran_the_check_and_it_passed(agent: Agent) {
+    let config = r#"{"verify": ["python3 check.py"]}"#;
+    let fix = read_back(agent, "echo fixed > parser.txt && cat parser.txt");
+    let sc = AgentScenario::new()
+        .reply_shell("python3 check.py")
+        .reply_text(DONE)
+        .reply_shell(fix)
+        .reply_shell("python3 check.py");
+    let (_, run, told) = claims_until_verified(agent, config, "broken\n", &[], sc);
+    assert!(
+        told.contains("python3 check.py") && told.contains("FAIL: parse(\"a b\") returned None"),
+        "the model is told which check failed and how: {told}\n{}",
+        run.diagnostics()
+    );
 }
 
 // ------------------------------------------------------------------- budgets ----
@@ -373,27 +379,8 @@ pub fn a_run_ends_on_its_token_budget(agent: Agent) {
     run.assert_success();
     let d = run.diagnostics();
     let conts = ralph_continuations(&run);
-    // Two model calls a turn: 60 000 after the first, 120 000 after the second.
-    assert!(
-        (1..=3).contains(&conts.len()),
-        "{} continuations\n{d}",
-        conts.len()
-    );
-    assert!(
-        conts[0].contains("k/100k tokens"),
-        "the continuation shows the tokens spent: {}",
-        conts[0]
-    );
-    assert!(run.unused_steps > 0, "ended before the script ran out\n{d}");
     let s = ralph_state(&sb, &run.session_id).unwrap_or_else(|| panic!("ralph-state.json\n{d}"));
-    assert_eq!(s["active"], false, "{s:#}");
-    assert_eq!(s["ended_reason"], "max_tokens", "{s:#}");
-    assert_eq!(s["max_tokens"], 100_000, "{s:#}");
-    let used = s["tokens_used"].as_u64().unwrap_or(0);
-    assert!(
-        (100_000..=200_000).contains(&used),
-        "tokens_used {used}: {s:#}"
-    );
+    crate::e2e::ralph::assert_ended_on_token_budget(&conts, &s, run.unused_steps, &d);
     if agent == Agent::Gemini {
         assert!(
             run.stderr
@@ -463,12 +450,7 @@ fn codex_runs_no_tool_hook_for_update_plan() {
     };
     let mut sc = AgentScenario::new();
     for done in 1..=3 {
-        sc = sc
-            .step(crate::e2e::model::Step::Call(
-                "update_plan".into(),
-                plan(done),
-            ))
-            .reply_text(MORE);
+        sc = sc.reply_call("update_plan", plan(done)).reply_text(MORE);
     }
     let run = sb.run(
         PROMPT,
@@ -514,10 +496,7 @@ fn qwen_an_edit_made_and_undone_turn_after_turn_is_handed_back() {
     let file = sb.write("src/app.py", "x = 1\n");
     // Qwen Code edits only a file read in the session: a read first (new work too).
     let mut sc = AgentScenario::new()
-        .step(crate::e2e::model::Step::Call(
-            "read_file".into(),
-            serde_json::json!({ "file_path": file }),
-        ))
+        .reply_call("read_file", serde_json::json!({ "file_path": file }))
         .reply_text(MORE);
     for i in 0..20 {
         let (old, new) = if i % 2 == 0 {
@@ -526,10 +505,10 @@ fn qwen_an_edit_made_and_undone_turn_after_turn_is_handed_back() {
             ("x = 2", "x = 1")
         };
         sc = sc
-            .step(crate::e2e::model::Step::Call(
-                "edit".into(),
+            .reply_call(
+                "edit",
                 serde_json::json!({"file_path": file, "old_string": old, "new_string": new}),
-            ))
+            )
             .reply_text(MORE);
     }
     let run = sb.run(PROMPT, sc.reply_text(DONE));
@@ -571,34 +550,18 @@ fn qwen_an_edit_made_and_undone_turn_after_turn_is_handed_back() {
 /// back naming it; after the agent's passing run the claim ends the run, verified (Codex).
 #[test]
 fn codex_a_claim_before_the_check_ran_is_sent_back_to_run_it() {
-    let agent = Agent::Codex;
-    let sb = with_omc(agent);
-    sb.write(
-        ".omc/config.json",
-        r#"{"ralph": {"verify": ["python3 check.py"]}}"#,
-    );
-    crate::common::trust_as_person(&sb.project(), &sb.home().join(".config"));
-    sb.write("check.py", CHECK_PY);
-    sb.write("parser.txt", "fixed\n");
-    let run = sb.run(
-        PROMPT,
-        AgentScenario::new()
-            .reply_text(DONE)
-            .reply_shell("python3 check.py")
-            .reply_text(DONE)
-            .reply_text("unexpected"),
-    );
-    run.assert_success();
-    let d = run.diagnostics();
-    assert_eq!(run.unused_steps, 1, "ended by the second claim: {d}");
-    let told = run.new_text(1);
+    let config = r#"{"ralph": {"verify": ["python3 check.py"]}}"#;
+    let sc = AgentScenario::new()
+        .reply_text(DONE)
+        .reply_shell("python3 check.py");
+    let (_, run, told) = claims_until_verified(Agent::Codex, config, "fixed\n", &[], sc);
+    // The first claim is the first answer: the model is told at the next request.
+    assert_eq!(told, run.new_text(1));
     assert!(
         told.contains("<hook_prompt") && told.contains("python3 check.py"),
-        "the model is told which check to run: {told}\n{d}"
+        "the model is told which check to run: {told}\n{}",
+        run.diagnostics()
     );
-    let s = ralph_state(&sb, &run.session_id).unwrap_or_else(|| panic!("ralph-state.json\n{d}"));
-    assert_eq!(s["ended_reason"], "completed", "{s:#}");
-    assert_eq!(s["verified"], true, "{s:#}");
 }
 
 /// Issue 41: Codex edits through `apply_patch` in the shell (PreToolUse only,
@@ -606,52 +569,26 @@ fn codex_a_claim_before_the_check_ran_is_sent_back_to_run_it() {
 /// model told to run the check again; after it does, the claim ends the run, verified.
 #[test]
 fn codex_a_patch_after_the_passing_check_voids_it() {
-    let agent = Agent::Codex;
-    let sb = with_omc(agent);
-    sb.write(".omc/config.json", r#"{"verify": ["python3 check.py"]}"#);
-    // The project's verify commands are used once the person trusted them (issue 41).
-    crate::common::trust_as_person(&sb.project(), &sb.home().join(".config"));
-    sb.write("check.py", CHECK_PY);
-    sb.write("parser.txt", "fixed\n");
-    sb.write("notes.txt", "x = 1\n");
-    let run = sb.run(
-        PROMPT,
-        AgentScenario::new()
-            .reply_shell("python3 check.py")
-            .reply_shell(
-                "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: notes.txt\n@@\n-x = 1\n+x = 2\n*** End Patch\nEOF",
-            )
-            .reply_text(DONE)
-            .reply_shell("python3 check.py")
-            .reply_text(DONE)
-            .reply_text("unexpected"),
-    );
-    run.assert_success();
+    let config = r#"{"verify": ["python3 check.py"]}"#;
+    let sc = AgentScenario::new()
+        .reply_shell("python3 check.py")
+        .reply_shell(
+            "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: notes.txt\n@@\n-x = 1\n+x = 2\n*** End Patch\nEOF",
+        )
+        .reply_text(DONE)
+        .reply_shell("python3 check.py");
+    let notes = [("notes.txt", "x = 1\n")];
+    let (sb, run, told) = claims_until_verified(Agent::Codex, config, "fixed\n", &notes, sc);
     let d = run.diagnostics();
     assert_eq!(
         std::fs::read_to_string(sb.project().join("notes.txt")).unwrap(),
         "x = 2\n",
         "Codex applied the patch: {d}"
     );
-    assert_eq!(run.unused_steps, 1, "ended by the second claim: {d}");
-    let reqs = run.main_requests();
-    let after_claim = reqs
-        .iter()
-        .position(|r| {
-            r.step
-                .as_ref()
-                .is_some_and(|s| *s == crate::e2e::model::Step::Text(DONE.into()))
-        })
-        .unwrap_or_else(|| panic!("no claim answered\n{d}"))
-        + 1;
-    let told = run.new_text(after_claim);
     assert!(
         told.contains("ran after `python3 check.py` last ran"),
         "told to run the check again: {told}\n{d}"
     );
-    let s = ralph_state(&sb, &run.session_id).unwrap_or_else(|| panic!("ralph-state.json\n{d}"));
-    assert_eq!(s["ended_reason"], "completed", "{s:#}");
-    assert_eq!(s["verified"], true, "{s:#}");
 }
 
 /// Issue 41: Qwen Code's model going round two commands (as typed: no pause after printing, so

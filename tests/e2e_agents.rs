@@ -166,6 +166,77 @@ pub fn stop_blocks_with_a_command_in_each(
     (run, events, d)
 }
 
+/// The client alone (the recorder as its only hook, `responders` answering): `prompt` with the
+/// model scripted by `sc`; asserts the client succeeded. The run, its payloads, and the
+/// diagnostics (the events' names and the run's).
+pub fn probe(
+    agent: Agent,
+    prompt: &str,
+    sc: AgentScenario,
+    responders: &[(&str, String)],
+) -> (AgentRun, Vec<(String, Value)>, String) {
+    let sb = AgentSandbox::new(agent);
+    let (run, events) = recorded_run(&sb, prompt, sc, responders);
+    run.assert_success();
+    let d = format!("{}\n{}", names(&events), run.diagnostics());
+    (run, events, d)
+}
+
+/// A command that fails (`failing` on stderr, exit 3), then text: what the client fires.
+pub fn a_failing_command(
+    agent: Agent,
+    responders: &[(&str, String)],
+) -> (AgentRun, Vec<(String, Value)>, String) {
+    let sc = AgentScenario::new()
+        .reply_shell("echo failing >&2; exit 3")
+        .reply_text("it failed");
+    probe(agent, "fail once", sc, responders)
+}
+
+/// A model that only talks (`more to do`) while the end-of-turn hook `event` answers
+/// `decision` with `CONTINUE-<n>` up to `limit` times: how far the client continues.
+pub fn talking_turns_blocked(
+    agent: Agent,
+    event: &str,
+    decision: &str,
+    limit: u32,
+) -> (AgentRun, Vec<(String, Value)>, String) {
+    let sc = AgentScenario::new().default_text("more to do");
+    let script = block_script(event, decision, limit);
+    probe(agent, "keep going", sc, &[(event, script)])
+}
+
+/// `n` payloads of the end-of-turn `event` and as many main requests: the first turn's
+/// `stop_hook_active` false, every continued one's true.
+#[track_caller]
+pub fn assert_turns_continued(
+    run: &AgentRun,
+    events: &[(String, Value)],
+    event: &str,
+    n: usize,
+    d: &str,
+) {
+    let stops = of(events, event);
+    assert_eq!(stops.len(), n, "{n} turns, {} continued: {d}", n - 1);
+    assert_eq!(run.main_requests().len(), n, "{d}");
+    assert_eq!(stops[0]["stop_hook_active"], false, "{d}");
+    for (i, stop) in stops.iter().enumerate().skip(1) {
+        assert_eq!(stop["stop_hook_active"], true, "{event} #{i}: {stop}\n{d}");
+    }
+}
+
+/// Copilot's other tools: a view of a missing file (a tool that fails outright: Copilot's own
+/// PostToolUseFailure), a skill, and a subagent (`task`) with its own model call.
+pub fn copilot_other_tools(sb: &AgentSandbox, sc: AgentScenario) -> AgentScenario {
+    let missing = serde_json::json!({"path": sb.project().join("missing.txt")});
+    let subagent = serde_json::json!({"description": "look around", "prompt": "List the files.",
+                                      "agent_type": "explore", "name": "looker"});
+    sc.reply_call("view", missing)
+        .reply_call("skill", serde_json::json!({"skill": "demo"}))
+        .reply_call("task", subagent)
+        .reply_text("nothing to report")
+}
+
 /// The payloads of one event, in order.
 pub fn of<'a>(events: &'a [(String, Value)], event: &str) -> Vec<&'a Value> {
     events
@@ -200,14 +271,7 @@ pub const DONE: &str = "The parser is fixed and the tests pass.\n<omc-complete/>
 
 /// The session's `ralph-state.json`, schema-checked.
 pub fn ralph_state(sb: &AgentSandbox, sid: &str) -> Option<Value> {
-    let p = sb
-        .omc_dir()
-        .join("state/sessions")
-        .join(sid)
-        .join("ralph-state.json");
-    let v: Value = serde_json::from_slice(&std::fs::read(p).ok()?).unwrap();
-    crate::schema::assert_valid("mode-state", &v);
-    Some(v)
+    crate::e2e::ralph::mode_state_in(&sb.omc_dir(), sid, "ralph")
 }
 
 /// What is new in each main request that carries a ralph continuation, in order.
@@ -532,54 +596,25 @@ pub fn every_installed_hook_fires_and_decodes_the_payload(agent: Agent) {
         .env("OMC_TRACE_FILE", trace_env.clone())
         .reply_shell("echo ok")
         .reply_shell("echo failing >&2; exit 3");
+    // a subagent, and a file that is not there
+    let look_around = serde_json::json!({"description": "look around", "prompt": "List the files.",
+                                         "subagent_type": "general-purpose"});
+    let missing = sb.project().join("no-such-file");
+    let missing = missing.to_string_lossy();
     match agent {
         Agent::Codex | Agent::Cline | Agent::Kimi => {}
-        Agent::Gemini => {
-            sc = sc.step(crate::e2e::model::Step::Call(
-                "activate_skill".into(),
-                serde_json::json!({"name": "demo"}),
-            ))
-        }
+        Agent::Gemini => sc = sc.reply_call("activate_skill", serde_json::json!({"name": "demo"})),
         Agent::Qwen => {
             sc = sc
-                .step(crate::e2e::model::Step::Call(
-                    "skill".into(),
-                    serde_json::json!({"skill": "demo"}),
-                ))
-                .step(crate::e2e::model::Step::Call(
-                    "agent".into(),
-                    serde_json::json!({"description": "look around", "prompt": "List the files.",
-                                       "subagent_type": "general-purpose"}),
-                ))
+                .reply_call("skill", serde_json::json!({"skill": "demo"}))
+                .reply_call("agent", look_around.clone())
                 // the subagent's own (synchronous) model call
                 .reply_text("nothing to report");
         }
-        Agent::Copilot => {
-            sc = sc
-                // a tool that fails outright: Copilot's own PostToolUseFailure
-                .step(crate::e2e::model::Step::Call(
-                    "view".into(),
-                    serde_json::json!({"path": sb.project().join("missing.txt")}),
-                ))
-                .step(crate::e2e::model::Step::Call(
-                    "skill".into(),
-                    serde_json::json!({"skill": "demo"}),
-                ))
-                .step(crate::e2e::model::Step::Call(
-                    "task".into(),
-                    serde_json::json!({"description": "look around", "prompt": "List the files.",
-                                       "agent_type": "explore", "name": "looker"}),
-                ))
-                // the subagent's own model call
-                .reply_text("nothing to report");
-        }
+        Agent::Copilot => sc = copilot_other_tools(&sb, sc),
         Agent::CodeBuddy => {
             sc = sc
-                .step(crate::e2e::model::Step::Call(
-                    "Agent".into(),
-                    serde_json::json!({"description": "look around", "prompt": "List the files.",
-                                       "subagent_type": "general-purpose"}),
-                ))
+                .reply_call("Agent", look_around)
                 .reply_text("nothing to report");
         }
         Agent::Factory => {}
@@ -587,14 +622,8 @@ pub fn every_installed_hook_fires_and_decodes_the_payload(agent: Agent) {
         // (its failure arrives as a tool part in state `error`)
         Agent::OpenCode | Agent::Kilo => {
             sc = sc
-                .step(crate::e2e::model::Step::Call(
-                    "skill".into(),
-                    serde_json::json!({"name": "demo"}),
-                ))
-                .step(crate::e2e::model::Step::Call(
-                    "read".into(),
-                    serde_json::json!({"filePath": sb.project().join("no-such-file").to_string_lossy()}),
-                ))
+                .reply_call("skill", serde_json::json!({"name": "demo"}))
+                .reply_call("read", serde_json::json!({ "filePath": missing }))
         }
         Agent::Pi => {}
     }

@@ -9,9 +9,8 @@
 //! first), with no cap of its own. Then omc-hooks installed with `install --agent codebuddy`
 //! (the shared scenarios of `e2e_agents`).
 
-use crate::e2e::agent_harness::{AgentSandbox, AgentScenario};
 use crate::e2e::clients::Agent;
-use crate::e2e_agents::{self as s, block_script, names, of, recorded_run};
+use crate::e2e_agents::{self as s, names, of};
 
 const AGENT: Agent = Agent::CodeBuddy;
 
@@ -30,17 +29,7 @@ fn a_shell_turn_round_trips_with_the_exit_code_in_the_tool_response() {
 
 #[test]
 fn a_failing_command_is_post_tool_use_with_its_exit_code() {
-    let sb = AgentSandbox::new(AGENT);
-    let (run, events) = recorded_run(
-        &sb,
-        "fail once",
-        AgentScenario::new()
-            .reply_shell("echo failing >&2; exit 3")
-            .reply_text("it failed"),
-        &[],
-    );
-    run.assert_success();
-    let d = names(&events);
+    let (_run, events, d) = crate::e2e_agents::a_failing_command(AGENT, &[]);
     assert!(of(&events, "PostToolUseFailure").is_empty(), "{d}");
     let post = of(&events, "PostToolUse");
     assert_eq!(post.len(), 1, "{d}");
@@ -53,27 +42,8 @@ fn a_failing_command_is_post_tool_use_with_its_exit_code() {
 /// them.
 #[test]
 fn stop_blocks_continue_as_labelled_prompts_without_a_cap_of_its_own() {
-    let sb = AgentSandbox::new(AGENT);
-    let (run, events) = recorded_run(
-        &sb,
-        "keep going",
-        AgentScenario::new().default_text("more to do"),
-        &[("Stop", block_script("Stop", "block", 12))],
-    );
-    run.assert_success();
-    let d = format!("{}\n{}", names(&events), run.diagnostics());
-    let stops = of(&events, "Stop");
-    assert_eq!(
-        stops.len(),
-        13,
-        "12 blocks honoured, then the turn ended: {d}"
-    );
-    assert_eq!(run.main_requests().len(), 13, "{d}");
-    assert_eq!(stops[0]["stop_hook_active"], false);
-    assert!(
-        stops[1..].iter().all(|v| v["stop_hook_active"] == true),
-        "{d}"
-    );
+    let (run, events, d) = crate::e2e_agents::talking_turns_blocked(AGENT, "Stop", "block", 12);
+    s::assert_turns_continued(&run, &events, "Stop", 13, &d);
     for i in 1..=12usize {
         assert_eq!(
             run.last_user_text(i),

@@ -9,7 +9,7 @@
 
 use crate::e2e::agent_harness::{AgentSandbox, AgentScenario};
 use crate::e2e::clients::Agent;
-use crate::e2e_agents::{self as s, block_script, names, of, recorded_run};
+use crate::e2e_agents::{self as s, names, of, recorded_run};
 use serde_json::Value;
 
 const AGENT: Agent = Agent::Codex;
@@ -27,16 +27,8 @@ fn a_shell_turn_round_trips() {
 
 #[test]
 fn stop_blocks_continue_the_turn_wrapped_in_hook_prompt_and_the_client_has_no_cap() {
-    let sb = AgentSandbox::new(AGENT);
     // Twelve consecutive blocks: more than Claude Code's or Qwen Code's cap of 8.
-    let (run, events) = recorded_run(
-        &sb,
-        "keep going",
-        AgentScenario::new().default_text("more to do"),
-        &[("Stop", block_script("Stop", "block", 12))],
-    );
-    run.assert_success();
-    let d = format!("{}\n{}", names(&events), run.diagnostics());
+    let (run, events, d) = crate::e2e_agents::talking_turns_blocked(AGENT, "Stop", "block", 12);
     let stops = of(&events, "Stop");
     assert_eq!(stops.len(), 13, "{d}");
     assert_eq!(run.main_requests().len(), 13, "{d}");

@@ -10,7 +10,7 @@
 
 use crate::e2e::agent_harness::{AgentSandbox, AgentScenario};
 use crate::e2e::clients::Agent;
-use crate::e2e_agents::{self as s, block_script, names, of, recorded_run};
+use crate::e2e_agents::{self as s, names, of, recorded_run};
 use serde_json::Value;
 
 const AGENT: Agent = Agent::Copilot;
@@ -50,17 +50,7 @@ fn a_shell_turn_round_trips_with_the_exit_code_in_the_tool_result_text() {
 
 #[test]
 fn a_failing_command_is_a_successful_tool_call_with_its_exit_code_in_the_text() {
-    let sb = AgentSandbox::new(AGENT);
-    let (run, events) = recorded_run(
-        &sb,
-        "fail once",
-        AgentScenario::new()
-            .reply_shell("echo failing >&2; exit 3")
-            .reply_text("it failed"),
-        &[],
-    );
-    run.assert_success();
-    let d = names(&events);
+    let (_run, events, d) = crate::e2e_agents::a_failing_command(AGENT, &[]);
     assert!(of(&events, "PostToolUseFailure").is_empty(), "{d}");
     let post = of(&events, "PostToolUse");
     assert_eq!(post.len(), 1, "{d}");
@@ -78,23 +68,8 @@ fn a_failing_command_is_a_successful_tool_call_with_its_exit_code_in_the_text() 
 /// the next user message; the 9th block of the prompt is not honoured.
 #[test]
 fn stop_blocks_come_back_as_prompts_until_the_ninth_is_refused() {
-    let sb = AgentSandbox::new(AGENT);
-    let (run, events) = recorded_run(
-        &sb,
-        "keep going",
-        AgentScenario::new().default_text("more to do"),
-        &[("Stop", block_script("Stop", "block", 100))],
-    );
-    run.assert_success();
-    let d = format!("{}\n{}", names(&events), run.diagnostics());
-    let stops = of(&events, "Stop");
-    assert_eq!(stops.len(), 9, "8 blocks honoured, the 9th refused: {d}");
-    assert_eq!(run.main_requests().len(), 9, "{d}");
-    assert_eq!(stops[0]["stop_hook_active"], false);
-    assert!(
-        stops[1..].iter().all(|v| v["stop_hook_active"] == true),
-        "{d}"
-    );
+    let (run, events, d) = crate::e2e_agents::talking_turns_blocked(AGENT, "Stop", "block", 100);
+    s::assert_turns_continued(&run, &events, "Stop", 9, &d);
     for i in 1..=8usize {
         let last = run.last_user_text(i);
         assert!(

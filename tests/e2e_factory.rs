@@ -10,7 +10,7 @@
 
 use crate::e2e::agent_harness::{AgentSandbox, AgentScenario};
 use crate::e2e::clients::Agent;
-use crate::e2e_agents::{self as s, block_script, names, of, recorded_run};
+use crate::e2e_agents::{self as s, names, of, recorded_run};
 
 const AGENT: Agent = Agent::Factory;
 
@@ -68,27 +68,8 @@ fn a_failing_command_fires_no_post_tool_hook() {
 /// user message, no prompt event repeats it, and Droid does not stop them.
 #[test]
 fn stop_blocks_continue_verbatim_without_a_cap_of_its_own() {
-    let sb = AgentSandbox::new(AGENT);
-    let (run, events) = recorded_run(
-        &sb,
-        "keep going",
-        AgentScenario::new().default_text("more to do"),
-        &[("Stop", block_script("Stop", "block", 12))],
-    );
-    run.assert_success();
-    let d = format!("{}\n{}", names(&events), run.diagnostics());
-    let stops = of(&events, "Stop");
-    assert_eq!(
-        stops.len(),
-        13,
-        "12 blocks honoured, then the turn ended: {d}"
-    );
-    assert_eq!(run.main_requests().len(), 13, "{d}");
-    assert_eq!(stops[0]["stop_hook_active"], false);
-    assert!(
-        stops[1..].iter().all(|v| v["stop_hook_active"] == true),
-        "{d}"
-    );
+    let (run, events, d) = crate::e2e_agents::talking_turns_blocked(AGENT, "Stop", "block", 12);
+    s::assert_turns_continued(&run, &events, "Stop", 13, &d);
     for i in 1..=12usize {
         assert_eq!(run.last_user_text(i), format!("CONTINUE-{i}"), "{d}");
     }

@@ -20,14 +20,7 @@ fn scenario(reply: &str) -> Scenario {
 }
 
 fn mode_state(run: &Run, sid: &str, mode: &str) -> Option<Value> {
-    let p = run
-        .omc_dir()
-        .join("state/sessions")
-        .join(sid)
-        .join(format!("{mode}-state.json"));
-    let v: Value = serde_json::from_slice(&std::fs::read(p).ok()?).unwrap();
-    crate::schema::assert_valid("mode-state", &v);
-    Some(v)
+    crate::e2e::ralph::mode_state_in(&run.omc_dir(), sid, mode)
 }
 
 fn ralph_state(run: &Run, sid: &str) -> Option<Value> {

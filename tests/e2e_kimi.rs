@@ -12,7 +12,6 @@
 
 use crate::e2e::agent_harness::{AgentSandbox, AgentScenario};
 use crate::e2e::clients::Agent;
-use crate::e2e::model::Step;
 use crate::e2e_agents::{self as s, DONE, MORE, PROMPT, names, of, ralph_state, recorded_run};
 use serde_json::{Value, json};
 
@@ -198,7 +197,7 @@ fn a_failing_command_escalates_at_the_head_of_the_continuation() {
     // PostToolUse hook (which Kimi does not await) has run before the Stop hook reads it.
     let run = sb.run(
         PROMPT,
-        sc.step(Step::Call("ReadFile".into(), json!({"path": "notes.txt"})))
+        sc.reply_call("ReadFile", json!({"path": "notes.txt"}))
             .reply_text(MORE)
             .reply_text(MORE),
     );
@@ -252,11 +251,11 @@ fn a_subagents_own_stop_is_not_continued() {
     let run = sb.run(
         PROMPT,
         AgentScenario::new()
-            .step(Step::Call(
-                "Agent".into(),
+            .reply_call(
+                "Agent",
                 json!({"description": "look around", "prompt": "List the files.",
                        "subagent_type": "coder"}),
-            ))
+            )
             .default_text(MORE),
     );
     run.assert_success();

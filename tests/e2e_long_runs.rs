@@ -7,8 +7,11 @@
 //! client's own cap raised), a run ends at its `max_iterations` and at its time budget and says
 //! so, and a run suspended at the end of one session is continued by the next new session.
 
+use crate::e2e::ralph::{
+    DONE, PROMPT, continuations, ralph, status, working_turns, works_then_claims,
+};
 use crate::e2e::{Run, Sandbox, Scenario};
-use serde_json::json;
+
 use std::path::{Path, PathBuf};
 
 fn recorder_dir() -> PathBuf {
@@ -35,19 +38,6 @@ fn always_blocking(sb: &Sandbox, scenario: Scenario) -> (Run, PathBuf) {
         None,
     );
     (run, rec)
-}
-
-/// `n` turns that each run one (different) Bash command and then end with text.
-fn working_turns(mut sc: Scenario, n: usize) -> Scenario {
-    for i in 0..n {
-        sc = sc
-            .reply_tool(
-                "Bash",
-                json!({"command": format!("echo step-{i}"), "description": "step"}),
-            )
-            .reply_text(format!("step {i} done; more remains"));
-    }
-    sc
 }
 
 #[test]
@@ -93,51 +83,17 @@ fn the_clients_cap_counts_only_blocks_without_a_tool_call() {
 
 // ----------------------------------------------------------------- omc-hooks ----
 
-const PROMPT: &str = "ralph fix the failing parser test";
 const MORE: &str = "I changed the tokenizer; more work remains.";
-const DONE: &str = "The parser is fixed and the tests pass.\n<omc-complete/>";
-
-/// The ralph run of `sid`, schema-checked.
-fn ralph(sb: &Sandbox, sid: &str) -> serde_json::Value {
-    let p = sb
-        .project()
-        .join(".omc/state/sessions")
-        .join(sid)
-        .join("ralph-state.json");
-    let v = serde_json::from_slice(&std::fs::read(&p).unwrap_or_else(|e| panic!("{p:?}: {e}")))
-        .unwrap();
-    crate::schema::assert_valid("mode-state", &v);
-    v
-}
-
-/// What each main-loop request shows of a ralph continuation (`Stop hook feedback:` …).
-fn continuations(run: &Run) -> Vec<String> {
-    (1..run.main_loop_requests().len())
-        .map(|i| run.new_text(i))
-        .filter(|t| t.contains("Stop hook feedback:\n[RALPH LOOP - ITERATION"))
-        .collect()
-}
 
 #[test]
 fn a_model_that_works_is_continued_thirty_times_without_the_user() {
-    let sb = Sandbox::new();
-    let run = sb.claude(
-        crate::e2e::plugin_dir(),
-        PROMPT,
-        working_turns(Scenario::new(), 30)
-            .reply_text(DONE)
-            .reply_text("unexpected"),
-        None,
+    let o = works_then_claims(30);
+    let d = o.run.diagnostics();
+    assert!(
+        o.conts[29].contains("[RALPH LOOP - ITERATION 31/100]"),
+        "{d}"
     );
-    run.assert_success();
-    let d = run.diagnostics();
-    let conts = continuations(&run);
-    assert_eq!(conts.len(), 30, "{d}");
-    assert!(conts[29].contains("[RALPH LOOP - ITERATION 31/100]"), "{d}");
-    assert_eq!(run.unused_replies, 1, "ended by the token: {d}");
-    let s = ralph(&sb, &run.session_id);
-    assert_eq!(s["ended_reason"], "completed", "{s:#}");
-    assert_eq!(s["iteration"], 31, "{s:#}");
+    assert_eq!(o.state["iteration"], 31, "{:#}", o.state);
 }
 
 #[test]
@@ -163,13 +119,7 @@ fn a_model_that_only_talks_is_handed_back_within_eight_even_with_the_clients_cap
         "{s:#}"
     );
     // The session ended (headless), so the run is suspended; `status` says why it stopped.
-    let out = std::process::Command::new(crate::e2e::agent_harness::omc_bin())
-        .arg("status")
-        .current_dir(sb.project())
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .output()
-        .unwrap();
-    let status = String::from_utf8_lossy(&out.stdout);
+    let status = status(&sb);
     assert!(
         status.contains("(paused: no tool ran in the last 8 continuations)"),
         "{status}"

@@ -78,7 +78,7 @@ macro_rules! shared_scenarios {
 
 mod opencode {
     use crate::e2e::agent_harness::AgentScenario;
-    use crate::e2e::model::{Role, Step};
+    use crate::e2e::model::Role;
 
     shared_scenarios!(crate::e2e::clients::Agent::OpenCode);
 
@@ -92,10 +92,10 @@ mod opencode {
         let run = sb.run(
             "read the notes",
             AgentScenario::new()
-                .step(Step::Call(
-                    "read".into(),
+                .reply_call(
+                    "read",
                     serde_json::json!({"filePath": missing.to_string_lossy()}),
-                ))
+                )
                 .reply_text("There are no notes."),
         );
         run.assert_success();

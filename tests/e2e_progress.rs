@@ -18,58 +18,14 @@
 //!   same with `ralph --tokens 100k …` in the prompt; and the transcript the budget is counted
 //!   from holds every call's usage when the Stop hook runs.
 
+use crate::e2e::ralph::{
+    DONE, PROMPT, assert_ended_on_token_budget, continuations, ralph, spends_its_token_budget,
+    status, tool_results_with, working_turns, works_then_claims,
+};
 use crate::e2e::{Run, Sandbox, Scenario};
 use serde_json::{Value, json};
 
-const PROMPT: &str = "ralph fix the failing parser test";
 const MORE: &str = "I looked at it again; more work remains.";
-const DONE: &str = "The parser is fixed and the tests pass.\n<omc-complete/>";
-
-/// The ralph run of `sid`, schema-checked.
-fn ralph(sb: &Sandbox, sid: &str) -> Value {
-    let p = sb
-        .project()
-        .join(".omc/state/sessions")
-        .join(sid)
-        .join("ralph-state.json");
-    let v = serde_json::from_slice(&std::fs::read(&p).unwrap_or_else(|e| panic!("{p:?}: {e}")))
-        .unwrap();
-    crate::schema::assert_valid("mode-state", &v);
-    v
-}
-
-/// What each main-loop request shows of a ralph continuation (`Stop hook feedback:` …; a
-/// failing command's escalation may head it).
-fn continuations(run: &Run) -> Vec<String> {
-    (1..run.main_loop_requests().len())
-        .map(|i| run.new_text(i))
-        .filter(|t| t.contains("Stop hook feedback:") && t.contains("[RALPH LOOP - ITERATION"))
-        .collect()
-}
-
-/// `omc-hooks status` in the sandbox's project.
-fn status(sb: &Sandbox) -> String {
-    let out = std::process::Command::new(crate::e2e::agent_harness::omc_bin())
-        .arg("status")
-        .current_dir(sb.project())
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// `n` turns that each run one (different) Bash command and then end with text.
-fn working_turns(mut sc: Scenario, n: usize) -> Scenario {
-    for i in 0..n {
-        sc = sc
-            .reply_tool(
-                "Bash",
-                json!({"command": format!("echo step-{i}"), "description": "step"}),
-            )
-            .reply_text(format!("step {i} done; more remains"));
-    }
-    sc
-}
 
 /// The run was handed back for want of progress after at most 8 continuations without it
 /// (`progress_turns` turns of new work aside, each continued), before the script ran out; the
@@ -229,12 +185,7 @@ fn an_edit_made_and_undone_turn_after_turn_is_handed_back_within_eight() {
     let run = sb.claude(crate::e2e::plugin_dir(), PROMPT, sc, None);
     let d = run.diagnostics();
     // The edits were really made: every Edit before the hand-back succeeded.
-    let edits = run
-        .main_loop_requests()
-        .iter()
-        .flat_map(|r| r.tool_results())
-        .filter(|(_, text, _)| text.contains("has been updated"))
-        .count();
+    let edits = tool_results_with(&run, "has been updated");
     assert!(edits >= 2, "{edits} edits made\n{d}");
     // The two turns of new work and the first edit (`x = 2` is new content) are progress.
     assert_handed_back(
@@ -271,35 +222,14 @@ fn the_same_failing_check_with_the_same_error_is_handed_back_within_eight() {
     }
     let run = sb.claude(crate::e2e::plugin_dir(), PROMPT, sc, None);
     let d = run.diagnostics();
-    let failed = run
-        .main_loop_requests()
-        .iter()
-        .flat_map(|r| r.tool_results())
-        .filter(|(_, text, _)| text.contains("FAIL: parse(\"a b\") returned None"))
-        .count();
+    let failed = tool_results_with(&run, "FAIL: parse(\"a b\") returned None");
     assert!(failed >= 2, "the check failed each time: {d}");
     assert_handed_back(&sb, &run, 1, &["`python3 check.py`", "same error"]);
 }
 
 #[test]
 fn a_model_running_a_new_command_each_turn_is_continued_at_least_25_times() {
-    let sb = Sandbox::new();
-    let run = sb.claude(
-        crate::e2e::plugin_dir(),
-        PROMPT,
-        working_turns(Scenario::new(), 26)
-            .reply_text(DONE)
-            .reply_text("unexpected"),
-        None,
-    );
-    run.assert_success();
-    let d = run.diagnostics();
-    let conts = continuations(&run);
-    assert_eq!(conts.len(), 26, "{d}");
-    assert!(conts[25].contains("[RALPH LOOP - ITERATION 27/100"), "{d}");
-    assert_eq!(run.unused_replies, 1, "ended by the claim: {d}");
-    let s = ralph(&sb, &run.session_id);
-    assert_eq!(s["ended_reason"], "completed", "{s:#}");
+    let s = works_then_claims(26).state;
     assert_eq!(s["verified"], false, "no verify command configured: {s:#}");
     assert!(s.get("pause_kind").is_none_or(Value::is_null), "{s:#}");
 }
@@ -420,66 +350,18 @@ fn a_sed_i_after_the_passing_check_voids_it() {
 
 #[test]
 fn a_run_ends_on_its_token_budget_within_a_few_continuations() {
-    let sb = Sandbox::new();
-    sb.write(".omc/config.json", r#"{"ralph": {"max_tokens": 100000}}"#);
-    let run = sb.claude(
-        crate::e2e::plugin_dir(),
-        PROMPT,
-        working_turns(Scenario::new().input_tokens(30_000), 10),
-        None,
-    );
-    run.assert_success();
-    let d = run.diagnostics();
-    let conts = continuations(&run);
-    // Two model calls a turn, ~30 000 tokens each: ~60 000 at the first Stop, ~120 000 at the
-    // second.
-    assert!(
-        (1..=3).contains(&conts.len()),
-        "{} continuations\n{d}",
-        conts.len()
-    );
-    assert!(
-        conts[0].contains("k/100k tokens"),
-        "the continuation shows what was spent: {}",
-        conts[0]
-    );
-    assert!(
-        run.unused_replies > 0,
-        "ended before the script ran out: {d}"
-    );
-    let s = ralph(&sb, &run.session_id);
-    assert_eq!(s["active"], false, "{s:#}");
-    assert_eq!(s["ended_reason"], "max_tokens", "{s:#}");
-    assert_eq!(s["max_tokens"], 100_000, "{s:#}");
-    let used = s["tokens_used"].as_u64().unwrap_or(0);
-    assert!(
-        (100_000..=200_000).contains(&used),
-        "tokens_used {used}: {s:#}"
-    );
+    let config = r#"{"ralph": {"max_tokens": 100000}}"#;
+    let o = spends_its_token_budget(Some(config), PROMPT);
+    let d = o.run.diagnostics();
+    assert_ended_on_token_budget(&o.conts, &o.state, o.run.unused_replies, &d);
 }
 
 #[test]
 fn a_token_budget_in_the_prompt_ends_the_run() {
-    let sb = Sandbox::new();
-    let run = sb.claude(
-        crate::e2e::plugin_dir(),
-        "ralph --tokens 100k fix the failing parser test",
-        working_turns(Scenario::new().input_tokens(30_000), 10),
-        None,
-    );
-    run.assert_success();
-    let d = run.diagnostics();
-    let conts = continuations(&run);
-    assert!(
-        (1..=3).contains(&conts.len()),
-        "{} continuations\n{d}",
-        conts.len()
-    );
-    let s = ralph(&sb, &run.session_id);
+    let prompt = "ralph --tokens 100k fix the failing parser test";
+    let s = spends_its_token_budget(None, prompt).state;
     assert_eq!(
         s["prompt"], PROMPT,
         "the budget is not part of the task: {s:#}"
     );
-    assert_eq!(s["max_tokens"], 100_000, "{s:#}");
-    assert_eq!(s["ended_reason"], "max_tokens", "{s:#}");
 }

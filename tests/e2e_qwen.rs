@@ -7,9 +7,8 @@
 //! the turn: 7 continuations, tool calls in between or not). Then omc-hooks installed with
 //! `install --agent qwen` (the shared scenarios of `e2e_agents`).
 
-use crate::e2e::agent_harness::{AgentSandbox, AgentScenario};
 use crate::e2e::clients::Agent;
-use crate::e2e_agents::{self as s, block_script, names, of, recorded_run};
+use crate::e2e_agents::{self as s, names, of};
 
 const AGENT: Agent = Agent::Qwen;
 
@@ -36,17 +35,7 @@ fn a_shell_turn_round_trips_with_an_empty_prompt_event_before_the_tool_result() 
 
 #[test]
 fn a_failing_command_is_reported_as_post_tool_use_failure() {
-    let sb = AgentSandbox::new(AGENT);
-    let (run, events) = recorded_run(
-        &sb,
-        "fail once",
-        AgentScenario::new()
-            .reply_shell("echo failing >&2; exit 3")
-            .reply_text("it failed"),
-        &[],
-    );
-    run.assert_success();
-    let d = names(&events);
+    let (_run, events, d) = crate::e2e_agents::a_failing_command(AGENT, &[]);
     assert!(of(&events, "PostToolUse").is_empty(), "{d}");
     let fail = of(&events, "PostToolUseFailure");
     assert_eq!(fail.len(), 1, "{d}");
@@ -60,15 +49,7 @@ fn a_failing_command_is_reported_as_post_tool_use_failure() {
 
 #[test]
 fn stop_blocks_continue_verbatim_through_a_prompt_event_until_the_eighth_is_refused() {
-    let sb = AgentSandbox::new(AGENT);
-    let (run, events) = recorded_run(
-        &sb,
-        "keep going",
-        AgentScenario::new().default_text("more to do"),
-        &[("Stop", block_script("Stop", "block", 100))],
-    );
-    run.assert_success();
-    let d = format!("{}\n{}", names(&events), run.diagnostics());
+    let (run, events, d) = crate::e2e_agents::talking_turns_blocked(AGENT, "Stop", "block", 100);
     let stops = of(&events, "Stop");
     // `capped: iterationCount >= cap` in the bundle: the 8th block is refused.
     assert_eq!(stops.len(), 8, "7 blocks honoured, the 8th refused: {d}");

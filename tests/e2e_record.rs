@@ -26,25 +26,48 @@ fn out_dir(agent: Agent) -> PathBuf {
         })
 }
 
-/// Makes `$REC_DIR/respond/<event>` answer with `script` (sh).
-fn responder(rec: &Path, event: &str, script: &str) {
+/// Makes `$REC_DIR/respond/<event>` answer `answer` (a JSON line) the first time only.
+fn answer_once(rec: &Path, event: &str, answer: &str) {
     use std::os::unix::fs::PermissionsExt;
     let d = rec.join("respond");
     std::fs::create_dir_all(&d).unwrap();
     let p = d.join(event);
+    let script = format!(
+        r#"n=$(ls "$REC_DIR" | grep -c -- '-{event}.json$'); if [ "$n" = 1 ]; then printf '{answer}\n'; fi"#
+    );
     std::fs::write(&p, format!("#!/bin/sh\n{script}\n")).unwrap();
     std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
-/// Blocks the first end-of-turn event of the run with this reason.
-fn block_once(rec: &Path, event: &str, decision: &str) {
-    responder(
-        rec,
-        event,
-        &format!(
-            r#"n=$(ls "$REC_DIR" | grep -c -- '-{event}.json$'); if [ "$n" = 1 ]; then printf '{{"decision":"{decision}","reason":"{CONTINUE}"}}\n'; fi"#
-        ),
-    );
+/// How the recorder's end-of-turn hook continues the first turn once, with [`CONTINUE`]: each
+/// client's own way of saying "go on".
+#[derive(Clone, Copy)]
+enum GoOn {
+    /// `{"decision":<decision>,"reason":…}` (Claude-style clients: `block`; Gemini: `deny`).
+    Decision(&'static str, &'static str),
+    /// Kimi CLI: a refusal (`permissionDecision: deny`), not a `decision`.
+    Deny(&'static str),
+    /// Our plugin for OpenCode, Kilo Code and Pi: `{"continue":…}`.
+    Continue(&'static str),
+}
+
+impl GoOn {
+    fn install(self, rec: &Path) {
+        let (event, answer) = match self {
+            GoOn::Decision(event, decision) => (
+                event,
+                format!(r#"{{"decision":"{decision}","reason":"{CONTINUE}"}}"#),
+            ),
+            GoOn::Deny(event) => (
+                event,
+                format!(
+                    r#"{{"hookSpecificOutput":{{"permissionDecision":"deny","permissionDecisionReason":"{CONTINUE}"}}}}"#
+                ),
+            ),
+            GoOn::Continue(event) => (event, format!(r#"{{"continue":"{CONTINUE}"}}"#)),
+        };
+        answer_once(rec, event, &answer);
+    }
 }
 
 /// The reason the recorder's end-of-turn hook blocks with once.
@@ -125,18 +148,24 @@ fn failing(v: &Value) -> bool {
         .is_some_and(|c| c.contains("exit 3"))
 }
 
-/// Writes one fixture per pick; returns the names not seen.
-fn save(all: &[(String, Value)], picks: Vec<Pick>, out: &Path) -> Vec<String> {
+/// Writes one fixture per pick, `<name>.json` in `out`; returns the names not seen (also for
+/// Claude Code's recorder, `claude_recorder`).
+pub fn save<N: AsRef<str>, P: Fn(&str, &Value) -> bool>(
+    all: &[(String, Value)],
+    picks: &[(N, P)],
+    out: &Path,
+) -> Vec<String> {
     std::fs::create_dir_all(out).unwrap();
     let mut missing = Vec::new();
-    for (name, pred) in &picks {
+    for (name, pred) in picks {
+        let name = name.as_ref();
         match all.iter().find(|(e, v)| pred(e, v)) {
             Some((_, v)) => {
                 let mut txt = serde_json::to_string_pretty(v).unwrap();
                 txt.push('\n');
                 std::fs::write(out.join(format!("{name}.json")), txt).unwrap();
             }
-            None => missing.push(name.clone()),
+            None => missing.push(name.to_owned()),
         }
     }
     missing
@@ -156,54 +185,137 @@ fn summary(label: &str, run: &AgentRun, events: &[(String, Value)]) {
 const OK_CMD: &str = "echo hello-e2e";
 const FAIL_CMD: &str = "echo failing >&2; exit 3";
 
-/// Run 1 for every client: a passing and a failing shell command, the end-of-turn hook blocks
-/// once, then a resumed session answered with text only.
-fn first_and_resumed(
-    agent: Agent,
-    sb: &AgentSandbox,
-    end_event: &str,
-    decision: &str,
-) -> (Events, Events) {
-    let rec1 = sb.root().join("rec1");
-    block_once(&rec1, end_event, decision);
-    let run1 = sb.run(
-        "record all events",
-        with_rec(
-            AgentScenario::new()
-                .reply_shell(OK_CMD)
-                .reply_shell(FAIL_CMD)
-                .reply_text("all done")
-                .reply_text("FINAL-AFTER-CONTINUATION"),
-            &rec1,
-        ),
-    );
-    run1.assert_success();
-    let e1 = recorded(&rec1);
-    summary("run 1", &run1, &e1);
-    assert!(
-        !run1.session_id.is_empty(),
-        "no session id in the {} output\n{}",
-        agent.name(),
-        run1.diagnostics()
-    );
-
-    let rec2 = sb.root().join("rec2");
-    let run2 = sb.run(
-        "second turn",
-        with_rec(
-            AgentScenario::new()
-                .resume(&run1.session_id)
-                .reply_text("second done"),
-            &rec2,
-        ),
-    );
-    run2.assert_success();
-    let e2 = recorded(&rec2);
-    summary("run 2 (resumed, text only)", &run2, &e2);
-    (e1, e2)
+/// One headless session of a recording: what the log calls it, its prompt and its script.
+struct Session {
+    label: &'static str,
+    prompt: &'static str,
+    scenario: AgentScenario,
+    /// The client must exit 0 (not asked of a run ended by loop detection, nor of the plugin
+    /// clients, whose payloads are what the recording needs).
+    must_succeed: bool,
 }
 
-fn finish(agent: Agent, missing: Vec<String>, out: &Path) {
+fn session(label: &'static str, prompt: &'static str, scenario: AgentScenario) -> Session {
+    Session {
+        label,
+        prompt,
+        scenario,
+        must_succeed: true,
+    }
+}
+
+impl Session {
+    fn any_exit(mut self) -> Self {
+        self.must_succeed = false;
+        self
+    }
+}
+
+/// A session after the first, built once the first one's session id is known (to resume it).
+type Later = Box<dyn Fn(&AgentSandbox, &str) -> Session>;
+
+/// One client's recording, a row of the table: the first session (its turn continued once by
+/// `go_on`), the sessions after it, and the fixtures picked from all their payloads.
+struct Recording {
+    agent: Agent,
+    /// Files the client needs before the first session (a skill).
+    prepare: fn(&AgentSandbox),
+    go_on: Option<GoOn>,
+    /// The first session (given no session id).
+    first: Later,
+    later: Vec<Later>,
+    picks: Vec<Pick>,
+}
+
+/// Run 1 for every client: a passing and a failing shell command, then text, and the answer to
+/// the continuation.
+fn first_turn() -> AgentScenario {
+    AgentScenario::new()
+        .reply_shell(OK_CMD)
+        .reply_shell(FAIL_CMD)
+        .reply_text("all done")
+        .reply_text("FINAL-AFTER-CONTINUATION")
+}
+
+/// The usual row: [`first_turn`] continued once by `go_on`, then [`resumed_text_only`].
+fn recording(agent: Agent, go_on: GoOn, picks: Vec<Pick>) -> Recording {
+    Recording {
+        agent,
+        prepare: |_| {},
+        go_on: Some(go_on),
+        first: Box::new(|_, _| session("", "record all events", first_turn())),
+        later: vec![resumed_text_only()],
+        picks,
+    }
+}
+
+/// The first session resumed, answered by text only.
+fn resumed_text_only() -> Later {
+    Box::new(|_, id| {
+        session(
+            "resumed, text only",
+            "second turn",
+            AgentScenario::new().resume(id).reply_text("second done"),
+        )
+    })
+}
+
+/// Auto-compaction forced by `trigger` (a token limit or a reported usage): a command, then text.
+fn compaction(trigger: fn(AgentScenario) -> AgentScenario) -> Later {
+    Box::new(move |_, _| {
+        session(
+            "compaction",
+            "compact please",
+            trigger(AgentScenario::new())
+                .reply_shell("echo before-compaction")
+                .reply_text("compacted and done"),
+        )
+    })
+}
+
+/// Runs session `n` with the recorder writing to `rec<n>`; its run and payloads.
+fn run_session(sb: &AgentSandbox, n: usize, s: Session) -> (AgentRun, Events) {
+    let rec = sb.root().join(format!("rec{n}"));
+    let run = sb.run(s.prompt, with_rec(s.scenario, &rec));
+    if s.must_succeed {
+        run.assert_success();
+    }
+    let events = recorded(&rec);
+    let label = match s.label {
+        "" => format!("run {n}"),
+        l => format!("run {n} ({l})"),
+    };
+    summary(&label, &run, &events);
+    (run, events)
+}
+
+/// Runs a row: its sessions in order, then writes one fixture per pick; fails when a pick saw
+/// no payload.
+fn record(r: Recording) {
+    let agent = r.agent;
+    let sb = AgentSandbox::new(agent);
+    sb.record_hooks();
+    (r.prepare)(&sb);
+    if let Some(go_on) = r.go_on {
+        go_on.install(&sb.root().join("rec1"));
+    }
+    let first = (r.first)(&sb, "");
+    let first_must_succeed = first.must_succeed;
+    let (run1, mut all) = run_session(&sb, 1, first);
+    if first_must_succeed && !r.later.is_empty() {
+        assert!(
+            !run1.session_id.is_empty(),
+            "no session id in the {} output\n{}",
+            agent.name(),
+            run1.diagnostics()
+        );
+    }
+    for (i, later) in r.later.iter().enumerate() {
+        let (_, events) = run_session(&sb, i + 2, later(&sb, &run1.session_id));
+        all.extend(events);
+    }
+    let out = out_dir(agent);
+    let missing = save(&all, &r.picks, &out);
     eprintln!(
         "[record] {} fixtures written to {}",
         agent.name(),
@@ -219,446 +331,304 @@ fn finish(agent: Agent, missing: Vec<String>, out: &Path) {
 #[test]
 #[ignore = "re-records tests/fixtures/codex: tests/e2e/record-agent-fixtures.sh codex"]
 fn record_codex_fixtures() {
-    let agent = Agent::Codex;
-    let sb = AgentSandbox::new(agent);
-    sb.record_hooks();
-    let (e1, e2) = first_and_resumed(agent, &sb, "Stop", "block");
-
-    // run 3: auto-compaction, forced by a tiny token limit
-    let rec3 = sb.root().join("rec3");
-    let run3 = sb.run(
-        "compact please",
-        with_rec(
-            AgentScenario::new()
-                .arg("-c")
-                .arg("model_auto_compact_token_limit=12")
-                .reply_shell("echo before-compaction")
-                .reply_text("compacted and done"),
-            &rec3,
-        ),
+    let mut r = recording(
+        Agent::Codex,
+        GoOn::Decision("Stop", "block"),
+        vec![
+            session_start("startup"),
+            session_start("resume"),
+            session_start("compact"),
+            only("UserPromptSubmit"),
+            pick("PreToolUse-Bash", ev_where("PreToolUse", |v| !failing(v))),
+            pick("PostToolUse-Bash", ev_where("PostToolUse", |v| !failing(v))),
+            pick("PostToolUse-Bash-failed", ev_where("PostToolUse", failing)),
+            only("PreModelRequest"),
+            only("PostModelRequest"),
+            turn_end("Stop"),
+            turn_end_continued("Stop"),
+            pick("PreCompact-auto", ev("PreCompact")),
+            pick("PostCompact-auto", ev("PostCompact")),
+            only("SessionEnd"),
+        ],
     );
-    run3.assert_success();
-    let e3 = recorded(&rec3);
-    summary("run 3 (compaction)", &run3, &e3);
-
-    let all: Events = e1.into_iter().chain(e2).chain(e3).collect();
-    let picks: Vec<Pick> = vec![
-        session_start("startup"),
-        session_start("resume"),
-        session_start("compact"),
-        only("UserPromptSubmit"),
-        pick("PreToolUse-Bash", ev_where("PreToolUse", |v| !failing(v))),
-        pick("PostToolUse-Bash", ev_where("PostToolUse", |v| !failing(v))),
-        pick("PostToolUse-Bash-failed", ev_where("PostToolUse", failing)),
-        only("PreModelRequest"),
-        only("PostModelRequest"),
-        turn_end("Stop"),
-        turn_end_continued("Stop"),
-        pick("PreCompact-auto", ev("PreCompact")),
-        pick("PostCompact-auto", ev("PostCompact")),
-        only("SessionEnd"),
-    ];
-    let out = out_dir(agent);
-    let missing = save(&all, picks, &out);
-    finish(agent, missing, &out);
+    // auto-compaction, forced by a tiny token limit
+    r.later.push(compaction(|sc| {
+        sc.arg("-c").arg("model_auto_compact_token_limit=12")
+    }));
+    record(r);
 }
 
 #[test]
 #[ignore = "re-records tests/fixtures/gemini: tests/e2e/record-agent-fixtures.sh gemini"]
 fn record_gemini_fixtures() {
-    let agent = Agent::Gemini;
-    let sb = AgentSandbox::new(agent);
-    sb.record_hooks();
-    let (e1, e2) = first_and_resumed(agent, &sb, "AfterAgent", "deny");
-    let all: Events = e1.into_iter().chain(e2).collect();
     let tool = |v: &Value| s(v, "tool_name") == "run_shell_command";
-    let picks: Vec<Pick> = vec![
-        session_start("startup"),
-        session_start("resume"),
-        first_prompt("BeforeAgent"),
-        continuation_prompt("BeforeAgent"),
-        only("BeforeModel"),
-        only("BeforeToolSelection"),
-        only("AfterModel"),
-        pick(
-            "BeforeTool-run_shell_command",
-            ev_where("BeforeTool", move |v| tool(v) && !failing(v)),
-        ),
-        pick(
-            "AfterTool-run_shell_command",
-            ev_where("AfterTool", move |v| tool(v) && !failing(v)),
-        ),
-        pick(
-            "AfterTool-run_shell_command-failed",
-            ev_where("AfterTool", move |v| tool(v) && failing(v)),
-        ),
-        only("PreCompress"),
-        turn_end("AfterAgent"),
-        turn_end_continued("AfterAgent"),
-        pick(
-            "AfterAgent-text-only",
-            ev_where("AfterAgent", |v| s(v, "prompt") == "second turn"),
-        ),
-        only("SessionEnd"),
-    ];
-    let out = out_dir(agent);
-    let missing = save(&all, picks, &out);
-    finish(agent, missing, &out);
+    record(recording(
+        Agent::Gemini,
+        GoOn::Decision("AfterAgent", "deny"),
+        vec![
+            session_start("startup"),
+            session_start("resume"),
+            first_prompt("BeforeAgent"),
+            continuation_prompt("BeforeAgent"),
+            only("BeforeModel"),
+            only("BeforeToolSelection"),
+            only("AfterModel"),
+            pick(
+                "BeforeTool-run_shell_command",
+                ev_where("BeforeTool", move |v| tool(v) && !failing(v)),
+            ),
+            pick(
+                "AfterTool-run_shell_command",
+                ev_where("AfterTool", move |v| tool(v) && !failing(v)),
+            ),
+            pick(
+                "AfterTool-run_shell_command-failed",
+                ev_where("AfterTool", move |v| tool(v) && failing(v)),
+            ),
+            only("PreCompress"),
+            turn_end("AfterAgent"),
+            turn_end_continued("AfterAgent"),
+            pick(
+                "AfterAgent-text-only",
+                ev_where("AfterAgent", |v| s(v, "prompt") == "second turn"),
+            ),
+            only("SessionEnd"),
+        ],
+    ));
 }
 
 #[test]
 #[ignore = "re-records tests/fixtures/qwen: tests/e2e/record-agent-fixtures.sh qwen"]
 fn record_qwen_fixtures() {
-    let agent = Agent::Qwen;
-    let sb = AgentSandbox::new(agent);
-    sb.record_hooks();
-    let (e1, e2) = first_and_resumed(agent, &sb, "Stop", "block");
-
-    // run 3: auto-compaction, forced by a reported usage near the context limit
-    let rec3 = sb.root().join("rec3");
-    let run3 = sb.run(
-        "compact please",
-        with_rec(
-            AgentScenario::new()
-                .prompt_tokens(190_000)
-                .reply_shell("echo before-compaction")
-                .reply_text("compacted and done"),
-            &rec3,
-        ),
-    );
-    run3.assert_success();
-    let e3 = recorded(&rec3);
-    summary("run 3 (compaction)", &run3, &e3);
-
-    // run 4: the same tool call over and over ends in loop detection (StopFailure)
-    let rec4 = sb.root().join("rec4");
-    let mut sc = AgentScenario::new();
-    for _ in 0..12 {
-        sc = sc.reply_shell("echo same-again");
-    }
-    let run4 = sb.run("loop please", with_rec(sc, &rec4));
-    let e4 = recorded(&rec4);
-    summary("run 4 (loop detection)", &run4, &e4);
-
-    let all: Events = e1.into_iter().chain(e2).chain(e3).chain(e4).collect();
     let shell = |v: &Value| s(v, "tool_name") == "run_shell_command";
-    let picks: Vec<Pick> = vec![
-        only("InstructionsLoaded"),
-        session_start("startup"),
-        session_start("resume"),
-        session_start("compact"),
-        only("Notification"),
-        first_prompt("UserPromptSubmit"),
-        pick(
-            "UserPromptSubmit-empty",
-            ev_where("UserPromptSubmit", |v| s(v, "prompt").is_empty()),
-        ),
-        continuation_prompt("UserPromptSubmit"),
-        pick(
-            "PreToolUse-run_shell_command",
-            ev_where("PreToolUse", move |v| shell(v) && !failing(v)),
-        ),
-        pick(
-            "PostToolUse-run_shell_command",
-            ev_where("PostToolUse", move |v| shell(v) && !failing(v)),
-        ),
-        pick(
-            "PostToolUseFailure-run_shell_command",
-            ev_where("PostToolUseFailure", move |v| shell(v) && failing(v)),
-        ),
-        only("PostToolBatch"),
-        only("MessageDisplay"),
-        turn_end("Stop"),
-        turn_end_continued("Stop"),
-        pick("PreCompact-auto", ev("PreCompact")),
-        pick("PostCompact-auto", ev("PostCompact")),
-        pick("StopFailure-loop", ev("StopFailure")),
-    ];
-    let out = out_dir(agent);
-    let missing = save(&all, picks, &out);
-    finish(agent, missing, &out);
+    let mut r = recording(
+        Agent::Qwen,
+        GoOn::Decision("Stop", "block"),
+        vec![
+            only("InstructionsLoaded"),
+            session_start("startup"),
+            session_start("resume"),
+            session_start("compact"),
+            only("Notification"),
+            first_prompt("UserPromptSubmit"),
+            pick(
+                "UserPromptSubmit-empty",
+                ev_where("UserPromptSubmit", |v| s(v, "prompt").is_empty()),
+            ),
+            continuation_prompt("UserPromptSubmit"),
+            pick(
+                "PreToolUse-run_shell_command",
+                ev_where("PreToolUse", move |v| shell(v) && !failing(v)),
+            ),
+            pick(
+                "PostToolUse-run_shell_command",
+                ev_where("PostToolUse", move |v| shell(v) && !failing(v)),
+            ),
+            pick(
+                "PostToolUseFailure-run_shell_command",
+                ev_where("PostToolUseFailure", move |v| shell(v) && failing(v)),
+            ),
+            only("PostToolBatch"),
+            only("MessageDisplay"),
+            turn_end("Stop"),
+            turn_end_continued("Stop"),
+            pick("PreCompact-auto", ev("PreCompact")),
+            pick("PostCompact-auto", ev("PostCompact")),
+            pick("StopFailure-loop", ev("StopFailure")),
+        ],
+    );
+    // auto-compaction, forced by a reported usage near the context limit
+    r.later.push(compaction(|sc| sc.prompt_tokens(190_000)));
+    // the same tool call over and over ends in loop detection (StopFailure)
+    r.later.push(Box::new(|_, _| {
+        let sc = (0..12).fold(AgentScenario::new(), |sc, _| {
+            sc.reply_shell("echo same-again")
+        });
+        session("loop detection", "loop please", sc).any_exit()
+    }));
+    record(r);
 }
 
 #[test]
 #[ignore = "re-records tests/fixtures/copilot: tests/e2e/record-agent-fixtures.sh copilot"]
 fn record_copilot_fixtures() {
-    let agent = Agent::Copilot;
-    let sb = AgentSandbox::new(agent);
-    sb.record_hooks();
-    sb.write(".github/skills/demo/SKILL.md", crate::e2e_agents::SKILL);
-    let (e1, e2) = first_and_resumed(agent, &sb, "Stop", "block");
-
-    // run 3: a tool that fails outright, a skill, a subagent (its own prompt and Stop)
-    let rec3 = sb.root().join("rec3");
-    let run3 = sb.run(
-        "use the other tools",
-        with_rec(
-            AgentScenario::new()
-                .step(crate::e2e::model::Step::Call(
-                    "view".into(),
-                    serde_json::json!({"path": sb.project().join("missing.txt")}),
-                ))
-                .step(crate::e2e::model::Step::Call(
-                    "skill".into(),
-                    serde_json::json!({"skill": "demo"}),
-                ))
-                .step(crate::e2e::model::Step::Call(
-                    "task".into(),
-                    serde_json::json!({"description": "look around", "prompt": "List the files.",
-                                       "agent_type": "explore", "name": "looker"}),
-                ))
-                .reply_text("nothing to report")
-                .reply_text("all done"),
-            &rec3,
-        ),
+    let sub = |v: &Value| v.get("agent_id").is_some();
+    let mut r = recording(
+        Agent::Copilot,
+        GoOn::Decision("Stop", "block"),
+        vec![
+            session_start("new"),
+            session_start("resume"),
+            first_prompt("UserPromptSubmit"),
+            continuation_prompt("UserPromptSubmit"),
+            pick(
+                "UserPromptSubmit-subagent",
+                ev_where("UserPromptSubmit", move |v| sub(v)),
+            ),
+            pick("PreToolUse-Bash", ev_where("PreToolUse", |v| !failing(v))),
+            pick(
+                "PostToolUse-Bash",
+                ev_where("PostToolUse", |v| {
+                    !failing(v) && s(v, "tool_name") == "Bash"
+                }),
+            ),
+            pick("PostToolUse-Bash-failed", ev_where("PostToolUse", failing)),
+            pick(
+                "PostToolUse-skill",
+                ev_where("PostToolUse", |v| s(v, "tool_name") == "skill"),
+            ),
+            pick("PostToolUseFailure-Read", ev("PostToolUseFailure")),
+            only("SubagentStart"),
+            only("SubagentStop"),
+            pick("Stop-subagent", ev_where("Stop", move |v| sub(v))),
+            pick(
+                "Stop",
+                ev_where("Stop", move |v| v["stop_hook_active"] == false && !sub(v)),
+            ),
+            turn_end_continued("Stop"),
+            pick("PreCompact-auto", ev("PreCompact")),
+            only("SessionEnd"),
+        ],
     );
-    run3.assert_success();
-    let e3 = recorded(&rec3);
-    summary("run 3 (other tools, subagent)", &run3, &e3);
-
-    // run 4: auto-compaction, forced by a reported usage near the window it is told of
-    let rec4 = sb.root().join("rec4");
-    let run4 = sb.run(
-        "compact please",
-        with_rec(
+    r.prepare = |sb| {
+        sb.write(".github/skills/demo/SKILL.md", crate::e2e_agents::SKILL);
+    };
+    // a tool that fails outright, a skill, a subagent (its own prompt and Stop)
+    r.later.push(Box::new(|sb, _| {
+        session(
+            "other tools, subagent",
+            "use the other tools",
+            crate::e2e_agents::copilot_other_tools(sb, AgentScenario::new()).reply_text("all done"),
+        )
+    }));
+    // auto-compaction, forced by a reported usage near the window it is told of
+    r.later.push(Box::new(|_, _| {
+        session(
+            "compaction",
+            "compact please",
             AgentScenario::new()
                 .prompt_tokens(45_000)
                 .env("COPILOT_PROVIDER_MAX_PROMPT_TOKENS", "50000")
                 .reply_shell("echo before-compaction")
                 .reply_shell("echo after-compaction")
                 .reply_text("compacted and done"),
-            &rec4,
-        ),
-    );
-    run4.assert_success();
-    let e4 = recorded(&rec4);
-    summary("run 4 (compaction)", &run4, &e4);
-
-    let all: Events = e1.into_iter().chain(e2).chain(e3).chain(e4).collect();
-    let sub = |v: &Value| v.get("agent_id").is_some();
-    let picks: Vec<Pick> = vec![
-        session_start("new"),
-        session_start("resume"),
-        first_prompt("UserPromptSubmit"),
-        continuation_prompt("UserPromptSubmit"),
-        pick(
-            "UserPromptSubmit-subagent",
-            ev_where("UserPromptSubmit", move |v| sub(v)),
-        ),
-        pick("PreToolUse-Bash", ev_where("PreToolUse", |v| !failing(v))),
-        pick(
-            "PostToolUse-Bash",
-            ev_where("PostToolUse", |v| {
-                !failing(v) && s(v, "tool_name") == "Bash"
-            }),
-        ),
-        pick("PostToolUse-Bash-failed", ev_where("PostToolUse", failing)),
-        pick(
-            "PostToolUse-skill",
-            ev_where("PostToolUse", |v| s(v, "tool_name") == "skill"),
-        ),
-        pick("PostToolUseFailure-Read", ev("PostToolUseFailure")),
-        only("SubagentStart"),
-        only("SubagentStop"),
-        pick("Stop-subagent", ev_where("Stop", move |v| sub(v))),
-        pick(
-            "Stop",
-            ev_where("Stop", move |v| v["stop_hook_active"] == false && !sub(v)),
-        ),
-        turn_end_continued("Stop"),
-        pick("PreCompact-auto", ev("PreCompact")),
-        only("SessionEnd"),
-    ];
-    let out = out_dir(agent);
-    let missing = save(&all, picks, &out);
-    finish(agent, missing, &out);
+        )
+    }));
+    record(r);
 }
 
 #[test]
 #[ignore = "re-records tests/fixtures/factory: tests/e2e/record-agent-fixtures.sh factory"]
 fn record_factory_fixtures() {
-    let agent = Agent::Factory;
-    let sb = AgentSandbox::new(agent);
-    sb.record_hooks();
-    let (e1, e2) = first_and_resumed(agent, &sb, "Stop", "block");
-    let all: Events = e1.into_iter().chain(e2).collect();
-    let picks: Vec<Pick> = vec![
-        session_start("startup"),
-        session_start("resume"),
-        first_prompt("UserPromptSubmit"),
-        pick(
-            "PreToolUse-Execute",
-            ev_where("PreToolUse", |v| !failing(v)),
-        ),
-        pick(
-            "PreToolUse-Execute-failing",
-            ev_where("PreToolUse", failing),
-        ),
-        pick("PostToolUse-Execute", ev("PostToolUse")),
-        turn_end("Stop"),
-        turn_end_continued("Stop"),
-        only("SessionEnd"),
-    ];
-    let out = out_dir(agent);
-    let missing = save(&all, picks, &out);
-    finish(agent, missing, &out);
+    record(recording(
+        Agent::Factory,
+        GoOn::Decision("Stop", "block"),
+        vec![
+            session_start("startup"),
+            session_start("resume"),
+            first_prompt("UserPromptSubmit"),
+            pick(
+                "PreToolUse-Execute",
+                ev_where("PreToolUse", |v| !failing(v)),
+            ),
+            pick(
+                "PreToolUse-Execute-failing",
+                ev_where("PreToolUse", failing),
+            ),
+            pick("PostToolUse-Execute", ev("PostToolUse")),
+            turn_end("Stop"),
+            turn_end_continued("Stop"),
+            only("SessionEnd"),
+        ],
+    ));
 }
 
 #[test]
 #[ignore = "re-records tests/fixtures/codebuddy: tests/e2e/record-agent-fixtures.sh codebuddy"]
 fn record_codebuddy_fixtures() {
-    let agent = Agent::CodeBuddy;
-    let sb = AgentSandbox::new(agent);
-    sb.record_hooks();
-    let (e1, e2) = first_and_resumed(agent, &sb, "Stop", "block");
-    let all: Events = e1.into_iter().chain(e2).collect();
-    let picks: Vec<Pick> = vec![
-        session_start("startup"),
-        session_start("resume"),
-        first_prompt("UserPromptSubmit"),
-        pick(
-            "UserPromptSubmit-continuation",
-            ev_where("UserPromptSubmit", |v| {
-                s(v, "prompt") == format!("Stop hook: {CONTINUE}")
-            }),
-        ),
-        only("Notification"),
-        pick("PreToolUse-Bash", ev_where("PreToolUse", |v| !failing(v))),
-        pick("PostToolUse-Bash", ev_where("PostToolUse", |v| !failing(v))),
-        pick("PostToolUse-Bash-failed", ev_where("PostToolUse", failing)),
-        turn_end("Stop"),
-        turn_end_continued("Stop"),
-    ];
-    let out = out_dir(agent);
-    let missing = save(&all, picks, &out);
-    finish(agent, missing, &out);
-}
-
-/// Kimi CLI continues on a Stop refusal (`permissionDecision: deny`), not on `decision`.
-fn deny_once(rec: &Path, event: &str) {
-    responder(
-        rec,
-        event,
-        &format!(
-            r#"n=$(ls "$REC_DIR" | grep -c -- '-{event}.json$'); if [ "$n" = 1 ]; then printf '{{"hookSpecificOutput":{{"permissionDecision":"deny","permissionDecisionReason":"{CONTINUE}"}}}}\n'; fi"#
-        ),
-    );
+    record(recording(
+        Agent::CodeBuddy,
+        GoOn::Decision("Stop", "block"),
+        vec![
+            session_start("startup"),
+            session_start("resume"),
+            first_prompt("UserPromptSubmit"),
+            pick(
+                "UserPromptSubmit-continuation",
+                ev_where("UserPromptSubmit", |v| {
+                    s(v, "prompt") == format!("Stop hook: {CONTINUE}")
+                }),
+            ),
+            only("Notification"),
+            pick("PreToolUse-Bash", ev_where("PreToolUse", |v| !failing(v))),
+            pick("PostToolUse-Bash", ev_where("PostToolUse", |v| !failing(v))),
+            pick("PostToolUse-Bash-failed", ev_where("PostToolUse", failing)),
+            turn_end("Stop"),
+            turn_end_continued("Stop"),
+        ],
+    ));
 }
 
 #[test]
 #[ignore = "re-records tests/fixtures/kimi: tests/e2e/record-agent-fixtures.sh kimi"]
 fn record_kimi_fixtures() {
-    let agent = Agent::Kimi;
-    let sb = AgentSandbox::new(agent);
-    sb.record_hooks();
-    // run 1: a passing and a failing command; the Stop hook refuses once (one more turn)
-    let rec1 = sb.root().join("rec1");
-    deny_once(&rec1, "Stop");
-    let run1 = sb.run(
-        "record all events",
-        with_rec(
-            AgentScenario::new()
-                .reply_shell(OK_CMD)
-                .reply_shell(FAIL_CMD)
-                .reply_text("all done")
-                .reply_text("FINAL-AFTER-CONTINUATION"),
-            &rec1,
-        ),
-    );
-    run1.assert_success();
-    let e1 = recorded(&rec1);
-    summary("run 1", &run1, &e1);
-    assert!(!run1.session_id.is_empty(), "{}", run1.diagnostics());
-
-    // run 2: the session resumed, a subagent
-    let rec2 = sb.root().join("rec2");
-    let run2 = sb.run(
-        "second turn",
-        with_rec(
-            AgentScenario::new()
-                .resume(&run1.session_id)
-                .step(crate::e2e::model::Step::Call(
-                    "Agent".into(),
-                    serde_json::json!({"description": "look around",
-                        "prompt": "List the files.", "subagent_type": "coder"}),
-                ))
-                .reply_text("nothing to report")
-                .reply_text("second done"),
-            &rec2,
-        ),
-    );
-    run2.assert_success();
-    let e2 = recorded(&rec2);
-    summary("run 2 (resumed, a subagent)", &run2, &e2);
-
-    // run 3: auto-compaction, forced by a reported usage over max_context_size × 0.85
-    let rec3 = sb.root().join("rec3");
-    let run3 = sb.run(
-        "compact please",
-        with_rec(
-            AgentScenario::new()
-                .prompt_tokens(190_000)
-                .reply_shell("echo before-compaction")
-                .reply_text("compacted and done"),
-            &rec3,
-        ),
-    );
-    run3.assert_success();
-    let e3 = recorded(&rec3);
-    summary("run 3 (compaction)", &run3, &e3);
-
-    let all: Events = e1.into_iter().chain(e2).chain(e3).collect();
     let shell = |v: &Value| s(v, "tool_name") == "Shell";
-    let picks: Vec<Pick> = vec![
-        session_start("startup"),
-        session_start("resume"),
-        only("UserPromptSubmit"),
-        pick(
-            "PreToolUse-Shell",
-            ev_where("PreToolUse", move |v| shell(v) && !failing(v)),
-        ),
-        pick(
-            "PostToolUse-Shell",
-            ev_where("PostToolUse", move |v| shell(v) && !failing(v)),
-        ),
-        pick(
-            "PostToolUse-Shell-failed",
-            ev_where("PostToolUse", move |v| shell(v) && failing(v)),
-        ),
-        only("SubagentStart"),
-        only("SubagentStop"),
-        only("Stop"),
-        pick("PreCompact-auto", ev("PreCompact")),
-        pick("PostCompact-auto", ev("PostCompact")),
-        only("SessionEnd"),
+    let mut r = recording(
+        Agent::Kimi,
+        // the Stop hook refuses once (one more turn)
+        GoOn::Deny("Stop"),
+        vec![
+            session_start("startup"),
+            session_start("resume"),
+            only("UserPromptSubmit"),
+            pick(
+                "PreToolUse-Shell",
+                ev_where("PreToolUse", move |v| shell(v) && !failing(v)),
+            ),
+            pick(
+                "PostToolUse-Shell",
+                ev_where("PostToolUse", move |v| shell(v) && !failing(v)),
+            ),
+            pick(
+                "PostToolUse-Shell-failed",
+                ev_where("PostToolUse", move |v| shell(v) && failing(v)),
+            ),
+            only("SubagentStart"),
+            only("SubagentStop"),
+            only("Stop"),
+            pick("PreCompact-auto", ev("PreCompact")),
+            pick("PostCompact-auto", ev("PostCompact")),
+            only("SessionEnd"),
+        ],
+    );
+    r.later = vec![
+        // the session resumed, a subagent
+        Box::new(|_, id| {
+            session(
+                "resumed, a subagent",
+                "second turn",
+                AgentScenario::new()
+                    .resume(id)
+                    .reply_call(
+                        "Agent",
+                        serde_json::json!({"description": "look around",
+                            "prompt": "List the files.", "subagent_type": "coder"}),
+                    )
+                    .reply_text("nothing to report")
+                    .reply_text("second done"),
+            )
+        }),
+        // auto-compaction, forced by a reported usage over max_context_size × 0.85
+        compaction(|sc| sc.prompt_tokens(190_000)),
     ];
-    let out = out_dir(agent);
-    let missing = save(&all, picks, &out);
-    finish(agent, missing, &out);
+    record(r);
 }
 
 #[test]
 #[ignore = "re-records tests/fixtures/cline: tests/e2e/record-agent-fixtures.sh cline"]
 fn record_cline_fixtures() {
-    let agent = Agent::Cline;
-    let sb = AgentSandbox::new(agent);
-    sb.record_hooks();
     // Headless Cline fires the task's start and end and the tool hooks; its prompt, resume and
     // shutdown hooks belong to the interactive UI (cline-FINDINGS.md).
-    let rec = sb.root().join("rec1");
-    let run = sb.run(
-        "record all events",
-        with_rec(
-            AgentScenario::new()
-                .reply_shell(OK_CMD)
-                .reply_shell(FAIL_CMD)
-                .reply_text("all done"),
-            &rec,
-        ),
-    );
-    run.assert_success();
-    let all = recorded(&rec);
-    summary("run 1", &run, &all);
     let command = |v: &Value| {
         let call = v.get("tool_call").or_else(|| v.get("tool_result"));
         call.and_then(|c| c["input"]["commands"][0].as_str())
@@ -667,189 +637,162 @@ fn record_cline_fixtures() {
     };
     let ok = move |v: &Value| command(v) == OK_CMD;
     let bad = move |v: &Value| command(v) == FAIL_CMD;
-    let picks: Vec<Pick> = vec![
-        only("TaskStart"),
-        pick("PreToolUse-run_commands", ev_where("PreToolUse", ok)),
-        pick("PostToolUse-run_commands", ev_where("PostToolUse", ok)),
-        pick("PostToolUse-failed", ev_where("PostToolUse", bad)),
-        only("TaskComplete"),
-    ];
-    let out = out_dir(agent);
-    let missing = save(&all, picks, &out);
-    finish(agent, missing, &out);
-}
-
-/// Makes the plugin's end-of-turn answer continue the first time, with [`CONTINUE`].
-fn continue_once(rec: &Path, event: &str) {
-    responder(
-        rec,
-        event,
-        &format!(
-            r#"n=$(ls "$REC_DIR" | grep -c -- '-{event}.json$'); if [ "$n" = 1 ]; then printf '{{"continue":"{CONTINUE}"}}\n'; fi"#
-        ),
-    );
+    record(Recording {
+        agent: Agent::Cline,
+        prepare: |_| {},
+        go_on: None,
+        first: Box::new(|_, _| {
+            session(
+                "",
+                "record all events",
+                AgentScenario::new()
+                    .reply_shell(OK_CMD)
+                    .reply_shell(FAIL_CMD)
+                    .reply_text("all done"),
+            )
+        }),
+        later: Vec::new(),
+        picks: vec![
+            only("TaskStart"),
+            pick("PreToolUse-run_commands", ev_where("PreToolUse", ok)),
+            pick("PostToolUse-run_commands", ev_where("PostToolUse", ok)),
+            pick("PostToolUse-failed", ev_where("PostToolUse", bad)),
+            only("TaskComplete"),
+        ],
+    });
 }
 
 /// OpenCode and Kilo Code through our plugin (the recorder in place of the binary): a turn
 /// with a passing and a failing shell command and a read of a missing file (a tool that
 /// throws), continued once; a resumed session; a compaction.
-fn record_opencode_like(agent: Agent) {
-    let sb = AgentSandbox::new(agent);
-    sb.record_hooks();
-    let rec1 = sb.root().join("rec1");
-    continue_once(&rec1, "session.idle");
-    let missing = sb.project().join("no-such-file");
-    let run1 = sb.run(
-        "record all events",
-        with_rec(
-            AgentScenario::new()
-                .reply_shell(OK_CMD)
-                .reply_shell(FAIL_CMD)
-                .step(crate::e2e::model::Step::Call(
-                    "read".into(),
-                    serde_json::json!({"filePath": missing.to_string_lossy()}),
-                ))
-                .reply_text("all done")
-                .reply_text("FINAL-AFTER-CONTINUATION"),
-            &rec1,
-        ),
-    );
-    let e1 = recorded(&rec1);
-    summary("run 1", &run1, &e1);
-    let rec2 = sb.root().join("rec2");
-    let run2 = sb.run(
-        "second turn",
-        with_rec(
-            AgentScenario::new()
-                .resume(&run1.session_id)
-                .reply_text("second done"),
-            &rec2,
-        ),
-    );
-    let e2 = recorded(&rec2);
-    summary("run 2 (resumed, text only)", &run2, &e2);
-    let rec3 = sb.root().join("rec3");
-    let sc = AgentScenario::new()
-        .reply_shell("echo before-compaction")
-        .reply_text("compacted and done");
-    // OpenCode compacts again after every answer that reports the same usage
-    let sc = if agent == Agent::OpenCode {
-        sc.prompt_tokens_once(190_000)
-    } else {
-        sc.prompt_tokens(190_000)
-    };
-    let run3 = sb.run("compact please", with_rec(sc, &rec3));
-    let e3 = recorded(&rec3);
-    summary("run 3 (compaction)", &run3, &e3);
-
-    let all: Events = e1.into_iter().chain(e2).chain(e3).collect();
+fn opencode_like(agent: Agent) -> Recording {
     let bash = |v: &Value| s(v, "tool_name") == "bash";
-    let picks: Vec<Pick> = vec![
-        only("session.created"),
-        first_prompt("chat.message"),
-        continuation_prompt("chat.message"),
-        pick(
-            "tool.execute.before-bash",
-            ev_where("tool.execute.before", move |v| bash(v) && !failing(v)),
-        ),
-        pick(
-            "tool.execute.after-bash",
-            ev_where("tool.execute.after", move |v| bash(v) && !failing(v)),
-        ),
-        pick(
-            "tool.execute.after-bash-failed",
-            ev_where("tool.execute.after", move |v| bash(v) && failing(v)),
-        ),
-        pick(
-            "message.part.updated-read-failed",
-            ev_where("message.part.updated", |v| s(v, "tool_name") == "read"),
-        ),
-        turn_end("session.idle"),
-        turn_end_continued("session.idle"),
-        only("experimental.session.compacting"),
-        only("session.compacted"),
+    let mut r = recording(
+        agent,
+        GoOn::Continue("session.idle"),
+        vec![
+            only("session.created"),
+            first_prompt("chat.message"),
+            continuation_prompt("chat.message"),
+            pick(
+                "tool.execute.before-bash",
+                ev_where("tool.execute.before", move |v| bash(v) && !failing(v)),
+            ),
+            pick(
+                "tool.execute.after-bash",
+                ev_where("tool.execute.after", move |v| bash(v) && !failing(v)),
+            ),
+            pick(
+                "tool.execute.after-bash-failed",
+                ev_where("tool.execute.after", move |v| bash(v) && failing(v)),
+            ),
+            pick(
+                "message.part.updated-read-failed",
+                ev_where("message.part.updated", |v| s(v, "tool_name") == "read"),
+            ),
+            turn_end("session.idle"),
+            turn_end_continued("session.idle"),
+            only("experimental.session.compacting"),
+            only("session.compacted"),
+        ],
+    );
+    // the plugin clients' exit is not what the recording needs
+    r.first = Box::new(|sb, _| {
+        let missing = sb.project().join("no-such-file");
+        let sc = AgentScenario::new()
+            .reply_shell(OK_CMD)
+            .reply_shell(FAIL_CMD)
+            .reply_call(
+                "read",
+                serde_json::json!({"filePath": missing.to_string_lossy()}),
+            )
+            .reply_text("all done")
+            .reply_text("FINAL-AFTER-CONTINUATION");
+        session("", "record all events", sc).any_exit()
+    });
+    r.later = vec![
+        Box::new(|_, id| {
+            session(
+                "resumed, text only",
+                "second turn",
+                AgentScenario::new().resume(id).reply_text("second done"),
+            )
+            .any_exit()
+        }),
+        // OpenCode compacts again after every answer that reports the same usage
+        Box::new(move |_, _| {
+            let sc = AgentScenario::new()
+                .reply_shell("echo before-compaction")
+                .reply_text("compacted and done");
+            let sc = if agent == Agent::OpenCode {
+                sc.prompt_tokens_once(190_000)
+            } else {
+                sc.prompt_tokens(190_000)
+            };
+            session("compaction", "compact please", sc).any_exit()
+        }),
     ];
-    let out = out_dir(agent);
-    let missing = save(&all, picks, &out);
-    finish(agent, missing, &out);
+    r
 }
 
 #[test]
 #[ignore = "re-records tests/fixtures/opencode: tests/e2e/record-agent-fixtures.sh opencode"]
 fn record_opencode_fixtures() {
-    record_opencode_like(Agent::OpenCode);
+    record(opencode_like(Agent::OpenCode));
 }
 
 #[test]
 #[ignore = "re-records tests/fixtures/kilo: tests/e2e/record-agent-fixtures.sh kilo"]
 fn record_kilo_fixtures() {
-    record_opencode_like(Agent::Kilo);
+    record(opencode_like(Agent::Kilo));
 }
 
 #[test]
 #[ignore = "re-records tests/fixtures/pi: tests/e2e/record-agent-fixtures.sh pi"]
 fn record_pi_fixtures() {
-    let agent = Agent::Pi;
-    let sb = AgentSandbox::new(agent);
-    sb.record_hooks();
-    let rec1 = sb.root().join("rec1");
-    continue_once(&rec1, "agent_end");
-    let run1 = sb.run(
-        "record all events",
-        with_rec(
-            AgentScenario::new()
-                .reply_shell(OK_CMD)
-                .reply_shell(FAIL_CMD)
-                .reply_text("all done")
-                .reply_text("FINAL-AFTER-CONTINUATION"),
-            &rec1,
-        ),
+    let bash = |v: &Value| s(v, "tool_name") == "bash";
+    let mut r = recording(
+        Agent::Pi,
+        GoOn::Continue("agent_end"),
+        vec![
+            only("session_start"),
+            first_prompt("input"),
+            pick(
+                "input-continuation",
+                ev_where("input", |v| s(v, "input_source") == "extension"),
+            ),
+            pick(
+                "tool_call-bash",
+                ev_where("tool_call", move |v| bash(v) && !failing(v)),
+            ),
+            pick(
+                "tool_result-bash",
+                ev_where("tool_result", move |v| bash(v) && !failing(v)),
+            ),
+            pick(
+                "tool_result-bash-failed",
+                ev_where("tool_result", move |v| bash(v) && failing(v)),
+            ),
+            turn_end("agent_end"),
+            turn_end_continued("agent_end"),
+            only("session_before_compact"),
+            only("session_compact"),
+            only("session_shutdown"),
+        ],
     );
-    let e1 = recorded(&rec1);
-    summary("run 1", &run1, &e1);
-    let rec2 = sb.root().join("rec2");
-    let run2 = sb.run(
-        "compact please",
-        with_rec(
+    r.first = Box::new(|_, _| session("", "record all events", first_turn()).any_exit());
+    // the session resumed, and compacted
+    r.later = vec![Box::new(|_, id| {
+        session(
+            "resumed, compaction",
+            "compact please",
             AgentScenario::new()
-                .resume(&run1.session_id)
+                .resume(id)
                 .prompt_tokens(190_000)
                 .reply_shell("echo before-compaction")
                 .reply_text("compacted and done"),
-            &rec2,
-        ),
-    );
-    let e2 = recorded(&rec2);
-    summary("run 2 (resumed, compaction)", &run2, &e2);
-
-    let all: Events = e1.into_iter().chain(e2).collect();
-    let bash = |v: &Value| s(v, "tool_name") == "bash";
-    let picks: Vec<Pick> = vec![
-        only("session_start"),
-        first_prompt("input"),
-        pick(
-            "input-continuation",
-            ev_where("input", |v| s(v, "input_source") == "extension"),
-        ),
-        pick(
-            "tool_call-bash",
-            ev_where("tool_call", move |v| bash(v) && !failing(v)),
-        ),
-        pick(
-            "tool_result-bash",
-            ev_where("tool_result", move |v| bash(v) && !failing(v)),
-        ),
-        pick(
-            "tool_result-bash-failed",
-            ev_where("tool_result", move |v| bash(v) && failing(v)),
-        ),
-        turn_end("agent_end"),
-        turn_end_continued("agent_end"),
-        only("session_before_compact"),
-        only("session_compact"),
-        only("session_shutdown"),
-    ];
-    let out = out_dir(agent);
-    let missing = save(&all, picks, &out);
-    finish(agent, missing, &out);
+        )
+        .any_exit()
+    })];
+    record(r);
 }

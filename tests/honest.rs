@@ -72,11 +72,7 @@ fn cli(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String)
         cmd.env(k, v);
     }
     let out = cmd.output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    crate::common::code_out_err(&out)
 }
 
 fn state(p: &Project, sid: &str, mode: &str) -> Option<Value> {

@@ -46,7 +46,7 @@ const TYPICAL: &str = r#"{
 
 /// Every file and directory under `dir` (`.git` left out) with its bytes: what "nothing else
 /// changed" is checked against.
-fn snapshot(dir: &Path) -> BTreeMap<String, Option<Vec<u8>>> {
+pub(crate) fn snapshot(dir: &Path) -> BTreeMap<String, Option<Vec<u8>>> {
     fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<String, Option<Vec<u8>>>) {
         for e in std::fs::read_dir(dir).unwrap().flatten() {
             let p = e.path();

@@ -5,7 +5,7 @@
 use crate::common::{BIN, Hook, Project, payload};
 use crate::schema::assert_valid;
 use serde_json::{Value, json};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 const NOW_ISO: &str = "2026-12-03T13:45:00.000Z";
 
@@ -423,29 +423,17 @@ fn a_payload_without_a_session_uses_the_session_less_path() {
 }
 
 fn detect(args: &[&str], stdin: &str, cwd: &std::path::Path) -> (i32, String) {
-    let mut child = Command::new(BIN)
-        .arg("detect")
+    let mut cmd = Command::new(BIN);
+    cmd.arg("detect")
         .args(args)
         .current_dir(cwd)
         .env_remove("CLAUDE_PROJECT_DIR")
-        .env_remove("OMC_STATE_DIR")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-    )
+        .env_remove("OMC_STATE_DIR");
+    let (code, out, _) = crate::common::code_out_err(&crate::common::output_with_stdin(
+        &mut cmd,
+        stdin.as_bytes(),
+    ));
+    (code, out)
 }
 
 #[test]

@@ -87,11 +87,7 @@ impl Box_ {
             assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
         }
         let out = child.wait_with_output().unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+        crate::common::code_out_err(&out)
     }
 }
 
@@ -353,11 +349,7 @@ fn the_npm_launcher_runs_omc_hooks_exe_on_win32() {
             .expect("node");
         let _ = child.stdin.take().unwrap().write_all(b"{}");
         let out = child.wait_with_output().unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+        crate::common::code_out_err(&out)
     };
     // The Unix name alone is not the Windows binary.
     let b = Box_::new();

@@ -1107,12 +1107,9 @@ fn a_hand_back_lasts_until_the_next_prompt() {
 fn a_completion_claim_needs_the_verify_commands_to_pass_after_the_last_change() {
     let c = CLAUDE;
     let p = Project::new();
-    p.write_json(".omc/config.json", &json!({"verify": ["python3 check.py"]}));
     // The project's verify commands are used once the person trusted them (issue 41).
-    let config_home = tempfile::tempdir().unwrap();
-    crate::common::trust_as_person(p.path(), config_home.path());
-    let home = config_home.path().to_string_lossy().into_owned();
-    let env = [("XDG_CONFIG_HOME", home.as_str())];
+    let config_home = crate::common::trusted_verify(&p, &json!({"verify": ["python3 check.py"]}));
+    let env = config_home.env();
     let sid = "verify";
     start(c, &p, sid, &env);
     let claim = |n: u32| {
@@ -1237,12 +1234,9 @@ impl Client {
 fn a_change_through_the_shell_after_the_passing_check_voids_it() {
     let c = CLAUDE;
     let p = Project::new();
-    p.write_json(".omc/config.json", &json!({"verify": ["pytest -q"]}));
     // The project's verify commands are used once the person trusted them (issue 41).
-    let config_home = tempfile::tempdir().unwrap();
-    crate::common::trust_as_person(p.path(), config_home.path());
-    let home = config_home.path().to_string_lossy().into_owned();
-    let env = [("XDG_CONFIG_HOME", home.as_str())];
+    let config_home = crate::common::trusted_verify(&p, &json!({"verify": ["pytest -q"]}));
+    let env = config_home.env();
     let sid = "sed-after";
     start(c, &p, sid, &env);
     let file = p.path().join("app.py");
@@ -1310,12 +1304,9 @@ fn a_change_through_the_shell_after_the_passing_check_voids_it() {
 fn an_apply_patch_after_the_passing_check_voids_it() {
     let c = CODEX;
     let p = Project::new();
-    p.write_json(".omc/config.json", &json!({"verify": ["python3 check.py"]}));
     // The project's verify commands are used once the person trusted them (issue 41).
-    let config_home = tempfile::tempdir().unwrap();
-    crate::common::trust_as_person(p.path(), config_home.path());
-    let home = config_home.path().to_string_lossy().into_owned();
-    let env = [("XDG_CONFIG_HOME", home.as_str())];
+    let config_home = crate::common::trusted_verify(&p, &json!({"verify": ["python3 check.py"]}));
+    let env = config_home.env();
     let sid = "patch-after";
     start(c, &p, sid, &env);
     c.apply_patch(&p, sid, "app.py", "TOTAL = 3\n", &env);

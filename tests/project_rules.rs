@@ -30,6 +30,20 @@ fn project() -> Project {
     p
 }
 
+/// The absolute path of the project's `src/api/handler.py`, which the path rule covers.
+fn handler(p: &Project) -> String {
+    p.path()
+        .join("src/api/handler.py")
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Codex's shell call of `cmd`, before it runs: the context the hook adds.
+fn codex_shell(p: &Project, cmd: &str) -> String {
+    let input = json!({ "command": cmd });
+    tool(p, "codex", "PreToolUse", "pre-tool-use", "Bash", input)
+}
+
 fn tool(p: &Project, agent: &str, event: &str, sub: &str, tool: &str, input: Value) -> String {
     let mut v = payload(event, SID, p.path());
     v["tool_name"] = json!(tool);
@@ -50,11 +64,7 @@ fn tool(p: &Project, agent: &str, event: &str, sub: &str, tool: &str, input: Val
 #[test]
 fn gemini_gets_the_path_rule_and_the_agents_files_once_and_again_after_a_compaction() {
     let p = project();
-    let file = p
-        .path()
-        .join("src/api/handler.py")
-        .to_string_lossy()
-        .into_owned();
+    let file = handler(&p);
     let read = || {
         tool(
             &p,
@@ -119,11 +129,7 @@ fn gemini_gets_the_path_rule_and_the_agents_files_once_and_again_after_a_compact
 #[test]
 fn claude_code_gets_only_what_it_does_not_load_itself() {
     let p = project();
-    let file = p
-        .path()
-        .join("src/api/handler.py")
-        .to_string_lossy()
-        .into_owned();
+    let file = handler(&p);
     let got = tool(
         &p,
         "claude",
@@ -142,14 +148,7 @@ fn claude_code_gets_only_what_it_does_not_load_itself() {
 fn a_codex_apply_patch_gets_the_rules_before_it_runs() {
     let p = project();
     let cmd = "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/api/handler.py\n@@\n-x = 1\n+x = 2\n*** End Patch\nEOF";
-    let got = tool(
-        &p,
-        "codex",
-        "PreToolUse",
-        "pre-tool-use",
-        "Bash",
-        json!({"command": cmd}),
-    );
+    let got = codex_shell(&p, cmd);
     assert_eq!(
         got,
         "[PROJECT RULE: .claude/rules/api.md, for paths matching src/api/**]\nCall the v2 client only.\n\n\
@@ -220,14 +219,7 @@ fn rule_files_that_resolve_outside_the_project_give_nothing() {
                 json!({"file_path": abs(rel)}),
             ));
             let cmd = format!("apply_patch <<'EOF'\n*** Update File: {rel}\n@@\n-x\n+y\nEOF");
-            answers.push(tool(
-                &p,
-                "codex",
-                "PreToolUse",
-                "pre-tool-use",
-                "Bash",
-                json!({"command": cmd}),
-            ));
+            answers.push(codex_shell(&p, &cmd));
         }
         let all = answers.join("\n");
         assert!(!all.contains("OUTSIDE-MARKER"), "{all}");

@@ -127,6 +127,39 @@ fn hook(sub: &str, p: &Project, state_home: &Path, v: Value) -> crate::common::O
     out
 }
 
+/// A session `sid` of project `p` whose state home is `home`.
+struct At<'a> {
+    p: &'a Project,
+    home: &'a Path,
+    sid: &'a str,
+}
+
+fn at<'a>(p: &'a Project, home: &'a Path, sid: &'a str) -> At<'a> {
+    At { p, home, sid }
+}
+
+impl At<'_> {
+    /// Hook `sub` on `event`'s payload of this session with `extra`'s fields.
+    fn hook(&self, sub: &str, event: &str, extra: Value) -> crate::common::Outcome {
+        let v = with(payload(event, self.sid, self.p.path()), extra);
+        hook(sub, self.p, self.home, v)
+    }
+
+    /// The session starts and the person's first prompt is `prompt`; the prompt's answer.
+    fn start(&self, prompt: &str) -> crate::common::Outcome {
+        self.hook(
+            "session-start",
+            "SessionStart",
+            json!({"source": "startup"}),
+        );
+        self.hook(
+            "user-prompt-submit",
+            "UserPromptSubmit",
+            json!({ "prompt": prompt }),
+        )
+    }
+}
+
 /// A person's command in `dir`: (exit code, stdout, stderr).
 fn cli(dir: &Path, args: &[&str]) -> (i32, String, String) {
     let out = Command::new(BIN)
@@ -143,11 +176,7 @@ fn cli(dir: &Path, args: &[&str]) -> (i32, String, String) {
         .env_remove("OMC_STATE_DIR")
         .output()
         .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    crate::common::code_out_err(&out)
 }
 
 #[track_caller]
@@ -169,25 +198,8 @@ fn no_secret_lands_in_any_state_file() {
     let p = Project::new();
     let home = tempfile::tempdir().unwrap();
     let secrets = all_secrets();
-    let sid = "s1";
-    hook(
-        "session-start",
-        &p,
-        home.path(),
-        with(
-            payload("SessionStart", sid, p.path()),
-            json!({"source": "startup"}),
-        ),
-    );
-    let out = hook(
-        "user-prompt-submit",
-        &p,
-        home.path(),
-        with(
-            payload("UserPromptSubmit", sid, p.path()),
-            json!({"prompt": format!("ralph deploy the service, {secrets}")}),
-        ),
-    );
+    let session = at(&p, home.path(), "s1");
+    let out = session.start(&format!("ralph deploy the service, {secrets}"));
     assert!(
         out.context().contains("RALPH"),
         "the run starts: {}",
@@ -195,44 +207,35 @@ fn no_secret_lands_in_any_state_file() {
     );
     // A failing command that carries the secrets in its input and its error, twice (a retry).
     for _ in 0..2 {
-        hook(
+        let command = format!(
+            "curl -H 'Authorization: Bearer {}' {}",
+            FAKE_KEYS[10].1, secrets
+        );
+        session.hook(
             "post-tool-use-failure",
-            &p,
-            home.path(),
-            with(
-                payload("PostToolUseFailure", sid, p.path()),
-                json!({
-                    "tool_name": "Bash",
-                    "tool_input": {"command": format!("curl -H 'Authorization: Bearer {}' {}", FAKE_KEYS[10].1, secrets)},
-                    "error": format!("Exit code 1\nrejected: {secrets}"),
-                }),
-            ),
+            "PostToolUseFailure",
+            json!({
+                "tool_name": "Bash",
+                "tool_input": {"command": command},
+                "error": format!("Exit code 1\nrejected: {secrets}"),
+            }),
         );
     }
     // A todo and an edit naming them.
-    hook(
+    let todo = json!({"content": format!("rotate {secrets}"), "status": "pending", "activeForm": "Rotating"});
+    session.hook(
         "post-tool-use",
-        &p,
-        home.path(),
-        with(
-            payload("PostToolUse", sid, p.path()),
-            json!({"tool_name": "TodoWrite",
-                   "tool_input": {"todos": [{"content": format!("rotate {secrets}"), "status": "pending", "activeForm": "Rotating"}]},
-                   "tool_response": {}}),
-        ),
+        "PostToolUse",
+        json!({"tool_name": "TodoWrite", "tool_input": {"todos": [todo]}, "tool_response": {}}),
     );
-    hook(
+    session.hook(
         "pre-compact",
-        &p,
-        home.path(),
-        with(
-            payload("PreCompact", sid, p.path()),
-            json!({"trigger": "manual", "custom_instructions": secrets}),
-        ),
+        "PreCompact",
+        json!({"trigger": "manual", "custom_instructions": secrets}),
     );
     Hook::new("session-end")
         .payload(with(
-            payload("SessionEnd", sid, p.path()),
+            payload("SessionEnd", "s1", p.path()),
             json!({"reason": "other"}),
         ))
         .cwd(p.path())
@@ -281,15 +284,11 @@ fn no_secret_lands_in_any_state_file() {
 fn the_failure_record_is_redacted_while_the_model_still_sees_its_error() {
     let p = Project::new();
     let home = tempfile::tempdir().unwrap();
-    let out = hook(
+    let out = at(&p, home.path(), "s1").hook(
         "post-tool-use-failure",
-        &p,
-        home.path(),
-        with(
-            payload("PostToolUseFailure", "s1", p.path()),
-            json!({"tool_name": "Bash", "tool_input": {"command": "deploy"},
+        "PostToolUseFailure",
+        json!({"tool_name": "Bash", "tool_input": {"command": "deploy"},
                    "error": format!("auth failed for {}", FAKE_KEYS[3].1)}),
-        ),
     );
     // What the model is told in this answer is its own tool output: not the state.
     assert!(out.context().contains("auth failed for"), "{}", out.stdout);
@@ -537,39 +536,18 @@ fn secrets_as_people_paste_them_land_nowhere() {
     let p = Project::new();
     let home = tempfile::tempdir().unwrap();
     let all: String = PASTED.iter().map(|(_, s, _)| format!("{s}\n")).collect();
-    let sid = "s1";
-    hook(
-        "session-start",
-        &p,
-        home.path(),
-        with(
-            payload("SessionStart", sid, p.path()),
-            json!({"source": "startup"}),
-        ),
-    );
-    let out = hook(
-        "user-prompt-submit",
-        &p,
-        home.path(),
-        with(
-            payload("UserPromptSubmit", sid, p.path()),
-            json!({"prompt": format!("ralph ship it with these:\n{all}")}),
-        ),
-    );
+    let session = at(&p, home.path(), "s1");
+    let out = session.start(&format!("ralph ship it with these:\n{all}"));
     assert!(out.context().contains("RALPH"), "{}", out.stdout);
     for (_, s, _) in PASTED {
-        hook(
+        session.hook(
             "post-tool-use-failure",
-            &p,
-            home.path(),
-            with(
-                payload("PostToolUseFailure", sid, p.path()),
-                json!({
-                    "tool_name": "Bash",
-                    "tool_input": {"command": s},
-                    "error": format!("Exit code 1\nfailed: {s}"),
-                }),
-            ),
+            "PostToolUseFailure",
+            json!({
+                "tool_name": "Bash",
+                "tool_input": {"command": s},
+                "error": format!("Exit code 1\nfailed: {s}"),
+            }),
         );
     }
     let files: Vec<_> = files_below(&p.omc())

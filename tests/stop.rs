@@ -745,11 +745,7 @@ fn mode_cli(p: &Project, args: &[&str]) -> (i32, String, String) {
         .env_remove("OMC_STATE_DIR")
         .output()
         .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    crate::common::code_out_err(&out)
 }
 
 #[test]

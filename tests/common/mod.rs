@@ -210,16 +210,8 @@ impl Hook {
 
     #[track_caller]
     pub fn run(self) -> Outcome {
-        let mut cmd = Command::new(BIN);
+        let mut cmd = hook_command();
         cmd.args(&self.args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .env_remove("CLAUDE_PROJECT_DIR")
-            .env_remove("OMC_STATE_DIR")
-            .env_remove("DISABLE_OMC")
-            .env_remove("OMC_SKIP_HOOKS")
-            .env_remove("OMC_TEAM_WORKER")
             // The terminal a session runs in is recorded: the tests' own is not theirs.
             .env_remove("TERM_PROGRAM")
             .env_remove("TMUX")
@@ -439,6 +431,85 @@ pub fn release_archive(dir: &Path, target: &str, binary: &Path) {
         .output()
         .unwrap();
     std::fs::write(dir.join(format!("{archive}.sha256")), sum.stdout).unwrap();
+}
+
+/// The binary with piped stdio and none of the switches a test's own environment may hold
+/// (`CLAUDE_PROJECT_DIR`, `OMC_STATE_DIR`, `DISABLE_OMC`, `OMC_SKIP_HOOKS`, `OMC_TEAM_WORKER`).
+pub fn hook_command() -> Command {
+    let mut cmd = Command::new(BIN);
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for switch in [
+        "CLAUDE_PROJECT_DIR",
+        "OMC_STATE_DIR",
+        "DISABLE_OMC",
+        "OMC_SKIP_HOOKS",
+        "OMC_TEAM_WORKER",
+    ] {
+        cmd.env_remove(switch);
+    }
+    cmd
+}
+
+/// Runs `cmd` with `stdin` written to it and closed; its output.
+pub fn output_with_stdin(cmd: &mut Command, stdin: &[u8]) -> std::process::Output {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// The command exited 0; its stderr is the failure's message otherwise.
+#[track_caller]
+pub fn assert_exit_ok(out: &std::process::Output) {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A finished command's (exit code, stdout, stderr); -1 when a signal ended it.
+pub fn code_out_err(out: &std::process::Output) -> (i32, String, String) {
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The person's configuration directory (`XDG_CONFIG_HOME`) for hooks run as that person.
+pub struct PersonConfig {
+    dir: tempfile::TempDir,
+    home: String,
+}
+
+impl PersonConfig {
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The environment a hook run as this person gets.
+    pub fn env(&self) -> [(&str, &str); 1] {
+        [("XDG_CONFIG_HOME", self.home.as_str())]
+    }
+}
+
+/// Writes `config` as the project's `.omc/config.json` and trusts it as the person does with
+/// `trust --yes` (its verify commands are used only then, issue 41); returns the person's
+/// configuration directory that holds the trust.
+pub fn trusted_verify(p: &Project, config: &Value) -> PersonConfig {
+    p.write_json(".omc/config.json", config);
+    let dir = tempfile::tempdir().unwrap();
+    trust_as_person(p.path(), dir.path());
+    let home = dir.path().to_string_lossy().into_owned();
+    PersonConfig { dir, home }
 }
 
 /// Trusts the project's `.omc/hooks.toml` and the verify commands of its `.omc/config.json` as

@@ -218,6 +218,16 @@ pub fn client_events(agent: Agent) -> &'static [&'static str] {
 
 // ---------------------------------------------------------------- scenario ----
 
+/// What a client's command line is built from: the sandbox, the prompt, the scenario and the
+/// scripted model's URL.
+#[derive(Clone, Copy)]
+pub struct Launch<'a> {
+    pub sb: &'a AgentSandbox,
+    pub prompt: &'a str,
+    pub sc: &'a AgentScenario,
+    pub base_url: &'a str,
+}
+
 /// What the scripted model answers, plus per-run client settings.
 #[derive(Clone, Debug)]
 pub struct AgentScenario {
@@ -266,6 +276,10 @@ impl AgentScenario {
     }
     pub fn reply_text(self, t: impl Into<String>) -> Self {
         self.step(Step::Text(t.into()))
+    }
+    /// One call of the client's tool `tool` with `input`.
+    pub fn reply_call(self, tool: &str, input: serde_json::Value) -> Self {
+        self.step(Step::Call(tool.into(), input))
     }
     /// One call of the client's shell tool.
     pub fn reply_shell(self, cmd: impl Into<String>) -> Self {
@@ -696,19 +710,25 @@ impl AgentSandbox {
         }
         let mut cmd = Command::new(&inst.program);
         cmd.args(&inst.args);
-        match self.agent {
-            Agent::Codex => codex::args(&mut cmd, self, prompt, &scenario, &model.base_url()),
-            Agent::Gemini => gemini::args(&mut cmd, self, prompt, &scenario, &model.base_url()),
-            Agent::Qwen => qwen::args(&mut cmd, self, prompt, &scenario, &model.base_url()),
-            Agent::Copilot => copilot::args(&mut cmd, self, prompt, &scenario, &model.base_url()),
-            Agent::Factory => factory::args(&mut cmd, self, prompt, &scenario, &model.base_url()),
-            Agent::CodeBuddy => {
-                codebuddy::args(&mut cmd, self, prompt, &scenario, &model.base_url())
-            }
-            Agent::Cline => cline::args(&mut cmd, self, prompt, &scenario, &model.base_url()),
-            Agent::Kimi => kimi::args(&mut cmd, self, prompt, &scenario, &model.base_url()),
+        let base_url = model.base_url();
+        let l = Launch {
+            sb: self,
+            prompt,
+            sc: &scenario,
+            base_url: &base_url,
+        };
+        let args: fn(&mut Command, &Launch) = match self.agent {
+            Agent::Codex => codex::args,
+            Agent::Gemini => gemini::args,
+            Agent::Qwen => qwen::args,
+            Agent::Copilot => copilot::args,
+            Agent::Factory => factory::args,
+            Agent::CodeBuddy => codebuddy::args,
+            Agent::Cline => cline::args,
+            Agent::Kimi => kimi::args,
             _ => unreachable!("run through plugin_host"),
-        }
+        };
+        args(&mut cmd, &l);
         cmd.args(&scenario.args);
         for (k, _) in std::env::vars_os() {
             if let Some(k) = k.to_str() {

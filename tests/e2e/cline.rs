@@ -9,7 +9,7 @@
 //! The session id is the name of the session's folder under `data/sessions/` (the payloads'
 //! `sessionContext.rootSessionId`).
 
-use super::agent_harness::{AgentSandbox, AgentScenario, HookSpec, parse_json_output};
+use super::agent_harness::{AgentSandbox, HookSpec, Launch, parse_json_output};
 use super::model::{ChatWire, Step, Wire};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -44,26 +44,22 @@ fn providers_json(base_url: &str) -> Value {
     })
 }
 
-pub(super) fn args(
-    cmd: &mut Command,
-    sb: &AgentSandbox,
-    prompt: &str,
-    sc: &AgentScenario,
-    base_url: &str,
-) {
+pub(super) fn args(cmd: &mut Command, l: &Launch) {
+    let base_url = l.base_url;
     assert!(
-        sc.resume.is_none(),
+        l.sc.resume.is_none(),
         "Cline resumes a session (--id) only in its interactive UI, not headless"
     );
-    let settings = sb.client_home().join("data/settings");
+    let settings = l.sb.client_home().join("data/settings");
     std::fs::create_dir_all(&settings).unwrap();
     std::fs::write(
         settings.join("providers.json"),
         serde_json::to_string_pretty(&providers_json(&format!("{base_url}/v1"))).unwrap(),
     )
     .unwrap();
-    cmd.arg("--json").arg(prompt);
-    cmd.env("CLINE_DIR", sb.client_home()).env("NO_COLOR", "1");
+    cmd.arg("--json").arg(l.prompt);
+    cmd.env("CLINE_DIR", l.sb.client_home())
+        .env("NO_COLOR", "1");
 }
 
 /// One script per spec in the project's `.clinerules/hooks/`, named after its event.

@@ -10,7 +10,7 @@
 //! `CODEBUDDY_BASE_URL` points at the scripted chat-completions model (no `/v1`), and no login
 //! is asked for with `CODEBUDDY_API_KEY` set.
 
-use super::agent_harness::{AgentSandbox, AgentScenario, Driver, HookSpec, grouped, parse_jsonl};
+use super::agent_harness::{AgentSandbox, Driver, HookSpec, Launch, grouped, parse_jsonl};
 use super::model::{ChatWire, ScriptedModel, Wire};
 use serde_json::{Value, json};
 use std::io::Write;
@@ -32,13 +32,7 @@ pub(super) fn prepare(sb: &AgentSandbox) {
     std::fs::create_dir_all(sb.client_home()).unwrap();
 }
 
-pub(super) fn args(
-    cmd: &mut Command,
-    sb: &AgentSandbox,
-    _prompt: &str,
-    sc: &AgentScenario,
-    base_url: &str,
-) {
+pub(super) fn args(cmd: &mut Command, l: &Launch) {
     cmd.args([
         "-p",
         "--input-format",
@@ -49,15 +43,15 @@ pub(super) fn args(
         "mock-model",
         "--dangerously-skip-permissions",
     ]);
-    if let Some(id) = &sc.resume {
+    if let Some(id) = &l.sc.resume {
         cmd.args(["--resume", id]);
     }
-    if let Some(id) = &sc.session_id {
+    if let Some(id) = &l.sc.session_id {
         cmd.args(["--session-id", id]);
     }
-    cmd.env("CODEBUDDY_CONFIG_DIR", sb.client_home())
+    cmd.env("CODEBUDDY_CONFIG_DIR", l.sb.client_home())
         .env("CODEBUDDY_API_KEY", "sk-mock")
-        .env("CODEBUDDY_BASE_URL", base_url)
+        .env("CODEBUDDY_BASE_URL", l.base_url)
         .env("NO_COLOR", "1");
 }
 

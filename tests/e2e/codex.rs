@@ -10,7 +10,7 @@
 //! `--dangerously-bypass-hook-trust` unless the scenario asks for trusted hooks only, in which
 //! case [`trust_hooks`] must have written their hashes.
 
-use super::agent_harness::{AgentSandbox, AgentScenario, HookSpec, grouped, parse_json_output};
+use super::agent_harness::{AgentSandbox, HookSpec, Launch, grouped, parse_json_output};
 use super::model::{ResponsesWire, Wire};
 use serde_json::{Value, json};
 use std::process::Command;
@@ -58,15 +58,10 @@ pub(super) fn prepare(sb: &AgentSandbox) {
     std::fs::write(home.join("config.toml"), config_toml(sb)).unwrap();
 }
 
-pub(super) fn args(
-    cmd: &mut Command,
-    sb: &AgentSandbox,
-    prompt: &str,
-    sc: &AgentScenario,
-    base_url: &str,
-) {
+pub(super) fn args(cmd: &mut Command, l: &Launch) {
+    let base_url = l.base_url;
     cmd.arg("exec");
-    if let Some(id) = &sc.resume {
+    if let Some(id) = &l.sc.resume {
         cmd.args(["resume", id]);
     }
     cmd.args([
@@ -74,16 +69,16 @@ pub(super) fn args(
         "--skip-git-repo-check",
         "--dangerously-bypass-approvals-and-sandbox",
     ]);
-    if sc.bypass_hook_trust {
+    if l.sc.bypass_hook_trust {
         cmd.arg("--dangerously-bypass-hook-trust");
     }
-    if sc.resume.is_none() {
-        cmd.arg("-C").arg(sb.project());
+    if l.sc.resume.is_none() {
+        cmd.arg("-C").arg(l.sb.project());
     }
     cmd.arg("-c")
         .arg(format!("model_providers.mock.base_url=\"{base_url}/v1\""));
-    cmd.arg(prompt);
-    cmd.env("CODEX_HOME", sb.client_home())
+    cmd.arg(l.prompt);
+    cmd.env("CODEX_HOME", l.sb.client_home())
         .env("MOCK_API_KEY", "sk-mock")
         .env("RUST_LOG", "warn");
 }

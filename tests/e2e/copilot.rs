@@ -8,7 +8,7 @@
 //! one new session only). The client unpacks its package into `$XDG_CACHE_HOME/copilot/pkg` on
 //! first start: the shared cache of `clients::cache_dir`, unpacked once at install.
 
-use super::agent_harness::{AgentSandbox, AgentScenario, HookSpec, parse_jsonl};
+use super::agent_harness::{AgentSandbox, HookSpec, Launch, parse_jsonl};
 use super::clients::{Agent, cache_dir};
 use super::model::{ChatWire, Wire};
 use serde_json::{Value, json};
@@ -29,22 +29,17 @@ pub(super) fn prepare(sb: &AgentSandbox) {
     .unwrap();
 }
 
-pub(super) fn args(
-    cmd: &mut Command,
-    sb: &AgentSandbox,
-    prompt: &str,
-    sc: &AgentScenario,
-    base_url: &str,
-) {
+pub(super) fn args(cmd: &mut Command, l: &Launch) {
+    let base_url = l.base_url;
     cmd.args(["--allow-all", "--output-format", "json", "--no-auto-update"]);
-    if let Some(id) = &sc.resume {
+    if let Some(id) = &l.sc.resume {
         cmd.args(["--resume", id]);
     }
-    if let Some(id) = &sc.session_id {
+    if let Some(id) = &l.sc.session_id {
         cmd.args(["--session-id", id]);
     }
-    cmd.arg("-p").arg(prompt);
-    cmd.env("COPILOT_HOME", sb.client_home())
+    cmd.arg("-p").arg(l.prompt);
+    cmd.env("COPILOT_HOME", l.sb.client_home())
         .env("XDG_CACHE_HOME", cache_dir(Agent::Copilot))
         .env("COPILOT_OFFLINE", "true")
         .env("COPILOT_PROVIDER_BASE_URL", format!("{base_url}/v1"))

@@ -11,7 +11,9 @@
 //! settings name the scripted model (`customModels`, chat completions); they are written per
 //! run, since each run has its own model server.
 
-use super::agent_harness::{AgentSandbox, AgentScenario, Driver, HookSpec, grouped, parse_jsonl};
+use super::agent_harness::{
+    AgentSandbox, AgentScenario, Driver, HookSpec, Launch, grouped, parse_jsonl,
+};
 use super::model::{ChatWire, Wire};
 use serde_json::{Value, json};
 use std::io::Write;
@@ -30,18 +32,13 @@ pub(super) fn prepare(sb: &AgentSandbox) {
     std::fs::create_dir_all(sb.client_home()).unwrap();
 }
 
-pub(super) fn args(
-    cmd: &mut Command,
-    sb: &AgentSandbox,
-    _prompt: &str,
-    _sc: &AgentScenario,
-    base_url: &str,
-) {
+pub(super) fn args(cmd: &mut Command, l: &Launch) {
+    let base_url = l.base_url;
     let settings = json!({"customModels": [{
         "model": "mock-model", "displayName": "Mock", "baseUrl": format!("{base_url}/v1"),
         "apiKey": "x", "provider": "generic-chat-completion-api", "maxOutputTokens": 4096}]});
     std::fs::write(
-        sb.client_home().join("settings.json"),
+        l.sb.client_home().join("settings.json"),
         serde_json::to_string_pretty(&settings).unwrap(),
     )
     .unwrap();

@@ -8,7 +8,7 @@
 //! 127.0.0.1); `GEMINI_CLI_TRUST_WORKSPACE=true` trusts the project for the run. Hook timeouts
 //! are milliseconds in this client.
 
-use super::agent_harness::{AgentSandbox, AgentScenario, HookSpec, grouped, parse_json_output};
+use super::agent_harness::{AgentSandbox, HookSpec, Launch, grouped, parse_json_output};
 use super::model::{GeminiWire, Wire};
 use serde_json::{Value, json};
 use std::process::Command;
@@ -36,24 +36,18 @@ pub(super) fn prepare(sb: &AgentSandbox) {
     .unwrap();
 }
 
-pub(super) fn args(
-    cmd: &mut Command,
-    sb: &AgentSandbox,
-    prompt: &str,
-    sc: &AgentScenario,
-    base_url: &str,
-) {
+pub(super) fn args(cmd: &mut Command, l: &Launch) {
     cmd.args(["--yolo", "--output-format", "json"]);
-    if let Some(id) = &sc.resume {
+    if let Some(id) = &l.sc.resume {
         cmd.args(["--resume", id]);
     }
-    if let Some(id) = &sc.session_id {
+    if let Some(id) = &l.sc.session_id {
         cmd.args(["--session-id", id]);
     }
-    cmd.arg("-p").arg(prompt);
-    cmd.env("GEMINI_CLI_HOME", sb.home())
+    cmd.arg("-p").arg(l.prompt);
+    cmd.env("GEMINI_CLI_HOME", l.sb.home())
         .env("GEMINI_API_KEY", "mock-key")
-        .env("GOOGLE_GEMINI_BASE_URL", base_url)
+        .env("GOOGLE_GEMINI_BASE_URL", l.base_url)
         .env("GEMINI_CLI_TRUST_WORKSPACE", "true")
         .env("NO_COLOR", "1");
 }

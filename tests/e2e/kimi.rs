@@ -8,7 +8,7 @@
 //! recorder and `omc-hooks install --agent kimi --user` both write there. Hook timeouts are
 //! seconds. The session id is printed on stderr (`To resume this session: kimi -r <id>`).
 
-use super::agent_harness::{AgentSandbox, AgentScenario, HookSpec};
+use super::agent_harness::{AgentSandbox, HookSpec, Launch};
 use super::model::{ChatWire, Step, Wire};
 use serde_json::{Value, json};
 use std::process::Command;
@@ -44,19 +44,14 @@ pub(super) fn prepare(sb: &AgentSandbox) {
     std::fs::write(home.join("config.toml"), CONFIG).unwrap();
 }
 
-pub(super) fn args(
-    cmd: &mut Command,
-    sb: &AgentSandbox,
-    prompt: &str,
-    sc: &AgentScenario,
-    base_url: &str,
-) {
+pub(super) fn args(cmd: &mut Command, l: &Launch) {
+    let base_url = l.base_url;
     cmd.args(["--print", "--output-format", "stream-json"]);
-    if let Some(id) = &sc.resume {
+    if let Some(id) = &l.sc.resume {
         cmd.args(["--session", id]);
     }
-    cmd.arg("-p").arg(prompt);
-    cmd.env("KIMI_SHARE_DIR", sb.client_home())
+    cmd.arg("-p").arg(l.prompt);
+    cmd.env("KIMI_SHARE_DIR", l.sb.client_home())
         .env("OPENAI_BASE_URL", format!("{base_url}/v1"))
         .env("OPENAI_API_KEY", "sk-mock")
         .env("KIMI_DISABLE_TELEMETRY", "1")

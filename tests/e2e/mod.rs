@@ -24,6 +24,7 @@ pub mod pi;
 pub mod plugin;
 pub mod plugin_host;
 pub mod qwen;
+pub mod ralph;
 pub mod serve;
 pub mod server;
 pub mod tui;

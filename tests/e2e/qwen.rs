@@ -7,7 +7,7 @@
 //! that no background subagent makes extra model calls. Folder trust is off by default, so the
 //! project's `.qwen/settings.json` hooks load. Hook timeouts are seconds.
 
-use super::agent_harness::{AgentSandbox, AgentScenario, HookSpec, grouped, parse_json_output};
+use super::agent_harness::{AgentSandbox, HookSpec, Launch, grouped, parse_json_output};
 use super::model::{ChatWire, Wire};
 use serde_json::{Value, json};
 use std::process::Command;
@@ -36,22 +36,17 @@ pub(super) fn prepare(sb: &AgentSandbox) {
     .unwrap();
 }
 
-pub(super) fn args(
-    cmd: &mut Command,
-    sb: &AgentSandbox,
-    prompt: &str,
-    sc: &AgentScenario,
-    base_url: &str,
-) {
+pub(super) fn args(cmd: &mut Command, l: &Launch) {
+    let base_url = l.base_url;
     cmd.args(["--auth-type", "openai", "--yolo", "--output-format", "json"]);
-    if let Some(id) = &sc.resume {
+    if let Some(id) = &l.sc.resume {
         cmd.args(["--resume", id]);
     }
-    if let Some(id) = &sc.session_id {
+    if let Some(id) = &l.sc.session_id {
         cmd.args(["--session-id", id]);
     }
-    cmd.arg("-p").arg(prompt);
-    cmd.env("QWEN_HOME", sb.client_home())
+    cmd.arg("-p").arg(l.prompt);
+    cmd.env("QWEN_HOME", l.sb.client_home())
         .env("OPENAI_API_KEY", "sk-mock")
         .env("OPENAI_BASE_URL", format!("{base_url}/v1"))
         .env("OPENAI_MODEL", "mock-model")

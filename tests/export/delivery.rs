@@ -5,7 +5,6 @@ use super::server::{Mode, Server};
 use super::*;
 use crate::common::{Hook, Project, payload};
 use crate::schema::assert_valid;
-use hmac::{Hmac, KeyInit, Mac};
 use omc_hooks::export::spec::{SinkKind, SinkSpec};
 use omc_hooks::export::{enqueue, sources};
 use std::process::Command;
@@ -63,15 +62,7 @@ fn stop_hook(p: &Project, env: &[(&str, &str)]) {
 }
 
 fn verify_signature(key: &str, body: &[u8], header: &str) {
-    let mut mac = <Hmac<sha2::Sha256> as KeyInit>::new_from_slice(key.as_bytes()).unwrap();
-    mac.update(body);
-    let want: String = mac
-        .finalize()
-        .into_bytes()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    assert_eq!(header, format!("sha256={want}"));
+    assert_eq!(header, signature(key, body));
 }
 
 #[test]
@@ -496,12 +487,7 @@ fn a_full_spool_drops_new_events_and_counts_them() {
         .env("OMC_EXPORT_WEBHOOK_URL", &url)
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::common::assert_exit_ok(&out);
     assert_eq!(webhook_ids(&srv.requests()).len(), spooled);
     let sink = &status_json(p.path())["export"]["sinks"][0];
     assert_eq!(sink["pending"], 0);

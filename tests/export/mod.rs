@@ -100,11 +100,7 @@ pub fn status_json(project: &Path) -> Value {
         .env_remove("OMC_STATE_DIR")
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::common::assert_exit_ok(&out);
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -170,4 +166,18 @@ pub fn hold_lock(project: &Path) -> omc_hooks::state::outbox::FlusherLock {
         .flusher_try_lock(info.to_string().as_bytes())
         .unwrap()
         .expect("the flusher lock is free")
+}
+
+/// The `X-Omc-Signature` a batch `body` signed with `key` carries: `sha256=<hex HMAC>`.
+pub fn signature(key: &str, body: &[u8]) -> String {
+    use hmac::{Hmac, KeyInit, Mac};
+    let mut mac = <Hmac<sha2::Sha256> as KeyInit>::new_from_slice(key.as_bytes()).unwrap();
+    mac.update(body);
+    let hex: String = mac
+        .finalize()
+        .into_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!("sha256={hex}")
 }

@@ -19,41 +19,58 @@ fn slack_entry(on: &str) -> String {
 /// Runs hook `sub` with the webhook URL in the environment (as the agent's environment would
 /// hold it) and a short flusher linger.
 fn hook(s: &Setup, sub: &str, event: &str, url: &str, extra: Value) {
+    hook_with(s, sub, event, &[(SLACK_VAR, url)], extra);
+}
+
+/// Runs hook `sub` on `event`'s payload with `extra`'s fields, with `env` and a short flusher
+/// linger.
+fn hook_with(s: &Setup, sub: &str, event: &str, env: &[(&str, &str)], extra: Value) {
     let mut p = crate::common::payload(event, SID, s.root());
     for (k, v) in extra.as_object().unwrap() {
         p[k] = v.clone();
     }
-    s.hook(sub)
-        .env(SLACK_VAR, url)
-        .env("OMC_EXPORT_LINGER_MS", "300")
-        .payload(p)
-        .run()
-        .expect_valid();
+    let mut h = s.hook(sub).env("OMC_EXPORT_LINGER_MS", "300");
+    for (k, v) in env {
+        h = h.env(k, v);
+    }
+    h.payload(p).run().expect_valid();
 }
 
-/// `ralph …`, one continuation, then the completion token: a run of two iterations, completed.
-fn ralph_run_to_completion(s: &Setup, url: &str) {
+/// A loopback "Slack" answering 200 at `path`, and a project whose user `hooks.toml` notifies
+/// it of the events `on` lists: the server, the project and the webhook URL.
+fn slack(on: &str, path: &str) -> (Server, Setup, String) {
+    let srv = Server::start(Mode::Ok);
+    let s = Setup::new();
+    s.user_hooks(&slack_entry(on));
+    let url = srv.url(path);
+    (srv, s, url)
+}
+
+/// The person's prompt, through the hook.
+fn prompt(s: &Setup, url: &str, text: &str) {
     hook(
         s,
         "user-prompt-submit",
         "UserPromptSubmit",
         url,
-        json!({"prompt": "ralph fix the flaky tests"}),
+        json!({ "prompt": text }),
     );
-    hook(
-        s,
-        "stop",
-        "Stop",
-        url,
-        json!({"last_assistant_message": "Fixed one; more to do."}),
-    );
-    hook(
-        s,
-        "stop",
-        "Stop",
-        url,
-        json!({"last_assistant_message": "All fixed and verified.\n<omc-complete/>", "stop_hook_active": true}),
-    );
+}
+
+/// A Stop with the model's last message, continued (`stop_hook_active`) or not.
+fn stop(s: &Setup, url: &str, message: &str, active: bool) {
+    let mut extra = json!({ "last_assistant_message": message });
+    if active {
+        extra["stop_hook_active"] = json!(true);
+    }
+    hook(s, "stop", "Stop", url, extra);
+}
+
+/// `ralph …`, one continuation, then the completion token: a run of two iterations, completed.
+fn ralph_run_to_completion(s: &Setup, url: &str) {
+    prompt(s, url, "ralph fix the flaky tests");
+    stop(s, url, "Fixed one; more to do.", false);
+    stop(s, url, "All fixed and verified.\n<omc-complete/>", true);
     let state: Value = serde_json::from_slice(
         &std::fs::read(
             s.root()
@@ -85,10 +102,7 @@ fn delivered(srv: &Server, s: &Setup, what: &str, n: usize) -> Vec<String> {
 
 #[test]
 fn a_completed_ralph_run_posts_one_slack_message_naming_the_mode_and_its_iterations() {
-    let srv = Server::start(Mode::Ok);
-    let s = Setup::new();
-    s.user_hooks(&slack_entry("[\"run-end\"]"));
-    let url = srv.url("/services/T000/B000/XXXX");
+    let (srv, s, url) = slack("[\"run-end\"]", "/services/T000/B000/XXXX");
     ralph_run_to_completion(&s, &url);
     delivered(&srv, &s, "the run-end message", 1);
     let reqs = srv.requests();
@@ -121,10 +135,7 @@ fn a_completed_ralph_run_posts_one_slack_message_naming_the_mode_and_its_iterati
 
 #[test]
 fn the_message_names_the_terminal_the_session_started_in() {
-    let srv = Server::start(Mode::Ok);
-    let s = Setup::new();
-    s.user_hooks(&slack_entry("[\"run-end\"]"));
-    let url = srv.url("/services/T000/B000/XXXX");
+    let (srv, s, url) = slack("[\"run-end\"]", "/services/T000/B000/XXXX");
     std::fs::create_dir_all(s.root().join(".omc")).unwrap();
     let mut start = crate::common::payload("SessionStart", SID, s.root());
     start["source"] = json!("startup");
@@ -189,10 +200,7 @@ fn with_the_endpoint_down_first_the_message_arrives_once_it_is_up_none_lost_none
 
 #[test]
 fn a_run_waiting_for_the_person_and_the_session_end_are_told_with_their_figures() {
-    let srv = Server::start(Mode::Ok);
-    let s = Setup::new();
-    s.user_hooks(&slack_entry("[\"needs-input\", \"session-end\"]"));
-    let url = srv.url("/hook");
+    let (srv, s, url) = slack("[\"needs-input\", \"session-end\"]", "/hook");
     hook(
         &s,
         "session-start",
@@ -200,19 +208,12 @@ fn a_run_waiting_for_the_person_and_the_session_end_are_told_with_their_figures(
         &url,
         json!({"source": "startup"}),
     );
-    hook(
+    prompt(&s, &url, "ralph migrate the db");
+    stop(
         &s,
-        "user-prompt-submit",
-        "UserPromptSubmit",
         &url,
-        json!({"prompt": "ralph migrate the db"}),
-    );
-    hook(
-        &s,
-        "stop",
-        "Stop",
-        &url,
-        json!({"last_assistant_message": "Two schemas exist.\n\nShould I migrate v1 or v2?"}),
+        "Two schemas exist.\n\nShould I migrate v1 or v2?",
+        false,
     );
     hook(
         &s,
@@ -239,33 +240,12 @@ fn a_run_waiting_for_the_person_and_the_session_end_are_told_with_their_figures(
 
 #[test]
 fn a_cancel_notifies_but_a_continuing_run_does_not() {
-    let srv = Server::start(Mode::Ok);
-    let s = Setup::new();
-    s.user_hooks(&slack_entry("[\"run-end\"]"));
-    let url = srv.url("/hook");
-    hook(
-        &s,
-        "user-prompt-submit",
-        "UserPromptSubmit",
-        &url,
-        json!({"prompt": "ralph fix it"}),
-    );
+    let (srv, s, url) = slack("[\"run-end\"]", "/hook");
+    prompt(&s, &url, "ralph fix it");
     for _ in 0..3 {
-        hook(
-            &s,
-            "stop",
-            "Stop",
-            &url,
-            json!({"last_assistant_message": "working", "stop_hook_active": true}),
-        );
+        stop(&s, &url, "working", true);
     }
-    hook(
-        &s,
-        "user-prompt-submit",
-        "UserPromptSubmit",
-        &url,
-        json!({"prompt": "cancelomc"}),
-    );
+    prompt(&s, &url, "cancelomc");
     let got = delivered(&srv, &s, "the cancel message", 1);
     assert!(got[0].starts_with("ralph was cancelled in "), "{got:?}");
 }
@@ -281,16 +261,8 @@ fn telegram_and_discord_get_their_own_shapes_and_the_token_stays_out_of_state() 
         q(&srv.url("/discord/1/abc"))
     ));
     let run = |sub: &str, event: &str, extra: Value| {
-        let mut p = crate::common::payload(event, SID, s.root());
-        for (k, v) in extra.as_object().unwrap() {
-            p[k] = v.clone();
-        }
-        s.hook(sub)
-            .env("OMC_TEST_TG_TOKEN", "123456:SECRET-token-value")
-            .env("OMC_EXPORT_LINGER_MS", "300")
-            .payload(p)
-            .run()
-            .expect_valid();
+        let token = ("OMC_TEST_TG_TOKEN", "123456:SECRET-token-value");
+        hook_with(&s, sub, event, &[token], extra);
     };
     run(
         "user-prompt-submit",
@@ -336,37 +308,13 @@ fn an_untrusted_project_file_notifies_nobody_until_trusted() {
     let s = Setup::new();
     s.project_hooks(&slack_entry("[\"run-end\"]"));
     let url = srv.url("/hook");
-    hook(
-        &s,
-        "user-prompt-submit",
-        "UserPromptSubmit",
-        &url,
-        json!({"prompt": "ralph fix bug one"}),
-    );
-    hook(
-        &s,
-        "stop",
-        "Stop",
-        &url,
-        json!({"last_assistant_message": "<omc-complete/>"}),
-    );
+    prompt(&s, &url, "ralph fix bug one");
+    stop(&s, &url, "<omc-complete/>", false);
     assert!(spooled_records(s.root()).is_empty());
     assert!(flusher_pid(s.root()).is_none());
     s.trust();
-    hook(
-        &s,
-        "user-prompt-submit",
-        "UserPromptSubmit",
-        &url,
-        json!({"prompt": "ralph fix bug two"}),
-    );
-    hook(
-        &s,
-        "stop",
-        "Stop",
-        &url,
-        json!({"last_assistant_message": "<omc-complete/>"}),
-    );
+    prompt(&s, &url, "ralph fix bug two");
+    stop(&s, &url, "<omc-complete/>", false);
     let got = delivered(&srv, &s, "the trusted file's message", 1);
     assert!(got[0].contains("Task: ralph fix bug two"), "{got:?}");
 }
@@ -433,48 +381,26 @@ fn a_message_left_by_a_flusher_that_gave_up_goes_out_at_the_next_prompt() {
     assert_eq!(spooled_records(s.root()).len(), 1);
     let srv = Server::start_on(port, Mode::Ok);
     // A prompt that ends no run: nothing new to announce, but the waiting message is sent.
-    hook(
-        &s,
-        "user-prompt-submit",
-        "UserPromptSubmit",
-        &url,
-        json!({"prompt": "what next?"}),
-    );
+    prompt(&s, &url, "what next?");
     let got = delivered(&srv, &s, "the waiting message", 1);
     assert!(got[0].starts_with("ralph completed"), "{got:?}");
 }
 
 /// A Stop of a model still working (`extra` payload fields), with our continuation cap at 2.
 fn capped_stop(s: &Setup, url: &str, active: bool, extra: Value) {
-    let mut p = crate::common::payload("Stop", SID, s.root());
-    p["last_assistant_message"] = json!("still working");
-    p["stop_hook_active"] = json!(active);
+    let mut p = json!({"last_assistant_message": "still working", "stop_hook_active": active});
     for (k, v) in extra.as_object().unwrap() {
         p[k] = v.clone();
     }
-    s.hook("stop")
-        .env(SLACK_VAR, url)
-        .env("OMC_EXPORT_LINGER_MS", "300")
-        .env("OMC_STOP_BLOCK_CAP", "2")
-        .payload(p)
-        .run()
-        .expect_valid();
+    let env = [(SLACK_VAR, url), ("OMC_STOP_BLOCK_CAP", "2")];
+    hook_with(s, "stop", "Stop", &env, p);
 }
 
 #[test]
 fn a_run_handed_back_at_the_continuation_cap_is_told_once() {
-    let srv = Server::start(Mode::Ok);
-    let s = Setup::new();
-    s.user_hooks(&slack_entry("[\"run-end\"]"));
-    let url = srv.url("/hook");
+    let (srv, s, url) = slack("[\"run-end\"]", "/hook");
     let stop = |active: bool| capped_stop(&s, &url, active, json!({}));
-    hook(
-        &s,
-        "user-prompt-submit",
-        "UserPromptSubmit",
-        &url,
-        json!({"prompt": "ralph tidy the code"}),
-    );
+    prompt(&s, &url, "ralph tidy the code");
     stop(false);
     stop(true);
     stop(true); // the cap: handed back, the run stays
@@ -491,10 +417,7 @@ fn a_run_handed_back_at_the_continuation_cap_is_told_once() {
 /// Issue 34: the hand-back for no progress says what repeated, and a budget end what was spent.
 #[test]
 fn a_hand_back_for_no_progress_and_a_token_budget_end_say_why() {
-    let srv = Server::start(Mode::Ok);
-    let s = Setup::new();
-    s.user_hooks(&slack_entry("[\"run-end\"]"));
-    let url = srv.url("/hook");
+    let (srv, s, url) = slack("[\"run-end\"]", "/hook");
     let transcript = s.root().join("t.jsonl");
     let stop = |active: bool| {
         capped_stop(&s, &url, active, json!({"transcript_path": transcript}));
@@ -509,13 +432,7 @@ fn a_hand_back_for_no_progress_and_a_token_budget_end_say_why() {
                    "tool_response": {"stdout": "src", "stderr": ""}}),
         )
     };
-    hook(
-        &s,
-        "user-prompt-submit",
-        "UserPromptSubmit",
-        &url,
-        json!({"prompt": "ralph tidy the code"}),
-    );
+    prompt(&s, &url, "ralph tidy the code");
     stop(false);
     ls();
     stop(true);
@@ -532,13 +449,7 @@ fn a_hand_back_for_no_progress_and_a_token_budget_end_say_why() {
         "{got:?}"
     );
     // A new run with a token budget: Claude Code's transcript records 60k, then 120k.
-    hook(
-        &s,
-        "user-prompt-submit",
-        "UserPromptSubmit",
-        &url,
-        json!({"prompt": "ralph --tokens 100k tidy the code"}),
-    );
+    prompt(&s, &url, "ralph --tokens 100k tidy the code");
     let line = |id: &str| {
         json!({"type": "assistant", "timestamp": "2026-12-03T13:45:00.000Z",
                "message": {"id": id, "usage": {"input_tokens": 60_000, "output_tokens": 0}}})
@@ -600,10 +511,7 @@ fn a_burst_of_run_ends_is_folded_into_few_messages_none_lost() {
 /// end the person hears of, as when a Stop ends it.
 #[test]
 fn a_stale_run_ended_at_session_start_is_notified() {
-    let srv = Server::start(Mode::Ok);
-    let s = Setup::new();
-    s.user_hooks(&slack_entry("[\"run-end\"]"));
-    let url = srv.url("/services/T000/B000/XXXX");
+    let (srv, s, url) = slack("[\"run-end\"]", "/services/T000/B000/XXXX");
     let now: i64 = 1_796_305_500_000;
     let iso = omc_hooks::time::iso;
     let dir = s.root().join(format!(".omc/state/sessions/{SID}"));

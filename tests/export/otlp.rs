@@ -102,43 +102,48 @@ fn every_otlp_batch_is_accepted_by_the_official_definitions() {
         h.run().expect_valid();
     };
     // A session through the real hooks: a ralph run, a failing and a passing tool, a stop.
-    run(
-        "session-start",
-        "SessionStart",
-        json!({"source": "startup"}),
-    );
-    run(
-        "user-prompt-submit",
-        "UserPromptSubmit",
-        json!({"prompt": "ralph fix the failing tests"}),
-    );
-    run(
-        "post-tool-use-failure",
-        "PostToolUseFailure",
-        json!({"tool_name": "Bash", "tool_input": {"command": "cargo test"}, "error": "exit 101", "tool_use_id": "t1"}),
-    );
-    run(
-        "post-tool-use",
-        "PostToolUse",
-        json!({"tool_name": "Edit", "tool_input": {"file_path": "/x.rs", "old_string": "a", "new_string": "b"}, "tool_response": {}, "tool_use_id": "t2"}),
-    );
-    run(
-        "stop",
-        "Stop",
-        json!({"last_assistant_message": "working on it"}),
-    );
-    run(
-        "subagent-start",
-        "SubagentStart",
-        json!({"agent_id": "a1", "agent_type": "Explore"}),
-    );
-    run(
-        "subagent-stop",
-        "SubagentStop",
-        json!({"agent_id": "a1", "agent_type": "Explore"}),
-    );
-    run("pre-compact", "PreCompact", json!({"trigger": "auto"}));
-    run("session-end", "SessionEnd", json!({"reason": "other"}));
+    let session = [
+        (
+            "session-start",
+            "SessionStart",
+            json!({"source": "startup"}),
+        ),
+        (
+            "user-prompt-submit",
+            "UserPromptSubmit",
+            json!({"prompt": "ralph fix the failing tests"}),
+        ),
+        (
+            "post-tool-use-failure",
+            "PostToolUseFailure",
+            json!({"tool_name": "Bash", "tool_input": {"command": "cargo test"}, "error": "exit 101", "tool_use_id": "t1"}),
+        ),
+        (
+            "post-tool-use",
+            "PostToolUse",
+            json!({"tool_name": "Edit", "tool_input": {"file_path": "/x.rs", "old_string": "a", "new_string": "b"}, "tool_response": {}, "tool_use_id": "t2"}),
+        ),
+        (
+            "stop",
+            "Stop",
+            json!({"last_assistant_message": "working on it"}),
+        ),
+        (
+            "subagent-start",
+            "SubagentStart",
+            json!({"agent_id": "a1", "agent_type": "Explore"}),
+        ),
+        (
+            "subagent-stop",
+            "SubagentStop",
+            json!({"agent_id": "a1", "agent_type": "Explore"}),
+        ),
+        ("pre-compact", "PreCompact", json!({"trigger": "auto"})),
+        ("session-end", "SessionEnd", json!({"reason": "other"})),
+    ];
+    for (sub, event, extra) in session {
+        run(sub, event, extra);
+    }
     let through_hooks = 9;
     // And more through the library, for several full batches.
     let env = env_of(&env_pairs);

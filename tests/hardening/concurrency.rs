@@ -9,7 +9,7 @@
 
 use super::kit::{self, CLEAN};
 use crate::common::Outcome;
-use omc_hooks::state::{Change, Root, Scope, StateFile, Store};
+use omc_hooks::state::{Change, Scope, StateFile, Store};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -174,16 +174,6 @@ fn many_hooks_of_several_sessions_at_once_lose_nothing_and_leak_nothing() {
     );
 }
 
-fn store_at(project: &Path) -> Store {
-    Store::new(
-        Root {
-            project: project.to_path_buf(),
-            omc: project.join(".omc"),
-        },
-        kit::NOW_MS,
-    )
-}
-
 /// Appends `{sid, pid, i}` to a ledger under the lock.
 fn append(st: &Store, file: &StateFile, sid: &str, i: u32) {
     st.update(file, |v: Option<Value>| {
@@ -208,7 +198,7 @@ fn child_session_writer() {
     ) else {
         return;
     };
-    let st = store_at(Path::new(&dir));
+    let st = kit::store_at(Path::new(&dir));
     let own = StateFile::new(&Scope::for_session(Some(&sid)), "ledger.json").unwrap();
     let shared = StateFile::new(&Scope::Omc, "shared-ledger.json").unwrap();
     for i in 0..rounds.parse::<u32>().unwrap() {

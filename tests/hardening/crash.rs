@@ -8,7 +8,7 @@
 
 use super::kit::{self, Expect, HANG, Rng};
 use omc_hooks::state::files::ModeState;
-use omc_hooks::state::{Change, Root, Scope, StateFile, Store};
+use omc_hooks::state::{Change, Scope, StateFile};
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -32,16 +32,6 @@ struct Victim {
     pad: String,
 }
 
-fn store_at(project: &Path) -> Store {
-    Store::new(
-        Root {
-            project: project.to_path_buf(),
-            omc: project.join(".omc"),
-        },
-        kit::NOW_MS,
-    )
-}
-
 fn victim_file() -> StateFile {
     StateFile::new(&Scope::for_session(Some("crash-session")), "victim.json").unwrap()
 }
@@ -57,7 +47,7 @@ fn child_store_writer() {
     let rounds: Option<u64> = std::env::var("OMC_HARD_ROUNDS")
         .ok()
         .and_then(|r| r.parse().ok());
-    let st = store_at(Path::new(&dir));
+    let st = kit::store_at(Path::new(&dir));
     let f = victim_file();
     println!("ready");
     let mut done = 0;
@@ -157,7 +147,7 @@ fn hook_processes_killed_at_random_leave_valid_state_and_the_next_hook_carries_o
     let sids = ["crash-one-1a", "crash-two-2b", "crash-three-3c"];
     // Seed what the hooks act on: an active run in every session, so state-writing hooks have
     // a file to rewrite when they are killed.
-    let st = store_at(p.path());
+    let st = kit::store_at(p.path());
     for sid in sids {
         let f = StateFile::new(&Scope::for_session(Some(sid)), "ralph-state.json").unwrap();
         st.write(

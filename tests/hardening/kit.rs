@@ -2,12 +2,12 @@
 //! payloads for every event, scratch projects on a fast filesystem, and the invariants every
 //! suite checks on a project's state tree.
 
-use crate::common::{BIN, Outcome, Project, manifest_hooks, payload};
+use crate::common::{Outcome, Project, manifest_hooks, payload};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 /// The pinned clock of every run here (the same instant `common::Hook` pins).
@@ -253,17 +253,9 @@ pub fn realistic(event: &str, sid: &str, project: &Path, k: usize) -> Value {
 /// Starts a hook process with `stdin` as its payload; stdin is closed after the write.
 /// The environment is scrubbed of switches, the clock pinned; `env` adds to it.
 pub fn spawn_hook(sub: &str, stdin: &[u8], cwd: &Path, env: &[(&str, &str)]) -> Child {
-    let mut cmd = Command::new(BIN);
+    let mut cmd = crate::common::hook_command();
     cmd.arg(sub)
         .current_dir(cwd)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .env_remove("OMC_STATE_DIR")
-        .env_remove("DISABLE_OMC")
-        .env_remove("OMC_SKIP_HOOKS")
-        .env_remove("OMC_TEAM_WORKER")
         .env_remove("OMC_DEBUG")
         .env("OMC_NOW_MS", NOW_MS.to_string());
     for (k, v) in env {
@@ -660,4 +652,15 @@ impl Drop for Mount {
             let _ = Command::new("umount").arg("-l").arg(&self.0).status();
         }
     }
+}
+
+/// The state store of `project` (`.omc/` in it) at the pinned clock.
+pub fn store_at(project: &Path) -> omc_hooks::state::Store {
+    omc_hooks::state::Store::new(
+        omc_hooks::state::Root {
+            project: project.to_path_buf(),
+            omc: project.join(".omc"),
+        },
+        NOW_MS,
+    )
 }

@@ -121,11 +121,7 @@ impl Setup {
             cmd.env(k, v);
         }
         let out = cmd.output().unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+        crate::common::code_out_err(&out)
     }
 
     /// Trusts the project's file as a person does at their terminal: `trust --yes` typed into

@@ -12,32 +12,7 @@ fn recorder_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/recorder")
 }
 
-/// (event, payload) in firing order.
-fn recorded(dir: &Path) -> Vec<(String, Value)> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .map(|d| {
-            d.filter_map(|e| e.ok())
-                .map(|e| e.file_name().into_string().unwrap())
-                .filter(|n| n.ends_with(".json"))
-                .collect()
-        })
-        .unwrap_or_default();
-    names.sort();
-    names
-        .into_iter()
-        .map(|n| {
-            let ev = n
-                .trim_end_matches(".json")
-                .rsplit('-')
-                .next()
-                .unwrap()
-                .to_owned();
-            let v: Value =
-                serde_json::from_str(&std::fs::read_to_string(dir.join(&n)).unwrap()).unwrap();
-            (ev, v)
-        })
-        .collect()
-}
+use crate::e2e_agents::recorded;
 
 fn responder(rec: &Path, ev: &str, script: &str) {
     use std::os::unix::fs::PermissionsExt;
@@ -126,7 +101,7 @@ fn record_fixtures() {
     let e1 = recorded(&rec1);
     let e2 = recorded(&rec2);
     let e3 = recorded(&rec3);
-    let all: Vec<&(String, Value)> = e1.iter().chain(&e2).chain(&e3).collect();
+    let all: Vec<(String, Value)> = e1.iter().chain(&e2).chain(&e3).cloned().collect();
     let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
     let main = |v: &Value| v.get("agent_id").is_none();
     let tool = |v: &Value| s(v, "tool_name");
@@ -275,17 +250,7 @@ fn record_fixtures() {
         ),
         ("SessionEnd", Box::new(|e, _| e == "SessionEnd")),
     ];
-    let mut missing = Vec::new();
-    for (name, pred) in &picks {
-        match all.iter().find(|(e, v)| pred(e, v)) {
-            Some((_, v)) => {
-                let mut txt = serde_json::to_string_pretty(v).unwrap();
-                txt.push('\n');
-                std::fs::write(out.join(format!("{name}.json")), txt).unwrap();
-            }
-            None => missing.push(*name),
-        }
-    }
+    let missing = crate::e2e_record::save(&all, &picks, &out);
     eprintln!(
         "runs took {:?} / {:?} / {:?}; wrote {} fixtures to {}",
         run1.duration,
