@@ -50,12 +50,12 @@ const MAX_DETAIL_CHARS: usize = 300;
 pub const API_ERROR_PAUSE: &str = "api_error";
 
 fn raw_str<'a>(ctx: &'a Ctx<'_>, key: &str) -> Option<&'a str> {
-    ctx.input
-        .raw
-        .get(key)
-        .and_then(Value::as_str)
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
+    given(ctx.input.raw.get(key).and_then(Value::as_str))
+}
+
+/// A field's text, trimmed; `None` when missing or blank.
+fn given(field: Option<&str>) -> Option<&str> {
+    field.map(str::trim).filter(|s| !s.is_empty())
 }
 
 /// One line, cut, secrets redacted: a detail that may quote a request or a key.
@@ -109,13 +109,7 @@ fn update_live(ctx: &Ctx<'_>, f: impl Fn(&mut ModeState) -> bool) -> usize {
 
 /// StopFailure: the turn ended on an API error.
 pub fn on_stop_failure(ctx: &Ctx<'_>) -> Answer {
-    let Some(error) = ctx
-        .input
-        .error
-        .as_deref()
-        .map(str::trim)
-        .filter(|e| !e.is_empty())
-    else {
+    let Some(error) = given(ctx.input.error.as_deref()) else {
         crate::diag!("stop-failure: the payload names no `error`; nothing recorded");
         return Answer::default();
     };
@@ -193,23 +187,11 @@ pub fn on_notification(ctx: &Ctx<'_>) -> Answer {
 
 /// PermissionDenied: auto mode refused a tool call; a failure of that tool.
 pub fn on_permission_denied(ctx: &Ctx<'_>) -> Answer {
-    let Some(tool) = ctx
-        .input
-        .tool_name
-        .as_deref()
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
-    else {
+    let Some(tool) = given(ctx.input.tool_name.as_deref()) else {
         crate::diag!("permission-denied: the payload names no `tool_name`; nothing recorded");
         return Answer::default();
     };
-    let reason = ctx
-        .input
-        .reason
-        .as_deref()
-        .map(str::trim)
-        .filter(|r| !r.is_empty())
-        .unwrap_or("no reason given");
+    let reason = given(ctx.input.reason.as_deref()).unwrap_or("no reason given");
     let mut input = ctx.input.clone();
     input.error = Some(format!("permission denied by auto mode: {reason}"));
     input.is_interrupt = false;

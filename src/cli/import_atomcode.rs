@@ -232,35 +232,55 @@ fn convert(text: &str, hooks_dir: &Path) -> Result<Converted, String> {
                     .and_then(Item::as_str)
                     .map_or_else(|| format!("#{}", i + 1), |n| format!("{n:?}"))
             );
-            match entry(t, kind, hooks_dir) {
-                Ok((e, notes)) => {
-                    let events = e
-                        .get("event")
-                        .and_then(Item::as_array)
-                        .map(|a| {
-                            a.iter()
-                                .filter_map(|v| v.as_str())
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        })
-                        .unwrap_or_default();
-                    let mut line = format!("{label}: converted to a {kind} entry on {events}");
-                    for n in notes {
-                        line.push_str("; ");
-                        line.push_str(&n);
-                    }
-                    said.push(line);
-                    out.push(e);
-                }
-                Err(why) => said.push(format!("{label}: not converted: {why}")),
-            }
+            let got = entry(t, kind, hooks_dir).map(|(e, notes)| {
+                let events = e
+                    .get("event")
+                    .and_then(Item::as_array)
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|v| v.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    })
+                    .unwrap_or_default();
+                (e, format!("a {kind} entry on {events}"), notes)
+            });
+            take(&mut out, &mut said, &label, got);
         }
     }
-    let mut doc = DocumentMut::new();
-    if !out.is_empty() {
-        doc.insert("hooks", Item::ArrayOfTables(out));
+    Ok(Converted::of(out, said))
+}
+
+/// One entry converted (the entry, what it became, notes on what changed) or not (why), with
+/// the line said for it.
+fn take(
+    out: &mut ArrayOfTables,
+    said: &mut Vec<String>,
+    label: &str,
+    got: Result<(Table, String, Vec<String>), String>,
+) {
+    match got {
+        Ok((e, what, notes)) => {
+            let mut line = format!("{label}: converted to {what}");
+            for n in notes {
+                line.push_str("; ");
+                line.push_str(&n);
+            }
+            said.push(line);
+            out.push(e);
+        }
+        Err(why) => said.push(format!("{label}: not converted: {why}")),
     }
-    Ok(Converted { doc, said })
+}
+
+impl Converted {
+    fn of(entries: ArrayOfTables, said: Vec<String>) -> Converted {
+        let mut doc = DocumentMut::new();
+        if !entries.is_empty() {
+            doc.insert("hooks", Item::ArrayOfTables(entries));
+        }
+        Converted { doc, said }
+    }
 }
 
 /// Where AtomCode keeps the person's hooks: the TOML file (the first of two places) and the
@@ -324,24 +344,11 @@ fn convert_json(text: &str) -> Result<Converted, String> {
     let mut said = Vec::new();
     for (key, h) in hooks {
         let label = format!("hooks.{key:?}");
-        match json_entry(key, h) {
-            Ok((e, event, notes)) => {
-                let mut line = format!("{label}: converted to a script entry on {event}");
-                for n in notes {
-                    line.push_str("; ");
-                    line.push_str(&n);
-                }
-                said.push(line);
-                out.push(e);
-            }
-            Err(why) => said.push(format!("{label}: not converted: {why}")),
-        }
+        let got = json_entry(key, h)
+            .map(|(e, event, notes)| (e, format!("a script entry on {event}"), notes));
+        take(&mut out, &mut said, &label, got);
     }
-    let mut doc = DocumentMut::new();
-    if !out.is_empty() {
-        doc.insert("hooks", Item::ArrayOfTables(out));
-    }
-    Ok(Converted { doc, said })
+    Ok(Converted::of(out, said))
 }
 
 /// One entry of AtomCode's JSON form as ours: the entry, its hook, notes on what changed.

@@ -312,6 +312,22 @@ pub fn send_test(
 mod tests {
     use super::*;
 
+    /// A ralph event of session `s1` from `agent` at iteration `iteration`.
+    fn ralph_event(event: &str, agent: &str, iteration: u32, payload: Value) -> ExportEvent {
+        ExportEvent {
+            id: "x".into(),
+            event: event.into(),
+            session_id: Some("s1".into()),
+            agent: agent.into(),
+            timestamp_ms: 0,
+            tool: None,
+            mode: Some("ralph".into()),
+            iteration: Some(iteration),
+            failure_count: None,
+            payload,
+        }
+    }
+
     #[test]
     fn the_destination_never_shows_a_webhook_path() {
         let t = Target {
@@ -366,19 +382,13 @@ mod tests {
 
     #[test]
     fn a_run_end_message_names_the_mode_the_outcome_and_the_iterations() {
-        let ev = ExportEvent {
-            id: "x".into(),
-            event: "run-end".into(),
-            session_id: Some("s1".into()),
-            agent: "codex".into(),
-            timestamp_ms: 0,
-            tool: None,
-            mode: Some("ralph".into()),
-            iteration: Some(3),
-            failure_count: None,
-            payload: json!({"outcome": "completed", "iterations": 3, "max_iterations": 100,
+        let ev = ralph_event(
+            "run-end",
+            "codex",
+            3,
+            json!({"outcome": "completed", "iterations": 3, "max_iterations": 100,
                 "duration_ms": 125_000, "project": "shop", "task": "fix the tests"}),
-        };
+        );
         assert_eq!(
             message(&ev),
             "ralph completed in shop after 3 iterations (of 100), 2 min 5 s, in Codex CLI.\n\
@@ -388,20 +398,14 @@ mod tests {
 
     #[test]
     fn a_run_end_message_carries_the_runs_summary_and_report_command() {
-        let ev = ExportEvent {
-            id: "x".into(),
-            event: "run-end".into(),
-            session_id: Some("s1".into()),
-            agent: "claude".into(),
-            timestamp_ms: 0,
-            tool: None,
-            mode: Some("ralph".into()),
-            iteration: Some(2),
-            failure_count: None,
-            payload: json!({"outcome": "completed", "iterations": 2, "max_iterations": 100,
+        let ev = ralph_event(
+            "run-end",
+            "claude",
+            2,
+            json!({"outcome": "completed", "iterations": 2, "max_iterations": 100,
                 "duration_ms": 60_000, "project": "shop", "task": "fix the tests",
                 "summary": "Tokens: 16k · cost $0.02\nReport: omc-hooks report s1/ralph"}),
-        };
+        );
         let m = message(&ev);
         assert!(
             m.ends_with(
@@ -426,17 +430,14 @@ mod tests {
     fn a_burst_is_one_message_with_a_line_for_each_record() {
         let ev = |i: usize| ExportEvent {
             id: format!("x{i}"),
-            event: "run-end".into(),
-            session_id: Some("s1".into()),
-            agent: "codex".into(),
-            timestamp_ms: 0,
-            tool: None,
-            mode: Some("ralph".into()),
-            iteration: Some(3),
-            failure_count: None,
-            payload: json!({"outcome": "completed", "iterations": 3, "max_iterations": 100,
-                "duration_ms": 125_000, "project": "shop",
-                "task": format!("task number {i:03} with a long description of the work")}),
+            ..ralph_event(
+                "run-end",
+                "codex",
+                3,
+                json!({"outcome": "completed", "iterations": 3, "max_iterations": 100,
+                    "duration_ms": 125_000, "project": "shop",
+                    "task": format!("task number {i:03} with a long description of the work")}),
+            )
         };
         let events: Vec<ExportEvent> = (0..20).map(ev).collect();
         let text = digest(&events);
@@ -455,18 +456,14 @@ mod tests {
 
     #[test]
     fn a_small_burst_keeps_each_message_whole() {
-        let ev = |event: &str| ExportEvent {
-            id: "x".into(),
-            event: event.into(),
-            session_id: Some("s1".into()),
-            agent: "codex".into(),
-            timestamp_ms: 0,
-            tool: None,
-            mode: Some("ralph".into()),
-            iteration: Some(3),
-            failure_count: None,
-            payload: json!({"outcome": "completed", "iterations": 3, "project": "shop",
-                "task": "fix it", "question": "v1 or v2?"}),
+        let ev = |event: &str| {
+            ralph_event(
+                event,
+                "codex",
+                3,
+                json!({"outcome": "completed", "iterations": 3, "project": "shop",
+                    "task": "fix it", "question": "v1 or v2?"}),
+            )
         };
         let both = [ev("needs-input"), ev("run-end")];
         assert_eq!(

@@ -49,6 +49,18 @@ pub fn note(s: &mut ModeState, log: &WorkLog, now_iso: &str, decision: &str, rea
             })
             .collect();
     }
+    push(s, now_iso, decision, reason, (tools, new_work, failures));
+}
+
+/// Appends one record with the run's iteration, tokens and cost, keeping at most
+/// `JOURNAL_MAX` (the oldest dropped and counted).
+fn push(
+    s: &mut ModeState,
+    now_iso: &str,
+    decision: &str,
+    reason: Option<&str>,
+    (tools, new_work, failures): (u64, u64, u64),
+) {
     s.journal.push(JournalEntry {
         iteration: s.iteration,
         at: now_iso.to_string(),
@@ -71,26 +83,11 @@ pub fn note(s: &mut ModeState, log: &WorkLog, now_iso: &str, decision: &str, rea
 /// API error, the client waiting for the person): the counts are the last record's, since no
 /// work log is read outside Stop.
 pub fn note_event(s: &mut ModeState, now_iso: &str, decision: &str, reason: &str) {
-    let (tools, new_work, failures) = s
+    let counts = s
         .journal
         .last()
         .map_or((0, 0, 0), |e| (e.tools, e.new_work, e.failures));
-    s.journal.push(JournalEntry {
-        iteration: s.iteration,
-        at: now_iso.to_string(),
-        decision: decision.to_string(),
-        reason: Some(reason.to_string()),
-        tokens: s.tokens_used,
-        cost_usd: s.cost_usd,
-        tools,
-        new_work,
-        failures,
-    });
-    if s.journal.len() > JOURNAL_MAX {
-        let excess = s.journal.len() - JOURNAL_MAX;
-        s.journal.drain(..excess);
-        s.journal_dropped = s.journal_dropped.saturating_add(excess as u32);
-    }
+    push(s, now_iso, decision, Some(reason), counts);
 }
 
 /// The session's last tool failure when it escalated during the run `s` (failed at least
