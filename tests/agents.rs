@@ -7,6 +7,7 @@
 //! checkpoints a change; a run suspended in one agent resumes in another; and the agent each
 //! session runs in is recorded and shown.
 
+use crate::common::assert_has;
 use crate::common::{BIN, Hook, Outcome, Project};
 use crate::schema::assert_valid;
 use serde_json::{Value, json};
@@ -507,9 +508,9 @@ fn failed_commands_escalate_from_the_post_tool_event() {
             "PostToolUse"
         );
         if i < 5 {
-            assert!(ctx.contains(&format!("[TOOL ERROR - RETRY {i}]")), "{ctx}");
+            assert_has(&ctx, &format!("[TOOL ERROR - RETRY {i}]"));
         } else {
-            assert!(ctx.contains("has failed 5 times"), "{ctx}");
+            assert_has(&ctx, "has failed 5 times");
         }
     }
     let rec = p
@@ -907,8 +908,8 @@ fn status_shows_the_agent_of_each_session() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&text.stdout);
-    assert!(text.contains("Gemini CLI"), "{text}");
-    assert!(text.contains("Codex CLI"), "{text}");
+    assert_has(&text, "Gemini CLI");
+    assert_has(&text, "Codex CLI");
 }
 
 #[test]
@@ -1053,15 +1054,15 @@ fn doctor_reports_hooks_installed_for_the_wrong_agent_from_the_trace() {
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
-    assert!(
-        text.contains("2 hook run(s) read, 1 with a payload from another agent"),
-        "{text}"
+    assert_has(
+        &text,
+        "2 hook run(s) read, 1 with a payload from another agent",
     );
-    assert!(
-        text.contains("1 payload(s) to hooks installed for claude (stop) look like gemini's"),
-        "{text}"
+    assert_has(
+        &text,
+        "1 payload(s) to hooks installed for claude (stop) look like gemini's",
     );
-    assert!(text.contains("install --agent gemini"), "{text}");
+    assert_has(&text, "install --agent gemini");
 
     // GitHub Copilot CLI running Claude Code's own entries (it runs a project's
     // .claude/settings.json): they stand down, and doctor says so as a note, not a problem.

@@ -3,6 +3,7 @@
 //! text or a question about the skill; symlinks left out; `doctor` lists them.
 
 use crate::common::{BIN, Hook, Project, payload};
+use crate::common::{assert_has, assert_lacks};
 use crate::schema::assert_valid;
 use serde_json::{Value, json};
 use std::path::Path;
@@ -47,7 +48,7 @@ fn a_trigger_in_the_persons_words_gives_the_skill_once_per_session() {
         "{ctx}\n{}",
         out.stderr
     );
-    assert!(ctx.contains("make deploy ENV=staging"), "{ctx}");
+    assert_has(&ctx, "make deploy ENV=staging");
     let given: Value = serde_json::from_slice(
         &std::fs::read(p.session_dir(SID).join("skills-given.json")).unwrap(),
     )
@@ -129,12 +130,12 @@ fn the_users_folder_counts_and_a_symlink_is_left_out() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&doctor.stdout);
-    assert!(text.contains("2 learned skill(s)"), "{text}");
+    assert_has(&text, "2 learned skill(s)");
     assert!(
         text.contains("skill release-notes (user, ") && text.contains("triggers \"release notes\""),
         "{text}"
     );
-    assert!(text.contains("x.md left out: a symbolic link"), "{text}");
+    assert_has(&text, "x.md left out: a symbolic link");
 }
 
 #[test]
@@ -167,10 +168,10 @@ fn a_skills_secret_and_escapes_never_reach_the_model() {
     .unwrap();
     let config = tempfile::tempdir().unwrap();
     let ctx = prompt(&p, config.path(), SID, "please rotate the keys").context();
-    assert!(ctx.contains("LEARNED SKILL"), "{ctx}");
+    assert_has(&ctx, "LEARNED SKILL");
     assert!(!ctx.contains('\x1b'), "{ctx:?}");
-    assert!(!ctx.contains("ghp_R4nd0mF4k3"), "{ctx}");
-    assert!(!ctx.contains("Hunter22pw"), "{ctx}");
+    assert_lacks(&ctx, "ghp_R4nd0mF4k3");
+    assert_lacks(&ctx, "Hunter22pw");
 }
 
 /// Issue 46: the skills OMC's learner wrote for the person, where it wrote them
@@ -204,14 +205,14 @@ fn skills_in_omcs_own_folders_are_offered_and_fuzzy_ones_match_nearly() {
         out.context()
     };
     let ctx = run("ls-omc-1", "once merged, deploy to staging please");
-    assert!(ctx.contains("[LEARNED SKILL: deploy-staging]"), "{ctx}");
-    assert!(ctx.contains("omc-learned"), "{ctx}");
+    assert_has(&ctx, "[LEARNED SKILL: deploy-staging]");
+    assert_has(&ctx, "omc-learned");
     // Fuzzy: "flakey tests" is near "flaky test"; the exact skill needs its phrase.
     let ctx = run("ls-omc-2", "the flakey tests are back");
-    assert!(ctx.contains("Rerun with --repeat 20."), "{ctx}");
-    assert!(!ctx.contains("deploy-staging"), "{ctx}");
+    assert_has(&ctx, "Rerun with --repeat 20.");
+    assert_lacks(&ctx, "deploy-staging");
     let ctx = run("ls-omc-3", "deploy the docs to production");
-    assert!(!ctx.contains("LEARNED SKILL"), "{ctx}");
+    assert_lacks(&ctx, "LEARNED SKILL");
     // CLAUDE_CONFIG_DIR moves Claude Code's folder, and the learner's with it.
     let moved = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(moved.path().join("skills/omc-learned")).unwrap();

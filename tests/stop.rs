@@ -3,6 +3,7 @@
 //! through the real binary, with the clock pinned, asserting the answer and the state files.
 
 use crate::common::{BIN, Hook, Outcome, Project};
+use crate::common::{assert_has, assert_lacks};
 use crate::schema::assert_valid;
 use serde_json::{Value, json};
 use std::process::Command;
@@ -499,7 +500,7 @@ fn a_payload_without_a_session_uses_the_session_less_run() {
     let out = Hook::new("stop").payload(payload).cwd(p.path()).run();
     let r = reason(&out);
     assert!(r.contains("Task: tidy up"));
-    assert!(!r.contains("--session"), "{r}");
+    assert_lacks(&r, "--session");
     assert!(!p.path().join(".omc/state/sessions").exists());
     v = p.read_json(".omc/state/ralph-state.json").unwrap();
     assert_eq!(v["iteration"], 2);
@@ -778,7 +779,7 @@ fn mode_cli_records_autopilot_phases_and_completion() {
     // Nothing left to update.
     let (code, _, err) = mode_cli(&p, &["phase", "autopilot", "qa"]);
     assert_eq!(code, 1);
-    assert!(err.contains("no active autopilot run in"), "{err}");
+    assert_has(&err, "no active autopilot run in");
 }
 
 #[test]
@@ -827,18 +828,15 @@ fn mode_cli_refuses_with_the_fix() {
     let p = Project::new();
     let (code, _, err) = mode_cli(&p, &["phase", "autopilot", "qa"]);
     assert_eq!(code, 1);
-    assert!(
-        err.contains("Start one with a prompt such as 'autopilot <task>'"),
-        "{err}"
-    );
+    assert_has(&err, "Start one with a prompt such as 'autopilot <task>'");
 
     seed(&p, "s1", "autopilot", json!({}));
     seed(&p, "s2", "autopilot", json!({"session_id": "s2"}));
     let (code, _, err) = mode_cli(&p, &["phase", "autopilot", "qa"]);
     assert_eq!(code, 2);
-    assert!(
-        err.contains("several sessions have an active autopilot run (s1, s2); pass --session ID"),
-        "{err}"
+    assert_has(
+        &err,
+        "several sessions have an active autopilot run (s1, s2); pass --session ID",
     );
     assert_eq!(
         mode_cli(&p, &["phase", "autopilot", "qa", "--session=s2"]).0,

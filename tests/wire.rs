@@ -2,6 +2,7 @@
 //! stdin, the hook exits 0 promptly with nothing or one JSON object on stdout.
 
 use crate::common::{Hook, Project, fixtures, manifest_hooks, payload};
+use crate::common::{assert_has, assert_lacks};
 use serde_json::json;
 use std::time::Duration;
 
@@ -219,7 +220,7 @@ fn omcs_script_names_skip_the_work_that_does_their_job() {
         "the skill guard answers when on"
     );
     let trace = std::fs::read_to_string(p.path().join("keyword-detector.trace")).unwrap();
-    assert!(!trace.contains("\"outcome\":\"skipped\""), "{trace}");
+    assert_lacks(&trace, "\"outcome\":\"skipped\"");
 }
 
 #[test]
@@ -261,7 +262,7 @@ fn an_unreadable_switch_is_said_once_and_never_silently_ignored() {
         msg.starts_with("omc-hooks: OMC_SKIP_HOOKS: 'stpo' names no hook (one of session-start,"),
         "{msg}"
     );
-    assert!(!msg.contains("workflow-drift-guard"), "{msg}");
+    assert_lacks(&msg, "workflow-drift-guard");
     assert!(
         first.stderr.contains("'stpo' names no hook"),
         "{}",
@@ -285,14 +286,8 @@ fn an_unreadable_switch_is_said_once_and_never_silently_ignored() {
         .output()
         .unwrap();
     let doctor = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        doctor.contains("OMC_SKIP_HOOKS: 'stpo' names no hook"),
-        "{doctor}"
-    );
-    assert!(
-        doctor.contains("OMC_SKIP_HOOKS='stpo' skips: none of our hooks"),
-        "{doctor}"
-    );
+    assert_has(&doctor, "OMC_SKIP_HOOKS: 'stpo' names no hook");
+    assert_has(&doctor, "OMC_SKIP_HOOKS='stpo' skips: none of our hooks");
 }
 
 #[test]
@@ -335,7 +330,7 @@ fn no_diagnostic_says_omc_hooks_twice() {
     );
     for l in &lines {
         assert!(l.starts_with("omc-hooks: "), "{l}");
-        assert!(!l.contains("omc-hooks: omc-hooks:"), "{l}");
+        assert_lacks(&l, "omc-hooks: omc-hooks:");
     }
 }
 

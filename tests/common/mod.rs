@@ -536,3 +536,15 @@ pub fn trust_as_person(project: &Path, config_home: &Path) {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Asserts that `text` contains `needle`, showing both when it does not.
+#[track_caller]
+pub fn assert_has(text: &str, needle: &str) {
+    assert!(text.contains(needle), "{needle:?} is not in: {text}");
+}
+
+/// Asserts that `text` does not contain `needle`, showing both when it does.
+#[track_caller]
+pub fn assert_lacks(text: &str, needle: &str) {
+    assert!(!text.contains(needle), "{needle:?} is in: {text}");
+}

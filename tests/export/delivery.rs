@@ -3,6 +3,7 @@
 
 use super::server::{Mode, Server};
 use super::*;
+use crate::common::assert_has;
 use crate::common::{Hook, Project, payload};
 use crate::schema::assert_valid;
 use omc_hooks::export::spec::{SinkKind, SinkSpec};
@@ -417,8 +418,8 @@ fn secrets_never_reach_the_spool_or_the_receiver() {
         if redact {
             let e = &srv.requests()[0].json()["events"][0];
             let cmd = e["payload"]["tool_input"]["command"].as_str().unwrap();
-            assert!(cmd.contains("GITHUB_TOKEN=[REDACTED"), "{cmd}");
-            assert!(cmd.contains("[REDACTED:private-key]"), "{cmd}");
+            assert_has(&cmd, "GITHUB_TOKEN=[REDACTED");
+            assert_has(&cmd, "[REDACTED:private-key]");
             assert!(
                 cmd.starts_with("GITHUB_TOKEN="),
                 "the rest of the text stays: {cmd}"
@@ -475,10 +476,7 @@ fn a_full_spool_drops_new_events_and_counts_them() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&doctor.stdout);
-    assert!(
-        text.contains(&format!("{dropped} event(s) were dropped")),
-        "{text}"
-    );
+    assert_has(&text, &format!("{dropped} event(s) were dropped"));
     drop(held);
     // Delivery by hand: flush --once folds the drop log and sends the rest.
     let out = Command::new(BIN)
@@ -526,9 +524,9 @@ fn status_and_doctor_show_an_undeliverable_sink_and_a_running_flusher() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&text.stdout).into_owned();
-    assert!(text.contains("Export"), "{text}");
-    assert!(text.contains("flusher running"), "{text}");
-    assert!(text.contains("1 pending"), "{text}");
+    assert_has(&text, "Export");
+    assert_has(&text, "flusher running");
+    assert_has(&text, "1 pending");
     let doctor = Command::new(BIN)
         .arg("doctor")
         .current_dir(p.path())
@@ -536,7 +534,7 @@ fn status_and_doctor_show_an_undeliverable_sink_and_a_running_flusher() {
         .unwrap();
     let dtext = String::from_utf8_lossy(&doctor.stdout);
     assert_eq!(doctor.status.code(), Some(1), "{dtext}");
-    assert!(dtext.contains("cannot deliver"), "{dtext}");
+    assert_has(&dtext, "cannot deliver");
     kill_flusher(p.path());
     let st = status_json(p.path());
     assert!(st["export"]["flusher_pid"].is_null(), "{st:#}");

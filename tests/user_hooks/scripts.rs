@@ -1,6 +1,7 @@
 //! Script hooks: block, modify, order, timeouts, crashes, what each event can do.
 
 use super::{Setup, denied, diags, q};
+use crate::common::{assert_has, assert_lacks};
 use serde_json::json;
 
 fn script(event: &str, matcher: &str, command: &str, extra: &str) -> String {
@@ -432,18 +433,16 @@ fn a_missing_shell_is_named_and_doctor_lists_it() {
         p["tool_input"] = json!({"command": "ls"});
         let out = s.hook("pre-tool-use").env("PATH", &path).payload(p).run();
         let said = diags(&out).join("\n");
-        assert!(
-            said.contains(&format!(
-                "cannot start the entry's shell `{shell}`: it is not installed here"
-            )),
-            "{said}"
+        assert_has(
+            &said,
+            &format!("cannot start the entry's shell `{shell}`: it is not installed here"),
         );
-        assert!(!said.contains("/bin/sh"), "{said}");
+        assert_lacks(&said, "/bin/sh");
         let (code, doctor, _) = s.cli_with(&["doctor"], &[("PATH", path.as_str())]);
         assert_eq!(code, 1, "{doctor}");
-        assert!(
-            doctor.contains(&format!("its shell `{shell}` is not installed here")),
-            "{doctor}"
+        assert_has(
+            &doctor,
+            &format!("its shell `{shell}` is not installed here"),
         );
     }
 }
