@@ -8,6 +8,7 @@
 //! session runs in is recorded and shown.
 
 use crate::common::assert_has;
+use crate::common::command_in;
 use crate::common::{BIN, Hook, Outcome, Project};
 use crate::schema::assert_valid;
 use serde_json::{Value, json};
@@ -882,11 +883,9 @@ fn status_shows_the_agent_of_each_session() {
         ),
     )
     .expect_valid();
-    let out = Command::new(BIN)
+    let out = command_in(p.path())
         .args(["status", "--json"])
-        .current_dir(p.path())
         .env("OMC_NOW_MS", "1796305500000")
-        .env_remove("CLAUDE_PROJECT_DIR")
         .output()
         .unwrap();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -900,11 +899,9 @@ fn status_shows_the_agent_of_each_session() {
     };
     assert_eq!(agent_of("g-st"), Some(json!("gemini")), "{v:#}");
     assert_eq!(agent_of("x-st"), Some(json!("codex")), "{v:#}");
-    let text = Command::new(BIN)
+    let text = command_in(p.path())
         .arg("status")
-        .current_dir(p.path())
         .env("OMC_NOW_MS", "1796305500000")
-        .env_remove("CLAUDE_PROJECT_DIR")
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&text.stdout);
@@ -1042,13 +1039,11 @@ fn doctor_reports_hooks_installed_for_the_wrong_agent_from_the_trace() {
             .run()
             .expect_valid();
     }
-    let out = Command::new(BIN)
+    let out = command_in(p.path())
         .arg("doctor")
-        .current_dir(p.path())
         .env("OMC_TRACE_FILE", &trace)
         .env("HOME", p.path())
         .env("PATH", "/usr/bin:/bin")
-        .env_remove("CLAUDE_PROJECT_DIR")
         .env_remove("CLAUDE_CONFIG_DIR")
         .output()
         .unwrap();
@@ -1077,13 +1072,11 @@ fn doctor_reports_hooks_installed_for_the_wrong_agent_from_the_trace() {
         .env("OMC_TRACE_FILE", &trace.to_string_lossy())
         .run();
     out.expect_noop();
-    let out = Command::new(BIN)
+    let out = command_in(p.path())
         .arg("doctor")
-        .current_dir(p.path())
         .env("OMC_TRACE_FILE", &trace)
         .env("HOME", p.path())
         .env("PATH", "/usr/bin:/bin")
-        .env_remove("CLAUDE_PROJECT_DIR")
         .env_remove("CLAUDE_CONFIG_DIR")
         .output()
         .unwrap();

@@ -2,7 +2,8 @@
 //! real binary: given with the prompt that says a trigger, once per session, not for pasted
 //! text or a question about the skill; symlinks left out; `doctor` lists them.
 
-use crate::common::{BIN, Hook, Project, payload};
+use crate::common::command_in;
+use crate::common::{Hook, Project, payload};
 use crate::common::{assert_has, assert_lacks};
 use crate::schema::assert_valid;
 use serde_json::{Value, json};
@@ -120,13 +121,10 @@ fn the_users_folder_counts_and_a_symlink_is_left_out() {
     let out = prompt(&p, config.path(), "ls-s2", "deploy to staging");
     assert!(!out.context().contains("LEARNED SKILL"), "{}", out.stdout);
     // doctor lists the skills, their triggers, and why the link was left out.
-    let doctor = std::process::Command::new(BIN)
+    let doctor = command_in(p.path())
         .arg("doctor")
-        .current_dir(p.path())
         .env("XDG_CONFIG_HOME", config.path())
         .env("HOME", config.path())
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .env_remove("OMC_STATE_DIR")
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&doctor.stdout);

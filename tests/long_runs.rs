@@ -5,6 +5,7 @@
 //! configuration or said with the request (`ralph 2h …`, `ralph --max 40 …`), is shown and
 //! ends the run; `status`, `mode show` and the status line show what bounds it.
 
+use crate::common::command_in;
 use crate::common::{BIN, Hook, Outcome, Project};
 use crate::common::{assert_has, assert_lacks};
 use crate::schema::assert_valid;
@@ -493,11 +494,9 @@ fn the_configured_time_budget_applies_to_new_runs_and_is_shown_everywhere() {
     );
 
     let cli = |args: &[&str]| {
-        let out = Command::new(BIN)
+        let out = command_in(p.path())
             .args(args)
-            .current_dir(p.path())
             .env("OMC_NOW_MS", (NOW + 11 * MIN).to_string())
-            .env_remove("CLAUDE_PROJECT_DIR")
             .env_remove("CLAUDE_CODE_SESSION_ID")
             .output()
             .unwrap();
@@ -535,11 +534,9 @@ fn the_configured_time_budget_applies_to_new_runs_and_is_shown_everywhere() {
 
 /// What `omc-hooks status` prints for `p`, at the pinned clock.
 fn status_text(p: &Project) -> String {
-    let out = Command::new(BIN)
+    let out = command_in(p.path())
         .arg("status")
-        .current_dir(p.path())
         .env("OMC_NOW_MS", NOW.to_string())
-        .env_remove("CLAUDE_PROJECT_DIR")
         .output()
         .unwrap();
     String::from_utf8_lossy(&out.stdout).into_owned()

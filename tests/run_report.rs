@@ -5,6 +5,7 @@
 //! self-contained; a run started with `--cost 0.01` ends as `max_cost` once its transcript
 //! passes a cent, and what a run spent survives its suspension and resumption.
 
+use crate::common::command_in;
 use crate::common::{BIN, Hook, Outcome, Project};
 use crate::common::{assert_has, assert_lacks};
 use crate::schema::assert_valid;
@@ -179,12 +180,10 @@ fn ralph(p: &Project, sid: &str) -> Value {
 
 /// `omc-hooks report ARGS` in the project, at the pinned clock: (exit code, stdout).
 pub(crate) fn report(p: &Project, args: &[&str]) -> (i32, String) {
-    let out = Command::new(BIN)
+    let out = command_in(p.path())
         .arg("report")
         .args(args)
-        .current_dir(p.path())
         .env("OMC_NOW_MS", (NOW + 60_000).to_string())
-        .env_remove("CLAUDE_PROJECT_DIR")
         .env_remove("NO_COLOR")
         .output()
         .unwrap();
@@ -262,11 +261,9 @@ fn a_scripted_run_is_reported_with_its_reason_proof_tokens_cost_files_and_comman
         "not a terminal: plain numbers\n{text}"
     );
     // `status` shows the cost beside the tokens, and where to see the rest.
-    let status = Command::new(BIN)
+    let status = command_in(p.path())
         .arg("status")
-        .current_dir(p.path())
         .env("OMC_NOW_MS", (NOW + 60_000).to_string())
-        .env_remove("CLAUDE_PROJECT_DIR")
         .output()
         .unwrap();
     let status = String::from_utf8_lossy(&status.stdout);

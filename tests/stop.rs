@@ -2,11 +2,11 @@
 //! ends, every hold that pauses it, the consecutive-block cap, and the `omc-hooks mode` CLI —
 //! through the real binary, with the clock pinned, asserting the answer and the state files.
 
+use crate::common::command_in;
 use crate::common::{BIN, Hook, Outcome, Project};
 use crate::common::{assert_has, assert_lacks};
 use crate::schema::assert_valid;
 use serde_json::{Value, json};
-use std::process::Command;
 
 /// The pinned clock of `common::Hook` (2026-12-03T13:45:00Z).
 pub const NOW: i64 = 1_796_305_500_000;
@@ -737,13 +737,10 @@ fn no_run_no_answer() {
 // ---- omc-hooks mode ----
 
 fn mode_cli(p: &Project, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(BIN)
+    let out = command_in(p.path())
         .arg("mode")
         .args(args)
-        .current_dir(p.path())
         .env("OMC_NOW_MS", NOW.to_string())
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .env_remove("OMC_STATE_DIR")
         .output()
         .unwrap();
     crate::common::code_out_err(&out)

@@ -436,10 +436,16 @@ pub fn release_archive(dir: &Path, target: &str, binary: &Path) {
 /// The binary with piped stdio and none of the switches a test's own environment may hold
 /// (`CLAUDE_PROJECT_DIR`, `OMC_STATE_DIR`, `DISABLE_OMC`, `OMC_SKIP_HOOKS`, `OMC_TEAM_WORKER`).
 pub fn hook_command() -> Command {
-    let mut cmd = Command::new(BIN);
+    let mut cmd = without_switches();
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    cmd
+}
+
+/// The binary without the switches a test's own environment may hold (see `hook_command`).
+fn without_switches() -> Command {
+    let mut cmd = Command::new(BIN);
     for switch in [
         "CLAUDE_PROJECT_DIR",
         "OMC_STATE_DIR",
@@ -449,6 +455,14 @@ pub fn hook_command() -> Command {
     ] {
         cmd.env_remove(switch);
     }
+    cmd
+}
+
+/// The binary run by a person in `dir` (a command, not a hook): without the switches a test's
+/// own environment may hold; the caller adds its arguments and environment.
+pub fn command_in(dir: impl AsRef<Path>) -> Command {
+    let mut cmd = without_switches();
+    cmd.current_dir(dir);
     cmd
 }
 

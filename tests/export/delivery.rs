@@ -4,6 +4,7 @@
 use super::server::{Mode, Server};
 use super::*;
 use crate::common::assert_has;
+use crate::common::command_in;
 use crate::common::{Hook, Project, payload};
 use crate::schema::assert_valid;
 use omc_hooks::export::spec::{SinkKind, SinkSpec};
@@ -470,18 +471,13 @@ fn a_full_spool_drops_new_events_and_counts_them() {
     let sink = &st["export"]["sinks"][0];
     assert_eq!(sink["pending"], spooled as u64, "{st:#}");
     assert_eq!(sink["dropped"], dropped as u64, "{st:#}");
-    let doctor = Command::new(BIN)
-        .arg("doctor")
-        .current_dir(p.path())
-        .output()
-        .unwrap();
+    let doctor = command_in(p.path()).arg("doctor").output().unwrap();
     let text = String::from_utf8_lossy(&doctor.stdout);
     assert_has(&text, &format!("{dropped} event(s) were dropped"));
     drop(held);
     // Delivery by hand: flush --once folds the drop log and sends the rest.
-    let out = Command::new(BIN)
+    let out = command_in(p.path())
         .args(["flush", "--once"])
-        .current_dir(p.path())
         .env("OMC_EXPORT_WEBHOOK_URL", &url)
         .output()
         .unwrap();
@@ -518,20 +514,12 @@ fn status_and_doctor_show_an_undeliverable_sink_and_a_running_flusher() {
     let st = status_json(p.path());
     assert!(st["export"]["flusher_pid"].is_u64(), "{st:#}");
     assert_eq!(st["export"]["sinks"][0]["destination"], url.as_str());
-    let text = Command::new(BIN)
-        .arg("status")
-        .current_dir(p.path())
-        .output()
-        .unwrap();
+    let text = command_in(p.path()).arg("status").output().unwrap();
     let text = String::from_utf8_lossy(&text.stdout).into_owned();
     assert_has(&text, "Export");
     assert_has(&text, "flusher running");
     assert_has(&text, "1 pending");
-    let doctor = Command::new(BIN)
-        .arg("doctor")
-        .current_dir(p.path())
-        .output()
-        .unwrap();
+    let doctor = command_in(p.path()).arg("doctor").output().unwrap();
     let dtext = String::from_utf8_lossy(&doctor.stdout);
     assert_eq!(doctor.status.code(), Some(1), "{dtext}");
     assert_has(&dtext, "cannot deliver");
