@@ -452,10 +452,10 @@ fn opencode_plugin_applies_the_binarys_answers() {
     for n in 1..=4 {
         let out = s[2 + n]["output"]["output"].as_str().unwrap();
         assert!(out.starts_with("make: *** no rule\n\n\n"), "{out}");
-        assert_has(&out, &format!("[TOOL ERROR - RETRY {n}]"));
+        assert_has(out, &format!("[TOOL ERROR - RETRY {n}]"));
     }
     let out = s[7]["output"]["output"].as_str().unwrap();
-    assert_has(&out, "[TOOL ERROR - ALTERNATIVE APPROACH NEEDED]");
+    assert_has(out, "[TOOL ERROR - ALTERNATIVE APPROACH NEEDED]");
     assert!(
         r["logs"].as_array().unwrap().is_empty(),
         "no diagnostic: {r:#}"

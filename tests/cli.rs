@@ -225,8 +225,8 @@ fn status_shows_modes_guards_failures_and_suspended_runs() {
     let out = w.run(&["status"]);
     out.ok();
     let t = &out.stdout;
-    assert_has(&t, "session s1");
-    assert_has(&t, "session s2");
+    assert_has(t, "session s1");
+    assert_has(t, "session s2");
     assert!(
         !t.lines().any(|l| l.starts_with("session s3")) && !t.contains("session s4"),
         "{t}"
@@ -522,12 +522,12 @@ fn doctor_is_happy_with_a_fresh_install() {
     let out = w.run(&["doctor"]);
     out.ok();
     let t = &out.stdout;
-    assert_has(&t, &format!("omc-hooks {}", env!("CARGO_PKG_VERSION")));
-    assert_has(&t, "installed, 14 of 14 hooks");
-    assert_has(&t, &format!("{} (ok)", this_binary()));
-    assert_has(&t, "2.1.999 (Claude Code)");
-    assert_has(&t, "1 session(s), 1 active run(s), 0 corrupt file(s)");
-    assert_has(&t, "No problems found.");
+    assert_has(t, &format!("omc-hooks {}", env!("CARGO_PKG_VERSION")));
+    assert_has(t, "installed, 14 of 14 hooks");
+    assert_has(t, &format!("{} (ok)", this_binary()));
+    assert_has(t, "2.1.999 (Claude Code)");
+    assert_has(t, "1 session(s), 1 active run(s), 0 corrupt file(s)");
+    assert_has(t, "No problems found.");
 }
 
 #[test]
@@ -562,16 +562,16 @@ fn doctor_finds_a_corrupt_file_and_a_broken_install() {
     let out = w.run(&["doctor"]);
     out.code(1);
     let t = &out.stdout;
-    assert_has(&t, "/gone/bin/omc-hooks (MISSING)");
-    assert_has(&t, "which is not an existing executable");
-    assert_has(&t, "fix: run 'omc-hooks install --user'");
-    assert_has(&t, "ralph-state.json.corrupt-20261202T000000000Z");
-    assert_has(&t, ".tmp-abc123");
-    assert_has(&t, "session s2 has a stale ralph run");
-    assert_has(&t, "fix: end it: omc-hooks cancel --session s2");
+    assert_has(t, "/gone/bin/omc-hooks (MISSING)");
+    assert_has(t, "which is not an existing executable");
+    assert_has(t, "fix: run 'omc-hooks install --user'");
+    assert_has(t, "ralph-state.json.corrupt-20261202T000000000Z");
+    assert_has(t, ".tmp-abc123");
+    assert_has(t, "session s2 has a stale ralph run");
+    assert_has(t, "fix: end it: omc-hooks cancel --session s2");
     assert!(!t.contains(".lock"), "lock files are fine: {t}");
-    assert_has(&t, "4 problems found");
-    assert_has(&t, "not found on PATH");
+    assert_has(t, "4 problems found");
+    assert_has(t, "not found on PATH");
     // Doctor changes nothing.
     assert!(
         dir.join("ralph-state.json.corrupt-20261202T000000000Z")
@@ -599,9 +599,9 @@ fn doctor_reports_hooks_that_run_a_script() {
     let out = w.run(&["doctor"]);
     out.code(1);
     let t = &out.stdout;
-    assert_has(&t, "omc-hooks (a script)");
-    assert_has(&t, "a script that every hook starts before omc-hooks");
-    assert_has(&t, "without --use-path");
+    assert_has(t, "omc-hooks (a script)");
+    assert_has(t, "a script that every hook starts before omc-hooks");
+    assert_has(t, "without --use-path");
 }
 
 #[test]

@@ -761,7 +761,7 @@ fn status_all_shows_the_runs_of_every_installed_project() {
     let out = w.run(&["status", "--all"]);
     out.ok();
     let t = &out.stdout;
-    assert_has(&t, "2 project(s)");
+    assert_has(t, "2 project(s)");
     assert!(
         t.contains(&w.p().canonicalize().unwrap().display().to_string()),
         "{t}"
@@ -780,7 +780,7 @@ fn status_all_shows_the_runs_of_every_installed_project() {
     for part in ["codex", "autopilot", "7/100", "1h 30m ago", "suspended"] {
         assert!(s9.contains(part), "{part}: {s9}");
     }
-    assert_has(&t, &format!("forgot {}", third_path.display()));
+    assert_has(t, &format!("forgot {}", third_path.display()));
     let reg = read(&registry_path(&w));
     assert_eq!(reg["installs"].as_array().unwrap().len(), 2);
 
@@ -942,7 +942,7 @@ fn doctor_says_what_of_an_omc_directory_carries_over() {
     let out = w.run(&["doctor"]);
     let t = &out.stdout;
     assert_has(
-        &t,
+        t,
         "was written by oh-my-claudecode: 5 file(s) carry over, 7 do not",
     );
     for part in [

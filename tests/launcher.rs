@@ -245,7 +245,7 @@ fn with_no_binary_anywhere_hooks_fail_open_and_session_start_says_how_to_get_it(
         assert_eq!(err, "");
         let v: Value = serde_json::from_str(out.trim()).unwrap();
         let msg = v["systemMessage"].as_str().unwrap();
-        assert_has(&msg, "cargo install omc-hooks");
+        assert_has(msg, "cargo install omc-hooks");
         assert_eq!(out.lines().count(), 1);
         for (_, sub) in crate::common::manifest_hooks() {
             if sub != "session-start" {

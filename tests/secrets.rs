@@ -273,8 +273,8 @@ fn no_secret_lands_in_any_state_file() {
     let prompt = run["prompt"].as_str().unwrap();
     assert!(prompt.starts_with("ralph deploy the service"), "{prompt}");
     // Cut for storage after the Slack key's first digits: what is left of it goes too.
-    assert_lacks(&prompt, "xoxb-2048");
-    assert_has(&prompt, "[REDACTED:api-key]");
+    assert_lacks(prompt, "xoxb-2048");
+    assert_has(prompt, "[REDACTED:api-key]");
     assert_commands_clean(&p);
 }
 

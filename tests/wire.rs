@@ -330,7 +330,7 @@ fn no_diagnostic_says_omc_hooks_twice() {
     );
     for l in &lines {
         assert!(l.starts_with("omc-hooks: "), "{l}");
-        assert_lacks(&l, "omc-hooks: omc-hooks:");
+        assert_lacks(l, "omc-hooks: omc-hooks:");
     }
 }
 

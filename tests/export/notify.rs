@@ -124,9 +124,9 @@ fn a_completed_ralph_run_posts_one_slack_message_naming_the_mode_and_its_iterati
         "{text}"
     );
     // The run's summary and the command that shows its report follow the task (issue 42).
-    assert_has(&text, "Task: ralph fix the flaky tests\nTokens: ");
+    assert_has(text, "Task: ralph fix the flaky tests\nTokens: ");
     assert!(text.ends_with("/ralph"), "{text}");
-    assert_has(&text, "\nReport: omc-hooks report ");
+    assert_has(text, "\nReport: omc-hooks report ");
     // The URL (Slack's credential) is nowhere under .omc/.
     assert!(!contains(&all_state_bytes(s.root()), "/services/T000"));
 }

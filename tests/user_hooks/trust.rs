@@ -414,7 +414,7 @@ fn nothing_the_model_reads_or_the_hooks_run_gives_trust() {
         );
     }
     let manifest = omc_hooks::hooks::MANIFEST;
-    assert_lacks(&manifest, "trust");
+    assert_lacks(manifest, "trust");
 }
 
 /// Waits (bounded) until `path` holds text, for a command that was detached from the test.
