@@ -44,13 +44,6 @@ fn stop(p: &Project, sid: &str, message: &str) -> Hook {
         .cwd(p.path())
 }
 
-fn system_message(out: &Outcome) -> String {
-    out.json()["systemMessage"]
-        .as_str()
-        .unwrap_or("")
-        .to_string()
-}
-
 fn reason(out: &Outcome) -> String {
     out.json()["reason"].as_str().unwrap_or("").to_string()
 }
@@ -133,7 +126,7 @@ fn assert_reported(p: &Project, env: &[(&str, &str)], cause: &str, fix: &str) {
     }
     let out = h.run();
     out.expect_valid();
-    let note = system_message(&out);
+    let note = out.system_message();
     assert!(
         note.starts_with("omc-hooks checkpoint NOT saved before compaction, because "),
         "{note}"
@@ -237,7 +230,7 @@ fn a_cancel_on_a_read_only_state_names_only_the_run_and_the_fix() {
     ] {
         assert!(!ctx.contains(other), "{other} has no run: {ctx}");
     }
-    let msg = system_message(&out);
+    let msg = out.system_message();
     assert!(
         msg.starts_with("omc-hooks: cancel could not end ralph (because ")
             && msg.contains("is on a read-only filesystem). Make the project writable")
@@ -381,7 +374,7 @@ fn the_hard_max_is_the_same_everywhere() {
         .env("OMC_RALPH_HARD_MAX", "3")
         .run();
     assert_eq!(
-        system_message(&out),
+        out.system_message(),
         "omc-hooks: ralph stopped at its limit of 3 iterations; the run is over and the task may not be finished. Start a new run to continue."
     );
     assert_eq!(
@@ -667,7 +660,7 @@ fn configuration_errors_are_named_once_and_the_rest_applies() {
         ))
         .cwd(p.path())
         .run();
-    let note = system_message(&first);
+    let note = first.system_message();
     assert!(
         note.starts_with(&format!("omc-hooks: {file} has 2 error(s) — `keyword`: unknown key (did you mean `keywords`?) (and 1 more).")),
         "{note}"
@@ -676,7 +669,7 @@ fn configuration_errors_are_named_once_and_the_rest_applies() {
     let out = prompt(&p, "s1", "ralph fix the parser with tdd").run();
     out.expect_context("[MAGIC KEYWORD: RALPH]");
     assert!(!out.context().contains("TDD"), "{}", out.context());
-    assert_eq!(system_message(&out), "", "told once per session");
+    assert_eq!(out.system_message(), "", "told once per session");
     assert_eq!(state(&p, "s1", "ralph").unwrap()["max_iterations"], 100);
     assert!(
         stop(&p, "s1", "more to do")
@@ -688,12 +681,22 @@ fn configuration_errors_are_named_once_and_the_rest_applies() {
     let notices = p.read_json(".omc/state/sessions/s1/notices.json").unwrap();
     assert_valid("notices", &notices);
     // Another session is told too; a changed set of problems is told again.
-    assert!(system_message(&prompt(&p, "s2", "hello").run()).contains("has 2 error(s)"));
+    assert!(
+        prompt(&p, "s2", "hello")
+            .run()
+            .system_message()
+            .contains("has 2 error(s)")
+    );
     p.write_json(
         ".omc/config.json",
         &json!({"autopilot": {"max_iterations": "x"}}),
     );
-    assert!(system_message(&prompt(&p, "s1", "hello").run()).contains("has 1 error(s)"));
+    assert!(
+        prompt(&p, "s1", "hello")
+            .run()
+            .system_message()
+            .contains("has 1 error(s)")
+    );
     let out = prompt(&p, "s1", "autopilot build a CLI").run();
     out.expect_context("(at most 30 continuations)");
 }
@@ -720,7 +723,7 @@ fn invalid_json_is_named_and_nothing_of_it_is_used() {
     let out = prompt(&p, "s1", "ralph fix the tests").run();
     out.expect_context("RALPH mode is on");
     assert!(
-        system_message(&out).contains("not valid JSON"),
+        out.system_message().contains("not valid JSON"),
         "{}",
         out.stdout
     );
@@ -807,7 +810,7 @@ fn a_blocked_model_asking_the_user_pauses_the_run_and_the_next_prompt_resumes_it
         out.stdout
     );
     assert_eq!(
-        system_message(&out),
+        out.system_message(),
         "omc-hooks: ralph is waiting for you — the model asked you a question. Answer and it carries on with your next message (or type cancelomc to end it)."
     );
     let s = state(&p, "s1", "ralph").unwrap();
@@ -836,7 +839,10 @@ fn a_blocked_model_asking_the_user_pauses_the_run_and_the_next_prompt_resumes_it
 
     // The marker hands back too; a question followed by more work does not.
     let out = stop(&p, "s1", "<omc-needs-input/> I need the staging API key.").run();
-    assert!(system_message(&out).contains("the model says it needs your input"));
+    assert!(
+        out.system_message()
+            .contains("the model says it needs your input")
+    );
     prompt(&p, "s1", "here it is").run().expect_valid();
     let out = stop(
         &p,
@@ -876,7 +882,7 @@ fn a_protected_skill_asking_the_user_waits_without_spending_a_reinforcement() {
     .run();
     assert!(out.json().get("decision").is_none(), "{}", out.stdout);
     assert_eq!(
-        system_message(&out),
+        out.system_message(),
         "omc-hooks: the `plan` skill is waiting for you — the model asked you a question. Answer and it carries on with your next message (or type cancelomc to end it)."
     );
     let stack = p

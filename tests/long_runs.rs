@@ -165,10 +165,7 @@ fn note(out: &Outcome) -> String {
     if out.stdout.trim().is_empty() {
         return String::new();
     }
-    out.json()["systemMessage"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
+    out.system_message()
 }
 
 fn ralph(p: &Project, sid: &str) -> Value {

@@ -780,10 +780,7 @@ fn quoted_remember_tags_are_no_notes_and_a_priority_note_is_told_and_listed() {
             "{quoted}\n\n<remember priority>Deploys need the VPN up</remember>"
         )),
     );
-    let told = out.json()["systemMessage"]
-        .as_str()
-        .unwrap_or("")
-        .to_string();
+    let told = out.system_message();
     assert!(
         told.contains("Priority Context") && told.contains("  - Deploys need the VPN up"),
         "{}",
@@ -1022,10 +1019,7 @@ fn a_run_untouched_for_three_hours_is_ended_at_session_start_with_a_word() {
     assert_has(&ctx, "[RALPH LOOP ENDED AS STALE]");
     assert_has(&ctx, "fix the flaky parser tests");
     assert_lacks(&ctx, "RESTORED");
-    let msg = out.json()["systemMessage"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let msg = out.system_message();
     assert!(
         msg.contains("ralph run untouched since") && msg.contains("ended as stale"),
         "{msg}"

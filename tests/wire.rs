@@ -254,10 +254,7 @@ fn an_unreadable_switch_is_said_once_and_never_silently_ignored() {
     };
     let first = turn("ralph fix the flaky parser tests");
     assert!(first.context().contains("[MAGIC KEYWORD: RALPH]"));
-    let msg = first.json()["systemMessage"]
-        .as_str()
-        .unwrap_or("")
-        .to_string();
+    let msg = first.system_message();
     assert!(
         msg.starts_with("omc-hooks: OMC_SKIP_HOOKS: 'stpo' names no hook (one of session-start,"),
         "{msg}"

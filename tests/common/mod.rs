@@ -288,6 +288,14 @@ impl Outcome {
         serde_json::from_str(self.stdout.trim()).expect("stdout is JSON")
     }
 
+    /// The `systemMessage` (what the person is shown), or "" when absent.
+    pub fn system_message(&self) -> String {
+        self.json()["systemMessage"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    }
+
     /// The `additionalContext`, or "" when absent.
     pub fn context(&self) -> String {
         self.json()["hookSpecificOutput"]["additionalContext"]

@@ -21,12 +21,7 @@ fn doctor_names_the_line_and_a_bad_entry_disables_only_itself() {
     let out = s.bash("ls");
     assert_eq!(denied(&out).as_deref(), Some("the good one"));
     // It is announced once, in the session.
-    assert!(
-        out.json()["systemMessage"]
-            .as_str()
-            .unwrap_or("")
-            .contains("2 hook entries disabled")
-    );
+    assert!(out.system_message().contains("2 hook entries disabled"));
     let (code, doctor, _) = s.cli(&["doctor"]);
     assert_eq!(code, 1, "{doctor}");
     assert_has(

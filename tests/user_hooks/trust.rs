@@ -22,10 +22,7 @@ fn an_untrusted_project_file_never_runs_trusting_runs_it_editing_stops_it() {
     // Untrusted: no command runs, on any event, and the person is told once per session.
     let first = s.bash("ls");
     assert!(!s.root().join("marker-1").exists());
-    let msg = first.json()["systemMessage"]
-        .as_str()
-        .unwrap_or("")
-        .to_string();
+    let msg = first.system_message();
     assert!(
         msg.contains("is not trusted") && msg.contains("omc-hooks trust"),
         "{msg}"
@@ -71,10 +68,7 @@ fn an_untrusted_project_file_never_runs_trusting_runs_it_editing_stops_it() {
     std::fs::write(&hooks, marker_file(&s, "marker-2")).unwrap();
     let out = s.bash("ls");
     assert!(!s.root().join("marker-2").exists());
-    let msg = out.json()["systemMessage"]
-        .as_str()
-        .unwrap_or("")
-        .to_string();
+    let msg = out.system_message();
     assert_has(&msg, "has changed since you trusted it");
     let (_, status, _) = s.cli(&["status", "--json"]);
     let v: Value = serde_json::from_str(&status).unwrap();
@@ -604,10 +598,7 @@ fn the_next_session_start_tells_the_person_the_hooks_were_trusted() {
             .payload(p)
             .run();
         out.expect_valid();
-        out.json()["systemMessage"]
-            .as_str()
-            .unwrap_or("")
-            .to_string()
+        out.system_message()
     };
     let said = start("before-trust");
     assert_lacks(&said, "was trusted since");

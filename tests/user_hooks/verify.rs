@@ -53,13 +53,6 @@ fn ralph(s: &Setup, sid: &str) -> Value {
     v
 }
 
-fn system_message(out: &Outcome) -> String {
-    out.json()["systemMessage"]
-        .as_str()
-        .unwrap_or("")
-        .to_string()
-}
-
 /// What the hook hands the model: every answer field but the person's `systemMessage`.
 fn to_model(out: &Outcome) -> String {
     let mut v = out.json();
@@ -79,7 +72,7 @@ fn an_untrusted_repository_verify_command_never_reaches_the_model_until_trusted(
     // command), the model is never told to run it, and a claim ends the run not verified.
     let started = start(&s, "v1");
     assert_eq!(ralph(&s, "v1")["active"], true);
-    let told = system_message(&started);
+    let told = started.system_message();
     assert!(
         told.contains("`verify`: 1 command") && told.contains("are not trusted by you"),
         "{told}"
@@ -93,7 +86,7 @@ fn an_untrusted_repository_verify_command_never_reaches_the_model_until_trusted(
     let out = claim(&s, "v1");
     assert!(!out.stdout.contains("evil.example"), "{}", out.stdout);
     assert_ne!(out.json()["decision"], "block", "{}", out.stdout);
-    assert!(!system_message(&out).contains("not trusted"), "told once");
+    assert!(!out.system_message().contains("not trusted"), "told once");
     let r = ralph(&s, "v1");
     assert_eq!(
         (
@@ -124,7 +117,7 @@ fn an_untrusted_repository_verify_command_never_reaches_the_model_until_trusted(
     assert_eq!(code, 0, "{shown}");
     assert_has(&shown, &format!("verify: {EVIL}"));
     let started = start(&s, "v2");
-    assert_eq!(system_message(&started), "", "{}", started.stdout);
+    assert_eq!(started.system_message(), "", "{}", started.stdout);
     let out = claim(&s, "v2");
     assert_eq!(out.json()["decision"], "block", "{}", out.stdout);
     let reason = to_model(&out);
@@ -155,7 +148,7 @@ fn an_untrusted_repository_verify_command_never_reaches_the_model_until_trusted(
         &json!({"verify": [EVIL, "python3 check.py"]}),
     );
     let started = start(&s, "v3");
-    let told = system_message(&started);
+    let told = started.system_message();
     assert!(
         told.contains("`verify`: 2 commands") && told.contains("changed since you trusted them"),
         "{told}"
