@@ -7,7 +7,7 @@
 //! crashing, hanging or babbling binary is one diagnostic, never a thrown hook, a blocked call
 //! or a held session. The real clients run the same file in `e2e_plugins`.
 
-use crate::common::{BIN, Project};
+use crate::common::{BIN, Project, assert_exit_ok};
 use serde_json::{Value, json};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -349,12 +349,7 @@ fn host(kind: &str, plugin: &Path, cwd: &Path, steps: Value) -> Value {
         .write_all(steps.to_string().as_bytes())
         .unwrap();
     let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "the host failed: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit_ok(&out);
     serde_json::from_slice(&out.stdout).unwrap()
 }
 

@@ -4,6 +4,7 @@
 //! plugin's `bin/<target>/` for this machine (linked for next time), PATH, `~/.cargo/bin` —
 //! pass stdin and the subcommand through, and, with no binary anywhere, exit 0 with one message.
 
+use crate::common::assert_exit_ok;
 use crate::common::assert_has;
 use serde_json::Value;
 use std::io::Write;
@@ -287,11 +288,7 @@ fn the_npm_launcher_maps_each_platform_to_its_package_and_binary() {
         .arg(&js)
         .output()
         .expect("node");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit_ok(&out);
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         "@omc-hooks/linux-x64 bin/omc-hooks\n\

@@ -6,7 +6,7 @@
 //! ends the run; `status`, `mode show` and the status line show what bounds it.
 
 use crate::common::command_in;
-use crate::common::{BIN, Hook, Outcome, Project};
+use crate::common::{BIN, Hook, Outcome, Project, assert_exit_ok};
 use crate::common::{assert_has, assert_lacks};
 use crate::schema::assert_valid;
 use serde_json::{Value, json};
@@ -572,11 +572,7 @@ fn mode_start_takes_the_same_budget_words() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{text} {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit_ok(&out);
     assert_has(&text, "(iteration 1/5, time budget 1 h 30 min)");
     let s = ralph(&p, "s9");
     assert_eq!(s["prompt"], "port the cli");

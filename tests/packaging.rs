@@ -5,6 +5,7 @@
 //! checksum stops it; `packaging/npm-publish.sh` publishes platform packages first and refuses
 //! an incomplete set. (The packages installed and run: `e2e_npm`.) Needs bash, Node.js and npm.
 
+use crate::common::assert_exit_ok;
 use crate::common::assert_has;
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -254,12 +255,7 @@ fn npm_pack_turns_release_archives_into_one_package_per_target_and_the_launcher(
     }
     let out_dir = d.path().join("npm");
     let out = pack(&out_dir, &[&artifacts]);
-    assert!(
-        out.status.success(),
-        "{}\n{}",
-        text(&out.stdout),
-        text(&out.stderr)
-    );
+    assert_exit_ok(&out);
     let n = bodies.len();
     assert!(
         bodies.iter().any(|(p, _)| p == "win32-x64"),

@@ -492,7 +492,8 @@ pub fn assert_exit_ok(out: &std::process::Output) {
     assert_eq!(
         out.status.code(),
         Some(0),
-        "{}",
+        "stdout: {}\nstderr: {}",
+        String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
 }
@@ -551,12 +552,7 @@ pub fn trust_as_person(project: &Path, config_home: &Path) {
         cmd.env_remove(var);
     }
     let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "trust --yes: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit_ok(&out);
 }
 
 /// Asserts that `text` contains `needle`, showing both when it does not.
