@@ -31,14 +31,7 @@ fn a_blocking_script_blocks_the_tool_call_with_its_reason() {
     );
     // OMC's name for its pre-tool script switches off our work in that hook, not the
     // person's own blocking rules (issue 43).
-    let mut p = crate::common::payload("PreToolUse", super::SID, s.root());
-    p["tool_name"] = json!("Bash");
-    p["tool_input"] = json!({"command": "rm -rf /"});
-    let out = s
-        .hook("pre-tool-use")
-        .env("OMC_SKIP_HOOKS", "pre-tool-enforcer")
-        .payload(p)
-        .run();
+    let out = s.bash_with("rm -rf /", &[("OMC_SKIP_HOOKS", "pre-tool-enforcer")]);
     assert_eq!(
         denied(&out).as_deref(),
         Some("no rm -rf here"),

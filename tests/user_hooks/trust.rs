@@ -567,14 +567,10 @@ fn the_pre_tool_hook_refuses_a_call_that_would_run_trust() {
     }
     // OMC's name for its own pre-tool script switches our guards off, not this one (a cloned
     // repository's settings can set it).
-    let mut p = common::payload("PreToolUse", SID, s.root());
-    p["tool_name"] = json!("Bash");
-    p["tool_input"] = json!({"command": "omc-hooks trust --yes"});
-    let out = s
-        .hook("pre-tool-use")
-        .env("OMC_SKIP_HOOKS", "pre-tool-enforcer")
-        .payload(p)
-        .run();
+    let out = s.bash_with(
+        "omc-hooks trust --yes",
+        &[("OMC_SKIP_HOOKS", "pre-tool-enforcer")],
+    );
     assert!(denied(&out).is_some(), "{}", out.stdout);
 }
 
