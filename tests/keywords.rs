@@ -71,11 +71,7 @@ fn questions_and_mentions_inject_nothing_and_write_nothing() {
     ] {
         prompt(&p, "s1", text).run().expect_noop();
     }
-    assert!(
-        p.files().iter().all(|f| !f.ends_with("-state.json")),
-        "{:?}",
-        p.files()
-    );
+    p.assert_no_file(|f| f.ends_with("-state.json"));
 }
 
 #[test]
@@ -276,11 +272,7 @@ fn outside_a_run_a_stop_starts_nothing_and_a_limit_on_the_loop_is_not_a_stop() {
     ] {
         prompt(&p, "s1", text).run().expect_noop();
     }
-    assert!(
-        p.files().iter().all(|f| !f.ends_with("-state.json")),
-        "{:?}",
-        p.files()
-    );
+    p.assert_no_file(|f| f.ends_with("-state.json"));
 
     // during a run, a limit on the loop neither ends it nor restarts it
     prompt(&p, "s1", "ralph fix the tests").run().expect_valid();

@@ -1041,13 +1041,7 @@ fn a_run_untouched_for_three_hours_is_ended_at_session_start_with_a_word() {
         "{}",
         out.stdout
     );
-    assert!(
-        out.json()["systemMessage"]
-            .as_str()
-            .is_some_and(|m| m.contains("ended as stale")),
-        "{}",
-        out.stdout
-    );
+    assert_has(&out.system_message(), "ended as stale");
     let state = p
         .read_json(".omc/state/sessions/gone/ralph-state.json")
         .unwrap();

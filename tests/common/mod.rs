@@ -88,6 +88,13 @@ impl Project {
     }
 
     /// Every file under the project (relative paths), `.git` excluded.
+    /// No file of the project answers `is` (the files are shown when one does).
+    #[track_caller]
+    pub fn assert_no_file(&self, is: impl Fn(&str) -> bool) {
+        let files = self.files();
+        assert!(!files.iter().any(|f| is(f)), "{files:?}");
+    }
+
     pub fn files(&self) -> Vec<String> {
         let mut out = Vec::new();
         walk(self.path(), self.path(), &mut out);
