@@ -704,12 +704,10 @@ fn configuration_errors_are_named_once_and_the_rest_applies() {
 #[test]
 fn invalid_json_is_named_and_nothing_of_it_is_used() {
     let p = Project::new();
-    std::fs::create_dir_all(p.omc()).unwrap();
-    std::fs::write(
-        p.omc().join("config.json"),
+    p.write_omc(
+        "config.json",
         b"{\"keywords\": {\"disabled\": [\"ralph\"]},}",
-    )
-    .unwrap();
+    );
     let (code, text, _) = cli(p.path(), &["doctor"], &[]);
     assert_eq!(code, 1);
     assert_has(

@@ -316,12 +316,7 @@ fn session_start_respects_the_budget_and_marks_what_it_cut() {
     let p = Project::new();
     seed_ralph(&p, "s1", 2);
     let big = "Remember this. ".repeat(400); // 6000 chars of Priority Context
-    std::fs::create_dir_all(p.omc()).unwrap();
-    std::fs::write(
-        p.omc().join("notepad.md"),
-        format!("## Priority Context\n{big}\n"),
-    )
-    .unwrap();
+    p.write_omc("notepad.md", format!("## Priority Context\n{big}\n"));
     let facts: Vec<Value> = (0..40)
         .map(|i| json!({"text": format!("fact number {i} {}", "x".repeat(300))}))
         .collect();

@@ -292,12 +292,10 @@ fn no_diagnostic_says_omc_hooks_twice() {
     // Issue 30, item 10: notices also shown to the person carry the prefix already.
     let p = Project::new();
     let config = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(p.omc()).unwrap();
-    std::fs::write(
-        p.omc().join("hooks.toml"),
+    p.write_omc(
+        "hooks.toml",
         "[[hooks]]\nevent = \"stop\"\ntype = \"script\"\ncommand = \"true\"\n",
-    )
-    .unwrap();
+    );
     std::fs::write(
         p.omc().join("config.json"),
         r#"{"ralph": {"max_iterations": "x"}}"#,

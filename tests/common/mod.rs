@@ -75,6 +75,12 @@ impl Project {
     }
 
     /// Writes a JSON file relative to the project.
+    /// Writes `name` in the project's `.omc` (made if missing) with `contents`.
+    pub fn write_omc(&self, name: &str, contents: impl AsRef<[u8]>) {
+        std::fs::create_dir_all(self.omc()).unwrap();
+        std::fs::write(self.omc().join(name), contents).unwrap();
+    }
+
     pub fn write_json(&self, rel: &str, value: &Value) {
         let p = self.path().join(rel);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
