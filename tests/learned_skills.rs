@@ -44,11 +44,7 @@ fn a_trigger_in_the_persons_words_gives_the_skill_once_per_session() {
         "once the PR is merged, deploy to staging please",
     );
     let ctx = out.context();
-    assert!(
-        ctx.contains("[LEARNED SKILL: deploy-staging]"),
-        "{ctx}\n{}",
-        out.stderr
-    );
+    out.expect_context("[LEARNED SKILL: deploy-staging]");
     assert_has(&ctx, "make deploy ENV=staging");
     let given: Value = serde_json::from_slice(
         &std::fs::read(p.session_dir(SID).join("skills-given.json")).unwrap(),

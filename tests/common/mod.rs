@@ -335,7 +335,11 @@ impl Outcome {
     pub fn expect_context(&self, needle: &str) -> &Outcome {
         self.expect_valid();
         let ctx = self.context();
-        assert!(ctx.contains(needle), "context lacks {needle:?}: {ctx}");
+        assert!(
+            ctx.contains(needle),
+            "context lacks {needle:?}: {ctx}\nstderr: {}",
+            self.stderr
+        );
         self
     }
 }

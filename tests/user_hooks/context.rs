@@ -42,11 +42,7 @@ fn a_template_beside_a_script_comes_with_the_scripts_own_answer() {
     ));
     let out = s.bash("ls");
     let ctx = out.context();
-    assert!(
-        ctx.contains("checked Bash at turn"),
-        "{ctx}\n{}",
-        out.stderr
-    );
+    out.expect_context("checked Bash at turn");
     assert_has(&ctx, "from the script");
     // Not an unknown key: nothing said about a disabled entry.
     assert!(!out.stderr.contains("disabled"), "{}", out.stderr);
