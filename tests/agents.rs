@@ -7,6 +7,8 @@
 //! checkpoints a change; a run suspended in one agent resumes in another; and the agent each
 //! session runs in is recorded and shown.
 
+use crate::common::assert_has;
+use crate::common::command_in;
 use crate::common::{BIN, Hook, Outcome, Project};
 use crate::schema::assert_valid;
 use serde_json::{Value, json};
@@ -507,9 +509,9 @@ fn failed_commands_escalate_from_the_post_tool_event() {
             "PostToolUse"
         );
         if i < 5 {
-            assert!(ctx.contains(&format!("[TOOL ERROR - RETRY {i}]")), "{ctx}");
+            assert_has(&ctx, &format!("[TOOL ERROR - RETRY {i}]"));
         } else {
-            assert!(ctx.contains("has failed 5 times"), "{ctx}");
+            assert_has(&ctx, "has failed 5 times");
         }
     }
     let rec = p
@@ -881,11 +883,9 @@ fn status_shows_the_agent_of_each_session() {
         ),
     )
     .expect_valid();
-    let out = Command::new(BIN)
+    let out = command_in(p.path())
         .args(["status", "--json"])
-        .current_dir(p.path())
         .env("OMC_NOW_MS", "1796305500000")
-        .env_remove("CLAUDE_PROJECT_DIR")
         .output()
         .unwrap();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -899,16 +899,14 @@ fn status_shows_the_agent_of_each_session() {
     };
     assert_eq!(agent_of("g-st"), Some(json!("gemini")), "{v:#}");
     assert_eq!(agent_of("x-st"), Some(json!("codex")), "{v:#}");
-    let text = Command::new(BIN)
+    let text = command_in(p.path())
         .arg("status")
-        .current_dir(p.path())
         .env("OMC_NOW_MS", "1796305500000")
-        .env_remove("CLAUDE_PROJECT_DIR")
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&text.stdout);
-    assert!(text.contains("Gemini CLI"), "{text}");
-    assert!(text.contains("Codex CLI"), "{text}");
+    assert_has(&text, "Gemini CLI");
+    assert_has(&text, "Codex CLI");
 }
 
 #[test]
@@ -1041,27 +1039,25 @@ fn doctor_reports_hooks_installed_for_the_wrong_agent_from_the_trace() {
             .run()
             .expect_valid();
     }
-    let out = Command::new(BIN)
+    let out = command_in(p.path())
         .arg("doctor")
-        .current_dir(p.path())
         .env("OMC_TRACE_FILE", &trace)
         .env("HOME", p.path())
         .env("PATH", "/usr/bin:/bin")
-        .env_remove("CLAUDE_PROJECT_DIR")
         .env_remove("CLAUDE_CONFIG_DIR")
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
-    assert!(
-        text.contains("2 hook run(s) read, 1 with a payload from another agent"),
-        "{text}"
+    assert_has(
+        &text,
+        "2 hook run(s) read, 1 with a payload from another agent",
     );
-    assert!(
-        text.contains("1 payload(s) to hooks installed for claude (stop) look like gemini's"),
-        "{text}"
+    assert_has(
+        &text,
+        "1 payload(s) to hooks installed for claude (stop) look like gemini's",
     );
-    assert!(text.contains("install --agent gemini"), "{text}");
+    assert_has(&text, "install --agent gemini");
 
     // GitHub Copilot CLI running Claude Code's own entries (it runs a project's
     // .claude/settings.json): they stand down, and doctor says so as a note, not a problem.
@@ -1076,13 +1072,11 @@ fn doctor_reports_hooks_installed_for_the_wrong_agent_from_the_trace() {
         .env("OMC_TRACE_FILE", &trace.to_string_lossy())
         .run();
     out.expect_noop();
-    let out = Command::new(BIN)
+    let out = command_in(p.path())
         .arg("doctor")
-        .current_dir(p.path())
         .env("OMC_TRACE_FILE", &trace)
         .env("HOME", p.path())
         .env("PATH", "/usr/bin:/bin")
-        .env_remove("CLAUDE_PROJECT_DIR")
         .env_remove("CLAUDE_CONFIG_DIR")
         .output()
         .unwrap();

@@ -6,6 +6,7 @@
 //! the hooks in that agent's format. Kimi CLI's TOML block and Cline's folder of hook scripts
 //! have a test each.
 
+use crate::common::assert_has;
 use crate::common::{BIN, Project};
 use serde_json::{Value, json};
 use std::os::unix::fs::PermissionsExt;
@@ -381,25 +382,22 @@ fn codex_gets_its_feature_switch_only_when_its_version_needs_it() {
         p.path(),
         &[("PATH", &path)],
     ));
-    assert!(
-        text.contains("added `[features] codex_hooks = true`"),
-        "{text}"
-    );
+    assert_has(&text, "added `[features] codex_hooks = true`");
     let edited = std::fs::read_to_string(&config).unwrap();
     assert!(
         edited.starts_with("# my Codex settings\nmodel = \"gpt-5\"   # keep this comment\n"),
         "{edited}"
     );
-    assert!(
-        edited.contains("plugins = false\ncodex_hooks = true # added by omc-hooks install"),
-        "{edited}"
+    assert_has(
+        &edited,
+        "plugins = false\ncodex_hooks = true # added by omc-hooks install",
     );
     let again = ok(&omc(
         &["install", "--agent", "codex"],
         p.path(),
         &[("PATH", &path)],
     ));
-    assert!(again.contains("nothing changed"), "{again}");
+    assert_has(&again, "nothing changed");
     assert_eq!(std::fs::read_to_string(&config).unwrap(), edited);
     ok(&omc(
         &["uninstall", "--agent", "codex"],
@@ -449,7 +447,7 @@ fn codex_gets_its_feature_switch_only_when_its_version_needs_it() {
         p.path(),
         &[("PATH", &path)],
     ));
-    assert!(text.contains("[features] hooks = false"), "{text}");
+    assert_has(&text, "[features] hooks = false");
     assert_eq!(
         std::fs::read_to_string(&config).unwrap(),
         "[features]\nhooks = false\n"
@@ -458,7 +456,7 @@ fn codex_gets_its_feature_switch_only_when_its_version_needs_it() {
     // No codex on PATH: a note, nothing written to config.toml.
     let p = Project::new();
     let text = ok(&omc(&["install", "--agent", "codex"], p.path(), &[]));
-    assert!(text.contains("no `codex` on PATH"), "{text}");
+    assert_has(&text, "no `codex` on PATH");
     assert!(text.contains("/hooks"), "the trust note: {text}");
     assert!(!p.path().join(".codex/config.toml").exists());
 }
@@ -583,15 +581,9 @@ fn doctor_checks_the_other_agents_installs() {
     let doctor = |p: &Project| omc(&["doctor"], p.path(), &env);
     let out = doctor(&p);
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        text.contains(".gemini/settings.json: installed, 7 of 7 hooks"),
-        "{text}"
-    );
-    assert!(
-        text.contains(".codex/hooks.json: installed, 10 of 10 hooks"),
-        "{text}"
-    );
-    assert!(text.contains("trust the omc-hooks entries"), "{text}");
+    assert_has(&text, ".gemini/settings.json: installed, 7 of 7 hooks");
+    assert_has(&text, ".codex/hooks.json: installed, 10 of 10 hooks");
+    assert_has(&text, "trust the omc-hooks entries");
     // Gemini's switch off, a hook removed by hand: both named, with the fix.
     let f = p.path().join(".gemini/settings.json");
     let mut v = read(&f);
@@ -601,32 +593,20 @@ fn doctor_checks_the_other_agents_installs() {
     let out = doctor(&p);
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert_eq!(out.status.code(), Some(1), "{text}");
-    assert!(
-        text.contains("lacks the Gemini CLI hooks pre-compact"),
-        "{text}"
-    );
-    assert!(
-        text.contains("\"hooksConfig\": {\"enabled\": false}"),
-        "{text}"
-    );
-    assert!(text.contains("install --agent gemini' again"), "{text}");
+    assert_has(&text, "lacks the Gemini CLI hooks pre-compact");
+    assert_has(&text, "\"hooksConfig\": {\"enabled\": false}");
+    assert_has(&text, "install --agent gemini' again");
 
     // A Claude-format client in its own folder: the same check, and Qoder's off switch.
     ok(&omc(&["install", "--agent", "qoder"], p.path(), &env));
     let text = String::from_utf8_lossy(&doctor(&p).stdout).into_owned();
-    assert!(
-        text.contains(".qoder/settings.json: installed, 11 of 11 hooks"),
-        "{text}"
-    );
+    assert_has(&text, ".qoder/settings.json: installed, 11 of 11 hooks");
     let f = p.path().join(".qoder/settings.json");
     let mut v = read(&f);
     v["disableAllHooks"] = json!(true);
     std::fs::write(&f, serde_json::to_string_pretty(&v).unwrap()).unwrap();
     let text = String::from_utf8_lossy(&doctor(&p).stdout).into_owned();
-    assert!(
-        text.contains(".qoder/settings.json: \"disableAllHooks\": true"),
-        "{text}"
-    );
+    assert_has(&text, ".qoder/settings.json: \"disableAllHooks\": true");
 }
 
 #[test]
@@ -637,7 +617,7 @@ fn status_all_lists_a_project_installed_for_another_agent() {
     let registry = data.path().join("omc-hooks/installs.json");
     let p = Project::new();
     let out = ok(&omc(&["install", "--agent", "gemini"], p.path(), &env));
-    assert!(out.contains("status --all"), "{out}");
+    assert_has(&out, "status --all");
     let reg = read(&registry);
     let noted = reg["agent_installs"].as_array().unwrap();
     assert_eq!(noted.len(), 1, "{reg}");
@@ -717,7 +697,7 @@ fn kimi_gets_its_hooks_in_its_config_toml_and_back_byte_for_byte() {
         p.path(),
         &env,
     ));
-    assert!(text.contains("Installed omc-hooks for Kimi CLI"), "{text}");
+    assert_has(&text, "Installed omc-hooks for Kimi CLI");
     let installed = std::fs::read_to_string(&file).unwrap();
     assert!(installed.starts_with(original));
     let doc: toml_edit::DocumentMut = installed.parse().unwrap();
@@ -752,7 +732,7 @@ fn kimi_gets_its_hooks_in_its_config_toml_and_back_byte_for_byte() {
         p.path(),
         &env,
     ));
-    assert!(again.contains("nothing changed"), "{again}");
+    assert_has(&again, "nothing changed");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), installed);
     // The installed commands run the hooks, answered in Claude Code's format.
     let stop = hooks
@@ -772,7 +752,7 @@ fn kimi_gets_its_hooks_in_its_config_toml_and_back_byte_for_byte() {
         p.path(),
         &env,
     ));
-    assert!(out.contains("Removed 10"), "{out}");
+    assert_has(&out, "Removed 10");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), original);
     assert!(!share.join("omc-hooks-install.json").exists());
     let again = ok(&omc(
@@ -780,7 +760,7 @@ fn kimi_gets_its_hooks_in_its_config_toml_and_back_byte_for_byte() {
         p.path(),
         &env,
     ));
-    assert!(again.contains("not installed"), "{again}");
+    assert_has(&again, "not installed");
 
     // A file and folder install created go away with uninstall; doctor sees the install.
     let fresh = home.path().join(".kimi");
@@ -792,10 +772,7 @@ fn kimi_gets_its_hooks_in_its_config_toml_and_back_byte_for_byte() {
     ));
     assert!(fresh.join("config.toml").is_file());
     let doctor = String::from_utf8_lossy(&omc(&["doctor"], p.path(), &env).stdout).into_owned();
-    assert!(
-        doctor.contains(".kimi/config.toml: installed, 10 of 10 hooks"),
-        "{doctor}"
-    );
+    assert_has(&doctor, ".kimi/config.toml: installed, 10 of 10 hooks");
     ok(&omc(
         &["uninstall", "--agent", "kimi", "--user"],
         p.path(),
@@ -854,10 +831,7 @@ fn copilot_gets_a_hook_file_of_its_own_and_uninstall_gives_the_tree_back() {
         }
         let before = tree(p.path());
         let text = ok(&omc(&["install", "--agent", "copilot"], p.path(), &[]));
-        assert!(
-            text.contains("Installed omc-hooks for GitHub Copilot CLI"),
-            "{text}"
-        );
+        assert_has(&text, "Installed omc-hooks for GitHub Copilot CLI");
         assert!(
             text.contains("--trust-folder"),
             "the trust step is said: {text}"
@@ -901,10 +875,10 @@ fn copilot_gets_a_hook_file_of_its_own_and_uninstall_gives_the_tree_back() {
         assert_eq!(jsons, want);
         let installed = std::fs::read_to_string(&file).unwrap();
         let again = ok(&omc(&["install", "--agent", "copilot"], p.path(), &[]));
-        assert!(again.contains("nothing changed"), "{again}");
+        assert_has(&again, "nothing changed");
         assert_eq!(std::fs::read_to_string(&file).unwrap(), installed);
         let out = ok(&omc(&["uninstall", "--agent", "copilot"], p.path(), &[]));
-        assert!(out.contains("Removed"), "{out}");
+        assert_has(&out, "Removed");
         assert_eq!(
             tree(p.path()),
             before,
@@ -1008,11 +982,11 @@ fn copilots_installed_commands_answer_in_its_format_and_doctor_checks_them() {
     .unwrap();
     assert_eq!(a["decision"], "block", "{a}");
     let doctor = String::from_utf8_lossy(&omc(&["doctor"], p.path(), &env).stdout).into_owned();
-    assert!(
-        doctor.contains(".github/hooks/omc-hooks.json: installed, 10 of 10 hooks"),
-        "{doctor}"
+    assert_has(
+        &doctor,
+        ".github/hooks/omc-hooks.json: installed, 10 of 10 hooks",
     );
-    assert!(doctor.contains("--trust-folder"), "{doctor}");
+    assert_has(&doctor, "--trust-folder");
 }
 
 #[test]
@@ -1038,7 +1012,7 @@ fn cline_gets_one_script_per_event_and_the_folder_back_as_it_was() {
         p.path(),
         &[],
     ));
-    assert!(text.contains("Installed omc-hooks for Cline"), "{text}");
+    assert_has(&text, "Installed omc-hooks for Cline");
     let registry = Path::new(&data_home()).join("omc-hooks/installs.json");
     crate::schema::assert_valid("installs", &read(&registry));
     for r in &installed {
@@ -1068,7 +1042,7 @@ fn cline_gets_one_script_per_event_and_the_folder_back_as_it_was() {
         p.path(),
         &[],
     ));
-    assert!(again.contains("nothing changed"), "{again}");
+    assert_has(&again, "nothing changed");
     // The script Cline runs for PostToolUse answers a recorded failure in Cline's terms.
     let mut payload = read(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cline/PostToolUse-failed.json"),
@@ -1099,12 +1073,12 @@ fn cline_gets_one_script_per_event_and_the_folder_back_as_it_was() {
         "{answer}"
     );
     let doctor = String::from_utf8_lossy(&omc(&["doctor"], p.path(), &[]).stdout).into_owned();
-    assert!(
-        doctor.contains(&format!(
+    assert_has(
+        &doctor,
+        &format!(
             ".clinerules/hooks: installed, {n} of {n} hooks",
             n = installed.len()
-        )),
-        "{doctor}"
+        ),
     );
     // Uninstall: the very tree that was there, modes included.
     let out = ok(&omc(
@@ -1112,7 +1086,7 @@ fn cline_gets_one_script_per_event_and_the_folder_back_as_it_was() {
         p.path(),
         &[],
     ));
-    assert!(out.contains("Removed"), "{out}");
+    assert_has(&out, "Removed");
     std::fs::remove_dir_all(p.path().join(".omc")).ok();
     assert_eq!(tree(p.path()), before);
     let again = ok(&omc(
@@ -1120,7 +1094,7 @@ fn cline_gets_one_script_per_event_and_the_folder_back_as_it_was() {
         p.path(),
         &[],
     ));
-    assert!(again.contains("not installed"), "{again}");
+    assert_has(&again, "not installed");
 
     // A fresh project: the folders install made go again; the user scope follows CLINE_DIR.
     let fresh = Project::new();
@@ -1188,10 +1162,7 @@ fn status_all_says_which_terminal_a_run_lives_in() {
         }),
     );
     let text = ok(&omc(&["status", "--all"], p.path(), &env));
-    assert!(
-        text.contains("iTerm.app /dev/pts/7 WezTerm pane 7"),
-        "{text}"
-    );
+    assert_has(&text, "iTerm.app /dev/pts/7 WezTerm pane 7");
     let v: Value =
         serde_json::from_str(&ok(&omc(&["status", "--all", "--json"], p.path(), &env))).unwrap();
     assert_eq!(

@@ -7,7 +7,7 @@
 //! crashing, hanging or babbling binary is one diagnostic, never a thrown hook, a blocked call
 //! or a held session. The real clients run the same file in `e2e_plugins`.
 
-use crate::common::{BIN, Project};
+use crate::common::{BIN, Project, assert_exit_ok};
 use serde_json::{Value, json};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -51,6 +51,7 @@ fn ok(out: &Output) -> String {
     text
 }
 
+use crate::common::{assert_has, assert_lacks};
 use crate::install::snapshot;
 
 /// The `CONFIG` object of a plugin file.
@@ -289,24 +290,21 @@ fn a_moved_binary_is_written_in_again_and_doctor_names_what_is_wrong() {
     };
     let (code, text) = doctor();
     assert_eq!(code, Some(1), "{text}");
-    assert!(
-        text.contains("which is not an existing executable"),
-        "{text}"
-    );
+    assert_has(&text, "which is not an existing executable");
     // This binary writes itself in: updated, and doctor is content.
     let out = ok(&omc(&["install", "--agent", "opencode"], p.path(), &env));
-    assert!(out.contains("passes 9 events"), "{out}");
+    assert_has(&out, "passes 9 events");
     assert_eq!(
         config(&std::fs::read_to_string(&file).unwrap())["bin"],
         canonical_bin()
     );
     let (_, text) = doctor();
-    assert!(
-        text.contains(".opencode/plugins/omc-hooks.js: plugin installed, running"),
-        "{text}"
+    assert_has(
+        &text,
+        ".opencode/plugins/omc-hooks.js: plugin installed, running",
     );
-    assert!(!text.contains("not an existing executable"), "{text}");
-    assert!(!text.contains("another version"), "{text}");
+    assert_lacks(&text, "not an existing executable");
+    assert_lacks(&text, "another version");
     // A plugin another version wrote (its body differs): named, with the fix.
     let text_now = std::fs::read_to_string(&file).unwrap();
     std::fs::write(
@@ -316,16 +314,13 @@ fn a_moved_binary_is_written_in_again_and_doctor_names_what_is_wrong() {
     .unwrap();
     let (code, text) = doctor();
     assert_eq!(code, Some(1), "{text}");
-    assert!(
-        text.contains("written by another version of omc-hooks"),
-        "{text}"
-    );
+    assert_has(&text, "written by another version of omc-hooks");
     ok(&omc(&["install", "--agent", "opencode"], p.path(), &env));
     // Kilo Code loads .opencode/plugins too: both installed is every event twice there.
     ok(&omc(&["install", "--agent", "kilo"], p.path(), &env));
     let (code, text) = doctor();
     assert_eq!(code, Some(1), "{text}");
-    assert!(text.contains("Kilo Code loads both"), "{text}");
+    assert_has(&text, "Kilo Code loads both");
 }
 
 // ------------------------------------------------------------- the plugin in a host ----
@@ -354,12 +349,7 @@ fn host(kind: &str, plugin: &Path, cwd: &Path, steps: Value) -> Value {
         .write_all(steps.to_string().as_bytes())
         .unwrap();
     let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "the host failed: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit_ok(&out);
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -457,13 +447,10 @@ fn opencode_plugin_applies_the_binarys_answers() {
     for n in 1..=4 {
         let out = s[2 + n]["output"]["output"].as_str().unwrap();
         assert!(out.starts_with("make: *** no rule\n\n\n"), "{out}");
-        assert!(out.contains(&format!("[TOOL ERROR - RETRY {n}]")), "{out}");
+        assert_has(out, &format!("[TOOL ERROR - RETRY {n}]"));
     }
     let out = s[7]["output"]["output"].as_str().unwrap();
-    assert!(
-        out.contains("[TOOL ERROR - ALTERNATIVE APPROACH NEEDED]"),
-        "{out}"
-    );
+    assert_has(out, "[TOOL ERROR - ALTERNATIVE APPROACH NEEDED]");
     assert!(
         r["logs"].as_array().unwrap().is_empty(),
         "no diagnostic: {r:#}"

@@ -2,6 +2,7 @@
 //! real binary with HOME, CLAUDE_CONFIG_DIR and PATH pointed at throw-away directories and the
 //! working directory in a throw-away project.
 
+use crate::common::assert_has;
 use crate::common::{BIN, Project};
 use crate::schema::assert_valid;
 use serde_json::{Value, json};
@@ -224,8 +225,8 @@ fn status_shows_modes_guards_failures_and_suspended_runs() {
     let out = w.run(&["status"]);
     out.ok();
     let t = &out.stdout;
-    assert!(t.contains("session s1"), "{t}");
-    assert!(t.contains("session s2"), "{t}");
+    assert_has(t, "session s1");
+    assert_has(t, "session s2");
     assert!(
         !t.lines().any(|l| l.starts_with("session s3")) && !t.contains("session s4"),
         "{t}"
@@ -264,9 +265,9 @@ fn status_shows_modes_guards_failures_and_suspended_runs() {
         assert!(g.contains(part), "{part:?} in {g:?}");
     }
     let f = line("last failure");
-    assert!(
-        f.contains("Bash failed 3× (last 2m 00s ago): npm ERR! missing script: tset"),
-        "{f}"
+    assert_has(
+        &f,
+        "Bash failed 3× (last 2m 00s ago): npm ERR! missing script: tset",
     );
     let s = line("suspended");
     for part in ["autopilot", "iter 4/30", "\"build the CLI\""] {
@@ -521,18 +522,12 @@ fn doctor_is_happy_with_a_fresh_install() {
     let out = w.run(&["doctor"]);
     out.ok();
     let t = &out.stdout;
-    assert!(
-        t.contains(&format!("omc-hooks {}", env!("CARGO_PKG_VERSION"))),
-        "{t}"
-    );
-    assert!(t.contains("installed, 14 of 14 hooks"), "{t}");
-    assert!(t.contains(&format!("{} (ok)", this_binary())), "{t}");
-    assert!(t.contains("2.1.999 (Claude Code)"), "{t}");
-    assert!(
-        t.contains("1 session(s), 1 active run(s), 0 corrupt file(s)"),
-        "{t}"
-    );
-    assert!(t.contains("No problems found."), "{t}");
+    assert_has(t, &format!("omc-hooks {}", env!("CARGO_PKG_VERSION")));
+    assert_has(t, "installed, 14 of 14 hooks");
+    assert_has(t, &format!("{} (ok)", this_binary()));
+    assert_has(t, "2.1.999 (Claude Code)");
+    assert_has(t, "1 session(s), 1 active run(s), 0 corrupt file(s)");
+    assert_has(t, "No problems found.");
 }
 
 #[test]
@@ -567,22 +562,16 @@ fn doctor_finds_a_corrupt_file_and_a_broken_install() {
     let out = w.run(&["doctor"]);
     out.code(1);
     let t = &out.stdout;
-    assert!(t.contains("/gone/bin/omc-hooks (MISSING)"), "{t}");
-    assert!(t.contains("which is not an existing executable"), "{t}");
-    assert!(t.contains("fix: run 'omc-hooks install --user'"), "{t}");
-    assert!(
-        t.contains("ralph-state.json.corrupt-20261202T000000000Z"),
-        "{t}"
-    );
-    assert!(t.contains(".tmp-abc123"), "{t}");
-    assert!(t.contains("session s2 has a stale ralph run"), "{t}");
-    assert!(
-        t.contains("fix: end it: omc-hooks cancel --session s2"),
-        "{t}"
-    );
+    assert_has(t, "/gone/bin/omc-hooks (MISSING)");
+    assert_has(t, "which is not an existing executable");
+    assert_has(t, "fix: run 'omc-hooks install --user'");
+    assert_has(t, "ralph-state.json.corrupt-20261202T000000000Z");
+    assert_has(t, ".tmp-abc123");
+    assert_has(t, "session s2 has a stale ralph run");
+    assert_has(t, "fix: end it: omc-hooks cancel --session s2");
     assert!(!t.contains(".lock"), "lock files are fine: {t}");
-    assert!(t.contains("4 problems found"), "{t}");
-    assert!(t.contains("not found on PATH"), "{t}");
+    assert_has(t, "4 problems found");
+    assert_has(t, "not found on PATH");
     // Doctor changes nothing.
     assert!(
         dir.join("ralph-state.json.corrupt-20261202T000000000Z")
@@ -610,12 +599,9 @@ fn doctor_reports_hooks_that_run_a_script() {
     let out = w.run(&["doctor"]);
     out.code(1);
     let t = &out.stdout;
-    assert!(t.contains("omc-hooks (a script)"), "{t}");
-    assert!(
-        t.contains("a script that every hook starts before omc-hooks"),
-        "{t}"
-    );
-    assert!(t.contains("without --use-path"), "{t}");
+    assert_has(t, "omc-hooks (a script)");
+    assert_has(t, "a script that every hook starts before omc-hooks");
+    assert_has(t, "without --use-path");
 }
 
 #[test]
@@ -670,7 +656,7 @@ fn every_command_has_help_and_unknown_ones_fail() {
     // is a one-line no-op with exit 0 (see wire::unknown_subcommand_is_an_error_for_people_not_a_hook).
     let (code, text) = crate::common::at_terminal(&["frobnicate"]);
     assert_eq!(code, 2, "{text}");
-    assert!(text.contains("unknown command 'frobnicate'"), "{text}");
+    assert_has(&text, "unknown command 'frobnicate'");
     let out = w.run(&["frobnicate"]);
     out.code(0);
     assert!(

@@ -176,12 +176,7 @@ mod delegation {
     #[test]
     fn no_reminder_outside_team_and_autopilot() {
         let p = Project::new();
-        std::fs::create_dir_all(p.omc()).unwrap();
-        std::fs::write(
-            p.omc().join("config.json"),
-            r#"{"delegation": {"enforce": true}}"#,
-        )
-        .unwrap();
+        p.write_omc("config.json", r#"{"delegation": {"enforce": true}}"#);
         assert_eq!(write(&p, "src/main.rs", None), "");
         start(&p, "ralph fix the parser");
         assert_eq!(write(&p, "src/main.rs", None), "");

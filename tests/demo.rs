@@ -2,6 +2,7 @@
 //! hook subcommands; every milestone of the story must show in its output.
 
 use crate::common::BIN;
+use crate::common::assert_lacks;
 use std::process::Command;
 
 #[test]
@@ -54,7 +55,7 @@ fn the_demo_tells_the_whole_story() {
         ),
         "{text}"
     );
-    assert!(!text.contains("omc-hooks: omc-hooks:"), "{text}");
+    assert_lacks(&text, "omc-hooks: omc-hooks:");
 }
 
 fn demo_with_path(path: &str) -> String {

@@ -7,6 +7,7 @@
 //! PermissionDenied's are written from the field names in Claude Code 2.1.332's bundle, not
 //! recorded: neither fires in a headless run (tests/e2e/FINDINGS.md §18).
 
+use crate::common::assert_has;
 use crate::export::server::{Mode, Server};
 use crate::export::{flusher_pid, wait_until};
 use crate::user_hooks::{SID, Setup, diags, q};
@@ -123,10 +124,10 @@ fn an_api_error_hands_a_live_run_back_with_its_reason_in_the_run_the_report_and_
     let now = [("OMC_NOW_MS", "1796305560000")];
     let (code, status, err) = s.cli_with(&["status"], &now);
     assert_eq!(code, 0, "{err}");
-    assert!(status.contains("paused: API error: rate_limit"), "{status}");
+    assert_has(&status, "paused: API error: rate_limit");
     let (code, report, err) = s.cli_with(&["report", &format!("{SID}/ralph")], &now);
     assert_eq!(code, 0, "{err}");
-    assert!(report.contains("API error: rate_limit"), "{report}");
+    assert_has(&report, "API error: rate_limit");
     // One message: the run's hand-back with the error (not a second, run-less api-error).
     let got = delivered(&srv, &s, 1);
     assert!(

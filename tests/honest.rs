@@ -8,6 +8,7 @@
 //! duration from its SessionStart).
 
 use crate::common::{BIN, Hook, Outcome, Project, payload};
+use crate::common::{assert_has, assert_lacks};
 use crate::hardening::kit::{self, Mount};
 use crate::schema::{assert_valid, violations};
 use serde_json::{Value, json};
@@ -41,13 +42,6 @@ fn stop(p: &Project, sid: &str, message: &str) -> Hook {
             json!({"stop_hook_active": false, "last_assistant_message": message}),
         ))
         .cwd(p.path())
-}
-
-fn system_message(out: &Outcome) -> String {
-    out.json()["systemMessage"]
-        .as_str()
-        .unwrap_or("")
-        .to_string()
 }
 
 fn reason(out: &Outcome) -> String {
@@ -116,9 +110,9 @@ fn assert_reported(p: &Project, env: &[(&str, &str)], cause: &str, fix: &str) {
         ctx.starts_with("[MAGIC KEYWORD: RALPH]\n\n[RALPH NOT STARTED] omc-hooks could not save the ralph run because "),
         "{ctx}"
     );
-    assert!(ctx.contains(cause), "{ctx}");
-    assert!(!ctx.contains("RALPH mode is on"), "{ctx}");
-    assert!(!ctx.contains("Stop hook sends you back"), "{ctx}");
+    assert_has(&ctx, cause);
+    assert_lacks(&ctx, "RALPH mode is on");
+    assert_lacks(&ctx, "Stop hook sends you back");
     assert!(out.stderr.contains("cannot start ralph"), "{}", out.stderr);
 
     let mut h = Hook::new("pre-compact")
@@ -132,7 +126,7 @@ fn assert_reported(p: &Project, env: &[(&str, &str)], cause: &str, fix: &str) {
     }
     let out = h.run();
     out.expect_valid();
-    let note = system_message(&out);
+    let note = out.system_message();
     assert!(
         note.starts_with("omc-hooks checkpoint NOT saved before compaction, because "),
         "{note}"
@@ -141,18 +135,18 @@ fn assert_reported(p: &Project, env: &[(&str, &str)], cause: &str, fix: &str) {
 
     let (code, text, _) = cli(p.path(), &["doctor"], env);
     assert_eq!(code, 1, "{text}");
-    assert!(
-        text.contains(&format!("the hooks cannot write state, because {cause}")),
-        "{text}"
+    assert_has(
+        &text,
+        &format!("the hooks cannot write state, because {cause}"),
     );
-    assert!(text.contains(&format!("fix: {fix}")), "{text}");
-    assert!(!text.contains("No problems found"), "{text}");
+    assert_has(&text, &format!("fix: {fix}"));
+    assert_lacks(&text, "No problems found");
 
     let (code, text, _) = cli(p.path(), &["status"], env);
     assert_eq!(code, 0);
     assert!(text.starts_with("The hooks cannot write state: "), "{text}");
-    assert!(text.contains(cause), "{text}");
-    assert!(text.contains(&format!("fix: {fix}")), "{text}");
+    assert_has(&text, cause);
+    assert_has(&text, &format!("fix: {fix}"));
     let (_, json_text, _) = cli(p.path(), &["status", "--json"], env);
     let v: Value = serde_json::from_str(&json_text).unwrap();
     assert_eq!(v["state_writable"], false);
@@ -204,13 +198,10 @@ fn a_cancel_that_cannot_be_written_is_not_reported_as_done() {
         ctx.contains("NOT ended: ralph (because ") && ctx.contains("is on a read-only filesystem)"),
         "{ctx}"
     );
-    assert!(!ctx.contains("Nothing was running"), "{ctx}");
+    assert_lacks(&ctx, "Nothing was running");
     let (code, _, err) = cli(p.path(), &["cancel"], &[]);
     assert_eq!(code, 1, "{err}");
-    assert!(
-        err.contains("NOT cancelled in session s1: ralph (because "),
-        "{err}"
-    );
+    assert_has(&err, "NOT cancelled in session s1: ralph (because ");
     assert_eq!(state(&p, "s1", "ralph").unwrap()["active"], true);
 }
 
@@ -228,7 +219,7 @@ fn a_cancel_on_a_read_only_state_names_only_the_run_and_the_fix() {
     };
     let out = prompt(&p, "s1", "cancelomc").run();
     let ctx = out.context();
-    assert!(ctx.contains("NOT ended: ralph (because "), "{ctx}");
+    assert_has(&ctx, "NOT ended: ralph (because ");
     for other in [
         "autopilot",
         "ultrawork",
@@ -239,7 +230,7 @@ fn a_cancel_on_a_read_only_state_names_only_the_run_and_the_fix() {
     ] {
         assert!(!ctx.contains(other), "{other} has no run: {ctx}");
     }
-    let msg = system_message(&out);
+    let msg = out.system_message();
     assert!(
         msg.starts_with("omc-hooks: cancel could not end ralph (because ")
             && msg.contains("is on a read-only filesystem). Make the project writable")
@@ -253,7 +244,7 @@ fn a_cancel_on_a_read_only_state_names_only_the_run_and_the_fix() {
             && err.contains("Make the project writable"),
         "{err}"
     );
-    assert!(!err.contains("autopilot"), "{err}");
+    assert_lacks(&err, "autopilot");
     // The Stop hook does not continue a run it cannot record.
     stop(&p, "s1", "still working").run().expect_noop();
 }
@@ -280,7 +271,7 @@ fn a_cancel_on_a_full_disk_ends_the_run_for_good() {
     drop(f);
     let (code, out, err) = cli(p.path(), &["cancel"], &[]);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains("Cancelled in session s1: ralph."), "{out}");
+    assert_has(&out, "Cancelled in session s1: ralph.");
     assert!(
         out.contains("ralph's file could not be rewritten because the disk holding")
             && out.contains("so it was moved aside to"),
@@ -291,7 +282,7 @@ fn a_cancel_on_a_full_disk_ends_the_run_for_good() {
     std::fs::remove_file(&filler).unwrap();
     stop(&p, "s1", "still working").run().expect_noop();
     let (_, status, _) = cli(p.path(), &["status"], &[]);
-    assert!(status.contains("No active runs"), "{status}");
+    assert_has(&status, "No active runs");
 }
 
 #[test]
@@ -360,7 +351,7 @@ fn the_hard_max_is_the_same_everywhere() {
 
     let (_, text, _) = cli(p.path(), &["status"], &low);
     assert_eq!(text.matches("iter 1/3").count(), 2, "{text}");
-    assert!(!text.contains("/100"), "{text}");
+    assert_lacks(&text, "/100");
     let (_, json_text, _) = cli(p.path(), &["status", "--json"], &low);
     let v: Value = serde_json::from_str(&json_text).unwrap();
     assert_eq!(v["sessions"][0]["modes"][0]["max_iterations"], 3);
@@ -378,12 +369,12 @@ fn the_hard_max_is_the_same_everywhere() {
         );
     }
     let (_, shown, _) = cli(p.path(), &["mode", "show", "--session", "s1"], &low);
-    assert!(shown.contains("iteration 3/3"), "{shown}");
+    assert_has(&shown, "iteration 3/3");
     let out = stop(&p, "s1", "Progress; more to do.")
         .env("OMC_RALPH_HARD_MAX", "3")
         .run();
     assert_eq!(
-        system_message(&out),
+        out.system_message(),
         "omc-hooks: ralph stopped at its limit of 3 iterations; the run is over and the task may not be finished. Start a new run to continue."
     );
     assert_eq!(
@@ -450,7 +441,7 @@ fn mode_start_takes_the_session_its_agent_names() {
     start("inner", NOW + MIN);
     let (code, _, err) = cli(q.path(), &["mode", "start", "team", "x"], &[]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("several sessions are open"), "{err}");
+    assert_has(&err, "several sessions are open");
     for (env, want) in [
         (&[("QWEN_CODE_SESSION_ID", "outer")][..], "outer"),
         (&[("CODEX_THREAD_ID", "inner")][..], "inner"),
@@ -496,15 +487,15 @@ fn mode_start_finds_the_session_or_asks_for_it() {
         &[("CLAUDE_CODE_SESSION_ID", "abc-1")],
     );
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("session abc-1"), "{out}");
+    assert_has(&out, "session abc-1");
     assert!(state(&p, "abc-1", "team").is_some());
 
     // Without it, the one session open in the project (started, not ended).
     let q = Project::new();
     let (code, _, err) = cli(q.path(), &["mode", "start", "pipeline", "x"], &[]);
     assert_eq!(code, 1);
-    assert!(err.contains("no open session found"), "{err}");
-    assert!(err.contains("/omc-hooks:<mode> <task>"), "{err}");
+    assert_has(&err, "no open session found");
+    assert_has(&err, "/omc-hooks:<mode> <task>");
     for sid in ["old", "live"] {
         Hook::new("session-start")
             .payload(with(
@@ -530,7 +521,7 @@ fn mode_start_finds_the_session_or_asks_for_it() {
         &[],
     );
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("session live"), "{out}");
+    assert_has(&out, "session live");
     assert_eq!(
         state(&q, "live", "pipeline").unwrap()["prompt"],
         "lint, test, ship"
@@ -565,9 +556,9 @@ fn the_slash_commands_start_their_run_and_say_so() {
         ctx.starts_with("[OMC-HOOKS COMMAND: ULTRAQA]\n\nULTRAQA mode is on: QA cycles on the user's task until every test passes. Each time you try to stop before that, the Stop hook sends you back (at most 7 iterations; the run gives up after 10 failing cycles)."),
         "{ctx}"
     );
-    assert!(
-        ctx.contains(&format!("`{BIN} mode tests ultraqa passing --session s1`")),
-        "{ctx}"
+    assert_has(
+        &ctx,
+        &format!("`{BIN} mode tests ultraqa passing --session s1`"),
     );
     let s = state(&p, "s1", "ultraqa").unwrap();
     assert_eq!(
@@ -669,16 +660,16 @@ fn configuration_errors_are_named_once_and_the_rest_applies() {
         ))
         .cwd(p.path())
         .run();
-    let note = system_message(&first);
+    let note = first.system_message();
     assert!(
         note.starts_with(&format!("omc-hooks: {file} has 2 error(s) — `keyword`: unknown key (did you mean `keywords`?) (and 1 more).")),
         "{note}"
     );
-    assert!(note.contains("omc-hooks doctor"), "{note}");
+    assert_has(&note, "omc-hooks doctor");
     let out = prompt(&p, "s1", "ralph fix the parser with tdd").run();
     out.expect_context("[MAGIC KEYWORD: RALPH]");
     assert!(!out.context().contains("TDD"), "{}", out.context());
-    assert_eq!(system_message(&out), "", "told once per session");
+    assert_eq!(out.system_message(), "", "told once per session");
     assert_eq!(state(&p, "s1", "ralph").unwrap()["max_iterations"], 100);
     assert!(
         stop(&p, "s1", "more to do")
@@ -690,12 +681,22 @@ fn configuration_errors_are_named_once_and_the_rest_applies() {
     let notices = p.read_json(".omc/state/sessions/s1/notices.json").unwrap();
     assert_valid("notices", &notices);
     // Another session is told too; a changed set of problems is told again.
-    assert!(system_message(&prompt(&p, "s2", "hello").run()).contains("has 2 error(s)"));
+    assert!(
+        prompt(&p, "s2", "hello")
+            .run()
+            .system_message()
+            .contains("has 2 error(s)")
+    );
     p.write_json(
         ".omc/config.json",
         &json!({"autopilot": {"max_iterations": "x"}}),
     );
-    assert!(system_message(&prompt(&p, "s1", "hello").run()).contains("has 1 error(s)"));
+    assert!(
+        prompt(&p, "s1", "hello")
+            .run()
+            .system_message()
+            .contains("has 1 error(s)")
+    );
     let out = prompt(&p, "s1", "autopilot build a CLI").run();
     out.expect_context("(at most 30 continuations)");
 }
@@ -703,26 +704,24 @@ fn configuration_errors_are_named_once_and_the_rest_applies() {
 #[test]
 fn invalid_json_is_named_and_nothing_of_it_is_used() {
     let p = Project::new();
-    std::fs::create_dir_all(p.omc()).unwrap();
-    std::fs::write(
-        p.omc().join("config.json"),
+    p.write_omc(
+        "config.json",
         b"{\"keywords\": {\"disabled\": [\"ralph\"]},}",
-    )
-    .unwrap();
+    );
     let (code, text, _) = cli(p.path(), &["doctor"], &[]);
     assert_eq!(code, 1);
-    assert!(
-        text.contains("config.json: not valid JSON (trailing comma at line 1"),
-        "{text}"
+    assert_has(
+        &text,
+        "config.json: not valid JSON (trailing comma at line 1",
     );
-    assert!(
-        text.contains("fix: repair the JSON; until then none of the file is used"),
-        "{text}"
+    assert_has(
+        &text,
+        "fix: repair the JSON; until then none of the file is used",
     );
     let out = prompt(&p, "s1", "ralph fix the tests").run();
     out.expect_context("RALPH mode is on");
     assert!(
-        system_message(&out).contains("not valid JSON"),
+        out.system_message().contains("not valid JSON"),
         "{}",
         out.stdout
     );
@@ -732,10 +731,7 @@ fn invalid_json_is_named_and_nothing_of_it_is_used() {
         out.stderr
     );
     let (_, status, _) = cli(p.path(), &["status"], &[]);
-    assert!(
-        status.contains("config.json has 1 error(s), first not valid JSON"),
-        "{status}"
-    );
+    assert_has(&status, "config.json has 1 error(s), first not valid JSON");
     // A symlinked file is not followed, and not mistaken for no configuration.
     std::fs::remove_file(p.omc().join("config.json")).unwrap();
     let real = p.path().join("elsewhere.json");
@@ -753,7 +749,7 @@ fn invalid_json_is_named_and_nothing_of_it_is_used() {
     // A valid file: doctor says so.
     p.write_json(".omc/config.json", &json!({"ralph": {"max_iterations": 5}}));
     let (_, text, _) = cli(p.path(), &["doctor"], &[]);
-    assert!(text.contains("config.json: valid"), "{text}");
+    assert_has(&text, "config.json: valid");
 }
 
 #[test]
@@ -812,7 +808,7 @@ fn a_blocked_model_asking_the_user_pauses_the_run_and_the_next_prompt_resumes_it
         out.stdout
     );
     assert_eq!(
-        system_message(&out),
+        out.system_message(),
         "omc-hooks: ralph is waiting for you — the model asked you a question. Answer and it carries on with your next message (or type cancelomc to end it)."
     );
     let s = state(&p, "s1", "ralph").unwrap();
@@ -822,7 +818,7 @@ fn a_blocked_model_asking_the_user_pauses_the_run_and_the_next_prompt_resumes_it
     );
     assert_eq!(s["awaiting_input_at"], omc_hooks::time::iso(NOW));
     let (_, text, _) = cli(p.path(), &["status"], &[]);
-    assert!(text.contains("waiting for your answer"), "{text}");
+    assert_has(&text, "waiting for your answer");
 
     // The user answers: the run carries on.
     prompt(&p, "s1", "Use Postgres.").run().expect_valid();
@@ -841,7 +837,10 @@ fn a_blocked_model_asking_the_user_pauses_the_run_and_the_next_prompt_resumes_it
 
     // The marker hands back too; a question followed by more work does not.
     let out = stop(&p, "s1", "<omc-needs-input/> I need the staging API key.").run();
-    assert!(system_message(&out).contains("the model says it needs your input"));
+    assert!(
+        out.system_message()
+            .contains("the model says it needs your input")
+    );
     prompt(&p, "s1", "here it is").run().expect_valid();
     let out = stop(
         &p,
@@ -881,7 +880,7 @@ fn a_protected_skill_asking_the_user_waits_without_spending_a_reinforcement() {
     .run();
     assert!(out.json().get("decision").is_none(), "{}", out.stdout);
     assert_eq!(
-        system_message(&out),
+        out.system_message(),
         "omc-hooks: the `plan` skill is waiting for you — the model asked you a question. Answer and it carries on with your next message (or type cancelomc to end it)."
     );
     let stack = p
@@ -963,12 +962,12 @@ fn mode_with_an_unknown_command_says_so() {
     );
     let (code, _, err) = cli(p.path(), &["mode", "phase", "ultraqa", "x"], &[]);
     assert_eq!(code, 2);
-    assert!(err.contains("ultraqa does not report a phase"), "{err}");
+    assert_has(&err, "ultraqa does not report a phase");
     let (code, _, err) = cli(p.path(), &["mode", "tests", "ultraqa", "passing"], &[]);
     assert_eq!(code, 1);
-    assert!(
-        err.contains("Start one with '/omc-hooks:ultraqa <task>' in Claude Code, or with 'omc-hooks mode start ultraqa <task>'"),
-        "{err}"
+    assert_has(
+        &err,
+        "Start one with '/omc-hooks:ultraqa <task>' in Claude Code, or with 'omc-hooks mode start ultraqa <task>'",
     );
 }
 
@@ -1004,11 +1003,8 @@ fn an_omc_state_file_without_a_mode_restores_under_its_own_name() {
         ctx.starts_with("[RALPH LOOP RESTORED] Iteration 4/100, started "),
         "{ctx}"
     );
-    assert!(
-        ctx.contains("[ULTRAWORK MODE RESTORED] Iteration 0/50"),
-        "{ctx}"
-    );
-    assert!(!ctx.contains("[ MODE RESTORED]"), "{ctx}");
+    assert_has(&ctx, "[ULTRAWORK MODE RESTORED] Iteration 0/50");
+    assert_lacks(&ctx, "[ MODE RESTORED]");
 }
 
 #[test]

@@ -4,6 +4,7 @@
 //! by the hooks: an entry that blocks a push, one on StopFailure, one disabled, one left out;
 //! `doctor` offers the import until it is done.
 
+use crate::common::assert_has;
 use crate::user_hooks::{SID, Setup};
 use serde_json::json;
 
@@ -48,12 +49,9 @@ fn atomcodes_json_hooks_file_is_imported_and_its_entries_run() {
     std::fs::create_dir_all(home.join(".atomcode")).unwrap();
     std::fs::write(home.join(".atomcode/hooks.json"), JSON).unwrap();
     let said = import(&s, &[], &[]);
-    assert!(
-        said.contains(&format!(
-            "from {}:",
-            home.join(".atomcode/hooks.json").display()
-        )),
-        "{said}"
+    assert_has(
+        &said,
+        &format!("from {}:", home.join(".atomcode/hooks.json").display()),
     );
     for line in [
         "hooks.\"no-force-push\": converted to a script entry on pre-tool-use",
@@ -77,17 +75,17 @@ fn atomcodes_json_hooks_file_is_imported_and_its_entries_run() {
         "{doctor}"
     );
     let said = import(&s, &[], &["--write"]);
-    assert!(said.contains("appended to"), "{said}");
+    assert_has(&said, "appended to");
     let (_, doctor, _) = s.cli(&["doctor"]);
-    assert!(
-        doctor.contains(&format!(
+    assert_has(
+        &doctor,
+        &format!(
             "AtomCode hooks file {}: imported into your hooks.toml",
             file.display()
-        )),
-        "{doctor}"
+        ),
     );
     let written = std::fs::read_to_string(&target).unwrap();
-    assert!(written.contains("enabled = false"), "{written}");
+    assert_has(&written, "enabled = false");
     // What was written runs: the push is refused, the API error reaches the script.
     let out = s.bash("git push --force");
     assert_eq!(
@@ -121,13 +119,13 @@ fn atomcode_home_names_where_the_json_file_is_and_both_forms_are_imported() {
     )
     .unwrap();
     let said = import(&s, &[("ATOMCODE_HOME", &elsewhere.to_string_lossy())], &[]);
-    assert!(
-        said.contains("[[hooks]] \"pre-check\": converted to a script entry on pre-tool-use"),
-        "{said}"
+    assert_has(
+        &said,
+        "[[hooks]] \"pre-check\": converted to a script entry on pre-tool-use",
     );
-    assert!(
-        said.contains(&format!("from {}:", elsewhere.join("hooks.json").display())),
-        "{said}"
+    assert_has(
+        &said,
+        &format!("from {}:", elsewhere.join("hooks.json").display()),
     );
     // A JSON file that does not parse is reported, nothing written.
     std::fs::write(elsewhere.join("hooks.json"), "{\"hooks\": {,}}").unwrap();

@@ -3,6 +3,7 @@
 //! `--disable-omc`, `--gitignore`; and `status --all` / `--watch` over the registry.
 
 use crate::cli::{MIN, NOW, World, our_commands, ralph, read, this_binary};
+use crate::common::assert_has;
 use crate::common::{BIN, Project};
 use crate::schema::assert_valid;
 use serde_json::{Value, json};
@@ -760,7 +761,7 @@ fn status_all_shows_the_runs_of_every_installed_project() {
     let out = w.run(&["status", "--all"]);
     out.ok();
     let t = &out.stdout;
-    assert!(t.contains("2 project(s)"), "{t}");
+    assert_has(t, "2 project(s)");
     assert!(
         t.contains(&w.p().canonicalize().unwrap().display().to_string()),
         "{t}"
@@ -779,10 +780,7 @@ fn status_all_shows_the_runs_of_every_installed_project() {
     for part in ["codex", "autopilot", "7/100", "1h 30m ago", "suspended"] {
         assert!(s9.contains(part), "{part}: {s9}");
     }
-    assert!(
-        t.contains(&format!("forgot {}", third_path.display())),
-        "{t}"
-    );
+    assert_has(t, &format!("forgot {}", third_path.display()));
     let reg = read(&registry_path(&w));
     assert_eq!(reg["installs"].as_array().unwrap().len(), 2);
 
@@ -886,7 +884,7 @@ fn status_watch_redraws_until_stopped() {
     let text = String::from_utf8_lossy(&out.stdout);
     let frames = text.matches("omc-hooks status --all").count();
     assert!(frames >= 2, "{frames} frame(s):\n{text}");
-    assert!(text.contains("ralph"), "{text}");
+    assert_has(&text, "ralph");
     assert!(
         !text.contains('\u{1b}'),
         "no escape codes when not on a terminal"
@@ -943,9 +941,9 @@ fn doctor_says_what_of_an_omc_directory_carries_over() {
 
     let out = w.run(&["doctor"]);
     let t = &out.stdout;
-    assert!(
-        t.contains("was written by oh-my-claudecode: 5 file(s) carry over, 7 do not"),
-        "{t}"
+    assert_has(
+        t,
+        "was written by oh-my-claudecode: 5 file(s) carry over, 7 do not",
     );
     for part in [
         "read here: state/sessions/s1/ralph-state.json: an active ralph run (iteration 3/100)",

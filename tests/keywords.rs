@@ -3,6 +3,7 @@
 //! and the team-worker switch.
 
 use crate::common::{BIN, Hook, Project, payload};
+use crate::common::{assert_has, assert_lacks};
 use crate::schema::assert_valid;
 use serde_json::{Value, json};
 use std::process::Command;
@@ -70,11 +71,7 @@ fn questions_and_mentions_inject_nothing_and_write_nothing() {
     ] {
         prompt(&p, "s1", text).run().expect_noop();
     }
-    assert!(
-        p.files().iter().all(|f| !f.ends_with("-state.json")),
-        "{:?}",
-        p.files()
-    );
+    p.assert_no_file(|f| f.ends_with("-state.json"));
 }
 
 #[test]
@@ -275,11 +272,7 @@ fn outside_a_run_a_stop_starts_nothing_and_a_limit_on_the_loop_is_not_a_stop() {
     ] {
         prompt(&p, "s1", text).run().expect_noop();
     }
-    assert!(
-        p.files().iter().all(|f| !f.ends_with("-state.json")),
-        "{:?}",
-        p.files()
-    );
+    p.assert_no_file(|f| f.ends_with("-state.json"));
 
     // during a run, a limit on the loop neither ends it nor restarts it
     prompt(&p, "s1", "ralph fix the tests").run().expect_valid();
@@ -352,9 +345,9 @@ fn configuration_disables_names_but_never_cancel() {
         .as_str()
         .unwrap_or("")
         .to_string();
-    assert!(
-        note.contains("`keywords.disabled[1]`: the string \"cancel\" is not an allowed value"),
-        "{note}"
+    assert_has(
+        &note,
+        "`keywords.disabled[1]`: the string \"cancel\" is not an allowed value",
     );
     assert!(ralph_state(&p).is_none());
     let out = prompt(&p, "s1", "autopilot build a todo CLI").run();
@@ -480,7 +473,7 @@ fn detect_explains_the_issue_15_shapes_and_lists_every_rule() {
     // a phrase asked about activates nothing, and says why
     let (_, out) = detect(&["I want a dashboard? no, just explain it"], "", p.path());
     assert!(out.starts_with("verdict: nothing activated"), "{out}");
-    assert!(out.contains("retracted"), "{out}");
+    assert_has(&out, "retracted");
 
     // the table: every rule once, in order, as text and JSON
     let (code, out) = detect(&["--rules"], "", p.path());
@@ -516,7 +509,7 @@ fn detect_explains_the_issue_15_shapes_and_lists_every_rule() {
         p.path(),
     );
     assert!(out.starts_with("verdict: nothing activated"), "{out}");
-    assert!(out.contains("nothing-running"), "{out}");
+    assert_has(&out, "nothing-running");
     let (code, _) = detect(&["--rules", "ralph fix it"], "", p.path());
     assert_eq!(code, 2);
     assert!(!p.omc().exists(), "detect wrote {:?}", p.files());
@@ -569,7 +562,7 @@ fn detect_explain_names_the_rule_for_issue_38s_kinds() {
         "{out}"
     );
     let (_, out) = detect(&["para los tests usa jest"], "", p.path());
-    assert!(!out.contains("not-a-stop"), "{out}");
+    assert_lacks(&out, "not-a-stop");
     assert!(!p.omc().exists(), "detect wrote {:?}", p.files());
 }
 
@@ -685,9 +678,9 @@ fn detect_reports_the_verdict_and_the_deciding_rules_without_touching_state() {
     // stdin when no prompt argument; the human table
     let (code, out) = detect(&[], "look at `ralph`\n/ultrawork fix it", p.path());
     assert_eq!(code, 0);
-    assert!(out.contains("verdict: [MAGIC KEYWORD: ULTRAWORK]"), "{out}");
-    assert!(out.contains("inline-code"), "{out}");
-    assert!(out.contains("explicit-prefix"), "{out}");
+    assert_has(&out, "verdict: [MAGIC KEYWORD: ULTRAWORK]");
+    assert_has(&out, "inline-code");
+    assert_has(&out, "explicit-prefix");
     assert!(!p.omc().exists(), "detect wrote {:?}", p.files());
 
     // disabled names are reported as such

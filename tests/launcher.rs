@@ -4,6 +4,8 @@
 //! plugin's `bin/<target>/` for this machine (linked for next time), PATH, `~/.cargo/bin` —
 //! pass stdin and the subcommand through, and, with no binary anywhere, exit 0 with one message.
 
+use crate::common::assert_exit_ok;
+use crate::common::assert_has;
 use serde_json::Value;
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
@@ -244,7 +246,7 @@ fn with_no_binary_anywhere_hooks_fail_open_and_session_start_says_how_to_get_it(
         assert_eq!(err, "");
         let v: Value = serde_json::from_str(out.trim()).unwrap();
         let msg = v["systemMessage"].as_str().unwrap();
-        assert!(msg.contains("cargo install omc-hooks"), "{msg}");
+        assert_has(msg, "cargo install omc-hooks");
         assert_eq!(out.lines().count(), 1);
         for (_, sub) in crate::common::manifest_hooks() {
             if sub != "session-start" {
@@ -286,11 +288,7 @@ fn the_npm_launcher_maps_each_platform_to_its_package_and_binary() {
         .arg(&js)
         .output()
         .expect("node");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit_ok(&out);
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         "@omc-hooks/linux-x64 bin/omc-hooks\n\
@@ -356,10 +354,7 @@ fn the_npm_launcher_runs_omc_hooks_exe_on_win32() {
     b.fake(&win, "bin/omc-hooks", "unix-name");
     let (code, out, err) = run();
     assert_eq!((code, out.as_str()), (1, ""), "{err}");
-    assert!(
-        err.contains("not installed: @omc-hooks/win32-x64@9.9.9"),
-        "{err}"
-    );
+    assert_has(&err, "not installed: @omc-hooks/win32-x64@9.9.9");
     b.fake(&win, "bin/omc-hooks.exe", "windows-exe");
     let (code, out, err) = run();
     assert_eq!(

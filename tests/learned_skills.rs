@@ -2,7 +2,9 @@
 //! real binary: given with the prompt that says a trigger, once per session, not for pasted
 //! text or a question about the skill; symlinks left out; `doctor` lists them.
 
-use crate::common::{BIN, Hook, Project, payload};
+use crate::common::command_in;
+use crate::common::{Hook, Project, payload};
+use crate::common::{assert_has, assert_lacks};
 use crate::schema::assert_valid;
 use serde_json::{Value, json};
 use std::path::Path;
@@ -42,12 +44,8 @@ fn a_trigger_in_the_persons_words_gives_the_skill_once_per_session() {
         "once the PR is merged, deploy to staging please",
     );
     let ctx = out.context();
-    assert!(
-        ctx.contains("[LEARNED SKILL: deploy-staging]"),
-        "{ctx}\n{}",
-        out.stderr
-    );
-    assert!(ctx.contains("make deploy ENV=staging"), "{ctx}");
+    out.expect_context("[LEARNED SKILL: deploy-staging]");
+    assert_has(&ctx, "make deploy ENV=staging");
     let given: Value = serde_json::from_slice(
         &std::fs::read(p.session_dir(SID).join("skills-given.json")).unwrap(),
     )
@@ -119,22 +117,19 @@ fn the_users_folder_counts_and_a_symlink_is_left_out() {
     let out = prompt(&p, config.path(), "ls-s2", "deploy to staging");
     assert!(!out.context().contains("LEARNED SKILL"), "{}", out.stdout);
     // doctor lists the skills, their triggers, and why the link was left out.
-    let doctor = std::process::Command::new(BIN)
+    let doctor = command_in(p.path())
         .arg("doctor")
-        .current_dir(p.path())
         .env("XDG_CONFIG_HOME", config.path())
         .env("HOME", config.path())
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .env_remove("OMC_STATE_DIR")
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&doctor.stdout);
-    assert!(text.contains("2 learned skill(s)"), "{text}");
+    assert_has(&text, "2 learned skill(s)");
     assert!(
         text.contains("skill release-notes (user, ") && text.contains("triggers \"release notes\""),
         "{text}"
     );
-    assert!(text.contains("x.md left out: a symbolic link"), "{text}");
+    assert_has(&text, "x.md left out: a symbolic link");
 }
 
 #[test]
@@ -167,10 +162,10 @@ fn a_skills_secret_and_escapes_never_reach_the_model() {
     .unwrap();
     let config = tempfile::tempdir().unwrap();
     let ctx = prompt(&p, config.path(), SID, "please rotate the keys").context();
-    assert!(ctx.contains("LEARNED SKILL"), "{ctx}");
+    assert_has(&ctx, "LEARNED SKILL");
     assert!(!ctx.contains('\x1b'), "{ctx:?}");
-    assert!(!ctx.contains("ghp_R4nd0mF4k3"), "{ctx}");
-    assert!(!ctx.contains("Hunter22pw"), "{ctx}");
+    assert_lacks(&ctx, "ghp_R4nd0mF4k3");
+    assert_lacks(&ctx, "Hunter22pw");
 }
 
 /// Issue 46: the skills OMC's learner wrote for the person, where it wrote them
@@ -204,14 +199,14 @@ fn skills_in_omcs_own_folders_are_offered_and_fuzzy_ones_match_nearly() {
         out.context()
     };
     let ctx = run("ls-omc-1", "once merged, deploy to staging please");
-    assert!(ctx.contains("[LEARNED SKILL: deploy-staging]"), "{ctx}");
-    assert!(ctx.contains("omc-learned"), "{ctx}");
+    assert_has(&ctx, "[LEARNED SKILL: deploy-staging]");
+    assert_has(&ctx, "omc-learned");
     // Fuzzy: "flakey tests" is near "flaky test"; the exact skill needs its phrase.
     let ctx = run("ls-omc-2", "the flakey tests are back");
-    assert!(ctx.contains("Rerun with --repeat 20."), "{ctx}");
-    assert!(!ctx.contains("deploy-staging"), "{ctx}");
+    assert_has(&ctx, "Rerun with --repeat 20.");
+    assert_lacks(&ctx, "deploy-staging");
     let ctx = run("ls-omc-3", "deploy the docs to production");
-    assert!(!ctx.contains("LEARNED SKILL"), "{ctx}");
+    assert_lacks(&ctx, "LEARNED SKILL");
     // CLAUDE_CONFIG_DIR moves Claude Code's folder, and the learner's with it.
     let moved = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(moved.path().join("skills/omc-learned")).unwrap();

@@ -5,7 +5,9 @@
 //! configuration or said with the request (`ralph 2h …`, `ralph --max 40 …`), is shown and
 //! ends the run; `status`, `mode show` and the status line show what bounds it.
 
-use crate::common::{BIN, Hook, Outcome, Project};
+use crate::common::command_in;
+use crate::common::{BIN, Hook, Outcome, Project, assert_exit_ok};
+use crate::common::{assert_has, assert_lacks};
 use crate::schema::assert_valid;
 use serde_json::{Value, json};
 use std::process::Command;
@@ -163,10 +165,7 @@ fn note(out: &Outcome) -> String {
     if out.stdout.trim().is_empty() {
         return String::new();
     }
-    out.json()["systemMessage"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
+    out.system_message()
 }
 
 fn ralph(p: &Project, sid: &str) -> Value {
@@ -264,10 +263,7 @@ fn claude_codes_raised_cap_does_not_raise_ours_and_its_lowered_one_counts_only_i
     start(CLAUDE, &p, "s1", &[]);
     let raised = [("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "20")];
     let note = work_then_talk(CLAUDE, &p, "s1", 2, 8, &raised);
-    assert!(
-        note.contains("(omc-hooks allows 8 in a row without one)"),
-        "{note}"
-    );
+    assert_has(&note, "(omc-hooks allows 8 in a row without one)");
 
     // Claude Code's own lower cap counts blocks without a tool call too: work keeps the run
     // going past it, and talking is handed back at it.
@@ -275,9 +271,9 @@ fn claude_codes_raised_cap_does_not_raise_ours_and_its_lowered_one_counts_only_i
     start(CLAUDE, &p, "s1", &[]);
     let low = [("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "3")];
     let note = work_then_talk(CLAUDE, &p, "s1", 12, 3, &low);
-    assert!(
-        note.contains("no tool ran in the last 3 continuations (Claude Code allows 3 in a row"),
-        "{note}"
+    assert_has(
+        &note,
+        "no tool ran in the last 3 continuations (Claude Code allows 3 in a row",
     );
 }
 
@@ -326,10 +322,7 @@ fn qwen_with_the_cap_install_writes_continues_a_working_run_for_a_long_time() {
     let p = qwen_project();
     start(QWEN, &p, "q2", &[]);
     let note = work_then_talk(QWEN, &p, "q2", 30, 8, &[]);
-    assert!(
-        note.contains("no tool ran in the last 8 continuations"),
-        "{note}"
-    );
+    assert_has(&note, "no tool ran in the last 8 continuations");
 }
 
 #[test]
@@ -406,7 +399,7 @@ fn a_time_budget_said_with_the_request_is_kept_out_of_the_task_shown_and_ends_th
         text.starts_with("[RALPH LOOP - ITERATION 2/100 · 1 h 59 min left]"),
         "{text}"
     );
-    assert!(text.contains(&format!("Task: ralph {TASK}")), "{text}");
+    assert_has(&text, &format!("Task: ralph {TASK}"));
     let text = continuation(&claude_stop_at(&p, "s1", NOW + 86 * MIN, false)).unwrap();
     assert!(
         text.starts_with("[RALPH LOOP - ITERATION 3/100 · 34 min left]"),
@@ -498,27 +491,22 @@ fn the_configured_time_budget_applies_to_new_runs_and_is_shown_everywhere() {
     );
 
     let cli = |args: &[&str]| {
-        let out = Command::new(BIN)
+        let out = command_in(p.path())
             .args(args)
-            .current_dir(p.path())
             .env("OMC_NOW_MS", (NOW + 11 * MIN).to_string())
-            .env_remove("CLAUDE_PROJECT_DIR")
             .env_remove("CLAUDE_CODE_SESSION_ID")
             .output()
             .unwrap();
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
     let status = cli(&["status"]);
-    assert!(status.contains("iter 2/100 · 34 min left"), "{status}");
+    assert_has(&status, "iter 2/100 · 34 min left");
     let json: Value = serde_json::from_str(&cli(&["status", "--json"])).unwrap();
     let run = &json["sessions"][0]["modes"][0];
     assert_eq!(run["max_minutes"], 45);
     assert_eq!(run["time_left_ms"], 34 * MIN);
     let show = cli(&["mode", "show"]);
-    assert!(
-        show.contains("ralph  iteration 2/100 · 34 min left"),
-        "{show}"
-    );
+    assert_has(&show, "ralph  iteration 2/100 · 34 min left");
     let line = Command::new(BIN)
         .args(["statusline", "--color", "never"])
         .current_dir(p.path())
@@ -543,11 +531,9 @@ fn the_configured_time_budget_applies_to_new_runs_and_is_shown_everywhere() {
 
 /// What `omc-hooks status` prints for `p`, at the pinned clock.
 fn status_text(p: &Project) -> String {
-    let out = Command::new(BIN)
+    let out = command_in(p.path())
         .arg("status")
-        .current_dir(p.path())
         .env("OMC_NOW_MS", NOW.to_string())
-        .env_remove("CLAUDE_PROJECT_DIR")
         .output()
         .unwrap();
     String::from_utf8_lossy(&out.stdout).into_owned()
@@ -559,10 +545,7 @@ fn a_paused_run_says_why_in_status() {
     start(CLAUDE, &p, "s1", &[]);
     work_then_talk(CLAUDE, &p, "s1", 1, 8, &[]);
     let text = status_text(&p);
-    assert!(
-        text.contains("paused: no tool ran in the last 8 continuations"),
-        "{text}"
-    );
+    assert_has(&text, "paused: no tool ran in the last 8 continuations");
 }
 
 #[test]
@@ -589,15 +572,8 @@ fn mode_start_takes_the_same_budget_words() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{text} {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        text.contains("(iteration 1/5, time budget 1 h 30 min)"),
-        "{text}"
-    );
+    assert_exit_ok(&out);
+    assert_has(&text, "(iteration 1/5, time budget 1 h 30 min)");
     let s = ralph(&p, "s9");
     assert_eq!(s["prompt"], "port the cli");
     assert_eq!(s["max_iterations"], 5);
@@ -686,7 +662,7 @@ fn a_run_suspended_within_the_bound_is_continued_by_the_next_new_session() {
         ),
         "{ctx}"
     );
-    assert!(!ctx.contains("[SUSPENDED RUN]"), "{ctx}");
+    assert_lacks(&ctx, "[SUSPENDED RUN]");
     let s = ralph(&p, "two");
     assert_eq!(s["session_id"], "two");
     assert_eq!(s["iteration"], 7);
@@ -730,11 +706,8 @@ fn an_old_run_is_only_offered_and_never_rearmed_without_the_persons_word() {
     session_end(&p, "s1", t0 + 15 * MIN);
     let ctx = session_start(CLAUDE, &p, "s1", "resume", NOW).context();
     assert!(ctx.starts_with("[SUSPENDED RUN]"), "{ctx}");
-    assert!(
-        ctx.contains("- [RALPH LOOP] iteration 7/100 — session s1"),
-        "{ctx}"
-    );
-    assert!(!ctx.contains("RESTORED"), "{ctx}");
+    assert_has(&ctx, "- [RALPH LOOP] iteration 7/100 — session s1");
+    assert_lacks(&ctx, "RESTORED");
     assert!(ralph(&p, "s1").get("suspended_at").is_some());
     // An unrelated question is answered and the turn ends: nothing blocks.
     CLAUDE.prompt(&p, "s1", "what does the parser return on EOF?", &[]);
@@ -829,7 +802,7 @@ fn qwen_leaves_a_handed_back_run_open_and_the_next_new_session_takes_it_up() {
     );
     assert_eq!(ralph(&p, "q1")["ended_reason"], "resumed");
     let text = continuation(&stop_at(QWEN, &p, "q2", 0, NOW + 2 * MIN)).expect("continued");
-    assert!(text.contains("ITERATION 12/100"), "{text}");
+    assert_has(&text, "ITERATION 12/100");
 
     // A run its session touched again after the hand-back (the person answered) is not left
     // open: a new session leaves it alone.
@@ -860,7 +833,7 @@ fn qwen_leaves_a_handed_back_run_open_and_the_next_new_session_takes_it_up() {
     work_then_talk(QWEN, &r, "q1", 1, 8, &[]);
     let ctx = session_start(QWEN, &r, "q1", "resume", NOW + MIN).context();
     assert!(ctx.starts_with("[RALPH LOOP RESTORED]"), "{ctx}");
-    assert!(!ctx.contains("[SUSPENDED RUN]"), "{ctx}");
+    assert_lacks(&ctx, "[SUSPENDED RUN]");
     let idx = r.read_json(".omc/state/suspended-runs.json").unwrap();
     assert_eq!(idx["runs"], json!([]), "{idx}");
 
@@ -1126,11 +1099,8 @@ fn a_completion_claim_needs_the_verify_commands_to_pass_after_the_last_change() 
         text.starts_with("[VERIFY] The completion claim was not accepted"),
         "{text}"
     );
-    assert!(
-        text.contains("`python3 check.py` has not been run"),
-        "{text}"
-    );
-    assert!(text.contains("[RALPH LOOP - ITERATION 2/100]"), "{text}");
+    assert_has(&text, "`python3 check.py` has not been run");
+    assert_has(&text, "[RALPH LOOP - ITERATION 2/100]");
     // The check fails: the claim is sent back with the end of its output.
     c.shell(
         &p,
@@ -1141,11 +1111,8 @@ fn a_completion_claim_needs_the_verify_commands_to_pass_after_the_last_change() 
         &env,
     );
     let text = continuation(&claim(1)).expect("not accepted");
-    assert!(text.contains("`python3 check.py` failed"), "{text}");
-    assert!(
-        text.contains("AssertionError: total is 2, want 3"),
-        "{text}"
-    );
+    assert_has(&text, "`python3 check.py` failed");
+    assert_has(&text, "AssertionError: total is 2, want 3");
     // Fixed (an edit) and run again, passing: the claim ends the run, verified.
     let file = p.path().join("total.py");
     std::fs::write(&file, "TOTAL = 3\n").unwrap();
@@ -1183,7 +1150,7 @@ fn a_completion_claim_needs_the_verify_commands_to_pass_after_the_last_change() 
         json!({"stop_hook_active": false, "last_assistant_message": "Done.\n<omc-complete/>"}),
     );
     let text = continuation(&c.run(&p2, "stop", payload, &env)).expect("stale evidence");
-    assert!(text.contains("ran after `make check` last ran"), "{text}");
+    assert_has(&text, "ran after `make check` last ran");
     // Without verify, a claim ends the run as before, recorded as not verified.
     let p3 = Project::new();
     start(c, &p3, sid, &env);
@@ -1313,10 +1280,7 @@ fn an_apply_patch_after_the_passing_check_voids_it() {
     c.shell(&p, sid, "python3 check.py", "ok", true, &env);
     c.apply_patch(&p, sid, "app.py", "TOTAL = 2\n", &env);
     let text = continuation(&c.claim(&p, sid, 0, &env)).expect("not accepted");
-    assert!(
-        text.contains("ran after `python3 check.py` last ran"),
-        "{text}"
-    );
+    assert_has(&text, "ran after `python3 check.py` last ran");
     assert_eq!(ralph(&p, sid)["active"], true);
     c.shell(&p, sid, "python3 check.py", "ok", true, &env);
     assert_eq!(continuation(&c.claim(&p, sid, 1, &env)), None);
@@ -1420,7 +1384,7 @@ fn a_run_ends_on_its_token_budget_and_says_so() {
             match continuation(&out) {
                 Some(text) => {
                     let used = (n + 1) * 30_010 / 1000;
-                    assert!(text.contains(&format!("· {used}k/100k tokens]")), "{text}");
+                    assert_has(&text, &format!("· {used}k/100k tokens]"));
                     c.shell(&p, &sid, &format!("echo {n}"), &format!("{n}"), true, &[]);
                 }
                 None => {
@@ -1431,19 +1395,13 @@ fn a_run_ends_on_its_token_budget_and_says_so() {
         }
         let (n, note) = ended.expect("ended on its budget");
         assert_eq!(n, 3, "{how}: 4 calls of 30k reach 100k");
-        assert!(
-            note.contains("stopped at its limit of 100k tokens (120k spent)"),
-            "{note}"
-        );
+        assert_has(&note, "stopped at its limit of 100k tokens (120k spent)");
         let s = ralph(&p, &sid);
         assert_eq!(s["ended_reason"], "max_tokens");
         assert_eq!(s["tokens_used"], 4 * 30_010);
         // `status` names the reason.
         let text = status_text(&p);
-        assert!(
-            text.contains("token budget spent; 120k/100k tokens"),
-            "{text}"
-        );
+        assert_has(&text, "token budget spent; 120k/100k tokens");
     }
 }
 
@@ -1508,7 +1466,7 @@ fn a_run_started_late_counts_from_where_the_session_file_stood() {
                    "last_assistant_message": "more to do"}),
         );
         let text = continuation(&c.run(&p, "stop", payload, &[])).expect("the run goes on");
-        assert!(text.contains("/100k tokens"), "{text}");
+        assert_has(&text, "/100k tokens");
         assert_eq!(ralph(&p, &sid)["tokens_used"], expected, "{}", c.agent);
     }
 }
@@ -1582,10 +1540,7 @@ fn the_persons_own_verify_list_is_read_on_a_tool_event_only_while_a_run_is_live(
     c.shell(&p, sid, "python3 check.py", "ok", true, &env);
     c.apply_patch(&p, sid, "app.py", "TOTAL = 2\n", &env);
     let text = continuation(&c.claim(&p, sid, 0, &env)).expect("not accepted");
-    assert!(
-        text.contains("ran after `python3 check.py` last ran"),
-        "{text}"
-    );
+    assert_has(&text, "ran after `python3 check.py` last ran");
     c.shell(&p, sid, "python3 check.py", "ok", true, &env);
     assert_eq!(continuation(&c.claim(&p, sid, 1, &env)), None);
     assert_eq!(ralph(&p, sid)["verified"], true);

@@ -4,6 +4,7 @@
 //! SessionEnd's summary and suspension, resuming on the documented word, and `<remember>` notes.
 
 use crate::common::{Hook, Project, payload};
+use crate::common::{assert_has, assert_lacks};
 use crate::schema::assert_valid;
 use serde_json::{Value, json};
 
@@ -315,12 +316,7 @@ fn session_start_respects_the_budget_and_marks_what_it_cut() {
     let p = Project::new();
     seed_ralph(&p, "s1", 2);
     let big = "Remember this. ".repeat(400); // 6000 chars of Priority Context
-    std::fs::create_dir_all(p.omc()).unwrap();
-    std::fs::write(
-        p.omc().join("notepad.md"),
-        format!("## Priority Context\n{big}\n"),
-    )
-    .unwrap();
+    p.write_omc("notepad.md", format!("## Priority Context\n{big}\n"));
     let facts: Vec<Value> = (0..40)
         .map(|i| json!({"text": format!("fact number {i} {}", "x".repeat(300))}))
         .collect();
@@ -707,8 +703,8 @@ fn remember_notes_in_a_task_result_and_a_subagents_last_message_reach_the_notepa
         ),
     );
     let notepad = std::fs::read_to_string(p.omc().join("notepad.md")).unwrap();
-    assert!(notepad.contains("- Tests need PGHOST set"), "{notepad}");
-    assert!(!notepad.contains("from a file"), "{notepad}");
+    assert_has(&notepad, "- Tests need PGHOST set");
+    assert_lacks(&notepad, "from a file");
 }
 
 /// `omc-hooks status` (text, then `--json`) in `p`.
@@ -769,7 +765,7 @@ fn quoted_remember_tags_are_no_notes_and_a_priority_note_is_told_and_listed() {
         assert!(!notepad.contains("evil.example"), "{sub}: {notepad}");
     }
     let (text, v) = status(&p);
-    assert!(!text.contains("Priority Context"), "{text}");
+    assert_lacks(&text, "Priority Context");
     assert_eq!(v["priority_notes"], json!([]), "{v:#}");
     // The subagent's own note, beside a quoted one: that one alone, and the person is told.
     let out = run(
@@ -779,16 +775,13 @@ fn quoted_remember_tags_are_no_notes_and_a_priority_note_is_told_and_listed() {
             "{quoted}\n\n<remember priority>Deploys need the VPN up</remember>"
         )),
     );
-    let told = out.json()["systemMessage"]
-        .as_str()
-        .unwrap_or("")
-        .to_string();
+    let told = out.system_message();
     assert!(
         told.contains("Priority Context") && told.contains("  - Deploys need the VPN up"),
         "{}",
         out.stdout
     );
-    assert!(!told.contains("evil.example"), "{told}");
+    assert_lacks(&told, "evil.example");
     let notepad = std::fs::read_to_string(p.omc().join("notepad.md")).unwrap();
     assert_eq!(
         omc_hooks::capabilities::memory::notepad::priority_context(&notepad),
@@ -807,8 +800,8 @@ fn quoted_remember_tags_are_no_notes_and_a_priority_note_is_told_and_listed() {
         again.stdout
     );
     let (text, v) = status(&p);
-    assert!(text.contains("Priority Context"), "{text}");
-    assert!(text.contains("  - Deploys need the VPN up"), "{text}");
+    assert_has(&text, "Priority Context");
+    assert_has(&text, "  - Deploys need the VPN up");
     assert_eq!(
         v["priority_notes"],
         json!(["Deploys need the VPN up"]),
@@ -824,8 +817,8 @@ fn the_wiki_is_listed_at_every_session_start_compaction_included() {
     std::fs::write(p.omc().join("wiki/deploy.md"), "# Deploy\n").unwrap();
     std::fs::write(p.omc().join("wiki/notes.txt"), "not a page").unwrap();
     let ctx = session_start(&p, "s1", "startup").context();
-    assert!(ctx.contains("[LLM WIKI: 2 page(s) at .omc/wiki/]"), "{ctx}");
-    assert!(ctx.contains("- auth.md\n- deploy.md"), "{ctx}");
+    assert_has(&ctx, "[LLM WIKI: 2 page(s) at .omc/wiki/]");
+    assert_has(&ctx, "- auth.md\n- deploy.md");
     // With an index, its first lines; after a compaction as at a start.
     std::fs::write(
         p.omc().join("wiki/index.md"),
@@ -833,23 +826,17 @@ fn the_wiki_is_listed_at_every_session_start_compaction_included() {
     )
     .unwrap();
     let ctx = session_start(&p, "s1", "compact").context();
-    assert!(ctx.contains("[LLM WIKI: 3 page(s)"), "{ctx}");
-    assert!(
-        ctx.contains("# Index\n- [Auth](auth.md): tokens and sessions"),
-        "{ctx}"
-    );
+    assert_has(&ctx, "[LLM WIKI: 3 page(s)");
+    assert_has(&ctx, "# Index\n- [Auth](auth.md): tokens and sessions");
     // Issue 46: pages in subfolders are counted and named, beside the index too.
     std::fs::create_dir_all(p.omc().join("wiki/arch/db")).unwrap();
     std::fs::write(p.omc().join("wiki/arch/db/storage.md"), "# Storage\n").unwrap();
     let ctx = session_start(&p, "s1", "startup").context();
-    assert!(ctx.contains("[LLM WIKI: 4 page(s)"), "{ctx}");
-    assert!(
-        ctx.contains("Pages in subfolders: arch/db/storage.md"),
-        "{ctx}"
-    );
+    assert_has(&ctx, "[LLM WIKI: 4 page(s)");
+    assert_has(&ctx, "Pages in subfolders: arch/db/storage.md");
     std::fs::remove_file(p.omc().join("wiki/index.md")).unwrap();
     let ctx = session_start(&p, "s1", "startup").context();
-    assert!(ctx.contains("- arch/db/storage.md\n- auth.md"), "{ctx}");
+    assert_has(&ctx, "- arch/db/storage.md\n- auth.md");
     // No wiki, no section.
     let q = Project::new();
     std::fs::create_dir_all(q.omc()).unwrap();
@@ -934,11 +921,8 @@ fn a_run_oh_my_claudecode_left_session_less_is_offered_and_resumed_on_the_word()
         }),
     );
     let ctx = session_start(&p, "s1", "startup").context();
-    assert!(ctx.contains("[LEFT BY OH-MY-CLAUDECODE]"), "{ctx}");
-    assert!(
-        ctx.contains("iteration 3/10. Task: \"fix the flaky parser tests\""),
-        "{ctx}"
-    );
+    assert_has(&ctx, "[LEFT BY OH-MY-CLAUDECODE]");
+    assert_has(&ctx, "iteration 3/10. Task: \"fix the flaky parser tests\"");
     // Nothing is taken up without the word: this session has no run yet.
     assert!(
         p.read_json(".omc/state/sessions/s1/ralph-state.json")
@@ -989,9 +973,9 @@ fn sixty_directives_give_at_most_fifty_at_session_start() {
         .run();
     let context = out.context();
     assert_eq!(context.matches("- Directive: ").count(), 50, "{context}");
-    assert!(context.contains("- Directive: rule number 59"), "{context}");
-    assert!(!context.contains("rule number 9\n"), "{context}");
-    assert!(context.contains("10 older directives"), "{context}");
+    assert_has(&context, "- Directive: rule number 59");
+    assert_lacks(&context, "rule number 9\n");
+    assert_has(&context, "10 older directives");
 }
 
 /// Issue 43: the wiki's text is redacted and stripped of escapes before the model reads it.
@@ -1011,8 +995,8 @@ fn the_wiki_reaches_the_model_redacted() {
         .cwd(p.path())
         .run();
     let ctx = out.context();
-    assert!(ctx.contains("LLM WIKI"), "{ctx}");
-    assert!(!ctx.contains("Ab3Cd5Ef7Gh9Ij1"), "{ctx}");
+    assert_has(&ctx, "LLM WIKI");
+    assert_lacks(&ctx, "Ab3Cd5Ef7Gh9Ij1");
     assert!(!ctx.contains('\x1b'), "{ctx:?}");
 }
 
@@ -1027,13 +1011,10 @@ fn a_run_untouched_for_three_hours_is_ended_at_session_start_with_a_word() {
     p.write_json(".omc/state/sessions/s1/ralph-state.json", &v);
     let out = session_start(&p, "s1", "resume");
     let ctx = out.context();
-    assert!(ctx.contains("[RALPH LOOP ENDED AS STALE]"), "{ctx}");
-    assert!(ctx.contains("fix the flaky parser tests"), "{ctx}");
-    assert!(!ctx.contains("RESTORED"), "{ctx}");
-    let msg = out.json()["systemMessage"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    assert_has(&ctx, "[RALPH LOOP ENDED AS STALE]");
+    assert_has(&ctx, "fix the flaky parser tests");
+    assert_lacks(&ctx, "RESTORED");
+    let msg = out.system_message();
     assert!(
         msg.contains("ralph run untouched since") && msg.contains("ended as stale"),
         "{msg}"
@@ -1055,13 +1036,7 @@ fn a_run_untouched_for_three_hours_is_ended_at_session_start_with_a_word() {
         "{}",
         out.stdout
     );
-    assert!(
-        out.json()["systemMessage"]
-            .as_str()
-            .is_some_and(|m| m.contains("ended as stale")),
-        "{}",
-        out.stdout
-    );
+    assert_has(&out.system_message(), "ended as stale");
     let state = p
         .read_json(".omc/state/sessions/gone/ralph-state.json")
         .unwrap();
@@ -1100,12 +1075,9 @@ fn the_first_prompt_gets_the_wiki_pages_it_names() {
     };
     // No transcript yet: the first prompt.
     let ctx = ask("the storage layer drops writes under load");
-    assert!(
-        ctx.contains("[LLM WIKI PAGE: .omc/wiki/arch/storage.md]"),
-        "{ctx}"
-    );
-    assert!(ctx.contains("We shard by tenant."), "{ctx}");
-    assert!(!ctx.contains("Tokens expire."), "{ctx}");
+    assert_has(&ctx, "[LLM WIKI PAGE: .omc/wiki/arch/storage.md]");
+    assert_has(&ctx, "We shard by tenant.");
+    assert_lacks(&ctx, "Tokens expire.");
     assert!(ctx.len() < 3_000, "cut to the budget: {}", ctx.len());
     // A later prompt (the transcript holds the first) gets no page.
     std::fs::write(
@@ -1114,5 +1086,5 @@ fn the_first_prompt_gets_the_wiki_pages_it_names() {
     )
     .unwrap();
     let ctx = ask("and check the auth tokens");
-    assert!(!ctx.contains("LLM WIKI PAGE"), "{ctx}");
+    assert_lacks(&ctx, "LLM WIKI PAGE");
 }

@@ -5,6 +5,8 @@
 //! checksum stops it; `packaging/npm-publish.sh` publishes platform packages first and refuses
 //! an incomplete set. (The packages installed and run: `e2e_npm`.) Needs bash, Node.js and npm.
 
+use crate::common::assert_exit_ok;
+use crate::common::assert_has;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -253,12 +255,7 @@ fn npm_pack_turns_release_archives_into_one_package_per_target_and_the_launcher(
     }
     let out_dir = d.path().join("npm");
     let out = pack(&out_dir, &[&artifacts]);
-    assert!(
-        out.status.success(),
-        "{}\n{}",
-        text(&out.stdout),
-        text(&out.stderr)
-    );
+    assert_exit_ok(&out);
     let n = bodies.len();
     assert!(
         bodies.iter().any(|(p, _)| p == "win32-x64"),
@@ -357,11 +354,8 @@ fn npm_pack_turns_release_archives_into_one_package_per_target_and_the_launcher(
     let out = publish(&out_dir, false);
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("not publishing"), "{err}");
-    assert!(
-        err.contains(&format!("@omc-hooks/{}@{version}", bodies[0].0)),
-        "{err}"
-    );
+    assert_has(&err, "not publishing");
+    assert_has(&err, &format!("@omc-hooks/{}@{version}", bodies[0].0));
     assert!(
         !text(&out.stdout).contains("npm publish"),
         "{}",
@@ -392,10 +386,7 @@ fn npm_pack_stops_at_an_archive_whose_checksum_is_wrong() {
     let out = pack(&d.path().join("npm-win"), &[&artifacts]);
     let err = text(&out.stderr);
     assert!(!out.status.success());
-    assert!(
-        err.contains(&format!("missing {}", win_sum.display())),
-        "{err}"
-    );
+    assert_has(&err, &format!("missing {}", win_sum.display()));
     std::fs::write(&win_sum, kept).unwrap();
     std::fs::write(&sum, format!("{} x\n", "0".repeat(64))).unwrap();
     let out_dir = d.path().join("npm");

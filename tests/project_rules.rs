@@ -2,6 +2,7 @@
 //! once per session and again after a compaction, per agent — none of the kinds an agent loads
 //! by itself.
 
+use crate::common::assert_lacks;
 use crate::common::{Hook, Project, payload};
 use crate::schema::assert_valid;
 use serde_json::{Value, json};
@@ -222,7 +223,7 @@ fn rule_files_that_resolve_outside_the_project_give_nothing() {
             answers.push(codex_shell(&p, &cmd));
         }
         let all = answers.join("\n");
-        assert!(!all.contains("OUTSIDE-MARKER"), "{all}");
+        assert_lacks(&all, "OUTSIDE-MARKER");
         assert!(
             all.contains("Inside rule."),
             "the project's own rules still come: {all}"

@@ -5,7 +5,9 @@
 //! self-contained; a run started with `--cost 0.01` ends as `max_cost` once its transcript
 //! passes a cent, and what a run spent survives its suspension and resumption.
 
+use crate::common::command_in;
 use crate::common::{BIN, Hook, Outcome, Project};
+use crate::common::{assert_has, assert_lacks};
 use crate::schema::assert_valid;
 use serde_json::{Value, json};
 use std::process::Command;
@@ -178,12 +180,10 @@ fn ralph(p: &Project, sid: &str) -> Value {
 
 /// `omc-hooks report ARGS` in the project, at the pinned clock: (exit code, stdout).
 pub(crate) fn report(p: &Project, args: &[&str]) -> (i32, String) {
-    let out = Command::new(BIN)
+    let out = command_in(p.path())
         .arg("report")
         .args(args)
-        .current_dir(p.path())
         .env("OMC_NOW_MS", (NOW + 60_000).to_string())
-        .env_remove("CLAUDE_PROJECT_DIR")
         .env_remove("NO_COLOR")
         .output()
         .unwrap();
@@ -252,37 +252,29 @@ fn a_scripted_run_is_reported_with_its_reason_proof_tokens_cost_files_and_comman
     // The text: the reason in words and the cost.
     let (code, text) = report(&p, &[]);
     assert_eq!(code, 0, "{text}");
-    assert!(
-        text.contains("completed, verified by the project's checks"),
-        "{text}"
-    );
+    assert_has(&text, "completed, verified by the project's checks");
     assert!((usd - 0.0205).abs() < 1e-12);
-    assert!(text.contains("Cost       $0.02"), "{text}");
-    assert!(text.contains("src/total.py"), "{text}");
+    assert_has(&text, "Cost       $0.02");
+    assert_has(&text, "src/total.py");
     assert!(
         text.contains("tokens per iteration: 8k 8k"),
         "not a terminal: plain numbers\n{text}"
     );
     // `status` shows the cost beside the tokens, and where to see the rest.
-    let status = Command::new(BIN)
+    let status = command_in(p.path())
         .arg("status")
-        .current_dir(p.path())
         .env("OMC_NOW_MS", (NOW + 60_000).to_string())
-        .env_remove("CLAUDE_PROJECT_DIR")
         .output()
         .unwrap();
     let status = String::from_utf8_lossy(&status.stdout);
-    assert!(status.contains("16k tokens, $0.02"), "{status}");
-    assert!(
-        status.contains("'omc-hooks report SESSION/MODE'"),
-        "{status}"
-    );
+    assert_has(&status, "16k tokens, $0.02");
+    assert_has(&status, "'omc-hooks report SESSION/MODE'");
     // By id, as the report names it; an unknown id is an error.
     assert_eq!(report(&p, &["rep/ralph", "--json"]).1, out);
     assert_eq!(report(&p, &["ralph", "--json"]).1, out);
     let (code, err) = report(&p, &["nope"]);
     assert_ne!(code, 0);
-    assert!(err.contains("no run 'nope'"), "{err}");
+    assert_has(&err, "no run 'nope'");
     // --all: one line.
     let (_, all) = report(&p, &["--all"]);
     assert_eq!(all.lines().count(), 1, "{all}");
@@ -295,7 +287,7 @@ fn a_scripted_run_is_reported_with_its_reason_proof_tokens_cost_files_and_comman
     let (code, said) = report(&p, &["--html", page.to_str().unwrap()]);
     assert_eq!(code, 0, "{said}");
     let html = std::fs::read_to_string(&page).unwrap();
-    assert!(html.contains("<svg"), "{html}");
+    assert_has(&html, "<svg");
     assert!(
         !html.to_ascii_lowercase().contains("http"),
         "no address in the page"
@@ -319,11 +311,8 @@ fn an_unknown_model_has_an_unknown_cost_never_zero() {
     assert_eq!(r["cost_usd"], Value::Null);
     assert_eq!(r["cost_unknown_models"], json!(["house-model-7"]));
     let (_, text) = report(&p, &[]);
-    assert!(
-        text.contains("cost unknown (no price for house-model-7"),
-        "{text}"
-    );
-    assert!(!text.contains("$0.00"), "{text}");
+    assert_has(&text, "cost unknown (no price for house-model-7");
+    assert_lacks(&text, "$0.00");
 }
 
 #[test]
@@ -360,7 +349,7 @@ fn a_money_budget_ends_the_run_as_max_cost_and_says_what_was_spent() {
         let s = ralph(&p, sid);
         assert_eq!(s["ended_reason"], "max_cost", "{how}");
         let (_, text) = report(&p, &[]);
-        assert!(text.contains("money budget spent"), "{text}");
+        assert_has(&text, "money budget spent");
     }
 }
 
@@ -374,9 +363,9 @@ fn a_report_of_a_run_without_a_journal_says_it_is_gone() {
                 "ended_reason": "max_iterations", "iteration": 40, "tokens_used": 5000}),
     );
     let (_, text) = report(&p, &["old/ralph"]);
-    assert!(text.contains("iteration limit reached"), "{text}");
-    assert!(text.contains("this run's journal is gone"), "{text}");
-    assert!(text.contains("no cost recorded"), "{text}");
+    assert_has(&text, "iteration limit reached");
+    assert_has(&text, "this run's journal is gone");
+    assert_has(&text, "no cost recorded");
 }
 
 fn session_end(p: &Project, sid: &str, t: &std::path::Path, now: i64) {
@@ -472,7 +461,7 @@ fn detect_shows_a_money_budget_and_judges_the_prompt_without_it() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("budget: $5.00"), "{text}");
+    assert_has(&text, "budget: $5.00");
 }
 
 #[test]
@@ -551,8 +540,5 @@ fn a_failure_that_escalated_during_the_run_is_reported() {
     );
     assert_eq!(r["failures"], 5, "{r:#}");
     let (_, text) = report(&p, &[]);
-    assert!(
-        text.contains("Escalated  Bash failed 5× in a row"),
-        "{text}"
-    );
+    assert_has(&text, "Escalated  Bash failed 5× in a row");
 }

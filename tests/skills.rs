@@ -1,6 +1,7 @@
 //! Skill guards (contract §7) through the real binary, with the clock pinned: protection
 //! levels, nesting, restarts, every release path, and the stack file against its schema.
 
+use crate::common::assert_has;
 use crate::common::{Hook, Project, payload};
 use crate::schema::assert_valid;
 use serde_json::{Value, json};
@@ -95,7 +96,7 @@ fn each_level_blocks_to_its_cap_then_stops_normally() {
         for k in 1..=max {
             let r = stop(&p, T0 + k * 1000, "I'll stop here.").expect("blocked");
             assert!(r.starts_with(&format!("[SKILL ACTIVE: {skill}]")), "{r}");
-            assert!(r.contains(&format!("(reinforcement {k}/{max},")), "{r}");
+            assert_has(&r, &format!("(reinforcement {k}/{max},"));
             assert_eq!(stack(&p).unwrap()["stack"][0]["reinforcement_count"], k);
         }
         assert_eq!(stop(&p, T0 + 20_000, "I'll stop here."), None, "{skill}");
@@ -113,7 +114,7 @@ fn each_level_lapses_at_its_ttl() {
         let p = Project::new();
         invoke(&p, skill, "toolu_1", T0);
         let r = stop(&p, T0 + ttl - 1000, "stopping").expect("still guarded");
-        assert!(r.contains("guard lapses in 1s"), "{r}");
+        assert_has(&r, "guard lapses in 1s");
         assert_eq!(stop(&p, T0 + ttl, "stopping"), None, "{skill}");
         assert!(stack(&p).is_none(), "{skill}: expired guard dropped");
     }
@@ -130,7 +131,7 @@ fn nesting_stacks_and_completion_releases_the_top_first() {
     // The child completes; the parent is still mid-workflow and decides the same Stop.
     let r = stop(&p, T0 + 3 * MIN, "Answer recorded.\n<omc-complete/>").unwrap();
     assert!(r.starts_with("[SKILL ACTIVE: plan]"), "{r}");
-    assert!(r.contains("1/5"), "{r}");
+    assert_has(&r, "1/5");
     assert_eq!(names(&p), ["plan"]);
     assert_eq!(
         stop(&p, T0 + 4 * MIN, "Plan written.\n\n<omc-complete/>"),
@@ -183,7 +184,7 @@ fn tdd_analyze_and_code_review_are_guarded_at_the_seeds_levels() {
         );
         let r = stop(&p, T0 + 1000, "I'll stop here.").expect("guarded");
         assert!(r.starts_with(&format!("[SKILL ACTIVE: {bare}]")), "{r}");
-        assert!(r.contains(&format!("(reinforcement 1/{max},")), "{r}");
+        assert_has(&r, &format!("(reinforcement 1/{max},"));
     }
 }
 

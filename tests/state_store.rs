@@ -82,11 +82,7 @@ fn concurrent_updates_from_many_processes_lose_nothing() {
     pids.dedup();
     assert_eq!(pids.len(), PROCS, "every process wrote");
     // No temporary files were left behind.
-    assert!(
-        p.files().iter().all(|f| !f.contains(".tmp-")),
-        "{:?}",
-        p.files()
-    );
+    p.assert_no_file(|f| f.contains(".tmp-"));
 }
 
 #[test]

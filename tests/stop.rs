@@ -2,10 +2,11 @@
 //! ends, every hold that pauses it, the consecutive-block cap, and the `omc-hooks mode` CLI —
 //! through the real binary, with the clock pinned, asserting the answer and the state files.
 
+use crate::common::command_in;
 use crate::common::{BIN, Hook, Outcome, Project};
+use crate::common::{assert_has, assert_lacks};
 use crate::schema::assert_valid;
 use serde_json::{Value, json};
-use std::process::Command;
 
 /// The pinned clock of `common::Hook` (2026-12-03T13:45:00Z).
 pub const NOW: i64 = 1_796_305_500_000;
@@ -81,13 +82,6 @@ fn reason(out: &Outcome) -> String {
         out.stderr
     );
     v["reason"].as_str().unwrap().replace(BIN, "omc-hooks")
-}
-
-fn system_message(out: &Outcome) -> String {
-    out.json()["systemMessage"]
-        .as_str()
-        .unwrap_or("")
-        .to_string()
 }
 
 #[track_caller]
@@ -234,7 +228,7 @@ fn consecutive_blocks_continue_up_to_the_clients_cap_then_hand_back() {
     let out = stop(&p, json!({"stop_hook_active": true}));
     expect_allowed(&out);
     assert_eq!(
-        system_message(&out),
+        out.system_message(),
         "omc-hooks: ralph paused — no tool ran in the last 8 continuations (Claude Code allows 8 in a row \
          without one). The task is not finished: the run stays active and resumes with your next message. \
          Type cancelomc to end it instead."
@@ -282,7 +276,7 @@ fn the_block_cap_follows_the_clients_setting_and_resets_on_a_new_turn() {
     reason(&run(true));
     let out = run(true);
     expect_allowed(&out);
-    assert!(system_message(&out).contains(
+    assert!(out.system_message().contains(
         "no tool ran in the last 3 continuations (Claude Code allows 3 in a row without one)"
     ));
 }
@@ -296,7 +290,7 @@ fn the_completion_token_ends_every_live_run() {
     let out = stop(&p, done);
     expect_allowed(&out);
     assert_eq!(
-        system_message(&out),
+        out.system_message(),
         "omc-hooks: ralph, ultrawork run finished (completed)."
     );
     for mode in ["ralph", "ultrawork"] {
@@ -372,7 +366,7 @@ fn ralph_ends_at_its_iteration_limit_and_says_why() {
     let out = stop(&p, json!({}));
     expect_allowed(&out);
     assert_eq!(
-        system_message(&out),
+        out.system_message(),
         "omc-hooks: ralph stopped at its limit of 100 iterations; the run is over and the task may not be finished. \
          Start a new run to continue."
     );
@@ -403,7 +397,7 @@ fn the_hard_maximum_overrides_a_larger_limit() {
     );
     let out = stop(&p, json!({}));
     expect_allowed(&out);
-    assert!(system_message(&out).contains("limit of 500 iterations"));
+    assert!(out.system_message().contains("limit of 500 iterations"));
     assert_eq!(state(&p, "s1", "ralph")["ended_reason"], "max_iterations");
 
     let q = Project::new();
@@ -414,7 +408,7 @@ fn the_hard_maximum_overrides_a_larger_limit() {
         .cwd(q.path())
         .run();
     expect_allowed(&out);
-    assert!(system_message(&out).contains("limit of 3 iterations"));
+    assert!(out.system_message().contains("limit of 3 iterations"));
 }
 
 #[test]
@@ -499,7 +493,7 @@ fn a_payload_without_a_session_uses_the_session_less_run() {
     let out = Hook::new("stop").payload(payload).cwd(p.path()).run();
     let r = reason(&out);
     assert!(r.contains("Task: tidy up"));
-    assert!(!r.contains("--session"), "{r}");
+    assert_lacks(&r, "--session");
     assert!(!p.path().join(".omc/state/sessions").exists());
     v = p.read_json(".omc/state/ralph-state.json").unwrap();
     assert_eq!(v["iteration"], 2);
@@ -538,7 +532,7 @@ fn holds_pause_the_run_without_ending_it() {
         seed(&p, "s1", "ralph", json!({}));
         let out = stop(&p, extra.clone());
         expect_allowed(&out);
-        let note = system_message(&out);
+        let note = out.system_message();
         assert!(
             note.starts_with("omc-hooks: ralph paused — "),
             "{extra}: {note}"
@@ -580,7 +574,10 @@ fn a_nearly_full_context_pauses_the_run() {
     );
     let out = stop(&p, t);
     expect_allowed(&out);
-    assert!(system_message(&out).contains("the context window is 96% full"));
+    assert!(
+        out.system_message()
+            .contains("the context window is 96% full")
+    );
     assert_eq!(state(&p, "s1", "ralph")["iteration"], 1);
 
     // 94 % continues.
@@ -615,7 +612,7 @@ fn only_the_transcript_tail_is_read() {
     std::fs::write(&path, &text).unwrap();
     let out = stop(&p, json!({"transcript_path": path}));
     expect_allowed(&out);
-    assert!(system_message(&out).contains("96% full"));
+    assert!(out.system_message().contains("96% full"));
 
     // The same 96 % message followed by more than the 64 KB tail of other lines: a whole-file
     // read would still find it; the tail read does not, so the run continues.
@@ -647,7 +644,7 @@ fn a_mode_that_reports_its_own_end_finishes_and_the_next_run_decides() {
     let out = stop(&p, json!({}));
     assert!(reason(&out).starts_with("[ULTRAWORK"));
     assert_eq!(
-        system_message(&out),
+        out.system_message(),
         "omc-hooks: autopilot run finished (completed)."
     );
     assert_eq!(state(&p, "s1", "autopilot")["ended_reason"], "completed");
@@ -679,7 +676,10 @@ fn ultraqa_gives_up_after_its_cycles() {
     );
     let out = stop(&p, json!({}));
     expect_allowed(&out);
-    assert!(system_message(&out).contains("ultraqa stopped at its limit of 10 QA cycles"));
+    assert!(
+        out.system_message()
+            .contains("ultraqa stopped at its limit of 10 QA cycles")
+    );
     assert_eq!(state(&p, "s1", "ultraqa")["ended_reason"], "max_cycles");
 }
 
@@ -736,13 +736,10 @@ fn no_run_no_answer() {
 // ---- omc-hooks mode ----
 
 fn mode_cli(p: &Project, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(BIN)
+    let out = command_in(p.path())
         .arg("mode")
         .args(args)
-        .current_dir(p.path())
         .env("OMC_NOW_MS", NOW.to_string())
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .env_remove("OMC_STATE_DIR")
         .output()
         .unwrap();
     crate::common::code_out_err(&out)
@@ -778,7 +775,7 @@ fn mode_cli_records_autopilot_phases_and_completion() {
     // Nothing left to update.
     let (code, _, err) = mode_cli(&p, &["phase", "autopilot", "qa"]);
     assert_eq!(code, 1);
-    assert!(err.contains("no active autopilot run in"), "{err}");
+    assert_has(&err, "no active autopilot run in");
 }
 
 #[test]
@@ -827,18 +824,15 @@ fn mode_cli_refuses_with_the_fix() {
     let p = Project::new();
     let (code, _, err) = mode_cli(&p, &["phase", "autopilot", "qa"]);
     assert_eq!(code, 1);
-    assert!(
-        err.contains("Start one with a prompt such as 'autopilot <task>'"),
-        "{err}"
-    );
+    assert_has(&err, "Start one with a prompt such as 'autopilot <task>'");
 
     seed(&p, "s1", "autopilot", json!({}));
     seed(&p, "s2", "autopilot", json!({"session_id": "s2"}));
     let (code, _, err) = mode_cli(&p, &["phase", "autopilot", "qa"]);
     assert_eq!(code, 2);
-    assert!(
-        err.contains("several sessions have an active autopilot run (s1, s2); pass --session ID"),
-        "{err}"
+    assert_has(
+        &err,
+        "several sessions have an active autopilot run (s1, s2); pass --session ID",
     );
     assert_eq!(
         mode_cli(&p, &["phase", "autopilot", "qa", "--session=s2"]).0,

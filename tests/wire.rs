@@ -2,6 +2,7 @@
 //! stdin, the hook exits 0 promptly with nothing or one JSON object on stdout.
 
 use crate::common::{Hook, Project, fixtures, manifest_hooks, payload};
+use crate::common::{assert_has, assert_lacks};
 use serde_json::json;
 use std::time::Duration;
 
@@ -219,7 +220,7 @@ fn omcs_script_names_skip_the_work_that_does_their_job() {
         "the skill guard answers when on"
     );
     let trace = std::fs::read_to_string(p.path().join("keyword-detector.trace")).unwrap();
-    assert!(!trace.contains("\"outcome\":\"skipped\""), "{trace}");
+    assert_lacks(&trace, "\"outcome\":\"skipped\"");
 }
 
 #[test]
@@ -253,15 +254,12 @@ fn an_unreadable_switch_is_said_once_and_never_silently_ignored() {
     };
     let first = turn("ralph fix the flaky parser tests");
     assert!(first.context().contains("[MAGIC KEYWORD: RALPH]"));
-    let msg = first.json()["systemMessage"]
-        .as_str()
-        .unwrap_or("")
-        .to_string();
+    let msg = first.system_message();
     assert!(
         msg.starts_with("omc-hooks: OMC_SKIP_HOOKS: 'stpo' names no hook (one of session-start,"),
         "{msg}"
     );
-    assert!(!msg.contains("workflow-drift-guard"), "{msg}");
+    assert_lacks(&msg, "workflow-drift-guard");
     assert!(
         first.stderr.contains("'stpo' names no hook"),
         "{}",
@@ -285,14 +283,8 @@ fn an_unreadable_switch_is_said_once_and_never_silently_ignored() {
         .output()
         .unwrap();
     let doctor = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        doctor.contains("OMC_SKIP_HOOKS: 'stpo' names no hook"),
-        "{doctor}"
-    );
-    assert!(
-        doctor.contains("OMC_SKIP_HOOKS='stpo' skips: none of our hooks"),
-        "{doctor}"
-    );
+    assert_has(&doctor, "OMC_SKIP_HOOKS: 'stpo' names no hook");
+    assert_has(&doctor, "OMC_SKIP_HOOKS='stpo' skips: none of our hooks");
 }
 
 #[test]
@@ -300,12 +292,10 @@ fn no_diagnostic_says_omc_hooks_twice() {
     // Issue 30, item 10: notices also shown to the person carry the prefix already.
     let p = Project::new();
     let config = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(p.omc()).unwrap();
-    std::fs::write(
-        p.omc().join("hooks.toml"),
+    p.write_omc(
+        "hooks.toml",
         "[[hooks]]\nevent = \"stop\"\ntype = \"script\"\ncommand = \"true\"\n",
-    )
-    .unwrap();
+    );
     std::fs::write(
         p.omc().join("config.json"),
         r#"{"ralph": {"max_iterations": "x"}}"#,
@@ -335,7 +325,7 @@ fn no_diagnostic_says_omc_hooks_twice() {
     );
     for l in &lines {
         assert!(l.starts_with("omc-hooks: "), "{l}");
-        assert!(!l.contains("omc-hooks: omc-hooks:"), "{l}");
+        assert_lacks(l, "omc-hooks: omc-hooks:");
     }
 }
 

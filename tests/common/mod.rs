@@ -75,6 +75,12 @@ impl Project {
     }
 
     /// Writes a JSON file relative to the project.
+    /// Writes `name` in the project's `.omc` (made if missing) with `contents`.
+    pub fn write_omc(&self, name: &str, contents: impl AsRef<[u8]>) {
+        std::fs::create_dir_all(self.omc()).unwrap();
+        std::fs::write(self.omc().join(name), contents).unwrap();
+    }
+
     pub fn write_json(&self, rel: &str, value: &Value) {
         let p = self.path().join(rel);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
@@ -88,6 +94,13 @@ impl Project {
     }
 
     /// Every file under the project (relative paths), `.git` excluded.
+    /// No file of the project answers `is` (the files are shown when one does).
+    #[track_caller]
+    pub fn assert_no_file(&self, is: impl Fn(&str) -> bool) {
+        let files = self.files();
+        assert!(!files.iter().any(|f| is(f)), "{files:?}");
+    }
+
     pub fn files(&self) -> Vec<String> {
         let mut out = Vec::new();
         walk(self.path(), self.path(), &mut out);
@@ -288,6 +301,14 @@ impl Outcome {
         serde_json::from_str(self.stdout.trim()).expect("stdout is JSON")
     }
 
+    /// The `systemMessage` (what the person is shown), or "" when absent.
+    pub fn system_message(&self) -> String {
+        self.json()["systemMessage"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    }
+
     /// The `additionalContext`, or "" when absent.
     pub fn context(&self) -> String {
         self.json()["hookSpecificOutput"]["additionalContext"]
@@ -314,7 +335,11 @@ impl Outcome {
     pub fn expect_context(&self, needle: &str) -> &Outcome {
         self.expect_valid();
         let ctx = self.context();
-        assert!(ctx.contains(needle), "context lacks {needle:?}: {ctx}");
+        assert!(
+            ctx.contains(needle),
+            "context lacks {needle:?}: {ctx}\nstderr: {}",
+            self.stderr
+        );
         self
     }
 }
@@ -436,10 +461,16 @@ pub fn release_archive(dir: &Path, target: &str, binary: &Path) {
 /// The binary with piped stdio and none of the switches a test's own environment may hold
 /// (`CLAUDE_PROJECT_DIR`, `OMC_STATE_DIR`, `DISABLE_OMC`, `OMC_SKIP_HOOKS`, `OMC_TEAM_WORKER`).
 pub fn hook_command() -> Command {
-    let mut cmd = Command::new(BIN);
+    let mut cmd = without_switches();
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    cmd
+}
+
+/// The binary without the switches a test's own environment may hold (see `hook_command`).
+fn without_switches() -> Command {
+    let mut cmd = Command::new(BIN);
     for switch in [
         "CLAUDE_PROJECT_DIR",
         "OMC_STATE_DIR",
@@ -449,6 +480,14 @@ pub fn hook_command() -> Command {
     ] {
         cmd.env_remove(switch);
     }
+    cmd
+}
+
+/// The binary run by a person in `dir` (a command, not a hook): without the switches a test's
+/// own environment may hold; the caller adds its arguments and environment.
+pub fn command_in(dir: impl AsRef<Path>) -> Command {
+    let mut cmd = without_switches();
+    cmd.current_dir(dir);
     cmd
 }
 
@@ -470,7 +509,8 @@ pub fn assert_exit_ok(out: &std::process::Output) {
     assert_eq!(
         out.status.code(),
         Some(0),
-        "{}",
+        "stdout: {}\nstderr: {}",
+        String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
 }
@@ -529,10 +569,17 @@ pub fn trust_as_person(project: &Path, config_home: &Path) {
         cmd.env_remove(var);
     }
     let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "trust --yes: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit_ok(&out);
+}
+
+/// Asserts that `text` contains `needle`, showing both when it does not.
+#[track_caller]
+pub fn assert_has(text: &str, needle: &str) {
+    assert!(text.contains(needle), "{needle:?} is not in: {text}");
+}
+
+/// Asserts that `text` does not contain `needle`, showing both when it does.
+#[track_caller]
+pub fn assert_lacks(text: &str, needle: &str) {
+    assert!(!text.contains(needle), "{needle:?} is in: {text}");
 }

@@ -3,6 +3,8 @@
 
 use super::server::{Mode, Server};
 use super::*;
+use crate::common::assert_has;
+use crate::common::command_in;
 use crate::common::{Hook, Project, payload};
 use crate::schema::assert_valid;
 use omc_hooks::export::spec::{SinkKind, SinkSpec};
@@ -417,8 +419,8 @@ fn secrets_never_reach_the_spool_or_the_receiver() {
         if redact {
             let e = &srv.requests()[0].json()["events"][0];
             let cmd = e["payload"]["tool_input"]["command"].as_str().unwrap();
-            assert!(cmd.contains("GITHUB_TOKEN=[REDACTED"), "{cmd}");
-            assert!(cmd.contains("[REDACTED:private-key]"), "{cmd}");
+            assert_has(cmd, "GITHUB_TOKEN=[REDACTED");
+            assert_has(cmd, "[REDACTED:private-key]");
             assert!(
                 cmd.starts_with("GITHUB_TOKEN="),
                 "the rest of the text stays: {cmd}"
@@ -469,21 +471,13 @@ fn a_full_spool_drops_new_events_and_counts_them() {
     let sink = &st["export"]["sinks"][0];
     assert_eq!(sink["pending"], spooled as u64, "{st:#}");
     assert_eq!(sink["dropped"], dropped as u64, "{st:#}");
-    let doctor = Command::new(BIN)
-        .arg("doctor")
-        .current_dir(p.path())
-        .output()
-        .unwrap();
+    let doctor = command_in(p.path()).arg("doctor").output().unwrap();
     let text = String::from_utf8_lossy(&doctor.stdout);
-    assert!(
-        text.contains(&format!("{dropped} event(s) were dropped")),
-        "{text}"
-    );
+    assert_has(&text, &format!("{dropped} event(s) were dropped"));
     drop(held);
     // Delivery by hand: flush --once folds the drop log and sends the rest.
-    let out = Command::new(BIN)
+    let out = command_in(p.path())
         .args(["flush", "--once"])
-        .current_dir(p.path())
         .env("OMC_EXPORT_WEBHOOK_URL", &url)
         .output()
         .unwrap();
@@ -520,23 +514,15 @@ fn status_and_doctor_show_an_undeliverable_sink_and_a_running_flusher() {
     let st = status_json(p.path());
     assert!(st["export"]["flusher_pid"].is_u64(), "{st:#}");
     assert_eq!(st["export"]["sinks"][0]["destination"], url.as_str());
-    let text = Command::new(BIN)
-        .arg("status")
-        .current_dir(p.path())
-        .output()
-        .unwrap();
+    let text = command_in(p.path()).arg("status").output().unwrap();
     let text = String::from_utf8_lossy(&text.stdout).into_owned();
-    assert!(text.contains("Export"), "{text}");
-    assert!(text.contains("flusher running"), "{text}");
-    assert!(text.contains("1 pending"), "{text}");
-    let doctor = Command::new(BIN)
-        .arg("doctor")
-        .current_dir(p.path())
-        .output()
-        .unwrap();
+    assert_has(&text, "Export");
+    assert_has(&text, "flusher running");
+    assert_has(&text, "1 pending");
+    let doctor = command_in(p.path()).arg("doctor").output().unwrap();
     let dtext = String::from_utf8_lossy(&doctor.stdout);
     assert_eq!(doctor.status.code(), Some(1), "{dtext}");
-    assert!(dtext.contains("cannot deliver"), "{dtext}");
+    assert_has(&dtext, "cannot deliver");
     kill_flusher(p.path());
     let st = status_json(p.path());
     assert!(st["export"]["flusher_pid"].is_null(), "{st:#}");

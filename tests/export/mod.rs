@@ -10,6 +10,7 @@ mod otlp;
 pub mod server;
 
 use crate::common::BIN;
+use crate::common::command_in;
 use omc_hooks::env::Env;
 use omc_hooks::export::ExportEvent;
 use omc_hooks::state::{Root, Store};
@@ -93,11 +94,8 @@ pub fn kill_flusher(project: &Path) -> Option<u32> {
 
 /// The `--json` status of the project.
 pub fn status_json(project: &Path) -> Value {
-    let out = std::process::Command::new(BIN)
+    let out = command_in(project)
         .args(["status", "--json"])
-        .current_dir(project)
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .env_remove("OMC_STATE_DIR")
         .output()
         .unwrap();
     crate::common::assert_exit_ok(&out);

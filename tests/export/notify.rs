@@ -6,6 +6,7 @@
 
 use super::server::{Mode, Server};
 use super::*;
+use crate::common::assert_has;
 use crate::user_hooks::{SID, Setup, q};
 
 const SLACK_VAR: &str = "OMC_TEST_SLACK_WEBHOOK_URL";
@@ -123,12 +124,9 @@ fn a_completed_ralph_run_posts_one_slack_message_naming_the_mode_and_its_iterati
         "{text}"
     );
     // The run's summary and the command that shows its report follow the task (issue 42).
-    assert!(
-        text.contains("Task: ralph fix the flaky tests\nTokens: "),
-        "{text}"
-    );
+    assert_has(text, "Task: ralph fix the flaky tests\nTokens: ");
     assert!(text.ends_with("/ralph"), "{text}");
-    assert!(text.contains("\nReport: omc-hooks report "), "{text}");
+    assert_has(text, "\nReport: omc-hooks report ");
     // The URL (Slack's credential) is nowhere under .omc/.
     assert!(!contains(&all_state_bytes(s.root()), "/services/T000"));
 }
@@ -344,7 +342,7 @@ fn notify_test_sends_one_message_now_and_says_when_it_could_not() {
     );
     let (code, _, err) = s.cli(&["notify", "test", "--name", "other"]);
     assert_eq!(code, 1);
-    assert!(err.contains("no notification sink"), "{err}");
+    assert_has(&err, "no notification sink");
 }
 
 #[test]

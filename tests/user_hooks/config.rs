@@ -2,6 +2,7 @@
 //! entry, and the JSON Schema agrees with the binary's own checks.
 
 use super::{Setup, denied, q};
+use crate::common::{assert_has, assert_lacks};
 use crate::schema::{schema, violations};
 use omc_hooks::config::hooks_toml::{Severity, parse_text};
 use serde_json::{Value, json};
@@ -20,22 +21,14 @@ fn doctor_names_the_line_and_a_bad_entry_disables_only_itself() {
     let out = s.bash("ls");
     assert_eq!(denied(&out).as_deref(), Some("the good one"));
     // It is announced once, in the session.
-    assert!(
-        out.json()["systemMessage"]
-            .as_str()
-            .unwrap_or("")
-            .contains("2 hook entries disabled")
-    );
+    assert!(out.system_message().contains("2 hook entries disabled"));
     let (code, doctor, _) = s.cli(&["doctor"]);
     assert_eq!(code, 1, "{doctor}");
-    assert!(
-        doctor.contains("hooks.toml: line 5: entry 1: unknown key `comand`; entry disabled"),
-        "{doctor}"
+    assert_has(
+        &doctor,
+        "hooks.toml: line 5: entry 1: unknown key `comand`; entry disabled",
     );
-    assert!(
-        doctor.contains("hooks.toml: line 15: entry 3: TOML syntax"),
-        "{doctor}"
-    );
+    assert_has(&doctor, "hooks.toml: line 15: entry 3: TOML syntax");
     assert!(
         doctor.contains("user hooks:") && doctor.contains("1 entry (1 script)"),
         "{doctor}"
@@ -55,11 +48,11 @@ fn doctor_warns_about_literal_secrets_in_a_project_file_only() {
         ),
         "{doctor}"
     );
-    assert!(!doctor.contains("abcdef0123456789abcdef"), "{doctor}");
+    assert_lacks(&doctor, "abcdef0123456789abcdef");
     let s = Setup::new();
     s.user_hooks(text);
     let (_, doctor, _) = s.cli(&["doctor"]);
-    assert!(!doctor.contains("literal secret"), "{doctor}");
+    assert_lacks(&doctor, "literal secret");
 }
 
 #[test]
@@ -67,7 +60,7 @@ fn with_no_hooks_files_nothing_runs_and_doctor_says_none() {
     let s = Setup::new();
     s.bash("ls").expect_noop();
     let (_, doctor, _) = s.cli(&["doctor"]);
-    assert!(doctor.contains("hooks     user: none ("), "{doctor}");
+    assert_has(&doctor, "hooks     user: none (");
 }
 
 /// Writes a JSON entry as a `[[hooks]]` table (scalars, string lists, one level of tables).
@@ -203,16 +196,16 @@ fn atomcodes_hooks_file_is_imported_into_the_users_hooks_toml() {
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
     let said = run(&["import-atomcode"]);
-    assert!(
-        said.contains("[[hooks]] \"pre-check\": converted to a script entry on pre-tool-use"),
-        "{said}"
+    assert_has(
+        &said,
+        "[[hooks]] \"pre-check\": converted to a script entry on pre-tool-use",
     );
-    assert!(said.contains("[[hooks]] \"sys\": not converted"), "{said}");
-    assert!(said.contains("not written"), "{said}");
+    assert_has(&said, "[[hooks]] \"sys\": not converted");
+    assert_has(&said, "not written");
     let target = home.join("omc-hooks/hooks.toml");
     assert!(!target.exists(), "nothing written without --write");
     let said = run(&["import-atomcode", "--write"]);
-    assert!(said.contains("appended to"), "{said}");
+    assert_has(&said, "appended to");
     let out = s.bash("git push --force");
     assert_eq!(
         out.json()["hookSpecificOutput"]["permissionDecisionReason"],

@@ -2,6 +2,7 @@
 //! a script learns of the session beside the payload (`turn_number`, `tokens_used`, …).
 
 use super::{Setup, q};
+use crate::common::assert_has;
 use serde_json::{Value, json};
 
 #[test]
@@ -14,7 +15,7 @@ fn a_context_template_reaches_the_model_with_the_tool_and_its_input() {
     let out = s.bash("ls -la /srv");
     let ctx = out.context();
     assert!(ctx.contains("Tool: Bash"), "{}\n{}", out.stdout, out.stderr);
-    assert!(ctx.contains("ls -la /srv"), "{ctx}");
+    assert_has(&ctx, "ls -la /srv");
     // The same as a script without a command.
     let t = Setup::new();
     t.user_hooks(
@@ -41,12 +42,8 @@ fn a_template_beside_a_script_comes_with_the_scripts_own_answer() {
     ));
     let out = s.bash("ls");
     let ctx = out.context();
-    assert!(
-        ctx.contains("checked Bash at turn"),
-        "{ctx}\n{}",
-        out.stderr
-    );
-    assert!(ctx.contains("from the script"), "{ctx}");
+    out.expect_context("checked Bash at turn");
+    assert_has(&ctx, "from the script");
     // Not an unknown key: nothing said about a disabled entry.
     assert!(!out.stderr.contains("disabled"), "{}", out.stderr);
 }

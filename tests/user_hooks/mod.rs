@@ -81,20 +81,35 @@ impl Setup {
 
     /// Runs hook `sub` for `event` with `extra` payload fields.
     pub fn run(&self, sub: &str, event: &str, extra: Value) -> Outcome {
+        self.run_with(sub, event, extra, &[])
+    }
+
+    /// `run` with the variables `env` set for the hook.
+    pub fn run_with(&self, sub: &str, event: &str, extra: Value, env: &[(&str, &str)]) -> Outcome {
         let mut p = common::payload(event, SID, self.root());
         for (k, v) in extra.as_object().unwrap() {
             p[k] = v.clone();
         }
-        let out = self.hook(sub).payload(p).run();
+        let mut hook = self.hook(sub).payload(p);
+        for (k, v) in env {
+            hook = hook.env(k, v);
+        }
+        let out = hook.run();
         out.expect_valid();
         out
     }
 
     pub fn bash(&self, command: &str) -> Outcome {
-        self.run(
+        self.bash_with(command, &[])
+    }
+
+    /// `bash` with the variables `env` set for the hook.
+    pub fn bash_with(&self, command: &str, env: &[(&str, &str)]) -> Outcome {
+        self.run_with(
             "pre-tool-use",
             "PreToolUse",
             json!({"tool_name": "Bash", "tool_input": {"command": command}, "tool_use_id": "t1"}),
+            env,
         )
     }
 

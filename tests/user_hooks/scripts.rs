@@ -1,6 +1,7 @@
 //! Script hooks: block, modify, order, timeouts, crashes, what each event can do.
 
 use super::{Setup, denied, diags, q};
+use crate::common::{assert_has, assert_lacks};
 use serde_json::json;
 
 fn script(event: &str, matcher: &str, command: &str, extra: &str) -> String {
@@ -30,14 +31,7 @@ fn a_blocking_script_blocks_the_tool_call_with_its_reason() {
     );
     // OMC's name for its pre-tool script switches off our work in that hook, not the
     // person's own blocking rules (issue 43).
-    let mut p = crate::common::payload("PreToolUse", super::SID, s.root());
-    p["tool_name"] = json!("Bash");
-    p["tool_input"] = json!({"command": "rm -rf /"});
-    let out = s
-        .hook("pre-tool-use")
-        .env("OMC_SKIP_HOOKS", "pre-tool-enforcer")
-        .payload(p)
-        .run();
+    let out = s.bash_with("rm -rf /", &[("OMC_SKIP_HOOKS", "pre-tool-enforcer")]);
     assert_eq!(
         denied(&out).as_deref(),
         Some("no rm -rf here"),
@@ -333,13 +327,7 @@ fn an_always_blocking_stop_script_cannot_hold_the_session() {
         for i in 0..20 {
             let out = stop(!(first && i == 0));
             if !relayed(&out) {
-                assert!(
-                    out.json()["systemMessage"]
-                        .as_str()
-                        .is_some_and(|m| m.contains("not passed on")),
-                    "{}",
-                    out.stdout
-                );
+                assert_has(&out.system_message(), "not passed on");
                 break;
             }
             n += 1;
@@ -432,18 +420,16 @@ fn a_missing_shell_is_named_and_doctor_lists_it() {
         p["tool_input"] = json!({"command": "ls"});
         let out = s.hook("pre-tool-use").env("PATH", &path).payload(p).run();
         let said = diags(&out).join("\n");
-        assert!(
-            said.contains(&format!(
-                "cannot start the entry's shell `{shell}`: it is not installed here"
-            )),
-            "{said}"
+        assert_has(
+            &said,
+            &format!("cannot start the entry's shell `{shell}`: it is not installed here"),
         );
-        assert!(!said.contains("/bin/sh"), "{said}");
+        assert_lacks(&said, "/bin/sh");
         let (code, doctor, _) = s.cli_with(&["doctor"], &[("PATH", path.as_str())]);
         assert_eq!(code, 1, "{doctor}");
-        assert!(
-            doctor.contains(&format!("its shell `{shell}` is not installed here")),
-            "{doctor}"
+        assert_has(
+            &doctor,
+            &format!("its shell `{shell}` is not installed here"),
         );
     }
 }

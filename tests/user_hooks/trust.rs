@@ -2,6 +2,7 @@
 
 use super::{AGENT_MARKERS, SID, Setup, denied, q};
 use crate::common::{self, BIN};
+use crate::common::{assert_has, assert_lacks};
 use crate::schema::assert_valid;
 use serde_json::{Value, json};
 use std::process::{Command, Stdio};
@@ -21,10 +22,7 @@ fn an_untrusted_project_file_never_runs_trusting_runs_it_editing_stops_it() {
     // Untrusted: no command runs, on any event, and the person is told once per session.
     let first = s.bash("ls");
     assert!(!s.root().join("marker-1").exists());
-    let msg = first.json()["systemMessage"]
-        .as_str()
-        .unwrap_or("")
-        .to_string();
+    let msg = first.system_message();
     assert!(
         msg.contains("is not trusted") && msg.contains("omc-hooks trust"),
         "{msg}"
@@ -43,29 +41,23 @@ fn an_untrusted_project_file_never_runs_trusting_runs_it_editing_stops_it() {
 
     // status and doctor say so.
     let (_, status, _) = s.cli(&["status"]);
-    assert!(status.contains("NOT TRUSTED"), "{status}");
+    assert_has(&status, "NOT TRUSTED");
     let (code, doctor, _) = s.cli(&["doctor"]);
     assert_eq!(code, 1, "{doctor}");
-    assert!(
-        doctor.contains("is not trusted: its 1 hook entry do not run"),
-        "{doctor}"
-    );
+    assert_has(&doctor, "is not trusted: its 1 hook entry do not run");
 
     // A script's `--yes` (no terminal) while this project's session had a hook moments ago is
     // the agent's shape, not a person's: refused (issue 43).
     let (code, _, err) = s.cli(&["trust", "--yes"]);
     assert_eq!(code, 1, "{err}");
-    assert!(
-        err.contains("there is no terminal, and an agent's session is working in this project"),
-        "{err}"
+    assert_has(
+        &err,
+        "there is no terminal, and an agent's session is working in this project",
     );
     // Trusted by the person at a terminal: it runs.
     let (code, out) = s.at_terminal(&format!("'{BIN}' trust --yes"), "", &[]);
     assert_eq!(code, 0, "{out}");
-    assert!(
-        out.contains("entry 1 (line 1): pre-tool-use — runs: touch"),
-        "{out}"
-    );
+    assert_has(&out, "entry 1 (line 1): pre-tool-use — runs: touch");
     let store = s.config.path().join("omc-hooks/trusted.json");
     let trusted: Value = serde_json::from_slice(&std::fs::read(&store).unwrap()).unwrap();
     assert_valid("trusted", &trusted);
@@ -76,24 +68,21 @@ fn an_untrusted_project_file_never_runs_trusting_runs_it_editing_stops_it() {
     std::fs::write(&hooks, marker_file(&s, "marker-2")).unwrap();
     let out = s.bash("ls");
     assert!(!s.root().join("marker-2").exists());
-    let msg = out.json()["systemMessage"]
-        .as_str()
-        .unwrap_or("")
-        .to_string();
-    assert!(msg.contains("has changed since you trusted it"), "{msg}");
+    let msg = out.system_message();
+    assert_has(&msg, "has changed since you trusted it");
     let (_, status, _) = s.cli(&["status", "--json"]);
     let v: Value = serde_json::from_str(&status).unwrap();
     assert_eq!(v["user_hooks"][0]["changed_since_trusted"], true, "{v}");
 
     // --list shows it changed; --revoke forgets it.
     let (_, list, _) = s.cli(&["trust", "--list"]);
-    assert!(list.contains("CHANGED since, does not run"), "{list}");
+    assert_has(&list, "CHANGED since, does not run");
     s.trust();
     s.bash("ls");
     assert!(s.root().join("marker-2").exists());
     let (code, out, _) = s.cli(&["trust", "--revoke"]);
     assert_eq!(code, 0);
-    assert!(out.contains("no longer trusted"), "{out}");
+    assert_has(&out, "no longer trusted");
     std::fs::remove_file(s.root().join("marker-2")).unwrap();
     s.bash("ls");
     assert!(!s.root().join("marker-2").exists());
@@ -140,9 +129,9 @@ fn a_symlinked_project_hooks_file_is_refused_even_when_its_target_is_trusted() {
     assert!(out.stderr.contains("symlink"), "{}", out.stderr);
     let (code, _, err) = s.cli(&["trust", "--yes"]);
     assert_eq!(code, 1);
-    assert!(err.contains("symlink"), "{err}");
+    assert_has(&err, "symlink");
     let (_, doctor, _) = s.cli(&["doctor"]);
-    assert!(doctor.contains("cannot be read"), "{doctor}");
+    assert_has(&doctor, "cannot be read");
     // A symlinked .omc is refused the same way.
     let s = Setup::new();
     let real = s.config.path().join("real-omc");
@@ -199,7 +188,7 @@ fn trust_needs_a_person_not_a_model() {
     // No terminal and no --yes (a model's command, a hook, `trust </dev/null`): refused.
     let (code, out, err) = s.cli(&["trust"]);
     assert_eq!(code, 1, "{out}{err}");
-    assert!(err.contains("no terminal to ask you at"), "{err}");
+    assert_has(&err, "no terminal to ask you at");
     assert!(
         trusted_json(&s).is_none(),
         "trust recorded without a person"
@@ -226,7 +215,7 @@ fn trust_needs_a_person_not_a_model() {
     ] {
         let (code, _, err) = s.cli_with(&["trust", "--yes"], &[(var, value)]);
         assert_eq!(code, 1, "{var}: {err}");
-        assert!(err.contains(&format!("refused: {var} is set")), "{err}");
+        assert_has(&err, &format!("refused: {var} is set"));
         assert!(trusted_json(&s).is_none(), "{var}: trust recorded");
     }
     // Even at a terminal (Gemini CLI and Codex give the model's commands a pseudo-terminal).
@@ -242,11 +231,8 @@ fn trust_needs_a_person_not_a_model() {
     // A person at a terminal: no is no, yes is yes.
     let (code, out) = trust_at_terminal(&s, "n\n", &[]);
     assert_eq!(code, 1, "{out}");
-    assert!(
-        out.contains("Trust this file, so that these hooks run? [y/N]"),
-        "{out}"
-    );
-    assert!(out.contains("Not trusted; nothing recorded."), "{out}");
+    assert_has(&out, "Trust this file, so that these hooks run? [y/N]");
+    assert_has(&out, "Not trusted; nothing recorded.");
     assert!(trusted_json(&s).is_none());
     let (code, out) = trust_at_terminal(&s, "y\n", &[]);
     assert_eq!(code, 0, "{out}");
@@ -265,16 +251,16 @@ fn trust_needs_a_person_not_a_model() {
 
     // doctor and --list say who trusted it, when and how.
     let (_, doctor, _) = s.cli(&["doctor"]);
-    assert!(
-        doctor.contains(&format!(
+    assert_has(
+        &doctor,
+        &format!(
             "was trusted by {} on {}, confirmed at a terminal, no agent among its parent processes",
             rec["trusted_by"].as_str().unwrap(),
             rec["trusted_at"].as_str().unwrap()
-        )),
-        "{doctor}"
+        ),
     );
     let (_, list, _) = s.cli(&["trust", "--list"]);
-    assert!(list.contains("by alice (uid "), "{list}");
+    assert_has(&list, "by alice (uid ");
 
     // --yes is a person's own script: recorded as such, once no agent's session has had a
     // hook in this project for a while (the clock moved 20 minutes on). Revoking needs no
@@ -297,8 +283,8 @@ fn trust_needs_a_person_not_a_model() {
         "--yes, no agent above"
     );
     let (_, doctor, _) = s.cli(&["doctor"]);
-    assert!(doctor.contains("was trusted by bob (uid "), "{doctor}");
-    assert!(doctor.contains("confirmed with --yes"), "{doctor}");
+    assert_has(&doctor, "was trusted by bob (uid ");
+    assert_has(&doctor, "confirmed with --yes");
     let (code, _, err) = s.cli_with(&["trust", "--revoke"], &[("CLAUDECODE", "1")]);
     assert_eq!(code, 0, "{err}");
     assert!(
@@ -386,9 +372,9 @@ fn trust_refuses_under_an_agent_even_with_its_variables_removed() {
     let (code, out) = trust_at_terminal(&s, "y", &[]);
     assert_eq!(code, 0, "{out}");
     let (_, list, _) = s.cli(&["trust", "--list"]);
-    assert!(
-        list.contains("confirmed at a terminal, no agent among its parent processes"),
-        "{list}"
+    assert_has(
+        &list,
+        "confirmed at a terminal, no agent among its parent processes",
     );
     s.bash("ls");
     assert!(s.root().join("marker").exists());
@@ -422,7 +408,7 @@ fn nothing_the_model_reads_or_the_hooks_run_gives_trust() {
         );
     }
     let manifest = omc_hooks::hooks::MANIFEST;
-    assert!(!manifest.contains("trust"), "{manifest}");
+    assert_lacks(manifest, "trust");
 }
 
 /// Waits (bounded) until `path` holds text, for a command that was detached from the test.
@@ -489,17 +475,14 @@ fn detached_forms_of_trust_leave_the_project_untrusted() {
         out("1").display()
     ));
     let said = wait_for_text(&out("1"));
-    assert!(
-        said.contains("refused: this command was detached"),
-        "{said}"
-    );
+    assert_has(&said, "refused: this command was detached");
     // 2. A terminal made by a detached `script`, `y` piped in.
     agent_shell(&format!(
         "echo y | {unset} setsid -f script -qc \"'{BIN}' trust 2>'{}'\" /dev/null",
         out("2").display()
     ));
     let said = wait_for_text(&out("2"));
-    assert!(said.contains("omc-hooks trust: refused: "), "{said}");
+    assert_has(&said, "omc-hooks trust: refused: ");
     // 3. A tmux server started without the variables, then `y` typed into it.
     agent_shell(&format!(
         "{unset} tmux -L t43 new-session -d \"'{BIN}' trust 2>'{}'; sleep 5\"; sleep 0.3; \
@@ -508,7 +491,7 @@ fn detached_forms_of_trust_leave_the_project_untrusted() {
     ));
     let said = wait_for_text(&out("3"));
     agent_shell("tmux -L t43 kill-server");
-    assert!(said.contains("omc-hooks trust: refused: "), "{said}");
+    assert_has(&said, "omc-hooks trust: refused: ");
     assert!(trusted_json(&s).is_none(), "a detached form recorded trust");
     s.bash("ls");
     assert!(!s.root().join("marker").exists(), "the project's hook ran");
@@ -516,10 +499,7 @@ fn detached_forms_of_trust_leave_the_project_untrusted() {
     // A person's environment scrubbed away (`env -i`-like) at a terminal: refused.
     let (code, said) = s.at_terminal(&format!("env -u HOME -u TERM '{BIN}' trust"), "y", &[]);
     assert_eq!(code, 1, "{said}");
-    assert!(
-        said.contains("its environment has no HOME and TERM"),
-        "{said}"
-    );
+    assert_has(&said, "its environment has no HOME and TERM");
     // The agent's session had a hook moments ago (the `ls` above); the person, at their own
     // terminal, still trusts.
     let (code, said) = s.at_terminal(&format!("'{BIN}' trust"), "y", &[]);
@@ -587,14 +567,10 @@ fn the_pre_tool_hook_refuses_a_call_that_would_run_trust() {
     }
     // OMC's name for its own pre-tool script switches our guards off, not this one (a cloned
     // repository's settings can set it).
-    let mut p = common::payload("PreToolUse", SID, s.root());
-    p["tool_name"] = json!("Bash");
-    p["tool_input"] = json!({"command": "omc-hooks trust --yes"});
-    let out = s
-        .hook("pre-tool-use")
-        .env("OMC_SKIP_HOOKS", "pre-tool-enforcer")
-        .payload(p)
-        .run();
+    let out = s.bash_with(
+        "omc-hooks trust --yes",
+        &[("OMC_SKIP_HOOKS", "pre-tool-enforcer")],
+    );
     assert!(denied(&out).is_some(), "{}", out.stdout);
 }
 
@@ -618,24 +594,21 @@ fn the_next_session_start_tells_the_person_the_hooks_were_trusted() {
             .payload(p)
             .run();
         out.expect_valid();
-        out.json()["systemMessage"]
-            .as_str()
-            .unwrap_or("")
-            .to_string()
+        out.system_message()
     };
     let said = start("before-trust");
-    assert!(!said.contains("was trusted since"), "{said}");
+    assert_lacks(&said, "was trusted since");
     let (code, out) = trust_at_terminal(&s, "y", &[]);
     assert_eq!(code, 0, "{out}");
     let said = start("after-trust");
-    assert!(
-        said.contains("hooks.toml was trusted since this project's last session (by alice (uid "),
-        "{said}"
+    assert_has(
+        &said,
+        "hooks.toml was trusted since this project's last session (by alice (uid ",
     );
-    assert!(said.contains("confirmed at a terminal"), "{said}");
-    assert!(said.contains("pre-tool-use runs `touch "), "{said}");
-    assert!(said.contains("omc-hooks trust --revoke"), "{said}");
+    assert_has(&said, "confirmed at a terminal");
+    assert_has(&said, "pre-tool-use runs `touch ");
+    assert_has(&said, "omc-hooks trust --revoke");
     // Said once: the next session starts after the trust.
     let said = start("later");
-    assert!(!said.contains("was trusted since"), "{said}");
+    assert_lacks(&said, "was trusted since");
 }

@@ -6,6 +6,7 @@
 
 use super::Setup;
 use crate::common::{self, Outcome};
+use crate::common::{assert_has, assert_lacks};
 use crate::schema::assert_valid;
 use serde_json::{Value, json};
 
@@ -52,13 +53,6 @@ fn ralph(s: &Setup, sid: &str) -> Value {
     v
 }
 
-fn system_message(out: &Outcome) -> String {
-    out.json()["systemMessage"]
-        .as_str()
-        .unwrap_or("")
-        .to_string()
-}
-
 /// What the hook hands the model: every answer field but the person's `systemMessage`.
 fn to_model(out: &Outcome) -> String {
     let mut v = out.json();
@@ -78,12 +72,12 @@ fn an_untrusted_repository_verify_command_never_reaches_the_model_until_trusted(
     // command), the model is never told to run it, and a claim ends the run not verified.
     let started = start(&s, "v1");
     assert_eq!(ralph(&s, "v1")["active"], true);
-    let told = system_message(&started);
+    let told = started.system_message();
     assert!(
         told.contains("`verify`: 1 command") && told.contains("are not trusted by you"),
         "{told}"
     );
-    assert!(told.contains("omc-hooks trust"), "{told}");
+    assert_has(&told, "omc-hooks trust");
     assert!(
         !started.stdout.contains("evil.example"),
         "{}",
@@ -92,7 +86,7 @@ fn an_untrusted_repository_verify_command_never_reaches_the_model_until_trusted(
     let out = claim(&s, "v1");
     assert!(!out.stdout.contains("evil.example"), "{}", out.stdout);
     assert_ne!(out.json()["decision"], "block", "{}", out.stdout);
-    assert!(!system_message(&out).contains("not trusted"), "told once");
+    assert!(!out.system_message().contains("not trusted"), "told once");
     let r = ralph(&s, "v1");
     assert_eq!(
         (
@@ -121,9 +115,9 @@ fn an_untrusted_repository_verify_command_never_reaches_the_model_until_trusted(
     // terminal is refused as a model's (issue 43).
     let (code, shown) = s.at_terminal(&format!("'{}' trust --yes", common::BIN), "", &[]);
     assert_eq!(code, 0, "{shown}");
-    assert!(shown.contains(&format!("verify: {EVIL}")), "{shown}");
+    assert_has(&shown, &format!("verify: {EVIL}"));
     let started = start(&s, "v2");
-    assert_eq!(system_message(&started), "", "{}", started.stdout);
+    assert_eq!(started.system_message(), "", "{}", started.stdout);
     let out = claim(&s, "v2");
     assert_eq!(out.json()["decision"], "block", "{}", out.stdout);
     let reason = to_model(&out);
@@ -133,9 +127,9 @@ fn an_untrusted_repository_verify_command_never_reaches_the_model_until_trusted(
     );
     assert_eq!(ralph(&s, "v2")["active"], true);
     let (_, doctor, _) = s.cli(&["doctor"]);
-    assert!(doctor.contains("trusted, used"), "{doctor}");
+    assert_has(&doctor, "trusted, used");
     let (_, list, _) = s.cli(&["trust", "--list"]);
-    assert!(list.contains("verify commands unchanged, used"), "{list}");
+    assert_has(&list, "verify commands unchanged, used");
 
     // A change to the list withdraws the trust (another key of the file does not).
     s.project.write_json(
@@ -154,7 +148,7 @@ fn an_untrusted_repository_verify_command_never_reaches_the_model_until_trusted(
         &json!({"verify": [EVIL, "python3 check.py"]}),
     );
     let started = start(&s, "v3");
-    let told = system_message(&started);
+    let told = started.system_message();
     assert!(
         told.contains("`verify`: 2 commands") && told.contains("changed since you trusted them"),
         "{told}"
@@ -163,20 +157,14 @@ fn an_untrusted_repository_verify_command_never_reaches_the_model_until_trusted(
     assert!(!to_model(&out).contains("evil.example"), "{}", out.stdout);
     assert_eq!(ralph(&s, "v3")["verified"], false);
     let (_, list, _) = s.cli(&["trust", "--list"]);
-    assert!(
-        list.contains("verify commands CHANGED since, not used"),
-        "{list}"
-    );
+    assert_has(&list, "verify commands CHANGED since, not used");
     let (_, doctor, _) = s.cli(&["doctor"]);
-    assert!(
-        doctor.contains("changed since you trusted them"),
-        "{doctor}"
-    );
+    assert_has(&doctor, "changed since you trusted them");
 
     // `--revoke` forgets it.
     let (code, out, _) = s.cli(&["trust", "--revoke"]);
     assert_eq!(code, 0);
-    assert!(out.contains("config.json is no longer trusted"), "{out}");
+    assert_has(&out, "config.json is no longer trusted");
 }
 
 #[test]
@@ -196,11 +184,8 @@ fn the_persons_own_verify_commands_need_no_trust() {
     let out = claim(&s, "u1");
     assert_eq!(out.json()["decision"], "block", "{}", out.stdout);
     let reason = to_model(&out);
-    assert!(reason.contains("`python3 check.py`"), "{reason}");
-    assert!(!reason.contains("evil.example"), "{reason}");
+    assert_has(&reason, "`python3 check.py`");
+    assert_lacks(&reason, "evil.example");
     let (_, doctor, _) = s.cli(&["doctor"]);
-    assert!(
-        doctor.contains("yours, used — ralph.verify: python3 check.py"),
-        "{doctor}"
-    );
+    assert_has(&doctor, "yours, used — ralph.verify: python3 check.py");
 }

@@ -2,7 +2,6 @@
 
 use super::http::{Reply, Server};
 use super::{Setup, denied, diags, q};
-use serde_json::json;
 use std::time::Duration;
 
 fn webhook(url: &str, extra: &str) -> String {
@@ -23,16 +22,7 @@ fn a_blocking_webhook_blocks_the_tool_call_and_receives_the_event() {
         &server.url("/check"),
         "[hooks.headers]\nAuthorization = \"Bearer ${UH_TEST_TOKEN}\"\nX-Team = \"core\"",
     ));
-    let out = s
-        .hook("pre-tool-use")
-        .env("UH_TEST_TOKEN", "tok-123")
-        .payload({
-            let mut p = crate::common::payload("PreToolUse", super::SID, s.root());
-            p["tool_name"] = json!("Bash");
-            p["tool_input"] = json!({"command": "git push --force"});
-            p
-        })
-        .run();
+    let out = s.bash_with("git push --force", &[("UH_TEST_TOKEN", "tok-123")]);
     assert_eq!(denied(&out).as_deref(), Some("policy says no"), "{out:?}");
     let got = server.received();
     assert_eq!(got.len(), 1);
@@ -130,17 +120,7 @@ fn an_expanded_secret_never_reaches_diagnostics_or_state() {
         "retries = 0\n[hooks.headers]\nAuthorization = \"Bearer ${UH_SECRET}\"",
     ));
     let secret = "sup3r-s3cret-value";
-    let out = s
-        .hook("pre-tool-use")
-        .env("UH_SECRET", secret)
-        .env("OMC_DEBUG", "1")
-        .payload({
-            let mut p = crate::common::payload("PreToolUse", super::SID, s.root());
-            p["tool_name"] = json!("Bash");
-            p["tool_input"] = json!({"command": "ls"});
-            p
-        })
-        .run();
+    let out = s.bash_with("ls", &[("UH_SECRET", secret), ("OMC_DEBUG", "1")]);
     out.expect_noop();
     assert_eq!(server.received()[0].path, format!("/?key={secret}"));
     assert!(!out.stderr.contains(secret), "{}", out.stderr);
