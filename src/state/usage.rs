@@ -484,6 +484,16 @@ pub fn tokens_text(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Input, output, cache read, cache write.
+    fn tokens(input: u64, output: u64, cache_read: u64, cache_write: u64) -> Tokens {
+        Tokens {
+            input,
+            output,
+            cache_read,
+            cache_write,
+        }
+    }
     use std::io::Write;
 
     fn claude(id: &str, ts: &str, input: u64, output: u64) -> String {
@@ -605,53 +615,21 @@ mod tests {
 "#;
         let c = counted_in(claude);
         assert_eq!(c.total, 1115);
-        assert_eq!(
-            c.by_model["claude-sonnet-4-5"],
-            Tokens {
-                input: 10,
-                output: 5,
-                cache_read: 1000,
-                cache_write: 100
-            }
-        );
+        assert_eq!(c.by_model["claude-sonnet-4-5"], tokens(10, 5, 1000, 100));
         let codex = br#"{"type":"turn_context","payload":{"model":"gpt-5-codex"}}
 {"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":1000,"cached_input_tokens":400,"output_tokens":50,"total_tokens":1050}}}}
 {"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":3000,"cached_input_tokens":1400,"output_tokens":80,"total_tokens":3080}}}}
 "#;
         let c = counted_in(codex);
         assert_eq!(c.total, 3080);
-        assert_eq!(
-            c.by_model["gpt-5-codex"],
-            Tokens {
-                input: 1600,
-                output: 80,
-                cache_read: 1400,
-                cache_write: 0
-            }
-        );
+        assert_eq!(c.by_model["gpt-5-codex"], tokens(1600, 80, 1400, 0));
         let gemini = br#"{"id":"g1","type":"gemini","model":"gemini-2.5-flash","tokens":{"input":300,"output":5,"cached":100,"thoughts":7,"tool":0,"total":312}}
 {"uuid":"q1","type":"assistant","model":"qwen3-coder-plus","usageMetadata":{"promptTokenCount":30,"candidatesTokenCount":5,"thoughtsTokenCount":1,"cachedContentTokenCount":10,"totalTokenCount":36}}
 "#;
         let c = counted_in(gemini);
         assert_eq!(c.total, 348);
-        assert_eq!(
-            c.by_model["gemini-2.5-flash"],
-            Tokens {
-                input: 200,
-                output: 12,
-                cache_read: 100,
-                cache_write: 0
-            }
-        );
-        assert_eq!(
-            c.by_model["qwen3-coder-plus"],
-            Tokens {
-                input: 20,
-                output: 6,
-                cache_read: 10,
-                cache_write: 0
-            }
-        );
+        assert_eq!(c.by_model["gemini-2.5-flash"], tokens(200, 12, 100, 0));
+        assert_eq!(c.by_model["qwen3-coder-plus"], tokens(20, 6, 10, 0));
         // An assistant message that mentions a Codex record name is still counted.
         let odd = br#"{"type":"assistant","message":{"id":"m9","model":"x","name":"turn_context","usage":{"input_tokens":4}}}"#;
         assert_eq!(counted_in(odd).total, 4);

@@ -1163,159 +1163,124 @@ mod tests {
         classify(&text.lines().map(|l| (0, l)).collect::<Vec<_>>())
     }
 
+    /// Each text's lines read as the records its code gives, a letter a line: `O` ours, `R` a
+    /// report, `T` a trace, `C` a chat, `L` a log, `M` a commit, `H` shell history, `-` the
+    /// person's own line.
+    fn assert_kinds(cases: &[(&str, &str)]) {
+        for (text, code) in cases {
+            let want: Vec<Option<Record>> = code
+                .chars()
+                .map(|c| match c {
+                    'O' => Some(Ours),
+                    'R' => Some(Report),
+                    'T' => Some(Trace),
+                    'C' => Some(Chat),
+                    'L' => Some(Log),
+                    'M' => Some(Commit),
+                    'H' => Some(History),
+                    '-' => None,
+                    _ => panic!("unknown record letter {c:?} in {code:?}"),
+                })
+                .collect();
+            assert_eq!(kinds(text), want, "{text:?}");
+        }
+    }
+
     use Record::{Chat, Commit, History, Log, Ours, Report, Trace};
 
     #[test]
     fn our_own_output_is_a_record() {
-        // `status`: its header, a session and its runs' rows, its footer
-        assert_eq!(
-            kinds(
-                "omc-hooks status — /p (2026-12-04 23:51 UTC)\n\nsession s1\n  ralph        iter 1/100      started 0s ago    stale in 1h 59m           \"fix the flaky tests\"\n  autopilot    iter 1/30       started 0s ago\n\nCancel with 'omc-hooks cancel' (add --session ID).\n\nwhy is ralph still there?"
+        assert_kinds(&[
+            // `status`: its header, a session and its runs' rows, its footer
+            (
+                "omc-hooks status — /p (2026-12-04 23:51 UTC)\n\nsession s1\n  ralph        iter 1/100      started 0s ago    stale in 1h 59m           \"fix the flaky tests\"\n  autopilot    iter 1/30       started 0s ago\n\nCancel with 'omc-hooks cancel' (add --session ID).\n\nwhy is ralph still there?",
+                "O-OOO-O--",
             ),
-            vec![
-                Some(Ours),
-                None,
-                Some(Ours),
-                Some(Ours),
-                Some(Ours),
-                None,
-                Some(Ours),
-                None,
-                None
-            ]
-        );
-        // `mode show`, `mode start`, `detect`, a Stop hook's notice
-        assert_eq!(
-            kinds(
-                "s1  ralph  iteration 1/100  fix the flaky tests\ns1  autopilot  iteration 1/30  phase -  build a cli"
+            // `mode show`, `mode start`, `detect`, a Stop hook's notice
+            (
+                "s1  ralph  iteration 1/100  fix the flaky tests\ns1  autopilot  iteration 1/30  phase -  build a cli",
+                "OO",
             ),
-            vec![Some(Ours), Some(Ours)]
-        );
-        assert_eq!(
-            kinds(
-                "ralph: run started in session s1 (iteration 1/100); the next Stop in that session continues it. Task: fix it"
+            (
+                "ralph: run started in session s1 (iteration 1/100); the next Stop in that session continues it. Task: fix it",
+                "O",
             ),
-            vec![Some(Ours)]
-        );
-        assert_eq!(
-            kinds(
-                "verdict: [MAGIC KEYWORD: RALPH]\n  ralph  \"ralph\"  at 0  ACTIVATED  leading-imperative: …\n\nwhy?"
+            (
+                "verdict: [MAGIC KEYWORD: RALPH]\n  ralph  \"ralph\"  at 0  ACTIVATED  leading-imperative: …\n\nwhy?",
+                "OO--",
             ),
-            vec![Some(Ours), Some(Ours), None, None]
-        );
-        assert_eq!(
-            kinds("omc-hooks: ralph paused — no tool ran.\n\nralph fix it"),
-            vec![Some(Ours), None, None]
-        );
-        // the person's own words about it are not
-        assert_eq!(kinds("ralph: fix the flaky tests"), vec![None]);
-        assert_eq!(kinds("ralph: handle the request below"), vec![None]);
-        assert_eq!(kinds("ralph mode is on: the flaky tests"), vec![None]);
-        // the instructions, the notifications, a checkpoint notice
-        assert_eq!(
-            kinds(
-                "RALPH mode is on: a persistent loop. Keep working on the request below.\nTDD mode: test first. For the request below, write a failing test"
+            (
+                "omc-hooks: ralph paused — no tool ran.\n\nralph fix it",
+                "O--",
             ),
-            vec![Some(Ours), Some(Ours)]
-        );
-        assert_eq!(
-            kinds(
-                "ralph is waiting for you in /p (iteration 3 of 100, claude): which db?\nomc-hooks checkpoint saved before compaction — active: ralph"
+            // the person's own words about it are not
+            ("ralph: fix the flaky tests", "-"),
+            ("ralph: handle the request below", "-"),
+            ("ralph mode is on: the flaky tests", "-"),
+            // the instructions, the notifications, a checkpoint notice
+            (
+                "RALPH mode is on: a persistent loop. Keep working on the request below.\nTDD mode: test first. For the request below, write a failing test",
+                "OO",
             ),
-            vec![Some(Ours), Some(Ours)]
-        );
-        assert_eq!(kinds("session s1 keeps ralph running, stop it"), vec![None]);
-        assert_eq!(kinds("ralph iter 3 of the parser"), vec![None]);
-        assert_eq!(
-            kinds("ralph 2/3 of the tests pass, ralph fix the rest"),
-            vec![None]
-        );
-        // a row however it is punctuated or cased
-        assert_eq!(
-            kinds(
-                "  ralph (session abc, iteration 3/100, task: fix the tests)\nRALPH 3/100 · 12 min left"
+            (
+                "ralph is waiting for you in /p (iteration 3 of 100, claude): which db?\nomc-hooks checkpoint saved before compaction — active: ralph",
+                "OO",
             ),
-            vec![Some(Ours), Some(Ours)]
-        );
+            ("session s1 keeps ralph running, stop it", "-"),
+            ("ralph iter 3 of the parser", "-"),
+            ("ralph 2/3 of the tests pass, ralph fix the rest", "-"),
+            // a row however it is punctuated or cased
+            (
+                "  ralph (session abc, iteration 3/100, task: fix the tests)\nRALPH 3/100 · 12 min left",
+                "OO",
+            ),
+        ]);
     }
 
     #[test]
     fn a_bug_report_is_a_record_but_not_the_request_around_it() {
-        assert_eq!(
-            kinds(
-                "Bug: Autopilot disengages on ramps\nSteps to reproduce:\n1. Enable Autopilot in settings\n2. Drive onto a ramp\n\nExpected: autopilot stays engaged\nActual: autopilot disengages\n\nralph fix this"
+        assert_kinds(&[
+            (
+                "Bug: Autopilot disengages on ramps\nSteps to reproduce:\n1. Enable Autopilot in settings\n2. Drive onto a ramp\n\nExpected: autopilot stays engaged\nActual: autopilot disengages\n\nralph fix this",
+                "RRRR-RR--",
             ),
-            vec![
-                Some(Report),
-                Some(Report),
-                Some(Report),
-                Some(Report),
-                None,
-                Some(Report),
-                Some(Report),
-                None,
-                None
-            ]
-        );
-        assert_eq!(
-            kinds(
-                "ralph fix this bug:\n**Steps to reproduce**\n\n1. open the Team page\n2. click Invite\n\nplease"
+            (
+                "ralph fix this bug:\n**Steps to reproduce**\n\n1. open the Team page\n2. click Invite\n\nplease",
+                "-R-RR--",
             ),
-            vec![
-                None,
-                Some(Report),
-                None,
-                Some(Report),
-                Some(Report),
-                None,
-                None
-            ]
-        );
-        // a title right above the steps is the report's; a request there is not
-        assert_eq!(
-            kinds("Team page crashes on invite\n\nSteps to reproduce:\n1. open the Team page"),
-            vec![Some(Report), None, Some(Report), Some(Report)]
-        );
-        assert_eq!(
-            kinds("ralph fix the export bug\n\nSteps to reproduce:\n1. export"),
-            vec![None, None, Some(Report), Some(Report)]
-        );
-        assert_eq!(
-            kinds("【缺陷】自动驾驶退出\n复现步骤：\n1. 开启自动驾驶\n预期：接管\n实际：退出"),
-            vec![Some(Report); 5]
-        );
-        // (its title above) the steps right above an expected result, and a report said on one
-        // line
-        assert_eq!(
-            kinds(
-                "Auto Pilot turns around\n\n1. Clear waypoints\n2. Engage Auto Pilot\nExpected: hold\nActual: U-turn\n\nsee nav.c"
+            // a title right above the steps is the report's; a request there is not
+            (
+                "Team page crashes on invite\n\nSteps to reproduce:\n1. open the Team page",
+                "R-RR",
             ),
-            vec![
-                Some(Report),
-                None,
-                Some(Report),
-                Some(Report),
-                Some(Report),
-                Some(Report),
-                None,
-                None
-            ]
-        );
-        assert_eq!(
-            kinds(
-                "Autopilot resets after an update. Steps: turn on Autopilot, update. Expected: on. Actual: off."
+            (
+                "ralph fix the export bug\n\nSteps to reproduce:\n1. export",
+                "--RR",
             ),
-            vec![Some(Report)]
-        );
-        assert_eq!(
-            kinds("Steps to reproduce:\n\nStep 1: Enable Autopilot\nStep 2: drive"),
-            vec![Some(Report), None, Some(Report), Some(Report)]
-        );
-        // neither steps to reproduce nor an expected and an actual result: no report
-        assert_eq!(
-            kinds("Bug: ralph loops forever\nExpected: it stops\n1. ralph fix the tests"),
-            vec![None, None, None]
-        );
+            (
+                "【缺陷】自动驾驶退出\n复现步骤：\n1. 开启自动驾驶\n预期：接管\n实际：退出",
+                "RRRRR",
+            ),
+            // (its title above) the steps right above an expected result, and a report said on one
+            // line
+            (
+                "Auto Pilot turns around\n\n1. Clear waypoints\n2. Engage Auto Pilot\nExpected: hold\nActual: U-turn\n\nsee nav.c",
+                "R-RRRR--",
+            ),
+            (
+                "Autopilot resets after an update. Steps: turn on Autopilot, update. Expected: on. Actual: off.",
+                "R",
+            ),
+            (
+                "Steps to reproduce:\n\nStep 1: Enable Autopilot\nStep 2: drive",
+                "R-RR",
+            ),
+            // neither steps to reproduce nor an expected and an actual result: no report
+            (
+                "Bug: ralph loops forever\nExpected: it stops\n1. ralph fix the tests",
+                "---",
+            ),
+        ]);
     }
 
     #[test]
@@ -1325,116 +1290,86 @@ mod tests {
 
     #[test]
     fn commit_lists_and_logs() {
-        assert_eq!(
-            kinds("a1b2c3d feat: ralph fix flaky tests\n9f8e7d6 chore: ulw cleanup\n\nwhich one?"),
-            vec![Some(Commit), Some(Commit), None, None]
-        );
-        assert_eq!(
-            kinds("feat: ralph fix flaky tests\nchore: ulw cleanup\nwhy"),
-            vec![Some(Commit), Some(Commit), None]
-        );
-        // one conventional subject alone is the person's own line
-        assert_eq!(kinds("fix: the login bug"), vec![None]);
-        assert_eq!(
-            kinds("commit 4f1a9c2e\nAuthor: D <d@x>\nDate:   Tue\n\nralph: fix it\n\nwhy?"),
-            vec![
-                Some(Commit),
-                Some(Commit),
-                Some(Commit),
-                None,
-                Some(Commit),
-                None,
-                None
-            ]
-        );
-        assert_eq!(
-            kinds("pick 1a2b3c4 ralph fix\nsquash 5d6e7f8 ulw"),
-            vec![Some(Commit), Some(Commit)]
-        );
-        assert_eq!(
-            kinds("Dana Kim (3):\n      ralph fix the tests\n\nok"),
-            vec![Some(Commit), Some(Commit), None, None]
-        );
-        assert_eq!(kinds("1234567 is a number"), vec![None]);
+        assert_kinds(&[
+            (
+                "a1b2c3d feat: ralph fix flaky tests\n9f8e7d6 chore: ulw cleanup\n\nwhich one?",
+                "MM--",
+            ),
+            (
+                "feat: ralph fix flaky tests\nchore: ulw cleanup\nwhy",
+                "MM-",
+            ),
+            // one conventional subject alone is the person's own line
+            ("fix: the login bug", "-"),
+            (
+                "commit 4f1a9c2e\nAuthor: D <d@x>\nDate:   Tue\n\nralph: fix it\n\nwhy?",
+                "MMM-M--",
+            ),
+            ("pick 1a2b3c4 ralph fix\nsquash 5d6e7f8 ulw", "MM"),
+            ("Dana Kim (3):\n      ralph fix the tests\n\nok", "MM--"),
+            ("1234567 is a number", "-"),
+        ]);
     }
 
     #[test]
     fn logs_traces_chats_and_history() {
-        assert_eq!(
-            kinds(
-                "2026-12-01T10:32:11Z INFO ralph fix\n[10:32:01] user: ulw\nINFO  [omc] ralph\nlevel=info msg=x\n  ✓ autopilot build me a cli\nDec 01 10:22:03 host x: y"
+        assert_kinds(&[
+            (
+                "2026-12-01T10:32:11Z INFO ralph fix\n[10:32:01] user: ulw\nINFO  [omc] ralph\nlevel=info msg=x\n  ✓ autopilot build me a cli\nDec 01 10:22:03 host x: y",
+                "LLLLLL",
             ),
-            vec![Some(Log); 6]
-        );
-        assert_eq!(
-            kinds("1. ralph fix the tests\n10 tests fail"),
-            vec![None, None]
-        );
-        assert_eq!(
-            kinds("[10:32:01] starting worker\nralph\n[10:32:04] worker exited"),
-            vec![Some(Log); 3]
-        );
-        assert_eq!(
-            kinds(
-                "Traceback (most recent call last):\n  File \"a.py\", line 4, in f\n    ralph()\nE: x\n\nfix it"
+            ("1. ralph fix the tests\n10 tests fail", "--"),
+            (
+                "[10:32:01] starting worker\nralph\n[10:32:04] worker exited",
+                "LLL",
             ),
-            vec![
-                Some(Trace),
-                Some(Trace),
-                Some(Trace),
-                Some(Trace),
-                None,
-                None
-            ]
-        );
-        assert_eq!(
-            kinds("Error: phase failed\n    at A.b (src/a.ts:1:2)\n\nok"),
-            vec![Some(Trace), Some(Trace), None, None]
-        );
-        assert_eq!(
-            kinds("alice: can someone ralph it?\nbob: ulw it\n\nsummarise"),
-            vec![Some(Chat), Some(Chat), None, None]
-        );
-        // speakers named in Chinese, Korean or Japanese, with a full-width colon or `: `
-        assert_eq!(
-            kinds("张三：用ralph修一下测试\n李四：还是用超级工作吧\n\n他们在争论什么？"),
-            vec![Some(Chat), Some(Chat), None, None]
-        );
-        assert_eq!(
-            kinds("민수: 랄프로 돌려\n지은: 울트라워크가 낫지\n\n누가 맞아?"),
-            vec![Some(Chat), Some(Chat), None, None]
-        );
-        assert_eq!(
-            kinds("背景：登录测试不稳定\n任务：用ralph修好"),
-            vec![None, None]
-        );
-        // the person's own labels are not speakers, nor is one speaker alone
-        assert_eq!(kinds("Context: x\nTask: ralph fix it"), vec![None, None]);
-        assert_eq!(kinds("ralph: fix it\nulw: clean up"), vec![None, None]);
-        assert_eq!(kinds("alice: ralph fix it"), vec![None]);
-        assert_eq!(
-            kinds("Alice  10:32 AM\nralph fix it pls\nBob  10:33 AM\nulw it\n\nsummarise"),
-            vec![Some(Chat), Some(Chat), Some(Chat), Some(Chat), None, None]
-        );
-        assert_eq!(
-            kinds("<alice> ralph the migrations\n<bob> no, autopilot them"),
-            vec![Some(Chat), Some(Chat)]
-        );
-        assert_eq!(kinds("<b> ralph fix it"), vec![None]);
-        assert_eq!(kinds("ralph fix it by 10:30"), vec![None]);
-        assert_eq!(kinds("fix tests  10:30"), vec![None]);
-        assert_eq!(kinds("fix the tests at 10:30 am"), vec![None]);
-        assert_eq!(
-            kinds("alice — Today at 10:32 AM\nralph it\n\nok"),
-            vec![Some(Chat), Some(Chat), None, None]
-        );
-        assert_eq!(
-            kinds("| * 1d2e3f4 autopilot: build me an app\n* 0a0a0a0 init"),
-            vec![Some(Commit), Some(Commit)]
-        );
-        assert_eq!(
-            kinds("  501  claude -p \"ralph fix\"\n  502  omc-hooks status"),
-            vec![Some(History), Some(History)]
-        );
+            (
+                "Traceback (most recent call last):\n  File \"a.py\", line 4, in f\n    ralph()\nE: x\n\nfix it",
+                "TTTT--",
+            ),
+            (
+                "Error: phase failed\n    at A.b (src/a.ts:1:2)\n\nok",
+                "TT--",
+            ),
+            (
+                "alice: can someone ralph it?\nbob: ulw it\n\nsummarise",
+                "CC--",
+            ),
+            // speakers named in Chinese, Korean or Japanese, with a full-width colon or `: `
+            (
+                "张三：用ralph修一下测试\n李四：还是用超级工作吧\n\n他们在争论什么？",
+                "CC--",
+            ),
+            (
+                "민수: 랄프로 돌려\n지은: 울트라워크가 낫지\n\n누가 맞아?",
+                "CC--",
+            ),
+            ("背景：登录测试不稳定\n任务：用ralph修好", "--"),
+            // the person's own labels are not speakers, nor is one speaker alone
+            ("Context: x\nTask: ralph fix it", "--"),
+            ("ralph: fix it\nulw: clean up", "--"),
+            ("alice: ralph fix it", "-"),
+            (
+                "Alice  10:32 AM\nralph fix it pls\nBob  10:33 AM\nulw it\n\nsummarise",
+                "CCCC--",
+            ),
+            (
+                "<alice> ralph the migrations\n<bob> no, autopilot them",
+                "CC",
+            ),
+            ("<b> ralph fix it", "-"),
+            ("ralph fix it by 10:30", "-"),
+            ("fix tests  10:30", "-"),
+            ("fix the tests at 10:30 am", "-"),
+            ("alice — Today at 10:32 AM\nralph it\n\nok", "CC--"),
+            (
+                "| * 1d2e3f4 autopilot: build me an app\n* 0a0a0a0 init",
+                "MM",
+            ),
+            (
+                "  501  claude -p \"ralph fix\"\n  502  omc-hooks status",
+                "HH",
+            ),
+        ]);
     }
 }

@@ -32,39 +32,28 @@ pub struct Cell {
     pub note: &'static str,
 }
 
+const fn cell(works: Works, note: &'static str) -> Cell {
+    Cell { works, note }
+}
+
 const fn yes() -> Cell {
-    Cell {
-        works: Works::Yes,
-        note: "",
-    }
+    cell(Works::Yes, "")
 }
 
 const fn yes_but(note: &'static str) -> Cell {
-    Cell {
-        works: Works::Yes,
-        note,
-    }
+    cell(Works::Yes, note)
 }
 
 const fn partly(note: &'static str) -> Cell {
-    Cell {
-        works: Works::Partly,
-        note,
-    }
+    cell(Works::Partly, note)
 }
 
 const fn no(note: &'static str) -> Cell {
-    Cell {
-        works: Works::No,
-        note,
-    }
+    cell(Works::No, note)
 }
 
 const fn unverified(note: &'static str) -> Cell {
-    Cell {
-        works: Works::Unverified,
-        note,
-    }
+    cell(Works::Unverified, note)
 }
 
 /// The capabilities of one agent, in the order of [`CAPABILITIES`].
