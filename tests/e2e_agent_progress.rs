@@ -498,18 +498,8 @@ fn qwen_an_edit_made_and_undone_turn_after_turn_is_handed_back() {
     let mut sc = AgentScenario::new()
         .reply_call("read_file", serde_json::json!({ "file_path": file }))
         .reply_text(MORE);
-    for i in 0..20 {
-        let (old, new) = if i % 2 == 0 {
-            ("x = 1", "x = 2")
-        } else {
-            ("x = 2", "x = 1")
-        };
-        sc = sc
-            .reply_call(
-                "edit",
-                serde_json::json!({"file_path": file, "old_string": old, "new_string": new}),
-            )
-            .reply_text(MORE);
+    for edit in crate::e2e::ralph::edits_made_and_undone(&file, 20) {
+        sc = sc.reply_call("edit", edit).reply_text(MORE);
     }
     let run = sb.run(PROMPT, sc.reply_text(DONE));
     run.assert_success();

@@ -34,12 +34,37 @@ pub fn mode_state_in(omc: &Path, sid: &str, mode: &str) -> Option<Value> {
     Some(v)
 }
 
+/// The arguments of `n` edits of `file` that each undo the one before: `x = 1` → `x = 2` and
+/// back (a model making and undoing the same edit turn after turn, in any client whose edit
+/// tool takes `file_path`, `old_string` and `new_string`).
+pub fn edits_made_and_undone(file: &Path, n: usize) -> Vec<Value> {
+    (0..n)
+        .map(|i| {
+            let (old, new) = if i % 2 == 0 {
+                ("x = 1", "x = 2")
+            } else {
+                ("x = 2", "x = 1")
+            };
+            json!({"file_path": file, "old_string": old, "new_string": new})
+        })
+        .collect()
+}
+
 /// What each main-loop request shows of a ralph continuation (`Stop hook feedback:` …; a
 /// failing command's escalation may head it).
 pub fn continuations(run: &Run) -> Vec<String> {
+    stop_feedback(run)
+        .into_iter()
+        .filter(|t| t.contains("[RALPH LOOP - ITERATION"))
+        .collect()
+}
+
+/// What each main-loop request after the first shows of an end-of-turn hook's answer sent back
+/// to the model (`Stop hook feedback:` …), whichever mode or check sent it.
+pub fn stop_feedback(run: &Run) -> Vec<String> {
     (1..run.main_loop_requests().len())
         .map(|i| run.new_text(i))
-        .filter(|t| t.contains("Stop hook feedback:") && t.contains("[RALPH LOOP - ITERATION"))
+        .filter(|t| t.contains("Stop hook feedback:"))
         .collect()
 }
 
