@@ -19,9 +19,9 @@
 //!   from holds every call's usage when the Stop hook runs.
 
 use crate::e2e::ralph::{
-    DONE, PROMPT, assert_ended_on_token_budget, continuations, edits_made_and_undone, ralph,
-    spends_its_token_budget, status, stop_feedback, tool_results_with, working_turns,
-    works_then_claims,
+    DONE, PROMPT, assert_ended_on_token_budget, assert_handed_back_within_eight, continuations,
+    edits_made_and_undone, ralph, spends_its_token_budget, status, stop_feedback,
+    tool_results_with, working_turns, works_then_claims,
 };
 use crate::e2e::{Run, Sandbox, Scenario};
 use serde_json::{Value, json};
@@ -48,15 +48,7 @@ fn assert_handed_back(sb: &Sandbox, run: &Run, progress_turns: usize, why: &[&st
     run.assert_success();
     let d = run.diagnostics();
     let conts = continuations(run).len();
-    assert!(
-        (progress_turns..=progress_turns + 8).contains(&conts),
-        "{conts} continuations, want {progress_turns} to {}\n{d}",
-        progress_turns + 8
-    );
-    assert!(
-        run.unused_replies > 0,
-        "handed back before the script ran out: {d}"
-    );
+    assert_handed_back_within_eight(conts, progress_turns, run.unused_replies, &d);
     assert_eq!(run.result_text(), MORE, "the turn ended normally: {d}");
     let s = ralph(sb, &run.session_id);
     assert_eq!(s["active"], true, "handed back, not ended: {s:#}");

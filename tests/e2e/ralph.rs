@@ -50,6 +50,19 @@ pub fn edits_made_and_undone(file: &Path, n: usize) -> Vec<Value> {
         .collect()
 }
 
+/// A run handed back for want of progress: `conts` continuations, at least the `progress`
+/// turns of new work and at most 8 more without it, with replies (or steps) of the script left
+/// `unused`, so the hand-back came before the script ran out.
+#[track_caller]
+pub fn assert_handed_back_within_eight(conts: usize, progress: usize, unused: usize, d: &str) {
+    assert!(
+        (progress..=progress + 8).contains(&conts),
+        "{conts} continuations, want {progress} to {}\n{d}",
+        progress + 8
+    );
+    assert!(unused > 0, "handed back before the script ran out\n{d}");
+}
+
 /// What each main-loop request shows of a ralph continuation (`Stop hook feedback:` …; a
 /// failing command's escalation may head it).
 pub fn continuations(run: &Run) -> Vec<String> {
