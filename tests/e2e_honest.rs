@@ -4,6 +4,7 @@
 //! then continues; and `omc-hooks mode start`, run by the model through Bash, finds its session
 //! from `CLAUDE_CODE_SESSION_ID` without being told.
 
+use crate::e2e::ralph::assert_continued_to;
 use crate::e2e::{Sandbox, Scenario, plugin_dir};
 use serde_json::{Value, json};
 
@@ -61,15 +62,8 @@ fn a_ralph_run_whose_model_asks_the_user_hands_back_and_resumes_on_the_next_prom
             .arg(SID),
         None,
     );
-    run.assert_success();
-    let d = run.diagnostics();
     // One continuation (the first Stop), then the question ends the turn.
-    assert_eq!(run.main_loop_requests().len(), 2, "{d}");
-    assert!(
-        run.new_text(1)
-            .contains("Stop hook feedback:\n[RALPH LOOP - ITERATION 2/100]"),
-        "{d}"
-    );
+    let d = assert_continued_to(&run, 2, 2);
     assert_eq!(
         run.unused_replies, 1,
         "no continuation after the question: {d}"
@@ -90,14 +84,7 @@ fn a_ralph_run_whose_model_asks_the_user_hands_back_and_resumes_on_the_next_prom
             .reply_text("unexpected"),
         Some(SID),
     );
-    next.assert_success();
-    let d = next.diagnostics();
-    assert_eq!(next.main_loop_requests().len(), 2, "{d}");
-    assert!(
-        next.new_text(1)
-            .contains("Stop hook feedback:\n[RALPH LOOP - ITERATION 3/100]"),
-        "{d}"
-    );
+    assert_continued_to(&next, 2, 3);
     let s = state(&sb, "ralph");
     assert_eq!(s["ended_reason"], "completed");
     assert!(s.get("awaiting_input_at").is_none(), "{s}");

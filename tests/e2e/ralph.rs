@@ -63,6 +63,27 @@ pub fn assert_handed_back_within_eight(conts: usize, progress: usize, unused: us
     assert!(unused > 0, "handed back before the script ran out\n{d}");
 }
 
+/// What the model is shown of ralph's continuation number `iteration` (of the default 100).
+pub fn ralph_feedback(iteration: usize) -> String {
+    format!("Stop hook feedback:\n[RALPH LOOP - ITERATION {iteration}/100]")
+}
+
+/// The client exited cleanly after `requests` main-loop requests, the last of them showing
+/// ralph's continuation number `iteration`. Returns the run's diagnostics.
+#[track_caller]
+pub fn assert_continued_to(run: &Run, requests: usize, iteration: usize) -> String {
+    run.assert_success();
+    let d = run.diagnostics();
+    assert_eq!(run.main_loop_requests().len(), requests, "{d}");
+    assert!(
+        run.new_text(requests - 1)
+            .contains(&ralph_feedback(iteration)),
+        "request {}: {d}",
+        requests - 1
+    );
+    d
+}
+
 /// What each main-loop request shows of a ralph continuation (`Stop hook feedback:` …; a
 /// failing command's escalation may head it).
 pub fn continuations(run: &Run) -> Vec<String> {
