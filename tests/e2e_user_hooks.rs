@@ -131,15 +131,22 @@ fn a_refused_prompt_never_reaches_the_model() {
     assert!(!ralph);
 }
 
-#[test]
-fn an_untrusted_project_hooks_file_runs_nothing_in_the_real_client_until_trusted() {
-    let sb = Sandbox::new();
+/// A project `.omc/hooks.toml` in `sb` whose pre-tool-use entry touches a marker file. Returns
+/// the `XDG_CONFIG_HOME` to pass (no user hooks) and the marker's path.
+fn a_project_hook_that_touches_a_marker(sb: &Sandbox) -> (PathBuf, PathBuf) {
     let config = sb.home().join(".config");
     let marker = sb.root().join("project-hook-ran");
     sb.write(
         ".omc/hooks.toml",
         &script_entry("pre-tool-use", "*", &format!("touch {}", marker.display())),
     );
+    (config, marker)
+}
+
+#[test]
+fn an_untrusted_project_hooks_file_runs_nothing_in_the_real_client_until_trusted() {
+    let sb = Sandbox::new();
+    let (config, marker) = a_project_hook_that_touches_a_marker(&sb);
     let scenario = || {
         Scenario::new()
             .reply_tool("Bash", json!({"command": "echo hi"}))
@@ -184,12 +191,7 @@ fn an_untrusted_project_hooks_file_runs_nothing_in_the_real_client_until_trusted
 #[test]
 fn trust_run_by_the_model_is_refused() {
     let sb = Sandbox::new();
-    let config = sb.home().join(".config");
-    let marker = sb.root().join("project-hook-ran");
-    sb.write(
-        ".omc/hooks.toml",
-        &script_entry("pre-tool-use", "*", &format!("touch {}", marker.display())),
-    );
+    let (config, marker) = a_project_hook_that_touches_a_marker(&sb);
     let bin = plugin_dir().join("target/release/omc-hooks");
     let copy = sb.home().join("helper");
     let run = sb.claude(
