@@ -51,16 +51,13 @@ fn seed_ralph(sb: &Sandbox) {
 fn a_ralph_run_whose_model_asks_the_user_hands_back_and_resumes_on_the_next_prompt() {
     let sb = Sandbox::new();
     seed_ralph(&sb);
-    let run = sb.claude(
-        plugin_dir(),
+    let run = sb.claude_in_session(
+        SID,
         "ralph fix the parser",
         Scenario::new()
             .reply_text(MORE)
             .reply_text(ASKING)
-            .reply_text("unexpected continuation")
-            .arg("--session-id")
-            .arg(SID),
-        None,
+            .reply_text("unexpected continuation"),
     );
     // One continuation (the first Stop), then the question ends the turn.
     let d = assert_continued_to(&run, 2, 2);
@@ -93,16 +90,13 @@ fn a_ralph_run_whose_model_asks_the_user_hands_back_and_resumes_on_the_next_prom
 #[test]
 fn the_ultraqa_slash_command_starts_a_run_the_stop_hook_continues() {
     let sb = Sandbox::new();
-    let run = sb.claude(
-        plugin_dir(),
+    let run = sb.claude_in_session(
+        SID,
         "/omc-hooks:ultraqa make the login tests pass",
         Scenario::new()
             .reply_text("Ran the suite: 3 failures; fixing the first.")
             .reply_text("All login tests pass now.\n<omc-complete/>")
-            .reply_text("unexpected")
-            .arg("--session-id")
-            .arg(SID),
-        None,
+            .reply_text("unexpected"),
     );
     run.assert_success();
     let d = run.diagnostics();
@@ -143,17 +137,14 @@ fn mode_start_run_by_the_model_finds_its_own_session() {
     let sb = Sandbox::new();
     let bin = plugin_dir().join("target/release/omc-hooks");
     let command = format!("'{}' mode start team build the auth service", bin.display());
-    let run = sb.claude(
-        plugin_dir(),
+    let run = sb.claude_in_session(
+        SID,
         "start a team run for the auth service",
         Scenario::new()
             .reply_tool("Bash", json!({"command": command}))
             .reply_text("Planned the work; the team has more to do.")
             .reply_text("Done.\n<omc-complete/>")
-            .reply_text("unexpected")
-            .arg("--session-id")
-            .arg(SID),
-        None,
+            .reply_text("unexpected"),
     );
     run.assert_success();
     let d = run.diagnostics();

@@ -48,15 +48,6 @@ fn ralph(sb: &Sandbox) -> Value {
     v
 }
 
-fn first_run(sb: &Sandbox, prompt: &str, scenario: Scenario) -> Run {
-    sb.claude(
-        plugin_dir(),
-        prompt,
-        scenario.arg("--session-id").arg(SID),
-        None,
-    )
-}
-
 const MORE: &str = "I changed the tokenizer; more work remains.";
 
 /// The first run, in a new project holding [`seed_ralph`]'s run, of "ralph fix the parser"
@@ -64,7 +55,7 @@ const MORE: &str = "I changed the tokenizer; more work remains.";
 fn seeded_run(scenario: Scenario) -> (Sandbox, Run) {
     let sb = Sandbox::new();
     seed_ralph(&sb);
-    let run = first_run(&sb, "ralph fix the parser", scenario);
+    let run = sb.claude_in_session(SID, "ralph fix the parser", scenario);
     (sb, run)
 }
 
@@ -165,8 +156,8 @@ fn a_cancelled_run_is_not_continued_on_the_next_turn() {
 #[test]
 fn a_turn_without_a_run_is_never_continued() {
     let sb = Sandbox::new();
-    let run = first_run(
-        &sb,
+    let run = sb.claude_in_session(
+        SID,
         "what does ralph do?",
         Scenario::new()
             .reply_text("It keeps working until the task is done; more work remains for you.")
