@@ -63,14 +63,8 @@ fn guarded_project(agent: Agent) -> AgentSandbox {
 }
 
 fn skill_stack(sb: &AgentSandbox, sid: &str) -> Option<Value> {
-    let p = sb
-        .omc_dir()
-        .join("state/sessions")
-        .join(sid)
-        .join("skill-active-state.json");
-    let v: Value = serde_json::from_slice(&std::fs::read(p).ok()?).unwrap();
-    crate::schema::assert_valid("skill-active-state", &v);
-    Some(v)
+    let name = "skill-active-state.json";
+    crate::e2e::ralph::session_state_in(&sb.omc_dir(), sid, name, "skill-active-state")
 }
 
 /// Main requests whose news is the guard's reason (earlier text repeats in later requests).
@@ -262,23 +256,7 @@ pub fn codex_lists_skills_but_has_no_skill_tool() {
 
 /// The session's checkpoints, oldest first.
 fn checkpoints(sb: &AgentSandbox, sid: &str) -> Vec<Value> {
-    let dir = sb
-        .omc_dir()
-        .join("state/sessions")
-        .join(sid)
-        .join("checkpoints");
-    let mut names: Vec<_> = std::fs::read_dir(&dir)
-        .map(|d| d.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    names.sort();
-    names
-        .iter()
-        .map(|p| {
-            let v: Value = serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap();
-            crate::schema::assert_valid("checkpoint", &v);
-            v
-        })
-        .collect()
+    crate::e2e::ralph::checkpoints_in(&sb.omc_dir(), sid)
 }
 
 fn notepad_entries(sb: &AgentSandbox) -> usize {

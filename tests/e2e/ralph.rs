@@ -25,13 +25,34 @@ pub fn ralph(sb: &Sandbox, sid: &str) -> Value {
 /// The `<mode>-state.json` of session `sid` under the `.omc` folder `omc`, schema-checked; none
 /// when there is no such file (any client's sandbox).
 pub fn mode_state_in(omc: &Path, sid: &str, mode: &str) -> Option<Value> {
-    let p = omc
-        .join("state/sessions")
-        .join(sid)
-        .join(format!("{mode}-state.json"));
+    session_state_in(omc, sid, &format!("{mode}-state.json"), "mode-state")
+}
+
+/// The state file `name` of session `sid` under the `.omc` folder `omc`, checked against the
+/// schema `schema`; none when there is no such file (any client's sandbox).
+pub fn session_state_in(omc: &Path, sid: &str, name: &str, schema: &str) -> Option<Value> {
+    let p = omc.join("state/sessions").join(sid).join(name);
     let v: Value = serde_json::from_slice(&std::fs::read(p).ok()?).unwrap();
-    crate::schema::assert_valid("mode-state", &v);
+    crate::schema::assert_valid(schema, &v);
     Some(v)
+}
+
+/// The checkpoints of session `sid` under the `.omc` folder `omc`, oldest first, each
+/// schema-checked (any client's sandbox).
+pub fn checkpoints_in(omc: &Path, sid: &str) -> Vec<Value> {
+    let dir = omc.join("state/sessions").join(sid).join("checkpoints");
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    names.sort();
+    names
+        .iter()
+        .map(|p| {
+            let v: Value = serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap();
+            crate::schema::assert_valid("checkpoint", &v);
+            v
+        })
+        .collect()
 }
 
 /// The arguments of `n` edits of `file` that each undo the one before: `x = 1` → `x = 2` and
