@@ -98,20 +98,30 @@ fn assert_reason_shape(agent: Agent, shown: &str) {
     }
 }
 
-/// The model activates the protected skill with the client's skill tool and then tries to end
-/// the turn before the workflow is done: the end-of-turn hook sends it back with the guard's
-/// reason; the completion token releases the guard and the turn ends.
-pub fn an_early_stop_is_sent_back_until_the_skill_completes(agent: Agent) {
+/// In a [`guarded_project`], the model activates the `guarded` skill with the client's skill
+/// tool and then goes on as `then` has it. Returns the sandbox and the run.
+fn the_guarded_skill_then(
+    agent: Agent,
+    then: impl FnOnce(AgentScenario) -> AgentScenario,
+) -> (AgentSandbox, AgentRun) {
     let sb = guarded_project(agent);
     let call = skill_call(agent, "guarded").expect("the client has a skill tool");
     let run = sb.run(
         "run the guarded workflow",
-        AgentScenario::new()
-            .step(call)
-            .reply_text("That is enough for now.")
-            .reply_text("Listed the files and wrote the summary.\n<omc-complete/>")
-            .reply_text("unexpected extra turn"),
+        then(AgentScenario::new().step(call)),
     );
+    (sb, run)
+}
+
+/// The model activates the protected skill with the client's skill tool and then tries to end
+/// the turn before the workflow is done: the end-of-turn hook sends it back with the guard's
+/// reason; the completion token releases the guard and the turn ends.
+pub fn an_early_stop_is_sent_back_until_the_skill_completes(agent: Agent) {
+    let (sb, run) = the_guarded_skill_then(agent, |sc| {
+        sc.reply_text("That is enough for now.")
+            .reply_text("Listed the files and wrote the summary.\n<omc-complete/>")
+            .reply_text("unexpected extra turn")
+    });
     run.assert_success();
     let d = run.diagnostics();
     assert_eq!(run.main_requests().len(), 3, "{d}");
@@ -141,14 +151,7 @@ pub fn an_early_stop_is_sent_back_until_the_skill_completes(agent: Agent) {
 /// A model that never finishes the skill: the guard sends it back `light`'s three times, then
 /// lets it stop and drops itself.
 pub fn the_reinforcement_cap_lets_a_stubborn_model_stop(agent: Agent) {
-    let sb = guarded_project(agent);
-    let call = skill_call(agent, "guarded").expect("the client has a skill tool");
-    let run = sb.run(
-        "run the guarded workflow",
-        AgentScenario::new()
-            .step(call)
-            .default_text("I will not continue."),
-    );
+    let (sb, run) = the_guarded_skill_then(agent, |sc| sc.default_text("I will not continue."));
     run.assert_success();
     let d = run.diagnostics();
     // the prompt, the skill's result, then one request per honoured block (3), no more
@@ -172,16 +175,11 @@ const MIN: i64 = 60_000;
 /// guard in place (its end-of-turn hook switched off for that run); the same session resumed
 /// past `light`'s time to live (5 min) ends its turn at once, and the lapsed guard is gone.
 pub fn the_ttl_releases_a_guard_left_behind(agent: Agent) {
-    let sb = guarded_project(agent);
-    let call = skill_call(agent, "guarded").expect("the client has a skill tool");
-    let first = sb.run(
-        "run the guarded workflow",
-        AgentScenario::new()
-            .step(call)
-            .reply_text("paused")
+    let (sb, first) = the_guarded_skill_then(agent, |sc| {
+        sc.reply_text("paused")
             .env("OMC_NOW_MS", T0.to_string())
-            .env("OMC_SKIP_HOOKS", "stop,session-end"),
-    );
+            .env("OMC_SKIP_HOOKS", "stop,session-end")
+    });
     first.assert_success();
     let d = first.diagnostics();
     let sid = first.session_id.clone();
@@ -494,17 +492,7 @@ pub fn parallel_failing_commands_lose_no_update(agent: Agent) {
             "{tag} once — every failure counted, none twice:\n{news}\n{d}"
         );
     }
-    let rec: Value = serde_json::from_slice(
-        &std::fs::read(
-            sb.omc_dir()
-                .join("state/sessions")
-                .join(&run.session_id)
-                .join("last-tool-error.json"),
-        )
-        .unwrap_or_else(|e| panic!("last-tool-error.json: {e}\n{d}")),
-    )
-    .unwrap();
-    crate::schema::assert_valid("last-tool-error", &rec);
+    let rec = crate::e2e_agents::last_tool_error(&sb, &run.session_id, &d);
     assert_eq!(rec["retry_count"], PARALLEL, "{rec:#}");
     let seen: Vec<u32> = (1..=PARALLEL)
         .map(|n| {

@@ -502,19 +502,16 @@ pub fn a_failing_command_escalates(agent: Agent) -> AgentRun {
         new.contains("[TOOL ERROR - ALTERNATIVE APPROACH NEEDED]"),
         "the escalation reached the model:\n{new}\n{d}"
     );
-    let rec: Value = serde_json::from_slice(
-        &std::fs::read(
-            sb.omc_dir()
-                .join("state/sessions")
-                .join(&run.session_id)
-                .join("last-tool-error.json"),
-        )
-        .unwrap_or_else(|e| panic!("last-tool-error.json: {e}\n{d}")),
-    )
-    .unwrap();
-    crate::schema::assert_valid("last-tool-error", &rec);
+    let rec = last_tool_error(&sb, &run.session_id, &d);
     assert_eq!(rec["retry_count"], 5, "{rec:#}");
     run
+}
+
+/// The `last-tool-error.json` of session `sid` in `sb`, schema-checked; it must be there.
+pub fn last_tool_error(sb: &AgentSandbox, sid: &str, d: &str) -> Value {
+    let name = "last-tool-error.json";
+    crate::e2e::ralph::session_state_in(&sb.omc_dir(), sid, name, "last-tool-error")
+        .unwrap_or_else(|| panic!("no {name}\n{d}"))
 }
 
 /// A project skill, where the client finds it.
