@@ -419,24 +419,32 @@ pub fn our_cap_pauses_a_run_and_cancelomc_ends_it(agent: Agent) -> (AgentRun, Ag
     );
     assert_eq!(s["iteration"], cap + 1, "{s:#}");
 
+    let (cancel, d) = cancelled_in(&sb, &sid, "Stopped.");
+    assert!(
+        cancel.shown_text(0).contains("[MAGIC KEYWORD: CANCEL]"),
+        "{d}"
+    );
+    (run, cancel)
+}
+
+/// `cancelomc` typed in session `sid` of `sb`, the model answering `reply` (a second reply
+/// stays unused): that turn is not continued and the run ends as cancelled; the client exited
+/// cleanly. Returns the turn's run and its diagnostics.
+pub fn cancelled_in(sb: &AgentSandbox, sid: &str, reply: &str) -> (AgentRun, String) {
     let cancel = sb.run(
         "cancelomc",
         AgentScenario::new()
-            .resume(&sid)
-            .reply_text("Stopped.")
+            .resume(sid)
+            .reply_text(reply)
             .reply_text("unexpected"),
     );
     cancel.assert_success();
     let d = cancel.diagnostics();
     assert_eq!(cancel.main_requests().len(), 1, "not continued: {d}");
-    assert!(
-        cancel.shown_text(0).contains("[MAGIC KEYWORD: CANCEL]"),
-        "{d}"
-    );
-    let s = ralph_state(&sb, &sid).unwrap();
+    let s = ralph_state(sb, sid).unwrap();
     assert_eq!(s["active"], false, "{s:#}");
     assert_eq!(s["ended_reason"], "cancelled", "{s:#}");
-    (run, cancel)
+    (cancel, d)
 }
 
 /// A question about ralph starts nothing, injects nothing and is never continued.

@@ -163,19 +163,7 @@ fn cancelomc_ends_the_run() {
     run.assert_success();
     assert_eq!(run.main_requests().len(), 2, "{}", run.diagnostics());
     let sid = run.session_id.clone();
-    let cancel = sb.run(
-        "cancelomc",
-        AgentScenario::new()
-            .resume(&sid)
-            .reply_text("Stopped.")
-            .reply_text("unexpected"),
-    );
-    cancel.assert_success();
-    let d = cancel.diagnostics();
-    assert_eq!(cancel.main_requests().len(), 1, "not continued: {d}");
-    let st = ralph_state(&sb, &sid).unwrap();
-    assert_eq!(st["active"], false, "{st:#}");
-    assert_eq!(st["ended_reason"], "cancelled", "{st:#}");
+    s::cancelled_in(&sb, &sid, "Stopped.");
 }
 
 #[test]
