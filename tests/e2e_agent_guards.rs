@@ -525,18 +525,17 @@ pub fn parallel_failing_commands_lose_no_update(agent: Agent) {
 
 // ------------------------------------------------------------------- user hooks ----
 
-/// One user hook in the person's hooks.toml, `matcher = "Bash"`, refuses `rm -rf` in every
-/// agent: the agent's shell tool arrives as `Bash` whatever the agent calls it, the refusal is
-/// answered in the agent's own terms, the command does not run and the model is shown the
-/// reason; a harmless command is let through.
-pub fn a_user_hook_on_bash_refuses_a_shell_command(agent: Agent) {
-    const REASON: &str = "team policy: no rm -rf in this repository (omc-e2e)";
-    let sb = with_omc(agent);
+/// The reason [`a_user_hook_refusing_rm_rf`]'s entry gives.
+pub const RM_RF_REASON: &str = "team policy: no rm -rf in this repository (omc-e2e)";
+
+/// `build/` in the project of `sb`, and the person's hooks.toml with one pre-tool-use entry on
+/// `Bash` that refuses `rm -rf` with [`RM_RF_REASON`]. Returns the `XDG_CONFIG_HOME` to pass.
+pub fn a_user_hook_refusing_rm_rf(sb: &AgentSandbox) -> std::path::PathBuf {
     std::fs::create_dir_all(sb.project().join("build")).unwrap();
     let config = sb.home().join(".config");
     std::fs::create_dir_all(config.join("omc-hooks")).unwrap();
     let guard = format!(
-        "if grep -q 'rm -rf'; then printf '%s' '{{\"action\":\"block\",\"reason\":\"{REASON}\"}}'; fi"
+        "if grep -q 'rm -rf'; then printf '%s' '{{\"action\":\"block\",\"reason\":\"{RM_RF_REASON}\"}}'; fi"
     );
     std::fs::write(
         config.join("omc-hooks/hooks.toml"),
@@ -546,6 +545,16 @@ pub fn a_user_hook_on_bash_refuses_a_shell_command(agent: Agent) {
         ),
     )
     .unwrap();
+    config
+}
+
+/// One user hook in the person's hooks.toml, `matcher = "Bash"`, refuses `rm -rf` in every
+/// agent: the agent's shell tool arrives as `Bash` whatever the agent calls it, the refusal is
+/// answered in the agent's own terms, the command does not run and the model is shown the
+/// reason; a harmless command is let through.
+pub fn a_user_hook_on_bash_refuses_a_shell_command(agent: Agent) {
+    let sb = with_omc(agent);
+    let config = a_user_hook_refusing_rm_rf(&sb);
     let run = sb.run(
         "clean the build directory",
         AgentScenario::new()
@@ -561,12 +570,12 @@ pub fn a_user_hook_on_bash_refuses_a_shell_command(agent: Agent) {
     assert!(sb.project().join("build").is_dir(), "rm -rf ran: {d}");
     let refused = run.new_text(1);
     assert!(
-        refused.contains(REASON),
+        refused.contains(RM_RF_REASON),
         "the model sees the reason: {refused}\n{d}"
     );
     let allowed = run.main_requests()[2].tool_outputs().join("\n");
     assert!(allowed.contains("still-allowed"), "{allowed}\n{d}");
-    assert!(!allowed.contains(REASON), "{allowed}");
+    assert!(!allowed.contains(RM_RF_REASON), "{allowed}");
 }
 
 #[test]
