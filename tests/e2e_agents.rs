@@ -486,18 +486,7 @@ pub fn failing(n: u32) -> String {
 /// Five failures of a shell command: the retries are counted and the fifth escalates — the
 /// escalation text reaches the model.
 pub fn a_failing_command_escalates(agent: Agent) -> AgentRun {
-    let sb = with_omc(agent);
-    let mut sc = AgentScenario::new();
-    for n in 1..=5 {
-        sc = sc.reply_shell(failing(n));
-    }
-    let run = sb.run(
-        "build the parser",
-        sc.reply_text("The build keeps failing; I will try another way."),
-    );
-    run.assert_success();
-    let d = run.diagnostics();
-    assert_eq!(run.main_requests().len(), 6, "{d}");
+    let (sb, run, d) = fails_five_times(agent);
     for i in 1..=4usize {
         let new = run.new_text(i);
         assert!(
@@ -520,6 +509,25 @@ pub fn last_tool_error(sb: &AgentSandbox, sid: &str, d: &str) -> Value {
     let name = "last-tool-error.json";
     crate::e2e::ralph::session_state_in(&sb.omc_dir(), sid, name, "last-tool-error")
         .unwrap_or_else(|| panic!("no {name}\n{d}"))
+}
+
+/// With omc-hooks installed, the model runs five failing commands in a row (`failing(1..=5)`),
+/// then gives up; the client exited cleanly after six main requests. Returns the sandbox, the
+/// run and its diagnostics.
+pub fn fails_five_times(agent: Agent) -> (AgentSandbox, AgentRun, String) {
+    let sb = with_omc(agent);
+    let mut sc = AgentScenario::new();
+    for n in 1..=5 {
+        sc = sc.reply_shell(failing(n));
+    }
+    let run = sb.run(
+        "build the parser",
+        sc.reply_text("The build keeps failing; I will try another way."),
+    );
+    run.assert_success();
+    let d = run.diagnostics();
+    assert_eq!(run.main_requests().len(), 6, "{d}");
+    (sb, run, d)
 }
 
 /// A project skill, where the client finds it.

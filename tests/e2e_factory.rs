@@ -86,18 +86,7 @@ crate::e2e_agents::agent_scenarios!(AGENT);
 /// error text.
 #[test]
 fn a_failing_command_cannot_escalate() {
-    let sb = s::with_omc(AGENT);
-    let mut sc = AgentScenario::new();
-    for n in 1..=5 {
-        sc = sc.reply_shell(s::failing(n));
-    }
-    let run = sb.run(
-        "build the parser",
-        sc.reply_text("The build keeps failing; I will try another way."),
-    );
-    run.assert_success();
-    let d = run.diagnostics();
-    assert_eq!(run.main_requests().len(), 6, "{d}");
+    let (sb, run, d) = s::fails_five_times(AGENT);
     assert!(!run.all_shown_text().contains("[TOOL ERROR"), "{d}");
     assert!(
         !sb.omc_dir()
