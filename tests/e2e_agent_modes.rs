@@ -624,6 +624,14 @@ pub fn a_turn_without_a_run_is_never_continued(agent: Agent) {
 /// The texts a fresh session is shown when it resumes `old`'s run at iteration `it`.
 #[track_caller]
 fn assert_offered_and_resumed(shown: &str, old: &str, it: u64) {
+    assert_offered_and_rebound(shown, old, it);
+    assert!(shown.contains(&format!("Task: {PROMPT}")), "{shown}");
+}
+
+/// A fresh session was offered `old`'s suspended run at iteration `it` and re-bound to it (any
+/// client, `e2e_cross_agent` too).
+#[track_caller]
+pub(crate) fn assert_offered_and_rebound(shown: &str, old: &str, it: u64) {
     assert!(shown.contains("[SUSPENDED RUN]"), "offered: {shown}");
     assert!(
         shown.contains(&format!("[RALPH LOOP] iteration {it}/100 — session {old}")),
@@ -635,7 +643,6 @@ fn assert_offered_and_resumed(shown: &str, old: &str, it: u64) {
         )),
         "{shown}"
     );
-    assert!(shown.contains(&format!("Task: {PROMPT}")), "{shown}");
 }
 
 /// `run`, a fresh session whose prompt was the resume word, took over `old`'s run (iteration
