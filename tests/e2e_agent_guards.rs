@@ -63,14 +63,8 @@ fn guarded_project(agent: Agent) -> AgentSandbox {
 }
 
 fn skill_stack(sb: &AgentSandbox, sid: &str) -> Option<Value> {
-    let p = sb
-        .omc_dir()
-        .join("state/sessions")
-        .join(sid)
-        .join("skill-active-state.json");
-    let v: Value = serde_json::from_slice(&std::fs::read(p).ok()?).unwrap();
-    crate::schema::assert_valid("skill-active-state", &v);
-    Some(v)
+    let name = "skill-active-state.json";
+    crate::e2e::ralph::session_state_in(&sb.omc_dir(), sid, name, "skill-active-state")
 }
 
 /// Main requests whose news is the guard's reason (earlier text repeats in later requests).
@@ -104,20 +98,30 @@ fn assert_reason_shape(agent: Agent, shown: &str) {
     }
 }
 
-/// The model activates the protected skill with the client's skill tool and then tries to end
-/// the turn before the workflow is done: the end-of-turn hook sends it back with the guard's
-/// reason; the completion token releases the guard and the turn ends.
-pub fn an_early_stop_is_sent_back_until_the_skill_completes(agent: Agent) {
+/// In a [`guarded_project`], the model activates the `guarded` skill with the client's skill
+/// tool and then goes on as `then` has it. Returns the sandbox and the run.
+fn the_guarded_skill_then(
+    agent: Agent,
+    then: impl FnOnce(AgentScenario) -> AgentScenario,
+) -> (AgentSandbox, AgentRun) {
     let sb = guarded_project(agent);
     let call = skill_call(agent, "guarded").expect("the client has a skill tool");
     let run = sb.run(
         "run the guarded workflow",
-        AgentScenario::new()
-            .step(call)
-            .reply_text("That is enough for now.")
-            .reply_text("Listed the files and wrote the summary.\n<omc-complete/>")
-            .reply_text("unexpected extra turn"),
+        then(AgentScenario::new().step(call)),
     );
+    (sb, run)
+}
+
+/// The model activates the protected skill with the client's skill tool and then tries to end
+/// the turn before the workflow is done: the end-of-turn hook sends it back with the guard's
+/// reason; the completion token releases the guard and the turn ends.
+pub fn an_early_stop_is_sent_back_until_the_skill_completes(agent: Agent) {
+    let (sb, run) = the_guarded_skill_then(agent, |sc| {
+        sc.reply_text("That is enough for now.")
+            .reply_text("Listed the files and wrote the summary.\n<omc-complete/>")
+            .reply_text("unexpected extra turn")
+    });
     run.assert_success();
     let d = run.diagnostics();
     assert_eq!(run.main_requests().len(), 3, "{d}");
@@ -147,14 +151,7 @@ pub fn an_early_stop_is_sent_back_until_the_skill_completes(agent: Agent) {
 /// A model that never finishes the skill: the guard sends it back `light`'s three times, then
 /// lets it stop and drops itself.
 pub fn the_reinforcement_cap_lets_a_stubborn_model_stop(agent: Agent) {
-    let sb = guarded_project(agent);
-    let call = skill_call(agent, "guarded").expect("the client has a skill tool");
-    let run = sb.run(
-        "run the guarded workflow",
-        AgentScenario::new()
-            .step(call)
-            .default_text("I will not continue."),
-    );
+    let (sb, run) = the_guarded_skill_then(agent, |sc| sc.default_text("I will not continue."));
     run.assert_success();
     let d = run.diagnostics();
     // the prompt, the skill's result, then one request per honoured block (3), no more
@@ -178,16 +175,11 @@ const MIN: i64 = 60_000;
 /// guard in place (its end-of-turn hook switched off for that run); the same session resumed
 /// past `light`'s time to live (5 min) ends its turn at once, and the lapsed guard is gone.
 pub fn the_ttl_releases_a_guard_left_behind(agent: Agent) {
-    let sb = guarded_project(agent);
-    let call = skill_call(agent, "guarded").expect("the client has a skill tool");
-    let first = sb.run(
-        "run the guarded workflow",
-        AgentScenario::new()
-            .step(call)
-            .reply_text("paused")
+    let (sb, first) = the_guarded_skill_then(agent, |sc| {
+        sc.reply_text("paused")
             .env("OMC_NOW_MS", T0.to_string())
-            .env("OMC_SKIP_HOOKS", "stop,session-end"),
-    );
+            .env("OMC_SKIP_HOOKS", "stop,session-end")
+    });
     first.assert_success();
     let d = first.diagnostics();
     let sid = first.session_id.clone();
@@ -262,23 +254,7 @@ pub fn codex_lists_skills_but_has_no_skill_tool() {
 
 /// The session's checkpoints, oldest first.
 fn checkpoints(sb: &AgentSandbox, sid: &str) -> Vec<Value> {
-    let dir = sb
-        .omc_dir()
-        .join("state/sessions")
-        .join(sid)
-        .join("checkpoints");
-    let mut names: Vec<_> = std::fs::read_dir(&dir)
-        .map(|d| d.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    names.sort();
-    names
-        .iter()
-        .map(|p| {
-            let v: Value = serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap();
-            crate::schema::assert_valid("checkpoint", &v);
-            v
-        })
-        .collect()
+    crate::e2e::ralph::checkpoints_in(&sb.omc_dir(), sid)
 }
 
 fn notepad_entries(sb: &AgentSandbox) -> usize {
@@ -516,17 +492,7 @@ pub fn parallel_failing_commands_lose_no_update(agent: Agent) {
             "{tag} once — every failure counted, none twice:\n{news}\n{d}"
         );
     }
-    let rec: Value = serde_json::from_slice(
-        &std::fs::read(
-            sb.omc_dir()
-                .join("state/sessions")
-                .join(&run.session_id)
-                .join("last-tool-error.json"),
-        )
-        .unwrap_or_else(|e| panic!("last-tool-error.json: {e}\n{d}")),
-    )
-    .unwrap();
-    crate::schema::assert_valid("last-tool-error", &rec);
+    let rec = crate::e2e_agents::last_tool_error(&sb, &run.session_id, &d);
     assert_eq!(rec["retry_count"], PARALLEL, "{rec:#}");
     let seen: Vec<u32> = (1..=PARALLEL)
         .map(|n| {
@@ -559,18 +525,17 @@ pub fn parallel_failing_commands_lose_no_update(agent: Agent) {
 
 // ------------------------------------------------------------------- user hooks ----
 
-/// One user hook in the person's hooks.toml, `matcher = "Bash"`, refuses `rm -rf` in every
-/// agent: the agent's shell tool arrives as `Bash` whatever the agent calls it, the refusal is
-/// answered in the agent's own terms, the command does not run and the model is shown the
-/// reason; a harmless command is let through.
-pub fn a_user_hook_on_bash_refuses_a_shell_command(agent: Agent) {
-    const REASON: &str = "team policy: no rm -rf in this repository (omc-e2e)";
-    let sb = with_omc(agent);
+/// The reason [`a_user_hook_refusing_rm_rf`]'s entry gives.
+pub const RM_RF_REASON: &str = "team policy: no rm -rf in this repository (omc-e2e)";
+
+/// `build/` in the project of `sb`, and the person's hooks.toml with one pre-tool-use entry on
+/// `Bash` that refuses `rm -rf` with [`RM_RF_REASON`]. Returns the `XDG_CONFIG_HOME` to pass.
+pub fn a_user_hook_refusing_rm_rf(sb: &AgentSandbox) -> std::path::PathBuf {
     std::fs::create_dir_all(sb.project().join("build")).unwrap();
     let config = sb.home().join(".config");
     std::fs::create_dir_all(config.join("omc-hooks")).unwrap();
     let guard = format!(
-        "if grep -q 'rm -rf'; then printf '%s' '{{\"action\":\"block\",\"reason\":\"{REASON}\"}}'; fi"
+        "if grep -q 'rm -rf'; then printf '%s' '{{\"action\":\"block\",\"reason\":\"{RM_RF_REASON}\"}}'; fi"
     );
     std::fs::write(
         config.join("omc-hooks/hooks.toml"),
@@ -580,6 +545,16 @@ pub fn a_user_hook_on_bash_refuses_a_shell_command(agent: Agent) {
         ),
     )
     .unwrap();
+    config
+}
+
+/// One user hook in the person's hooks.toml, `matcher = "Bash"`, refuses `rm -rf` in every
+/// agent: the agent's shell tool arrives as `Bash` whatever the agent calls it, the refusal is
+/// answered in the agent's own terms, the command does not run and the model is shown the
+/// reason; a harmless command is let through.
+pub fn a_user_hook_on_bash_refuses_a_shell_command(agent: Agent) {
+    let sb = with_omc(agent);
+    let config = a_user_hook_refusing_rm_rf(&sb);
     let run = sb.run(
         "clean the build directory",
         AgentScenario::new()
@@ -595,12 +570,12 @@ pub fn a_user_hook_on_bash_refuses_a_shell_command(agent: Agent) {
     assert!(sb.project().join("build").is_dir(), "rm -rf ran: {d}");
     let refused = run.new_text(1);
     assert!(
-        refused.contains(REASON),
+        refused.contains(RM_RF_REASON),
         "the model sees the reason: {refused}\n{d}"
     );
     let allowed = run.main_requests()[2].tool_outputs().join("\n");
     assert!(allowed.contains("still-allowed"), "{allowed}\n{d}");
-    assert!(!allowed.contains(REASON), "{allowed}");
+    assert!(!allowed.contains(RM_RF_REASON), "{allowed}");
 }
 
 #[test]

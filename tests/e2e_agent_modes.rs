@@ -558,22 +558,10 @@ pub fn a_cancelled_run_is_not_continued_on_the_next_turn(agent: Agent) {
     let s = ralph_state(&sb, &sid).unwrap_or_else(|| panic!("ralph-state.json\n{d}"));
     assert_eq!(s["active"], true, "{s:#}");
 
-    let cancel = sb.run(
-        "cancelomc",
-        AgentScenario::new()
-            .resume(&sid)
-            .reply_text(MORE)
-            .reply_text("unexpected"),
-    );
-    cancel.assert_success();
-    let d = cancel.diagnostics();
-    assert_eq!(cancel.main_requests().len(), 1, "not continued: {d}");
+    let (cancel, d) = crate::e2e_agents::cancelled_in(&sb, &sid, MORE);
     let shown = cancel.shown_text(0);
     assert!(shown.contains("[MAGIC KEYWORD: CANCEL]"), "{d}");
     assert!(shown.contains("Ended: ralph."), "{shown}");
-    let s = ralph_state(&sb, &sid).unwrap();
-    assert_eq!(s["active"], false, "{s:#}");
-    assert_eq!(s["ended_reason"], "cancelled", "{s:#}");
 
     let next = sb.run(
         "what is left?",
@@ -636,6 +624,14 @@ pub fn a_turn_without_a_run_is_never_continued(agent: Agent) {
 /// The texts a fresh session is shown when it resumes `old`'s run at iteration `it`.
 #[track_caller]
 fn assert_offered_and_resumed(shown: &str, old: &str, it: u64) {
+    assert_offered_and_rebound(shown, old, it);
+    assert!(shown.contains(&format!("Task: {PROMPT}")), "{shown}");
+}
+
+/// A fresh session was offered `old`'s suspended run at iteration `it` and re-bound to it (any
+/// client, `e2e_cross_agent` too).
+#[track_caller]
+pub(crate) fn assert_offered_and_rebound(shown: &str, old: &str, it: u64) {
     assert!(shown.contains("[SUSPENDED RUN]"), "offered: {shown}");
     assert!(
         shown.contains(&format!("[RALPH LOOP] iteration {it}/100 — session {old}")),
@@ -647,7 +643,6 @@ fn assert_offered_and_resumed(shown: &str, old: &str, it: u64) {
         )),
         "{shown}"
     );
-    assert!(shown.contains(&format!("Task: {PROMPT}")), "{shown}");
 }
 
 /// `run`, a fresh session whose prompt was the resume word, took over `old`'s run (iteration

@@ -25,6 +25,7 @@
 
 use crate::e2e::agent_harness::{AgentRun, AgentSandbox, AgentScenario};
 use crate::e2e::clients::Agent;
+use crate::e2e::ralph::assert_handed_back_within_eight;
 use crate::e2e_agent_modes::continuations_of;
 use crate::e2e_agents::{DONE, MORE, PROMPT, ralph_state, read_back, with_omc};
 use serde_json::Value;
@@ -229,15 +230,7 @@ pub fn a_model_going_round_two_commands_is_handed_back(agent: Agent) {
     let d = run.diagnostics();
     let conts = ralph_continuations(&run).len();
     let first = cmds.len();
-    assert!(
-        (first..=first + 8).contains(&conts),
-        "{conts} continuations, want {first} to {}\n{d}",
-        first + 8
-    );
-    assert!(
-        run.unused_steps > 0,
-        "handed back before the script ran out\n{d}"
-    );
+    assert_handed_back_within_eight(conts, first, run.unused_steps, &d);
     let s = ralph_state(&sb, &run.session_id).unwrap_or_else(|| panic!("ralph-state.json\n{d}"));
     assert_eq!(s["active"], true, "paused, not ended: {s:#}\n{d}");
     assert_eq!(s["pause_kind"], "no_progress", "{s:#}\n{d}");
@@ -498,29 +491,15 @@ fn qwen_an_edit_made_and_undone_turn_after_turn_is_handed_back() {
     let mut sc = AgentScenario::new()
         .reply_call("read_file", serde_json::json!({ "file_path": file }))
         .reply_text(MORE);
-    for i in 0..20 {
-        let (old, new) = if i % 2 == 0 {
-            ("x = 1", "x = 2")
-        } else {
-            ("x = 2", "x = 1")
-        };
-        sc = sc
-            .reply_call(
-                "edit",
-                serde_json::json!({"file_path": file, "old_string": old, "new_string": new}),
-            )
-            .reply_text(MORE);
+    for edit in crate::e2e::ralph::edits_made_and_undone(&file, 20) {
+        sc = sc.reply_call("edit", edit).reply_text(MORE);
     }
     let run = sb.run(PROMPT, sc.reply_text(DONE));
     run.assert_success();
     let d = run.diagnostics();
     let conts = ralph_continuations(&run).len();
     // The read and the first edit are new work.
-    assert!((2..=2 + 8).contains(&conts), "{conts} continuations\n{d}");
-    assert!(
-        run.unused_steps > 0,
-        "handed back before the script ran out\n{d}"
-    );
+    assert_handed_back_within_eight(conts, 2, run.unused_steps, &d);
     // The edits were made: no tool failed, and the edits' results say so.
     let results: Vec<String> = run
         .main_requests()

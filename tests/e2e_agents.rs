@@ -419,24 +419,32 @@ pub fn our_cap_pauses_a_run_and_cancelomc_ends_it(agent: Agent) -> (AgentRun, Ag
     );
     assert_eq!(s["iteration"], cap + 1, "{s:#}");
 
+    let (cancel, d) = cancelled_in(&sb, &sid, "Stopped.");
+    assert!(
+        cancel.shown_text(0).contains("[MAGIC KEYWORD: CANCEL]"),
+        "{d}"
+    );
+    (run, cancel)
+}
+
+/// `cancelomc` typed in session `sid` of `sb`, the model answering `reply` (a second reply
+/// stays unused): that turn is not continued and the run ends as cancelled; the client exited
+/// cleanly. Returns the turn's run and its diagnostics.
+pub fn cancelled_in(sb: &AgentSandbox, sid: &str, reply: &str) -> (AgentRun, String) {
     let cancel = sb.run(
         "cancelomc",
         AgentScenario::new()
-            .resume(&sid)
-            .reply_text("Stopped.")
+            .resume(sid)
+            .reply_text(reply)
             .reply_text("unexpected"),
     );
     cancel.assert_success();
     let d = cancel.diagnostics();
     assert_eq!(cancel.main_requests().len(), 1, "not continued: {d}");
-    assert!(
-        cancel.shown_text(0).contains("[MAGIC KEYWORD: CANCEL]"),
-        "{d}"
-    );
-    let s = ralph_state(&sb, &sid).unwrap();
+    let s = ralph_state(sb, sid).unwrap();
     assert_eq!(s["active"], false, "{s:#}");
     assert_eq!(s["ended_reason"], "cancelled", "{s:#}");
-    (run, cancel)
+    (cancel, d)
 }
 
 /// A question about ralph starts nothing, injects nothing and is never continued.
@@ -478,18 +486,7 @@ pub fn failing(n: u32) -> String {
 /// Five failures of a shell command: the retries are counted and the fifth escalates — the
 /// escalation text reaches the model.
 pub fn a_failing_command_escalates(agent: Agent) -> AgentRun {
-    let sb = with_omc(agent);
-    let mut sc = AgentScenario::new();
-    for n in 1..=5 {
-        sc = sc.reply_shell(failing(n));
-    }
-    let run = sb.run(
-        "build the parser",
-        sc.reply_text("The build keeps failing; I will try another way."),
-    );
-    run.assert_success();
-    let d = run.diagnostics();
-    assert_eq!(run.main_requests().len(), 6, "{d}");
+    let (sb, run, d) = fails_five_times(agent);
     for i in 1..=4usize {
         let new = run.new_text(i);
         assert!(
@@ -502,19 +499,35 @@ pub fn a_failing_command_escalates(agent: Agent) -> AgentRun {
         new.contains("[TOOL ERROR - ALTERNATIVE APPROACH NEEDED]"),
         "the escalation reached the model:\n{new}\n{d}"
     );
-    let rec: Value = serde_json::from_slice(
-        &std::fs::read(
-            sb.omc_dir()
-                .join("state/sessions")
-                .join(&run.session_id)
-                .join("last-tool-error.json"),
-        )
-        .unwrap_or_else(|e| panic!("last-tool-error.json: {e}\n{d}")),
-    )
-    .unwrap();
-    crate::schema::assert_valid("last-tool-error", &rec);
+    let rec = last_tool_error(&sb, &run.session_id, &d);
     assert_eq!(rec["retry_count"], 5, "{rec:#}");
     run
+}
+
+/// The `last-tool-error.json` of session `sid` in `sb`, schema-checked; it must be there.
+pub fn last_tool_error(sb: &AgentSandbox, sid: &str, d: &str) -> Value {
+    let name = "last-tool-error.json";
+    crate::e2e::ralph::session_state_in(&sb.omc_dir(), sid, name, "last-tool-error")
+        .unwrap_or_else(|| panic!("no {name}\n{d}"))
+}
+
+/// With omc-hooks installed, the model runs five failing commands in a row (`failing(1..=5)`),
+/// then gives up; the client exited cleanly after six main requests. Returns the sandbox, the
+/// run and its diagnostics.
+pub fn fails_five_times(agent: Agent) -> (AgentSandbox, AgentRun, String) {
+    let sb = with_omc(agent);
+    let mut sc = AgentScenario::new();
+    for n in 1..=5 {
+        sc = sc.reply_shell(failing(n));
+    }
+    let run = sb.run(
+        "build the parser",
+        sc.reply_text("The build keeps failing; I will try another way."),
+    );
+    run.assert_success();
+    let d = run.diagnostics();
+    assert_eq!(run.main_requests().len(), 6, "{d}");
+    (sb, run, d)
 }
 
 /// A project skill, where the client finds it.

@@ -154,22 +154,8 @@ fn a_keyword_starts_nothing_and_the_turn_is_not_continued() {
 /// shown headless), and the command never runs.
 #[test]
 fn a_user_hook_on_bash_refuses_a_command_and_ends_the_task() {
-    const REASON: &str = "team policy: no rm -rf in this repository (omc-e2e)";
     let sb = s::with_omc(AGENT);
-    std::fs::create_dir_all(sb.project().join("build")).unwrap();
-    let config = sb.home().join(".config");
-    std::fs::create_dir_all(config.join("omc-hooks")).unwrap();
-    let guard = format!(
-        "if grep -q 'rm -rf'; then printf '%s' '{{\"action\":\"block\",\"reason\":\"{REASON}\"}}'; fi"
-    );
-    std::fs::write(
-        config.join("omc-hooks/hooks.toml"),
-        format!(
-            "[[hooks]]\nevent = \"pre-tool-use\"\nmatcher = \"Bash\"\ntype = \"script\"\ncommand = {}\n",
-            serde_json::to_string(&guard).unwrap()
-        ),
-    )
-    .unwrap();
+    let config = crate::e2e_agent_guards::a_user_hook_refusing_rm_rf(&sb);
     let run = sb.run(
         "clean the build directory",
         AgentScenario::new()

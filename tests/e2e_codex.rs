@@ -7,7 +7,7 @@
 //! trusted. Then omc-hooks installed with `install --agent codex` (the shared scenarios of
 //! `e2e_agents`).
 
-use crate::e2e::agent_harness::{AgentSandbox, AgentScenario};
+use crate::e2e::agent_harness::{AgentRun, AgentSandbox, AgentScenario};
 use crate::e2e::clients::Agent;
 use crate::e2e_agents::{self as s, names, of, recorded_run};
 use serde_json::Value;
@@ -99,28 +99,29 @@ fn post_tool_use_has_no_exit_status_but_the_rollout_transcript_does() {
     );
 }
 
-#[test]
-fn untrusted_hooks_are_skipped_silently_and_pre_written_trust_runs_them() {
-    let sb = AgentSandbox::new(AGENT);
+/// "hello" in `sb` with the recorder as the only hook, Codex running only trusted hooks; the
+/// client exited cleanly. Returns the run and the recorded events.
+fn hello_with_trusted_hooks_only(sb: &AgentSandbox) -> (AgentRun, Vec<(String, Value)>) {
     let (run, events) = recorded_run(
-        &sb,
+        sb,
         "hello",
         AgentScenario::new().reply_text("hi").trusted_hooks_only(),
         &[],
     );
     run.assert_success();
+    (run, events)
+}
+
+#[test]
+fn untrusted_hooks_are_skipped_silently_and_pre_written_trust_runs_them() {
+    let sb = AgentSandbox::new(AGENT);
+    let (run, events) = hello_with_trusted_hooks_only(&sb);
     assert!(events.is_empty(), "untrusted hooks ran: {}", names(&events));
     assert_eq!(run.main_requests().len(), 1, "{}", run.diagnostics());
 
     // The same hooks.json with trusted_hash entries in config.toml (codex-FINDINGS.md §3).
     sb.trust_codex_hooks();
-    let (run, events) = recorded_run(
-        &sb,
-        "hello",
-        AgentScenario::new().reply_text("hi").trusted_hooks_only(),
-        &[],
-    );
-    run.assert_success();
+    let (_, events) = hello_with_trusted_hooks_only(&sb);
     for ev in ["SessionStart", "UserPromptSubmit", "Stop", "SessionEnd"] {
         assert_eq!(of(&events, ev).len(), 1, "{ev}: {}", names(&events));
     }

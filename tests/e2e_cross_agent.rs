@@ -42,17 +42,7 @@ fn assert_rebound(sb: &AgentSandbox, old: &str, new: &str, iteration: u64) -> Va
 }
 
 fn resume_texts(shown: &str, old: &str, it: u64) {
-    assert!(shown.contains("[SUSPENDED RUN]"), "{shown}");
-    assert!(
-        shown.contains(&format!("[RALPH LOOP] iteration {it}/100 — session {old}")),
-        "{shown}"
-    );
-    assert!(
-        shown.contains(&format!(
-            "[RALPH LOOP RESUMED] Re-bound to this session from session {old}; iteration {it}/100."
-        )),
-        "{shown}"
-    );
+    crate::e2e_agent_modes::assert_offered_and_rebound(shown, old, it);
 }
 
 /// The resume word's path: with the resume bound at 0 a suspended run is only offered (within

@@ -8,9 +8,8 @@
 //! Then omc-hooks installed with `install --agent factory` (the shared scenarios of
 //! `e2e_agents` that Droid can serve).
 
-use crate::e2e::agent_harness::{AgentSandbox, AgentScenario};
 use crate::e2e::clients::Agent;
-use crate::e2e_agents::{self as s, names, of, recorded_run};
+use crate::e2e_agents::{self as s, names, of};
 
 const AGENT: Agent = Agent::Factory;
 
@@ -43,17 +42,7 @@ fn a_shell_turn_round_trips_with_execute_and_the_prompt_event() {
 
 #[test]
 fn a_failing_command_fires_no_post_tool_hook() {
-    let sb = AgentSandbox::new(AGENT);
-    let (run, events) = recorded_run(
-        &sb,
-        "fail once",
-        AgentScenario::new()
-            .reply_shell("echo failing >&2; exit 3")
-            .reply_text("it failed"),
-        &[],
-    );
-    run.assert_success();
-    let d = format!("{}\n{}", names(&events), run.diagnostics());
+    let (run, events, d) = s::a_failing_command(AGENT, &[]);
     assert_eq!(of(&events, "PreToolUse").len(), 1, "{d}");
     assert!(of(&events, "PostToolUse").is_empty(), "{d}");
     assert!(of(&events, "PostToolUseFailure").is_empty(), "{d}");
@@ -86,18 +75,7 @@ crate::e2e_agents::agent_scenarios!(AGENT);
 /// error text.
 #[test]
 fn a_failing_command_cannot_escalate() {
-    let sb = s::with_omc(AGENT);
-    let mut sc = AgentScenario::new();
-    for n in 1..=5 {
-        sc = sc.reply_shell(s::failing(n));
-    }
-    let run = sb.run(
-        "build the parser",
-        sc.reply_text("The build keeps failing; I will try another way."),
-    );
-    run.assert_success();
-    let d = run.diagnostics();
-    assert_eq!(run.main_requests().len(), 6, "{d}");
+    let (sb, run, d) = s::fails_five_times(AGENT);
     assert!(!run.all_shown_text().contains("[TOOL ERROR"), "{d}");
     assert!(
         !sb.omc_dir()

@@ -4,6 +4,7 @@
 //! then continues; and `omc-hooks mode start`, run by the model through Bash, finds its session
 //! from `CLAUDE_CODE_SESSION_ID` without being told.
 
+use crate::e2e::ralph::assert_continued_to;
 use crate::e2e::{Sandbox, Scenario, plugin_dir};
 use serde_json::{Value, json};
 
@@ -50,26 +51,16 @@ fn seed_ralph(sb: &Sandbox) {
 fn a_ralph_run_whose_model_asks_the_user_hands_back_and_resumes_on_the_next_prompt() {
     let sb = Sandbox::new();
     seed_ralph(&sb);
-    let run = sb.claude(
-        plugin_dir(),
+    let run = sb.claude_in_session(
+        SID,
         "ralph fix the parser",
         Scenario::new()
             .reply_text(MORE)
             .reply_text(ASKING)
-            .reply_text("unexpected continuation")
-            .arg("--session-id")
-            .arg(SID),
-        None,
+            .reply_text("unexpected continuation"),
     );
-    run.assert_success();
-    let d = run.diagnostics();
     // One continuation (the first Stop), then the question ends the turn.
-    assert_eq!(run.main_loop_requests().len(), 2, "{d}");
-    assert!(
-        run.new_text(1)
-            .contains("Stop hook feedback:\n[RALPH LOOP - ITERATION 2/100]"),
-        "{d}"
-    );
+    let d = assert_continued_to(&run, 2, 2);
     assert_eq!(
         run.unused_replies, 1,
         "no continuation after the question: {d}"
@@ -90,14 +81,7 @@ fn a_ralph_run_whose_model_asks_the_user_hands_back_and_resumes_on_the_next_prom
             .reply_text("unexpected"),
         Some(SID),
     );
-    next.assert_success();
-    let d = next.diagnostics();
-    assert_eq!(next.main_loop_requests().len(), 2, "{d}");
-    assert!(
-        next.new_text(1)
-            .contains("Stop hook feedback:\n[RALPH LOOP - ITERATION 3/100]"),
-        "{d}"
-    );
+    assert_continued_to(&next, 2, 3);
     let s = state(&sb, "ralph");
     assert_eq!(s["ended_reason"], "completed");
     assert!(s.get("awaiting_input_at").is_none(), "{s}");
@@ -106,16 +90,13 @@ fn a_ralph_run_whose_model_asks_the_user_hands_back_and_resumes_on_the_next_prom
 #[test]
 fn the_ultraqa_slash_command_starts_a_run_the_stop_hook_continues() {
     let sb = Sandbox::new();
-    let run = sb.claude(
-        plugin_dir(),
+    let run = sb.claude_in_session(
+        SID,
         "/omc-hooks:ultraqa make the login tests pass",
         Scenario::new()
             .reply_text("Ran the suite: 3 failures; fixing the first.")
             .reply_text("All login tests pass now.\n<omc-complete/>")
-            .reply_text("unexpected")
-            .arg("--session-id")
-            .arg(SID),
-        None,
+            .reply_text("unexpected"),
     );
     run.assert_success();
     let d = run.diagnostics();
@@ -156,17 +137,14 @@ fn mode_start_run_by_the_model_finds_its_own_session() {
     let sb = Sandbox::new();
     let bin = plugin_dir().join("target/release/omc-hooks");
     let command = format!("'{}' mode start team build the auth service", bin.display());
-    let run = sb.claude(
-        plugin_dir(),
+    let run = sb.claude_in_session(
+        SID,
         "start a team run for the auth service",
         Scenario::new()
             .reply_tool("Bash", json!({"command": command}))
             .reply_text("Planned the work; the team has more to do.")
             .reply_text("Done.\n<omc-complete/>")
-            .reply_text("unexpected")
-            .arg("--session-id")
-            .arg(SID),
-        None,
+            .reply_text("unexpected"),
     );
     run.assert_success();
     let d = run.diagnostics();

@@ -13,7 +13,7 @@
 use crate::e2e::agent_harness::{AgentSandbox, AgentScenario};
 use crate::e2e::clients::Agent;
 use crate::e2e_agents::{self as s, DONE, MORE, PROMPT, names, of, ralph_state, recorded_run};
-use serde_json::{Value, json};
+use serde_json::json;
 
 const AGENT: Agent = Agent::Kimi;
 
@@ -163,19 +163,7 @@ fn cancelomc_ends_the_run() {
     run.assert_success();
     assert_eq!(run.main_requests().len(), 2, "{}", run.diagnostics());
     let sid = run.session_id.clone();
-    let cancel = sb.run(
-        "cancelomc",
-        AgentScenario::new()
-            .resume(&sid)
-            .reply_text("Stopped.")
-            .reply_text("unexpected"),
-    );
-    cancel.assert_success();
-    let d = cancel.diagnostics();
-    assert_eq!(cancel.main_requests().len(), 1, "not continued: {d}");
-    let st = ralph_state(&sb, &sid).unwrap();
-    assert_eq!(st["active"], false, "{st:#}");
-    assert_eq!(st["ended_reason"], "cancelled", "{st:#}");
+    s::cancelled_in(&sb, &sid, "Stopped.");
 }
 
 #[test]
@@ -214,17 +202,7 @@ fn a_failing_command_escalates_at_the_head_of_the_continuation() {
         back.contains("Shell"),
         "named as Kimi names the tool: {back}"
     );
-    let rec: Value = serde_json::from_slice(
-        &std::fs::read(
-            sb.omc_dir()
-                .join("state/sessions")
-                .join(&run.session_id)
-                .join("last-tool-error.json"),
-        )
-        .unwrap_or_else(|e| panic!("last-tool-error.json: {e}\n{d}")),
-    )
-    .unwrap();
-    crate::schema::assert_valid("last-tool-error", &rec);
+    let rec = crate::e2e_agents::last_tool_error(&sb, &run.session_id, &d);
     assert_eq!(rec["retry_count"], 5, "{rec:#}");
     assert_eq!(rec["tool_name"], "Shell", "{rec:#}");
 }

@@ -40,19 +40,7 @@ fn at(ms: i64) -> Scenario {
 
 /// The session's checkpoints, oldest first.
 fn checkpoints(run: &Run, sid: &str) -> Vec<Value> {
-    let dir = run
-        .omc_dir()
-        .join("state/sessions")
-        .join(sid)
-        .join("checkpoints");
-    let mut names: Vec<_> = std::fs::read_dir(&dir)
-        .map(|d| d.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    names.sort();
-    names
-        .iter()
-        .map(|p| serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap())
-        .collect()
+    crate::e2e::ralph::checkpoints_in(&run.omc_dir(), sid)
 }
 
 #[test]

@@ -16,26 +16,14 @@ fn a_path_rule_reaches_the_model_when_the_file_is_read(agent: Agent) {
     let sb = s::with_omc(agent);
     crate::e2e_rules::lay_out(&sb);
     let run = crate::e2e_rules::read_and_edit(agent, &sb);
-    run.assert_success();
-    let d = run.diagnostics();
-    assert_eq!(
-        std::fs::read_to_string(sb.project().join("src/api/handler.py")).unwrap(),
-        "x = 2\n",
-        "the edit ran: {d}"
-    );
-    assert!(!run.shown_text(0).contains("CLAUDE-RULES-MARKER"), "{d}");
+    let d = crate::e2e_rules::assert_the_edit_ran_with_no_rule_before(&sb, &run);
     let after_read = run.new_text(1);
     assert!(
         after_read.contains("[PROJECT RULE: .claude/rules/api.md, for paths matching src/api/**]")
             && after_read.contains("CLAUDE-RULES-MARKER"),
         "after the read: {after_read}\n{d}"
     );
-    let last = run.shown_text(run.main_requests().len() - 1);
-    assert_eq!(
-        last.matches("[PROJECT RULE: .claude/rules/api.md").count(),
-        1,
-        "{d}"
-    );
+    crate::e2e_rules::assert_the_rule_shown_once_at_the_end(&run, &d);
 }
 
 /// The plugin passes a shell turn's events to the binary (here the recorder), under the

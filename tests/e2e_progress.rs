@@ -19,13 +19,26 @@
 //!   from holds every call's usage when the Stop hook runs.
 
 use crate::e2e::ralph::{
-    DONE, PROMPT, assert_ended_on_token_budget, continuations, ralph, spends_its_token_budget,
-    status, tool_results_with, working_turns, works_then_claims,
+    DONE, PROMPT, assert_ended_on_token_budget, assert_handed_back_within_eight, continuations,
+    edits_made_and_undone, ralph, spends_its_token_budget, status, stop_feedback,
+    tool_results_with, working_turns, works_then_claims,
 };
 use crate::e2e::{Run, Sandbox, Scenario};
 use serde_json::{Value, json};
 
 const MORE: &str = "I looked at it again; more work remains.";
+
+/// A model that runs the same Bash `command` 20 turns in a row, saying after each that more
+/// work remains.
+fn the_same_command_each_turn(command: &str, description: &str) -> Scenario {
+    (0..20).fold(Scenario::new(), |sc, _| {
+        sc.reply_tool(
+            "Bash",
+            json!({"command": command, "description": description}),
+        )
+        .reply_text(MORE)
+    })
+}
 
 /// The run was handed back for want of progress after at most 8 continuations without it
 /// (`progress_turns` turns of new work aside, each continued), before the script ran out; the
@@ -35,15 +48,7 @@ fn assert_handed_back(sb: &Sandbox, run: &Run, progress_turns: usize, why: &[&st
     run.assert_success();
     let d = run.diagnostics();
     let conts = continuations(run).len();
-    assert!(
-        (progress_turns..=progress_turns + 8).contains(&conts),
-        "{conts} continuations, want {progress_turns} to {}\n{d}",
-        progress_turns + 8
-    );
-    assert!(
-        run.unused_replies > 0,
-        "handed back before the script ran out: {d}"
-    );
+    assert_handed_back_within_eight(conts, progress_turns, run.unused_replies, &d);
     assert_eq!(run.result_text(), MORE, "the turn ended normally: {d}");
     let s = ralph(sb, &run.session_id);
     assert_eq!(s["active"], true, "handed back, not ended: {s:#}");
@@ -122,16 +127,12 @@ fn the_transcript_holds_the_usage_of_every_call_when_stop_runs() {
 fn the_same_ls_with_the_same_output_is_handed_back_within_eight() {
     let sb = Sandbox::new();
     sb.write("parser.py", "def parse(s):\n    return None\n");
-    let mut sc = Scenario::new();
-    for _ in 0..20 {
-        sc = sc
-            .reply_tool(
-                "Bash",
-                json!({"command": "ls", "description": "list files"}),
-            )
-            .reply_text(MORE);
-    }
-    let run = sb.claude(crate::e2e::plugin_dir(), PROMPT, sc, None);
+    let run = sb.claude(
+        crate::e2e::plugin_dir(),
+        PROMPT,
+        the_same_command_each_turn("ls", "list files"),
+        None,
+    );
     // The first `ls` is new.
     assert_handed_back(&sb, &run, 1, &["`ls`", "same output"]);
 
@@ -169,18 +170,8 @@ fn an_edit_made_and_undone_turn_after_turn_is_handed_back_within_eight() {
         .reply_text(MORE)
         .reply_tool("Read", json!({"file_path": file}))
         .reply_text(MORE);
-    for i in 0..20 {
-        let (old, new) = if i % 2 == 0 {
-            ("x = 1", "x = 2")
-        } else {
-            ("x = 2", "x = 1")
-        };
-        sc = sc
-            .reply_tool(
-                "Edit",
-                json!({"file_path": file, "old_string": old, "new_string": new}),
-            )
-            .reply_text(MORE);
+    for edit in edits_made_and_undone(&file, 20) {
+        sc = sc.reply_tool("Edit", edit).reply_text(MORE);
     }
     let run = sb.claude(crate::e2e::plugin_dir(), PROMPT, sc, None);
     let d = run.diagnostics();
@@ -211,16 +202,12 @@ fn the_same_failing_check_with_the_same_error_is_handed_back_within_eight() {
     let sb = Sandbox::new();
     sb.write("parser.py", "def parse(s):\n    return None\n");
     sb.write("check.py", CHECK_PY);
-    let mut sc = Scenario::new();
-    for _ in 0..20 {
-        sc = sc
-            .reply_tool(
-                "Bash",
-                json!({"command": "python3 check.py", "description": "run the check"}),
-            )
-            .reply_text(MORE);
-    }
-    let run = sb.claude(crate::e2e::plugin_dir(), PROMPT, sc, None);
+    let run = sb.claude(
+        crate::e2e::plugin_dir(),
+        PROMPT,
+        the_same_command_each_turn("python3 check.py", "run the check"),
+        None,
+    );
     let d = run.diagnostics();
     let failed = tool_results_with(&run, "FAIL: parse(\"a b\") returned None");
     assert!(failed >= 2, "the check failed each time: {d}");
@@ -234,19 +221,59 @@ fn a_model_running_a_new_command_each_turn_is_continued_at_least_25_times() {
     assert!(s.get("pause_kind").is_none_or(Value::is_null), "{s:#}");
 }
 
-#[test]
-fn a_claim_is_accepted_only_after_the_agent_ran_the_check_after_its_last_change() {
+/// A project whose trusted `verify` command is `python3 check.py` ([`CHECK_PY`]), with
+/// `parser.py` holding `parser`.
+fn verified_project(parser: &str) -> Sandbox {
     let sb = Sandbox::new();
     sb.write(".omc/config.json", r#"{"verify": ["python3 check.py"]}"#);
     // The project's verify commands are used once the person trusted them (issue 41).
     crate::common::trust_as_person(&sb.project(), &sb.home().join(".config"));
-    sb.write("parser.py", "def parse(s):\n    return None\n");
+    sb.write("parser.py", parser);
     sb.write("check.py", CHECK_PY);
-    let file = sb.project().join("parser.py");
-    let check = json!({"command": "python3 check.py", "description": "run the check"});
+    sb
+}
+
+/// The model's call that runs the check.
+fn bash_check() -> Value {
+    json!({"command": "python3 check.py", "description": "run the check"})
+}
+
+/// The ralph state `s` ended on an accepted claim, verified by the check.
+#[track_caller]
+fn assert_completed_and_verified(s: &Value) {
+    assert_eq!(s["ended_reason"], "completed", "{s:#}");
+    assert_eq!(s["verified"], true, "{s:#}");
+}
+
+/// The ralph run in `sb` of a model that follows `scenario` with a claim, then claims again
+/// should that be sent back (a reply left over says the run ended on the first); the client
+/// exited cleanly.
+fn claims_after(sb: &Sandbox, scenario: Scenario) -> Run {
     let run = sb.claude(
         crate::e2e::plugin_dir(),
         PROMPT,
+        scenario.reply_text(DONE).reply_text("unexpected"),
+        None,
+    );
+    run.assert_success();
+    run
+}
+
+/// What the model was `told` when a claim was sent back holds each of `needles`.
+#[track_caller]
+fn assert_told(told: &str, needles: &[&str], what: &str) {
+    for needle in needles {
+        assert!(told.contains(needle), "{what}: {told}");
+    }
+}
+
+#[test]
+fn a_claim_is_accepted_only_after_the_agent_ran_the_check_after_its_last_change() {
+    let sb = verified_project("def parse(s):\n    return None\n");
+    let file = sb.project().join("parser.py");
+    let check = bash_check();
+    let run = claims_after(
+        &sb,
         Scenario::new()
             // 1. the check fails; a claim anyway
             .reply_tool("Bash", check.clone())
@@ -260,12 +287,8 @@ fn a_claim_is_accepted_only_after_the_agent_ran_the_check_after_its_last_change(
             )
             .reply_text(DONE)
             // 3. the check passes; the claim
-            .reply_tool("Bash", check)
-            .reply_text(DONE)
-            .reply_text("unexpected"),
-        None,
+            .reply_tool("Bash", check),
     );
-    run.assert_success();
     let d = run.diagnostics();
     assert_eq!(run.unused_replies, 1, "ended by the third claim: {d}");
     assert_eq!(
@@ -274,26 +297,21 @@ fn a_claim_is_accepted_only_after_the_agent_ran_the_check_after_its_last_change(
         "{d}"
     );
     // The request after each refused claim: what the model was told.
-    let told: Vec<String> = (1..run.main_loop_requests().len())
-        .map(|i| run.new_text(i))
-        .filter(|t| t.contains("Stop hook feedback:"))
-        .collect();
+    let told = stop_feedback(&run);
     assert_eq!(told.len(), 2, "two claims sent back: {told:#?}\n{d}");
-    assert!(
-        told[0].contains("python3 check.py")
-            && told[0].contains("FAIL: parse(\"a b\") returned None"),
-        "the failing check and its output's tail: {}",
-        told[0]
+    assert_told(
+        &told[0],
+        &["python3 check.py", "FAIL: parse(\"a b\") returned None"],
+        "the failing check and its output's tail",
     );
-    assert!(
-        told[1].contains("python3 check.py"),
-        "the check to run after the edit: {}",
-        told[1]
+    assert_told(
+        &told[1],
+        &["python3 check.py"],
+        "the check to run after the edit",
     );
     let s = ralph(&sb, &run.session_id);
     assert_eq!(s["active"], false, "{s:#}");
-    assert_eq!(s["ended_reason"], "completed", "{s:#}");
-    assert_eq!(s["verified"], true, "{s:#}");
+    assert_completed_and_verified(&s);
 }
 
 /// Issue 41: the check passes, then the model changes a file through Bash (`sed -i`) and
@@ -301,16 +319,10 @@ fn a_claim_is_accepted_only_after_the_agent_ran_the_check_after_its_last_change(
 /// the run, verified.
 #[test]
 fn a_sed_i_after_the_passing_check_voids_it() {
-    let sb = Sandbox::new();
-    sb.write(".omc/config.json", r#"{"verify": ["python3 check.py"]}"#);
-    // The project's verify commands are used once the person trusted them (issue 41).
-    crate::common::trust_as_person(&sb.project(), &sb.home().join(".config"));
-    sb.write("parser.py", "# v1\ndef parse(s):\n    return s.split()\n");
-    sb.write("check.py", CHECK_PY);
-    let check = json!({"command": "python3 check.py", "description": "run the check"});
-    let run = sb.claude(
-        crate::e2e::plugin_dir(),
-        PROMPT,
+    let sb = verified_project("# v1\ndef parse(s):\n    return s.split()\n");
+    let check = bash_check();
+    let run = claims_after(
+        &sb,
         Scenario::new()
             .reply_tool("Bash", check.clone())
             .reply_tool(
@@ -318,12 +330,8 @@ fn a_sed_i_after_the_passing_check_voids_it() {
                 json!({"command": "sed -i 's/v1/v2/' parser.py", "description": "bump"}),
             )
             .reply_text(DONE)
-            .reply_tool("Bash", check)
-            .reply_text(DONE)
-            .reply_text("unexpected"),
-        None,
+            .reply_tool("Bash", check),
     );
-    run.assert_success();
     let d = run.diagnostics();
     assert!(
         std::fs::read_to_string(sb.project().join("parser.py"))
@@ -332,20 +340,17 @@ fn a_sed_i_after_the_passing_check_voids_it() {
         "the shell changed the file: {d}"
     );
     assert_eq!(run.unused_replies, 1, "ended by the second claim: {d}");
-    let told: Vec<String> = (1..run.main_loop_requests().len())
-        .map(|i| run.new_text(i))
-        .filter(|t| t.contains("Stop hook feedback:"))
-        .collect();
+    let told = stop_feedback(&run);
     assert_eq!(told.len(), 1, "the first claim sent back: {told:#?}\n{d}");
-    assert!(
-        told[0].contains("ran after `python3 check.py` last ran")
-            && told[0].contains("Run `python3 check.py` again"),
-        "told to run the check again: {}",
-        told[0]
+    assert_told(
+        &told[0],
+        &[
+            "ran after `python3 check.py` last ran",
+            "Run `python3 check.py` again",
+        ],
+        "told to run the check again",
     );
-    let s = ralph(&sb, &run.session_id);
-    assert_eq!(s["ended_reason"], "completed", "{s:#}");
-    assert_eq!(s["verified"], true, "{s:#}");
+    assert_completed_and_verified(&ralph(&sb, &run.session_id));
 }
 
 #[test]

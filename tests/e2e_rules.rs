@@ -2,7 +2,7 @@
 //! pinned client loads of a project's rule files by itself, and the path rule omc-hooks gives
 //! when a file under the rule's paths is read or edited.
 
-use crate::e2e::agent_harness::{AgentSandbox, AgentScenario};
+use crate::e2e::agent_harness::{AgentRun, AgentSandbox, AgentScenario};
 use crate::e2e::clients::Agent;
 use crate::e2e::model::Step;
 use serde_json::json;
@@ -132,6 +132,35 @@ fn a_path_rule_reaches_the_model_when_the_file_is_edited(agent: Agent) {
         "update the handler",
         AgentScenario::new().step(edit).reply_text("done"),
     );
+    let after = assert_the_rule_reached_the_model_once(&sb, &run, "the edit");
+    assert!(
+        after.contains("[PROJECT RULE: .claude/rules/api.md, for paths matching src/api/**]"),
+        "{after}"
+    );
+}
+
+/// The edit of `src/api/handler.py` in `run` ran; the model saw the path rule and the nested
+/// `AGENTS.md` in the request after the first tool call (`after`, for the message), and no rule
+/// before it nor twice. Returns what the request after the first call showed.
+#[track_caller]
+fn assert_the_rule_reached_the_model_once(
+    sb: &AgentSandbox,
+    run: &AgentRun,
+    after: &str,
+) -> String {
+    let d = assert_the_edit_ran_with_no_rule_before(sb, run);
+    let shown = run.shown_text(1);
+    for m in ["CLAUDE-RULES-MARKER", "NESTED-AGENTS-MARKER"] {
+        assert!(shown.contains(m), "{m} after {after}: {shown}\n{d}");
+    }
+    assert_the_rule_shown_once_at_the_end(run, &d);
+    shown
+}
+
+/// The client exited cleanly, the edit of `src/api/handler.py` ran, and the first request
+/// showed the model no rule. Returns the run's diagnostics.
+#[track_caller]
+pub(crate) fn assert_the_edit_ran_with_no_rule_before(sb: &AgentSandbox, run: &AgentRun) -> String {
     run.assert_success();
     let d = run.diagnostics();
     assert_eq!(
@@ -140,15 +169,12 @@ fn a_path_rule_reaches_the_model_when_the_file_is_edited(agent: Agent) {
         "the edit ran: {d}"
     );
     assert!(!run.shown_text(0).contains("CLAUDE-RULES-MARKER"), "{d}");
-    let after = run.shown_text(1);
-    for m in ["CLAUDE-RULES-MARKER", "NESTED-AGENTS-MARKER"] {
-        assert!(after.contains(m), "{m} after the edit: {after}\n{d}");
-    }
-    assert!(
-        after.contains("[PROJECT RULE: .claude/rules/api.md, for paths matching src/api/**]"),
-        "{after}"
-    );
-    // The last request holds the whole conversation: the rule is in it once.
+    d
+}
+
+/// The last request, which holds the whole conversation, shows the path rule once.
+#[track_caller]
+pub(crate) fn assert_the_rule_shown_once_at_the_end(run: &AgentRun, d: &str) {
     let last = run.shown_text(run.main_requests().len() - 1);
     assert_eq!(
         last.matches("[PROJECT RULE: .claude/rules/api.md").count(),
@@ -173,28 +199,7 @@ fn qwen_a_path_rule_reaches_the_model_when_the_file_is_read_and_edited() {
     let sb = crate::e2e_agents::with_omc(Agent::Qwen);
     lay_out(&sb);
     let run = read_and_edit(Agent::Qwen, &sb);
-    run.assert_success();
-    let d = run.diagnostics();
-    assert_eq!(
-        std::fs::read_to_string(sb.project().join("src/api/handler.py")).unwrap(),
-        "x = 2\n",
-        "the edit ran: {d}"
-    );
-    assert!(!run.shown_text(0).contains("CLAUDE-RULES-MARKER"), "{d}");
-    let after_read = run.shown_text(1);
-    for m in ["CLAUDE-RULES-MARKER", "NESTED-AGENTS-MARKER"] {
-        assert!(
-            after_read.contains(m),
-            "{m} after the read: {after_read}\n{d}"
-        );
-    }
-    // The last request holds the whole conversation: the rule is in it once.
-    let last = run.shown_text(run.main_requests().len() - 1);
-    assert_eq!(
-        last.matches("[PROJECT RULE: .claude/rules/api.md").count(),
-        1,
-        "{d}"
-    );
+    assert_the_rule_reached_the_model_once(&sb, &run, "the read");
 }
 
 #[test]

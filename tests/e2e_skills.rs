@@ -22,14 +22,8 @@ fn project() -> Sandbox {
 }
 
 fn stack(run: &Run, sid: &str) -> Option<Value> {
-    let p = run
-        .omc_dir()
-        .join("state/sessions")
-        .join(sid)
-        .join("skill-active-state.json");
-    let v: Value = serde_json::from_slice(&std::fs::read(p).ok()?).unwrap();
-    crate::schema::assert_valid("skill-active-state", &v);
-    Some(v)
+    let name = "skill-active-state.json";
+    crate::e2e::ralph::session_state_in(&run.omc_dir(), sid, name, "skill-active-state")
 }
 
 /// The Stop blocks this run honoured: main-loop requests whose newest message is the

@@ -8,6 +8,7 @@
 //! the session id fixed by `--session-id`) so these scenarios do not depend on the keyword
 //! capability.
 
+use crate::e2e::ralph::{assert_continued_to, ralph_feedback};
 use crate::e2e::{Run, Sandbox, Scenario, plugin_dir};
 use serde_json::{Value, json};
 
@@ -47,32 +48,41 @@ fn ralph(sb: &Sandbox) -> Value {
     v
 }
 
-fn first_run(sb: &Sandbox, prompt: &str, scenario: Scenario) -> Run {
-    sb.claude(
-        plugin_dir(),
-        prompt,
-        scenario.arg("--session-id").arg(SID),
-        None,
-    )
-}
-
 const MORE: &str = "I changed the tokenizer; more work remains.";
 
-fn feedback(iteration: u32) -> String {
-    format!("Stop hook feedback:\n[RALPH LOOP - ITERATION {iteration}/100]")
+/// The first run, in a new project holding [`seed_ralph`]'s run, of "ralph fix the parser"
+/// with a model following `scenario`.
+fn seeded_run(scenario: Scenario) -> (Sandbox, Run) {
+    let sb = Sandbox::new();
+    seed_ralph(&sb);
+    let run = sb.claude_in_session(SID, "ralph fix the parser", scenario);
+    (sb, run)
+}
+
+/// The person's next `prompt` in [`SID`]: the model says [`MORE`] once and the turn is not
+/// continued (a second reply stays unused); the client exited cleanly.
+#[track_caller]
+fn a_turn_not_continued(sb: &Sandbox, prompt: &str) -> Run {
+    let run = sb.claude(
+        plugin_dir(),
+        prompt,
+        more(1).reply_text("unexpected"),
+        Some(SID),
+    );
+    run.assert_success();
+    assert_eq!(run.main_loop_requests().len(), 1, "{}", run.diagnostics());
+    run
+}
+
+/// A model that says [`MORE`] `n` turns in a row.
+fn more(n: usize) -> Scenario {
+    (0..n).fold(Scenario::new(), |sc, _| sc.reply_text(MORE))
 }
 
 #[test]
 fn ralph_is_continued_across_consecutive_stops_until_the_completion_token() {
-    let sb = Sandbox::new();
-    seed_ralph(&sb);
-    let run = first_run(
-        &sb,
-        "ralph fix the parser",
-        Scenario::new()
-            .reply_text(MORE)
-            .reply_text(MORE)
-            .reply_text(MORE)
+    let (sb, run) = seeded_run(
+        more(3)
             .reply_text("The parser is fixed and the tests pass.\n<omc-complete/>")
             .reply_text("unexpected extra turn"),
     );
@@ -86,7 +96,7 @@ fn ralph_is_continued_across_consecutive_stops_until_the_completion_token() {
     for i in 1..=3 {
         let shown = run.new_text(i);
         assert!(
-            shown.contains(&feedback(i as u32 + 1)),
+            shown.contains(&ralph_feedback(i + 1)),
             "request {i}: {shown}"
         );
         assert!(shown.contains("Task: ralph fix the parser"), "{shown}");
@@ -99,18 +109,9 @@ fn ralph_is_continued_across_consecutive_stops_until_the_completion_token() {
 
 #[test]
 fn the_client_cap_is_met_by_a_hand_back_and_the_run_resumes_on_the_next_prompt() {
-    let sb = Sandbox::new();
-    seed_ralph(&sb);
-    let mut sc = Scenario::new();
-    for _ in 0..12 {
-        sc = sc.reply_text(MORE);
-    }
-    let run = first_run(&sb, "ralph fix the parser", sc);
-    run.assert_success();
-    let d = run.diagnostics();
+    let (sb, run) = seeded_run(more(12));
     // Eight blocks honoured (FINDINGS §7), then our hook lets the ninth Stop through itself.
-    assert_eq!(run.main_loop_requests().len(), 9, "{d}");
-    assert!(run.new_text(8).contains(&feedback(9)), "{d}");
+    assert_continued_to(&run, 9, 9);
     assert_eq!(
         run.result_text(),
         MORE,
@@ -129,65 +130,34 @@ fn the_client_cap_is_met_by_a_hand_back_and_the_run_resumes_on_the_next_prompt()
             .reply_text("Done now.\n<omc-complete/>"),
         Some(SID),
     );
-    next.assert_success();
-    assert_eq!(next.main_loop_requests().len(), 2, "{}", next.diagnostics());
-    assert!(next.new_text(1).contains(&feedback(10)));
+    assert_continued_to(&next, 2, 10);
     assert_eq!(ralph(&sb)["ended_reason"], "completed");
 }
 
 #[test]
 fn a_cancelled_run_is_not_continued_on_the_next_turn() {
-    let sb = Sandbox::new();
-    seed_ralph(&sb);
-    let run = first_run(
-        &sb,
-        "ralph fix the parser",
-        Scenario::new()
-            .reply_text(MORE)
-            .reply_text(MORE)
-            .reply_text(MORE)
-            .env("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "2"),
-    );
+    let (sb, run) = seeded_run(more(3).env("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "2"));
     run.assert_success();
     assert_eq!(run.main_loop_requests().len(), 3, "{}", run.diagnostics());
     assert_eq!(ralph(&sb)["active"], true);
 
     // The user cancels on the next turn; that turn itself is not continued.
-    let cancel = sb.claude(
-        plugin_dir(),
-        "cancelomc",
-        Scenario::new().reply_text(MORE).reply_text("unexpected"),
-        Some(SID),
-    );
-    cancel.assert_success();
-    assert_eq!(
-        cancel.main_loop_requests().len(),
-        1,
-        "{}",
-        cancel.diagnostics()
-    );
+    let cancel = a_turn_not_continued(&sb, "cancelomc");
     assert!(
         cancel.shown_text(0).contains("ralph"),
         "the cancel context names the run"
     );
     assert_eq!(ralph(&sb)["active"], false);
 
-    let next = sb.claude(
-        plugin_dir(),
-        "what is left?",
-        Scenario::new().reply_text(MORE).reply_text("unexpected"),
-        Some(SID),
-    );
-    next.assert_success();
-    assert_eq!(next.main_loop_requests().len(), 1, "{}", next.diagnostics());
+    a_turn_not_continued(&sb, "what is left?");
     assert_eq!(ralph(&sb)["ended_reason"], "cancelled");
 }
 
 #[test]
 fn a_turn_without_a_run_is_never_continued() {
     let sb = Sandbox::new();
-    let run = first_run(
-        &sb,
+    let run = sb.claude_in_session(
+        SID,
         "what does ralph do?",
         Scenario::new()
             .reply_text("It keeps working until the task is done; more work remains for you.")
@@ -201,16 +171,12 @@ fn a_turn_without_a_run_is_never_continued() {
 
 #[test]
 fn a_failing_bash_call_escalates_and_heads_the_stop_reason() {
-    let sb = Sandbox::new();
-    seed_ralph(&sb);
     let failing = json!({"command": "echo 'cannot find module parser' >&2; exit 1"});
     let mut sc = Scenario::new();
     for _ in 0..6 {
         sc = sc.reply_tool("Bash", failing.clone());
     }
-    let run = first_run(
-        &sb,
-        "ralph fix the parser",
+    let (sb, run) = seeded_run(
         sc.reply_text("The build keeps failing; more work remains.")
             .reply_text("Tried another way; it works now.\n<omc-complete/>"),
     );

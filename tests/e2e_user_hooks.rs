@@ -4,7 +4,7 @@
 //! the model running `omc-hooks trust --yes` is refused; a permission-request entry answers the permission dialog. Plus, ignored by default, the measurement of what
 //! PreToolUse on every tool costs per call (BENCHMARKS.md).
 
-use crate::e2e::{Sandbox, Scenario, plugin, plugin_dir};
+use crate::e2e::{Run, Sandbox, Scenario, plugin, plugin_dir};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
@@ -16,6 +16,19 @@ fn user_hooks(sb: &Sandbox, text: &str) -> PathBuf {
     std::fs::create_dir_all(config.join("omc-hooks")).unwrap();
     std::fs::write(config.join("omc-hooks/hooks.toml"), text).unwrap();
     config
+}
+
+/// The client in `sb` on `prompt`, the model following `scenario`, with the user's hooks under
+/// `config` (what [`user_hooks`] returned); the client exited cleanly.
+fn hooked_run(sb: &Sandbox, config: &Path, prompt: &str, scenario: Scenario) -> Run {
+    let run = sb.claude(
+        plugin_dir(),
+        prompt,
+        scenario.env("XDG_CONFIG_HOME", config.to_string_lossy()),
+        None,
+    );
+    run.assert_success();
+    run
 }
 
 fn script_entry(event: &str, matcher: &str, command: &str) -> String {
@@ -33,17 +46,15 @@ fn a_user_script_hook_blocks_a_bash_call_and_the_model_sees_the_reason() {
         "if grep -q 'rm -rf'; then printf '%s' '{{\"action\":\"block\",\"reason\":\"{REASON}\"}}'; fi"
     );
     let config = user_hooks(&sb, &script_entry("pre-tool-use", "Bash", &guard));
-    let run = sb.claude(
-        plugin_dir(),
+    let run = hooked_run(
+        &sb,
+        &config,
         "clean the build directory",
         Scenario::new()
             .reply_tool("Bash", json!({"command": "rm -rf build"}))
             .reply_tool("Bash", json!({"command": "echo still-allowed"}))
-            .reply_text("could not clean it")
-            .env("XDG_CONFIG_HOME", config.to_string_lossy()),
-        None,
+            .reply_text("could not clean it"),
     );
-    run.assert_success();
     let requests = run.main_loop_requests();
     assert!(requests.len() >= 3, "{}", run.diagnostics());
     // The model's next request carries the refusal as the tool's (error) result.
@@ -71,16 +82,14 @@ fn a_rewritten_input_is_what_the_tool_runs() {
     let sb = Sandbox::new();
     let rewrite = r#"cat >/dev/null; echo '{"action":"modify","tool_input":{"command":"echo REWRITTEN-BY-HOOK"}}'"#;
     let config = user_hooks(&sb, &script_entry("pre-tool-use", "Bash", rewrite));
-    let run = sb.claude(
-        plugin_dir(),
+    let run = hooked_run(
+        &sb,
+        &config,
         "say something",
         Scenario::new()
             .reply_tool("Bash", json!({"command": "echo ORIGINAL"}))
-            .reply_text("done")
-            .env("XDG_CONFIG_HOME", config.to_string_lossy()),
-        None,
+            .reply_text("done"),
     );
-    run.assert_success();
     let results = run.main_loop_requests()[1].tool_results();
     assert!(
         results
@@ -122,15 +131,22 @@ fn a_refused_prompt_never_reaches_the_model() {
     assert!(!ralph);
 }
 
-#[test]
-fn an_untrusted_project_hooks_file_runs_nothing_in_the_real_client_until_trusted() {
-    let sb = Sandbox::new();
+/// A project `.omc/hooks.toml` in `sb` whose pre-tool-use entry touches a marker file. Returns
+/// the `XDG_CONFIG_HOME` to pass (no user hooks) and the marker's path.
+fn a_project_hook_that_touches_a_marker(sb: &Sandbox) -> (PathBuf, PathBuf) {
     let config = sb.home().join(".config");
     let marker = sb.root().join("project-hook-ran");
     sb.write(
         ".omc/hooks.toml",
         &script_entry("pre-tool-use", "*", &format!("touch {}", marker.display())),
     );
+    (config, marker)
+}
+
+#[test]
+fn an_untrusted_project_hooks_file_runs_nothing_in_the_real_client_until_trusted() {
+    let sb = Sandbox::new();
+    let (config, marker) = a_project_hook_that_touches_a_marker(&sb);
     let scenario = || {
         Scenario::new()
             .reply_tool("Bash", json!({"command": "echo hi"}))
@@ -175,12 +191,7 @@ fn an_untrusted_project_hooks_file_runs_nothing_in_the_real_client_until_trusted
 #[test]
 fn trust_run_by_the_model_is_refused() {
     let sb = Sandbox::new();
-    let config = sb.home().join(".config");
-    let marker = sb.root().join("project-hook-ran");
-    sb.write(
-        ".omc/hooks.toml",
-        &script_entry("pre-tool-use", "*", &format!("touch {}", marker.display())),
-    );
+    let (config, marker) = a_project_hook_that_touches_a_marker(&sb);
     let bin = plugin_dir().join("target/release/omc-hooks");
     let copy = sb.home().join("helper");
     let run = sb.claude(
@@ -369,27 +380,7 @@ fn a_permission_request_is_answered_by_the_users_entry_and_only_by_it() {
                 .map(|c| script_entry("permission-request", "Bash", c))
                 .unwrap_or_default(),
         );
-        let run = sb.claude(
-            plugin_dir(),
-            "print the marker",
-            Scenario::new()
-                // `echo` alone is a read-only command the client runs without asking
-                .reply_tool(
-                    "Bash",
-                    json!({"command": "touch permitted.txt && echo PERMITTED-BY-HOOK"}),
-                )
-                .reply_text("done")
-                .ask_permissions()
-                .env("XDG_CONFIG_HOME", config.to_string_lossy()),
-            None,
-        );
-        run.assert_success();
-        let requests = run.main_loop_requests();
-        assert!(requests.len() >= 2, "{}", run.diagnostics());
-        let results = requests[1].tool_results();
-        let ran = results
-            .iter()
-            .any(|(_, text, is_error)| !*is_error && text.contains("PERMITTED-BY-HOOK"));
+        let (run, ran, results) = permission_asked(&sb, &config);
         let input = std::fs::read_to_string(sb.home().join("permission-input.json")).ok();
         (ran, input, format!("{results:?}\n{}", run.diagnostics()))
     };
@@ -406,6 +397,32 @@ fn a_permission_request_is_answered_by_the_users_entry_and_only_by_it() {
         !ran,
         "without an entry the call must not be allowed by us: {why}"
     );
+}
+
+/// A model in `sb` that runs `touch permitted.txt && echo PERMITTED-BY-HOOK` (`echo` alone is
+/// a read-only command the client runs without asking), the client asking permission for
+/// tools, the user hooks in `config`; the client exited cleanly. Returns the run, whether the
+/// call ran (its result holds the marker, not as an error) and the call's results.
+fn permission_asked(sb: &Sandbox, config: &Path) -> (Run, bool, Vec<(String, String, bool)>) {
+    let run = hooked_run(
+        sb,
+        config,
+        "print the marker",
+        Scenario::new()
+            .reply_tool(
+                "Bash",
+                json!({"command": "touch permitted.txt && echo PERMITTED-BY-HOOK"}),
+            )
+            .reply_text("done")
+            .ask_permissions(),
+    );
+    let requests = run.main_loop_requests();
+    assert!(requests.len() >= 2, "{}", run.diagnostics());
+    let results = requests[1].tool_results();
+    let ran = results
+        .iter()
+        .any(|(_, text, is_error)| !*is_error && text.contains("PERMITTED-BY-HOOK"));
+    (run, ran, results)
 }
 
 /// Issue 46: "always allow" from an entry's answer. The pinned client takes the
@@ -428,26 +445,7 @@ fn a_permission_requests_updated_permissions_are_applied_by_the_client() {
             &format!("cat > /dev/null; echo '{answer}'"),
         ),
     );
-    let run = sb.claude(
-        plugin_dir(),
-        "print the marker",
-        Scenario::new()
-            .reply_tool(
-                "Bash",
-                json!({"command": "touch permitted.txt && echo PERMITTED-BY-HOOK"}),
-            )
-            .reply_text("done")
-            .ask_permissions()
-            .env("XDG_CONFIG_HOME", config.to_string_lossy()),
-        None,
-    );
-    run.assert_success();
-    let requests = run.main_loop_requests();
-    assert!(requests.len() >= 2, "{}", run.diagnostics());
-    let ran = requests[1]
-        .tool_results()
-        .iter()
-        .any(|(_, text, is_error)| !*is_error && text.contains("PERMITTED-BY-HOOK"));
+    let (run, ran, _) = permission_asked(&sb, &config);
     assert!(
         ran,
         "the allow did not let the call run: {}",

@@ -209,6 +209,17 @@ impl Sandbox {
         p
     }
 
+    /// Run the client in this sandbox with omc-hooks' plugin, in a new session whose id is
+    /// `sid` (`--session-id`).
+    pub fn claude_in_session(&self, sid: &str, prompt: &str, scenario: Scenario) -> Run {
+        self.claude(
+            super::plugin_dir(),
+            prompt,
+            scenario.arg("--session-id").arg(sid),
+            None,
+        )
+    }
+
     /// Run the client in this sandbox. See [`claude`].
     pub fn claude(
         &self,

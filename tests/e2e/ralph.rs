@@ -25,21 +25,101 @@ pub fn ralph(sb: &Sandbox, sid: &str) -> Value {
 /// The `<mode>-state.json` of session `sid` under the `.omc` folder `omc`, schema-checked; none
 /// when there is no such file (any client's sandbox).
 pub fn mode_state_in(omc: &Path, sid: &str, mode: &str) -> Option<Value> {
-    let p = omc
-        .join("state/sessions")
-        .join(sid)
-        .join(format!("{mode}-state.json"));
+    session_state_in(omc, sid, &format!("{mode}-state.json"), "mode-state")
+}
+
+/// The state file `name` of session `sid` under the `.omc` folder `omc`, checked against the
+/// schema `schema`; none when there is no such file (any client's sandbox).
+pub fn session_state_in(omc: &Path, sid: &str, name: &str, schema: &str) -> Option<Value> {
+    let p = omc.join("state/sessions").join(sid).join(name);
     let v: Value = serde_json::from_slice(&std::fs::read(p).ok()?).unwrap();
-    crate::schema::assert_valid("mode-state", &v);
+    crate::schema::assert_valid(schema, &v);
     Some(v)
+}
+
+/// The checkpoints of session `sid` under the `.omc` folder `omc`, oldest first, each
+/// schema-checked (any client's sandbox).
+pub fn checkpoints_in(omc: &Path, sid: &str) -> Vec<Value> {
+    let dir = omc.join("state/sessions").join(sid).join("checkpoints");
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    names.sort();
+    names
+        .iter()
+        .map(|p| {
+            let v: Value = serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap();
+            crate::schema::assert_valid("checkpoint", &v);
+            v
+        })
+        .collect()
+}
+
+/// The arguments of `n` edits of `file` that each undo the one before: `x = 1` → `x = 2` and
+/// back (a model making and undoing the same edit turn after turn, in any client whose edit
+/// tool takes `file_path`, `old_string` and `new_string`).
+pub fn edits_made_and_undone(file: &Path, n: usize) -> Vec<Value> {
+    (0..n)
+        .map(|i| {
+            let (old, new) = if i % 2 == 0 {
+                ("x = 1", "x = 2")
+            } else {
+                ("x = 2", "x = 1")
+            };
+            json!({"file_path": file, "old_string": old, "new_string": new})
+        })
+        .collect()
+}
+
+/// A run handed back for want of progress: `conts` continuations, at least the `progress`
+/// turns of new work and at most 8 more without it, with replies (or steps) of the script left
+/// `unused`, so the hand-back came before the script ran out.
+#[track_caller]
+pub fn assert_handed_back_within_eight(conts: usize, progress: usize, unused: usize, d: &str) {
+    assert!(
+        (progress..=progress + 8).contains(&conts),
+        "{conts} continuations, want {progress} to {}\n{d}",
+        progress + 8
+    );
+    assert!(unused > 0, "handed back before the script ran out\n{d}");
+}
+
+/// What the model is shown of ralph's continuation number `iteration` (of the default 100).
+pub fn ralph_feedback(iteration: usize) -> String {
+    format!("Stop hook feedback:\n[RALPH LOOP - ITERATION {iteration}/100]")
+}
+
+/// The client exited cleanly after `requests` main-loop requests, the last of them showing
+/// ralph's continuation number `iteration`. Returns the run's diagnostics.
+#[track_caller]
+pub fn assert_continued_to(run: &Run, requests: usize, iteration: usize) -> String {
+    run.assert_success();
+    let d = run.diagnostics();
+    assert_eq!(run.main_loop_requests().len(), requests, "{d}");
+    assert!(
+        run.new_text(requests - 1)
+            .contains(&ralph_feedback(iteration)),
+        "request {}: {d}",
+        requests - 1
+    );
+    d
 }
 
 /// What each main-loop request shows of a ralph continuation (`Stop hook feedback:` …; a
 /// failing command's escalation may head it).
 pub fn continuations(run: &Run) -> Vec<String> {
+    stop_feedback(run)
+        .into_iter()
+        .filter(|t| t.contains("[RALPH LOOP - ITERATION"))
+        .collect()
+}
+
+/// What each main-loop request after the first shows of an end-of-turn hook's answer sent back
+/// to the model (`Stop hook feedback:` …), whichever mode or check sent it.
+pub fn stop_feedback(run: &Run) -> Vec<String> {
     (1..run.main_loop_requests().len())
         .map(|i| run.new_text(i))
-        .filter(|t| t.contains("Stop hook feedback:") && t.contains("[RALPH LOOP - ITERATION"))
+        .filter(|t| t.contains("Stop hook feedback:"))
         .collect()
 }
 
