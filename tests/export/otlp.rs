@@ -62,11 +62,14 @@ impl Receiver {
         }
     }
 
+    /// The complete lines written so far: a line the receiver is still writing (no newline
+    /// yet) is read on the next call.
     fn results(&self) -> Vec<Value> {
-        std::fs::read_to_string(&self.results)
-            .unwrap_or_default()
+        let text = std::fs::read_to_string(&self.results).unwrap_or_default();
+        let complete = &text[..text.rfind('\n').map_or(0, |i| i + 1)];
+        complete
             .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
             .collect()
     }
 

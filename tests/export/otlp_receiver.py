@@ -9,12 +9,15 @@ with an empty ExportLogsServiceResponse, or 400.
 """
 import json
 import sys
+import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from google.protobuf import json_format
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
 
 RESULTS = sys.argv[1]
+# Handlers run in threads: one line at a time, so lines never interleave.
+WRITING = threading.Lock()
 
 
 def any_value(v):
@@ -53,7 +56,7 @@ class Handler(BaseHTTPRequestHandler):
         except Exception as e:  # any decoding failure is the finding
             result.update(ok=False, error=repr(e))
             status, answer = 400, json.dumps({"error": repr(e)}).encode()
-        with open(RESULTS, "a") as f:
+        with WRITING, open(RESULTS, "a") as f:
             f.write(json.dumps(result) + "\n")
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
