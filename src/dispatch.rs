@@ -51,6 +51,8 @@ pub fn run_hook(hook: Hook, env: Env, agent: Option<Agent>) -> i32 {
         let trace_file = env.trace_file.clone();
         std::thread::Builder::new()
             .name("deadline".into())
+            // It sleeps, then prints a line: a small stack is mapped and torn down faster.
+            .stack_size(64 * 1024)
             .spawn(move || {
                 std::thread::sleep(hook.deadline);
                 let answered = gate.lock().unwrap_or_else(PoisonError::into_inner);

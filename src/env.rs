@@ -45,10 +45,13 @@ pub struct Env {
     pub trace_file: Option<PathBuf>,
     /// Anything else a capability may look up by name (for example `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`).
     pub extra: HashMap<String, String>,
-    /// The controlling terminal of this process (inherited from the agent), such as
-    /// `/dev/pts/3`, where the system says (Linux: `/proc/self/stat`); `OMC_TTY` pins it (empty:
-    /// none).
+    /// `OMC_TTY`, when set and not empty: the controlling terminal, pinned ([`Env::tty`]).
     pub tty: Option<String>,
+    /// The controlling terminal as the system says, asked the first time [`Env::tty`] needs it
+    /// (only a real process without `OMC_TTY` asks; most hooks never do).
+    system_tty: std::sync::OnceLock<Option<String>>,
+    /// Whether [`Env::tty`] may ask the system ([`Env::from_process`], `OMC_TTY` unset).
+    ask_system_tty: bool,
     /// Set by [`Env::from_process`]: [`Env::lookup`] may also read variables not copied into
     /// `extra` (user hooks expand `${VAR}` in webhook headers from any variable).
     pub process_env: bool,
@@ -172,10 +175,8 @@ impl Env {
         }
         let mut env = Env::from_lookup(|k| get(k), std::env::current_dir().ok(), extra);
         env.process_env = true;
-        // OMC_TTY set, even empty (none), is the answer; else the system is asked.
-        if get("OMC_TTY").is_none() {
-            env.tty = controlling_tty();
-        }
+        // OMC_TTY set, even empty (none), is the answer; else the system is asked, if needed.
+        env.ask_system_tty = get("OMC_TTY").is_none();
         env
     }
 
@@ -229,6 +230,8 @@ impl Env {
                 .map(PathBuf::from)
                 .filter(|p| p.is_absolute()),
             tty: get("OMC_TTY").filter(|t| !t.trim().is_empty()),
+            system_tty: std::sync::OnceLock::new(),
+            ask_system_tty: false,
             extra,
             process_env: false,
         }
@@ -267,6 +270,16 @@ impl Env {
     /// A variable copied into [`Env::extra`].
     pub fn var(&self, name: &str) -> Option<&str> {
         self.extra.get(name).map(String::as_str)
+    }
+
+    /// The controlling terminal of this process (inherited from the agent), such as
+    /// `/dev/pts/3`, where the system says (Linux: `/proc/self/stat`, read once, when first
+    /// asked); `OMC_TTY` pins it (empty: none).
+    pub fn tty(&self) -> Option<&str> {
+        if self.ask_system_tty {
+            return self.system_tty.get_or_init(controlling_tty).as_deref();
+        }
+        self.tty.as_deref()
     }
 
     /// Any variable: [`Env::extra`] first, then, for the real process only, its environment.

@@ -593,9 +593,16 @@ fn gemini_pre_compress_checkpoints_only_what_changed() {
             &[("OMC_NOW_MS", &now)],
         )
     };
+    // Checkpoint files: not their lock files and spares (`.<name>.lock`, `.<name>.spare`).
     let checkpoints = || {
         std::fs::read_dir(p.omc().join(format!("state/sessions/{sid}/checkpoints")))
-            .map(|d| d.count())
+            .map(|d| {
+                d.filter(|e| {
+                    !e.as_ref()
+                        .is_ok_and(|e| e.file_name().to_string_lossy().starts_with('.'))
+                })
+                .count()
+            })
             .unwrap_or(0)
     };
     compress().expect_noop();

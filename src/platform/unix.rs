@@ -95,6 +95,28 @@ pub fn exchange(a: &Path, b: &Path) -> io::Result<()> {
     Ok(renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE)?)
 }
 
+/// Whether a state file may be replaced by writing its spare and exchanging the two names
+/// (`state::fs::write_atomic`): where [`exchange`] works and a shared `flock` keeps a writer
+/// out of a file a reader still has open ([`hold_for_reading`]).
+pub const SPARE_WRITES: bool = true;
+
+/// Whether `meta` describes a file with one name only: a spare with a second hard link could
+/// be another file of the user's, which a write into the spare would change.
+pub fn single_link(meta: &Metadata) -> bool {
+    meta.nlink() == 1
+}
+
+/// Takes a shared lock on `file`, opened for reading, held until it is closed: a writer
+/// never writes into a spare that a reader has open (it would tear the reader's view).
+/// `false` when a writer holds the file now; `true` when it is held, and when locks are not
+/// available here (then as before: the reader reads).
+pub fn hold_for_reading(file: &File) -> bool {
+    !matches!(
+        file.try_lock_shared(),
+        Err(std::fs::TryLockError::WouldBlock)
+    )
+}
+
 /// Renames the temporary file over `path` (`rename(2)`, atomic).
 pub fn persist(tmp: tempfile::TempPath, path: &Path) -> io::Result<()> {
     tmp.persist(path).map_err(|e| e.error)

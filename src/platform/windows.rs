@@ -89,6 +89,20 @@ pub fn is_at(file: &File, path: &Path) -> bool {
     }
 }
 
+/// Windows has no exchange of two names: every write makes a new temporary file.
+pub const SPARE_WRITES: bool = false;
+
+/// Never asked on Windows (no spare writes).
+pub fn single_link(_meta: &Metadata) -> bool {
+    false
+}
+
+/// No spare writes on Windows, so nothing to hold a reader's file against: always `true`
+/// (and a Windows lock, being mandatory, would stop others' reads).
+pub fn hold_for_reading(_file: &File) -> bool {
+    true
+}
+
 /// Windows has no atomic exchange of two names: always `Err`, and the caller renames.
 pub fn exchange(_a: &Path, _b: &Path) -> io::Result<()> {
     Err(io::Error::new(

@@ -127,14 +127,6 @@ fn plain_name(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-'))
 }
 
-/// Deletes `path` (a file); one that is already gone is no error.
-fn remove_present(path: &Path) -> io::Result<()> {
-    match std::fs::remove_file(path) {
-        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
-        _ => Ok(()),
-    }
-}
-
 /// Releases a read-modify-write's lock: with its lock file when the target is gone (removed,
 /// or never written), so a session's directory keeps no empty lock file for a file it does not
 /// have ([`fs::Lock::remove`] makes that safe for a process waiting on it).
@@ -442,7 +434,7 @@ impl Store {
     pub fn write<T: Serialize>(&self, file: &StateFile, value: &T) -> io::Result<()> {
         let bytes = redacted_json(value)?;
         let dir = self.ensure(&file.rel_dir)?;
-        fs::write_atomic(&dir.join(&file.name), &bytes)
+        fs::write_state(&dir.join(&file.name), &bytes)
     }
 
     /// Moves a file aside to `<name>.<label>-<stamp>` (never through a symlinked directory):
@@ -461,10 +453,10 @@ impl Store {
         }
         let lock_path = path.with_file_name(format!(".{}.lock", file.name));
         if std::fs::symlink_metadata(&lock_path).is_err() {
-            return remove_present(&path);
+            return fs::remove_file(&path);
         }
         let lock = fs::lock_for(&path)?;
-        remove_present(&path)?;
+        fs::remove_file(&path)?;
         release(lock, &path);
         Ok(())
     }
@@ -486,24 +478,28 @@ impl Store {
         let (change, result) = f(current);
         match change {
             Change::Keep => {}
-            Change::Write(v) => fs::write_atomic(&path, &redacted_json(&v)?)?,
-            Change::Remove => remove_present(&path)?,
+            Change::Write(v) => fs::write_state(&path, &redacted_json(&v)?)?,
+            Change::Remove => fs::remove_file(&path)?,
         }
         release(lock, &path);
         Ok(result)
     }
 
-    /// Whether the state directory holds nothing but `files` (and their lock files), so that
-    /// [`Store::remove_only`] may take it away. False for anything else, a symlink included.
+    /// Whether the state directory holds nothing but `files` (and their lock files and
+    /// spares), so that [`Store::remove_only`] may take it away. False for anything else, a
+    /// symlink included.
     pub fn holds_only(&self, files: &[&StateFile]) -> bool {
         let keep: Vec<PathBuf> = files.iter().map(|f| self.path(f)).collect();
         let locks: Vec<PathBuf> = keep
             .iter()
-            .map(|p| {
-                p.with_file_name(format!(
-                    ".{}.lock",
-                    p.file_name().unwrap_or_default().to_string_lossy()
-                ))
+            .flat_map(|p| {
+                [
+                    p.with_file_name(format!(
+                        ".{}.lock",
+                        p.file_name().unwrap_or_default().to_string_lossy()
+                    )),
+                    fs::spare_for(p),
+                ]
             })
             .collect();
         fn walk(dir: &Path, ok: &dyn Fn(&Path) -> bool) -> bool {

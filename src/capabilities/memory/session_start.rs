@@ -199,7 +199,7 @@ fn mark(ctx: &Ctx<'_>, store: &Store, source: &str) {
             .var("TERM_PROGRAM")
             .map(|t| clip(t, 64))
             .filter(|t| !t.is_empty());
-        m.tty = ctx.env.tty.as_deref().map(|t| clip(t, 64));
+        m.tty = ctx.env.tty().map(|t| clip(t, 64));
         m.terminal_id = ctx.env.terminal_locator();
         m
     };
