@@ -49,6 +49,11 @@ pub fn on_post_tool_use(ctx: &Ctx<'_>) -> Answer {
     let Some(file) = StateFile::new(&ctx.scope, FILE) else {
         return Answer::default();
     };
+    // Most tool calls leave the fill on the same side: read without the lock, which is only
+    // taken (its lock file made, and removed again while there is no record) for a change.
+    if store.read::<Seen>(&file).unwrap_or_default().above == above {
+        return Answer::default();
+    }
     let crossed = store.update(&file, |s: Option<Seen>| {
         let s = s.unwrap_or_default();
         if s.above == above {

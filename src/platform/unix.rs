@@ -106,6 +106,19 @@ pub fn single_link(meta: &Metadata) -> bool {
     meta.nlink() == 1
 }
 
+/// Whether two `Metadata` describe the same file (device and inode).
+pub fn same_inode(a: &Metadata, b: &Metadata) -> bool {
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+/// Whether the open lock `file`, opened at `path`, still has a name: a lock file deleted by
+/// its last holder ([`crate::state`]'s `Lock::remove`) has none, and a lock on it guards
+/// nothing. Lock files are never renamed, so a name left means the one at `path` (one
+/// `fstat`, no look-up of the path).
+pub fn still_named(file: &File, _path: &Path) -> bool {
+    file.metadata().is_ok_and(|m| m.nlink() > 0)
+}
+
 /// Takes a shared lock on `file`, opened for reading, held until it is closed: a writer
 /// never writes into a spare that a reader has open (it would tear the reader's view).
 /// `false` when a writer holds the file now; `true` when it is held, and when locks are not

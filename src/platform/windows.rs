@@ -97,6 +97,17 @@ pub fn single_link(_meta: &Metadata) -> bool {
     false
 }
 
+/// Never asked on Windows (no spare writes).
+pub fn same_inode(_a: &Metadata, _b: &Metadata) -> bool {
+    false
+}
+
+/// Whether the open lock `file` is still the one at `path` (a deleted one is pending deletion
+/// or gone; Windows has no link count that says so as simply).
+pub fn still_named(file: &File, path: &Path) -> bool {
+    is_at(file, path)
+}
+
 /// No spare writes on Windows, so nothing to hold a reader's file against: always `true`
 /// (and a Windows lock, being mandatory, would stop others' reads).
 pub fn hold_for_reading(_file: &File) -> bool {

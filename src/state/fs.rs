@@ -313,14 +313,6 @@ fn write_through_spare(dir: &Path, path: &Path, bytes: &[u8]) -> Option<io::Resu
     if !platform::SPARE_WRITES {
         return None;
     }
-    // Only a file (or a link, replaced) is replaced: a directory at `path` is left to the
-    // temporary file's path, which refuses it.
-    let exists = match fs::symlink_metadata(path) {
-        Ok(m) if m.is_dir() => return None,
-        Ok(_) => true,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => false,
-        Err(_) => return None,
-    };
     let spare = spare_for(path);
     let mut file = platform::open_no_follow(
         platform::private_file(OpenOptions::new().write(true).create(true).truncate(false)),
@@ -328,14 +320,26 @@ fn write_through_spare(dir: &Path, path: &Path, bytes: &[u8]) -> Option<io::Resu
         true,
     )
     .ok()?;
+    file.try_lock().ok()?;
+    // Held: no other writer exchanges it now. One that did between our open and our lock
+    // made it `path` itself; one that fell back to a temporary file, or a removal, left it
+    // with no name.
     let meta = file.metadata().ok()?;
-    if !meta.is_file() || !platform::single_link(&meta) || file.try_lock().is_err() {
+    if !meta.is_file() || !platform::single_link(&meta) {
         return None;
     }
-    // Another writer exchanged it between our open and our lock: it is now `path` itself.
-    if !same_file(&file, &spare) {
-        return None;
-    }
+    let exists = match fs::symlink_metadata(path) {
+        Ok(m) if platform::same_inode(&m, &meta) => return None,
+        // Only a file (or a link, replaced) is replaced: a directory at `path` is left to the
+        // temporary file's path, which refuses it; a spare beside it is of no use.
+        Ok(m) if m.is_dir() => {
+            let _ = fs::remove_file(&spare);
+            return None;
+        }
+        Ok(_) => true,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => false,
+        Err(_) => return None,
+    };
     let written = (|| {
         file.write_all(bytes)?;
         if meta.len() > bytes.len() as u64 {
@@ -472,17 +476,20 @@ pub fn lock_for(target: &Path) -> io::Result<Lock> {
     let lock_path = target.with_file_name(format!(".{}.lock", name.to_string_lossy()));
     let deadline = std::time::Instant::now() + LOCK_WAIT;
     loop {
-        reject_symlink(&lock_path)?;
-        let opened = platform::private_file(
-            OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create(true)
-                .truncate(false),
-        )
-        .open(&lock_path);
+        let opened = platform::open_no_follow(
+            platform::private_file(
+                OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .create(true)
+                    .truncate(false),
+            ),
+            &lock_path,
+            false,
+        );
         let file = match opened {
             Ok(f) => f,
+            Err(e) if platform::is_link_refusal(&e) => return Err(symlink_error(&lock_path)),
             // The lock file's last holder is deleting it (Windows): try again.
             Err(e)
                 if platform::is_transient_open_error(&e)
@@ -496,7 +503,7 @@ pub fn lock_for(target: &Path) -> io::Result<Lock> {
         lock_until(&file, &lock_path, deadline)?;
         // The holder before us may have deleted the lock file ([`Lock::remove`]): a lock on
         // the deleted file guards nothing, so take the one now at the path.
-        if same_file(&file, &lock_path) {
+        if platform::still_named(&file, &lock_path) {
             return Ok(Lock {
                 file,
                 path: lock_path,
