@@ -385,6 +385,29 @@ fn measure_env(
     }
 }
 
+/// [`measure`] without restoring the state between runs: the same event again and again, each
+/// run rewriting the files the last one wrote, as in a session (a restored state gives every
+/// run fresh files).
+fn measure_repeated(runs: usize, b: &Bench, args: &[&str], payload: &[u8]) -> Row {
+    let mut samples = Vec::with_capacity(runs);
+    let mut floor = Vec::with_capacity(runs);
+    b.restore();
+    run_once(BIN, args, payload, b.path(), &[]);
+    for _ in 0..runs {
+        floor.push(run_once("/bin/sh", &["-c", "true"], payload, b.path(), &[]));
+        samples.push(run_once(BIN, args, payload, b.path(), &[]));
+    }
+    let (median, p10, p90, rss) = stats(&samples);
+    Row {
+        case: String::new(),
+        median,
+        p10,
+        p90,
+        rss,
+        floor: stats(&floor).0,
+    }
+}
+
 fn main() {
     if std::env::args().any(|a| a == "--list" || a == "--test") {
         return; // `cargo test --benches` / `cargo bench --no-run` style probes
@@ -509,6 +532,18 @@ fn main() {
             })
             .unwrap_or("");
         r.case = format!("`{sub}`{what}");
+        rows.push(r);
+    }
+
+    // A session's steady state: an edit during the run, again and again, with no restore in
+    // between (each run rewrites `work.json` and `edits.json` as the last one left them).
+    if want("steady") {
+        let payload = b.payload(
+            "PostToolUse",
+            json!({"tool_name": "Edit", "tool_input": {"file_path": b.path().join("src/lib.rs"), "old_string": "a\n", "new_string": "b\nc\n"}, "tool_response": {"success": true}, "tool_use_id": "toolu_3"}),
+        );
+        let mut r = measure_repeated(runs, &b, &["post-tool-use"], &payload);
+        r.case = "`post-tool-use` (edit), repeated without a restore".into();
         rows.push(r);
     }
 
@@ -832,19 +867,29 @@ fn main() {
         .ok()
         .map(|spec| installed_cases(runs, &spec));
 
-    // The price of a state write on this disk, in-process, no hook around it: as hooks make it
-    // by default (temporary file exchanged with the old one) and with `OMC_DURABLE=1` (plus an
-    // fsync of the file and of the directory). The two alternate, so drift hits both alike.
+    // The price of a state write on this disk, in-process, no hook around it: through the
+    // file's spare (how hooks write state files: written in place and exchanged), with a new
+    // temporary file exchanged with the old one (which is then unlinked: `write_atomic`, and
+    // the spare's fallback), and with `OMC_DURABLE=1` (the spare plus an fsync of the file and
+    // of the directory). The same file rewritten, as a session rewrites its state: the three
+    // alternate, so drift hits all alike.
     let writes = want("write").then(|| {
         let d = tempfile::tempdir().unwrap();
-        let target = d.path().join("state.json");
         let body = vec![b'x'; 400];
-        let (mut plain, mut durable) = (Vec::new(), Vec::new());
+        let (mut spare, mut fresh, mut durable) = (Vec::new(), Vec::new(), Vec::new());
+        let (a, b) = (d.path().join("a.json"), d.path().join("b.json"));
         for _ in 0..runs {
-            for (on, into) in [(false, &mut plain), (true, &mut durable)] {
+            let state: fn(&Path, &[u8]) -> std::io::Result<()> = omc_hooks::state::fs::write_state;
+            let atomic: fn(&Path, &[u8]) -> std::io::Result<()> =
+                omc_hooks::state::fs::write_atomic;
+            for (on, into, path, write) in [
+                (false, &mut spare, &a, state),
+                (false, &mut fresh, &b, atomic),
+                (true, &mut durable, &a, state),
+            ] {
                 omc_hooks::state::fs::set_durable(on);
                 let t = Instant::now();
-                omc_hooks::state::fs::write_atomic(&target, &body).unwrap();
+                write(path, &body).unwrap();
                 into.push(Sample {
                     wall_us: t.elapsed().as_secs_f64() * 1e6,
                     maxrss_kb: 0,
@@ -852,7 +897,7 @@ fn main() {
             }
         }
         omc_hooks::state::fs::set_durable(false);
-        (stats(&plain), stats(&durable))
+        (stats(&spare), stats(&fresh), stats(&durable))
     });
 
     // Keyword detection alone, in-process: the contract's 1 MB prose prompt (and 256 KB / 4 MB
@@ -920,15 +965,20 @@ fn main() {
             st.2 / 1000.0
         );
     }
-    if let Some(((m, p10, p90, _), (dm, d10, d90, _))) = writes {
+    if let Some((spare, fresh, durable)) = writes {
+        let ms = |s: (f64, f64, f64, i64)| {
+            format!(
+                "median {:.3} ms (p10–p90 {:.3}–{:.3})",
+                s.0 / 1000.0,
+                s.1 / 1000.0,
+                s.2 / 1000.0
+            )
+        };
         println!(
-            "one atomic state write (temporary file exchanged with the old one, which is then unlinked), in-process: median {:.2} ms (p10–p90 {:.2}–{:.2}); with OMC_DURABLE=1 (fsync file + exchange + fsync dir): median {:.2} ms (p10–p90 {:.2}–{:.2})",
-            m / 1000.0,
-            p10 / 1000.0,
-            p90 / 1000.0,
-            dm / 1000.0,
-            d10 / 1000.0,
-            d90 / 1000.0
+            "one atomic state write of a file rewritten again and again, in-process: through its spare (written in place, exchanged) {}; a new temporary file exchanged with the old one, which is then unlinked {}; with OMC_DURABLE=1 (spare + fsync file + exchange + fsync dir) {}",
+            ms(spare),
+            ms(fresh),
+            ms(durable)
         );
     }
     if let Some(export) = &export {
