@@ -205,24 +205,27 @@ fn handle(hook: Hook, env: &Env, seen: &mut Traced, started: Instant) -> Option<
         );
         return None;
     }
-    if let Some(cwd) = root::unusable_cwd(env, input.cwd.as_deref()) {
-        let shown: String = cwd.chars().take(200).collect();
-        crate::diag!(
-            "{}: the payload's cwd '{shown}' is not an existing directory, and \
-             CLAUDE_PROJECT_DIR does not name the project; no-op",
-            hook.name
-        );
-        return None;
-    }
-    if root::at_filesystem_root(env, input.cwd.as_deref()) {
-        crate::diag!(
-            "{}: the project would be the filesystem root '/'; no state is kept there (every \
-             project without its own .git below would share it); no-op",
-            hook.name
-        );
-        return None;
-    }
-    let answer = decide_from(hook, env, &input, started);
+    let root = match root::find(env, input.cwd.as_deref()) {
+        root::Found::Project(root) => root,
+        root::Found::UnusableCwd(cwd) => {
+            let shown: String = cwd.chars().take(200).collect();
+            crate::diag!(
+                "{}: the payload's cwd '{shown}' is not an existing directory, and \
+                 CLAUDE_PROJECT_DIR does not name the project; no-op",
+                hook.name
+            );
+            return None;
+        }
+        root::Found::FilesystemRoot => {
+            crate::diag!(
+                "{}: the project would be the filesystem root '/'; no state is kept there \
+                 (every project without its own .git below would share it); no-op",
+                hook.name
+            );
+            return None;
+        }
+    };
+    let answer = decide_in(hook, env, &input, started, root);
     agents::encode(&input, hook, &answer)
 }
 
@@ -238,8 +241,25 @@ pub fn decide(hook: Hook, env: &Env, input: &HookInput) -> Answer {
 /// to record, so they do not run — only export does, since a team watching its agents wants
 /// to see what its own checks refused. A rewritten tool input is what they then see.
 pub fn decide_from(hook: Hook, env: &Env, input: &HookInput, started: Instant) -> Answer {
+    decide_in(
+        hook,
+        env,
+        input,
+        started,
+        root::resolve(env, input.cwd.as_deref()),
+    )
+}
+
+/// [`decide_from`] in the project `root` already found.
+fn decide_in(
+    hook: Hook,
+    env: &Env,
+    input: &HookInput,
+    started: Instant,
+    root: Option<root::Root>,
+) -> Answer {
     let now_ms = env.now_ms();
-    let store = root::resolve(env, input.cwd.as_deref()).map(|r| Store::new(r, now_ms));
+    let store = root.map(|r| Store::new(r, now_ms));
     let scope = Scope::for_session(input.session_id.as_deref());
     let user = catch_unwind(AssertUnwindSafe(|| {
         crate::user_hooks::run(hook, env, input, store.as_ref(), &scope, started)

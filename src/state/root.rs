@@ -22,41 +22,64 @@ pub struct Root {
     pub omc: PathBuf,
 }
 
-/// Resolves the root for a payload's `cwd` (which may be absent or unusable). Never the
-/// filesystem root, unless `OMC_STATE_DIR` puts the state elsewhere ([`at_filesystem_root`]).
-pub fn resolve(env: &Env, payload_cwd: Option<&str>) -> Option<Root> {
-    let project = candidate(env, payload_cwd)?;
-    if env.state_dir.is_none() && is_filesystem_root(&project) {
-        return None;
-    }
-    let omc = env
-        .state_dir
-        .clone()
-        .unwrap_or_else(|| project.join(".omc"));
-    Some(Root { project, omc })
+/// What a hook finds for a payload's `cwd`, each path looked up once.
+#[derive(Debug)]
+pub enum Found<'a> {
+    /// The project's root, or none (no `cwd` at all).
+    Project(Option<Root>),
+    /// The payload's `cwd` names no existing absolute directory, and nothing else
+    /// (`CLAUDE_PROJECT_DIR`) names the project: the hook has no project and does nothing, with
+    /// a diagnostic.
+    UnusableCwd(&'a str),
+    /// The project would be the filesystem root (a payload `cwd` of `/`, as root): no state is
+    /// kept there — a `/.omc` would be taken up by every project without its own `.git` below
+    /// it — so the hook is a no-op, with a diagnostic (unless `OMC_STATE_DIR` puts the state
+    /// elsewhere).
+    FilesystemRoot,
 }
 
-/// Whether the project would be the filesystem root (a payload `cwd` of `/`, as root): no
-/// state is kept there — a `/.omc` would be taken up by every project without its own `.git`
-/// below it — so the hook is a no-op, with a diagnostic.
-pub fn at_filesystem_root(env: &Env, payload_cwd: Option<&str>) -> bool {
-    env.state_dir.is_none() && candidate(env, payload_cwd).is_some_and(|p| is_filesystem_root(&p))
-}
-
-fn candidate(env: &Env, payload_cwd: Option<&str>) -> Option<PathBuf> {
-    let cwd = match payload_cwd.filter(|c| !c.trim().is_empty()) {
+/// Finds the project for a payload's `cwd` (which may be absent or unusable): the directory
+/// `CLAUDE_PROJECT_DIR` names, else the nearest ancestor of the `cwd` with `.git` or `.omc/`,
+/// else the `cwd` itself.
+pub fn find<'a>(env: &Env, payload_cwd: Option<&'a str>) -> Found<'a> {
+    let given = payload_cwd.filter(|c| !c.trim().is_empty());
+    let cwd = match given {
         Some(c) => usable(c),
         None => env.process_cwd.clone().filter(|p| p.is_absolute()),
     };
+    let named = env.project_dir.clone().filter(|p| p.is_dir());
+    if let Some(c) = given
+        && named.is_none()
+        && cwd.is_none()
+    {
+        return Found::UnusableCwd(c);
+    }
     let home = env.lookup("HOME").map(PathBuf::from);
-    env.project_dir
-        .clone()
-        .filter(|p| p.is_dir())
+    let project = named
         .or_else(|| {
             cwd.as_deref()
                 .and_then(|c| nearest_marked_ancestor(c, home.as_deref()))
         })
-        .or(cwd)
+        .or(cwd);
+    match project {
+        Some(p) if env.state_dir.is_none() && is_filesystem_root(&p) => Found::FilesystemRoot,
+        Some(project) => {
+            let omc = env
+                .state_dir
+                .clone()
+                .unwrap_or_else(|| project.join(".omc"));
+            Found::Project(Some(Root { project, omc }))
+        }
+        None => Found::Project(None),
+    }
+}
+
+/// Resolves the root for a payload's `cwd` ([`find`]); `None` where there is none to use.
+pub fn resolve(env: &Env, payload_cwd: Option<&str>) -> Option<Root> {
+    match find(env, payload_cwd) {
+        Found::Project(root) => root,
+        Found::UnusableCwd(_) | Found::FilesystemRoot => None,
+    }
 }
 
 fn is_filesystem_root(p: &Path) -> bool {
@@ -66,15 +89,6 @@ fn is_filesystem_root(p: &Path) -> bool {
 /// A payload's `cwd` as a directory: absolute and existing, else `None`.
 fn usable(cwd: &str) -> Option<PathBuf> {
     Some(PathBuf::from(cwd)).filter(|p| p.is_absolute() && p.is_dir())
-}
-
-/// The payload's `cwd` when it names one that is no existing absolute directory and nothing
-/// else (`CLAUDE_PROJECT_DIR`) names the project: the hook then has no project and does
-/// nothing, with a diagnostic.
-pub fn unusable_cwd<'a>(env: &Env, payload_cwd: Option<&'a str>) -> Option<&'a str> {
-    let c = payload_cwd.filter(|c| !c.trim().is_empty())?;
-    let named = env.project_dir.as_deref().is_some_and(Path::is_dir);
-    (!named && usable(c).is_none()).then_some(c)
 }
 
 /// The nearest ancestor of `dir` (itself included) that holds `.omc/` or `.git`. Never the
@@ -97,6 +111,17 @@ fn nearest_marked_ancestor(dir: &Path, home: Option<&Path>) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn at_filesystem_root(env: &Env, payload_cwd: Option<&str>) -> bool {
+        matches!(find(env, payload_cwd), Found::FilesystemRoot)
+    }
+
+    fn unusable_cwd<'a>(env: &Env, payload_cwd: Option<&'a str>) -> Option<&'a str> {
+        match find(env, payload_cwd) {
+            Found::UnusableCwd(c) => Some(c),
+            _ => None,
+        }
+    }
     use std::collections::HashMap;
 
     fn env(project: Option<&Path>, state: Option<&Path>) -> Env {
