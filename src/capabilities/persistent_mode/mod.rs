@@ -91,12 +91,21 @@ pub fn stop(ctx: &Ctx<'_>) -> Answer {
     };
     let mut notes: Vec<String> = Vec::new();
 
-    // This session's live runs, highest priority first; stale ones end on the way.
+    // This session's live runs, highest priority first; stale ones end on the way. One
+    // listing of the session's directory says which mode files to open: a session with no
+    // run opens none ([`crate::state::Store::names`]).
+    let present = store.names(&ctx.scope);
     let mut live: Vec<&'static PersistentMode> = Vec::new();
     for spec in &REGISTRY {
         let Some(file) = mode_file(&ctx.scope, spec) else {
             continue;
         };
+        if present
+            .as_ref()
+            .is_some_and(|p| !p.iter().any(|n| n == file.name()))
+        {
+            continue;
+        }
         let Some(state) = store.read::<ModeState>(&file) else {
             continue;
         };
