@@ -26,26 +26,20 @@ pub struct Usage {
 }
 
 /// Opens the file a payload's `raw_path` names, when this crate may read it: absolute, a
-/// regular file (not a symlink, a FIFO or a device — checked before opening, so nothing
-/// blocks on open, and again on the handle, which must be the file at the path), and not on a
-/// kernel's virtual file system (`/proc/kmsg` is a "regular file" whose read blocks until the
+/// regular file (not a symlink, which the open refuses; not a FIFO or a device, which the open
+/// does not wait on and the handle then shows), and not on a kernel's virtual file system (`/proc/kmsg` is a "regular file" whose read blocks until the
 /// hook's deadline: issue 43).
 pub fn open(raw_path: &str) -> Option<(File, std::fs::Metadata)> {
     let path = Path::new(raw_path);
     if !path.is_absolute() {
         return None;
     }
-    let before = std::fs::symlink_metadata(path).ok()?;
-    if !before.file_type().is_file() {
-        return None;
-    }
-    let file = File::open(path).ok()?;
+    // One open that refuses a symlink and never waits on a FIFO, then what was opened is
+    // checked: no window between a check of the path and the open.
+    let file =
+        crate::platform::open_no_follow(std::fs::OpenOptions::new().read(true), path, true).ok()?;
     let opened = file.metadata().ok()?;
-    // Swapped for something else between the check and the open: not ours to read.
-    if !opened.is_file()
-        || !crate::platform::is_at(&file, path)
-        || crate::platform::kernel_file(&file)
-    {
+    if !opened.is_file() || crate::platform::kernel_file(&file) {
         return None;
     }
     Some((file, opened))
