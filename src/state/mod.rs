@@ -475,13 +475,25 @@ impl Store {
         let path = dir.join(&file.name);
         let lock = fs::lock_for(&path)?;
         let current = self.read(file);
+        let had = current.is_some();
         let (change, result) = f(current);
-        match change {
-            Change::Keep => {}
-            Change::Write(v) => fs::write_state(&path, &redacted_json(&v)?)?,
-            Change::Remove => fs::remove_file(&path)?,
+        // Whether the file is there now, from what was done (no look-up): a file that was
+        // read (or written) is; one that was not, or was removed, is not — a corrupt one was
+        // moved aside by the read.
+        let there = match change {
+            Change::Keep => had,
+            Change::Write(v) => {
+                fs::write_state(&path, &redacted_json(&v)?)?;
+                true
+            }
+            Change::Remove => {
+                fs::remove_file(&path)?;
+                false
+            }
+        };
+        if !there {
+            lock.remove();
         }
-        release(lock, &path);
         Ok(result)
     }
 
