@@ -165,12 +165,17 @@ pub fn clear(ctx: &Ctx<'_>) -> Answer {
     ) else {
         return Answer::default();
     };
-    // Most tool calls follow no failure: do not create directories or take locks for them.
+    // Most tool calls follow no failure, or another tool's: do not create directories or
+    // take locks for them (the record is read without the lock, and again under it).
     // A call whose outcome could not be read is no success: the record stays.
-    if ctx.input.outcome_unknown || !store.path(&file).exists() {
+    let tool = tool.trim();
+    if ctx.input.outcome_unknown
+        || store
+            .read::<ToolError>(&file)
+            .is_none_or(|p| p.tool_name != tool)
+    {
         return Answer::default();
     }
-    let tool = tool.trim();
     let cleared = store.update(&file, |prev: Option<ToolError>| match prev {
         Some(p) if p.tool_name == tool => (Change::Remove, ()),
         _ => (Change::Keep, ()),
