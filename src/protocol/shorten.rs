@@ -106,12 +106,16 @@ pub fn shorten(bytes: &[u8]) -> Cow<'_, [u8]> {
 /// end read so far: where the tail's cut is looked for, and the six bytes before it.
 const WINDOW: usize = KEEP + 64;
 
+/// How much gathers past [`WINDOW`] before it goes to the digest: a window's worth is moved
+/// down each time, so seldom is cheap.
+const DRAIN: usize = 512 * 1024;
+
 /// [`shorten`] done while the payload is read ([`crate::protocol::stdin::read_capped`]), so
 /// the megabytes of a huge result never sit in memory at once: a string that `shorten` would
 /// cut keeps its head in the output from the moment its length passes [`BOUND`] (its cut is
-/// decided by its first [`KEEP`] bytes), then only its last [`WINDOW`] bytes, the bytes
-/// between going to the digest as they pass. At its closing quote the tail is cut in those
-/// last bytes, where `shorten` cuts it. `shorten` of the result is the result, and is
+/// decided by its first [`KEEP`] bytes), then only its last [`WINDOW`] bytes (and up to
+/// [`DRAIN`] more), the bytes between going to the digest as they pass. At its closing quote
+/// the tail is cut in those last bytes, where `shorten` cuts it. `shorten` of the result is the result, and is
 /// `shorten` of the whole payload when the payload is JSON (what is not JSON may have its
 /// strings cut where `shorten` would have left it as it came: it is not parsed either way).
 ///
@@ -138,10 +142,8 @@ struct Str {
     start: usize,
     /// Its contents read so far, in bytes.
     len: usize,
-    /// The byte after a backslash is next (it says how long the escape is).
-    after_backslash: bool,
-    /// Bytes of an escape still to come (never a closing quote).
-    skip: usize,
+    /// The next byte is escaped (an odd run of backslashes ends what was read).
+    escaped: bool,
     /// `shorten` would cut it if it is long enough.
     candidate: bool,
     /// Its head cut and its last bytes, once it is known to be cut.
@@ -189,8 +191,7 @@ impl Streaming {
                     self.string = Some(Str {
                         start: self.out.len(),
                         len: 0,
-                        after_backslash: false,
-                        skip: 0,
+                        escaped: false,
                         candidate: self.result && self.depth >= 1 && !key,
                         cut: None,
                     });
@@ -213,45 +214,22 @@ impl Streaming {
         &[]
     }
 
-    /// Bytes of a string's contents, up to and with its closing quote: its escapes stepped
-    /// over, the bytes between appended at once.
+    /// Bytes of a string's contents, up to and with its closing quote, appended at once.
     fn in_string<'a>(&mut self, bytes: &'a [u8]) -> &'a [u8] {
         let Some(string) = self.string.as_mut() else {
             return bytes;
         };
-        let mut i = 0;
-        let closed = loop {
-            if i == bytes.len() {
-                break false;
+        match closing_quote(bytes, &mut string.escaped) {
+            Some(q) => {
+                self.contents(&bytes[..q]);
+                self.close();
+                &bytes[q + 1..]
             }
-            if string.skip > 0 {
-                let n = string.skip.min(bytes.len() - i);
-                string.skip -= n;
-                i += n;
-            } else if string.after_backslash {
-                string.after_backslash = false;
-                string.skip = if bytes[i] == b'u' { 4 } else { 0 };
-                i += 1;
-            } else {
-                match quote_or_backslash(&bytes[i..]) {
-                    None => i = bytes.len(),
-                    Some(p) if bytes[i + p] == b'"' => {
-                        i += p;
-                        break true;
-                    }
-                    Some(p) => {
-                        string.after_backslash = true;
-                        i += p + 1;
-                    }
-                }
+            None => {
+                self.contents(bytes);
+                &[]
             }
-        };
-        self.contents(&bytes[..i]);
-        if closed {
-            self.close();
-            return &bytes[i + 1..];
         }
-        &bytes[i..]
     }
 
     /// Appends bytes of the string's contents: to the output, or once it is known to be cut,
@@ -284,7 +262,7 @@ impl Streaming {
                 // Never right after a backslash (else at a later piece): a cut's look back
                 // over backslashes (which escape starts where) then stops where it would in
                 // the whole string.
-                if p > WINDOW && cut.window[p - 1] != b'\\' {
+                if p > DRAIN && cut.window[p - 1] != b'\\' {
                     cut.digest.update(&cut.window[..p]);
                     cut.window.drain(..p);
                     cut.at += p;
@@ -321,32 +299,34 @@ impl Streaming {
 }
 
 /// The index of the closing quote of the string whose contents start at `start`, or `None`
-/// when the bytes end first (or an escape is cut off).
+/// when the bytes end first.
 fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
-    let mut i = start;
-    loop {
-        i += quote_or_backslash(&bytes[i..])?;
-        if bytes[i] == b'"' {
-            return Some(i);
-        }
-        // An escape: `\uXXXX` or a backslash and one byte (the hex digits and that byte are
-        // never a quote the string ends at).
-        i += if bytes.get(i + 1) == Some(&b'u') {
-            6
-        } else {
-            2
-        };
-        if i > bytes.len() {
-            return None;
-        }
-    }
+    closing_quote(&bytes[start..], &mut false).map(|q| start + q)
 }
 
-/// The index of the first `"` or `\\` in `s`, many bytes a step (`memchr2`: vector
-/// instructions where the processor has them). A shell log has an escaped line break every few
-/// dozen bytes, so this is what keeps the pass over a huge output cheap.
-fn quote_or_backslash(s: &[u8]) -> Option<usize> {
-    memchr::memchr2(b'"', b'\\', s)
+/// The first quote of `s` that no backslash escapes, where `escaped` says whether the first
+/// byte of `s` is escaped (the bytes before `s` end with an odd run of backslashes); when
+/// there is none, `escaped` becomes whether the byte after `s` is. A quote is escaped when an
+/// odd run of backslashes is just before it (a `\u` escape's hex digits are never a
+/// backslash). Only quotes are looked for (`memchr`, many bytes a step): a shell log has an
+/// escaped line break every few dozen bytes and a quote seldom, and the backslashes are
+/// counted only before a quote and at the end, so the pass over a huge output stops rarely.
+fn closing_quote(s: &[u8], escaped: &mut bool) -> Option<usize> {
+    // Whether the run of backslashes just before `i` escapes byte `i`.
+    let odd_run_before = |i: usize, escaped: bool| {
+        let run = s[..i].iter().rev().take_while(|&&b| b == b'\\').count();
+        (run % 2 == 1) != (run == i && escaped)
+    };
+    let mut from = 0;
+    while let Some(p) = memchr::memchr(b'"', &s[from..]) {
+        let q = from + p;
+        if !odd_run_before(q, *escaped) {
+            return Some(q);
+        }
+        from = q + 1;
+    }
+    *escaped = odd_run_before(s.len(), *escaped);
+    None
 }
 
 /// Where to cut the contents `s` of a long string: the end of the head and the start of the
@@ -691,39 +671,38 @@ mod tests {
         (head.len(), tail.len(), digest)
     }
 
-    /// The word-at-a-time scan finds the first quote or backslash wherever it is, whatever
-    /// bytes (high ones, zeros, their neighbours `!`, `#`, `[`, `]`) come before it.
+    /// The closing quote after every run of backslashes (none to five) wherever the text is
+    /// split, the part before it carrying whether the next byte is escaped.
     #[test]
-    fn the_scan_finds_the_first_quote_or_backslash() {
-        let fill = [
-            b'a',
-            0,
-            0x21,
-            0x23,
-            0x5b,
-            0x5d,
-            0xff,
-            0x80,
-            0x01,
-            0x22 ^ 0x80,
-        ];
-        for len in 0..40 {
-            for at in 0..=len {
-                for &stop in b"\"\\" {
-                    for k in 0..fill.len() {
-                        let mut s: Vec<u8> = (0..len).map(|i| fill[(i + k) % fill.len()]).collect();
-                        s.iter_mut().for_each(|b| {
-                            if *b == b'"' || *b == b'\\' {
-                                *b = b'a'
-                            }
-                        });
-                        let want = (at < len).then(|| {
-                            s[at] = stop;
-                            at
-                        });
-                        assert_eq!(quote_or_backslash(&s), want, "{s:?}");
-                    }
+    fn the_closing_quote_is_found_after_any_run_of_backslashes_split_anywhere() {
+        for run in 0..6 {
+            for lead in ["", "a", "\\u00e9", "\\\\", "\\\""] {
+                // `lead`, `run` backslashes, a quote, then (when that quote is escaped)
+                // more text and the closing quote.
+                let mut text = format!("{lead}{}\"", "\\".repeat(run));
+                let want = if run % 2 == 0 {
+                    text.len() - 1
+                } else {
+                    text.push_str("x\\\\\"");
+                    text.len() - 1
+                };
+                let text = text.as_bytes();
+                assert_eq!(closing_quote(text, &mut false), Some(want), "{text:?}");
+                for at in 0..=text.len() {
+                    let mut escaped = false;
+                    let got = match closing_quote(&text[..at], &mut escaped) {
+                        Some(q) => Some(q),
+                        None => closing_quote(&text[at..], &mut escaped).map(|q| at + q),
+                    };
+                    assert_eq!(got, Some(want), "{text:?} split at {at}");
                 }
+                // Without its closing quote: none, and what follows is escaped after an odd
+                // run.
+                let open = &text[..want];
+                let mut escaped = false;
+                assert_eq!(closing_quote(open, &mut escaped), None);
+                let trailing = open.iter().rev().take_while(|&&b| b == b'\\').count();
+                assert_eq!(escaped, trailing % 2 == 1, "{open:?}");
             }
         }
     }
@@ -976,12 +955,12 @@ mod tests {
             json!([{"tool_response": long}, long]).to_string(),
             json!({"tool_response": "short", "other": {"error": long}}).to_string(),
         ];
-        // The line break where the tail is cut right after 400 000 escaped backslashes: which
+        // The line break where the tail is cut right after 800 000 escaped backslashes: which
         // backslash starts an escape there is known only by counting back over all of them.
         let run = format!(
             "{}{}\\n{}",
             "line\\n".repeat(30_000),
-            "\\\\".repeat(200_000),
+            "\\\\".repeat(400_000),
             "t".repeat(KEEP - 20)
         );
         out.push(format!("{{\"error\": \"{run}\"}}"));

@@ -82,6 +82,37 @@ mod tests {
         ));
     }
 
+    /// A reader that gives at most `n` bytes a read, as a pipe does.
+    struct Trickle<'a>(&'a [u8], usize);
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.0.len().min(self.1).min(buf.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    /// A shell call's 8 MiB of output comes out shortened as `shorten` makes it of the whole;
+    /// the size cap counts the bytes read, not what is kept of them.
+    #[test]
+    fn a_huge_result_is_shortened_as_it_is_read_and_the_cap_counts_what_was_read() {
+        let text = "test case ... ok\n".repeat((8 << 20) / 17);
+        let raw = serde_json::json!({"tool_response": {"stdout": text}, "session_id": "s"})
+            .to_string()
+            .into_bytes();
+        let want = crate::protocol::shorten::shorten(&raw).into_owned();
+        assert!(want.len() < 300 * 1024, "{}", want.len());
+        for step in [1000, 65_536, raw.len()] {
+            let got = read_capped(Trickle(&raw, step), MAX_PAYLOAD_BYTES);
+            assert!(matches!(got, Payload::Complete(d) if d == want), "{step}");
+        }
+        assert!(matches!(
+            read_capped(Trickle(&raw, 65_536), raw.len() - 1),
+            Payload::TooLarge
+        ));
+    }
+
     #[test]
     fn endless_input_hits_the_size_cap() {
         assert!(matches!(
