@@ -462,11 +462,14 @@ pub fn digest_without_digits(bytes: &[u8]) -> u128 {
 }
 
 /// [`digest_without_digits`] fed piece by piece: the digest of the pieces' concatenation,
-/// wherever they are split. The bytes are read eight at a time; a word without a digit (found
-/// with bit arithmetic) is kept whole, a word with digits has them taken out without a loop
-/// (its digit bytes zeroed, the others moved down over them in three shifts whose masks come
-/// from [`COMPRESS`]); the kept bytes are written a word at a time into a buffer hashed in
-/// quads of words, so which lane takes a word depends on the kept bytes alone.
+/// wherever they are split. The bytes are read 64 at a time: a bit per digit (each word's
+/// digits found with bit arithmetic, its flags packed by a multiplication), then each run of
+/// other bytes copied whole into a buffer hashed in quads of words, so which lane takes a word
+/// depends on the kept bytes alone. A digit costs nothing of its own: a test log's numbers
+/// cost a copy per number.
+/// Kept bytes gathered before they are hashed.
+const BUF: usize = 4096;
+
 #[derive(Default)]
 pub struct DigestWithoutDigits {
     hash: LaneHash,
@@ -482,46 +485,62 @@ impl DigestWithoutDigits {
     /// The high bit of each byte of `x` that is an ASCII digit.
     #[inline(always)]
     fn digits(x: u64) -> u64 {
-        let y = x & Self::LOW7;
-        // High bit of each byte: at least b'0', and at least b'9' + 1 (7-bit bytes only, so
-        // no carry crosses a byte).
-        let ge_0 = y.wrapping_add(0x5050_5050_5050_5050) & Self::HIGH;
-        let ge_colon = y.wrapping_add(0x4646_4646_4646_4646) & Self::HIGH;
-        ge_0 & !ge_colon & !(x & Self::HIGH)
+        // A digit is a byte that is below 10 once XORed with b'0'; the high bit of
+        // `(t & 0x7f) + 0x76` says 10 or more (no carry crosses a byte), `t`'s own says a
+        // byte of 0x80 or more.
+        let t = x ^ 0x3030_3030_3030_3030;
+        !((t & Self::LOW7).wrapping_add(0x7676_7676_7676_7676) | t) & Self::HIGH
     }
 
     /// Feeds the next bytes.
     pub fn update(&mut self, bytes: &[u8]) {
-        // The kept bytes are gathered in a buffer, a word's worth written at once (a word with
-        // digits first has them taken out), and hashed in whole quads of words, so which lane
-        // takes a word depends on the kept bytes alone, not on where the digits were.
-        let mut buf = [0u8; 4096];
+        // The kept bytes are gathered in a buffer and hashed in whole quads of words, so
+        // which lane takes a word depends on the kept bytes alone. Bytes are taken 64 at a
+        // time: a bit per digit (eight words' flags packed), then each run of other bytes
+        // copied as 16 or 64 bytes at once (the bytes past the run's end are written over by
+        // the next copy, or left past `n`).
+        let mut buf = [0u8; BUF + 128];
         let mut n = self.rest_len;
         buf[..n].copy_from_slice(&self.rest[..n]);
-        let (words, rest) = bytes.as_chunks::<8>();
-        for w in words {
-            let x = u64::from_le_bytes(*w);
-            let digits = Self::digits(x);
-            let (v, kept) = if digits == 0 {
-                (x, 8)
+        let (blocks, rest) = bytes.as_chunks::<64>();
+        for block in blocks {
+            let (words, _) = block.as_chunks::<8>();
+            let mut digits = 0u64;
+            for (k, w) in words.iter().enumerate() {
+                let flags = Self::digits(u64::from_le_bytes(*w)) >> 7;
+                digits |= (flags.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * k);
+            }
+            if digits == 0 {
+                buf[n..n + 64].copy_from_slice(block);
+                n += 64;
             } else {
-                // The digits zeroed, then the other bytes moved down over them in three
-                // steps (by one byte, two, four), each step's bytes from a table.
-                let flags = digits >> 7;
-                let p = (flags.wrapping_mul(0x0102_0408_1020_4080) >> 56) as usize;
-                let [m1, m2, m4] = COMPRESS[p];
-                let mut v = x & !(flags * 0xff);
-                v = (v & !m1) | ((v & m1) >> 8);
-                v = (v & !m2) | ((v & m2) >> 16);
-                v = (v & !m4) | ((v & m4) >> 32);
-                (
-                    v,
-                    8 - (flags.wrapping_mul(0x0101_0101_0101_0101) >> 56) as usize,
-                )
-            };
-            buf[n..n + 8].copy_from_slice(&v.to_le_bytes());
-            n += kept;
-            if n > buf.len() - 8 {
+                let mut padded = [0u8; 128];
+                padded[..64].copy_from_slice(block);
+                let mut keep = !digits;
+                while keep != 0 {
+                    let start = keep.trailing_zeros() as usize;
+                    let above = digits >> start;
+                    let len = if above == 0 {
+                        64 - start
+                    } else {
+                        above.trailing_zeros() as usize
+                    };
+                    let src = &padded[start..start + 64];
+                    let dst = &mut buf[n..n + 64];
+                    dst[..16].copy_from_slice(&src[..16]);
+                    if len > 16 {
+                        dst[16..64].copy_from_slice(&src[16..64]);
+                    }
+                    n += len;
+                    let end = start + len;
+                    keep = if end == 64 {
+                        0
+                    } else {
+                        keep & (u64::MAX << end)
+                    };
+                }
+            }
+            if n > BUF {
                 let whole = n / 32 * 32;
                 self.hash.write(&buf[..whole]);
                 buf.copy_within(whole..n, 0);
@@ -603,47 +622,6 @@ impl LaneHash {
     }
 }
 
-/// For each set of digit bytes of a word (bit i: byte i), the bytes moved down by one, two and
-/// four places in the three steps that gather the other bytes at the word's low end, in order.
-/// A byte moves by the number of digits below it, a power of two at a time, smallest first:
-/// no byte lands on one not yet moved.
-static COMPRESS: [[u64; 3]; 256] = compress_table();
-
-const fn compress_table() -> [[u64; 3]; 256] {
-    let mut table = [[0u64; 3]; 256];
-    let mut p = 0;
-    while p < 256 {
-        let mut at = [0u32; 8];
-        let mut by = [0u32; 8];
-        let mut digits_below = 0;
-        let mut i = 0;
-        while i < 8 {
-            at[i] = i as u32;
-            by[i] = digits_below;
-            if p >> i & 1 == 1 {
-                digits_below += 1;
-            }
-            i += 1;
-        }
-        let mut step = 0;
-        while step < 3 {
-            let mut m = 0u64;
-            let mut i = 0;
-            while i < 8 {
-                if p >> i & 1 == 0 && by[i] >> step & 1 == 1 {
-                    m |= 0xff << (8 * at[i]);
-                    at[i] -= 1 << step;
-                }
-                i += 1;
-            }
-            table[p][step] = m;
-            step += 1;
-        }
-        p += 1;
-    }
-    table
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -707,18 +685,18 @@ mod tests {
         }
     }
 
-    /// Every pattern of digits in a word (and across two) leaves the bytes that are not
+    /// Every pattern of digits in two words, wherever they fall in a block of 64 bytes read
+    /// at once (and in the bytes after the last whole block), leaves the bytes that are not
     /// digits, in order: the digest is that of the text without them.
     #[test]
     fn every_pattern_of_digits_in_a_word_is_taken_out() {
         for pattern in 0u32..(1 << 16) {
-            let text: Vec<u8> = (0..16)
-                .map(|i| {
-                    if pattern >> i & 1 == 1 {
-                        b'0' + (i as u8 % 10)
-                    } else {
-                        [b'a', b'/', b':', 0xc3, 0xa9, b' '][i % 6]
-                    }
+            // Runs of other bytes of every length up to 64 around the pattern.
+            let at = (pattern as usize * 7) % 113;
+            let text: Vec<u8> = (0..130usize)
+                .map(|i| match i.checked_sub(at) {
+                    Some(k) if k < 16 && pattern >> k & 1 == 1 => b'0' + (k as u8 % 10),
+                    _ => [b'a', b'/', b':', 0xc3, 0xa9, b' ', b'~'][i % 7],
                 })
                 .collect();
             assert_eq!(
