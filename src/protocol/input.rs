@@ -245,8 +245,9 @@ pub fn parse_object(bytes: &[u8]) -> Result<Map<String, Value>, DecodeError> {
         return Err(DecodeError::Empty);
     }
     // Huge strings (a shell call's megabytes of output) are shortened first, so nothing
-    // after this walks them whole (`shorten`); a payload that does not parse is reported as
-    // it came, with the parser's own position in it.
+    // after this walks them whole (`shorten`; the hook's own stdin already was, as it was read:
+    // `stdin::read_capped`, and this finds nothing more to cut); a payload that does not parse
+    // is reported as it came here, with the parser's own position in it.
     let short = super::shorten::shorten(bytes);
     let parsed = match (serde_json::from_slice::<Value>(&short), &short) {
         // Not parsed once shortened: the payload as it came decides (and names the error).

@@ -102,65 +102,298 @@ pub fn shorten(bytes: &[u8]) -> Cow<'_, [u8]> {
     Cow::Owned(out)
 }
 
-/// The index of the closing quote of the string whose contents start at `start`, or `None`
-/// when the bytes end first (or an escape is cut off).
-fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
-    let mut i = start;
-    loop {
-        i += quote_or_backslash(&bytes[i..])?;
-        if bytes[i] == b'"' {
-            return Some(i);
+/// Bytes of a string being shortened while it is read that are kept past [`KEEP`] from the
+/// end read so far: where the tail's cut is looked for, and the six bytes before it.
+const WINDOW: usize = KEEP + 64;
+
+/// How much gathers past [`WINDOW`] before it goes to the digest: a window's worth is moved
+/// down each time, so seldom is cheap.
+const DRAIN: usize = 512 * 1024;
+
+/// [`shorten`] done while the payload is read ([`crate::protocol::stdin::read_capped`]), so
+/// the megabytes of a huge result never sit in memory at once: a string that `shorten` would
+/// cut keeps its head in the output from the moment its length passes [`BOUND`] (its cut is
+/// decided by its first [`KEEP`] bytes), then only its last [`WINDOW`] bytes (and up to
+/// [`DRAIN`] more), the bytes between going to the digest as they pass. At its closing quote
+/// the tail is cut in those last bytes, where `shorten` cuts it. `shorten` of the result is the result, and is
+/// `shorten` of the whole payload when the payload is JSON (what is not JSON may have its
+/// strings cut where `shorten` would have left it as it came: it is not parsed either way).
+///
+/// Which strings: as `shorten`, the strings under a top-level key of [`RESULT_KEYS`], the
+/// keys being the strings where the top-level object expects one (where `shorten` looks for
+/// the `:` after them, which comes after the string is read). A string this cannot decide
+/// about while reading it (a top-level key, a string with no place to cut its head) is kept
+/// whole, for `shorten` to decide.
+#[derive(Default)]
+pub struct Streaming {
+    out: Vec<u8>,
+    depth: usize,
+    /// The top-level container is an object, and the next top-level string is a key.
+    top_object: bool,
+    expect_key: bool,
+    /// The last top-level key is one of RESULT_KEYS.
+    result: bool,
+    string: Option<Str>,
+}
+
+/// A string literal being read.
+struct Str {
+    /// Where its contents start in `out`.
+    start: usize,
+    /// Its contents read so far, in bytes.
+    len: usize,
+    /// The next byte is escaped (an odd run of backslashes ends what was read).
+    escaped: bool,
+    /// `shorten` would cut it if it is long enough.
+    candidate: bool,
+    /// Its head cut and its last bytes, once it is known to be cut.
+    cut: Option<Cut>,
+}
+
+struct Cut {
+    head: usize,
+    /// The string's bytes from `at` to what has been read.
+    window: Vec<u8>,
+    at: usize,
+    digest: DigestWithoutDigits,
+}
+
+impl Streaming {
+    /// Shortens the next bytes of the payload.
+    pub fn feed(&mut self, mut bytes: &[u8]) {
+        while !bytes.is_empty() {
+            bytes = if self.string.is_some() {
+                self.in_string(bytes)
+            } else {
+                self.outside(bytes)
+            };
         }
-        // An escape: `\uXXXX` or a backslash and one byte (the hex digits and that byte are
-        // never a quote the string ends at).
-        i += if bytes.get(i + 1) == Some(&b'u') {
-            6
-        } else {
-            2
+    }
+
+    /// The payload as shortened so far, and at its end.
+    pub fn finish(mut self) -> Vec<u8> {
+        if let Some(string) = self.string.take()
+            && let Some(cut) = string.cut
+        {
+            // Cut off inside a string being shortened: not JSON; what was kept of it.
+            self.out.extend_from_slice(&cut.window);
+        }
+        self.out
+    }
+
+    /// Bytes outside strings: copied, the structure followed, up to a string's opening quote.
+    fn outside<'a>(&mut self, bytes: &'a [u8]) -> &'a [u8] {
+        for (i, &b) in bytes.iter().enumerate() {
+            match b {
+                b'"' => {
+                    self.out.extend_from_slice(&bytes[..=i]);
+                    let key = self.depth == 1 && self.top_object && self.expect_key;
+                    self.string = Some(Str {
+                        start: self.out.len(),
+                        len: 0,
+                        escaped: false,
+                        candidate: self.result && self.depth >= 1 && !key,
+                        cut: None,
+                    });
+                    return &bytes[i + 1..];
+                }
+                b'{' | b'[' => {
+                    self.depth += 1;
+                    if self.depth == 1 {
+                        self.top_object = b == b'{';
+                        self.expect_key = true;
+                    }
+                }
+                b'}' | b']' => self.depth = self.depth.saturating_sub(1),
+                b',' if self.depth == 1 => self.expect_key = true,
+                b':' if self.depth == 1 => self.expect_key = false,
+                _ => {}
+            }
+        }
+        self.out.extend_from_slice(bytes);
+        &[]
+    }
+
+    /// Bytes of a string's contents, up to and with its closing quote, appended at once.
+    fn in_string<'a>(&mut self, bytes: &'a [u8]) -> &'a [u8] {
+        let Some(string) = self.string.as_mut() else {
+            return bytes;
         };
-        if i > bytes.len() {
-            return None;
+        match closing_quote(bytes, &mut string.escaped) {
+            Some(q) => {
+                self.contents(&bytes[..q]);
+                self.close();
+                &bytes[q + 1..]
+            }
+            None => {
+                self.contents(bytes);
+                &[]
+            }
         }
+    }
+
+    /// Appends bytes of the string's contents: to the output, or once it is known to be cut,
+    /// to its window, whose oldest bytes go to the digest.
+    fn contents(&mut self, bytes: &[u8]) {
+        let Some(string) = self.string.as_mut() else {
+            return;
+        };
+        string.len += bytes.len();
+        match &mut string.cut {
+            None => {
+                self.out.extend_from_slice(bytes);
+                if string.candidate && string.len > BOUND {
+                    string.candidate = false;
+                    if let Some(head) = head_cut(&self.out[string.start..]) {
+                        let window = self.out[string.start + head..].to_vec();
+                        self.out.truncate(string.start + head);
+                        string.cut = Some(Cut {
+                            head,
+                            window,
+                            at: head,
+                            digest: DigestWithoutDigits::default(),
+                        });
+                    }
+                }
+            }
+            Some(cut) => {
+                cut.window.extend_from_slice(bytes);
+                let p = cut.window.len().saturating_sub(WINDOW);
+                // Never right after a backslash (else at a later piece): a cut's look back
+                // over backslashes (which escape starts where) then stops where it would in
+                // the whole string.
+                if p > DRAIN && cut.window[p - 1] != b'\\' {
+                    cut.digest.update(&cut.window[..p]);
+                    cut.window.drain(..p);
+                    cut.at += p;
+                }
+            }
+        }
+    }
+
+    /// The closing quote: a cut string gets its marker and tail; a top-level key sets
+    /// whether the strings under it are a result's.
+    fn close(&mut self) {
+        let Some(string) = self.string.take() else {
+            return;
+        };
+        if let Some(mut cut) = string.cut {
+            let from = string.len - KEEP - cut.at;
+            // Always found in a well-formed string; else cut where the tail should start.
+            let tail = tail_cut(&cut.window, from).unwrap_or(from);
+            cut.digest.update(&cut.window[..tail]);
+            let middle = cut.at + tail - cut.head;
+            self.out
+                .extend_from_slice(marker_of(middle, cut.digest.finish()).as_bytes());
+            self.out.extend_from_slice(&cut.window[tail..]);
+        } else if self.depth == 1 && self.top_object && self.expect_key {
+            self.result = RESULT_KEYS
+                .iter()
+                .any(|k| k.as_bytes() == &self.out[string.start..]);
+        }
+        if self.depth == 1 {
+            self.expect_key = false;
+        }
+        self.out.push(b'"');
     }
 }
 
-/// The index of the first `"` or `\\` in `s`, eight bytes a step: a byte equal to either is
-/// found as a zero byte of the word XORed with it (the lowest flagged byte of
-/// `(v - 0x01…) & !v & 0x80…` is always a true zero; flags above it may be borrows, and are not
-/// looked at). A shell log has an escaped line break every few dozen bytes, so this is what
-/// keeps the pass over a huge output cheap.
-fn quote_or_backslash(s: &[u8]) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    const QUOTES: u64 = ONES * b'"' as u64;
-    const BACKSLASHES: u64 = ONES * b'\\' as u64;
-    let mut words = s.chunks_exact(8);
-    let mut at = 0;
-    for w in words.by_ref() {
-        let v = u64::from_le_bytes(w.try_into().unwrap_or_default());
-        let q = v ^ QUOTES;
-        let b = v ^ BACKSLASHES;
-        let hit = ((q.wrapping_sub(ONES) & !q) | (b.wrapping_sub(ONES) & !b)) & HIGH;
-        if hit != 0 {
-            return Some(at + (hit.trailing_zeros() / 8) as usize);
+/// The index of the closing quote of the string whose contents start at `start`, or `None`
+/// when the bytes end first.
+fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
+    closing_quote(&bytes[start..], &mut false).map(|q| start + q)
+}
+
+/// The first quote of `s` that no backslash escapes, where `escaped` says whether the first
+/// byte of `s` is escaped (the bytes before `s` end with an odd run of backslashes); when
+/// there is none, `escaped` becomes whether the byte after `s` is. A quote is escaped when an
+/// odd run of backslashes is just before it (a `\u` escape's hex digits are never a
+/// backslash). Only quotes are looked for (`memchr`, many bytes a step): a shell log has an
+/// escaped line break every few dozen bytes and a quote seldom, and the backslashes are
+/// counted only before a quote and at the end, so the pass over a huge output stops rarely.
+fn closing_quote(s: &[u8], escaped: &mut bool) -> Option<usize> {
+    // Whether the run of backslashes just before `i` escapes byte `i`.
+    let odd_run_before = |i: usize, escaped: bool| {
+        let run = s[..i].iter().rev().take_while(|&&b| b == b'\\').count();
+        (run % 2 == 1) != (run == i && escaped)
+    };
+    let mut from = 0;
+    while let Some(p) = memchr::memchr(b'"', &s[from..]) {
+        let q = from + p;
+        if !odd_run_before(q, *escaped) {
+            return Some(q);
         }
-        at += 8;
+        from = q + 1;
     }
-    words
-        .remainder()
-        .iter()
-        .position(|&b| b == b'"' || b == b'\\')
-        .map(|p| at + p)
+    *escaped = odd_run_before(s.len(), *escaped);
+    None
 }
 
 /// Where to cut the contents `s` of a long string: the end of the head and the start of the
 /// tail, each at a line break (an escaped `\n`) near [`KEEP`] from its end where there is one,
-/// else at a character boundary; `None` when no safe place is found (the string is kept).
+/// else at a character boundary with no backslash just before it, else just before an escape
+/// (a text of nothing but escapes); `None` when no safe place is found (not well-formed text:
+/// the string is kept).
 fn cut_points(s: &[u8]) -> Option<(usize, usize)> {
-    let head = after_line_before(s, KEEP).or_else(|| char_boundary_before(s, KEEP))?;
-    let from = s.len() - KEEP;
-    let tail = after_line_after(s, from).or_else(|| char_boundary_after(s, from))?;
+    let head = head_cut(s)?;
+    let tail = tail_cut(s, s.len() - KEEP)?;
     (head < tail).then_some((head, tail))
+}
+
+/// The end of the head of `s` (which holds at least `KEEP + 1` bytes of the string): decided
+/// by those bytes alone, so it is known while the string is still being read.
+fn head_cut(s: &[u8]) -> Option<usize> {
+    after_line_before(s, KEEP)
+        .or_else(|| char_boundary_before(s, KEEP))
+        .or_else(|| between_escapes(s, KEEP.saturating_sub(LINE_WINDOW), KEEP + 1, true))
+}
+
+/// The start of the tail of `s`, at or after `from`: decided by the bytes from six before
+/// `from` to the end (and the backslashes just before them), so a reader that keeps only the
+/// string's last bytes finds the same place.
+fn tail_cut(s: &[u8], from: usize) -> Option<usize> {
+    after_line_after(s, from)
+        .or_else(|| char_boundary_after(s, from))
+        .or_else(|| between_escapes(s, from, from + LINE_WINDOW, false))
+}
+
+/// Just before an escape that does not end a surrogate pair, in `from..to` (the last such
+/// place when `last`, else the first): a cut there leaves both sides whole (the text before
+/// ends with a whole escape). One pass, counting the backslashes before each place as it goes
+/// (never counting back from each: a run of a million backslashes costs a million steps).
+fn between_escapes(s: &[u8], from: usize, to: usize, last: bool) -> Option<usize> {
+    let from = from.max(6);
+    let to = to.min(s.len().saturating_sub(1));
+    if from >= to {
+        return None;
+    }
+    // Backslashes just before `i`: an even number, and a backslash at `i` starts an escape.
+    let mut run = s[..from].iter().rev().take_while(|&&b| b == b'\\').count();
+    let mut found = None;
+    for i in from..to {
+        if s[i] == b'\\'
+            && run % 2 == 0
+            && !(s[i + 1] == b'u' && high_surrogate_escape_before(s, i))
+        {
+            found = Some(i);
+            if !last {
+                break;
+            }
+        }
+        run = if s[i] == b'\\' { run + 1 } else { 0 };
+    }
+    found
+}
+
+/// Whether the six bytes before `i` are an escape `\uD800`–`\uDBFF` (the first half of a
+/// surrogate pair, whose second half must not be cut from it).
+fn high_surrogate_escape_before(s: &[u8], i: usize) -> bool {
+    i >= 6
+        && s[i - 6] == b'\\'
+        && s[i - 5] == b'u'
+        && escape_starts_at(s, i - 6)
+        && s[i - 4].eq_ignore_ascii_case(&b'd')
+        && matches!(s[i - 3].to_ascii_lowercase(), b'8' | b'9' | b'a' | b'b')
 }
 
 /// Whether the backslash at `i` starts an escape (an even number of backslashes before it).
@@ -208,68 +441,128 @@ fn char_boundary_after(s: &[u8], at: usize) -> Option<usize> {
 /// The line put where `middle` was: its length and its digest without digits, as the text of
 /// a JSON string (letters only in the digest, so a digest of it leaves none of it out).
 fn marker(middle: &[u8]) -> String {
-    let digest = digest_without_digits(middle);
+    marker_of(middle.len(), digest_without_digits(middle))
+}
+
+fn marker_of(len: usize, digest: u128) -> String {
     let letters: String = (0..32)
         .map(|k| char::from(b'a' + ((digest >> (4 * k)) & 0xf) as u8))
         .collect();
-    format!(
-        "\\n[omc-hooks: {} bytes of this text left out here, digest {letters}]\\n",
-        middle.len()
-    )
+    format!("\\n[omc-hooks: {len} bytes of this text left out here, digest {letters}]\\n")
 }
 
 /// A 128-bit digest of `bytes` with every ASCII digit left out, fast enough for a whole output
 /// of many megabytes (not a cryptographic hash: it tells one output of a command from the
-/// next). The bytes are taken eight at a time; a word without a digit (found with bit
-/// arithmetic) is copied whole into a compacted buffer, others byte by byte without their
-/// digits; the buffer is hashed as 64-bit words in four lanes.
+/// next): [`LaneHash`] over the bytes that are not digits, in order ([`DigestWithoutDigits`]
+/// computes it without copying them out).
 pub fn digest_without_digits(bytes: &[u8]) -> u128 {
+    let mut d = DigestWithoutDigits::default();
+    d.update(bytes);
+    d.finish()
+}
+
+/// [`digest_without_digits`] fed piece by piece: the digest of the pieces' concatenation,
+/// wherever they are split. The bytes are read 64 at a time: a bit per digit (each word's
+/// digits found with bit arithmetic, its flags packed by a multiplication), then each run of
+/// other bytes copied whole into a buffer hashed in quads of words, so which lane takes a word
+/// depends on the kept bytes alone. A digit costs nothing of its own: a test log's numbers
+/// cost a copy per number.
+/// Kept bytes gathered before they are hashed.
+const BUF: usize = 4096;
+
+#[derive(Default)]
+pub struct DigestWithoutDigits {
+    hash: LaneHash,
+    /// Kept bytes not yet hashed (fewer than a quad of words).
+    rest: [u8; 32],
+    rest_len: usize,
+}
+
+impl DigestWithoutDigits {
     const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    let mut hasher = LaneHash::default();
-    let mut buf = [0u8; 4096];
-    let mut n = 0;
-    let mut words = bytes.chunks_exact(8);
-    for w in words.by_ref() {
-        let x = u64::from_le_bytes(w.try_into().unwrap_or_default());
-        let y = x & LOW7;
-        // High bit of each byte: at least b'0', and at least b'9' + 1 (7-bit bytes only).
-        let ge_0 = y.wrapping_add(0x5050_5050_5050_5050) & HIGH;
-        let ge_colon = y.wrapping_add(0x4646_4646_4646_4646) & HIGH;
-        let digits = ge_0 & !ge_colon & !(x & HIGH);
-        if digits == 0 {
-            buf[n..n + 8].copy_from_slice(w);
-            n += 8;
-        } else {
-            // The digits taken out of the word one at a time, lowest first, the bytes above
-            // each moving down a place (its flags with them); the word is then copied whole
-            // and only its digit-free bytes counted.
-            let (mut v, mut d, mut removed) = (x, digits, 0);
-            while d != 0 {
-                let low = (1u64 << (d.trailing_zeros() & !7)) - 1;
-                v = (v & low) | ((v >> 8) & !low);
-                d = (d & (d - 1)) >> 8;
-                removed += 1;
+
+    /// The high bit of each byte of `x` that is an ASCII digit.
+    #[inline(always)]
+    fn digits(x: u64) -> u64 {
+        // A digit is a byte that is below 10 once XORed with b'0'; the high bit of
+        // `(t & 0x7f) + 0x76` says 10 or more (no carry crosses a byte), `t`'s own says a
+        // byte of 0x80 or more.
+        let t = x ^ 0x3030_3030_3030_3030;
+        !((t & Self::LOW7).wrapping_add(0x7676_7676_7676_7676) | t) & Self::HIGH
+    }
+
+    /// Feeds the next bytes.
+    pub fn update(&mut self, bytes: &[u8]) {
+        // The kept bytes are gathered in a buffer and hashed in whole quads of words, so
+        // which lane takes a word depends on the kept bytes alone. Bytes are taken 64 at a
+        // time: a bit per digit (eight words' flags packed), then each run of other bytes
+        // copied as 16 or 64 bytes at once (the bytes past the run's end are written over by
+        // the next copy, or left past `n`).
+        let mut buf = [0u8; BUF + 128];
+        let mut n = self.rest_len;
+        buf[..n].copy_from_slice(&self.rest[..n]);
+        let (blocks, rest) = bytes.as_chunks::<64>();
+        for block in blocks {
+            let (words, _) = block.as_chunks::<8>();
+            let mut digits = 0u64;
+            for (k, w) in words.iter().enumerate() {
+                let flags = Self::digits(u64::from_le_bytes(*w)) >> 7;
+                digits |= (flags.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * k);
             }
-            buf[n..n + 8].copy_from_slice(&v.to_le_bytes());
-            n += 8 - removed;
+            if digits == 0 {
+                buf[n..n + 64].copy_from_slice(block);
+                n += 64;
+            } else {
+                let mut padded = [0u8; 128];
+                padded[..64].copy_from_slice(block);
+                let mut keep = !digits;
+                while keep != 0 {
+                    let start = keep.trailing_zeros() as usize;
+                    let above = digits >> start;
+                    let len = if above == 0 {
+                        64 - start
+                    } else {
+                        above.trailing_zeros() as usize
+                    };
+                    let src = &padded[start..start + 64];
+                    let dst = &mut buf[n..n + 64];
+                    dst[..16].copy_from_slice(&src[..16]);
+                    if len > 16 {
+                        dst[16..64].copy_from_slice(&src[16..64]);
+                    }
+                    n += len;
+                    let end = start + len;
+                    keep = if end == 64 {
+                        0
+                    } else {
+                        keep & (u64::MAX << end)
+                    };
+                }
+            }
+            if n > BUF {
+                let whole = n / 32 * 32;
+                self.hash.write(&buf[..whole]);
+                buf.copy_within(whole..n, 0);
+                n -= whole;
+            }
         }
-        if n > buf.len() - 8 {
-            // Whole quads of words, so which lane takes a word depends on the compacted
-            // bytes alone, not on where the digits were.
-            let whole = n / 32 * 32;
-            hasher.write(&buf[..whole]);
-            buf.copy_within(whole..n, 0);
-            n -= whole;
+        for &b in rest {
+            if !b.is_ascii_digit() {
+                buf[n] = b;
+                n += 1;
+            }
         }
+        let whole = n / 32 * 32;
+        self.hash.write(&buf[..whole]);
+        self.rest_len = n - whole;
+        self.rest[..self.rest_len].copy_from_slice(&buf[whole..n]);
     }
-    for &b in words.remainder() {
-        if !b.is_ascii_digit() {
-            buf[n] = b;
-            n += 1;
-        }
+
+    /// The digest of everything fed.
+    pub fn finish(self) -> u128 {
+        self.hash.finish(&self.rest[..self.rest_len])
     }
-    hasher.finish(&buf[..n])
 }
 
 /// Four lanes of multiply-and-rotate over 64-bit words, for [`digest_without_digits`].
@@ -297,12 +590,20 @@ impl LaneHash {
 
     /// Whole quads of words only (`bytes.len()` a multiple of 32).
     pub fn write(&mut self, bytes: &[u8]) {
-        for quad in bytes.chunks_exact(32) {
-            for (lane, w) in self.lanes.iter_mut().zip(quad.chunks_exact(8)) {
-                let w = u64::from_le_bytes(w.try_into().unwrap_or_default());
-                *lane = (*lane ^ w).wrapping_mul(Self::K).rotate_left(29);
-            }
+        let [mut a, mut b, mut c, mut d] = self.lanes;
+        let mix = |lane: u64, w: &[u8; 8]| {
+            (lane ^ u64::from_le_bytes(*w))
+                .wrapping_mul(Self::K)
+                .rotate_left(29)
+        };
+        for quad in bytes.as_chunks::<32>().0 {
+            let (words, _) = quad.as_chunks::<8>();
+            a = mix(a, &words[0]);
+            b = mix(b, &words[1]);
+            c = mix(c, &words[2]);
+            d = mix(d, &words[3]);
         }
+        self.lanes = [a, b, c, d];
         self.len += bytes.len() as u64;
     }
 
@@ -348,70 +649,119 @@ mod tests {
         (head.len(), tail.len(), digest)
     }
 
-    /// The word-at-a-time scan finds the first quote or backslash wherever it is, whatever
-    /// bytes (high ones, zeros, their neighbours `!`, `#`, `[`, `]`) come before it.
+    /// The closing quote after every run of backslashes (none to five) wherever the text is
+    /// split, the part before it carrying whether the next byte is escaped.
     #[test]
-    fn the_scan_finds_the_first_quote_or_backslash() {
-        let fill = [
-            b'a',
-            0,
-            0x21,
-            0x23,
-            0x5b,
-            0x5d,
-            0xff,
-            0x80,
-            0x01,
-            0x22 ^ 0x80,
-        ];
-        for len in 0..40 {
-            for at in 0..=len {
-                for &stop in b"\"\\" {
-                    for k in 0..fill.len() {
-                        let mut s: Vec<u8> = (0..len).map(|i| fill[(i + k) % fill.len()]).collect();
-                        s.iter_mut().for_each(|b| {
-                            if *b == b'"' || *b == b'\\' {
-                                *b = b'a'
-                            }
-                        });
-                        let want = (at < len).then(|| {
-                            s[at] = stop;
-                            at
-                        });
-                        assert_eq!(quote_or_backslash(&s), want, "{s:?}");
-                    }
+    fn the_closing_quote_is_found_after_any_run_of_backslashes_split_anywhere() {
+        for run in 0..6 {
+            for lead in ["", "a", "\\u00e9", "\\\\", "\\\""] {
+                // `lead`, `run` backslashes, a quote, then (when that quote is escaped)
+                // more text and the closing quote.
+                let mut text = format!("{lead}{}\"", "\\".repeat(run));
+                let want = if run % 2 == 0 {
+                    text.len() - 1
+                } else {
+                    text.push_str("x\\\\\"");
+                    text.len() - 1
+                };
+                let text = text.as_bytes();
+                assert_eq!(closing_quote(text, &mut false), Some(want), "{text:?}");
+                for at in 0..=text.len() {
+                    let mut escaped = false;
+                    let got = match closing_quote(&text[..at], &mut escaped) {
+                        Some(q) => Some(q),
+                        None => closing_quote(&text[at..], &mut escaped).map(|q| at + q),
+                    };
+                    assert_eq!(got, Some(want), "{text:?} split at {at}");
                 }
+                // Without its closing quote: none, and what follows is escaped after an odd
+                // run.
+                let open = &text[..want];
+                let mut escaped = false;
+                assert_eq!(closing_quote(open, &mut escaped), None);
+                let trailing = open.iter().rev().take_while(|&&b| b == b'\\').count();
+                assert_eq!(escaped, trailing % 2 == 1, "{open:?}");
             }
         }
     }
 
-    /// Every pattern of digits in a word (and across two) leaves the bytes that are not
+    /// Every pattern of digits in two words, wherever they fall in a block of 64 bytes read
+    /// at once (and in the bytes after the last whole block), leaves the bytes that are not
     /// digits, in order: the digest is that of the text without them.
     #[test]
     fn every_pattern_of_digits_in_a_word_is_taken_out() {
         for pattern in 0u32..(1 << 16) {
-            let text: Vec<u8> = (0..16)
-                .map(|i| {
-                    if pattern >> i & 1 == 1 {
-                        b'0' + (i as u8 % 10)
-                    } else {
-                        [b'a', b'/', b':', 0xc3, 0xa9, b' '][i % 6]
-                    }
+            // Runs of other bytes of every length up to 64 around the pattern.
+            let at = (pattern as usize * 7) % 113;
+            let text: Vec<u8> = (0..130usize)
+                .map(|i| match i.checked_sub(at) {
+                    Some(k) if k < 16 && pattern >> k & 1 == 1 => b'0' + (k as u8 % 10),
+                    _ => [b'a', b'/', b':', 0xc3, 0xa9, b' ', b'~'][i % 7],
                 })
                 .collect();
-            let without: Vec<u8> = text
-                .iter()
-                .copied()
-                .filter(|b| !b.is_ascii_digit())
-                .collect();
-            let whole = without.len() / 32 * 32;
-            let mut h = LaneHash::default();
-            h.write(&without[..whole]);
             assert_eq!(
                 digest_without_digits(&text),
-                h.finish(&without[whole..]),
+                digest_by_definition(&text),
                 "{pattern:016b}"
             );
+        }
+    }
+
+    /// The digest's definition: [`LaneHash`] over the bytes that are not ASCII digits.
+    fn digest_by_definition(bytes: &[u8]) -> u128 {
+        let without: Vec<u8> = bytes
+            .iter()
+            .copied()
+            .filter(|b| !b.is_ascii_digit())
+            .collect();
+        let whole = without.len() / 32 * 32;
+        let mut h = LaneHash::default();
+        h.write(&without[..whole]);
+        h.finish(&without[whole..])
+    }
+
+    /// A xorshift generator: random texts with no dependency.
+    fn random_bytes(seed: u64, len: usize, alphabet: &[u8]) -> Vec<u8> {
+        let mut x = seed | 1;
+        (0..len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                alphabet[(x >> 32) as usize % alphabet.len()]
+            })
+            .collect()
+    }
+
+    /// On random texts (mostly digits, few digits, any byte), whole and fed in pieces split at
+    /// every place, the digest is that of the definition.
+    #[test]
+    fn the_digest_is_that_of_its_definition_on_random_texts_in_any_pieces() {
+        let any: Vec<u8> = (0..=255).collect();
+        let alphabets: [&[u8]; 4] = [b"0123456789a", b"ab c\\n0/:", b"0123456789", &any];
+        for (k, alphabet) in alphabets.iter().enumerate() {
+            for len in [0, 1, 7, 8, 9, 31, 32, 33, 100, 1000, 4099] {
+                let text = random_bytes(k as u64 * 7919 + len as u64, len, alphabet);
+                let want = digest_by_definition(&text);
+                assert_eq!(digest_without_digits(&text), want, "{k} {len}");
+                let splits: Vec<usize> = if len <= 100 {
+                    (0..=len).collect()
+                } else {
+                    vec![1, 5, 8, 13, len / 2, len - 3]
+                };
+                for at in splits {
+                    let mut d = DigestWithoutDigits::default();
+                    d.update(&text[..at]);
+                    d.update(&text[at..]);
+                    assert_eq!(d.finish(), want, "{k} {len} split at {at}");
+                }
+                // And in pieces of every size up to 17 at once.
+                for piece in 1..18 {
+                    let mut d = DigestWithoutDigits::default();
+                    text.chunks(piece).for_each(|c| d.update(c));
+                    assert_eq!(d.finish(), want, "{k} {len} pieces of {piece}");
+                }
+            }
         }
     }
 
@@ -496,17 +846,156 @@ mod tests {
     }
 
     /// A text of nothing but `\u` escapes and surrogate pairs as JSON writes them (`\ud83d\ude00`
-    /// where a writer escapes non-ASCII): no place without a backslash before it, so it is kept.
+    /// where a writer escapes non-ASCII): no character boundary without a backslash before it,
+    /// so it is cut just before an escape, never between the two halves of a pair.
     #[test]
-    fn a_string_with_no_safe_place_to_cut_is_kept_whole() {
-        let inner = "\\ud83d\\ude00".repeat(BOUND / 12 + 10);
-        let raw = format!("{{\"tool_response\": \"{inner}\"}}");
-        assert!(matches!(shorten(raw.as_bytes()), Cow::Borrowed(_)));
-        let v: Value = serde_json::from_str(&raw).unwrap();
-        assert_eq!(
-            v["tool_response"].as_str().unwrap().chars().count(),
-            BOUND / 12 + 10
+    fn a_text_of_escapes_is_cut_between_them_and_never_inside_a_pair() {
+        for (inner, unit) in [
+            ("\\ud83d\\ude00".repeat(BOUND / 12 + 10), "😀"),
+            ("\\u4e2d\\u6587".repeat(BOUND / 12 + 10), "中文"),
+        ] {
+            let raw = format!("{{\"tool_response\": \"{inner}\"}}");
+            let short = shorten(raw.as_bytes());
+            assert!(matches!(short, Cow::Owned(_)));
+            let v: Value = serde_json::from_str(&raw).unwrap();
+            let back: Value = serde_json::from_slice(&short).expect("still JSON");
+            let original = v["tool_response"].as_str().unwrap();
+            let text = back["tool_response"].as_str().unwrap();
+            let (head, tail, _) = parts(original, text);
+            // Whole units on each side (a pair's halves never apart).
+            assert!(text[..head].chars().all(|c| unit.contains(c)));
+            assert!(text[text.len() - tail..].chars().all(|c| unit.contains(c)));
+        }
+        // Not well-formed (continuation bytes only): no place to cut, kept as it came.
+        let mut raw = b"{\"error\": \"".to_vec();
+        raw.extend(std::iter::repeat_n(0x80u8, BOUND + 10));
+        raw.extend_from_slice(b"\"}");
+        assert!(matches!(shorten(&raw), Cow::Borrowed(_)));
+    }
+
+    /// `raw` read by [`Streaming`] in pieces of `piece` bytes.
+    fn streamed(raw: &[u8], piece: usize) -> Vec<u8> {
+        let mut s = Streaming::default();
+        raw.chunks(piece.max(1)).for_each(|c| s.feed(c));
+        s.finish()
+    }
+
+    /// Payloads whose huge strings hold every kind of escape, UTF-8 characters of every width,
+    /// surrogate pairs, runs of escaped backslashes, line breaks or none, nested or not, under
+    /// a result's key or not (a prompt, a tool's input, a huge top-level key, a top-level
+    /// array), compact or pretty-printed.
+    fn payloads() -> Vec<Vec<u8>> {
+        let log: String = (0..60_000)
+            .map(|i| format!("test case_{i} ... ok\n"))
+            .collect();
+        let units = [
+            "\"", "\\", "é", "€", "😀", "\u{1}", "a", "\t", "\u{7f}", "/", "\n", "xyz",
+        ];
+        let mut mixed = String::new();
+        let mut i = 3usize;
+        while mixed.len() < 3 * BOUND {
+            mixed.push_str(units[i % units.len()]);
+            i = (i * 7 + 3) % 1_000_003;
+        }
+        let raw_units = [
+            "\\ud83d\\ude00",
+            "\\u00e9",
+            "\\\"",
+            "\\\\",
+            "\\\\\\\\\\\\",
+            "ab",
+            "é",
+            "😀",
+            "\\t",
+            "\\/",
+            "\\n",
+        ];
+        let mut escaped = String::new();
+        let mut i = 5usize;
+        while escaped.len() < 3 * BOUND {
+            escaped.push_str(raw_units[i % raw_units.len()]);
+            i = (i * 7 + 3) % 1_000_003;
+        }
+        let backslashes = format!("{}x", "\\\\".repeat(200)).repeat(3 * BOUND / 400);
+        let pairs = "\\ud83d\\ude00".repeat(3 * BOUND / 12);
+        let long = "line of output\n".repeat(BOUND / 10);
+        let mut out = vec![
+            json!({"tool_response": {"stdout": log, "stderr": "", "interrupted": false}})
+                .to_string(),
+            json!({"session_id": "s", "error": mixed, "n": [1, 2]}).to_string(),
+            serde_json::to_string_pretty(&json!({"tool_response": {"stdout": log}})).unwrap(),
+            format!("{{\"tool_output\": [\"{escaped}\", \"{backslashes}\"], \"x\": 1}}"),
+            format!("{{\"tool_result\" : {{ \"a\" : \"{pairs}\" }} }}"),
+            json!({"tool_response": {"stdout": long, "items": [long, {"k": long}]},
+                   "prompt": long, "tool_input": {"content": long, "error": long}})
+            .to_string(),
+            json!({"error": "x", long.clone(): 1, "after": long}).to_string(),
+            json!([{"tool_response": long}, long]).to_string(),
+            json!({"tool_response": "short", "other": {"error": long}}).to_string(),
+        ];
+        // The line break where the tail is cut right after 800 000 escaped backslashes: which
+        // backslash starts an escape there is known only by counting back over all of them.
+        let run = format!(
+            "{}{}\\n{}",
+            "line\\n".repeat(30_000),
+            "\\\\".repeat(400_000),
+            "t".repeat(KEEP - 20)
         );
+        out.push(format!("{{\"error\": \"{run}\"}}"));
+        out.push(json!({"tool_response": "y".repeat(BOUND)}).to_string());
+        out.push(json!({"tool_response": "y".repeat(BOUND + 1)}).to_string());
+        out.into_iter().map(String::into_bytes).collect()
+    }
+
+    /// Read in pieces of any size (one byte at a time: every place in every escape, UTF-8
+    /// character and surrogate pair falls at a piece's end), the payload comes out as
+    /// `shorten` makes it of the whole, and `shorten` leaves that as it is.
+    #[test]
+    fn shortening_while_reading_is_shortening_the_whole_in_pieces_of_any_size() {
+        for (k, raw) in payloads().iter().enumerate() {
+            let want = shorten(raw).into_owned();
+            for piece in [raw.len(), 65_536, 4096, 13, 8, 7, 5, 3, 1] {
+                let got = streamed(raw, piece);
+                assert!(got == want, "payload {k} in pieces of {piece}");
+            }
+            assert!(matches!(shorten(&want), Cow::Borrowed(_)), "payload {k}");
+            serde_json::from_slice::<Value>(&want).expect("still JSON");
+        }
+    }
+
+    /// Split in two at every place within 12 bytes of where the string starts, its head is
+    /// cut and decided, its tail is looked for, and its end.
+    #[test]
+    fn shortening_while_reading_is_the_same_wherever_the_payload_is_split() {
+        // The ones whose strings are escapes everywhere (and runs of backslashes).
+        let all = payloads();
+        for raw in [1, 3, 4, 9].map(|k| &all[k]) {
+            let want = shorten(raw).into_owned();
+            let open = raw.windows(3).position(|w| w == b"\": ").unwrap_or(0);
+            let len = raw.len();
+            let places = [open, open + KEEP, open + BOUND, len - KEEP, len - 40];
+            for at in places
+                .iter()
+                .flat_map(|&p| p.saturating_sub(12)..(p + 12).min(len))
+            {
+                let mut s = Streaming::default();
+                s.feed(&raw[..at]);
+                s.feed(&raw[at..]);
+                assert!(s.finish() == want, "split at {at}");
+            }
+        }
+    }
+
+    /// What is not JSON: cut off inside a string being shortened, the head is kept and the
+    /// rest dropped only where the payload was long; it does not parse either way.
+    #[test]
+    fn a_payload_cut_off_while_shortening_is_still_not_json() {
+        let raw = format!("{{\"tool_response\": \"{}", "z\\n".repeat(BOUND));
+        let got = streamed(raw.as_bytes(), 4096);
+        assert!(got.len() < raw.len() && raw.as_bytes().starts_with(&got[..KEEP]));
+        assert!(serde_json::from_slice::<Value>(&got).is_err());
+        let short = "{\"tool_response\": \"abc\\";
+        assert_eq!(streamed(short.as_bytes(), 1), short.as_bytes());
     }
 
     #[test]
