@@ -32,8 +32,9 @@ const MAX_USER_FILE_BYTES: u64 = 256 * 1024;
 /// The verify lists `config` names, in a fixed order: `verify`, then `<mode>.verify` for each
 /// persistent mode; each with its key as a person writes it and its commands as written.
 pub fn lists(config: &Config) -> Vec<(String, Vec<String>)> {
-    let list = |path: &str| -> Option<Vec<String>> {
-        let v = config.get(path)?.as_array()?;
+    // (asked on every event: nothing is allocated for a list the configuration does not name)
+    let list = |v: Option<&Value>| -> Option<Vec<String>> {
+        let v = v?.as_array()?;
         Some(
             v.iter()
                 .filter_map(Value::as_str)
@@ -41,13 +42,11 @@ pub fn lists(config: &Config) -> Vec<(String, Vec<String>)> {
                 .collect(),
         )
     };
-    std::iter::once(("verify".to_string(), "verify".to_string()))
-        .chain(
-            crate::modes::PERSISTENT
-                .iter()
-                .map(|m| (format!("{m}.verify"), format!("{m}/verify"))),
-        )
-        .filter_map(|(key, path)| list(&path).map(|l| (key, l)))
+    let top = list(config.get("verify")).map(|l| ("verify".to_string(), l));
+    top.into_iter()
+        .chain(crate::modes::PERSISTENT.iter().filter_map(|m| {
+            list(config.get(m).and_then(|v| v.get("verify"))).map(|l| (format!("{m}.verify"), l))
+        }))
         .collect()
 }
 
