@@ -1,0 +1,365 @@
+#!/usr/bin/env python3
+"""The in-client figure (issue 44): whole Claude Code sessions with and without the plugin.
+
+Runs the real Claude Code binary headless (`claude -p PROMPT --output-format json`) against a
+scripted model server on 127.0.0.1 that this script starts: every main-loop request (one that
+carries `tools`) is answered with one `tool_use` of an instant tool (Bash `true`), CALLS times,
+then with a final text; anything else (title, count_tokens, ...) gets a minimal answer, streamed
+as SSE when the request says `stream`. Each session gets a fresh HOME and a fresh git project in
+a temporary directory. Sessions alternate: with the plugin (`--plugin-dir <checkout>`, whose
+launcher runs `<checkout>/target/release/omc-hooks`), without it, with, ...; one untimed
+warm-up of each comes first. A session is timed from process start to exit.
+
+With the plugin, every hook process appends a line to `OMC_TRACE_FILE`, so the report says how
+many hook events were served per session; the added milliseconds are given per tool call
+((with - without) / CALLS) and per hook event.
+
+    cargo build --release
+    OMC_E2E_CLIENT_DIR=/path/to/client python3 benches/in_client.py [--sessions 7] [--calls 20]
+        [--variant plain|ralph|both]
+
+Python 3 stdlib only. Prints a Markdown table. Not part of CI; no test asserts a duration.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+CHECKOUT = Path(__file__).resolve().parent.parent
+CLIENT_VERSION = "2.1.332"
+CLIENT_PACKAGE = "@anthropic-ai/claude-code"
+
+PROMPTS = {
+    # a plain request: no keyword, no run
+    "plain": "Check that the build tools answer; run each check with Bash.",
+    # starts a ralph run; the final text claims completion the way the e2e ralph tests do
+    "ralph": "ralph fix the tests",
+}
+FINAL = {
+    "plain": "All checks answered.",
+    "ralph": "The tests are fixed and pass.\n<omc-complete/>",
+}
+SIDE_TEXT = "Scripted side reply"
+# Main-loop requests answered past the script before the session is called runaway.
+MAX_EXTRA_TURNS = 20
+
+
+class Script:
+    """What the scripted model answers; reset before every session."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.reset(0, "done")
+
+    def reset(self, calls, final):
+        with self.lock:
+            self.calls = calls
+            self.final = final
+            self.main_loop = 0
+            self.tool_results = {}
+            self.other = 0
+            self.next_id = 0
+
+    def next_main(self, req):
+        with self.lock:
+            # every tool result the conversation holds so far, by the call it answers
+            for m in req.get("messages") or []:
+                content = m.get("content") if isinstance(m, dict) else None
+                for b in content if isinstance(content, list) else []:
+                    if isinstance(b, dict) and b.get("type") == "tool_result":
+                        self.tool_results[b.get("tool_use_id")] = b
+            i = self.main_loop
+            self.main_loop += 1
+            self.next_id += 1
+            if i < self.calls:
+                block = {
+                    "type": "tool_use",
+                    "id": "toolu_bench_%04d" % self.next_id,
+                    "name": "Bash",
+                    "input": {"command": "true", "description": "check %d" % (i + 1)},
+                }
+                return [block], "tool_use"
+            if i > self.calls + MAX_EXTRA_TURNS:
+                raise RuntimeError("runaway session")
+            return [{"type": "text", "text": self.final}], "end_turn"
+
+    def side(self):
+        with self.lock:
+            self.other += 1
+
+
+SCRIPT = Script()
+
+
+def sse(model, content, stop_reason):
+    out = []
+
+    def ev(name, data):
+        out.append("event: %s\ndata: %s\n\n" % (name, json.dumps(data)))
+
+    ev("message_start", {"type": "message_start", "message": {
+        "id": "msg_bench_%d" % time.monotonic_ns(), "type": "message", "role": "assistant",
+        "model": model, "content": [], "stop_reason": None, "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 1,
+                  "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}})
+    for i, b in enumerate(content):
+        if b["type"] == "text":
+            ev("content_block_start", {"type": "content_block_start", "index": i,
+                                       "content_block": {"type": "text", "text": ""}})
+            ev("content_block_delta", {"type": "content_block_delta", "index": i,
+                                       "delta": {"type": "text_delta", "text": b["text"]}})
+        else:
+            ev("content_block_start", {"type": "content_block_start", "index": i,
+                                       "content_block": {"type": "tool_use", "id": b["id"],
+                                                         "name": b["name"], "input": {}}})
+            ev("content_block_delta", {"type": "content_block_delta", "index": i,
+                                       "delta": {"type": "input_json_delta",
+                                                 "partial_json": json.dumps(b["input"])}})
+        ev("content_block_stop", {"type": "content_block_stop", "index": i})
+    ev("message_delta", {"type": "message_delta",
+                         "delta": {"stop_reason": stop_reason, "stop_sequence": None},
+                         "usage": {"output_tokens": 5}})
+    ev("message_stop", {"type": "message_stop"})
+    return "".join(out).encode()
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def body(self):
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            data = b""
+            while True:
+                size = int(self.rfile.readline().strip().split(b";")[0], 16)
+                if size == 0:
+                    self.rfile.readline()
+                    return data
+                data += self.rfile.read(size)
+                self.rfile.readline()
+        return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+
+    def send(self, status, ctype, payload):
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def do_GET(self):
+        self.body()
+        SCRIPT.side()
+        self.send(404, "application/json", b'{"type":"error","error":{"type":"not_found_error",'
+                  b'"message":"not scripted"}}')
+
+    do_HEAD = do_GET
+
+    def do_POST(self):
+        raw = self.body()
+        path = self.path.split("?")[0]
+        try:
+            req = json.loads(raw or b"null")
+        except ValueError:
+            req = None
+        req = req if isinstance(req, dict) else {}
+        if path.endswith("/v1/messages/count_tokens"):
+            SCRIPT.side()
+            self.send(200, "application/json",
+                      json.dumps({"input_tokens": max(len(raw) // 4, 1)}).encode())
+            return
+        if not path.endswith("/v1/messages"):
+            self.do_GET()
+            return
+        if req.get("tools"):
+            content, stop = SCRIPT.next_main(req)
+        else:
+            SCRIPT.side()
+            content, stop = [{"type": "text", "text": SIDE_TEXT}], "end_turn"
+        model = req.get("model") or "claude-sonnet-4-5"
+        if req.get("stream"):
+            self.send(200, "text/event-stream", sse(model, content, stop))
+        else:
+            msg = {"id": "msg_bench_%d" % time.monotonic_ns(), "type": "message",
+                   "role": "assistant", "model": model, "content": content,
+                   "stop_reason": stop, "stop_sequence": None,
+                   "usage": {"input_tokens": 10, "output_tokens": 5,
+                             "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}
+            self.send(200, "application/json", json.dumps(msg).encode())
+
+
+def client_bin():
+    """The pinned claude binary: OMC_E2E_CLAUDE_BIN, else under OMC_E2E_CLIENT_DIR (as the
+    e2e harness finds it), else <checkout>/target/e2e-client."""
+    if os.environ.get("OMC_E2E_CLAUDE_BIN"):
+        b = Path(os.environ["OMC_E2E_CLAUDE_BIN"])
+    else:
+        d = Path(os.environ.get("OMC_E2E_CLIENT_DIR") or CHECKOUT / "target" / "e2e-client")
+        b = d / "node_modules" / CLIENT_PACKAGE / "bin" / "claude.exe"
+    try:
+        v = subprocess.run([str(b), "--version"], capture_output=True, text=True,
+                           stdin=subprocess.DEVNULL, timeout=60).stdout.strip()
+    except OSError as e:
+        sys.exit("in_client: cannot run %s (%s); set OMC_E2E_CLIENT_DIR to the installed "
+                 "client (the e2e tests install it)" % (b, e))
+    if not v.startswith(CLIENT_VERSION):
+        sys.exit("in_client: %s --version says %r, want %s" % (b, v, CLIENT_VERSION))
+    return b, v
+
+
+def scrubbed_env():
+    """The parent's environment less what would change the client (as the e2e harness)."""
+    drop = ("ANTHROPIC_", "CLAUDE", "OTEL_", "AWS_", "GOOGLE_", "VERTEX_", "OMC_")
+    return {k: v for k, v in os.environ.items()
+            if not k.startswith(drop) and k not in ("MCP_TIMEOUT", "DISABLE_AUTOUPDATER")}
+
+
+def session(claude, base_url, variant, calls, with_plugin, timeout):
+    """One timed session in a fresh sandbox: (seconds, hook lines, main-loop requests)."""
+    root = Path(tempfile.mkdtemp(prefix="omc-in-client-"))
+    try:
+        project, home, tmp = root / "project", root / "home", root / "tmp"
+        for d in (project, home, tmp):
+            d.mkdir()
+        subprocess.run(["git", "init", "-q"], cwd=project, check=True,
+                       stdin=subprocess.DEVNULL)
+        trace = root / "trace.jsonl"
+        env = scrubbed_env()
+        env.update({
+            "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "TMPDIR": str(tmp),
+            "ANTHROPIC_BASE_URL": base_url, "ANTHROPIC_API_KEY": "x",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "IS_SANDBOX": "1",  # lets --dangerously-skip-permissions run as root
+            "DISABLE_AUTOUPDATER": "1", "OMC_TRACE_FILE": str(trace),
+        })
+        cmd = [str(claude), "-p", PROMPTS[variant], "--output-format", "json",
+               "--dangerously-skip-permissions"]
+        if with_plugin:
+            cmd += ["--plugin-dir", str(CHECKOUT)]
+        SCRIPT.reset(calls, FINAL[variant])
+        start = time.perf_counter()
+        p = subprocess.run(cmd, cwd=project, env=env, stdin=subprocess.DEVNULL,
+                           capture_output=True, text=True, timeout=timeout)
+        elapsed = time.perf_counter() - start
+        try:
+            result = json.loads(p.stdout)
+        except ValueError:
+            result = {}
+        if p.returncode != 0 or result.get("is_error", True):
+            sys.exit("in_client: session failed (exit %d)\nstdout: %s\nstderr: %s"
+                     % (p.returncode, p.stdout[-2000:], p.stderr[-2000:]))
+        if SCRIPT.main_loop < calls + 1:
+            sys.exit("in_client: the client asked the model %d times, want %d"
+                     % (SCRIPT.main_loop, calls + 1))
+        failed = [json.dumps(r.get("content"))[:300]
+                  for r in SCRIPT.tool_results.values() if r.get("is_error")]
+        if len(SCRIPT.tool_results) < calls or failed:
+            sys.exit("in_client: %d of %d tool calls answered, failed: %s"
+                     % (len(SCRIPT.tool_results), calls, failed))
+        hooks = {}
+        if trace.exists():
+            for line in trace.read_text().splitlines():
+                try:
+                    h = json.loads(line).get("hook")
+                except ValueError:
+                    continue
+                if h:
+                    hooks[h] = hooks.get(h, 0) + 1
+        if with_plugin and not hooks:
+            sys.exit("in_client: the plugin served no hook (is target/release/omc-hooks built?)")
+        if not with_plugin and hooks:
+            sys.exit("in_client: hooks ran without the plugin: %s" % hooks)
+        return elapsed, hooks, SCRIPT.main_loop
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def pct(xs, q):
+    """Nearest-rank percentile."""
+    s = sorted(xs)
+    return s[min(len(s) - 1, max(0, round(q / 100 * (len(s) - 1))))]
+
+
+def measure(claude, base_url, variant, args):
+    print("variant %s: warm-up" % variant, file=sys.stderr)
+    session(claude, base_url, variant, args.calls, True, args.timeout)
+    session(claude, base_url, variant, args.calls, False, args.timeout)
+    with_s, without_s, hooks, turns = [], [], [], set()
+    for i in range(args.sessions):
+        for plugin in (True, False):
+            t, h, n = session(claude, base_url, variant, args.calls, plugin, args.timeout)
+            (with_s if plugin else without_s).append(t)
+            turns.add(n)
+            if plugin:
+                hooks.append(h)
+            print("variant %s session %d %s: %.3f s, %d model turns, hooks %s"
+                  % (variant, i + 1, "with" if plugin else "without", t, n,
+                     json.dumps(h, sort_keys=True) if plugin else "-"), file=sys.stderr)
+    return with_s, without_s, hooks, turns
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sessions", type=int, default=7, help="timed sessions each way")
+    ap.add_argument("--calls", type=int, default=20, help="tool calls per session")
+    ap.add_argument("--variant", choices=("plain", "ralph", "both"), default="plain")
+    ap.add_argument("--timeout", type=float, default=300, help="seconds per session")
+    args = ap.parse_args()
+    if args.sessions < 1 or args.calls < 1:
+        sys.exit("in_client: --sessions and --calls must be at least 1")
+    hook_bin = CHECKOUT / "target" / "release" / "omc-hooks"
+    if not os.access(hook_bin, os.X_OK):
+        sys.exit("in_client: %s is missing: run `cargo build --release` first" % hook_bin)
+    claude, version = client_bin()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base_url = "http://127.0.0.1:%d" % server.server_address[1]
+    variants = ("plain", "ralph") if args.variant == "both" else (args.variant,)
+    try:
+        print("Claude Code %s, %d tool calls (Bash `true`) per session, %d sessions each way, "
+              "interleaved; `uptime` before: %s"
+              % (version, args.calls, args.sessions,
+                 subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()))
+        print()
+        print("| prompt | without: median (p10–p90) s | with: median (p10–p90) s | ratio "
+              "| hook events per session | model turns | added ms per tool call "
+              "| added ms per hook event |")
+        print("|---|---|---|---|---|---|---|---|")
+        details = []
+        for v in variants:
+            with_s, without_s, hooks, turns = measure(claude, base_url, v, args)
+            mw, mo = statistics.median(with_s), statistics.median(without_s)
+            events = statistics.median(sum(h.values()) for h in hooks)
+            added = (mw - mo) * 1000
+            print("| `%s` | %.2f (%.2f–%.2f) | %.2f (%.2f–%.2f) | %.3f | %g | %s | %.1f | %.1f |"
+                  % (PROMPTS[v], mo, pct(without_s, 10), pct(without_s, 90), mw,
+                     pct(with_s, 10), pct(with_s, 90), mw / mo, events,
+                     "–".join(str(t) for t in sorted({min(turns), max(turns)})),
+                     added / args.calls, added / events), flush=True)
+            per_hook = {}
+            for h in hooks:
+                for k, n in h.items():
+                    per_hook.setdefault(k, set()).add(n)
+            details.append("`%s`: %s" % (v, ", ".join(
+                "%s %s" % (k, "/".join(str(n) for n in sorted(ns)))
+                for k, ns in sorted(per_hook.items()))))
+        print()
+        print("Hook processes per session, by hook: " + "; ".join(details))
+        print("`uptime` after: %s"
+              % subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
+    finally:
+        server.shutdown()
+
+
+if __name__ == "__main__":
+    main()
