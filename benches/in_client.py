@@ -5,17 +5,23 @@ Runs the real Claude Code binary headless (`claude -p PROMPT --output-format jso
 scripted model server on 127.0.0.1 that this script starts: every main-loop request (one that
 carries `tools`) is answered with one `tool_use` of an instant tool (Bash `true`), CALLS times,
 then with a final text; anything else (title, count_tokens, ...) gets a minimal answer, streamed
-as SSE when the request says `stream`. Each session gets a fresh HOME and a fresh git project in
-a temporary directory. Sessions alternate: with the plugin (`--plugin-dir <checkout>`, whose
-launcher runs `<checkout>/target/release/omc-hooks`), without it, with, ...; one untimed
-warm-up of each comes first. A session is timed from process start to exit.
+as SSE when the request says `stream`.
 
-With the plugin, every hook process appends a line to `OMC_TRACE_FILE`, so the report says how
-many hook events were served per session; the added milliseconds are given per tool call
-((with - without) / CALLS) and per hook event.
+Three arms, interleaved (with, floor, without, with, ...) after one untimed warm-up of each:
+`with` loads the checkout as the plugin (`--plugin-dir <checkout>`; its launcher runs
+`<checkout>/target/release/omc-hooks`); `floor` loads a plugin with the same manifest, slash
+commands and hooks.json (same events, same matchers) whose every hook command only appends a line
+to a file with a shell builtin, which is what any plugin with these hooks costs in the client;
+`without` loads no plugin. Each session gets a fresh HOME and git project in a temporary
+directory, and is timed from process start to exit. Every hook process appends a line to
+`OMC_TRACE_FILE`, so the report says how many hook events each session served; the added
+milliseconds are given per tool call ((arm - without) / CALLS), per hook event, and for omc-hooks
+over the floor per hook event. A session fails the run unless it exits 0 with a non-error result,
+the model was asked CALLS + 1 times, every tool call succeeded and (ralph prompt) a ralph run
+was started.
 
     cargo build --release
-    OMC_E2E_CLIENT_DIR=/path/to/client python3 benches/in_client.py [--sessions 7] [--calls 20]
+    OMC_E2E_CLIENT_DIR=/path/to/client python3 benches/in_client.py [--sessions 15] [--calls 20]
         [--variant plain|ralph|both]
 
 Python 3 stdlib only. Prints a Markdown table. Not part of CI; no test asserts a duration.
@@ -224,8 +230,35 @@ def scrubbed_env():
             if not k.startswith(drop) and k not in ("MCP_TIMEOUT", "DISABLE_AUTOUPDATER")}
 
 
-def session(claude, base_url, variant, calls, with_plugin, timeout):
-    """One timed session in a fresh sandbox: (seconds, hook lines, main-loop requests)."""
+def floor_plugin(root):
+    """A plugin with the checkout's manifest, slash commands and hooks.json (same events, same
+    matchers), each hook command replaced by one that only appends a line to OMC_TRACE_FILE with
+    a shell builtin: what any plugin with these hooks costs in the client, before its program."""
+    d = Path(root) / "floor-plugin"
+    (d / ".claude-plugin").mkdir(parents=True)
+    manifest = json.loads((CHECKOUT / ".claude-plugin" / "plugin.json").read_text())
+    manifest.pop("icon", None)
+    (d / ".claude-plugin" / "plugin.json").write_text(json.dumps(manifest))
+    shutil.copytree(CHECKOUT / "commands", d / "commands")
+    hooks = json.loads((CHECKOUT / "hooks.json").read_text())
+    n = 0
+    for entries in hooks["hooks"].values():
+        for entry in entries:
+            for h in entry["hooks"]:
+                if h.get("type") == "command":
+                    # the subcommand is the launcher's last word (`...; o pre-tool-use`)
+                    sub = h["command"].rsplit(" ", 1)[-1]
+                    h["command"] = "printf '{\"hook\":\"%s\"}\\n' >> \"$OMC_TRACE_FILE\"" % sub
+                    n += 1
+    if not n:
+        sys.exit("in_client: the checkout's hooks.json has no command hook")
+    (d / "hooks.json").write_text(json.dumps(hooks))
+    return d
+
+
+def session(claude, base_url, variant, calls, plugin, timeout):
+    """One timed session in a fresh sandbox: (seconds, hooks served by name, main-loop
+    requests). `plugin` is the directory for --plugin-dir, or None."""
     root = Path(tempfile.mkdtemp(prefix="omc-in-client-"))
     try:
         project, home, tmp = root / "project", root / "home", root / "tmp"
@@ -244,8 +277,8 @@ def session(claude, base_url, variant, calls, with_plugin, timeout):
         })
         cmd = [str(claude), "-p", PROMPTS[variant], "--output-format", "json",
                "--dangerously-skip-permissions"]
-        if with_plugin:
-            cmd += ["--plugin-dir", str(CHECKOUT)]
+        if plugin:
+            cmd += ["--plugin-dir", str(plugin)]
         SCRIPT.reset(calls, FINAL[variant])
         start = time.perf_counter()
         p = subprocess.run(cmd, cwd=project, env=env, stdin=subprocess.DEVNULL,
@@ -275,9 +308,12 @@ def session(claude, base_url, variant, calls, with_plugin, timeout):
                     continue
                 if h:
                     hooks[h] = hooks.get(h, 0) + 1
-        if with_plugin and not hooks:
+        if plugin == CHECKOUT and variant == "ralph" and not list(
+                (project / ".omc" / "state" / "sessions").glob("*/ralph-state.json")):
+            sys.exit("in_client: the ralph prompt started no ralph run")
+        if plugin and not hooks:
             sys.exit("in_client: the plugin served no hook (is target/release/omc-hooks built?)")
-        if not with_plugin and hooks:
+        if not plugin and hooks:
             sys.exit("in_client: hooks ran without the plugin: %s" % hooks)
         return elapsed, hooks, SCRIPT.main_loop
     finally:
@@ -290,27 +326,36 @@ def pct(xs, q):
     return s[min(len(s) - 1, max(0, round(q / 100 * (len(s) - 1))))]
 
 
-def measure(claude, base_url, variant, args):
+ARMS = ("with", "floor", "without")
+
+
+def paired_ms(arm, other):
+    """Median over rounds of (arm - other) in one round, in milliseconds."""
+    return statistics.median((a - b) * 1000 for a, b in zip(arm, other))
+
+
+def measure(claude, base_url, variant, args, plugins):
+    """Sessions of every arm, interleaved (with, floor, without, with, ...), after one
+    untimed warm-up of each: {arm: (seconds list, hooks list, model turns set)}."""
     print("variant %s: warm-up" % variant, file=sys.stderr)
-    session(claude, base_url, variant, args.calls, True, args.timeout)
-    session(claude, base_url, variant, args.calls, False, args.timeout)
-    with_s, without_s, hooks, turns = [], [], [], set()
+    for arm in ARMS:
+        session(claude, base_url, variant, args.calls, plugins[arm], args.timeout)
+    out = {arm: ([], [], set()) for arm in ARMS}
     for i in range(args.sessions):
-        for plugin in (True, False):
-            t, h, n = session(claude, base_url, variant, args.calls, plugin, args.timeout)
-            (with_s if plugin else without_s).append(t)
-            turns.add(n)
-            if plugin:
-                hooks.append(h)
+        for arm in ARMS:
+            t, h, n = session(claude, base_url, variant, args.calls, plugins[arm], args.timeout)
+            out[arm][0].append(t)
+            out[arm][1].append(h)
+            out[arm][2].add(n)
             print("variant %s session %d %s: %.3f s, %d model turns, hooks %s"
-                  % (variant, i + 1, "with" if plugin else "without", t, n,
-                     json.dumps(h, sort_keys=True) if plugin else "-"), file=sys.stderr)
-    return with_s, without_s, hooks, turns
+                  % (variant, i + 1, arm, t, n, json.dumps(h, sort_keys=True)),
+                  file=sys.stderr)
+    return out
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--sessions", type=int, default=7, help="timed sessions each way")
+    ap.add_argument("--sessions", type=int, default=15, help="timed sessions per arm")
     ap.add_argument("--calls", type=int, default=20, help="tool calls per session")
     ap.add_argument("--variant", choices=("plain", "ralph", "both"), default="plain")
     ap.add_argument("--timeout", type=float, default=300, help="seconds per session")
@@ -325,40 +370,63 @@ def main():
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base_url = "http://127.0.0.1:%d" % server.server_address[1]
     variants = ("plain", "ralph") if args.variant == "both" else (args.variant,)
+    scratch = tempfile.mkdtemp(prefix="omc-in-client-floor-")
+    plugins = {"with": CHECKOUT, "floor": floor_plugin(scratch), "without": None}
     try:
-        print("Claude Code %s, %d tool calls (Bash `true`) per session, %d sessions each way, "
+        print("Claude Code %s, %d tool calls (Bash `true`) per session, %d sessions per arm, "
               "interleaved; `uptime` before: %s"
               % (version, args.calls, args.sessions,
                  subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()))
         print()
-        print("| prompt | without: median (p10–p90) s | with: median (p10–p90) s | ratio "
-              "| hook events per session | model turns | added ms per tool call "
-              "| added ms per hook event |")
-        print("|---|---|---|---|---|---|---|---|")
+        print("| prompt | plugin | median s | p10–p90 s | × without | hook events per session "
+              "| model turns | added ms per tool call: medians | paired "
+              "| added ms per hook event, paired | over the floor, ms per hook event, paired |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
         details = []
         for v in variants:
-            with_s, without_s, hooks, turns = measure(claude, base_url, v, args)
-            mw, mo = statistics.median(with_s), statistics.median(without_s)
-            events = statistics.median(sum(h.values()) for h in hooks)
-            added = (mw - mo) * 1000
-            print("| `%s` | %.2f (%.2f–%.2f) | %.2f (%.2f–%.2f) | %.3f | %g | %s | %.1f | %.1f |"
-                  % (PROMPTS[v], mo, pct(without_s, 10), pct(without_s, 90), mw,
-                     pct(with_s, 10), pct(with_s, 90), mw / mo, events,
-                     "–".join(str(t) for t in sorted({min(turns), max(turns)})),
-                     added / args.calls, added / events), flush=True)
-            per_hook = {}
-            for h in hooks:
-                for k, n in h.items():
-                    per_hook.setdefault(k, set()).add(n)
-            details.append("`%s`: %s" % (v, ", ".join(
-                "%s %s" % (k, "/".join(str(n) for n in sorted(ns)))
-                for k, ns in sorted(per_hook.items()))))
+            res = measure(claude, base_url, v, args, plugins)
+            base = statistics.median(res["without"][0])
+            for arm in ARMS:
+                secs, hooks, turns = res[arm]
+                m = statistics.median(secs)
+                events = statistics.median(sum(h.values()) for h in hooks)
+                # the medians' difference, and the median of each round's own difference (the
+                # sessions of one round ran back to back, so a load that drifts cancels out)
+                added = (m - base) * 1000
+                paired = paired_ms(secs, res["without"][0])
+                over = paired_ms(secs, res["floor"][0]) / events if arm == "with" else None
+                cells = ["", "", "", ""]
+                if arm != "without":
+                    cells = ["%.1f" % (added / args.calls), "%.1f" % (paired / args.calls),
+                             "%.1f" % (paired / events),
+                             "%.1f" % over if over is not None else ""]
+                print("| `%s` | %s | %.3f | %.2f–%.2f | %.3f | %g | %s | %s |"
+                      % (PROMPTS[v], LABEL[arm], m, pct(secs, 10), pct(secs, 90), m / base,
+                         events, "–".join(str(t) for t in sorted({min(turns), max(turns)})),
+                         " | ".join(cells)), flush=True)
+                per_hook = {}
+                for h in hooks:
+                    for name, n in h.items():
+                        per_hook.setdefault(name, set()).add(n)
+                if per_hook:
+                    details.append("`%s` %s: %s" % (v, arm, ", ".join(
+                        "%s %s" % (name, "/".join(str(n) for n in sorted(ns)))
+                        for name, ns in sorted(per_hook.items()))))
         print()
         print("Hook processes per session, by hook: " + "; ".join(details))
+        print()
         print("`uptime` after: %s"
               % subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
     finally:
         server.shutdown()
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+LABEL = {
+    "with": "omc-hooks (release)",
+    "floor": "same hooks, each only `printf >> file`",
+    "without": "none",
+}
 
 
 if __name__ == "__main__":
