@@ -13,7 +13,8 @@ Three arms, interleaved (with, floor, without, with, ...) after one untimed warm
 commands and hooks.json (same events, same matchers) whose every hook command only appends a line
 to a file with a shell builtin, which is what any plugin with these hooks costs in the client;
 `without` loads no plugin. Each session gets a fresh HOME and git project in a temporary
-directory, and is timed from process start to exit. Every hook process appends a line to
+directory, and is timed from process start to exit (wall), and by the CPU time `wait4` reports
+for the client, which counts every hook process it waited for. Every hook process appends a line to
 `OMC_TRACE_FILE`, so the report says how many hook events each session served; the added
 milliseconds are given per tool call ((arm - without) / CALLS), per hook event, and for omc-hooks
 over the floor per hook event. A session fails the run unless it exits 0 with a non-error result,
@@ -31,6 +32,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -257,8 +259,9 @@ def floor_plugin(root):
 
 
 def session(claude, base_url, variant, calls, plugin, timeout):
-    """One timed session in a fresh sandbox: (seconds, hooks served by name, main-loop
-    requests). `plugin` is the directory for --plugin-dir, or None."""
+    """One timed session in a fresh sandbox: (wall seconds, CPU seconds of the client and every
+    process it waited for, hooks served by name, main-loop requests). `plugin` is the directory
+    for --plugin-dir, or None."""
     root = Path(tempfile.mkdtemp(prefix="omc-in-client-"))
     try:
         project, home, tmp = root / "project", root / "home", root / "tmp"
@@ -280,17 +283,34 @@ def session(claude, base_url, variant, calls, plugin, timeout):
         if plugin:
             cmd += ["--plugin-dir", str(plugin)]
         SCRIPT.reset(calls, FINAL[variant])
+        out, err = open(root / "stdout", "w+"), open(root / "stderr", "w+")
         start = time.perf_counter()
-        p = subprocess.run(cmd, cwd=project, env=env, stdin=subprocess.DEVNULL,
-                           capture_output=True, text=True, timeout=timeout)
+        p = subprocess.Popen(cmd, cwd=project, env=env, stdin=subprocess.DEVNULL, stdout=out,
+                             stderr=err, start_new_session=True)
+        killer = threading.Timer(timeout, os.killpg, (p.pid, signal.SIGKILL))
+        killer.start()
+        # wait4: the client's rusage counts every hook process it waited for
+        _, status, ru = os.wait4(p.pid, 0)
         elapsed = time.perf_counter() - start
+        killer.cancel()
+        p.returncode = os.waitstatus_to_exitcode(status)
+        try:  # hooks the client left behind must not outlive the session
+            os.killpg(p.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        cpu = ru.ru_utime + ru.ru_stime
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+        out.close()
+        err.close()
         try:
-            result = json.loads(p.stdout)
+            result = json.loads(stdout)
         except ValueError:
             result = {}
         if p.returncode != 0 or result.get("is_error", True):
             sys.exit("in_client: session failed (exit %d)\nstdout: %s\nstderr: %s"
-                     % (p.returncode, p.stdout[-2000:], p.stderr[-2000:]))
+                     % (p.returncode, stdout[-2000:], stderr[-2000:]))
         if SCRIPT.main_loop < calls + 1:
             sys.exit("in_client: the client asked the model %d times, want %d"
                      % (SCRIPT.main_loop, calls + 1))
@@ -315,7 +335,7 @@ def session(claude, base_url, variant, calls, plugin, timeout):
             sys.exit("in_client: the plugin served no hook (is target/release/omc-hooks built?)")
         if not plugin and hooks:
             sys.exit("in_client: hooks ran without the plugin: %s" % hooks)
-        return elapsed, hooks, SCRIPT.main_loop
+        return elapsed, cpu, hooks, SCRIPT.main_loop
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -336,19 +356,21 @@ def paired_ms(arm, other):
 
 def measure(claude, base_url, variant, args, plugins):
     """Sessions of every arm, interleaved (with, floor, without, with, ...), after one
-    untimed warm-up of each: {arm: (seconds list, hooks list, model turns set)}."""
+    untimed warm-up of each: {arm: (wall seconds, CPU seconds, hooks, model turns set)}."""
     print("variant %s: warm-up" % variant, file=sys.stderr)
     for arm in ARMS:
         session(claude, base_url, variant, args.calls, plugins[arm], args.timeout)
-    out = {arm: ([], [], set()) for arm in ARMS}
+    out = {arm: ([], [], [], set()) for arm in ARMS}
     for i in range(args.sessions):
         for arm in ARMS:
-            t, h, n = session(claude, base_url, variant, args.calls, plugins[arm], args.timeout)
+            t, c, h, n = session(claude, base_url, variant, args.calls, plugins[arm],
+                                 args.timeout)
             out[arm][0].append(t)
-            out[arm][1].append(h)
-            out[arm][2].add(n)
-            print("variant %s session %d %s: %.3f s, %d model turns, hooks %s"
-                  % (variant, i + 1, arm, t, n, json.dumps(h, sort_keys=True)),
+            out[arm][1].append(c)
+            out[arm][2].append(h)
+            out[arm][3].add(n)
+            print("variant %s session %d %s: %.3f s wall, %.3f s CPU, %d model turns, hooks %s"
+                  % (variant, i + 1, arm, t, c, n, json.dumps(h, sort_keys=True)),
                   file=sys.stderr)
     return out
 
@@ -378,42 +400,50 @@ def main():
               % (version, args.calls, args.sessions,
                  subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()))
         print()
-        print("| prompt | plugin | median s | p10–p90 s | × without | hook events per session "
-              "| model turns | added ms per tool call: medians | paired "
-              "| added ms per hook event, paired | over the floor, ms per hook event, paired |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|")
+        print("| prompt | plugin | hook events per session | wall: median (p10–p90) s "
+              "| × without | added ms per tool call: medians | paired "
+              "| added ms per hook event, paired | over the floor, ms per hook event, paired "
+              "| CPU: median s | added CPU ms per tool call, paired "
+              "| CPU over the floor, ms per hook event, paired |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
         details = []
         for v in variants:
             res = measure(claude, base_url, v, args, plugins)
             base = statistics.median(res["without"][0])
             for arm in ARMS:
-                secs, hooks, turns = res[arm]
+                secs, cpus, hooks, turns = res[arm]
                 m = statistics.median(secs)
                 events = statistics.median(sum(h.values()) for h in hooks)
                 # the medians' difference, and the median of each round's own difference (the
                 # sessions of one round ran back to back, so a load that drifts cancels out)
                 added = (m - base) * 1000
                 paired = paired_ms(secs, res["without"][0])
-                over = paired_ms(secs, res["floor"][0]) / events if arm == "with" else None
-                cells = ["", "", "", ""]
+                cpu_paired = paired_ms(cpus, res["without"][1])
+                cells = [""] * 4
+                cpu_cells = [""] * 2
                 if arm != "without":
                     cells = ["%.1f" % (added / args.calls), "%.1f" % (paired / args.calls),
-                             "%.1f" % (paired / events),
-                             "%.1f" % over if over is not None else ""]
-                print("| `%s` | %s | %.3f | %.2f–%.2f | %.3f | %g | %s | %s |"
-                      % (PROMPTS[v], LABEL[arm], m, pct(secs, 10), pct(secs, 90), m / base,
-                         events, "–".join(str(t) for t in sorted({min(turns), max(turns)})),
-                         " | ".join(cells)), flush=True)
+                             "%.1f" % (paired / events), ""]
+                    cpu_cells = ["%.1f" % (cpu_paired / args.calls), ""]
+                if arm == "with":
+                    cells[3] = "%.1f" % (paired_ms(secs, res["floor"][0]) / events)
+                    cpu_cells[1] = "%.1f" % (paired_ms(cpus, res["floor"][1]) / events)
+                print("| `%s` | %s | %g | %.3f (%.2f–%.2f) | %.3f | %s | %.3f | %s |"
+                      % (PROMPTS[v], LABEL[arm], events, m, pct(secs, 10), pct(secs, 90),
+                         m / base, " | ".join(cells), statistics.median(cpus),
+                         " | ".join(cpu_cells)), flush=True)
+                details.append("`%s` %s: %s model turns" % (
+                    v, arm, "–".join(str(t) for t in sorted({min(turns), max(turns)}))))
                 per_hook = {}
                 for h in hooks:
                     for name, n in h.items():
                         per_hook.setdefault(name, set()).add(n)
                 if per_hook:
-                    details.append("`%s` %s: %s" % (v, arm, ", ".join(
+                    details[-1] += ", hooks " + (", ".join(
                         "%s %s" % (name, "/".join(str(n) for n in sorted(ns)))
-                        for name, ns in sorted(per_hook.items()))))
+                        for name, ns in sorted(per_hook.items())))
         print()
-        print("Hook processes per session, by hook: " + "; ".join(details))
+        print("Per session: " + "; ".join(details))
         print()
         print("`uptime` after: %s"
               % subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
