@@ -7,6 +7,7 @@
 //! of the words, beside the baseline). Prints a Markdown table; BENCHMARKS.md holds a copy with the machine.
 //! `OMC_BENCH_INSTALLED=cargo:/path/omc-hooks,npm:/prefix/bin/omc-hooks` also times the hook
 //! commands each of those installs writes (`install --agent codex`), round by round.
+//! Whole Claude Code sessions (20 tool calls) with and without the plugin: `benches/in_client.py`.
 //!
 //! Each case prepares a throw-away project, lets the real hooks build realistic state (an
 //! active ralph run, a protected skill guard, a recent tool failure, edits) and snapshots the
