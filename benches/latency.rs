@@ -365,6 +365,27 @@ fn measure_env(
     payload: &[u8],
     env: &[(&str, String)],
 ) -> Row {
+    sample(runs, b, program, args, payload, env, true)
+}
+
+/// [`measure`] without restoring the state between runs: the same event again and again, each
+/// run rewriting the files the last one wrote, as in a session (a restored state gives every
+/// run fresh files).
+fn measure_repeated(runs: usize, b: &Bench, args: &[&str], payload: &[u8]) -> Row {
+    sample(runs, b, BIN, args, payload, &[], false)
+}
+
+/// `runs` runs of `program`, each after one of the floor; the state restored before each when
+/// `restore` (and once, before the warm-up, always).
+fn sample(
+    runs: usize,
+    b: &Bench,
+    program: &str,
+    args: &[&str],
+    payload: &[u8],
+    env: &[(&str, String)],
+    restore: bool,
+) -> Row {
     let mut samples = Vec::with_capacity(runs);
     let mut floor = Vec::with_capacity(runs);
     // One warm-up run, not counted.
@@ -372,31 +393,10 @@ fn measure_env(
     run_once(program, args, payload, b.path(), env);
     for _ in 0..runs {
         floor.push(run_once("/bin/sh", &["-c", "true"], payload, b.path(), &[]));
-        b.restore();
+        if restore {
+            b.restore();
+        }
         samples.push(run_once(program, args, payload, b.path(), env));
-    }
-    let (median, p10, p90, rss) = stats(&samples);
-    Row {
-        case: String::new(),
-        median,
-        p10,
-        p90,
-        rss,
-        floor: stats(&floor).0,
-    }
-}
-
-/// [`measure`] without restoring the state between runs: the same event again and again, each
-/// run rewriting the files the last one wrote, as in a session (a restored state gives every
-/// run fresh files).
-fn measure_repeated(runs: usize, b: &Bench, args: &[&str], payload: &[u8]) -> Row {
-    let mut samples = Vec::with_capacity(runs);
-    let mut floor = Vec::with_capacity(runs);
-    b.restore();
-    run_once(BIN, args, payload, b.path(), &[]);
-    for _ in 0..runs {
-        floor.push(run_once("/bin/sh", &["-c", "true"], payload, b.path(), &[]));
-        samples.push(run_once(BIN, args, payload, b.path(), &[]));
     }
     let (median, p10, p90, rss) = stats(&samples);
     Row {
