@@ -56,6 +56,9 @@ fn the_demo_tells_the_whole_story() {
         "{text}"
     );
     assert_lacks(&text, "omc-hooks: omc-hooks:");
+    // The files a person is shown are state: not the lock files and spares beside them.
+    assert_lacks(&text, ".lock");
+    assert_lacks(&text, ".spare");
 }
 
 fn demo_with_path(path: &str) -> String {

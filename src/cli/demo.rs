@@ -302,7 +302,7 @@ fn excerpt(text: &str) -> Vec<String> {
     out
 }
 
-/// Every file under `.omc` (lock files excluded) → its text.
+/// Every file under `.omc` (lock files and spares excluded) → its text.
 fn snapshot(project: &Path) -> BTreeMap<String, String> {
     let mut map = BTreeMap::new();
     collect(project, &project.join(".omc"), &mut map);
@@ -318,7 +318,7 @@ fn collect(base: &Path, dir: &Path, map: &mut BTreeMap<String, String>) {
         let name = e.file_name().to_string_lossy().into_owned();
         if e.file_type().is_ok_and(|t| t.is_dir()) {
             collect(base, &p, map);
-        } else if !name.ends_with(".lock") {
+        } else if !name.ends_with(".lock") && !crate::state::fs::is_companion(&name) {
             let rel = p
                 .strip_prefix(base)
                 .unwrap_or(&p)

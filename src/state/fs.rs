@@ -301,6 +301,12 @@ pub fn remove_file(path: &Path) -> io::Result<()> {
     }
 }
 
+/// Whether a file name is a state file's companion, not state: its lock file
+/// (`.<name>.lock`, [`lock_for`]) or its spare (`.<name>.spare`, [`write_state`]).
+pub fn is_companion(name: &str) -> bool {
+    name.starts_with('.') && (name.ends_with(".lock") || name.ends_with(".spare"))
+}
+
 /// The spare of a state file: `.<name>.spare` beside it ([`write_state`]).
 pub fn spare_for(path: &Path) -> PathBuf {
     let name = path.file_name().unwrap_or_default().to_string_lossy();
