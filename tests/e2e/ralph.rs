@@ -41,8 +41,14 @@ pub fn session_state_in(omc: &Path, sid: &str, name: &str, schema: &str) -> Opti
 /// schema-checked (any client's sandbox).
 pub fn checkpoints_in(omc: &Path, sid: &str) -> Vec<Value> {
     let dir = omc.join("state/sessions").join(sid).join("checkpoints");
+    // Checkpoint files: not their lock files and spares (`.<name>.lock`, `.<name>.spare`).
     let mut names: Vec<_> = std::fs::read_dir(&dir)
-        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .map(|d| {
+            d.flatten()
+                .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+                .map(|e| e.path())
+                .collect()
+        })
         .unwrap_or_default();
     names.sort();
     names
