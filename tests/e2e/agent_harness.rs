@@ -748,7 +748,7 @@ impl AgentSandbox {
         cmd.current_dir(self.project());
         let driver = match self.agent {
             Agent::Factory => Some(factory::driver(self, prompt, &scenario)),
-            Agent::CodeBuddy => Some(codebuddy::driver(prompt, Arc::clone(&model))),
+            Agent::CodeBuddy => Some(codebuddy::driver(self, prompt, Arc::clone(&model))),
             _ => None,
         };
         let (status, stdout, stderr, duration) =
