@@ -261,8 +261,28 @@ fn decide_in(
     let now_ms = env.now_ms();
     let store = root.map(|r| Store::new(r, now_ms));
     let scope = Scope::for_session(input.session_id.as_deref());
+    // Read once for this hook: the user hooks run from them, export and the notifications
+    // find their sinks in them (`Ctx::hook_files`).
+    let hook_files = catch_unwind(AssertUnwindSafe(|| {
+        crate::config::hooks_toml::load(env, store.as_ref())
+    }))
+    .unwrap_or_else(|_| {
+        crate::diag!(
+            "{}: reading hooks.toml panicked; no user hook runs",
+            hook.name
+        );
+        Default::default()
+    });
     let user = catch_unwind(AssertUnwindSafe(|| {
-        crate::user_hooks::run(hook, env, input, store.as_ref(), &scope, started)
+        crate::user_hooks::run(
+            hook,
+            env,
+            input,
+            store.as_ref(),
+            &scope,
+            started,
+            &hook_files,
+        )
     }))
     .unwrap_or_else(|_| {
         crate::diag!("{}: user hooks panicked; skipped", hook.name);
@@ -300,6 +320,7 @@ fn decide_in(
         scope,
         store,
         config,
+        hook_files: hook_files.into(),
     };
     let mut answer = user.answer;
     if user.refused && hook.event == "Stop" {
@@ -378,6 +399,58 @@ fn run_all(ctx: &Ctx<'_>, caps: &[capabilities::Capability], answer: &mut Answer
                 ctx.hook.name,
                 cap.name
             ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::hooks_toml::LOADS;
+    use std::collections::HashMap;
+
+    /// Issue 44: each hook reads the `hooks.toml` files once — the user hooks, export's sinks,
+    /// the run notifications and the trust notice share what was read (they read them again
+    /// each before: three times on a Stop, twice on every other event).
+    #[test]
+    fn every_hook_reads_the_hook_files_once() {
+        let project = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(project.path().join(".git")).unwrap();
+        let config = tempfile::tempdir().unwrap();
+        let dir = project.path().to_string_lossy().into_owned();
+        let xdg = config.path().to_string_lossy().into_owned();
+        let env = Env::from_lookup(
+            |k| match k {
+                "CLAUDE_PROJECT_DIR" => Some(dir.clone()),
+                "XDG_CONFIG_HOME" => Some(xdg.clone()),
+                "OMC_NOW_MS" => Some("1796305500000".to_string()),
+                _ => None,
+            },
+            Some(project.path().to_path_buf()),
+            HashMap::new(),
+        );
+        let payload = |event: &str| {
+            serde_json::json!({
+                "session_id": "s1", "hook_event_name": event, "cwd": dir,
+                "prompt": "ralph fix the tests", "tool_name": "Bash",
+                "tool_input": {"command": "ls"}, "tool_response": {"stdout": ""},
+                "source": "startup", "trigger": "auto"
+            })
+            .to_string()
+        };
+        for name in [
+            "session-start",
+            "user-prompt-submit",
+            "pre-tool-use",
+            "post-tool-use",
+            "pre-compact",
+            "stop",
+        ] {
+            let hook = crate::hooks::find(name).unwrap();
+            let input = HookInput::decode(payload(hook.event).as_bytes()).unwrap();
+            LOADS.with(|n| n.set(0));
+            decide(hook, &env, &input);
+            assert_eq!(LOADS.with(|n| n.get()), 1, "{name}");
         }
     }
 }

@@ -203,6 +203,7 @@ pub fn on_permission_denied(ctx: &Ctx<'_>) -> Answer {
         scope: ctx.scope.clone(),
         store: ctx.store.clone(),
         config: ctx.config.clone(),
+        hook_files: ctx.hook_files.clone(),
     };
     // Its guidance is for the model, which this event cannot reach: recorded, not said.
     let _ = super::tool_failure::record(&failure);

@@ -21,7 +21,7 @@ pub fn run(ctx: &Ctx<'_>) -> Answer {
     };
     // Notification sinks hear of runs and sessions (`super::run_events`), not of hook events:
     // the hook named `session-end` is not the session-end notification.
-    let mut sinks = sources::all(store, ctx.env);
+    let mut sinks = sources::all_in(ctx.hook_files(), ctx.env);
     sinks.retain(|s| !matches!(s.kind, crate::export::SinkKind::Notify(_)));
     if sinks.is_empty() {
         return Answer::default();

@@ -28,10 +28,12 @@ pub mod trust_notice;
 pub mod verify_trust;
 
 use crate::config::Config;
+use crate::config::hooks_toml::Loaded;
 use crate::env::Env;
 use crate::hooks::Hook;
 use crate::protocol::{Answer, HookInput};
 use crate::state::{Scope, Store};
+use std::cell::OnceCell;
 
 /// Everything a capability may look at.
 pub struct Ctx<'a> {
@@ -45,9 +47,19 @@ pub struct Ctx<'a> {
     /// `None` when no project root could be resolved: stateful capabilities then do nothing.
     pub store: Option<Store>,
     pub config: Config,
+    /// The user's and the project's `hooks.toml`, read once per hook: the dispatcher fills it
+    /// with what the user hooks ran from; read on first use otherwise ([`Ctx::hook_files`]).
+    pub hook_files: OnceCell<Loaded>,
 }
 
 impl Ctx<'_> {
+    /// The `hooks.toml` files of this hook ([`Ctx::hook_files`]'s field): export's sinks, the
+    /// trust notice and the run notifications read them from here, not from the disk again.
+    pub fn hook_files(&self) -> &Loaded {
+        self.hook_files
+            .get_or_init(|| crate::config::hooks_toml::load(self.env, self.store.as_ref()))
+    }
+
     /// What bounds a run's end-of-turn continuations on this client: continuations in a row
     /// without progress, and per prompt where the client counts those (see
     /// [`crate::protocol::agents::caps`]).

@@ -14,6 +14,7 @@
 //! run end is announced once, however many hooks run later with the same clock.
 
 use super::Ctx;
+use crate::config::hooks_toml::Loaded;
 use crate::env::Env;
 use crate::export::{ExportEvent, SinkKind, SinkSpec};
 use crate::modes::{PERSISTENT, state_file_name};
@@ -65,6 +66,7 @@ pub fn before(ctx: &Ctx<'_>) -> Option<Watch> {
         &ctx.scope,
         ctx.env,
         Some(ctx.hook.name),
+        ctx.hook_files(),
     )
 }
 
@@ -83,7 +85,8 @@ pub fn after(ctx: &Ctx<'_>, watch: Watch) {
 
 /// For a command that may end runs (`cancel`, `mode phase … complete`): `f`, watched.
 pub fn around<T>(store: &Store, scope: &Scope, env: &Env, f: impl FnOnce() -> T) -> T {
-    let watch = Watch::start(store, scope, env, None);
+    let files = crate::config::hooks_toml::load(env, Some(store));
+    let watch = Watch::start(store, scope, env, None, &files);
     let out = f();
     if let Some(w) = watch {
         let seen = Seen {
@@ -110,7 +113,7 @@ pub fn announce(
     let Some(store) = &ctx.store else {
         return false;
     };
-    let sinks: Vec<SinkSpec> = crate::export::sources::configured(store, ctx.env)
+    let sinks: Vec<SinkSpec> = crate::export::sources::configured_in(ctx.hook_files(), ctx.env)
         .into_iter()
         .filter(|s| matches!(s.kind, SinkKind::Notify(_)))
         .collect();
@@ -140,14 +143,16 @@ pub fn announce(
 pub const COMMAND_LINE: &str = "command-line";
 
 impl Watch {
-    /// Reads the scope's run files, unless no notification sink is configured (`None`).
+    /// Reads the scope's run files, unless no notification sink is configured in `files` (the
+    /// `hooks.toml` files, loaded) (`None`).
     pub fn start(
         store: &Store,
         scope: &Scope,
         env: &Env,
         hook: Option<&'static str>,
+        files: &Loaded,
     ) -> Option<Watch> {
-        let sinks: Vec<SinkSpec> = crate::export::sources::configured(store, env)
+        let sinks: Vec<SinkSpec> = crate::export::sources::configured_in(files, env)
             .into_iter()
             .filter(|s| matches!(s.kind, SinkKind::Notify(_)))
             .collect();

@@ -286,6 +286,7 @@ mod tests {
             scope,
             store: Some(store),
             config: crate::config::Config::default(),
+            hook_files: Default::default(),
         };
         assert_eq!(running(&ctx), 2, "fresh and bg; stale and done ignored");
         let later = Ctx {

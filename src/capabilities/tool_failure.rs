@@ -335,6 +335,7 @@ mod tests {
                 scope: Scope::for_session(Some("s1")),
                 store: Some(store.clone()),
                 config: Config::default(),
+                hook_files: Default::default(),
             };
             let a = record(&ctx);
             let text = a.context.unwrap_or_default();

@@ -11,7 +11,7 @@
 
 use crate::capabilities::Ctx;
 use crate::capabilities::memory::session_start::{MARKER, Marker};
-use crate::config::hooks_toml::{self as config, Kind, Origin};
+use crate::config::hooks_toml::{Kind, Origin};
 use crate::protocol::Answer;
 use crate::state::trust;
 use crate::state::{Scope, StateFile};
@@ -25,8 +25,8 @@ pub fn on_session_start(ctx: &Ctx<'_>) -> Answer {
     let Some(store) = &ctx.store else {
         return Answer::default();
     };
-    let loaded = config::load(ctx.env, Some(store));
-    let Some(file) = loaded
+    let Some(file) = ctx
+        .hook_files()
         .files
         .iter()
         .find(|f| f.origin == Origin::Project && !f.entries.is_empty())

@@ -8,6 +8,7 @@
 //! switch our export on, and Claude Code removes `OTEL_*` from a hook's environment anyway.
 
 use super::spec::{self, Method, SinkKind, SinkSpec};
+use crate::config::hooks_toml::Loaded;
 use crate::env::Env;
 use crate::state::Store;
 
@@ -21,11 +22,16 @@ pub use crate::env::export_vars::{
 /// Every sink configured for this project: the environment's, then the configuration files'.
 /// Problems are reported on stderr, once each, and the sink concerned is left out.
 pub fn all(store: &Store, env: &Env) -> Vec<SinkSpec> {
+    all_in(&crate::config::hooks_toml::load(env, Some(store)), env)
+}
+
+/// [`all`] with the configuration files already loaded (a hook reads them once).
+pub fn all_in(loaded: &Loaded, env: &Env) -> Vec<SinkSpec> {
     let (mut sinks, errors) = from_env(|k| env.var(k).map(str::to_string));
     for e in errors {
         crate::diag!("export: {e}; that sink is off");
     }
-    sinks.extend(configured(store, env));
+    sinks.extend(configured_in(loaded, env));
     sinks
 }
 
@@ -33,7 +39,12 @@ pub fn all(store: &Store, env: &Env) -> Vec<SinkSpec> {
 /// `hooks.toml` files, mapped with [`SinkSpec::from_entry`]). The loader belongs to the user
 /// hooks module, which applies trust: an untrusted project file configures no sink.
 pub fn configured(store: &Store, env: &Env) -> Vec<SinkSpec> {
-    crate::config::hooks_toml::export_entries(env, Some(store))
+    configured_in(&crate::config::hooks_toml::load(env, Some(store)), env)
+}
+
+/// [`configured`] from the configuration files already loaded (a hook reads them once).
+pub fn configured_in(loaded: &Loaded, env: &Env) -> Vec<SinkSpec> {
+    crate::config::hooks_toml::export_entries_in(loaded, env)
         .iter()
         .filter_map(|e| {
             SinkSpec::from_entry(e)

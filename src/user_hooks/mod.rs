@@ -95,8 +95,9 @@ fn takes_context(event: &str) -> bool {
     )
 }
 
-/// Runs the user hooks serving `hook` for this payload. `started` is when the hook process
-/// started (the budget counts from there). Cheap when no `hooks.toml` exists: one `lstat` each.
+/// Runs the user hooks of `loaded` (the `hooks.toml` files, [`config::load`]: cheap when none
+/// exists, one look-up each) serving `hook` for this payload. `started` is when the hook
+/// process started (the budget counts from there).
 pub fn run(
     hook: Hook,
     env: &Env,
@@ -104,8 +105,8 @@ pub fn run(
     store: Option<&Store>,
     scope: &Scope,
     started: Instant,
+    loaded: &config::Loaded,
 ) -> Outcome {
-    let loaded = config::load(env, store);
     if loaded.is_empty() {
         return Outcome::default();
     }
@@ -119,7 +120,7 @@ pub fn run(
             u.error
         );
     }
-    let mut entries = runnable(hook, env, &loaded, store, scope, &mut out.answer);
+    let mut entries = runnable(hook, env, loaded, store, scope, &mut out.answer);
     let subject = subject(hook.name, input);
     entries.retain(|e| e.matcher.accepts(subject.as_deref()));
     if entries.is_empty() {

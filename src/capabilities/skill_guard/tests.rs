@@ -68,6 +68,7 @@ impl Fixture {
             scope: Scope::for_session(input.session_id.as_deref()),
             store: Some(self.store.clone()),
             config: self.config.clone(),
+            hook_files: Default::default(),
         };
         f(&ctx)
     }

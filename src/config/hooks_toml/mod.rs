@@ -203,9 +203,18 @@ pub fn event_matches(pattern: &str, event: &str) -> bool {
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    /// How many times [`load`] ran on this thread: a hook reads the files once
+    /// (`dispatch`'s tests).
+    pub static LOADS: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
 /// Loads the user's file and the project's (in that order). With neither present this costs
 /// one `lstat` each and allocates nothing else.
 pub fn load(env: &Env, store: Option<&Store>) -> Loaded {
+    #[cfg(test)]
+    LOADS.with(|n| n.set(n.get() + 1));
     let mut loaded = Loaded::default();
     if let Some(dir) = user_config_dir(env) {
         let path = dir.join(FILE_NAME);
@@ -232,7 +241,11 @@ pub fn load(env: &Env, store: Option<&Store>) -> Loaded {
 /// or a trusted project file; each as its JSON table, in file order (user first). Export builds
 /// its sink specs from these.
 pub fn export_entries(env: &Env, store: Option<&Store>) -> Vec<Value> {
-    let loaded = load(env, store);
+    export_entries_in(&load(env, store), env)
+}
+
+/// [`export_entries`] of files already [`load`]ed.
+pub fn export_entries_in(loaded: &Loaded, env: &Env) -> Vec<Value> {
     if loaded.is_empty() {
         return Vec::new();
     }
