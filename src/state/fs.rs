@@ -474,6 +474,14 @@ fn same_file(file: &File, path: &Path) -> bool {
     platform::is_at(file, path)
 }
 
+/// How a lock file is opened (a state file's, [`lock_for`]; the export flusher's): for reading
+/// and writing, made when missing with the owner's permissions only, never truncated.
+pub fn lock_file_options() -> OpenOptions {
+    let mut o = OpenOptions::new();
+    platform::private_file(o.read(true).write(true).create(true).truncate(false));
+    o
+}
+
 /// Takes the lock for `target` (`.<name>.lock` beside it), waiting at most [`LOCK_WAIT`].
 pub fn lock_for(target: &Path) -> io::Result<Lock> {
     let name = target
@@ -482,17 +490,7 @@ pub fn lock_for(target: &Path) -> io::Result<Lock> {
     let lock_path = target.with_file_name(format!(".{}.lock", name.to_string_lossy()));
     let deadline = std::time::Instant::now() + LOCK_WAIT;
     loop {
-        let opened = platform::open_no_follow(
-            platform::private_file(
-                OpenOptions::new()
-                    .read(true)
-                    .write(true)
-                    .create(true)
-                    .truncate(false),
-            ),
-            &lock_path,
-            false,
-        );
+        let opened = platform::open_no_follow(&mut lock_file_options(), &lock_path, false);
         let file = match opened {
             Ok(f) => f,
             Err(e) if platform::is_link_refusal(&e) => return Err(symlink_error(&lock_path)),

@@ -276,16 +276,7 @@ impl Store {
     /// The flusher's lock file, open, and its path.
     fn open_flusher_lock(&self) -> io::Result<(File, PathBuf)> {
         let path = self.outbox_dir()?.join(FLUSHER_LOCK);
-        let f = open(
-            platform::private_file(
-                OpenOptions::new()
-                    .read(true)
-                    .write(true)
-                    .create(true)
-                    .truncate(false),
-            ),
-            &path,
-        )?;
+        let f = open(&mut sfs::lock_file_options(), &path)?;
         Ok((f, path))
     }
 }
