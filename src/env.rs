@@ -46,7 +46,7 @@ pub struct Env {
     /// Anything else a capability may look up by name (for example `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`).
     pub extra: HashMap<String, String>,
     /// `OMC_TTY`, when set and not empty: the controlling terminal, pinned ([`Env::tty`]).
-    pub tty: Option<String>,
+    tty: Option<String>,
     /// The controlling terminal as the system says, asked the first time [`Env::tty`] needs it
     /// (only a real process without `OMC_TTY` asks; most hooks never do).
     system_tty: std::sync::OnceLock<Option<String>>,
