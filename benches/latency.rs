@@ -790,6 +790,12 @@ fn main() {
             let mut r = measure(runs, &b, BIN, &["post-tool-use"], &payload);
             r.case = format!("`post-tool-use`, shell output of {label}");
             rows.push(r);
+            // What any program pays to take the payload through the pipe: the floor beside
+            // which the hook's own work on it shows (the floor column's `sh -c true` reads none
+            // of it).
+            let mut r = measure(runs, &b, "cat", &[], &payload);
+            r.case = format!("`cat` of the same payload ({label}), reading it and nothing else");
+            rows.push(r);
         }
     }
     if want("32 MiB file") {

@@ -90,10 +90,15 @@ impl Config {
             return Config::default();
         };
         let path = store.path(&file);
-        let Some(text) = store.read_text(&file) else {
+        let text = match store.read_text_or_missing(&file) {
+            Ok(Some(text)) => text,
+            Ok(None) => return Config::default(),
             // Present but unreadable (a symlink, a directory, no permission): say so rather
-            // than report "no configuration".
-            if std::fs::symlink_metadata(&path).is_ok() {
+            // than report "no configuration". (A refused path whose file is not there: none.)
+            Err(_) => {
+                if std::fs::symlink_metadata(&path).is_err() {
+                    return Config::default();
+                }
                 return Config {
                     problems: vec![Problem {
                         key: String::new(),
@@ -106,7 +111,6 @@ impl Config {
                     ..Config::default()
                 };
             }
-            return Config::default();
         };
         Config {
             path: Some(path),

@@ -149,9 +149,17 @@ pub fn read_regular(path: &Path) -> io::Result<Option<Vec<u8>>> {
             "not a regular file",
         ));
     }
+    // The size read is the one `fstat` gave: the file is held ([`platform::hold_for_reading`])
+    // and replaced whole, never written in place while held, so no read past it is needed to
+    // find its end. A size of 0 may be a file that does not say its size: read to its end.
     let cap = meta.len().min(MAX_STATE_FILE_BYTES + 1);
+    let limit = if cap == 0 {
+        MAX_STATE_FILE_BYTES + 1
+    } else {
+        cap
+    };
     let mut buf = Vec::with_capacity(cap as usize + 1);
-    file.take(MAX_STATE_FILE_BYTES + 1).read_to_end(&mut buf)?;
+    file.take(limit).read_to_end(&mut buf)?;
     Ok(Some(buf))
 }
 
@@ -581,6 +589,26 @@ pub fn set_aside(path: &Path, label: &str, stamp: &str) -> io::Result<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file is read whole, by the size it says; one over the bound reads one byte past it
+    /// (its readers refuse it); an empty one reads empty; a missing one is `None`.
+    #[test]
+    fn read_regular_reads_the_size_the_file_says_and_one_past_the_bound() {
+        let t = tempfile::tempdir().unwrap();
+        let small = t.path().join("small.json");
+        std::fs::write(&small, b"{\"a\": 1}").unwrap();
+        assert_eq!(read_regular(&small).unwrap().unwrap(), b"{\"a\": 1}");
+        let empty = t.path().join("empty.json");
+        std::fs::write(&empty, b"").unwrap();
+        assert_eq!(read_regular(&empty).unwrap().unwrap(), b"");
+        let big = t.path().join("big.json");
+        std::fs::write(&big, vec![b'x'; MAX_STATE_FILE_BYTES as usize + 100]).unwrap();
+        assert_eq!(
+            read_regular(&big).unwrap().unwrap().len() as u64,
+            MAX_STATE_FILE_BYTES + 1
+        );
+        assert!(read_regular(&t.path().join("none.json")).unwrap().is_none());
+    }
 
     #[test]
     fn a_deleted_lock_file_never_lets_two_writers_in() {

@@ -175,6 +175,11 @@ pub enum Change<T> {
 }
 
 /// One project's state.
+/// A file that is there and could not be read ([`Store::read_text_or_missing`]); what went
+/// wrong was said on stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unreadable;
+
 #[derive(Debug, Clone)]
 pub struct Store {
     root: Root,
@@ -300,13 +305,20 @@ impl Store {
 
     /// Reads a file's raw text (for person-edited files such as the notepad).
     pub fn read_text(&self, file: &StateFile) -> Option<String> {
-        let path = self.checked_path(file)?;
+        self.read_text_or_missing(file).ok().flatten()
+    }
+
+    /// [`Store::read_text`] telling a missing file (`Ok(None)`) from one that is there and
+    /// cannot be read (`Err`, said on stderr; also when its path is refused), so a caller need
+    /// not look the file up again to tell which.
+    pub fn read_text_or_missing(&self, file: &StateFile) -> Result<Option<String>, Unreadable> {
+        let path = self.checked_path(file).ok_or(Unreadable)?;
         match fs::read_regular(&path) {
-            Ok(Some(bytes)) => Some(String::from_utf8_lossy(&bytes).into_owned()),
-            Ok(None) => None,
+            Ok(Some(bytes)) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
+            Ok(None) => Ok(None),
             Err(e) => {
                 crate::diag!("cannot read {}: {e}", path.display());
-                None
+                Err(Unreadable)
             }
         }
     }
