@@ -51,9 +51,13 @@ pub fn tail(raw_path: &str, max: u64) -> Option<Vec<u8>> {
     let (mut file, opened) = open(raw_path)?;
     let len = opened.len();
     let start = len.saturating_sub(max);
-    file.seek(SeekFrom::Start(start)).ok()?;
+    if start > 0 {
+        file.seek(SeekFrom::Start(start)).ok()?;
+    }
+    // The length `fstat` gave: no read past it to find the end (a line written since is read
+    // next time).
     let mut buf = Vec::with_capacity((len - start) as usize);
-    file.take(max).read_to_end(&mut buf).ok()?;
+    file.take(len - start).read_to_end(&mut buf).ok()?;
     if start > 0 {
         // The first line is cut; drop it.
         let cut = buf
@@ -71,7 +75,9 @@ pub fn tail(raw_path: &str, max: u64) -> Option<Vec<u8>> {
 pub fn head(raw_path: &str, max: u64) -> Option<Vec<u8>> {
     let (file, opened) = open(raw_path)?;
     let mut buf = Vec::new();
-    file.take(max).read_to_end(&mut buf).ok()?;
+    file.take(opened.len().min(max))
+        .read_to_end(&mut buf)
+        .ok()?;
     if opened.len() > max {
         let end = buf.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
         buf.truncate(end);
@@ -204,6 +210,16 @@ mod tests {
         assert!(tail.len() as u64 <= TAIL_BYTES);
         assert!(!tail.starts_with(b"x"), "the cut line is dropped");
         assert_eq!(last_usage(&tail).unwrap().model.as_deref(), Some("late"));
+        // A file shorter than the tail is read whole, from its start.
+        let short = t.path().join("short.jsonl");
+        std::fs::write(
+            &short,
+            format!("{}\n{}\n", line(1, 0, "a"), line(2, 0, "b")),
+        )
+        .unwrap();
+        let whole = super::tail(short.to_str().unwrap(), TAIL_BYTES).unwrap();
+        assert_eq!(whole, std::fs::read(&short).unwrap());
+        assert_eq!(head(short.to_str().unwrap(), TAIL_BYTES).unwrap(), whole);
     }
 
     #[test]
