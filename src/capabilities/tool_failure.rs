@@ -3,7 +3,7 @@
 //! PostToolUseFailure records the failure in the session's `last-tool-error.json`, counting
 //! repeated failures of the same tool within a minute, and answers with guidance that escalates
 //! at the fifth failure. A later success of that tool (PostToolUse) clears the record. Stop
-//! reads the same file, in the same scope, through [`fresh_guidance`] — so the guidance the
+//! reads the same file, in the same scope ([`read`], then [`fresh_guidance`]) — so the guidance the
 //! model sees after a failure is also at the head of a persistent mode's continuation.
 //!
 //! The record goes when the tool succeeds, so the session's failures are also counted, per
@@ -12,7 +12,7 @@
 
 use super::Ctx;
 use crate::protocol::Answer;
-use crate::state::{Change, StateFile};
+use crate::state::{Change, Scope, StateFile, Store};
 use serde::{Deserialize, Serialize};
 
 /// The record's file name in the session (or session-less) state directory.
@@ -186,11 +186,15 @@ pub fn clear(ctx: &Ctx<'_>) -> Answer {
     Answer::default()
 }
 
-/// The guidance for a failure at most [`RETRY_WINDOW_MS`] old, for the head of a Stop reason.
-pub fn fresh_guidance(ctx: &Ctx<'_>) -> Option<String> {
-    let store = ctx.store.as_ref()?;
-    let rec: ToolError = store.read(&StateFile::new(&ctx.scope, FILE)?)?;
-    within_window(rec.at_ms(), ctx.now_ms).then(|| rec.guidance())
+/// The session's last tool failure, if one is recorded.
+pub fn read(store: &Store, scope: &Scope) -> Option<ToolError> {
+    store.read(&StateFile::new(scope, FILE)?)
+}
+
+/// The guidance for the failure `rec` when it is at most [`RETRY_WINDOW_MS`] old at `now_ms`,
+/// for the head of a Stop reason.
+pub fn fresh_guidance(rec: &ToolError, now_ms: i64) -> Option<String> {
+    within_window(rec.at_ms(), now_ms).then(|| rec.guidance())
 }
 
 /// How far in the future a record may be and still count. Every hook process reads its clock

@@ -92,12 +92,8 @@ pub fn note_event(s: &mut ModeState, now_iso: &str, decision: &str, reason: &str
 
 /// The session's last tool failure when it escalated during the run `s` (failed at least
 /// [`ESCALATE_AT`](crate::capabilities::tool_failure::ESCALATE_AT) times in a row), in words.
-pub fn escalation(
-    store: &crate::state::Store,
-    scope: &crate::state::Scope,
-) -> Option<(String, String)> {
-    use crate::capabilities::tool_failure::{ESCALATE_AT, FILE, ToolError};
-    let rec: ToolError = store.read(&crate::state::StateFile::new(scope, FILE)?)?;
+pub fn escalation(rec: &crate::capabilities::tool_failure::ToolError) -> Option<(String, String)> {
+    use crate::capabilities::tool_failure::ESCALATE_AT;
     (rec.retry_count >= ESCALATE_AT).then(|| {
         let error = crate::protocol::output::truncate_chars(
             &rec.error.split_whitespace().collect::<Vec<_>>().join(" "),

@@ -64,9 +64,18 @@ struct Facts<'a> {
     /// The session's work log, read when a run first needs it: once per Stop, however many
     /// runs are live (the evidence a claim needs, what repeated for a hand-back).
     log: std::cell::OnceCell<progress::WorkLog>,
+    /// The session's last tool failure, read when first needed: once per Stop, for the
+    /// escalation a run notes and the guidance at the head of a continuation.
+    tool_error: std::cell::OnceCell<Option<tool_failure::ToolError>>,
 }
 
 impl Facts<'_> {
+    fn tool_error(&self) -> Option<&tool_failure::ToolError> {
+        self.tool_error
+            .get_or_init(|| tool_failure::read(self.store, &self.ctx.scope))
+            .as_ref()
+    }
+
     fn limits(&self) -> StopLimits {
         *self.limits.get_or_init(|| self.ctx.stop_limits())
     }
@@ -88,6 +97,7 @@ pub fn stop(ctx: &Ctx<'_>) -> Answer {
         now_iso: crate::time::iso(ctx.now_ms),
         limits: std::cell::OnceCell::new(),
         log: std::cell::OnceCell::new(),
+        tool_error: std::cell::OnceCell::new(),
     };
     let mut notes: Vec<String> = Vec::new();
 
@@ -192,7 +202,10 @@ pub fn stop(ctx: &Ctx<'_>) -> Answer {
             }
             Step::StillPaused => return with_notes(Answer::default(), notes),
             Step::Block(reason) => {
-                let reason = match tool_failure::fresh_guidance(ctx) {
+                let reason = match facts
+                    .tool_error()
+                    .and_then(|e| tool_failure::fresh_guidance(e, ctx.now_ms))
+                {
                     Some(g) => format!("{g}\n\n{reason}"),
                     None => reason,
                 };
@@ -366,7 +379,7 @@ fn end_run(facts: &Facts<'_>, spec: &PersistentMode, why: &str, verified: Option
         return false;
     };
     let log = facts.log();
-    let escalated = journal::escalation(facts.store, &facts.ctx.scope);
+    let escalated = facts.tool_error().and_then(journal::escalation);
     let r = facts.store.update(&file, |s: Option<ModeState>| match s {
         Some(s) if matches!(standing(&named(s.clone(), spec), facts), Standing::Ours) => {
             let mut s = named(s, spec);
@@ -410,7 +423,7 @@ fn advance(facts: &Facts<'_>, spec: &'static PersistentMode, claim: Option<&str>
     let config = &facts.ctx.config;
     // What repeated since the last progress, for a hand-back (read once, outside the lock).
     let log = facts.log();
-    let escalated = journal::escalation(facts.store, &facts.ctx.scope);
+    let escalated = facts.tool_error().and_then(journal::escalation);
     let r = facts.store.update(&file, |s: Option<ModeState>| {
         let Some(s) = s else {
             return (Change::Keep, Step::Gone);
