@@ -32,9 +32,10 @@ use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 /// Feeds a client that reads its session from stdin: it gets the client's stdin, the lines
-/// the client prints (as they come) and the run's deadline, and returns when the session is
-/// done; stdin is closed then, and the client ends.
-pub type Driver = Box<dyn FnOnce(ChildStdin, &Receiver<String>, Instant)>;
+/// the client prints (as they come), the run's deadline and the client's process id (which
+/// is also its process group's: the client and the hooks it runs), and returns when the
+/// session is done; stdin is closed then, and the client ends.
+pub type Driver = Box<dyn FnOnce(ChildStdin, &Receiver<String>, Instant, u32)>;
 
 /// Default per-run timeout. Generous: two cores are shared with other builds.
 pub const AGENT_TIMEOUT: Duration = Duration::from_secs(180);
@@ -904,7 +905,7 @@ fn spawn_with_timeout(
         s
     });
     if let (Some(drive), Some(stdin)) = (driver, child.stdin.take()) {
-        drive(stdin, &line_rx, start + timeout);
+        drive(stdin, &line_rx, start + timeout, child.id());
     }
     let status = loop {
         if let Some(st) = child.try_wait().expect("wait for the client") {

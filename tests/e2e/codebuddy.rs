@@ -5,28 +5,31 @@
 //! `codebuddy -p "PROMPT"` prints its result and exits while a Stop continuation is only being
 //! scheduled, so a turn never continues there; with `--input-format stream-json` the process
 //! lives while its stdin is open and the continuation runs. The harness sends the prompt as one
-//! `{"type": "user", …}` line, waits for the turn's `result` line, then for the model to stay
-//! unasked and the sandbox unwritten for [`QUIET`] (continuations print nothing on stdout), and
-//! closes stdin.
+//! `{"type": "user", …}` line, waits for the turn's `result` line, then for the session to
+//! stay quiet for [`QUIET`] — the model unasked, the sandbox unwritten, the client's processes
+//! idle (continuations print nothing on stdout) — and closes stdin.
 //! `CODEBUDDY_BASE_URL` points at the scripted chat-completions model (no `/v1`), and no login
 //! is asked for with `CODEBUDDY_API_KEY` set.
 
 use super::agent_harness::{AgentSandbox, Driver, HookSpec, Launch, grouped, parse_jsonl};
 use super::model::{ChatWire, ScriptedModel, Wire};
 use serde_json::{Value, json};
+use std::collections::HashMap;
 use std::io::Write;
 use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// How long the session must have asked the model nothing and written no file in the sandbox,
-/// after its first result, before it counts as done. A continuation asks within a second of its
-/// Stop hook here; the margin is for a loaded machine. The files count because on a loaded
-/// machine the client took longer than this between two requests (CI: the 8th continuation of
-/// `our_cap_pauses_a_run_and_cancelomc_ends_it` was cut off by closing stdin), and in that time
-/// its hooks write their state and it writes its transcript. (A wait, not an assertion: a
-/// session still working fails the test's own checks on what the model was asked, never passes
-/// them by accident.)
+/// How long the session must have asked the model nothing, written no file in the sandbox and
+/// kept the client's processes idle ([`group_busy`]), after its first result, before it counts
+/// as done. A continuation asks within a second of its Stop hook here; the margin is for a
+/// loaded machine. The files and the processes count because on a loaded machine the client
+/// took longer than this between two requests (CI: the 8th continuation of
+/// `our_cap_pauses_a_run_and_cancelomc_ends_it`, and the first of
+/// `stop_blocks_continue_as_labelled_prompts_without_a_cap_of_its_own` after its Stop hook had
+/// written its record, were cut off by closing stdin). (A wait, not an assertion: a session
+/// still working fails the test's own checks on what the model was asked, never passes them by
+/// accident.)
 const QUIET: Duration = Duration::from_secs(8);
 
 pub(super) fn wire() -> Arc<dyn Wire> {
@@ -70,12 +73,13 @@ pub(super) fn hooks_json(specs: &[HookSpec]) -> Value {
 pub(super) fn driver(sb: &AgentSandbox, prompt: &str, model: Arc<ScriptedModel>) -> Driver {
     let line = json!({"type": "user", "message": {"role": "user", "content": prompt}});
     let root = sb.root().to_path_buf();
-    Box::new(move |mut stdin, lines, deadline| {
+    Box::new(move |mut stdin, lines, deadline, pid| {
         stdin.write_all(format!("{line}\n").as_bytes()).unwrap();
         let mut seen_result = false;
         let mut last_change = Instant::now();
         let mut asked = model.requests().len();
         let mut written = newest_write(&root);
+        let mut cpu = HashMap::new();
         while Instant::now() < deadline {
             match lines.recv_timeout(Duration::from_millis(200)) {
                 Ok(l) => {
@@ -97,11 +101,48 @@ pub(super) fn driver(sb: &AgentSandbox, prompt: &str, model: Arc<ScriptedModel>)
                 written = now_written;
                 last_change = Instant::now();
             }
+            if group_busy(pid, &mut cpu) {
+                last_change = Instant::now();
+            }
             if seen_result && last_change.elapsed() >= QUIET {
                 return;
             }
         }
     })
+}
+
+/// Whether a process of the client's group (`pgid`: the client and the hooks it runs) is
+/// running or waiting for the disk now, started since the last look, or used more than a
+/// clock tick of CPU since then (`seen`: each one's CPU ticks at the last look). A client
+/// starved of CPU on a loaded machine is runnable, not idle; an idle one sleeps on its stdin.
+fn group_busy(pgid: u32, seen: &mut HashMap<u32, u64>) -> bool {
+    let mut busy = false;
+    let mut now = HashMap::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    for e in entries.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // After the command name's closing parenthesis: state, ppid, pgrp, …, utime (the
+        // 12th after the state), stime.
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let f: Vec<&str> = rest.split_whitespace().collect();
+        if f.len() < 13 || f[2].parse::<u32>().ok() != Some(pgid) {
+            continue;
+        }
+        let ticks = f[11].parse::<u64>().unwrap_or(0) + f[12].parse::<u64>().unwrap_or(0);
+        busy |= matches!(f[0], "R" | "D") || seen.get(&pid).is_none_or(|before| ticks > before + 1);
+        now.insert(pid, ticks);
+    }
+    *seen = now;
+    busy
 }
 
 /// The newest modification time of a file or folder under `root` (the sandbox: the client's

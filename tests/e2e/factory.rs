@@ -77,7 +77,7 @@ pub(super) fn driver(sb: &AgentSandbox, prompt: &str, sc: &AgentScenario) -> Dri
     let cwd = sb.project();
     let prompt = prompt.to_owned();
     let resume = sc.resume.clone();
-    Box::new(move |mut stdin, lines, deadline| {
+    Box::new(move |mut stdin, lines, deadline, _pid| {
         let start = match &resume {
             Some(id) => request("1", "droid.load_session", json!({"sessionId": id})),
             None => request(
