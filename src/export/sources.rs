@@ -44,7 +44,7 @@ pub fn configured(store: &Store, env: &Env) -> Vec<SinkSpec> {
 
 /// [`configured`] from the configuration files already loaded (a hook reads them once).
 pub fn configured_in(loaded: &Loaded, env: &Env) -> Vec<SinkSpec> {
-    crate::config::hooks_toml::export_entries_in(loaded, env)
+    crate::config::hooks_toml::export_entries(loaded, env)
         .iter()
         .filter_map(|e| {
             SinkSpec::from_entry(e)

@@ -104,9 +104,18 @@ fn an_untrusted_project_file_cannot_block_or_send_either() {
         omc_hooks::state::root::resolve(&env, s.root().to_str()).unwrap(),
         0,
     );
-    assert!(omc_hooks::config::hooks_toml::export_entries(&env, Some(&store)).is_empty());
+    assert!(
+        omc_hooks::config::hooks_toml::export_entries(
+            &omc_hooks::config::hooks_toml::load(&env, Some(&store)),
+            &env
+        )
+        .is_empty()
+    );
     s.trust();
-    let entries = omc_hooks::config::hooks_toml::export_entries(&env, Some(&store));
+    let entries = omc_hooks::config::hooks_toml::export_entries(
+        &omc_hooks::config::hooks_toml::load(&env, Some(&store)),
+        &env,
+    );
     assert_eq!(
         entries,
         vec![

@@ -237,15 +237,10 @@ pub fn load(env: &Env, store: Option<&Store>) -> Loaded {
     loaded
 }
 
-/// The `async_webhook` and `otlp` entries that may deliver: enabled, valid, from the user's file
-/// or a trusted project file; each as its JSON table, in file order (user first). Export builds
-/// its sink specs from these.
-pub fn export_entries(env: &Env, store: Option<&Store>) -> Vec<Value> {
-    export_entries_in(&load(env, store), env)
-}
-
-/// [`export_entries`] of files already [`load`]ed.
-pub fn export_entries_in(loaded: &Loaded, env: &Env) -> Vec<Value> {
+/// The `async_webhook` and `otlp` entries of the files `loaded` ([`load`]) that may deliver:
+/// enabled, valid, from the user's file or a trusted project file; each as its JSON table, in
+/// file order (user first). Export builds its sink specs from these.
+pub fn export_entries(loaded: &Loaded, env: &Env) -> Vec<Value> {
     if loaded.is_empty() {
         return Vec::new();
     }
