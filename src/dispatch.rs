@@ -14,7 +14,6 @@ use crate::protocol::stdin::{self, Payload};
 use crate::protocol::{Answer, HookInput, output};
 use crate::state::{Scope, Store, root};
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 /// Runs `hook` against the process's stdin and prints its answer. Always returns 0.
@@ -22,10 +21,11 @@ use std::time::Instant;
 /// `agent` is the agent the hook was installed for (`--agent`); `None` when the name given
 /// was not one we know, and then the payload's shape decides (best effort).
 ///
-/// The work runs on the main thread. A watchdog thread ends the process with a no-op when the
-/// hook's deadline passes (a stdin that never closes, a wedged file system, a runaway
-/// computation). The two agree through `gate`: whoever takes it first decides whether an
-/// answer is printed, so the watchdog never cuts a half-written answer.
+/// The work runs on the main thread. The internal deadline ([`crate::platform::deadline`]: a
+/// timer signal on Unix) ends the process with a no-op when it passes (a stdin that never
+/// closes, a wedged file system, a runaway computation). The two agree through a gate: whoever
+/// takes it first decides whether an answer is printed, so the deadline never cuts a
+/// half-written answer.
 pub fn run_hook(hook: Hook, env: Env, agent: Option<Agent>) -> i32 {
     let started = Instant::now();
     let mut seen = Traced {
@@ -45,45 +45,34 @@ pub fn run_hook(hook: Hook, env: Env, agent: Option<Agent>) -> i32 {
         trace(&env, hook, &seen, "skipped");
         return 0;
     }
-    let gate = Arc::new(Mutex::new(false));
-    let watchdog = {
-        let gate = Arc::clone(&gate);
-        let trace_file = env.trace_file.clone();
-        std::thread::Builder::new()
-            .name("deadline".into())
-            // It sleeps, then prints a line: a small stack is mapped and torn down faster.
-            .stack_size(64 * 1024)
-            .spawn(move || {
-                std::thread::sleep(hook.deadline);
-                let answered = gate.lock().unwrap_or_else(PoisonError::into_inner);
-                if !*answered {
-                    crate::diag!(
-                        "{}: internal deadline of {} ms passed; no-op",
-                        hook.name,
-                        hook.deadline.as_millis()
-                    );
-                    if let Some(path) = trace_file {
-                        let seen = Traced {
-                            agent,
-                            ..Traced::default()
-                        };
-                        write_trace(&path, hook, &seen, "deadline");
-                    }
-                    // Exit while holding the gate: the main thread can no longer print.
-                    std::process::exit(0);
-                }
-            })
+    let expiry = crate::platform::deadline::Expiry {
+        stderr_line: format!(
+            "{}\n",
+            crate::diag::line(&format!(
+                "{}: internal deadline of {} ms passed; no-op",
+                hook.name,
+                hook.deadline.as_millis()
+            ))
+        ),
+        trace: env
+            .trace_file
+            .as_ref()
+            .map(|path| (path.clone(), trace_line(hook, &seen, "deadline"))),
     };
-    if let Err(e) = watchdog {
-        crate::diag!(
-            "{}: cannot start the deadline watchdog: {e}; no-op",
-            hook.name
-        );
-        return 0;
-    }
+    let deadline = match crate::platform::deadline::arm(hook.deadline, expiry) {
+        Ok(d) => d,
+        Err(e) => {
+            crate::diag!(
+                "{}: cannot start the deadline watchdog: {e}; no-op",
+                hook.name
+            );
+            return 0;
+        }
+    };
     let result = catch_unwind(AssertUnwindSafe(|| handle(hook, &env, &mut seen, started)));
-    let mut answered = gate.lock().unwrap_or_else(PoisonError::into_inner);
-    *answered = true;
+    if !deadline.answer() {
+        return 0; // the deadline passed and is ending the process
+    }
     let outcome = match result {
         Ok(value) => {
             output::emit(value.as_ref());
@@ -123,6 +112,18 @@ fn trace(env: &Env, hook: Hook, seen: &Traced, outcome: &str) {
 /// Appends one JSON line to the trace file (`OMC_TRACE_FILE`); failures are ignored.
 fn write_trace(path: &std::path::Path, hook: Hook, seen: &Traced, outcome: &str) {
     use std::io::Write;
+    let line = trace_line(hook, seen, outcome);
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path);
+    if let Ok(mut f) = file {
+        let _ = f.write_all(line.as_bytes());
+    }
+}
+
+/// The trace file's line for one invocation, newline included.
+fn trace_line(hook: Hook, seen: &Traced, outcome: &str) -> String {
     let line = serde_json::json!({
         "hook": hook.name,
         "agent": seen.agent.map(Agent::name),
@@ -132,13 +133,7 @@ fn write_trace(path: &std::path::Path, hook: Hook, seen: &Traced, outcome: &str)
         "session_id": seen.session_id,
         "outcome": outcome,
     });
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path);
-    if let Ok(mut f) = file {
-        let _ = f.write_all(format!("{line}\n").as_bytes());
-    }
+    format!("{line}\n")
 }
 
 /// Reads, decodes and decides. Returns the encoded answer, or `None` for a no-op.

@@ -95,6 +95,65 @@ fn a_stdin_that_never_closes_does_not_hold_the_hook() {
     }
 }
 
+/// The deadline that cut the hook is said on stderr and in the trace, and no answer follows.
+#[test]
+fn a_passed_deadline_is_said_and_traced() {
+    let p = Project::new();
+    let trace = p.path().join("trace.jsonl");
+    let out = Hook::new("stop")
+        .stdin(b"{\"session_id\":".to_vec())
+        .keep_stdin_open()
+        .cwd(p.path())
+        .env("OMC_TRACE_FILE", &trace.display().to_string())
+        .run();
+    out.expect_noop();
+    assert!(out.elapsed < PROMPT, "took {:?}", out.elapsed);
+    assert_has(&out.stderr, "omc-hooks: stop: internal deadline of");
+    let lines = std::fs::read_to_string(&trace).unwrap();
+    let last: serde_json::Value = serde_json::from_str(lines.lines().last().unwrap()).unwrap();
+    assert_eq!(last["outcome"], "deadline", "{lines}");
+    assert_eq!(last["hook"], "stop", "{lines}");
+}
+
+/// An agent that starts its hooks with the deadline's signal ignored (an ignored signal stays
+/// ignored across exec) still gets a hook that ends by its deadline.
+#[cfg(unix)]
+#[test]
+fn the_deadline_holds_when_the_agent_ignores_its_signal() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let p = Project::new();
+    let started = std::time::Instant::now();
+    let mut child = Command::new("/bin/sh")
+        .args(["-c", "trap '' ALRM; exec \"$0\" stop", crate::common::BIN])
+        .current_dir(p.path())
+        .env("XDG_CONFIG_HOME", "/nonexistent/omc-hooks-tests")
+        .env("XDG_STATE_HOME", crate::common::test_state_home())
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("OMC_STATE_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"{\"session_id\":").unwrap();
+    // Closed after 10 s: a hook the deadline failed to end then fails the time check, not hangs.
+    std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_secs(10));
+        drop(stdin);
+    });
+    let out = child.wait_with_output().unwrap();
+    let elapsed = started.elapsed();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty(), "{:?}", out.stdout);
+    assert!(elapsed < PROMPT, "took {elapsed:?}");
+    assert_has(
+        &String::from_utf8_lossy(&out.stderr),
+        "internal deadline of",
+    );
+}
+
 #[test]
 fn kill_switches_turn_every_hook_off() {
     let p = Project::new();

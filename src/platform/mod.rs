@@ -8,6 +8,7 @@
 //! A ground-floor module: it uses nothing of the crate.
 
 pub mod ancestry;
+pub mod deadline;
 
 use std::fs::File;
 

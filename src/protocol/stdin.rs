@@ -4,8 +4,8 @@
 //!
 //! Claude Code writes the payload and closes stdin at once. A hook started by hand, or by a
 //! broken client, may get an endless stream (the size cap stops it) or a stdin that never
-//! closes: then the read blocks, and the dispatcher's watchdog ends the process with a no-op
-//! at the hook's deadline. Reading on the main thread keeps the common case to one `read` loop
+//! closes: then the read blocks, and the hook's deadline (`platform::deadline`) ends the
+//! process with a no-op. Reading on the main thread keeps the common case to one `read` loop
 //! and no extra thread.
 
 use std::io::Read;
