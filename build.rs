@@ -11,9 +11,9 @@
 //!    longer loaded (the linker drops it: `--as-needed`); this is what `gcc -static-libgcc` does
 //!    for C programs. The archive is offered to the linker from a directory of its own, so that
 //!    nothing else of the compiler's directory (its `libgcc_s.so`) is found there.
-//! 2. **A static PIE** (`-static-pie`): no dynamic loader and no shared C library at all, and
-//!    still a position-independent executable, so address-space randomisation stays. Rust can
-//!    only ask for this with `-C target-feature=+crt-static`, which Cargo then also applies to
+//! 2. **A static executable** (`-static -no-pie`): no dynamic loader and no shared C library
+//!    at all, loaded where it was linked, so nothing is relocated at start-up. Rust can only ask
+//!    for static linking with `-C target-feature=+crt-static`, which Cargo then also applies to
 //!    the proc-macro crates when the build has no explicit `--target`, and those cannot be built
 //!    that way. So the executable is linked as usual and the linker is pointed, for the `-l`
 //!    names the standard library asks for (`c`, `m`, `rt`, `pthread`, `dl`, `util`, `gcc_s`), at
@@ -23,8 +23,15 @@
 //!    built in, so host names (a webhook's, a collector's) resolve in a static executable
 //!    without loading a module.
 //!
-//! 3. **Packed relative relocations** (`-z pack-relative-relocs`, `DT_RELR`): a static PIE
-//!    relocates itself at start-up, before `main`, in every hook. Its ~10 000 relative
+//!    Not position-independent, by measurement (BENCHMARKS.md, "Issue 44, round 5"): a static
+//!    PIE relocates itself before `main` in every hook, and writing its ~10 000 pointers copies
+//!    each of the ~50 pages that hold them (its `RELRO` segment, ~200 KB): 42 page faults of a
+//!    hook's ~150, 0.28 ms of a 1.9 ms hook on the benchmark's machine. What is given up is
+//!    address-space randomisation of the executable's own code and data (the stack, the heap and
+//!    every mapping stay randomised); HARDENING.md weighs it. `OMC_STATIC_PIE=1` at build time
+//!    links a static PIE instead, with step 3.
+//! 3. **Packed relative relocations** (`-z pack-relative-relocs`, `DT_RELR`), for a static PIE
+//!    only: it relocates itself at start-up, before `main`, in every hook. Its ~10 000 relative
 //!    relocations as `RELA` entries are 24 bytes each (a quarter of a megabyte to page in and
 //!    walk); packed as `RELR` bitmaps they are a few kilobytes. glibc 2.36 and later applies
 //!    them in a static PIE's self-relocation; both linkers (GNU ld 2.38+, lld 15+) write them.
@@ -55,12 +62,13 @@ fn main() {
     println!("cargo::rustc-env=OMC_BUILD_LINKAGE={}", link());
 }
 
-/// Steps 1 and 2; the linkage of the executable: `static-pie`, `dynamic`, or `default` where
-/// this script leaves it to the toolchain (other targets than Linux with glibc).
+/// Steps 1 to 3; the linkage of the executable: `static`, `static-pie`, `dynamic`, or `default`
+/// where this script leaves it to the toolchain (other targets than Linux with glibc).
 fn link() -> &'static str {
     println!("cargo::rustc-check-cfg=cfg(static_libgcc)");
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rerun-if-env-changed=OMC_DYNAMIC_LINK");
+    println!("cargo::rerun-if-env-changed=OMC_STATIC_PIE");
     println!("cargo::rerun-if-env-changed=CC");
     println!("cargo::rerun-if-env-changed=TARGET_CC");
     let var = |k: &str| std::env::var(k).unwrap_or_default();
@@ -97,17 +105,34 @@ fn link() -> &'static str {
         return "dynamic";
     }
     let scripts = out.join("static-libs");
-    match stand_ins(&cc, &scripts).and_then(|()| probe(&cc, &out, &eh_dir, &scripts, &[])) {
+    let pie = !var("OMC_STATIC_PIE").is_empty();
+    let (linkage, flags): (&str, &[&str]) = if pie {
+        ("static-pie", &["-static-pie"])
+    } else {
+        ("static", &["-static", "-no-pie"])
+    };
+    match stand_ins(&cc, &scripts).and_then(|()| probe(&cc, &out, &eh_dir, &scripts, flags)) {
         Ok(()) => {
-            println!("cargo::rustc-link-arg-bins=-static-pie");
+            for flag in flags {
+                println!("cargo::rustc-link-arg-bins={flag}");
+            }
             println!("cargo::rustc-link-arg-bins=-L{}", scripts.display());
             // Step 3, where the linkers and the C library's start-up code support it.
-            if probe(&cc, &out, &eh_dir, &scripts, &[PACKED_RELOCS]).is_ok() {
+            if pie
+                && probe(
+                    &cc,
+                    &out,
+                    &eh_dir,
+                    &scripts,
+                    &[flags, &[PACKED_RELOCS]].concat(),
+                )
+                .is_ok()
+            {
                 println!("cargo::rustc-link-arg-bins={PACKED_RELOCS}");
                 // For the test that checks it (tests/cli.rs).
                 println!("cargo::rustc-env=OMC_BUILD_RELR=1");
             }
-            "static-pie"
+            linkage
         }
         Err(why) => {
             println!("cargo::warning=omc-hooks stays dynamically linked: {why}");
@@ -157,8 +182,8 @@ fn stand_ins(cc: &str, dir: &Path) -> Result<(), String> {
 /// Step 3's linker flag: relative relocations packed (`DT_RELR`).
 const PACKED_RELOCS: &str = "-Wl,-z,pack-relative-relocs";
 
-/// Links a small C program the way rustc links the executable, `-static-pie`, the stand-ins
-/// and `extra` included, and runs it: with the system linker and with Rust's `rust-lld` when
+/// Links a small C program the way rustc links the executable, with `flags` (the linkage, and
+/// step 3's when asked) and the stand-ins, and runs it: with the system linker and with Rust's `rust-lld` when
 /// it has one (rustc links with it by default on this target). The program reads a pointer
 /// from a table, so a relocation the start-up code did not apply fails the run.
 fn probe(
@@ -166,7 +191,7 @@ fn probe(
     out: &Path,
     eh_dir: &Path,
     scripts: &Path,
-    extra: &[&str],
+    flags: &[&str],
 ) -> Result<(), String> {
     let src = out.join("static-probe.c");
     std::fs::write(
@@ -180,12 +205,12 @@ fn probe(
         let flags = vec![format!("-B{}", gcc_ld.display()), "-fuse-ld=lld".into()];
         linkers.push(("rust-lld", flags));
     }
-    for (i, (linker, flags)) in linkers.iter().enumerate() {
+    for (i, (linker, use_linker)) in linkers.iter().enumerate() {
         let exe = out.join(format!("static-probe-{i}"));
         let linked = Command::new(cc)
-            .args(["-static-pie", "-nodefaultlibs"])
             .args(flags)
-            .args(extra)
+            .arg("-nodefaultlibs")
+            .args(use_linker)
             .arg(&src)
             .args([
                 "-Wl,--as-needed",

@@ -712,8 +712,9 @@ fn help_into_a_closed_pipe_does_not_panic() {
     );
 }
 
-/// The executable is linked the way build.rs says it linked it: a static PIE (no program
-/// interpreter, still position-independent) where the build could make one, else dynamic.
+/// The executable is linked the way build.rs says it linked it: static (no program
+/// interpreter, not position-independent: nothing to relocate at start-up) where the build
+/// could, or a static PIE when asked (`OMC_STATIC_PIE=1`), else dynamic.
 #[cfg(target_os = "linux")]
 #[test]
 fn the_executable_is_linked_as_the_build_says() {
@@ -730,6 +731,7 @@ fn the_executable_is_linked_as_the_build_says() {
         u32::from_le_bytes(elf[at..at + 4].try_into().unwrap()) == PT_INTERP
     });
     match env!("OMC_BUILD_LINKAGE") {
+        "static" => assert!(!pie && !interpreter, "pie {pie}, interpreter {interpreter}"),
         "static-pie" => assert!(pie && !interpreter, "pie {pie}, interpreter {interpreter}"),
         "dynamic" => assert!(interpreter, "a dynamic executable names its interpreter"),
         other => assert_eq!(other, "default"),
