@@ -318,7 +318,7 @@ fn closing_quote(s: &[u8], escaped: &mut bool) -> Option<usize> {
         (run % 2 == 1) != (run == i && escaped)
     };
     let mut from = 0;
-    while let Some(p) = memchr::memchr(b'"', &s[from..]) {
+    while let Some(p) = find_quote(&s[from..]) {
         let q = from + p;
         if !odd_run_before(q, *escaped) {
             return Some(q);
@@ -327,6 +327,31 @@ fn closing_quote(s: &[u8], escaped: &mut bool) -> Option<usize> {
     }
     *escaped = odd_run_before(s.len(), *escaped);
     None
+}
+
+/// The first `"` in `h`: a word at a time over its first 4 KiB, where nearly every string of a
+/// payload ends, and `memchr` (a vector at a time) after. `memchr`'s first call asks the CPU
+/// what it has, a dozen `cpuid`s: ~40 µs in a virtual machine, where each traps, a fortieth of
+/// a hook (BENCHMARKS.md, "Issue 44, round 5"), spent only for a string that long.
+fn find_quote(h: &[u8]) -> Option<usize> {
+    const NEAR: usize = 4096;
+    let near = &h[..h.len().min(NEAR)];
+    let mut words = near.chunks_exact(8);
+    for (i, w) in words.by_ref().enumerate() {
+        // The zero bytes of `x` mark the quotes; the lowest bit of `zero` is exact.
+        let x = u64::from_le_bytes(w.try_into().unwrap_or_default()) ^ u64::from_le_bytes([b'"'; 8]);
+        let zero = x.wrapping_sub(0x0101_0101_0101_0101) & !x & 0x8080_8080_8080_8080;
+        if zero != 0 {
+            return Some(i * 8 + (zero.trailing_zeros() / 8) as usize);
+        }
+    }
+    let done = near.len() - words.remainder().len();
+    if let Some(i) = words.remainder().iter().position(|&b| b == b'"') {
+        return Some(done + i);
+    }
+    (h.len() > NEAR)
+        .then(|| memchr::memchr(b'"', &h[NEAR..]).map(|i| i + NEAR))
+        .flatten()
 }
 
 /// Where to cut the contents `s` of a long string: the end of the head and the start of the
@@ -651,6 +676,24 @@ mod tests {
 
     /// The closing quote after every run of backslashes (none to five) wherever the text is
     /// split, the part before it carrying whether the next byte is escaped.
+    #[test]
+    fn the_first_quote_is_found_wherever_it_lies() {
+        // Every place around the word boundaries and around the 4 KiB switch to memchr, and
+        // none at all; bytes with the high bit set and next to the quote's value too.
+        for len in [0, 1, 7, 8, 9, 15, 16, 17, 4095, 4096, 4097, 4103, 9000] {
+            let base: Vec<u8> = (0..len).map(|i| [b'a', b'!', b'#', 0xe2, b'\\'][i % 5]).collect();
+            assert_eq!(find_quote(&base), None, "len {len}");
+            for at in (0..len).filter(|a| *a < 20 || a.abs_diff(4096) < 20 || *a + 20 > len) {
+                let mut h = base.clone();
+                h[at] = b'"';
+                if at + 3 < len {
+                    h[at + 3] = b'"';
+                }
+                assert_eq!(find_quote(&h), Some(at), "len {len}, at {at}");
+            }
+        }
+    }
+
     #[test]
     fn the_closing_quote_is_found_after_any_run_of_backslashes_split_anywhere() {
         for run in 0..6 {
