@@ -60,6 +60,62 @@ const STAND_INS: &[(&str, &[&str])] = &[
 fn main() {
     // How the executable ends up linked, for the test that checks it (tests/cli.rs).
     println!("cargo::rustc-env=OMC_BUILD_LINKAGE={}", link());
+    order_hot_functions();
+}
+
+/// Step 4: the functions the hooks run, laid out together (`link/hot-functions.txt`, written by
+/// `benches/hot_functions.py`). A hook maps the executable's code a 64 KiB window at a time
+/// around each page it first runs, and each page mapped costs; left where the compiler put
+/// them, one event's functions lie in ~60 windows of the 6 MB of code. Passed to the linker as
+/// `--symbol-ordering-file`, which only LLD knows: only when the build links with Rust's own
+/// `rust-lld` (rustc's default for x86_64 Linux with glibc) and nothing overrides the linker,
+/// and only when a probe linked with the file through `rust-lld` runs.
+fn order_hot_functions() {
+    let list = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default())
+        .join("link/hot-functions.txt");
+    println!("cargo::rerun-if-changed={}", list.display());
+    println!("cargo::rerun-if-env-changed=RUSTFLAGS");
+    println!("cargo::rerun-if-env-changed=CARGO_ENCODED_RUSTFLAGS");
+    let var = |k: &str| std::env::var(k).unwrap_or_default();
+    let target = var("TARGET");
+    let linker_var = format!(
+        "CARGO_TARGET_{}_LINKER",
+        target.to_uppercase().replace('-', "_")
+    );
+    println!("cargo::rerun-if-env-changed={linker_var}");
+    let flags = var("CARGO_ENCODED_RUSTFLAGS");
+    let overridden = !var(&linker_var).is_empty()
+        || ["linker", "link-self-contained"]
+            .iter()
+            .any(|f| flags.contains(f));
+    if target != "x86_64-unknown-linux-gnu" || overridden || !list.is_file() {
+        return;
+    }
+    let Some(gcc_ld) = rust_lld_dir() else {
+        return;
+    };
+    let cc = var("CC");
+    let cc = if cc.is_empty() { "cc".to_string() } else { cc };
+    let out = PathBuf::from(var("OUT_DIR"));
+    let src = out.join("order-probe.c");
+    let exe = out.join("order-probe");
+    let ordering = format!("-Wl,--symbol-ordering-file={}", list.display());
+    let ran = std::fs::write(&src, "int main(void) { return 0; }\n").is_ok()
+        && Command::new(&cc)
+            .arg(format!("-B{}", gcc_ld.display()))
+            .args(["-fuse-ld=lld", &ordering, "-Wl,--no-warn-symbol-ordering"])
+            .arg(&src)
+            .arg("-o")
+            .arg(&exe)
+            .status()
+            .is_ok_and(|s| s.success())
+        && Command::new(&exe).status().is_ok_and(|s| s.success());
+    if ran {
+        println!("cargo::rustc-link-arg-bins={ordering}");
+        println!("cargo::rustc-link-arg-bins=-Wl,--no-warn-symbol-ordering");
+        // For the test that checks the list is still current (tests/cli.rs).
+        println!("cargo::rustc-env=OMC_BUILD_ORDERED=1");
+    }
 }
 
 /// Steps 1 to 3; the linkage of the executable: `static`, `static-pie`, `dynamic`, or `default`

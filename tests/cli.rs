@@ -712,6 +712,51 @@ fn help_into_a_closed_pipe_does_not_panic() {
     );
 }
 
+/// Where build.rs laid the hooks' functions out together (`link/hot-functions.txt`), the list
+/// still names the executable's functions: a list gone stale (functions renamed, a new
+/// toolchain's symbol hashes) costs every hook its speed silently, so it fails here instead.
+/// `python3 benches/hot_functions.py` writes it anew.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_hot_function_list_names_the_executables_functions() {
+    if option_env!("OMC_BUILD_ORDERED") != Some("1") {
+        return; // not linked with the list (another linker, another target): nothing to check
+    }
+    let list = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/link/hot-functions.txt"
+    ))
+    .unwrap();
+    let nm = std::process::Command::new("nm")
+        .arg(BIN)
+        .output()
+        .expect("nm (binutils)");
+    assert!(
+        nm.status.success(),
+        "nm {BIN}: {}",
+        String::from_utf8_lossy(&nm.stderr)
+    );
+    let symbols: std::collections::HashSet<&str> = std::str::from_utf8(&nm.stdout)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(2))
+        .collect();
+    let listed: std::collections::HashSet<&str> = list.lines().collect();
+    // The list holds the names of two builds (the release and the bench profiles: the same
+    // code, other symbol hashes), so this executable has only some of them; the functions
+    // every hook runs must be among those it has.
+    let every_hook_runs = ["9omc_hooks8dispatch8run_hook17h", "9omc_hooks3cli3run17h"];
+    for part in every_hook_runs {
+        let ours: Vec<&&str> = symbols.iter().filter(|s| s.contains(part)).collect();
+        assert!(!ours.is_empty(), "no symbol of {part} in {BIN}");
+        assert!(
+            ours.iter().all(|s| listed.contains(**s)),
+            "{ours:?} are not in link/hot-functions.txt: the list is stale; run \
+             `python3 benches/hot_functions.py`"
+        );
+    }
+}
+
 /// The executable is linked the way build.rs says it linked it: static (no program
 /// interpreter, not position-independent: nothing to relocate at start-up) where the build
 /// could, or a static PIE when asked (`OMC_STATIC_PIE=1`), else dynamic.
