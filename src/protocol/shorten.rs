@@ -339,7 +339,8 @@ fn find_quote(h: &[u8]) -> Option<usize> {
     let mut words = near.chunks_exact(8);
     for (i, w) in words.by_ref().enumerate() {
         // The zero bytes of `x` mark the quotes; the lowest bit of `zero` is exact.
-        let x = u64::from_le_bytes(w.try_into().unwrap_or_default()) ^ u64::from_le_bytes([b'"'; 8]);
+        let x =
+            u64::from_le_bytes(w.try_into().unwrap_or_default()) ^ u64::from_le_bytes([b'"'; 8]);
         let zero = x.wrapping_sub(0x0101_0101_0101_0101) & !x & 0x8080_8080_8080_8080;
         if zero != 0 {
             return Some(i * 8 + (zero.trailing_zeros() / 8) as usize);
@@ -681,7 +682,9 @@ mod tests {
         // Every place around the word boundaries and around the 4 KiB switch to memchr, and
         // none at all; bytes with the high bit set and next to the quote's value too.
         for len in [0, 1, 7, 8, 9, 15, 16, 17, 4095, 4096, 4097, 4103, 9000] {
-            let base: Vec<u8> = (0..len).map(|i| [b'a', b'!', b'#', 0xe2, b'\\'][i % 5]).collect();
+            let base: Vec<u8> = (0..len)
+                .map(|i| [b'a', b'!', b'#', 0xe2, b'\\'][i % 5])
+                .collect();
             assert_eq!(find_quote(&base), None, "len {len}");
             for at in (0..len).filter(|a| *a < 20 || a.abs_diff(4096) < 20 || *a + 20 > len) {
                 let mut h = base.clone();
