@@ -133,9 +133,14 @@ pub fn with_entry(text: &str, now_ms: i64, body: &str) -> String {
             }
         };
     };
+    // Built in one string: the notepad is kept to 30 entries (~20 KB), and each copy of it
+    // is fresh memory a hook pays for page by page.
+    let mut out = String::with_capacity(text.len() + entry.len() + 8);
+    out.push_str(&text[..wm.body.start]);
     let old = &text[wm.body.clone()];
-    let new = rewrite_working_memory(old, &entry, now_ms, wm.body.end < text.len());
-    format!("{}{new}{}", &text[..wm.body.start], &text[wm.body.end..])
+    rewrite_working_memory(old, &entry, now_ms, wm.body.end < text.len(), &mut out);
+    out.push_str(&text[wm.body.end..]);
+    out
 }
 
 /// Where a section's heading line starts.
@@ -146,18 +151,26 @@ fn heading_start(text: &str, s: &Section) -> usize {
         .map_or(0, |i| i + 1)
 }
 
-fn rewrite_working_memory(body: &str, entry: &str, now_ms: i64, more_follows: bool) -> String {
+/// Appends to `out` the Working Memory section's new body: its entries with `entry` added,
+/// pruned.
+fn rewrite_working_memory(
+    body: &str,
+    entry: &str,
+    now_ms: i64,
+    more_follows: bool,
+    out: &mut String,
+) {
     let hs = headings(body, 3);
     let preamble = hs.first().map_or(body, |h| &body[..h.0]).trim();
-    let mut entries: Vec<(Option<i64>, String)> = hs
+    let mut entries: Vec<(Option<i64>, &str)> = hs
         .iter()
         .enumerate()
         .map(|(i, (start, _, name))| {
             let end = hs.get(i + 1).map_or(body.len(), |h| h.0);
-            (entry_date(name), body[*start..end].trim_end().to_string())
+            (entry_date(name), body[*start..end].trim_end())
         })
         .collect();
-    entries.push((Some(now_ms), entry.to_string()));
+    entries.push((Some(now_ms), entry));
     // Prune: dated entries older than KEEP_DAYS, then the oldest dated beyond KEEP_ENTRIES.
     entries.retain(|(d, _)| d.is_none_or(|d| now_ms - d <= KEEP_DAYS * DAY_MS));
     let mut dated = entries.iter().filter(|(d, _)| d.is_some()).count();
@@ -168,13 +181,18 @@ fn rewrite_working_memory(body: &str, entry: &str, now_ms: i64, more_follows: bo
         }
         true
     });
-    let mut parts: Vec<String> = Vec::new();
-    if !preamble.is_empty() {
-        parts.push(preamble.to_string());
+    let parts = (!preamble.is_empty())
+        .then_some(preamble)
+        .into_iter()
+        .chain(entries.into_iter().map(|(_, t)| t));
+    out.push('\n');
+    for (i, part) in parts.enumerate() {
+        if i > 0 {
+            out.push_str("\n\n");
+        }
+        out.push_str(part);
     }
-    parts.extend(entries.into_iter().map(|(_, t)| t));
-    let tail = if more_follows { "\n\n" } else { "\n" };
-    format!("\n{}{tail}", parts.join("\n\n"))
+    out.push_str(if more_follows { "\n\n" } else { "\n" });
 }
 
 fn file() -> Option<StateFile> {
