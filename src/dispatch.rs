@@ -138,7 +138,11 @@ fn trace_line(hook: Hook, seen: &Traced, outcome: &str) -> String {
 
 /// Reads, decodes and decides. Returns the encoded answer, or `None` for a no-op.
 fn handle(hook: Hook, env: &Env, seen: &mut Traced, started: Instant) -> Option<serde_json::Value> {
-    let bytes = match stdin::read_capped(std::io::stdin().lock(), stdin::MAX_PAYLOAD_BYTES) {
+    let bytes = match stdin::read_capped(
+        std::io::stdin().lock(),
+        stdin::MAX_PAYLOAD_BYTES,
+        crate::platform::widen_stdin_pipe,
+    ) {
         Payload::Complete(b) => b,
         Payload::TooLarge => {
             crate::diag!(

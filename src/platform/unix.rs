@@ -287,3 +287,13 @@ pub const USER_NAME_VARS: &[&str] = &["USER", "LOGNAME"];
 pub fn user_id() -> Option<String> {
     Some(format!("uid {}", rustix::process::getuid().as_raw()))
 }
+
+/// Widens the pipe on stdin to 1 MiB (Linux's limit for a process without privileges; other
+/// systems and a stdin that is not a pipe: nothing). Called when a large payload is coming:
+/// a writer blocked on the default 64 KiB pipe hands 8 MiB over in 128 turns between the two
+/// processes, each a wake-up on both sides; on a 1 MiB pipe in 8, and the writer no longer
+/// waits for each 64 KiB read. Failure changes nothing but speed.
+pub fn widen_stdin_pipe() {
+    #[cfg(target_os = "linux")]
+    let _ = rustix::pipe::fcntl_setpipe_size(std::io::stdin(), 1 << 20);
+}

@@ -36,8 +36,11 @@ const FIRST: usize = 8 * 1024;
 
 /// Reads `reader` to EOF, stopping as soon as more than `max` bytes have arrived; what it
 /// gives is the payload with a result's huge strings shortened (`shorten` of it is itself,
-/// and for a JSON payload it is `shorten` of the payload as it came).
-pub fn read_capped<R: Read>(mut reader: R, max: usize) -> Payload {
+/// and for a JSON payload it is `shorten` of the payload as it came). `large` is called once,
+/// when the first read fills its buffer: a payload larger than most is coming (the hook widens
+/// its stdin pipe then, `platform::widen_stdin_pipe`).
+pub fn read_capped<R: Read>(mut reader: R, max: usize, large: impl FnOnce()) -> Payload {
+    let mut large = Some(large);
     let mut buf = vec![0u8; FIRST];
     let mut stream = Streaming::default();
     let mut total = 0usize;
@@ -52,6 +55,9 @@ pub fn read_capped<R: Read>(mut reader: R, max: usize) -> Payload {
                 stream.feed(&buf[..n]);
                 if n == buf.len() && buf.len() < CHUNK {
                     buf.resize(CHUNK, 0);
+                    if let Some(f) = large.take() {
+                        f();
+                    }
                 }
             }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
@@ -74,18 +80,18 @@ mod tests {
 
     #[test]
     fn reads_to_eof() {
-        let p = read_capped(&b"{\"a\":1}"[..], 100);
+        let p = read_capped(&b"{\"a\":1}"[..], 100, || {});
         assert!(matches!(p, Payload::Complete(d) if d == b"{\"a\":1}"));
     }
 
     #[test]
     fn exactly_the_cap_is_fine_one_more_is_not() {
         assert!(matches!(
-            read_capped(&[b'x'; 10][..], 10),
+            read_capped(&[b'x'; 10][..], 10, || {}),
             Payload::Complete(_)
         ));
         assert!(matches!(
-            read_capped(&[b'x'; 11][..], 10),
+            read_capped(&[b'x'; 11][..], 10, || {}),
             Payload::TooLarge
         ));
     }
@@ -112,11 +118,11 @@ mod tests {
         let want = crate::protocol::shorten::shorten(&raw).into_owned();
         assert!(want.len() < 300 * 1024, "{}", want.len());
         for step in [1000, 65_536, raw.len()] {
-            let got = read_capped(Trickle(&raw, step), MAX_PAYLOAD_BYTES);
+            let got = read_capped(Trickle(&raw, step), MAX_PAYLOAD_BYTES, || {});
             assert!(matches!(got, Payload::Complete(d) if d == want), "{step}");
         }
         assert!(matches!(
-            read_capped(Trickle(&raw, 65_536), raw.len() - 1),
+            read_capped(Trickle(&raw, 65_536), raw.len() - 1, || {}),
             Payload::TooLarge
         ));
     }
@@ -124,7 +130,7 @@ mod tests {
     #[test]
     fn endless_input_hits_the_size_cap() {
         assert!(matches!(
-            read_capped(Endless, 1024 * 1024),
+            read_capped(Endless, 1024 * 1024, || {}),
             Payload::TooLarge
         ));
     }
