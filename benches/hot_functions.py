@@ -21,7 +21,10 @@ It seeds a throw-away project the way benches/latency.rs does (a ralph run, a sk
 edits, a failure; a usage line in the transcript), runs every Claude Code event and a few of
 the other agents' under `valgrind --tool=callgrind`, and lists the functions they executed
 (mangled, as the linker knows them), those used by the most events first. Needs valgrind.
-A stale list only costs speed: a name that no longer exists is skipped by the linker.
+A stale list only costs speed: a name that no longer exists is skipped by the linker. Names
+carry a hash of the crate's build, so re-run this after changing the dependencies or their
+features (Cargo.toml, Cargo.lock) or the toolchain, as well as the hooks' code; `cargo test`
+(tests/cli.rs) fails when the list no longer names the functions every hook runs.
 """
 
 import json

@@ -713,9 +713,11 @@ fn help_into_a_closed_pipe_does_not_panic() {
 }
 
 /// Where build.rs laid the hooks' functions out together (`link/hot-functions.txt`), the list
-/// still names the executable's functions: a list gone stale (functions renamed, a new
-/// toolchain's symbol hashes) costs every hook its speed silently, so it fails here instead.
-/// `python3 benches/hot_functions.py` writes it anew.
+/// still names the executable's functions: a list gone stale costs every hook its speed
+/// silently, so it fails here instead. Symbol names carry a hash of the crate's build, which
+/// changes with a new toolchain and with any change of the dependencies or their features
+/// (Cargo.toml, Cargo.lock), besides renamed functions. `python3 benches/hot_functions.py`
+/// writes the list anew.
 #[cfg(target_os = "linux")]
 #[test]
 fn the_hot_function_list_names_the_executables_functions() {
