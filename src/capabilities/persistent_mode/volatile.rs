@@ -21,6 +21,9 @@ pub struct Shape {
     /// The bytes it can start with: `find` is tried only at these (a unit test holds every
     /// row to it), so most bytes of a long output are passed over with one look-up.
     first: &'static str,
+    /// Those of its first bytes it can start with right after an ASCII letter or digit (most
+    /// rows need a word's start): inside a word or a number, only these are tried.
+    inside: &'static str,
     /// At byte `i` of `text` (an ASCII byte): where the shape starting there ends, and what
     /// replaces it.
     find: fn(text: &str, i: usize) -> Option<(usize, String)>,
@@ -36,6 +39,7 @@ pub const SHAPES: &[Shape] = &[
         example: "FileNotFoundError: /tmp/pytest-of-ann/pytest-12/test_load0/data.json: missing",
         masked: "FileNotFoundError: <tmp>: missing",
         first: "/",
+        inside: "",
         find: temp_path,
     },
     Shape {
@@ -43,6 +47,7 @@ pub const SHAPES: &[Shape] = &[
         example: "in build/pytest-of-ann/pytest-7/test_a0",
         masked: "in build/pytest-of-#/pytest-#/test_a0",
         first: "p",
+        inside: "",
         find: pytest_dir,
     },
     Shape {
@@ -50,6 +55,7 @@ pub const SHAPES: &[Shape] = &[
         example: "wrote tmp.Xk2Hd8Qa1z and tmpk3j_2xq1",
         masked: "wrote tmp.# and tmp#",
         first: "t",
+        inside: "",
         find: temp_name,
     },
     Shape {
@@ -57,6 +63,7 @@ pub const SHAPES: &[Shape] = &[
         example: "job 3f2b8c1e-9d4a-4e6b-8f0a-1c2d3e4f5a6b failed",
         masked: "job <uuid> failed",
         first: HEX,
+        inside: "",
         find: uuid,
     },
     Shape {
@@ -64,6 +71,7 @@ pub const SHAPES: &[Shape] = &[
         example: "request_id=a81bc23f9e, req_011CTx9Lm2",
         masked: "request_id=#, req_#",
         first: "rR",
+        inside: "",
         find: request_id,
     },
     Shape {
@@ -71,6 +79,7 @@ pub const SHAPES: &[Shape] = &[
         example: "listening on 127.0.0.1:54321 and localhost:3000",
         masked: "listening on 127.0.0.1:# and localhost:#",
         first: "lL10[",
+        inside: "[",
         find: local_port,
     },
     Shape {
@@ -78,6 +87,7 @@ pub const SHAPES: &[Shape] = &[
         example: "(node:12345) Warning; worker pid 4242 exited; sshd[901]: up",
         masked: "(node:#) Warning; worker pid # exited; sshd[#]: up",
         first: "([pP",
+        inside: "([",
         find: pid,
     },
     Shape {
@@ -85,6 +95,7 @@ pub const SHAPES: &[Shape] = &[
         example: "<app.Foo object at 0x7f3a2c1b9d30>",
         masked: "<app.Foo object at 0x#>",
         first: "0",
+        inside: "",
         find: hex_address,
     },
     Shape {
@@ -92,6 +103,7 @@ pub const SHAPES: &[Shape] = &[
         example: "Using --randomly-seed=3141592; Randomized with seed 4711",
         masked: "Using --randomly-seed=#; Randomized with seed #",
         first: "sS",
+        inside: "sS",
         find: seed,
     },
     Shape {
@@ -99,25 +111,45 @@ pub const SHAPES: &[Shape] = &[
         example: "1 failed in 0.53s at 12:04:55 (2026-12-06T20:01:02Z, took 120 ms)",
         masked: "1 failed in # at # (#Z, took #)",
         first: DIGITS,
+        inside: "",
         find: time_number,
     },
 ];
 
-/// For each ASCII byte, the rows of [`SHAPES`] that can start with it (bit `k`: row `k`).
-const STARTS: [u16; 128] = {
-    let mut table = [0u16; 128];
+/// For each byte after a byte that is not an ASCII letter or digit (`ROWS[c]`) and after one
+/// that is (`ROWS[256 + c]`), the rows of [`SHAPES`] that can start with it (bit `k`: row `k`),
+/// from each row's `first` and `inside`; bit 15 says whether the byte itself is an ASCII letter
+/// or digit, which picks the half for the next byte. Non-ASCII bytes start no row.
+const ROWS: [u16; 512] = {
+    let mut table = [0u16; 512];
     let mut row = 0;
     while row < SHAPES.len() {
-        let first = SHAPES[row].first.as_bytes();
+        let (first, inside) = (SHAPES[row].first.as_bytes(), SHAPES[row].inside.as_bytes());
         let mut k = 0;
         while k < first.len() {
             table[first[k] as usize] |= 1 << row;
             k += 1;
         }
+        k = 0;
+        while k < inside.len() {
+            table[256 + inside[k] as usize] |= 1 << row;
+            k += 1;
+        }
         row += 1;
+    }
+    let mut c = 0;
+    while c < 256 {
+        if (c as u8).is_ascii_alphanumeric() {
+            table[c] |= ALNUM;
+            table[256 + c] |= ALNUM;
+        }
+        c += 1;
     }
     table
 };
+
+/// Bit 15 of a [`ROWS`] entry: the byte is an ASCII letter or digit.
+const ALNUM: u16 = 1 << 15;
 
 /// `text` with every volatile shape masked.
 pub fn mask(text: &str) -> String {
@@ -125,28 +157,40 @@ pub fn mask(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut copied = 0;
     let mut i = 0;
+    // 256 when the byte before `i` is an ASCII letter or digit: the half of ROWS to look in.
+    let mut half = 0;
     while i < b.len() {
-        let rows = if b[i].is_ascii() {
-            STARTS[b[i] as usize]
-        } else {
-            0
-        };
+        let entry = ROWS[half + b[i] as usize];
+        let mut rows = entry & !ALNUM;
         if rows == 0 {
+            // Most bytes: no row starts here.
+            half = usize::from(entry >> 15) << 8;
             i += 1;
             continue;
         }
-        let may_start = SHAPES
-            .iter()
-            .enumerate()
-            .filter(|(k, _)| rows >> k & 1 == 1);
-        match may_start.map(|(_, s)| s).find_map(|s| (s.find)(text, i)) {
+        // The rows that may start here, in order; the first that matches wins.
+        let mut found = None;
+        while rows != 0 && found.is_none() {
+            let k = rows.trailing_zeros() as usize;
+            rows &= rows - 1;
+            found = (SHAPES[k].find)(text, i);
+        }
+        match found {
             Some((end, with)) if end > i => {
                 out.push_str(&text[copied..i]);
                 out.push_str(&with);
                 copied = end;
                 i = end;
+                half = if b[end - 1].is_ascii_alphanumeric() {
+                    256
+                } else {
+                    0
+                };
             }
-            _ => i += 1,
+            _ => {
+                i += 1;
+                half = usize::from(entry >> 15) << 8;
+            }
         }
     }
     out.push_str(&text[copied..]);
@@ -172,6 +216,13 @@ fn digits(text: &str, i: usize) -> usize {
     run(text, i, |c| c.is_ascii_digit())
 }
 
+/// `prefix` at byte `i` (compared as bytes: no character boundary to check, and a short
+/// constant prefix is compared in place).
+#[inline(always)]
+fn has(text: &str, i: usize, prefix: &str) -> bool {
+    text.as_bytes()[i..].starts_with(prefix.as_bytes())
+}
+
 /// Case-insensitive prefix at `i`.
 fn at(text: &str, i: usize, prefix: &str) -> bool {
     text.as_bytes()
@@ -193,7 +244,7 @@ fn temp_path(text: &str, i: usize) -> Option<(usize, String)> {
     if b[i] != b'/' || (i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'/')) {
         return None;
     }
-    let root = TEMP_ROOTS.iter().find(|r| text[i..].starts_with(**r))?;
+    let root = TEMP_ROOTS.iter().find(|r| has(text, i, r))?;
     let end = run(text, i + root.len(), |c| {
         !c.is_ascii_whitespace() && !b"'\"`,;:)]}>".contains(&c)
     });
@@ -201,7 +252,7 @@ fn temp_path(text: &str, i: usize) -> Option<(usize, String)> {
 }
 
 fn pytest_dir(text: &str, i: usize) -> Option<(usize, String)> {
-    if !text[i..].starts_with("pytest-of-") || !boundary(text, i) {
+    if !has(text, i, "pytest-of-") || !boundary(text, i) {
         return None;
     }
     // `/` or, on Windows, `\` between the two.
@@ -218,7 +269,7 @@ fn pytest_dir(text: &str, i: usize) -> Option<(usize, String)> {
 }
 
 fn temp_name(text: &str, i: usize) -> Option<(usize, String)> {
-    if !text[i..].starts_with("tmp") || !boundary(text, i) {
+    if !has(text, i, "tmp") || !boundary(text, i) {
         return None;
     }
     let b = text.as_bytes();
@@ -268,7 +319,7 @@ fn request_id(text: &str, i: usize) -> Option<(usize, String)> {
         return None;
     }
     let b = text.as_bytes();
-    if text[i..].starts_with("req_") {
+    if has(text, i, "req_") {
         let end = run(text, i + 4, |c| c.is_ascii_alphanumeric());
         return (end - (i + 4) >= 8).then(|| (end, "req_#".into()));
     }
@@ -294,9 +345,10 @@ fn local_port(text: &str, i: usize) -> Option<(usize, String)> {
     if !boundary(text, i) && text.as_bytes()[i] != b'[' {
         return None;
     }
+    let c = text.as_bytes()[i].to_ascii_lowercase();
     let host = ["localhost:", "127.0.0.1:", "0.0.0.0:", "[::1]:", "[::]:"]
         .into_iter()
-        .find(|h| at(text, i, h))?;
+        .find(|h| h.as_bytes()[0] == c && at(text, i, h))?;
     let start = i + host.len();
     let end = digits(text, start);
     (end > start && !word_continues(text.as_bytes(), end))
@@ -335,7 +387,7 @@ fn pid(text: &str, i: usize) -> Option<(usize, String)> {
 }
 
 fn hex_address(text: &str, i: usize) -> Option<(usize, String)> {
-    if !text[i..].starts_with("0x") || !boundary(text, i) {
+    if !has(text, i, "0x") || !boundary(text, i) {
         return None;
     }
     let end = run(text, i + 2, |c| c.is_ascii_hexdigit());
@@ -345,7 +397,7 @@ fn hex_address(text: &str, i: usize) -> Option<(usize, String)> {
 fn seed(text: &str, i: usize) -> Option<(usize, String)> {
     // `seed` as a word or a word's last part (`randomly-seed`, `random_seed`, `Seed`).
     let b = text.as_bytes();
-    if !at(text, i, "seed") || (i > 0 && b[i - 1].is_ascii_alphabetic()) {
+    if (i > 0 && b[i - 1].is_ascii_alphabetic()) || !at(text, i, "seed") {
         return None;
     }
     let sep = run(text, i + 4, |c| matches!(c, b' ' | b':' | b'=' | b'('));
@@ -354,11 +406,16 @@ fn seed(text: &str, i: usize) -> Option<(usize, String)> {
         .then(|| (end, format!("{}#", &text[i..sep])))
 }
 
+/// The time units [`time_number`] knows, longest first where one starts another.
+const UNITS: &[&str] = &[
+    "ms", "µs", "us", "ns", "seconds", "second", "secs", "sec", "s", "minutes", "min", "m",
+];
+
+/// The first bytes of [`UNITS`] (`µ` starts with 0xC2; a unit test holds the two together).
+const UNIT_FIRST: &[u8] = b"mun\xc2s";
+
 /// A number with a time unit (`0.53s`, `12 ms`), a clock time (`12:04:55`), an ISO date-time.
 fn time_number(text: &str, i: usize) -> Option<(usize, String)> {
-    const UNITS: &[&str] = &[
-        "ms", "µs", "us", "ns", "seconds", "second", "secs", "sec", "s", "minutes", "min", "m",
-    ];
     let b = text.as_bytes();
     if !b[i].is_ascii_digit() || !boundary(text, i) {
         return None;
@@ -377,6 +434,15 @@ fn time_number(text: &str, i: usize) -> Option<(usize, String)> {
         return Some((j, "#".into()));
     }
     let after = text[j..].trim_start_matches(' ');
+    // Most numbers have no unit: one look at the byte after them.
+    if !after
+        .as_bytes()
+        .first()
+        .is_some_and(|c| UNIT_FIRST.contains(c))
+        || !token.bytes().all(|c| c.is_ascii_digit() || c == b'.')
+    {
+        return None;
+    }
     let unit = UNITS.iter().find(|u| {
         after.starts_with(**u)
             && after[u.len()..]
@@ -384,25 +450,33 @@ fn time_number(text: &str, i: usize) -> Option<(usize, String)> {
                 .next()
                 .is_none_or(|c| !c.is_alphanumeric())
     })?;
-    token
-        .bytes()
-        .all(|c| c.is_ascii_digit() || c == b'.')
-        .then(|| (text.len() - after.len() + unit.len(), "#".into()))
+    Some((text.len() - after.len() + unit.len(), "#".into()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Every row matches only at the bytes its `first` names: tried at every place of every
-    /// example and test text of this module, each row finds nothing anywhere else.
+    /// Every row matches only at the bytes its `first` names, and right after a letter or
+    /// digit only at those its `inside` names: tried at every place of every example and test
+    /// text of this module (and of shapes run into words), each row finds nothing anywhere
+    /// else.
     #[test]
     fn every_row_starts_only_with_its_first_bytes() {
         let source = include_str!("volatile.rs");
         let mut texts: Vec<&str> = SHAPES.iter().map(|s| s.example).collect();
         texts.extend(source.lines());
         texts.push(source);
-        assert!(SHAPES.len() <= 16, "STARTS holds a row a bit");
+        let run_in: Vec<String> = SHAPES
+            .iter()
+            .flat_map(|s| ["x", "7", "_", "-"].map(|p| format!("{p}{} a{}", s.example, s.example)))
+            .collect();
+        texts.extend(run_in.iter().map(String::as_str));
+        texts.push("at host[::1]:8080, 9seed=42, x(node:12345) and sshd[901]");
+        for s in SHAPES {
+            assert!(s.inside.chars().all(|c| s.first.contains(c)), "{}", s.name);
+        }
+        assert!(SHAPES.len() < 16, "ROWS holds a row a bit, and ALNUM");
         for text in texts {
             for (i, c) in text.char_indices().filter(|(_, c)| c.is_ascii()) {
                 for s in SHAPES {
@@ -413,10 +487,27 @@ mod tests {
                             s.name,
                             s.first
                         );
+                        let after_word = i > 0 && text.as_bytes()[i - 1].is_ascii_alphanumeric();
+                        assert!(
+                            !after_word || s.inside.contains(c),
+                            "{} matched at {c:?} inside a word, not among {:?}: {text}",
+                            s.name,
+                            s.inside
+                        );
                     }
                 }
             }
         }
+    }
+
+    #[test]
+    fn unit_first_holds_the_first_byte_of_every_unit() {
+        let mut first: Vec<u8> = UNITS.iter().map(|u| u.as_bytes()[0]).collect();
+        first.sort_unstable();
+        first.dedup();
+        let mut listed = UNIT_FIRST.to_vec();
+        listed.sort_unstable();
+        assert_eq!(first, listed);
     }
 
     #[test]
