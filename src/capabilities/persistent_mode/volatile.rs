@@ -294,7 +294,8 @@ fn word_continues(b: &[u8], end: usize) -> bool {
 
 fn uuid(text: &str, i: usize) -> Option<(usize, String)> {
     let b = text.as_bytes();
-    if !b[i].is_ascii_hexdigit() || !boundary(text, i) {
+    // Eight hex digits, then a `-`: one look rejects most words.
+    if b.get(i + 8) != Some(&b'-') || !b[i].is_ascii_hexdigit() || !boundary(text, i) {
         return None;
     }
     let mut j = i;
