@@ -408,6 +408,54 @@ mod tests {
     use crate::config::hooks_toml::LOADS;
     use std::collections::HashMap;
 
+    /// Issue 44: SessionStart reads this session's run files once. Un-suspending, ending stale
+    /// runs and restoring share one read (they read them once each before: three times).
+    #[test]
+    fn session_start_reads_the_runs_files_once() {
+        let project = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(project.path().join(".git")).unwrap();
+        let config = tempfile::tempdir().unwrap();
+        let dir = project.path().to_string_lossy().into_owned();
+        let xdg = config.path().to_string_lossy().into_owned();
+        let env = Env::from_lookup(
+            |k| match k {
+                "CLAUDE_PROJECT_DIR" => Some(dir.clone()),
+                "XDG_CONFIG_HOME" => Some(xdg.clone()),
+                "XDG_STATE_HOME" => Some(xdg.clone()),
+                "OMC_NOW_MS" => Some("1796305500000".to_string()),
+                _ => None,
+            },
+            Some(project.path().to_path_buf()),
+            HashMap::new(),
+        );
+        let run = |name: &str, event: &str, extra: serde_json::Value| {
+            let mut v =
+                serde_json::json!({"session_id": "s1", "hook_event_name": event, "cwd": dir});
+            for (k, x) in extra.as_object().unwrap() {
+                v[k] = x.clone();
+            }
+            let input = HookInput::decode(v.to_string().as_bytes()).unwrap();
+            crate::state::READS.with(|r| r.borrow_mut().clear());
+            let answer = decide(crate::hooks::find(name).unwrap(), &env, &input);
+            let reads = crate::state::READS.with(|r| r.borrow().clone());
+            (answer, reads)
+        };
+        run(
+            "user-prompt-submit",
+            "UserPromptSubmit",
+            serde_json::json!({"prompt": "ralph fix the tests"}),
+        );
+        let (answer, reads) = run(
+            "session-start",
+            "SessionStart",
+            serde_json::json!({"source": "resume"}),
+        );
+        let text = answer.context.unwrap_or_default();
+        assert!(text.contains("RALPH LOOP RESTORED"), "{text}");
+        let ralph = reads.iter().filter(|n| *n == "ralph-state.json").count();
+        assert_eq!(ralph, 1, "{reads:?}");
+    }
+
     /// Issue 44: each hook reads the `hooks.toml` files once — the user hooks, export's sinks,
     /// the run notifications and the trust notice share what was read (they read them again
     /// each before: three times on a Stop, twice on every other event).

@@ -180,6 +180,13 @@ pub enum Change<T> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Unreadable;
 
+#[cfg(test)]
+thread_local! {
+    /// The names of the files [`Store::read`] read on this thread, in order (tests of how
+    /// often an event reads a file).
+    pub static READS: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 #[derive(Debug, Clone)]
 pub struct Store {
     root: Root,
@@ -268,6 +275,8 @@ impl Store {
     /// Reads and decodes a file. Missing → `None`. Corrupt (not JSON, or not the expected
     /// shape) → moved aside to `<name>.corrupt-<stamp>` and `None`.
     pub fn read<T: DeserializeOwned>(&self, file: &StateFile) -> Option<T> {
+        #[cfg(test)]
+        READS.with(|r| r.borrow_mut().push(file.name().to_string()));
         let path = self.checked_path(file)?;
         match fs::read_regular(&path) {
             Ok(None) => None,

@@ -489,7 +489,14 @@ fn move_run(
 /// SessionStart: this session is live again, so its runs suspended within the resume bound
 /// are too; older ones stay suspended and are offered (issue 30: a run suspended days ago must
 /// not start blocking again on its own). Returns the modes un-suspended.
-pub fn unsuspend_own(ctx: &Ctx<'_>, store: &Store) -> Vec<String> {
+///
+/// `own` is this session's runs as read once at session start ([`super::mode_states`]); a run
+/// un-suspended here is replaced in it by what was written.
+pub fn unsuspend_own(
+    ctx: &Ctx<'_>,
+    store: &Store,
+    own: &mut [(StateFile, ModeState)],
+) -> Vec<String> {
     let Some(sid) = ctx.scope.session_id() else {
         return Vec::new();
     };
@@ -503,22 +510,25 @@ pub fn unsuspend_own(ctx: &Ctx<'_>, store: &Store) -> Vec<String> {
     };
     let now = crate::time::iso(ctx.now_ms);
     let mut out = Vec::new();
-    for (file, state) in super::mode_states(store, &ctx.scope) {
-        if !recent(&state) {
+    for (file, state) in own.iter_mut() {
+        if !recent(state) {
             continue;
         }
-        let r = store.update(&file, |cur: Option<ModeState>| match cur {
+        let r = store.update(file, |cur: Option<ModeState>| match cur {
             Some(mut s) if recent(&s) => {
                 s.unsuspend(ctx.now_ms);
                 s.last_checked_at = Some(now.clone());
                 s.new_turn();
-                (Change::Write(s), true)
+                (Change::Write(s.clone()), Some(s))
             }
-            _ => (Change::Keep, false),
+            _ => (Change::Keep, None),
         });
         match r {
-            Ok(true) => out.push(state.mode.clone()),
-            Ok(false) => {}
+            Ok(Some(written)) => {
+                out.push(state.mode.clone());
+                *state = written;
+            }
+            Ok(None) => {}
             Err(e) => crate::diag!("session-start: cannot resume {}: {e}", file.name()),
         }
     }

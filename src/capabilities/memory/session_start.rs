@@ -86,10 +86,16 @@ pub fn run(ctx: &Ctx<'_>) -> Answer {
         return Answer::default();
     };
     let source = ctx.input.source.as_deref().unwrap_or("startup");
-    resume::unsuspend_own(ctx, store);
+    // This session's runs, read once: the steps below that write one keep this current.
+    let mut own = mode_states(store, &ctx.scope);
+    resume::unsuspend_own(ctx, store, &mut own);
     let taken_up = resume::adopt(ctx, store);
+    if !taken_up.is_empty() {
+        // Runs taken up from another session were written into this one.
+        own = mode_states(store, &ctx.scope);
+    }
     mark(ctx, store, source);
-    let ended = stale::end(ctx, store);
+    let ended = stale::end(ctx, store, &mut own);
 
     let mut sections: Vec<(&'static str, String)> = Vec::new();
     if let Some((text, _)) = &ended {
@@ -98,7 +104,7 @@ pub fn run(ctx: &Ctx<'_>) -> Answer {
     for (_, text) in &taken_up {
         sections.push(("resumed runs", text.clone()));
     }
-    for (_, s) in mode_states(store, &ctx.scope) {
+    for (_, s) in own {
         if live(&s, ctx) && !taken_up.iter().any(|(m, _)| *m == s.mode) {
             sections.push(("restored runs", restored(&s, &ctx.config)));
         }

@@ -10,7 +10,7 @@
 use super::{clip, mode_states, render, run_label};
 use crate::capabilities::Ctx;
 use crate::state::files::ModeState;
-use crate::state::{Change, Scope, Store};
+use crate::state::{Change, Scope, StateFile, Store};
 
 /// At most this many earlier sessions' folders are looked at.
 const MAX_SESSIONS: usize = 200;
@@ -60,25 +60,35 @@ fn same_project(path: &str, store: &Store) -> bool {
 
 /// Ends this session's stale runs; the context for the model and the message for the person,
 /// one paragraph and one line per run ended.
-pub fn end(ctx: &Ctx<'_>, store: &Store) -> Option<(String, String)> {
+///
+/// `own` is this session's runs as read once at session start ([`mode_states`]): read from it,
+/// not from disk again, and a run ended here is replaced in it by what was written.
+pub fn end(
+    ctx: &Ctx<'_>,
+    store: &Store,
+    own: &mut [(StateFile, ModeState)],
+) -> Option<(String, String)> {
     let now_iso = crate::time::iso(ctx.now_ms);
     let mut texts = Vec::new();
     let mut lines = Vec::new();
-    let mut scopes = vec![ctx.scope.clone()];
-    scopes.extend(
-        store
-            .sessions()
-            .into_iter()
-            .filter(|id| ctx.scope.session_id() != Some(id))
-            .take(MAX_SESSIONS)
-            .map(Scope::Session),
-    );
-    let files = scopes.iter().flat_map(|scope| {
+    let others: Vec<Scope> = store
+        .sessions()
+        .into_iter()
+        .filter(|id| ctx.scope.session_id() != Some(id))
+        .take(MAX_SESSIONS)
+        .map(Scope::Session)
+        .collect();
+    let mine = own
+        .iter()
+        .filter(|(_, s)| is_stale(s, &ctx.scope, store, ctx.now_ms))
+        .map(|(f, _)| (f.clone(), &ctx.scope));
+    let theirs = others.iter().flat_map(|scope| {
         mode_states(store, scope)
             .into_iter()
             .filter(|(_, s)| is_stale(s, scope, store, ctx.now_ms))
             .map(move |(f, _)| (f, scope))
     });
+    let files: Vec<(StateFile, &Scope)> = mine.chain(theirs).collect();
     for (file, scope) in files {
         let r = store.update(&file, |s: Option<ModeState>| match s {
             Some(mut s) if is_stale(&s, scope, store, ctx.now_ms) => {
@@ -96,14 +106,19 @@ pub fn end(ctx: &Ctx<'_>, store: &Store) -> Option<(String, String)> {
                     render(MESSAGE.trim_end(), &[("mode", &s.mode), ("last", &last)]),
                 );
                 s.end("stale", &now_iso);
-                (Change::Write(s), Some(said))
+                (Change::Write(s.clone()), Some((said, s)))
             }
             _ => (Change::Keep, None),
         });
         match r {
-            Ok(Some((text, line))) => {
+            Ok(Some(((text, line), written))) => {
                 texts.push(text);
                 lines.push(line);
+                if std::ptr::eq(scope, &ctx.scope)
+                    && let Some(entry) = own.iter_mut().find(|(f, _)| f.name() == file.name())
+                {
+                    entry.1 = written;
+                }
             }
             Ok(None) => {}
             Err(e) => crate::diag!("session start: cannot end stale run {}: {e}", file.name()),
