@@ -408,26 +408,45 @@ mod tests {
     use crate::config::hooks_toml::LOADS;
     use std::collections::HashMap;
 
-    /// Issue 44: SessionStart reads this session's run files once. Un-suspending, ending stale
-    /// runs and restoring share one read (they read them once each before: three times).
-    #[test]
-    fn session_start_reads_the_runs_files_once() {
+    /// A project with a `.git`, its own configuration and state folders, and the environment
+    /// a hook sees there (the project, the folders, a pinned clock).
+    struct Scratch {
+        _project: tempfile::TempDir,
+        _config: tempfile::TempDir,
+        dir: String,
+        env: Env,
+    }
+
+    fn scratch() -> Scratch {
         let project = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(project.path().join(".git")).unwrap();
         let config = tempfile::tempdir().unwrap();
         let dir = project.path().to_string_lossy().into_owned();
         let xdg = config.path().to_string_lossy().into_owned();
+        let (d, root) = (dir.clone(), project.path().to_path_buf());
         let env = Env::from_lookup(
             |k| match k {
-                "CLAUDE_PROJECT_DIR" => Some(dir.clone()),
-                "XDG_CONFIG_HOME" => Some(xdg.clone()),
-                "XDG_STATE_HOME" => Some(xdg.clone()),
+                "CLAUDE_PROJECT_DIR" => Some(d.clone()),
+                "XDG_CONFIG_HOME" | "XDG_STATE_HOME" => Some(xdg.clone()),
                 "OMC_NOW_MS" => Some("1796305500000".to_string()),
                 _ => None,
             },
-            Some(project.path().to_path_buf()),
+            Some(root),
             HashMap::new(),
         );
+        Scratch {
+            _project: project,
+            _config: config,
+            dir,
+            env,
+        }
+    }
+
+    /// Issue 44: SessionStart reads this session's run files once. Un-suspending, ending stale
+    /// runs and restoring share one read (they read them once each before: three times).
+    #[test]
+    fn session_start_reads_the_runs_files_once() {
+        let Scratch { dir, env, .. } = &scratch();
         let run = |name: &str, event: &str, extra: serde_json::Value| {
             let mut v =
                 serde_json::json!({"session_id": "s1", "hook_event_name": event, "cwd": dir});
@@ -436,7 +455,7 @@ mod tests {
             }
             let input = HookInput::decode(v.to_string().as_bytes()).unwrap();
             crate::state::READS.with(|r| r.borrow_mut().clear());
-            let answer = decide(crate::hooks::find(name).unwrap(), &env, &input);
+            let answer = decide(crate::hooks::find(name).unwrap(), env, &input);
             let reads = crate::state::READS.with(|r| r.borrow().clone());
             (answer, reads)
         };
@@ -461,21 +480,7 @@ mod tests {
     /// each before: three times on a Stop, twice on every other event).
     #[test]
     fn every_hook_reads_the_hook_files_once() {
-        let project = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(project.path().join(".git")).unwrap();
-        let config = tempfile::tempdir().unwrap();
-        let dir = project.path().to_string_lossy().into_owned();
-        let xdg = config.path().to_string_lossy().into_owned();
-        let env = Env::from_lookup(
-            |k| match k {
-                "CLAUDE_PROJECT_DIR" => Some(dir.clone()),
-                "XDG_CONFIG_HOME" => Some(xdg.clone()),
-                "OMC_NOW_MS" => Some("1796305500000".to_string()),
-                _ => None,
-            },
-            Some(project.path().to_path_buf()),
-            HashMap::new(),
-        );
+        let Scratch { dir, env, .. } = &scratch();
         let payload = |event: &str| {
             serde_json::json!({
                 "session_id": "s1", "hook_event_name": event, "cwd": dir,
@@ -496,7 +501,7 @@ mod tests {
             let hook = crate::hooks::find(name).unwrap();
             let input = HookInput::decode(payload(hook.event).as_bytes()).unwrap();
             LOADS.with(|n| n.set(0));
-            decide(hook, &env, &input);
+            decide(hook, env, &input);
             assert_eq!(LOADS.with(|n| n.get()), 1, "{name}");
         }
     }
