@@ -423,15 +423,14 @@ mod tests {
         let config = tempfile::tempdir().unwrap();
         let dir = project.path().to_string_lossy().into_owned();
         let xdg = config.path().to_string_lossy().into_owned();
-        let (d, root) = (dir.clone(), project.path().to_path_buf());
         let env = Env::from_lookup(
             |k| match k {
-                "CLAUDE_PROJECT_DIR" => Some(d.clone()),
+                "CLAUDE_PROJECT_DIR" => Some(dir.clone()),
                 "XDG_CONFIG_HOME" | "XDG_STATE_HOME" => Some(xdg.clone()),
                 "OMC_NOW_MS" => Some("1796305500000".to_string()),
                 _ => None,
             },
-            Some(root),
+            Some(project.path().to_path_buf()),
             HashMap::new(),
         );
         Scratch {

@@ -114,7 +114,7 @@ pub fn end(
             Ok(Some(((text, line), written))) => {
                 texts.push(text);
                 lines.push(line);
-                if std::ptr::eq(scope, &ctx.scope)
+                if *scope == ctx.scope
                     && let Some(entry) = own.iter_mut().find(|(f, _)| f.name() == file.name())
                 {
                     entry.1 = written;

@@ -151,6 +151,11 @@ const ROWS: [u16; 512] = {
 /// Bit 15 of a [`ROWS`] entry: the byte is an ASCII letter or digit.
 const ALNUM: u16 = 1 << 15;
 
+/// The half of [`ROWS`] for the byte after one whose entry is `entry`.
+fn half_after(entry: u16) -> usize {
+    if entry & ALNUM != 0 { 256 } else { 0 }
+}
+
 /// `text` with every volatile shape masked.
 pub fn mask(text: &str) -> String {
     let b = text.as_bytes();
@@ -164,7 +169,7 @@ pub fn mask(text: &str) -> String {
         let mut rows = entry & !ALNUM;
         if rows == 0 {
             // Most bytes: no row starts here.
-            half = usize::from(entry >> 15) << 8;
+            half = half_after(entry);
             i += 1;
             continue;
         }
@@ -181,15 +186,11 @@ pub fn mask(text: &str) -> String {
                 out.push_str(&with);
                 copied = end;
                 i = end;
-                half = if b[end - 1].is_ascii_alphanumeric() {
-                    256
-                } else {
-                    0
-                };
+                half = half_after(ROWS[usize::from(b[end - 1])]);
             }
             _ => {
                 i += 1;
-                half = usize::from(entry >> 15) << 8;
+                half = half_after(entry);
             }
         }
     }
