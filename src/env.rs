@@ -297,7 +297,12 @@ impl Env {
 /// The controlling terminal's device, from field 7 (`tty_nr`) of `/proc/self/stat`: a pseudo
 /// terminal (`/dev/pts/N`) or a console (`/dev/ttyN`); `None` without one, or elsewhere.
 fn controlling_tty() -> Option<String> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // One read: the file is a few hundred bytes (52 numbers at most), and `read_to_string` of
+    // a file whose size the kernel gives as 0 reads it 32 bytes at first, in six calls.
+    let mut buf = [0u8; 4096];
+    let n =
+        std::io::Read::read(&mut std::fs::File::open("/proc/self/stat").ok()?, &mut buf).ok()?;
+    let stat = std::str::from_utf8(&buf[..n]).ok()?;
     // The command name, in parentheses, may hold spaces: count fields after its end.
     let rest = &stat[stat.rfind(')')? + 1..];
     let tty_nr: u64 = rest.split_whitespace().nth(4)?.parse().ok()?;

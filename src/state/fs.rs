@@ -24,6 +24,12 @@ pub fn ensure_dir(base: &Path, rel: &Path) -> io::Result<PathBuf> {
             .recursive(true)
             .create(base)?;
     }
+    ensure_below(base, rel)
+}
+
+/// [`ensure_dir`] below a `base` already known to be a real directory: only `rel`'s
+/// components are looked at (and made where missing).
+pub fn ensure_below(base: &Path, rel: &Path) -> io::Result<PathBuf> {
     let mut dir = base.to_path_buf();
     for comp in rel.components() {
         let std::path::Component::Normal(name) = comp else {
@@ -401,25 +407,29 @@ pub fn prune_temporaries(dir: &Path, depth: usize) -> Vec<PathBuf> {
             continue;
         };
         for e in entries.flatten().take(4096) {
-            let Ok(meta) = e.path().symlink_metadata() else {
+            // The listing gives each entry's type (without following a link): only a
+            // temporary's age costs a look at the file itself.
+            let Ok(kind) = e.file_type() else {
                 continue;
             };
-            if meta.is_dir() {
+            if kind.is_dir() {
                 if level < depth {
                     stack.push((e.path(), level + 1));
                 }
                 continue;
             }
+            if !kind.is_file() || !e.file_name().to_string_lossy().starts_with(".tmp-") {
+                continue;
+            }
+            let Ok(meta) = e.path().symlink_metadata() else {
+                continue;
+            };
             let old = meta
                 .modified()
                 .ok()
                 .and_then(|m| now.duration_since(m).ok())
                 .is_some_and(|age| age.as_secs() >= ORPHAN_TEMP_AGE_SECS);
-            if meta.is_file()
-                && old
-                && e.file_name().to_string_lossy().starts_with(".tmp-")
-                && fs::remove_file(e.path()).is_ok()
-            {
+            if meta.is_file() && old && fs::remove_file(e.path()).is_ok() {
                 removed.push(e.path());
             }
         }
@@ -669,7 +679,27 @@ mod tests {
                 .set_modified(long_ago)
                 .unwrap();
         }
+        // An old temporary's name on a link or a folder: neither is removed, nor followed.
+        #[cfg(unix)]
+        {
+            let target = t.path().join("target");
+            fs::write(&target, b"{}").unwrap();
+            File::options()
+                .write(true)
+                .open(&target)
+                .unwrap()
+                .set_modified(long_ago)
+                .unwrap();
+            platform::symlink(&target, sub.join(".tmp-Link00")).unwrap();
+            fs::create_dir(sub.join(".tmp-Dir000")).unwrap();
+        }
         assert_eq!(prune_temporaries(t.path(), 3), vec![old.clone()]);
+        #[cfg(unix)]
+        {
+            assert!(t.path().join("target").exists());
+            assert!(sub.join(".tmp-Link00").symlink_metadata().is_ok());
+            assert!(sub.join(".tmp-Dir000").is_dir());
+        }
         assert!(!old.exists());
         assert!(fresh.exists(), "a live writer may still hold it");
         assert!(other.exists());
