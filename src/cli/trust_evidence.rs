@@ -4,8 +4,11 @@
 //! `script -qc` or tmux server started for the purpose), and then no process above `trust`
 //! names the agent. What such a run cannot easily hide is read here instead:
 //!
-//! * **detached**: `trust`'s parent is the first process (pid 1): it was left by whoever
-//!   started it (`setsid -f`, `( … &)`), so its parents say nothing about who that was;
+//! * **detached**: `trust`'s parent is the first process (pid 1), or changed while it looked
+//!   (the one that started it exited: `setsid -f` and `( … &)` leave it so, and on a busy
+//!   machine it may look before that parent is gone), or it leads a session of its own with no
+//!   terminal (`setsid`): it was left by whoever started it, so its parents say nothing about
+//!   who that was;
 //! * **no terminal while an agent works here**: `--yes` without a terminal while a session of
 //!   this project had a hook within [`LIVE_WINDOW_MS`] and has not ended — a setup script or
 //!   CI with no agent running in the project keeps working;
@@ -35,6 +38,11 @@ pub(super) const LIVE_WINDOW_MS: i64 = 15 * 60 * 1000;
 /// one of these holds `trust`'s terminal and was itself detached, no person is at it.
 const PTY_MAKERS: &[&str] = &["script", "expect", "unbuffer", "socat", "empty", "ptyrun"];
 
+/// How often, and how far apart, a `trust` without a terminal looks at its parent again
+/// (300 ms in all when nothing changes: only a script without a terminal waits for it).
+const REPARENT_LOOKS: u32 = 15;
+const REPARENT_STEP_MS: u64 = 20;
+
 /// Variables every person's terminal session has.
 const PERSON_VARS: &[&str] = &["HOME", "TERM"];
 
@@ -47,6 +55,8 @@ pub(super) struct Facts {
     pub own: Option<Own>,
     /// Its parent's pid.
     pub parent: Option<u32>,
+    /// Its parent changed between two looks: whoever started it has exited since.
+    pub reparented: bool,
     /// The leader of its session, and the leader's parent (the terminal's holder).
     pub leader: Option<Process>,
     /// The process holding the terminal (the leader's parent), and the holder's parent's pid.
@@ -60,7 +70,21 @@ pub(super) struct Facts {
 /// Reads the facts for a `trust` run in `store`'s project.
 pub(super) fn gather(env: &Env, store: &Store, terminal: bool) -> Facts {
     let own = ancestry::own().ok();
-    let parent = ancestry::process(std::process::id()).ok().map(|(_, p)| p);
+    let parent_now = || ancestry::process(std::process::id()).ok().map(|(_, p)| p);
+    let parent = parent_now();
+    // Without a terminal, a parent that is not the first process is looked at again a little
+    // later: `setsid -f` and `( … &)` start `trust` and exit, and on a busy machine `trust` may
+    // look before they are gone (seen here: 75 of 200 `setsid -f` runs under load).
+    let mut reparented = false;
+    if !terminal && parent.is_some_and(|p| p != 1) {
+        for _ in 0..REPARENT_LOOKS {
+            std::thread::sleep(std::time::Duration::from_millis(REPARENT_STEP_MS));
+            if parent_now() != parent {
+                reparented = true;
+                break;
+            }
+        }
+    }
     let leader_pid = own.map(|o| o.session);
     let leader = leader_pid
         .filter(|p| *p != 0)
@@ -72,6 +96,7 @@ pub(super) fn gather(env: &Env, store: &Store, terminal: bool) -> Facts {
         terminal,
         own,
         parent,
+        reparented,
         leader: leader.map(|(p, _)| p),
         holder,
         missing: PERSON_VARS
@@ -109,12 +134,25 @@ pub(super) fn judge(f: &Facts) -> Option<String> {
     let shell_is_first = f.terminal
         && f.own
             .is_some_and(|o| o.controlling_terminal && o.session == 1 && o.pid != 1);
-    if f.parent == Some(1) && !shell_is_first {
-        return Some(
-            "this command was detached from whoever started it (its parent is now the first \
-             process, as after `setsid -f` or `( … &)`), so who that was cannot be told"
-                .into(),
-        );
+    let detached = if f.parent == Some(1) {
+        Some("its parent is now the first process, as after `setsid -f` or `( … &)`")
+    } else if f.reparented {
+        Some("its parent exited while it looked, as after `setsid -f` or `( … &)`")
+    } else if !f.terminal
+        && f.own
+            .is_some_and(|o| o.session == o.pid && !o.controlling_terminal)
+    {
+        Some("it leads a session of its own with no terminal, as after `setsid`")
+    } else {
+        None
+    };
+    if let Some(how) = detached
+        && !shell_is_first
+    {
+        return Some(format!(
+            "this command was detached from whoever started it ({how}), so who that was \
+             cannot be told"
+        ));
     }
     if !f.terminal {
         if let Some((id, ago)) = f.live.first() {
@@ -194,6 +232,7 @@ mod tests {
                 controlling_terminal: true,
             }),
             parent: Some(400),
+            reparented: false,
             leader: Some(proc(400, "bash", &["-bash"])),
             holder: Some((proc(300, "tmux: server", &["tmux"]), 1)),
             missing: vec![],
@@ -235,7 +274,31 @@ mod tests {
                     parent: Some(1),
                     ..person()
                 },
-                "detached from whoever started it",
+                "detached from whoever started it (its parent is now the first process",
+            ),
+            (
+                Facts {
+                    terminal: false,
+                    parent: Some(900),
+                    reparented: true,
+                    live: vec![],
+                    ..person()
+                },
+                "detached from whoever started it (its parent exited while it looked",
+            ),
+            (
+                Facts {
+                    terminal: false,
+                    own: Some(Own {
+                        pid: 500,
+                        session: 500,
+                        controlling_terminal: false,
+                    }),
+                    parent: Some(900),
+                    live: vec![],
+                    ..person()
+                },
+                "detached from whoever started it (it leads a session of its own",
             ),
             (
                 Facts {

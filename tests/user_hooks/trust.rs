@@ -485,6 +485,17 @@ fn detached_forms_of_trust_leave_the_project_untrusted() {
     ));
     let said = wait_for_text(&out("1"));
     assert_has(&said, "refused: this command was detached");
+    // 1b. The same with a `setsid` that waits for it (itself detached from the agent's tree):
+    // the parent stays, so no look at it tells (and neither can the parent of `setsid -f` on
+    // a busy machine, while it has not exited yet); the session `trust` leads without a
+    // terminal does.
+    agent_shell(&format!(
+        "{unset} setsid -f sh -c \"setsid -f -w '{BIN}' trust --yes >'{}' 2>&1\"",
+        out("1b").display()
+    ));
+    let said = wait_for_text(&out("1b"));
+    assert_has(&said, "refused: this command was detached");
+    assert_has(&said, "it leads a session of its own with no terminal");
     // 2. A terminal made by a detached `script`, `y` piped in.
     agent_shell(&format!(
         "echo y | {unset} setsid -f script -qc \"'{BIN}' trust 2>'{}'\" /dev/null",
