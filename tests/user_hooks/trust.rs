@@ -484,7 +484,9 @@ fn detached_forms_of_trust_leave_the_project_untrusted() {
         out("1").display()
     ));
     let said = wait_for_text(&out("1"));
-    assert_has(&said, "refused: this command was detached");
+    // Refused either as detached or, when it looks while `setsid` is exiting, because that
+    // parent's environment cannot be read (both seen under load); 1b pins the detached rule.
+    assert_has(&said, "omc-hooks trust: refused: ");
     // 1b. The same with a `setsid` that waits for it (itself detached from the agent's tree):
     // the parent stays, so no look at it tells (and neither can the parent of `setsid -f` on
     // a busy machine, while it has not exited yet); the session `trust` leads without a
