@@ -75,8 +75,11 @@ pub(super) fn gather(env: &Env, store: &Store, terminal: bool) -> Facts {
     // Without a terminal, a parent that is not the first process is looked at again a little
     // later: `setsid -f` and `( … &)` start `trust` and exit, and on a busy machine `trust` may
     // look before they are gone (seen here: 75 of 200 `setsid -f` runs under load).
+    // A run that leads a session of its own without a terminal is refused as detached
+    // whatever its parent does ([`judge`]): it does not wait.
+    let own_session = own.is_some_and(|o| o.session == o.pid && !o.controlling_terminal);
     let mut reparented = false;
-    if !terminal && parent.is_some_and(|p| p != 1) {
+    if !terminal && !own_session && parent.is_some_and(|p| p != 1) {
         for _ in 0..REPARENT_LOOKS {
             std::thread::sleep(std::time::Duration::from_millis(REPARENT_STEP_MS));
             if parent_now() != parent {
