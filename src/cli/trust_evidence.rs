@@ -77,9 +77,8 @@ pub(super) fn gather(env: &Env, store: &Store, terminal: bool) -> Facts {
     // look before they are gone (seen here: 75 of 200 `setsid -f` runs under load).
     // A run that leads a session of its own without a terminal is refused as detached
     // whatever its parent does ([`judge`]): it does not wait.
-    let own_session = own.is_some_and(|o| o.session == o.pid && !o.controlling_terminal);
     let mut reparented = false;
-    if !terminal && !own_session && parent.is_some_and(|p| p != 1) {
+    if !terminal && !leads_a_session_without_terminal(own) && parent.is_some_and(|p| p != 1) {
         for _ in 0..REPARENT_LOOKS {
             std::thread::sleep(std::time::Duration::from_millis(REPARENT_STEP_MS));
             if parent_now() != parent {
@@ -130,6 +129,12 @@ fn runs_command_line(p: &Process) -> bool {
     })
 }
 
+/// Whether this process leads a session of its own and has no controlling terminal, as a
+/// command started by `setsid` does.
+fn leads_a_session_without_terminal(own: Option<Own>) -> bool {
+    own.is_some_and(|o| o.session == o.pid && !o.controlling_terminal)
+}
+
 /// The reason to refuse, when the facts point to an agent.
 pub(super) fn judge(f: &Facts) -> Option<String> {
     // A person's shell may itself be the first process (`docker run -it img bash`): then it
@@ -141,10 +146,7 @@ pub(super) fn judge(f: &Facts) -> Option<String> {
         Some("its parent is now the first process, as after `setsid -f` or `( … &)`")
     } else if f.reparented {
         Some("its parent exited while it looked, as after `setsid -f` or `( … &)`")
-    } else if !f.terminal
-        && f.own
-            .is_some_and(|o| o.session == o.pid && !o.controlling_terminal)
-    {
+    } else if !f.terminal && leads_a_session_without_terminal(f.own) {
         Some("it leads a session of its own with no terminal, as after `setsid`")
     } else {
         None
